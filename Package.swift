@@ -1,0 +1,132 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+extension Target.Dependency {
+    static let hummingbird = Target.Dependency.product(name: "Hummingbird", package: "hummingbird")
+    static let hummingbirdTesting = Target.Dependency.product(name: "HummingbirdTesting", package: "hummingbird")
+    static let postgres = Target.Dependency.product(name: "PostgresNIO", package: "postgres-nio")
+    static let lifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+    static let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
+    static let metrics = Target.Dependency.product(name: "Metrics", package: "swift-metrics")
+    static let prometheus = Target.Dependency.product(name: "Prometheus", package: "swift-prometheus")
+    static let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
+    static let httpClient = Target.Dependency.product(name: "AsyncHTTPClient", package: "async-http-client")
+    static let jwt = Target.Dependency.product(name: "JWTKit", package: "jwt-kit")
+    static let bcrypt = Target.Dependency.product(name: "HummingbirdBcrypt", package: "hummingbird-auth")
+    static let nioSSL = Target.Dependency.product(name: "NIOSSL", package: "swift-nio-ssl")
+}
+
+/// Shared modules every service may import. Services never import each other.
+let sharedTargets: [Target] = [
+    .systemLibrary(
+        name: "CRdKafka",
+        path: "Shared/CRdKafka",
+        pkgConfig: "rdkafka",
+        providers: [.apt(["librdkafka-dev"])]
+    ),
+    .target(name: "SurgeKafka", dependencies: ["CRdKafka", .logging, .metrics, .lifecycle], path: "Shared/Kafka", swiftSettings: swiftSettings),
+    .target(name: "SurgeContracts", path: "Shared/Contracts", swiftSettings: swiftSettings),
+    .target(name: "SurgePostgres", dependencies: [.postgres, .nioSSL, .logging, .lifecycle], path: "Shared/Postgres", swiftSettings: swiftSettings),
+    .target(
+        name: "SurgeMessaging",
+        dependencies: ["SurgeKafka", "SurgePostgres", "SurgeContracts", .postgres, .logging, .metrics, .lifecycle],
+        path: "Shared/Messaging",
+        swiftSettings: swiftSettings
+    ),
+    .target(
+        name: "SurgeRuntime",
+        dependencies: ["SurgeKafka", "SurgePostgres", "SurgeMessaging", "SurgeContracts", .hummingbird, .postgres, .logging, .metrics, .prometheus, .lifecycle],
+        path: "Shared/Runtime",
+        swiftSettings: swiftSettings
+    ),
+]
+
+/// Each service is a library (domain, storage, events, API) plus a thin `surge-<name>` executable.
+func service(_ name: String, module: String, dependencies: [Target.Dependency] = []) -> [Target] {
+    [
+        .target(
+            name: module,
+            dependencies: ["SurgeRuntime", "SurgeMessaging", "SurgeContracts", "SurgePostgres", .hummingbird, .postgres, .logging] + dependencies,
+            path: "Services/\(name)/Sources",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "surge-\(name.lowercased())",
+            dependencies: [.target(name: module), "SurgeRuntime"],
+            path: "Services/\(name)/Main",
+            swiftSettings: swiftSettings
+        ),
+    ]
+}
+
+let serviceTargets: [Target] =
+    service("Gateway", module: "GatewayService", dependencies: [.httpClient, .jwt])
+    + service("Identity", module: "IdentityService", dependencies: [.jwt, .bcrypt])
+    + service("Challenges", module: "ChallengesService")
+    + service("Progress", module: "ProgressService")
+    + service("Leaderboard", module: "LeaderboardService")
+    + service("Badges", module: "BadgesService")
+    + service("Notifications", module: "NotificationsService")
+
+let toolTargets: [Target] = [
+    .executableTarget(
+        name: "surge-broker",
+        dependencies: ["SurgeKafka", "SurgeContracts", .argumentParser, .logging, .lifecycle],
+        path: "Tools/Broker",
+        swiftSettings: swiftSettings
+    ),
+    .executableTarget(
+        name: "surge-admin",
+        dependencies: ["SurgeContracts", "SurgePostgres", .argumentParser, .logging, .postgres],
+        path: "Tools/Admin",
+        swiftSettings: swiftSettings
+    ),
+]
+
+let testTargets: [Target] = [
+    .target(
+        name: "SurgeTestSupport",
+        dependencies: ["SurgeKafka", "SurgePostgres", "SurgeMessaging", "SurgeContracts", "SurgeRuntime", .postgres, .httpClient, .logging],
+        path: "Tests/Support",
+        swiftSettings: swiftSettings
+    ),
+    .testTarget(name: "ContractsTests", dependencies: ["SurgeContracts"], path: "Tests/ContractsTests", swiftSettings: swiftSettings),
+    .testTarget(name: "KafkaTests", dependencies: ["SurgeKafka", "SurgeTestSupport"], path: "Tests/KafkaTests", swiftSettings: swiftSettings),
+    .testTarget(name: "PlumbingTests", dependencies: ["SurgeMessaging", "SurgePostgres", "SurgeRuntime", "SurgeTestSupport", .hummingbird, .hummingbirdTesting], path: "Tests/PlumbingTests", swiftSettings: swiftSettings),
+    .testTarget(name: "SystemTests", dependencies: ["SurgeTestSupport", "SurgeContracts", .httpClient], path: "Tests/SystemTests", swiftSettings: swiftSettings),
+]
+
+let package = Package(
+    name: "Surge",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "surge-gateway", targets: ["surge-gateway"]),
+        .executable(name: "surge-identity", targets: ["surge-identity"]),
+        .executable(name: "surge-challenges", targets: ["surge-challenges"]),
+        .executable(name: "surge-progress", targets: ["surge-progress"]),
+        .executable(name: "surge-leaderboard", targets: ["surge-leaderboard"]),
+        .executable(name: "surge-badges", targets: ["surge-badges"]),
+        .executable(name: "surge-notifications", targets: ["surge-notifications"]),
+        .executable(name: "surge-broker", targets: ["surge-broker"]),
+        .executable(name: "surge-admin", targets: ["surge-admin"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.0"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
+    ],
+    targets: sharedTargets + serviceTargets + toolTargets + testTargets
+)

@@ -1,0 +1,33 @@
+import Foundation
+
+/// Describes one versioned event type: its CloudEvents `type`, the topic it travels on and what it means.
+public struct EventDescriptor: Sendable, Hashable {
+    public let type: String
+    public let topic: Topic
+    public let summary: String
+
+    public init(type: String, topic: Topic, summary: String) {
+        self.type = type
+        self.topic = topic
+        self.summary = summary
+    }
+}
+
+/// The `data` of a Surge CloudEvent. Payloads are flat Codable structs of strings, numbers, booleans, dates, UUIDs,
+/// string enums, arrays and nested structs, so that their JSON Schema can be derived from the type itself.
+public protocol EventPayload: Codable, Sendable, Equatable {
+    static var descriptor: EventDescriptor { get }
+    /// The user or group the event is about; the Kafka record key.
+    var partitionKey: String { get }
+    /// The CloudEvents `subject`: the resource inside the source the event is about.
+    var subject: String { get }
+}
+
+extension EventPayload {
+    public static var eventType: String { descriptor.type }
+}
+
+extension UUID {
+    /// The canonical text form of ids in keys and subjects.
+    public var key: String { uuidString.lowercased() }
+}

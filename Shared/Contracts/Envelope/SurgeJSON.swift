@@ -1,0 +1,51 @@
+import Foundation
+
+/// The one JSON dialect Surge speaks on the wire and on Kafka: ISO 8601 timestamps with milliseconds, sorted keys.
+public enum SurgeJSON {
+    public static func encoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(Timestamp.format(date))
+        }
+        return encoder
+    }
+
+    public static func decoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            guard let date = Timestamp.parse(text) else {
+                throw DecodingError.dataCorruptedError(
+                    in: container, debugDescription: "expected an RFC 3339 timestamp, got \(text)")
+            }
+            return date
+        }
+        return decoder
+    }
+
+    public static func encode(_ value: some Encodable) throws -> Data {
+        try encoder().encode(value)
+    }
+
+    public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        try decoder().decode(type, from: data)
+    }
+}
+
+/// RFC 3339 timestamps in UTC with millisecond precision (what PostgreSQL's `timestamptz` keeps is finer; clients
+/// need no more).
+public enum Timestamp {
+    private static let withFraction = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+    private static let withoutFraction = Date.ISO8601FormatStyle()
+
+    public static func format(_ date: Date) -> String {
+        withFraction.format(date)
+    }
+
+    public static func parse(_ text: String) -> Date? {
+        (try? withFraction.parse(text)) ?? (try? withoutFraction.parse(text))
+    }
+}

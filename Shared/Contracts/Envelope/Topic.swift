@@ -1,0 +1,48 @@
+/// A Kafka topic of the catalogue. Each producing service owns one topic; every record's key is the user or group
+/// id the event is about, so one user's (or household's) events stay in order on one partition.
+public struct Topic: Hashable, Sendable, CustomStringConvertible {
+    public let name: String
+    public let producer: String
+    public let partitions: Int
+    public let summary: String
+
+    public var description: String { name }
+
+    public init(name: String, producer: String, partitions: Int = Topic.defaultPartitions, summary: String) {
+        self.name = name
+        self.producer = producer
+        self.partitions = partitions
+        self.summary = summary
+    }
+
+    public static let defaultPartitions = 12
+
+    public static let identity = Topic(
+        name: "surge.identity.events", producer: "identity",
+        summary: "Accounts, profiles and preferences, friendships, group membership, deletions.")
+    public static let challenges = Topic(
+        name: "surge.challenges.events", producer: "challenges",
+        summary: "Challenge, habit and chore definitions and their versions, invitations, likes.")
+    public static let progress = Topic(
+        name: "surge.progress.events", producer: "progress",
+        summary: "Enrolments, check-ins, days, streaks, attempts, points, chore occurrences.")
+    public static let leaderboard = Topic(
+        name: "surge.leaderboard.events", producer: "leaderboard",
+        summary: "Rank changes on leaderboards.")
+    public static let badges = Topic(
+        name: "surge.badges.events", producer: "badges",
+        summary: "Badges awarded.")
+    public static let notifications = Topic(
+        name: "surge.notifications.events", producer: "notifications",
+        summary: "Notifications scheduled and delivered.")
+
+    /// Every topic that carries domain events, in catalogue order.
+    public static let all: [Topic] = [.identity, .challenges, .progress, .leaderboard, .badges, .notifications]
+
+    /// Where a consumer group parks records it could not handle, with the error in the headers.
+    public static func deadLetter(consumerGroup: String) -> Topic {
+        Topic(
+            name: "surge.deadletter.\(consumerGroup)", producer: consumerGroup, partitions: 1,
+            summary: "Records the \(consumerGroup) consumer group could not handle.")
+    }
+}

@@ -1,0 +1,268 @@
+import CRdKafka
+import Foundation
+import Logging
+import Metrics
+import ServiceLifecycle
+import Synchronization
+
+/// A consumer-group member that hands records to a handler and stores each record's offset only after the handler
+/// returned, so a crash redelivers rather than skips.
+///
+/// Records are polled in batches on a dedicated Dispatch queue. Within a batch, each partition's records are handled
+/// in order and partitions run concurrently. The next poll (and so any rebalance, which librdkafka only runs inside a
+/// poll) waits until the whole batch is handled and its offsets stored: a partition is never given away with work in
+/// flight. Stored offsets are committed in the background, on revocation and on close.
+public final class KafkaConsumer: Service, Sendable {
+    /// What became of a record. An abandoned record's offset is not stored and its partition is rewound to it, so
+    /// it is consumed again (by this member or, after shutdown, by the next owner).
+    public enum Outcome: Sendable { case handled, abandoned }
+    public typealias Handler = @Sendable (KafkaMessage) async -> Outcome
+
+    public static let defaultProperties: [String: String] = [
+        "enable.auto.commit": "true",
+        "auto.commit.interval.ms": "1000",
+        "enable.auto.offset.store": "false",
+        "auto.offset.reset": "earliest",
+        "enable.partition.eof": "false",
+    ]
+
+    public let groupID: String
+    public let topics: [String]
+    private let handle: KafkaHandle
+    private let context: ConsumerCallbackContext
+    private let queue: DispatchQueue
+    private let handler: Handler
+    private let maxBatchSize: Int
+    private let logger: Logger
+    private let closed = Atomic<Bool>(false)
+
+    public init(
+        configuration: KafkaConfiguration, groupID: String, topics: [String], maxBatchSize: Int = 256,
+        logger: Logger, handler: @escaping Handler
+    ) throws {
+        var properties = configuration.merged(over: Self.defaultProperties, configuration.consumerProperties)
+        properties["group.id"] = groupID
+        let context = ConsumerCallbackContext(logger: logger, groupID: groupID)
+        self.handle = try KafkaHandle(type: RD_KAFKA_CONSUMER, properties: properties, context: context) { conf in
+            rd_kafka_conf_set_rebalance_cb(conf, consumerRebalanceCallback)
+        }
+        rd_kafka_poll_set_consumer(handle.pointer)
+        self.context = context
+        self.groupID = groupID
+        self.topics = topics
+        self.queue = DispatchQueue(label: "kafka-consumer-\(groupID)")
+        self.handler = handler
+        self.maxBatchSize = maxBatchSize
+        self.logger = logger
+    }
+
+    deinit {
+        if !closed.exchange(true, ordering: .sequentiallyConsistent) {
+            handle.destroy()
+        }
+    }
+
+    /// Partitions currently assigned to this member.
+    public var assignedPartitionCount: Int { context.assignedPartitions.load(ordering: .relaxed) }
+
+    public func run() async throws {
+        try subscribe()
+        let stopping = Atomic<Bool>(false)
+        await withGracefulShutdownHandler {
+            while !stopping.load(ordering: .relaxed), !Task.isCancelled {
+                let batch = await poll()
+                guard !batch.isEmpty else { continue }
+                let progress = await handle(batch)
+                storeOffsets(progress.handled)
+                await rewind(to: progress.abandoned)
+            }
+        } onGracefulShutdown: {
+            stopping.store(true, ordering: .relaxed)
+        }
+        await close()
+    }
+
+    /// Succeeds when a broker answered a metadata request within the timeout.
+    public func checkConnectivity(timeout: Duration = .seconds(2)) async throws {
+        let handle = self.handle
+        if let error = await offThePool({ handle.fetchMetadata(timeout: timeout) }) { throw error }
+    }
+
+    private func subscribe() throws {
+        let list = rd_kafka_topic_partition_list_new(Int32(topics.count))
+        defer { rd_kafka_topic_partition_list_destroy(list) }
+        for topic in topics { rd_kafka_topic_partition_list_add(list, topic, RD_KAFKA_PARTITION_UA) }
+        let error = rd_kafka_subscribe(handle.pointer, list)
+        guard error == RD_KAFKA_RESP_ERR_NO_ERROR else { throw KafkaError(error) }
+        logger.info("Kafka consumer subscribed", metadata: ["group": "\(groupID)", "topics": "\(topics.joined(separator: ","))"])
+    }
+
+    private func poll() async -> [KafkaMessage] {
+        let handle = self.handle
+        let maxBatchSize = self.maxBatchSize
+        let logger = self.logger
+        return await withCheckedContinuation { continuation in
+            queue.async {
+                var batch: [KafkaMessage] = []
+                var timeout: Int32 = 100
+                while batch.count < maxBatchSize, let message = rd_kafka_consumer_poll(handle.pointer, timeout) {
+                    timeout = 0
+                    defer { rd_kafka_message_destroy(message) }
+                    if message.pointee.err == RD_KAFKA_RESP_ERR_NO_ERROR {
+                        batch.append(KafkaMessage(copying: message))
+                    } else {
+                        logger.warning("Kafka consumer error", metadata: ["error": "\(KafkaError(message.pointee.err))"])
+                    }
+                }
+                continuation.resume(returning: batch)
+            }
+        }
+    }
+
+    private struct BatchProgress {
+        /// Per partition, the offset after the last record handled.
+        var handled: [PartitionID: Int64] = [:]
+        /// Per partition, the first record abandoned.
+        var abandoned: [PartitionID: Int64] = [:]
+    }
+
+    private func handle(_ batch: [KafkaMessage]) async -> BatchProgress {
+        let byPartition = Dictionary(grouping: batch) { PartitionID(topic: $0.topic, partition: $0.partition) }
+        let handler = self.handler
+        let groupID = self.groupID
+        return await withTaskGroup(of: (PartitionID, handled: Int64?, abandoned: Int64?).self) { group in
+            for (partition, messages) in byPartition {
+                group.addTask {
+                    var handled: Int64?
+                    for message in messages {
+                        guard await handler(message) == .handled else { return (partition, handled, message.offset) }
+                        handled = message.offset + 1
+                        Counter(label: "surge_kafka_consumed_total", dimensions: [("topic", message.topic), ("group", groupID)]).increment()
+                    }
+                    return (partition, handled, nil)
+                }
+            }
+            var progress = BatchProgress()
+            for await (partition, handled, abandoned) in group {
+                progress.handled[partition] = handled
+                progress.abandoned[partition] = abandoned
+            }
+            return progress
+        }
+    }
+
+    private func storeOffsets(_ next: [PartitionID: Int64]) {
+        guard !next.isEmpty else { return }
+        let list = rd_kafka_topic_partition_list_new(Int32(next.count))!
+        defer { rd_kafka_topic_partition_list_destroy(list) }
+        for (id, offset) in next {
+            rd_kafka_topic_partition_list_add(list, id.topic, id.partition).pointee.offset = offset
+        }
+        let error = rd_kafka_offsets_store(handle.pointer, list)
+        if error != RD_KAFKA_RESP_ERR_NO_ERROR {
+            // A partition revoked while we worked: its new owner will see the record again; the inbox makes that safe.
+            logger.info("Kafka offsets not stored", metadata: ["error": "\(KafkaError(error))"])
+        }
+    }
+
+    private func rewind(to offsets: [PartitionID: Int64]) async {
+        guard !offsets.isEmpty else { return }
+        let handle = self.handle
+        let logger = self.logger
+        let targets = offsets.map { ($0.key.topic, $0.key.partition, $0.value) }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            queue.async {
+                let list = rd_kafka_topic_partition_list_new(Int32(targets.count))!
+                defer { rd_kafka_topic_partition_list_destroy(list) }
+                for (topic, partition, offset) in targets {
+                    rd_kafka_topic_partition_list_add(list, topic, partition).pointee.offset = offset
+                }
+                if let error = rd_kafka_seek_partitions(handle.pointer, list, 5000) {
+                    logger.warning("Kafka seek failed", metadata: ["error": "\(KafkaError(consuming: error))"])
+                }
+                continuation.resume()
+            }
+        }
+    }
+
+    /// Leaves the group (committing stored offsets) and frees the handle.
+    private func close() async {
+        guard !closed.exchange(true, ordering: .sequentiallyConsistent) else { return }
+        let handle = self.handle
+        let logger = self.logger
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            queue.async {
+                let error = rd_kafka_consumer_close(handle.pointer)
+                if error != RD_KAFKA_RESP_ERR_NO_ERROR {
+                    logger.warning("Kafka consumer close failed", metadata: ["error": "\(KafkaError(error))"])
+                }
+                handle.destroy()
+                continuation.resume()
+            }
+        }
+        logger.info("Kafka consumer closed", metadata: ["group": "\(groupID)"])
+    }
+}
+
+private struct PartitionID: Hashable {
+    var topic: String
+    var partition: Int32
+}
+
+final class ConsumerCallbackContext: KafkaCallbackContext, @unchecked Sendable {
+    let groupID: String
+    let assignedPartitions = Atomic<Int>(0)
+
+    init(logger: Logger, groupID: String) {
+        self.groupID = groupID
+        super.init(logger: logger)
+    }
+
+    func assignmentChanged(by delta: Int, replace: Bool) {
+        let count: Int
+        if replace {
+            assignedPartitions.store(delta, ordering: .relaxed)
+            count = delta
+        } else {
+            count = assignedPartitions.add(delta, ordering: .relaxed).newValue
+        }
+        Gauge(label: "surge_kafka_assigned_partitions", dimensions: [("group", groupID)]).record(count)
+    }
+}
+
+/// Applies assignments and, before giving partitions away, synchronously commits the offsets stored so far.
+private let consumerRebalanceCallback: @convention(c) (
+    OpaquePointer?, rd_kafka_resp_err_t, UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?, UnsafeMutableRawPointer?
+) -> Void = { handle, reason, partitions, _ in
+    guard let handle, let context = KafkaCallbackContext.from(handle) as? ConsumerCallbackContext else { return }
+    let cooperative = rd_kafka_rebalance_protocol(handle).map { String(cString: $0) } == "COOPERATIVE"
+    let count = Int(partitions?.pointee.cnt ?? 0)
+    switch reason {
+    case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:
+        context.logger.info("Kafka partitions assigned", metadata: ["group": "\(context.groupID)", "count": "\(count)"])
+        if cooperative {
+            if let error = rd_kafka_incremental_assign(handle, partitions) { context.logger.error("\(KafkaError(consuming: error))") }
+            context.assignmentChanged(by: count, replace: false)
+        } else {
+            rd_kafka_assign(handle, partitions)
+            context.assignmentChanged(by: count, replace: true)
+        }
+    case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:
+        context.logger.info("Kafka partitions revoked", metadata: ["group": "\(context.groupID)", "count": "\(count)"])
+        let commit = rd_kafka_commit(handle, nil, 0)
+        if commit != RD_KAFKA_RESP_ERR_NO_ERROR, commit != RD_KAFKA_RESP_ERR__NO_OFFSET {
+            context.logger.warning("Kafka commit on revoke failed", metadata: ["error": "\(KafkaError(commit))"])
+        }
+        if cooperative {
+            if let error = rd_kafka_incremental_unassign(handle, partitions) { context.logger.error("\(KafkaError(consuming: error))") }
+            context.assignmentChanged(by: -count, replace: false)
+        } else {
+            rd_kafka_assign(handle, nil)
+            context.assignmentChanged(by: 0, replace: true)
+        }
+    default:
+        context.logger.error("Kafka rebalance error", metadata: ["error": "\(KafkaError(reason))"])
+        rd_kafka_assign(handle, nil)
+        context.assignmentChanged(by: 0, replace: true)
+    }
+}

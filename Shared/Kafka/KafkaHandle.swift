@@ -1,0 +1,112 @@
+import CRdKafka
+import Foundation
+import Logging
+
+/// Owns one `rd_kafka_t` and the callback context librdkafka hands back to our C callbacks.
+final class KafkaHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
+    let context: KafkaCallbackContext
+    private let retainedContext: Unmanaged<KafkaCallbackContext>
+
+    init(
+        type: rd_kafka_type_t, properties: [String: String], context: KafkaCallbackContext,
+        configure: (OpaquePointer) -> Void = { _ in }
+    ) throws {
+        guard let conf = rd_kafka_conf_new() else { throw KafkaError.configuration("rd_kafka_conf_new failed") }
+        var errorText = [CChar](repeating: 0, count: 512)
+        for (key, value) in properties.sorted(by: { $0.key < $1.key }) {
+            guard rd_kafka_conf_set(conf, key, value, &errorText, errorText.count) == RD_KAFKA_CONF_OK else {
+                rd_kafka_conf_destroy(conf)
+                throw KafkaError.configuration(String(cBuffer: errorText))
+            }
+        }
+        let retained = Unmanaged.passRetained(context)
+        rd_kafka_conf_set_opaque(conf, retained.toOpaque())
+        rd_kafka_conf_set_log_cb(conf, kafkaLogCallback)
+        rd_kafka_conf_set_error_cb(conf, kafkaErrorCallback)
+        configure(conf)
+        guard let handle = rd_kafka_new(type, conf, &errorText, errorText.count) else {
+            rd_kafka_conf_destroy(conf)
+            retained.release()
+            throw KafkaError.configuration(String(cBuffer: errorText))
+        }
+        self.pointer = handle
+        self.context = context
+        self.retainedContext = retained
+    }
+
+    /// Asks the cluster for metadata: proves a broker answers. Blocks, so callers run it off the cooperative pool.
+    func fetchMetadata(timeout: Duration) -> KafkaError? {
+        var metadata: UnsafePointer<rd_kafka_metadata>?
+        let error = rd_kafka_metadata(pointer, 0, nil, &metadata, Int32(timeout.milliseconds))
+        if let metadata { rd_kafka_metadata_destroy(metadata) }
+        return error == RD_KAFKA_RESP_ERR_NO_ERROR ? nil : KafkaError(error)
+    }
+
+    /// The fatal error librdkafka raised, if any (the idempotent producer cannot continue after one).
+    var fatalError: KafkaError? {
+        var text = [CChar](repeating: 0, count: 512)
+        let code = rd_kafka_fatal_error(pointer, &text, text.count)
+        return code == RD_KAFKA_RESP_ERR_NO_ERROR ? nil : .fatal(String(cBuffer: text))
+    }
+
+    func destroy() {
+        rd_kafka_destroy(pointer)
+        retainedContext.release()
+    }
+}
+
+/// State our C callbacks reach through librdkafka's opaque pointer.
+class KafkaCallbackContext: @unchecked Sendable {
+    let logger: Logger
+
+    init(logger: Logger) {
+        self.logger = logger
+    }
+
+    static func from(_ handle: OpaquePointer?) -> KafkaCallbackContext? {
+        guard let handle, let opaque = rd_kafka_opaque(handle) else { return nil }
+        return Unmanaged<KafkaCallbackContext>.fromOpaque(opaque).takeUnretainedValue()
+    }
+}
+
+private let kafkaLogCallback: @convention(c) (OpaquePointer?, Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?) -> Void = {
+    handle, level, facility, message in
+    guard let context = KafkaCallbackContext.from(handle), let message else { return }
+    let logLevel: Logger.Level =
+        switch level {
+        case ...2: .critical
+        case 3: .error
+        case 4: .warning
+        case 5: .notice
+        case 6: .info
+        default: .debug
+        }
+    context.logger.log(
+        level: logLevel, "\(String(cString: message))",
+        metadata: ["kafka.facility": .string(facility.map { String(cString: $0) } ?? "")])
+}
+
+private let kafkaErrorCallback: @convention(c) (OpaquePointer?, Int32, UnsafePointer<CChar>?, UnsafeMutableRawPointer?) -> Void = {
+    handle, code, reason, _ in
+    guard let context = KafkaCallbackContext.from(handle) else { return }
+    let fatal = code == RD_KAFKA_RESP_ERR__FATAL.rawValue
+    context.logger.log(
+        level: fatal ? .critical : .warning, "\(reason.map { String(cString: $0) } ?? "unknown Kafka error")",
+        metadata: ["kafka.error": .stringConvertible(code)])
+}
+
+extension Duration {
+    var milliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}
+
+extension String {
+    /// Reads a NUL-terminated string out of a fixed-size buffer librdkafka wrote into.
+    init(cBuffer buffer: [CChar]) {
+        let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        self.init(decoding: bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,84 @@
+import CRdKafka
+import Foundation
+
+public struct KafkaHeader: Sendable, Equatable {
+    public var name: String
+    public var value: Data
+
+    public init(name: String, value: Data) {
+        self.name = name
+        self.value = value
+    }
+
+    public init(_ name: String, _ text: String) {
+        self.init(name: name, value: Data(text.utf8))
+    }
+}
+
+/// A record to produce. Partitioning is by key (librdkafka's consistent-random partitioner).
+public struct KafkaRecord: Sendable, Equatable {
+    public var topic: String
+    public var key: Data?
+    public var value: Data?
+    public var headers: [KafkaHeader]
+
+    public init(topic: String, key: Data?, value: Data?, headers: [KafkaHeader] = []) {
+        self.topic = topic
+        self.key = key
+        self.value = value
+        self.headers = headers
+    }
+}
+
+public struct KafkaDeliveryReport: Sendable, Equatable {
+    public var topic: String
+    public var partition: Int32
+    public var offset: Int64
+}
+
+/// A consumed record, copied out of librdkafka's buffers.
+public struct KafkaMessage: Sendable, Equatable {
+    public var topic: String
+    public var partition: Int32
+    public var offset: Int64
+    public var key: Data?
+    public var value: Data?
+    public var headers: [KafkaHeader]
+
+    public init(topic: String, partition: Int32, offset: Int64, key: Data?, value: Data?, headers: [KafkaHeader]) {
+        self.topic = topic
+        self.partition = partition
+        self.offset = offset
+        self.key = key
+        self.value = value
+        self.headers = headers
+    }
+
+    public func header(_ name: String) -> String? {
+        headers.last { $0.name == name }.map { String(decoding: $0.value, as: UTF8.self) }
+    }
+
+    init(copying message: UnsafePointer<rd_kafka_message_t>) {
+        let raw = message.pointee
+        topic = raw.rkt.map { String(cString: rd_kafka_topic_name($0)) } ?? ""
+        partition = raw.partition
+        offset = raw.offset
+        key = raw.key.map { Data(bytes: $0, count: raw.key_len) }
+        value = raw.payload.map { Data(bytes: $0, count: raw.len) }
+        var headers: [KafkaHeader] = []
+        var list: OpaquePointer?
+        if rd_kafka_message_headers(message, &list) == RD_KAFKA_RESP_ERR_NO_ERROR, let list {
+            var index = 0
+            var name: UnsafePointer<CChar>?
+            var bytes: UnsafeRawPointer?
+            var size = 0
+            while rd_kafka_header_get_all(list, index, &name, &bytes, &size) == RD_KAFKA_RESP_ERR_NO_ERROR {
+                if let name {
+                    headers.append(KafkaHeader(name: String(cString: name), value: bytes.map { Data(bytes: $0, count: size) } ?? Data()))
+                }
+                index += 1
+            }
+        }
+        self.headers = headers
+    }
+}

@@ -1,0 +1,44 @@
+import CRdKafka
+import Foundation
+import Logging
+
+/// librdkafka's in-memory mock cluster: a real Kafka-protocol broker over TCP for development and tests. It keeps
+/// everything in memory and can inject faults; production uses Apache Kafka.
+public final class KafkaMockCluster: @unchecked Sendable {
+    private let handle: KafkaHandle
+    private let cluster: OpaquePointer
+    public let brokerCount: Int
+
+    public init(brokers: Int = 1, logger: Logger) throws {
+        self.handle = try KafkaHandle(type: RD_KAFKA_PRODUCER, properties: [:], context: KafkaCallbackContext(logger: logger))
+        guard let cluster = rd_kafka_mock_cluster_new(handle.pointer, Int32(brokers)) else {
+            handle.destroy()
+            throw KafkaError.configuration("could not start the mock cluster")
+        }
+        self.cluster = cluster
+        self.brokerCount = brokers
+    }
+
+    deinit {
+        rd_kafka_mock_cluster_destroy(cluster)
+        handle.destroy()
+    }
+
+    public var bootstrapServers: String { String(cString: rd_kafka_mock_cluster_bootstraps(cluster)) }
+
+    public func createTopic(_ name: String, partitions: Int) throws {
+        let error = rd_kafka_mock_topic_create(cluster, name, Int32(partitions), Int32(min(brokerCount, 3)))
+        guard error == RD_KAFKA_RESP_ERR_NO_ERROR else { throw KafkaError(error) }
+    }
+
+    /// Takes every broker down (connections are closed and refused) or brings them back.
+    public func setBrokersAvailable(_ available: Bool) {
+        for broker in 1...brokerCount {
+            if available {
+                rd_kafka_mock_broker_set_up(cluster, Int32(broker))
+            } else {
+                rd_kafka_mock_broker_set_down(cluster, Int32(broker))
+            }
+        }
+    }
+}

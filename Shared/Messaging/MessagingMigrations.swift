@@ -1,0 +1,47 @@
+import SurgePostgres
+
+/// The outbox and inbox tables every service keeps in its own schema.
+public enum MessagingMigrations {
+    public static let set = MigrationSet(component: "messaging", migrations: [
+        Migration(1, "outbox and processed events", [
+            """
+            CREATE TABLE outbox (
+                position bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                event_id uuid NOT NULL UNIQUE,
+                topic text NOT NULL,
+                partition_key text NOT NULL,
+                type text NOT NULL,
+                source text NOT NULL,
+                subject text NOT NULL,
+                occurred_at timestamptz NOT NULL,
+                traceparent text,
+                tracestate text,
+                request_id text,
+                payload jsonb NOT NULL,
+                created_at timestamptz NOT NULL DEFAULT now(),
+                published_at timestamptz
+            )
+            """,
+            "CREATE INDEX outbox_unpublished ON outbox (position) WHERE published_at IS NULL",
+            "CREATE INDEX outbox_published ON outbox (published_at) WHERE published_at IS NOT NULL",
+            """
+            CREATE FUNCTION outbox_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                PERFORM pg_notify(TG_TABLE_SCHEMA || '_outbox', '');
+                RETURN NULL;
+            END $$
+            """,
+            "CREATE TRIGGER outbox_inserted AFTER INSERT ON outbox FOR EACH STATEMENT EXECUTE FUNCTION outbox_notify()",
+            """
+            CREATE TABLE processed_events (
+                consumer text NOT NULL,
+                event_id uuid NOT NULL,
+                event_type text NOT NULL,
+                processed_at timestamptz NOT NULL DEFAULT now(),
+                PRIMARY KEY (consumer, event_id)
+            )
+            """,
+            "CREATE INDEX processed_events_age ON processed_events (processed_at)",
+        ]),
+    ])
+}

@@ -1,0 +1,156 @@
+import Foundation
+import Logging
+import Metrics
+import PostgresNIO
+import ServiceLifecycle
+import SurgeContracts
+import SurgeKafka
+
+/// Publishes the outbox to Kafka in order and marks rows published only after the broker acknowledged them.
+///
+/// Woken by `LISTEN` on the schema's outbox channel, with a polling fallback. With several replicas, each batch is
+/// taken under a transaction-scoped advisory lock, so one replica publishes at a time and per-key order holds.
+/// Published rows and processed-event records older than the retention are purged.
+public final class OutboxRelay: Service {
+    public struct Configuration: Sendable {
+        public var schema: String
+        public var pollInterval: Duration
+        public var batchSize: Int
+        public var retention: Duration
+
+        public init(schema: String, pollInterval: Duration = .seconds(1), batchSize: Int = 500, retention: Duration = .seconds(7 * 24 * 3600)) {
+            self.schema = schema
+            self.pollInterval = pollInterval
+            self.batchSize = batchSize
+            self.retention = retention
+        }
+    }
+
+    private let client: PostgresClient
+    private let producer: KafkaProducer
+    private let configuration: Configuration
+    private let logger: Logger
+    private let doorbell = Doorbell()
+
+    public init(client: PostgresClient, producer: KafkaProducer, configuration: Configuration, logger: Logger) {
+        self.client = client
+        self.producer = producer
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.listenForInserts() }
+            await cancelWhenGracefulShutdown {
+                await self.publishUntilCancelled()
+            }
+            group.cancelAll()
+        }
+    }
+
+    private func publishUntilCancelled() async {
+        var lastPurge = ContinuousClock.now
+        while !Task.isCancelled {
+            do {
+                let published = try await publishBatch()
+                try await recordLag()
+                if ContinuousClock.now - lastPurge > .seconds(600) {
+                    try await purge()
+                    lastPurge = .now
+                }
+                if published == configuration.batchSize { continue }
+            } catch {
+                logger.warning("Outbox relay round failed", metadata: ["error": "\(String(reflecting: error))"])
+            }
+            await doorbell.wait(timeout: configuration.pollInterval)
+        }
+    }
+
+    /// Publishes up to one batch; returns how many rows were marked published.
+    func publishBatch() async throws -> Int {
+        let lockKey = "surge.outbox.\(configuration.schema)"
+        return try await client.transaction(logger: logger) { connection in
+            let locked = try await connection.query("SELECT pg_try_advisory_xact_lock(hashtext(\(lockKey)))", logger: logger)
+                .collect().first?.decode(Bool.self) ?? false
+            guard locked else { return 0 }
+            var pending: [(position: Int64, topic: String, record: EventRecord)] = []
+            let rows = try await connection.query(
+                """
+                SELECT position, event_id, topic, partition_key, type, source, subject, occurred_at,
+                       traceparent, tracestate, request_id, payload::text
+                FROM outbox WHERE published_at IS NULL ORDER BY position LIMIT \(configuration.batchSize)
+                """, logger: logger)
+            for try await row in rows {
+                let (position, id, topic, key, type, source, subject, time, traceparent, tracestate, requestID, payload) =
+                    try row.decode((Int64, UUID, String, String, String, String, String, Date, String?, String?, String?, String).self)
+                let record = EventRecord(
+                    id: id, source: source, type: type, time: time, subject: subject, partitionKey: key,
+                    trace: TraceContext(traceparent: traceparent, tracestate: tracestate, requestID: requestID),
+                    data: Data(payload.utf8))
+                pending.append((position, topic, record))
+            }
+            guard !pending.isEmpty else { return 0 }
+            let results = await producer.send(pending.map { KafkaRecord(publishing: $0.record, to: $0.topic) })
+            var published: [Int64] = []
+            for (row, result) in zip(pending, results) {
+                switch result {
+                case .success: published.append(row.position)
+                case .failure(let error):
+                    logger.warning("Outbox event not acknowledged; will retry", metadata: [
+                        "event.id": "\(row.record.id)", "event.type": "\(row.record.type)", "error": "\(error)",
+                    ])
+                }
+            }
+            if !published.isEmpty {
+                try await connection.query("UPDATE outbox SET published_at = now() WHERE position = ANY(\(published))", logger: logger)
+            }
+            Counter(label: "surge_outbox_published_total", dimensions: [("schema", configuration.schema)]).increment(by: published.count)
+            return published.count
+        }
+    }
+
+    private func recordLag() async throws {
+        let rows = try await client.query(
+            "SELECT count(*), COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::float8 FROM outbox WHERE published_at IS NULL",
+            logger: logger)
+        for try await (count, age) in rows.decode((Int, Double).self) {
+            Gauge(label: "surge_outbox_pending", dimensions: [("schema", configuration.schema)]).record(count)
+            Gauge(label: "surge_outbox_lag_seconds", dimensions: [("schema", configuration.schema)]).record(age)
+        }
+    }
+
+    private func purge() async throws {
+        let seconds = Double(configuration.retention.components.seconds)
+        try await client.query(
+            "DELETE FROM outbox WHERE published_at < now() - make_interval(secs => \(seconds))", logger: logger)
+        try await client.query(
+            "DELETE FROM processed_events WHERE processed_at < now() - make_interval(secs => \(seconds))", logger: logger)
+    }
+
+    /// Rings the doorbell on every outbox insert; reconnects after a lost connection.
+    private func listenForInserts() async {
+        let channel = "\(configuration.schema)_outbox"
+        while !Task.isCancelled {
+            do {
+                try await client.withConnection { connection in
+                    try await connection.listen(on: channel) { notifications in
+                        for try await _ in notifications { self.doorbell.ring() }
+                    }
+                }
+            } catch {
+                if Task.isCancelled { return }
+                logger.info("Outbox listener reconnecting", metadata: ["error": "\(error)"])
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+}
+
+extension KafkaRecord {
+    public init(publishing record: EventRecord, to topic: String) {
+        self.init(
+            topic: topic, key: record.kafkaKey, value: record.data,
+            headers: record.kafkaHeaders.map { KafkaHeader(name: $0.name, value: $0.value) })
+    }
+}

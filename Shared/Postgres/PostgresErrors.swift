@@ -1,0 +1,49 @@
+import PostgresNIO
+
+/// What went wrong in a query, seen through PostgresNIO's transaction wrapper.
+extension Error {
+    /// The error thrown inside a transaction, unwrapped from `PostgresTransactionError`.
+    public var unwrappingTransaction: any Error {
+        if let transaction = self as? PostgresTransactionError {
+            return transaction.closureError ?? transaction.commitError ?? transaction.beginError ?? self
+        }
+        return self
+    }
+
+    /// The PostgreSQL SQLSTATE of a server error, if this is one.
+    public var sqlState: String? {
+        (unwrappingTransaction as? PSQLError)?.serverInfo?[.sqlState]
+    }
+
+    public var isUniqueViolation: Bool { sqlState == "23505" }
+
+    /// The database could not be reached or the connection broke: retrying later may succeed, and the work in hand
+    /// was not at fault.
+    public var isDatabaseUnavailable: Bool {
+        guard let error = unwrappingTransaction as? PSQLError else { return false }
+        switch error.code {
+        case .connectionError, .serverClosedConnection, .uncleanShutdown, .clientClosedConnection, .poolClosed:
+            return true
+        case .server:
+            // 08xxx connection exceptions, 57P01-57P03 admin shutdown / cannot connect now, 53300 too many connections
+            guard let state = sqlState else { return false }
+            return state.hasPrefix("08") || ["57P01", "57P02", "57P03", "53300"].contains(state)
+        default:
+            return false
+        }
+    }
+}
+
+extension PostgresClient {
+    /// A transaction whose errors reach the caller as thrown inside it (unique violations stay recognisable).
+    public func transaction<Result>(
+        logger: Logger, isolation: isolated (any Actor)? = #isolation,
+        _ body: (PostgresConnection) async throws -> sending Result
+    ) async throws -> sending Result {
+        do {
+            return try await withTransaction(logger: logger, isolation: isolation, body)
+        } catch let error as PostgresTransactionError {
+            throw error.unwrappingTransaction
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import Logging
+
+/// Where `make test` put the things tests need.
+public enum TestEnvironment {
+    static let variables = ProcessInfo.processInfo.environment
+
+    /// The administrator URL of the PostgreSQL cluster `make test` started.
+    public static var adminDatabaseURL: String {
+        get throws {
+            guard let url = variables["SURGE_TEST_DATABASE_URL"], !url.isEmpty else {
+                throw MissingTestEnvironment(
+                    "SURGE_TEST_DATABASE_URL is not set: run the suite with `make test`, which starts PostgreSQL")
+            }
+            return url
+        }
+    }
+
+    /// The repository root, found from this file's path.
+    public static let repositoryRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Where the built executables are.
+    public static var binaries: URL {
+        if let path = variables["SURGE_TEST_BINARIES"], !path.isEmpty { return URL(fileURLWithPath: path) }
+        return repositoryRoot.appendingPathComponent(".build/debug")
+    }
+
+    /// Where service processes started by tests write their logs.
+    public static var logDirectory: URL {
+        let url = URL(fileURLWithPath: variables["SURGE_TEST_LOGS"] ?? repositoryRoot.appendingPathComponent(".surge/test-logs").path)
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    static var logLevel: Logger.Level {
+        variables["SURGE_TEST_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
+    }
+}
+
+public struct MissingTestEnvironment: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
