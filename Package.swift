@@ -19,6 +19,7 @@ extension Target.Dependency {
     static let jwt = Target.Dependency.product(name: "JWTKit", package: "jwt-kit")
     static let bcrypt = Target.Dependency.product(name: "HummingbirdBcrypt", package: "hummingbird-auth")
     static let nioSSL = Target.Dependency.product(name: "NIOSSL", package: "swift-nio-ssl")
+    static let httpTypes = Target.Dependency.product(name: "HTTPTypes", package: "swift-http-types")
 }
 
 /// Shared modules every service may import. Services never import each other.
@@ -31,6 +32,7 @@ let sharedTargets: [Target] = [
     ),
     .target(name: "SurgeKafka", dependencies: ["CRdKafka", .logging, .metrics, .lifecycle], path: "Shared/Kafka", swiftSettings: swiftSettings),
     .target(name: "SurgeContracts", path: "Shared/Contracts", swiftSettings: swiftSettings),
+    .target(name: "SurgeCalendar", dependencies: ["SurgeContracts"], path: "Shared/Calendar", swiftSettings: swiftSettings),
     .target(name: "SurgePostgres", dependencies: [.postgres, .nioSSL, .logging, .lifecycle], path: "Shared/Postgres", swiftSettings: swiftSettings),
     .target(
         name: "SurgeMessaging",
@@ -40,7 +42,7 @@ let sharedTargets: [Target] = [
     ),
     .target(
         name: "SurgeRuntime",
-        dependencies: ["SurgeKafka", "SurgePostgres", "SurgeMessaging", "SurgeContracts", .hummingbird, .postgres, .logging, .metrics, .prometheus, .lifecycle],
+        dependencies: ["SurgeKafka", "SurgePostgres", "SurgeMessaging", "SurgeContracts", .hummingbird, .httpTypes, .postgres, .logging, .metrics, .prometheus, .lifecycle],
         path: "Shared/Runtime",
         swiftSettings: swiftSettings
     ),
@@ -51,7 +53,8 @@ func service(_ name: String, module: String, dependencies: [Target.Dependency] =
     [
         .target(
             name: module,
-            dependencies: ["SurgeRuntime", "SurgeMessaging", "SurgeContracts", "SurgePostgres", .hummingbird, .postgres, .logging] + dependencies,
+            dependencies: ["SurgeRuntime", "SurgeMessaging", "SurgeContracts", "SurgeCalendar", "SurgePostgres", .hummingbird, .postgres, .logging]
+                + dependencies,
             path: "Services/\(name)/Sources",
             swiftSettings: swiftSettings
         ),
@@ -65,7 +68,7 @@ func service(_ name: String, module: String, dependencies: [Target.Dependency] =
 }
 
 let serviceTargets: [Target] =
-    service("Gateway", module: "GatewayService", dependencies: [.httpClient, .jwt])
+    service("Gateway", module: "GatewayService", dependencies: [.httpClient, .httpTypes, .jwt])
     + service("Identity", module: "IdentityService", dependencies: [.jwt, .bcrypt])
     + service("Challenges", module: "ChallengesService")
     + service("Progress", module: "ProgressService")
@@ -98,7 +101,7 @@ let testTargets: [Target] = [
     .testTarget(name: "ContractsTests", dependencies: ["SurgeContracts"], path: "Tests/ContractsTests", swiftSettings: swiftSettings),
     .testTarget(name: "KafkaTests", dependencies: ["SurgeKafka", "SurgeTestSupport"], path: "Tests/KafkaTests", swiftSettings: swiftSettings),
     .testTarget(name: "PlumbingTests", dependencies: ["SurgeMessaging", "SurgePostgres", "SurgeRuntime", "SurgeTestSupport", .hummingbird, .hummingbirdTesting], path: "Tests/PlumbingTests", swiftSettings: swiftSettings),
-    .testTarget(name: "SystemTests", dependencies: ["SurgeTestSupport", "SurgeContracts", .httpClient], path: "Tests/SystemTests", swiftSettings: swiftSettings),
+    .testTarget(name: "SystemTests", dependencies: ["SurgeTestSupport", "SurgeContracts", "SurgeKafka", "SurgeMessaging", .postgres, .httpClient], path: "Tests/SystemTests", swiftSettings: swiftSettings),
 ]
 
 let package = Package(
@@ -127,6 +130,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: sharedTargets + serviceTargets + toolTargets + testTargets
 )

@@ -54,7 +54,7 @@ public enum EventCatalogue {
             |---|---|---|---|
 
             """
-        for topic in Topic.all {
+        for topic in Topic.all + Topic.deadLetters {
             page += "| `\(topic.name)` | \(topic.producer) | \(topic.partitions) | \(topic.summary) |\n"
         }
         page += "\n## Event types\n\n| type | topic | meaning |\n|---|---|---|\n"

@@ -27,6 +27,17 @@ public enum DatabaseProvisioner {
         }
     }
 
+    /// Creates the database unless it exists.
+    public static func createDatabase(_ name: String, admin: PostgresClient, logger: Logger) async throws {
+        let exists = try await admin.query("SELECT 1 FROM pg_database WHERE datname = \(name)", logger: logger).collect()
+        guard exists.isEmpty else { return }
+        do {
+            try await admin.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(try identifier(name))"), logger: logger)
+        } catch where error.isUniqueViolation || error.sqlState == "42P04" {
+            // created concurrently
+        }
+    }
+
     public static func provision(_ accounts: [ServiceAccount], database: String, admin: PostgresClient, logger: Logger) async throws {
         let databaseName = try identifier(database)
         try await admin.query(PostgresQuery(unsafeSQL: "REVOKE ALL ON DATABASE \(databaseName) FROM PUBLIC"), logger: logger)

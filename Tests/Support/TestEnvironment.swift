@@ -33,6 +33,19 @@ public enum TestEnvironment {
         return url
     }
 
+    /// Appends a child's pid to the run's pid file, so `make test` can stop it even if the test process dies.
+    static func recordChild(_ pid: Int32) {
+        guard let path = variables["SURGE_TEST_PIDS"],
+            let handle = FileHandle(forWritingAtPath: path) ?? {
+                FileManager.default.createFile(atPath: path, contents: nil)
+                return FileHandle(forWritingAtPath: path)
+            }()
+        else { return }
+        handle.seekToEndOfFile()
+        handle.write(Data("\(pid)\n".utf8))
+        handle.closeFile()
+    }
+
     static var logLevel: Logger.Level {
         variables["SURGE_TEST_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
     }

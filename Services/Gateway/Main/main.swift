@@ -1,1 +1,5 @@
-print("x")
+import GatewayService
+import SurgeRuntime
+
+let settings = try ServiceSettings.fromEnvironment(service: GatewayService.name, defaultPort: GatewayService.defaultPort)
+try await GatewayService.buildApplication(settings).runService()

@@ -1,1 +1,5 @@
-print("x")
+import IdentityService
+import SurgeRuntime
+
+let settings = try ServiceSettings.fromEnvironment(service: IdentityService.name, defaultPort: IdentityService.defaultPort)
+try await IdentityService.buildApplication(settings).runService()

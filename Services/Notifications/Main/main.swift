@@ -1,1 +1,5 @@
-print("x")
+import NotificationsService
+import SurgeRuntime
+
+let settings = try ServiceSettings.fromEnvironment(service: NotificationsService.name, defaultPort: NotificationsService.defaultPort)
+try await NotificationsService.buildApplication(settings).runService()

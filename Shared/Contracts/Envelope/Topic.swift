@@ -45,4 +45,14 @@ public struct Topic: Hashable, Sendable, CustomStringConvertible {
             name: "surge.deadletter.\(consumerGroup)", producer: consumerGroup, partitions: 1,
             summary: "Records the \(consumerGroup) consumer group could not handle.")
     }
+
+    /// The dead-letter topic of every service's consumer group.
+    public static let deadLetters: [Topic] = SurgeService.allCases.map { deadLetter(consumerGroup: $0.consumerGroup) }
+}
+
+/// The executables of Surge. Each consumes as the consumer group `surge-<name>`.
+public enum SurgeService: String, Sendable, CaseIterable {
+    case gateway, identity, challenges, progress, leaderboard, badges, notifications
+
+    public var consumerGroup: String { "surge-\(rawValue)" }
 }

@@ -1,0 +1,22 @@
+# Surge: the two commands a newcomer needs are `make run` and `make test`.
+
+.PHONY: run stop test build contracts clean
+
+run:        ## Install what is missing, build, start PostgreSQL, the dev broker and every service
+	scripts/local.sh up
+
+stop:       ## Stop everything `make run` started
+	scripts/local.sh down
+
+test:       ## Build and run every test against a private PostgreSQL and real brokers
+	scripts/test.sh
+
+build:
+	swift build
+
+contracts:  ## Regenerate docs/events from the event types in Shared/Contracts
+	swift build --product surge-admin
+	.build/debug/surge-admin event-schemas --output docs/events
+
+clean: stop
+	rm -rf .build .surge

@@ -1,0 +1,13 @@
+import Hummingbird
+import SurgeRuntime
+
+public enum BadgesService {
+    public static let name = "badges"
+    public static let defaultPort = 8085
+
+    public static func buildApplication(_ settings: ServiceSettings) async throws -> some ApplicationProtocol {
+        let infrastructure = try await ServiceInfrastructure.start(settings, migrations: [])
+        let router = infrastructure.makeRouter()
+        return infrastructure.makeApplication(router: router)
+    }
+}

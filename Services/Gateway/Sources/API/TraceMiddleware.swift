@@ -1,0 +1,32 @@
+import Foundation
+import Hummingbird
+import SurgeRuntime
+
+/// Accepts a client's `X-Request-ID` (if sane) and W3C `traceparent`, or starts new ones, and echoes the request id.
+struct TraceMiddleware: RouterMiddleware {
+    typealias Context = GatewayRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var context = context
+        context.requestID = request.headers[InternalHeaders.requestID].flatMap(Self.acceptableRequestID) ?? UUID().uuidString.lowercased()
+        context.traceParent = request.headers[InternalHeaders.traceparent].flatMap(TraceParent.init)?.child() ?? .random()
+        context.traceState = request.headers[InternalHeaders.tracestate]
+        context.logger[metadataKey: "request.id"] = .string(context.requestID)
+        context.logger[metadataKey: "trace.id"] = .string(context.traceParent.traceID)
+        do {
+            var response = try await next(request, context)
+            response.headers[InternalHeaders.requestID] = context.requestID
+            return response
+        } catch let problem as Problem {
+            var response = try problem.response(from: request, context: context)
+            response.headers[InternalHeaders.requestID] = context.requestID
+            return response
+        }
+    }
+
+    static func acceptableRequestID(_ value: String) -> String? {
+        let allowed = value.count <= 128 && !value.isEmpty
+            && value.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains(Character($0)) || "-_.:".unicodeScalars.contains($0)) }
+        return allowed ? value : nil
+    }
+}

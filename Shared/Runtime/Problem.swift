@@ -1,0 +1,130 @@
+import Foundation
+import Hummingbird
+import SurgeContracts
+
+/// An RFC 9457 problem: the only shape Surge's HTTP errors take. `type` is stable per kind of error, so clients can
+/// branch on it; `errors` names each offending field.
+public struct Problem: HTTPResponseError, Sendable, Equatable {
+    public struct FieldError: Codable, Sendable, Equatable {
+        public var field: String
+        public var message: String
+
+        public init(field: String, message: String) {
+            self.field = field
+            self.message = message
+        }
+    }
+
+    public static let typeBase = "https://surge.example/problems/"
+
+    public var type: String
+    public var title: String
+    public var status: HTTPResponse.Status
+    public var detail: String?
+    public var errors: [FieldError]?
+    /// Seconds after which a retry may succeed (rate limits, unavailable dependencies).
+    public var retryAfter: Int?
+
+    public init(slug: String, title: String, status: HTTPResponse.Status, detail: String? = nil, errors: [FieldError]? = nil, retryAfter: Int? = nil) {
+        self.type = Self.typeBase + slug
+        self.title = title
+        self.status = status
+        self.detail = detail
+        self.errors = errors
+        self.retryAfter = retryAfter
+    }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        let body = Body(type: type, title: title, status: Int(status.code), detail: detail, instance: request.uri.path, errors: errors)
+        let data = try SurgeJSON.encode(body)
+        var headers: HTTPFields = [.contentType: "application/problem+json", .contentLength: String(data.count)]
+        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// The JSON members of a problem document.
+    public struct Body: Codable, Sendable, Equatable {
+        public var type: String
+        public var title: String
+        public var status: Int
+        public var detail: String?
+        public var instance: String?
+        public var errors: [FieldError]?
+    }
+}
+
+extension Problem {
+    public static func validation(_ errors: [FieldError], detail: String = "The request has invalid fields.") -> Problem {
+        Problem(slug: "validation", title: "Invalid request", status: .unprocessableContent, detail: detail, errors: errors)
+    }
+
+    public static func validation(field: String, _ message: String) -> Problem {
+        validation([FieldError(field: field, message: message)])
+    }
+
+    public static func malformedBody(_ detail: String) -> Problem {
+        Problem(slug: "malformed-body", title: "Malformed request body", status: .badRequest, detail: detail)
+    }
+
+    public static func notFound(_ detail: String = "No such resource.") -> Problem {
+        Problem(slug: "not-found", title: "Not found", status: .notFound, detail: detail)
+    }
+
+    public static func unauthorized(_ detail: String = "A valid access token is required.") -> Problem {
+        Problem(slug: "unauthorized", title: "Unauthorized", status: .unauthorized, detail: detail)
+    }
+
+    public static func forbidden(_ detail: String = "You may not do this.") -> Problem {
+        Problem(slug: "forbidden", title: "Forbidden", status: .forbidden, detail: detail)
+    }
+
+    public static func conflict(_ slug: String = "conflict", _ detail: String) -> Problem {
+        Problem(slug: slug, title: "Conflict", status: .conflict, detail: detail)
+    }
+
+    public static func tooLarge(limit: Int) -> Problem {
+        Problem(slug: "payload-too-large", title: "Payload too large", status: .contentTooLarge, detail: "The body may be at most \(limit) bytes.")
+    }
+
+    public static let internalError = Problem(
+        slug: "internal", title: "Internal error", status: .internalServerError,
+        detail: "Something went wrong on our side. It has been logged.")
+
+    public static func unavailable(_ detail: String, retryAfter: Int = 1) -> Problem {
+        Problem(slug: "unavailable", title: "Service unavailable", status: .serviceUnavailable, detail: detail, retryAfter: retryAfter)
+    }
+
+    /// The problem for any status a framework error carried.
+    public static func forStatus(_ status: HTTPResponse.Status, detail: String?) -> Problem {
+        switch status {
+        case .notFound: notFound(detail ?? "No such resource.")
+        case .methodNotAllowed: Problem(slug: "method-not-allowed", title: "Method not allowed", status: status, detail: detail)
+        case .badRequest: malformedBody(detail ?? "The request could not be read.")
+        case .contentTooLarge: Problem(slug: "payload-too-large", title: "Payload too large", status: status, detail: detail)
+        case .unauthorized: unauthorized(detail ?? "A valid access token is required.")
+        case .forbidden: forbidden(detail ?? "You may not do this.")
+        case .unsupportedMediaType: Problem(slug: "unsupported-media-type", title: "Unsupported media type", status: status, detail: detail)
+        default: Problem(slug: "http-\(status.code)", title: status.reasonPhrase, status: status, detail: detail)
+        }
+    }
+}
+
+/// Turns every error into a problem document; unexpected errors are logged and answered with a generic 500.
+public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
+    public init() {}
+
+    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let problem as Problem {
+            throw problem
+        } catch let error as HTTPError {
+            throw Problem.forStatus(error.status, detail: error.body)
+        } catch let error as any HTTPResponseError {
+            throw Problem.forStatus(error.status, detail: nil)
+        } catch {
+            context.logger.error("Unhandled error", metadata: ["error": "\(String(reflecting: error))"])
+            throw Problem.internalError
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import Hummingbird
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+import SurgeContracts
+import SurgeKafka
+import SurgeMessaging
+import SurgePostgres
+
+/// What every Surge service stands on: its database (migrated before anything else starts), a Kafka producer,
+/// the transactional outbox and its relay, consumers, and the operational HTTP routes.
+public struct ServiceInfrastructure: Sendable {
+    public let settings: ServiceSettings
+    public let logger: Logger
+    public let database: PostgresClient
+    public let producer: KafkaProducer
+    public let outbox: Outbox
+
+    /// Bootstraps logging and metrics, applies the service's migrations (plus the outbox and inbox tables), and
+    /// creates the long-lived clients. Waits up to a minute for the database to accept connections.
+    public static func start(_ settings: ServiceSettings, migrations: [MigrationSet]) async throws -> ServiceInfrastructure {
+        Observability.bootstrap(format: settings.logFormat, level: settings.logLevel)
+        let logger = {
+            var logger = Logger(label: "surge-\(settings.service)")
+            logger.logLevel = settings.logLevel
+            return logger
+        }()
+        let schema = settings.service
+        let sets = [MessagingMigrations.set] + migrations
+        let deadline = ContinuousClock.now + .seconds(60)
+        while true {
+            do {
+                let applied = try await PostgresClient.withRunning(settings.database.makeClient(schema: schema, logger: logger)) { client in
+                    try await Migrator.migrate(sets, schema: schema, client: client, logger: logger)
+                }
+                logger.info("Database ready", metadata: ["schema": "\(schema)", "applied": "\(applied.count)"])
+                break
+            } catch where error.isDatabaseUnavailable && ContinuousClock.now < deadline {
+                logger.warning("Database not reachable yet; retrying", metadata: ["error": "\(error)"])
+                try await Task.sleep(for: .seconds(1))
+            }
+        }
+        var kafkaLogger = logger
+        kafkaLogger[metadataKey: "component"] = "kafka"
+        return ServiceInfrastructure(
+            settings: settings,
+            logger: logger,
+            database: settings.database.makeClient(schema: schema, logger: logger),
+            producer: try KafkaProducer(configuration: settings.kafka, logger: kafkaLogger),
+            outbox: Outbox(service: settings.service))
+    }
+
+    /// A consumer for this service's consumer group (`surge-<service>`).
+    public func consumer(_ handlers: EventHandlers) throws -> EventConsumer {
+        try EventConsumer(
+            configuration: .init(
+                group: "surge-\(settings.service)", maxAttempts: settings.consumerMaxAttempts,
+                initialBackoff: settings.consumerInitialBackoff),
+            kafka: settings.kafka, client: database, producer: producer, handlers: handlers, logger: logger)
+    }
+
+    /// A router for an internal service: problem documents, metrics, the caller and trace the gateway forwarded,
+    /// and the operational routes.
+    public func makeRouter(consumers: [EventConsumer] = []) -> Router<SurgeRequestContext> {
+        let router = makeRouter(context: SurgeRequestContext.self, consumers: consumers)
+        router.add(middleware: ForwardedContextMiddleware())
+        return router
+    }
+
+    /// A router with problem documents, metrics and the operational routes.
+    public func makeRouter<Context: RequestContext>(context: Context.Type, consumers: [EventConsumer] = []) -> Router<Context> {
+        let router = Router(context: Context.self)
+        router.add(middleware: MetricsMiddleware())
+        router.add(middleware: ProblemMiddleware())
+        let database = self.database
+        let producer = self.producer
+        let logger = self.logger
+        var checks = [
+            ReadinessCheck("database") { try await database.query("SELECT 1", logger: logger) },
+            ReadinessCheck("kafka") { try await producer.checkConnectivity() },
+        ]
+        if let consumer = consumers.first {
+            checks.append(ReadinessCheck("kafka-consumer") { try await consumer.checkConnectivity() })
+        }
+        OperationalRoutes(checks: checks).addRoutes(to: router)
+        return router
+    }
+
+    /// The application: database client, producer, outbox relay, consumers and extra services, then the HTTP server.
+    /// On SIGTERM the server stops first, then consumers finish their batch, the relay stops, the producer flushes
+    /// and the database client closes.
+    public func makeApplication<Context: RequestContext>(
+        router: Router<Context>, consumers: [EventConsumer] = [], services: [any Service] = []
+    ) -> some ApplicationProtocol where Context.Source == ApplicationRequestContextSource {
+        let portFile = settings.reader.string("SURGE_PORT_FILE")
+        let logger = self.logger
+        var app = Application(
+            router: router,
+            configuration: ApplicationConfiguration(
+                address: .hostname(settings.httpHost, port: settings.httpPort), serverName: "surge-\(settings.service)"),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? 0
+                logger.info("Listening", metadata: ["port": "\(port)"])
+                if let portFile { try? String(port).write(toFile: portFile, atomically: true, encoding: .utf8) }
+            },
+            logger: logger)
+        let relay = OutboxRelay(client: database, producer: producer, configuration: settings.outbox, logger: logger)
+        app.addServices(database, producer, relay)
+        app.addServices(consumers)
+        app.addServices(services)
+        return app
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import SurgeContracts
+import Testing
+
+@Suite("Event catalogue")
+struct EventCatalogueTests {
+    static let docs = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("docs/events")
+
+    @Test("docs/events matches the event types in code (run `make contracts` after changing a payload)")
+    func documentationIsCurrent() throws {
+        let generated = try EventCatalogue.documentation()
+        for file in generated {
+            let onDisk = try? Data(contentsOf: Self.docs.appendingPathComponent(file.path))
+            #expect(onDisk == file.contents, "docs/events/\(file.path) is out of date: run `make contracts`")
+        }
+        let schemaFiles = try FileManager.default.contentsOfDirectory(atPath: Self.docs.appendingPathComponent("schemas").path)
+        let expected = Set(generated.map(\.path).filter { $0.hasPrefix("schemas/") }.map { String($0.dropFirst("schemas/".count)) })
+        #expect(Set(schemaFiles) == expected, "docs/events/schemas has files for event types that no longer exist")
+    }
+
+    @Test("every event type is unique, versioned and named after the service that publishes its topic")
+    func typesAreVersionedAndOwned() {
+        let types = EventCatalogue.all.map { $0.descriptor.type }
+        #expect(Set(types).count == types.count)
+        for payload in EventCatalogue.all {
+            let descriptor = payload.descriptor
+            #expect(descriptor.type.hasPrefix("surge.\(descriptor.topic.producer)."), "\(descriptor.type)")
+            #expect(descriptor.type.range(of: #"\.v[0-9]+$"#, options: .regularExpression) != nil, "\(descriptor.type) has no version")
+            #expect(Topic.all.contains(descriptor.topic))
+        }
+    }
+
+    @Test("every event type's schema can be derived")
+    func schemasDerive() throws {
+        for payload in EventCatalogue.all {
+            guard case .object(let properties) = try JSONSchema.derived(from: payload) else {
+                Issue.record("\(payload.descriptor.type) is not an object")
+                continue
+            }
+            #expect(!properties.isEmpty)
+        }
+    }
+}

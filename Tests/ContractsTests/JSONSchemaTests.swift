@@ -1,0 +1,67 @@
+import Foundation
+import SurgeContracts
+import Testing
+
+@Suite("JSON Schema derived from Codable types")
+struct JSONSchemaTests {
+    enum Colour: String, Codable, JSONSchemaEnum { case red, green }
+
+    struct Inner: Codable { var amount: Double }
+
+    struct Day: Codable, JSONSchemaDescribing {
+        var text: String
+        static let jsonSchema = JSONSchema.string(format: "date")
+        static let schemaPlaceholder = Day(text: "2026-01-01")
+        init(text: String) { self.text = text }
+        init(from decoder: any Decoder) throws {
+            let text = try decoder.singleValueContainer().decode(String.self)
+            guard text.count == 10 else { throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "bad day")) }
+            self.text = text
+        }
+    }
+
+    struct Sample: Codable {
+        var id: UUID
+        var name: String
+        var nickname: String?
+        var count: Int
+        var ratio: Double
+        var active: Bool
+        var at: Date
+        var colour: Colour
+        var tags: [String]
+        var inner: Inner
+        var inners: [Inner]?
+        var totals: [String: Int]
+        var day: Day
+    }
+
+    @Test("fields, optionality, formats, enums, arrays, maps and nested objects")
+    func derivesEverything() throws {
+        let schema = try JSONSchema.derived(from: Sample.self)
+        guard case .object(let properties) = schema else { Issue.record("not an object"); return }
+        let byName = Dictionary(uniqueKeysWithValues: properties.map { ($0.name, $0) })
+        #expect(byName["id"]?.schema == .string(format: "uuid"))
+        #expect(byName["name"]?.required == true)
+        #expect(byName["nickname"]?.required == false)
+        #expect(byName["count"]?.schema == .integer)
+        #expect(byName["ratio"]?.schema == .number)
+        #expect(byName["active"]?.schema == .boolean)
+        #expect(byName["at"]?.schema == .string(format: "date-time"))
+        #expect(byName["colour"]?.schema == .enumeration(["red", "green"]))
+        #expect(byName["tags"]?.schema == .array(.string()))
+        #expect(byName["inner"]?.schema == .object([.init(name: "amount", schema: .number, required: true)]))
+        #expect(byName["inners"]?.schema == .array(.object([.init(name: "amount", schema: .number, required: true)])))
+        #expect(byName["inners"]?.required == false)
+        #expect(byName["totals"]?.schema == .map(.integer))
+        #expect(byName["day"]?.schema == .string(format: "date"))
+        #expect(properties.count == 13)
+    }
+
+    @Test("the JSON form lists required fields sorted")
+    func jsonForm() throws {
+        let object = try JSONSchema.derived(from: Inner.self).jsonObject
+        #expect(object["type"] as? String == "object")
+        #expect(object["required"] as? [String] == ["amount"])
+    }
+}

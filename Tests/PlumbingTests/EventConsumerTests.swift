@@ -1,0 +1,113 @@
+import Foundation
+import Logging
+import PostgresNIO
+import SurgeContracts
+import SurgeKafka
+import SurgeMessaging
+import SurgeTestSupport
+import Testing
+
+@Suite("Idempotent consumers, retries and dead letters")
+struct EventConsumerTests {
+    func publish(_ payload: UserRegistered, id: UUID = UUID(), via producer: KafkaProducer) async throws {
+        let record = try EventRecord(CloudEvent(id: id, source: "/surge/identity", time: Date(), data: payload))
+        _ = try await producer.send(KafkaRecord(publishing: record, to: Topic.identity.name))
+    }
+
+    @Test("the same event delivered twice has one effect")
+    func duplicateDelivery() async throws {
+        try await MessagingHarness.with { harness in
+            let payload = harness.registration("twice")
+            let id = UUID()
+            try await publish(payload, id: id, via: harness.producer)
+            try await publish(payload, id: id, via: harness.producer)
+            try await publish(harness.registration("after"), via: harness.producer)
+            try await running([harness.consumer()]) {
+                try await waitUntil("later event applied") { try await harness.applied("after") == 1 }
+            }
+            #expect(try await harness.applied("twice") == 1)
+        }
+    }
+
+    @Test("an undecodable record goes to the dead-letter topic with its error, and the next record is processed")
+    func poisonMessage() async throws {
+        try await MessagingHarness.with { harness in
+            _ = try await harness.producer.send(KafkaRecord(topic: Topic.identity.name, key: Data("k".utf8), value: Data("not json".utf8)))
+            var record = try EventRecord(CloudEvent(source: "/surge/identity", time: Date(), data: harness.registration("x")))
+            record.data = Data("{\"userID\":\"not-a-uuid\"}".utf8)
+            _ = try await harness.producer.send(KafkaRecord(publishing: record, to: Topic.identity.name))
+            try await publish(harness.registration("good"), via: harness.producer)
+            try await running([harness.consumer()]) {
+                try await waitUntil("good event applied") { try await harness.applied("good") == 1 }
+            }
+            let dead = try await harness.kafka.readAll(topic: "surge.deadletter.surge-progress", expecting: 2)
+            #expect(dead.count == 2)
+            let withoutHeaders = try #require(dead.first { $0.value == Data("not json".utf8) })
+            #expect(withoutHeaders.header("surge_error")?.contains("ce_specversion") == true)
+            #expect(withoutHeaders.header("surge_original_topic") == Topic.identity.name)
+            #expect(withoutHeaders.header("surge_original_offset") != nil)
+            let badData = try #require(dead.first { $0.header("ce_id") == record.id.key })
+            #expect(badData.header("surge_error")?.isEmpty == false)
+            #expect(badData.header("ce_type") == UserRegistered.eventType)
+        }
+    }
+
+    @Test("a handler that keeps failing is retried a bounded number of times, then dead-lettered; the consumer moves on")
+    func boundedRetries() async throws {
+        try await MessagingHarness.with { harness in
+            struct Broken: Error {}
+            let attempts = LockedValue(0)
+            let consumer = try harness.consumer(maxAttempts: 3) { event in
+                if event.data.displayName == "cursed" {
+                    attempts.withLock { $0 += 1 }
+                    throw Broken()
+                }
+            }
+            try await publish(harness.registration("cursed"), via: harness.producer)
+            try await publish(harness.registration("fine"), via: harness.producer)
+            try await running([consumer]) {
+                try await waitUntil("next event applied") { try await harness.applied("fine") == 1 }
+            }
+            #expect(attempts.value == 3)
+            #expect(try await harness.applied("cursed") == 0)
+            let dead = try await harness.kafka.readAll(topic: "surge.deadletter.surge-progress", expecting: 1)
+            #expect(dead.first?.header("surge_attempts") == "3")
+            #expect(dead.first?.header("surge_error")?.contains("Broken") == true)
+        }
+    }
+
+    @Test("a handler that fails then succeeds applies its effect exactly once")
+    func transientFailure() async throws {
+        try await MessagingHarness.with { harness in
+            struct Flaky: Error {}
+            let attempts = LockedValue(0)
+            let consumer = try harness.consumer(maxAttempts: 5) { _ in
+                let attempt = attempts.withLock { value -> Int in
+                    value += 1
+                    return value
+                }
+                if attempt < 3 { throw Flaky() }
+            }
+            try await publish(harness.registration("flaky"), via: harness.producer)
+            try await running([consumer]) {
+                try await waitUntil("applied") { try await harness.applied("flaky") == 1 }
+            }
+            #expect(attempts.value == 3)
+            #expect(try await harness.applied("flaky") == 1)
+        }
+    }
+
+    @Test("events of types the group does not handle are skipped")
+    func unknownTypesSkipped() async throws {
+        try await MessagingHarness.with { harness in
+            var record = try EventRecord(CloudEvent(source: "/surge/identity", time: Date(), data: harness.registration("x")))
+            record.type = "surge.identity.something.new.v1"
+            _ = try await harness.producer.send(KafkaRecord(publishing: record, to: Topic.identity.name))
+            try await publish(harness.registration("known"), via: harness.producer)
+            try await running([harness.consumer()]) {
+                try await waitUntil("known event applied") { try await harness.applied("known") == 1 }
+            }
+            #expect(try await harness.database.count("SELECT count(*) FROM identity.processed_events") == 1)
+        }
+    }
+}

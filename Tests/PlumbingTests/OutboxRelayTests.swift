@@ -1,0 +1,94 @@
+import Foundation
+import Logging
+import PostgresNIO
+import SurgeContracts
+import SurgeKafka
+import SurgeMessaging
+import SurgeTestSupport
+import Testing
+
+@Suite("Transactional outbox and relay")
+struct OutboxRelayTests {
+    @Test("events committed with the state change are published in order and marked published")
+    func publishesInOrder() async throws {
+        try await MessagingHarness.with { harness in
+            let payloads = (0..<25).map { harness.registration("user-\($0)") }
+            let ids = try await harness.commit(payloads)
+            try await running([harness.relay()]) {
+                try await waitUntil("outbox drained") { try await harness.unpublished() == 0 }
+            }
+            let received = try await harness.kafka.readAll(topic: Topic.identity.name, expecting: 25)
+            let records = try received.map { try EventRecord(kafkaKey: $0.key, value: $0.value, headers: $0.headers.map { ($0.name, $0.value) }) }
+            #expect(Set(records.map(\.id)) == Set(ids))
+            let event = try records[0].decode(as: UserRegistered.self)
+            #expect(event.source == "/surge/identity")
+            #expect(payloads.contains { $0.userID == event.data.userID && $0.displayName == event.data.displayName })
+        }
+    }
+
+    @Test("a rolled-back transaction leaves no event behind")
+    func rollbackPublishesNothing() async throws {
+        try await MessagingHarness.with { harness in
+            struct Abort: Error {}
+            await #expect(throws: Abort.self) {
+                try await harness.client.transaction(logger: harness.logger) { connection in
+                    try await harness.outbox.append(harness.registration("ghost"), on: connection, logger: harness.logger)
+                    throw Abort()
+                }
+            }
+            try await harness.commit([harness.registration("real")])
+            try await running([harness.relay()]) {
+                try await waitUntil("outbox drained") { try await harness.unpublished() == 0 }
+            }
+            let received = try await harness.kafka.readAll(topic: Topic.identity.name, expecting: 1)
+            #expect(received.count == 1)
+            #expect(try await harness.database.count("SELECT count(*) FROM identity.outbox") == 1)
+        }
+    }
+
+    @Test("several relay replicas publish every event exactly once, each user's events in order")
+    func replicasShareTheOutbox() async throws {
+        try await MessagingHarness.with { harness in
+            let users = (0..<5).map { _ in UUID() }
+            var payloads: [UserRegistered] = []
+            for round in 0..<20 {
+                for user in users {
+                    payloads.append(UserRegistered(userID: user, displayName: "\(user.key)-\(round)", timeZone: "UTC", locale: nil, kind: .guest, registeredAt: Date()))
+                }
+            }
+            try await running([harness.relay(), harness.relay(), harness.relay()]) {
+                for chunk in stride(from: 0, to: payloads.count, by: 10) {
+                    try await harness.commit(Array(payloads[chunk..<min(chunk + 10, payloads.count)]))
+                }
+                try await waitUntil("outbox drained") { try await harness.unpublished() == 0 }
+            }
+            let received = try await harness.kafka.readAll(topic: Topic.identity.name, expecting: payloads.count)
+            #expect(received.count == payloads.count)
+            let events = try received.map {
+                try EventRecord(kafkaKey: $0.key, value: $0.value, headers: $0.headers.map { ($0.name, $0.value) }).decode(as: UserRegistered.self)
+            }
+            #expect(Set(events.map(\.id)).count == payloads.count)
+            for user in users {
+                // readAll collects per partition in offset order; one user's events share a partition.
+                let rounds = events.filter { $0.data.userID == user }.map { Int($0.data.displayName.split(separator: "-").last!)! }
+                #expect(rounds == Array(0..<20))
+            }
+        }
+    }
+
+    @Test("events written while the broker is down are published after it returns, none lost")
+    func brokerOutage() async throws {
+        try await MessagingHarness.with { harness in
+            try await running([harness.relay()]) {
+                harness.kafka.cluster.setBrokersAvailable(false)
+                for index in 0..<10 { try await harness.commit([harness.registration("during-\(index)")]) }
+                try await Task.sleep(for: .seconds(2))
+                #expect(try await harness.unpublished() > 0)
+                harness.kafka.cluster.setBrokersAvailable(true)
+                try await waitUntil("outbox drained", timeout: .seconds(60)) { try await harness.unpublished() == 0 }
+            }
+            let received = try await harness.kafka.readAll(topic: Topic.identity.name, expecting: 10)
+            #expect(Set(received.compactMap { $0.header("ce_id") }).count == 10)
+        }
+    }
+}

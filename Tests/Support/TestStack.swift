@@ -1,0 +1,117 @@
+import Foundation
+import Logging
+import SurgeContracts
+import Synchronization
+
+/// A whole Surge system for one test: a fresh database, a broker, and services as separate processes.
+public final class TestStack: Sendable {
+    public enum Broker: Sendable {
+        /// A mock cluster inside the test process, so the test can take brokers down.
+        case inProcess
+        /// The `surge-broker` executable, as `make run` uses it.
+        case executable
+    }
+
+    public let database: TestDatabase
+    public let kafka: TestKafka?
+    public let bootstrapServers: String
+    public let logDirectory: URL
+    private let brokerProcess: ServiceProcess?
+    private let processes = Mutex<[String: ServiceProcess]>([:])
+
+    private init(database: TestDatabase, kafka: TestKafka?, brokerProcess: ServiceProcess?, bootstrapServers: String, logDirectory: URL) {
+        self.database = database
+        self.kafka = kafka
+        self.brokerProcess = brokerProcess
+        self.bootstrapServers = bootstrapServers
+        self.logDirectory = logDirectory
+    }
+
+    public static func create(name: String, broker: Broker = .inProcess) async throws -> TestStack {
+        let logDirectory = TestEnvironment.logDirectory.appendingPathComponent("\(name)-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: logDirectory, withIntermediateDirectories: true)
+        let database = try await TestDatabase.create()
+        switch broker {
+        case .inProcess:
+            let kafka = try TestKafka(partitions: 4)
+            return TestStack(database: database, kafka: kafka, brokerProcess: nil, bootstrapServers: kafka.bootstrapServers, logDirectory: logDirectory)
+        case .executable:
+            let process = ServiceProcess.broker(logDirectory: logDirectory)
+            try await process.start()
+            return TestStack(
+                database: database, kafka: nil, brokerProcess: process, bootstrapServers: try process.announcement,
+                logDirectory: logDirectory)
+        }
+    }
+
+    /// Environment shared by every service process of this stack.
+    public func environment(for service: String) -> [String: String] {
+        [
+            "SURGE_ENV": "test",
+            "LOG_FORMAT": "text",
+            "LOG_LEVEL": "info",
+            "HTTP_HOST": "127.0.0.1",
+            "DATABASE_URL": database.configuration(for: service).url,
+            "KAFKA_BOOTSTRAP_SERVERS": bootstrapServers,
+            "KAFKA_CONSUMER_PROPERTIES": "fetch.wait.max.ms=10,session.timeout.ms=6000,heartbeat.interval.ms=500",
+            "KAFKA_PRODUCER_PROPERTIES": "message.timeout.ms=60000",
+            "OUTBOX_POLL_INTERVAL_MS": "200",
+            "CONSUMER_RETRY_BACKOFF_MS": "20",
+        ]
+    }
+
+    /// Starts `surge-<service>` (as `instance`, for a second replica) and waits until it listens. The gateway is
+    /// pointed at every service already running.
+    @discardableResult
+    public func start(_ service: String, instance: String? = nil, environment extra: [String: String] = [:]) async throws -> ServiceProcess {
+        let instance = instance ?? service
+        var environment = environment(for: service)
+        if service == "gateway" {
+            for (name, process) in processes.withLock({ $0 }) where process.isRunning {
+                if let url = try? process.baseURL, SurgeService(rawValue: name) != nil {
+                    environment["UPSTREAM_\(name.uppercased())_URL"] = url
+                }
+            }
+        }
+        environment.merge(extra) { _, new in new }
+        let process = ServiceProcess.service(service, instance: instance, environment: environment, logDirectory: logDirectory)
+        try await process.start()
+        processes.withLock { $0[instance] = process }
+        return process
+    }
+
+    public func process(_ instance: String) throws -> ServiceProcess {
+        guard let process = processes.withLock({ $0[instance] }) else { throw ServiceProcessError.notListening(instance) }
+        return process
+    }
+
+    /// An HTTP client for the gateway (or any started instance).
+    public func http(_ instance: String = "gateway") throws -> TestHTTP {
+        TestHTTP(baseURL: try process(instance).baseURL)
+    }
+
+    /// Stops every process and drops the database.
+    public func tearDown() async {
+        let all = processes.withLock { $0.values }
+        await withTaskGroup(of: Void.self) { group in
+            for process in all { group.addTask { await process.stop() } }
+        }
+        await brokerProcess?.stop()
+        await database.drop()
+    }
+}
+
+/// Runs `body` with a stack that is torn down afterwards, pass or fail.
+public func withTestStack<Result>(
+    _ name: String, broker: TestStack.Broker = .inProcess, _ body: (TestStack) async throws -> Result
+) async throws -> Result {
+    let stack = try await TestStack.create(name: name, broker: broker)
+    do {
+        let result = try await body(stack)
+        await stack.tearDown()
+        return result
+    } catch {
+        await stack.tearDown()
+        throw error
+    }
+}

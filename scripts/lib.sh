@@ -1,0 +1,80 @@
+# Shared helpers for the local stack and the test run. Sourced, not executed.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+STATE="$ROOT/.surge"
+BIN="$ROOT/.build/debug"
+SERVICES=(identity challenges progress leaderboard badges notifications gateway)
+
+log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+
+port_of() {
+  case "$1" in
+    gateway) echo 8080 ;; identity) echo 8081 ;; challenges) echo 8082 ;; progress) echo 8083 ;;
+    leaderboard) echo 8084 ;; badges) echo 8085 ;; notifications) echo 8086 ;;
+  esac
+}
+
+pg_bin() {
+  local dir
+  dir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+  [ -n "$dir" ] && echo "$dir"
+}
+
+# Installs what a fresh Debian machine lacks (as root), or says exactly what to install.
+ensure_dependencies() {
+  local missing=()
+  command -v swift >/dev/null || { echo "Swift 6 is required: https://www.swift.org/install/linux/" >&2; exit 1; }
+  pkg-config --exists rdkafka 2>/dev/null || missing+=(librdkafka-dev pkg-config)
+  [ -n "$(pg_bin)" ] || missing+=(postgresql)
+  [ -d /usr/share/zoneinfo/Europe ] || missing+=(tzdata)
+  command -v curl >/dev/null || missing+=(curl)
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if [ "$(id -u)" -eq 0 ]; then
+    log "Installing ${missing[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  else
+    echo "Missing packages. Install them with:" >&2
+    echo "  sudo apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+}
+
+# Runs a PostgreSQL server binary as a non-root user (initdb refuses root).
+as_pg_user() {
+  if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+random_secret() { head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n'; }
+
+# pg_start DATA_DIR PORT PASSWORD_FILE: a private cluster listening on 127.0.0.1:PORT, superuser surge_admin.
+pg_start() {
+  local data="$1" port="$2" password_file="$3" bin
+  bin="$(pg_bin)"
+  mkdir -p "$data"
+  if [ "$(id -u)" -eq 0 ]; then chown postgres "$data" "$password_file"; fi
+  chmod 700 "$data"
+  if [ ! -f "$data/PG_VERSION" ]; then
+    as_pg_user "$bin/initdb" -D "$data" -U surge_admin --pwfile="$password_file" --auth=scram-sha-256 \
+      --encoding=UTF8 --locale=C.UTF-8 >"$data.initdb.log" 2>&1 || { cat "$data.initdb.log" >&2; exit 1; }
+  fi
+  as_pg_user "$bin/pg_ctl" -D "$data" -l "$data/server.log" -w -t 60 \
+    -o "-p $port -c listen_addresses=127.0.0.1 -k $data -c max_connections=300 -c fsync=${PG_FSYNC:-on}" start >/dev/null
+}
+
+pg_stop() {
+  local data="$1"
+  [ -f "$data/postmaster.pid" ] || return 0
+  as_pg_user "$(pg_bin)/pg_ctl" -D "$data" -m fast -w stop >/dev/null 2>&1 || true
+}
+
+# Waits until a URL answers 200, or fails after the given seconds.
+wait_for_url() {
+  local url="$1" seconds="$2" i
+  for ((i = 0; i < seconds * 5; i++)); do
+    curl -fsS -o /dev/null "$url" 2>/dev/null && return 0
+    sleep 0.2
+  done
+  return 1
+}

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The whole system on one machine without Docker: `scripts/local.sh up` or `scripts/local.sh down`.
+source "$(dirname "$0")/lib.sh"
+
+LOCAL="$STATE/local"
+PG_PORT="${SURGE_PG_PORT:-55432}"
+
+up() {
+  ensure_dependencies
+  log "Building"
+  (cd "$ROOT" && swift build)
+  mkdir -p "$LOCAL/run" "$LOCAL/logs"
+  if [ ! -f "$LOCAL/secrets.env" ]; then
+    umask 077
+    {
+      echo "SURGE_ADMIN_PASSWORD=$(random_secret)"
+      for service in "${SERVICES[@]}"; do echo "SURGE_DB_PASSWORD_${service^^}=$(random_secret)"; done
+    } >"$LOCAL/secrets.env"
+  fi
+  set -a; source "$LOCAL/secrets.env"; set +a
+  printf '%s' "$SURGE_ADMIN_PASSWORD" >"$LOCAL/admin-password"
+
+  log "Starting PostgreSQL on 127.0.0.1:$PG_PORT (data in $LOCAL/pgdata)"
+  pg_start "$LOCAL/pgdata" "$PG_PORT" "$LOCAL/admin-password"
+  export SURGE_ADMIN_DATABASE_URL="postgres://surge_admin:$SURGE_ADMIN_PASSWORD@127.0.0.1:$PG_PORT/postgres"
+  "$BIN/surge-admin" provision --database surge >/dev/null
+
+  log "Starting the local Kafka-protocol broker (in memory, development only)"
+  rm -f "$LOCAL/run/kafka-bootstrap"
+  nohup "$BIN/surge-broker" --bootstrap-file "$LOCAL/run/kafka-bootstrap" >"$LOCAL/logs/broker.log" 2>&1 &
+  echo $! >"$LOCAL/run/broker.pid"
+  for _ in $(seq 1 50); do [ -s "$LOCAL/run/kafka-bootstrap" ] && break; sleep 0.1; done
+  local bootstrap
+  bootstrap="$(cat "$LOCAL/run/kafka-bootstrap")"
+
+  for service in "${SERVICES[@]}"; do
+    local password_var="SURGE_DB_PASSWORD_${service^^}"
+    log "Starting surge-$service on 127.0.0.1:$(port_of "$service")"
+    env SURGE_ENV=development LOG_FORMAT=text HTTP_HOST=127.0.0.1 HTTP_PORT="$(port_of "$service")" \
+      DATABASE_URL="postgres://surge_$service:${!password_var}@127.0.0.1:$PG_PORT/surge" \
+      KAFKA_BOOTSTRAP_SERVERS="$bootstrap" KAFKA_CONSUMER_PROPERTIES="fetch.wait.max.ms=10" \
+      nohup "$BIN/surge-$service" >"$LOCAL/logs/$service.log" 2>&1 &
+    echo $! >"$LOCAL/run/$service.pid"
+  done
+  for service in "${SERVICES[@]}"; do
+    wait_for_url "http://127.0.0.1:$(port_of "$service")/readyz" 60 || {
+      echo "surge-$service did not become ready; see $LOCAL/logs/$service.log" >&2; exit 1; }
+  done
+  echo
+  echo "Surge is running."
+  echo "  Gateway:  http://127.0.0.1:8080   (try: curl -X POST http://127.0.0.1:8080/v1/auth/guest -H 'content-type: application/json' -d '{\"displayName\":\"Sam\",\"timeZone\":\"Europe/Rome\"}')"
+  echo "  Logs:     $LOCAL/logs/"
+  echo "  Stop:     make stop"
+}
+
+down() {
+  for pidfile in "$LOCAL"/run/*.pid; do
+    [ -f "$pidfile" ] || continue
+    kill -TERM "$(cat "$pidfile")" 2>/dev/null || true
+    rm -f "$pidfile"
+  done
+  pg_stop "$LOCAL/pgdata"
+  echo "Stopped."
+}
+
+case "${1:-}" in
+  up) up ;;
+  down) down ;;
+  *) echo "usage: $0 up|down" >&2; exit 2 ;;
+esac

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# `make test`: builds, starts a private PostgreSQL, runs every test (unit, integration, end-to-end with services as
+# separate processes), and stops everything it started, pass or fail. Extra arguments go to `swift test`.
+source "$(dirname "$0")/lib.sh"
+
+TEST_STATE="$STATE/test"
+PG_PORT="${SURGE_TEST_PG_PORT:-55433}"
+
+ensure_dependencies
+log "Building (with tests)"
+(cd "$ROOT" && swift build --build-tests)
+
+rm -rf "$TEST_STATE"
+mkdir -p "$TEST_STATE/logs"
+random_secret >"$TEST_STATE/admin-password"
+export SURGE_TEST_PIDS="$TEST_STATE/pids"
+touch "$SURGE_TEST_PIDS"
+
+cleanup() {
+  while read -r pid; do kill -KILL "$pid" 2>/dev/null || true; done <"$SURGE_TEST_PIDS"
+  pg_stop "$TEST_STATE/pgdata"
+}
+trap cleanup EXIT
+
+log "Starting a private PostgreSQL on 127.0.0.1:$PG_PORT"
+PG_FSYNC=off pg_start "$TEST_STATE/pgdata" "$PG_PORT" "$TEST_STATE/admin-password"
+
+export SURGE_TEST_DATABASE_URL="postgres://surge_admin:$(cat "$TEST_STATE/admin-password")@127.0.0.1:$PG_PORT/postgres"
+export SURGE_TEST_LOGS="$TEST_STATE/logs"
+export SURGE_TEST_BINARIES="$BIN"
+
+log "Running the tests (service logs in $SURGE_TEST_LOGS)"
+cd "$ROOT"
+swift test --skip-build "$@"
