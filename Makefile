@@ -14,9 +14,10 @@ test:       ## Build and run every test against a private PostgreSQL and real br
 build:
 	swift build
 
-contracts:  ## Regenerate docs/events from the event types in Shared/Contracts
+contracts:  ## Regenerate docs/events, docs/openapi.json and the gateway route table from the code
 	swift build --product surge-admin
 	.build/debug/surge-admin event-schemas --output docs/events
+	.build/debug/surge-admin openapi --output .
 
 clean: stop
 	rm -rf .build .surge

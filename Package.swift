@@ -83,9 +83,18 @@ let toolTargets: [Target] = [
         path: "Tools/Broker",
         swiftSettings: swiftSettings
     ),
+    .target(
+        name: "SurgeAPICatalogue",
+        dependencies: [
+            "SurgeRuntime", "IdentityService", "ChallengesService", "ProgressService", "LeaderboardService", "BadgesService",
+            "NotificationsService",
+        ],
+        path: "Tools/APICatalogue",
+        swiftSettings: swiftSettings
+    ),
     .executableTarget(
         name: "surge-admin",
-        dependencies: ["SurgeContracts", "SurgePostgres", .argumentParser, .logging, .postgres],
+        dependencies: ["SurgeContracts", "SurgePostgres", "SurgeAPICatalogue", .argumentParser, .logging, .postgres],
         path: "Tools/Admin",
         swiftSettings: swiftSettings
     ),
@@ -99,6 +108,9 @@ let testTargets: [Target] = [
         swiftSettings: swiftSettings
     ),
     .testTarget(name: "ContractsTests", dependencies: ["SurgeContracts"], path: "Tests/ContractsTests", swiftSettings: swiftSettings),
+    .testTarget(
+        name: "APIContractTests", dependencies: ["SurgeAPICatalogue", "GatewayService", "SurgeRuntime", .hummingbird],
+        path: "Tests/APIContractTests", swiftSettings: swiftSettings),
     .testTarget(name: "KafkaTests", dependencies: ["SurgeKafka", "SurgeTestSupport"], path: "Tests/KafkaTests", swiftSettings: swiftSettings),
     .testTarget(name: "PlumbingTests", dependencies: ["SurgeMessaging", "SurgePostgres", "SurgeRuntime", "SurgeTestSupport", .hummingbird, .hummingbirdTesting], path: "Tests/PlumbingTests", swiftSettings: swiftSettings),
     .testTarget(name: "SystemTests", dependencies: ["SurgeTestSupport", "SurgeContracts", "SurgeKafka", "SurgeMessaging", .postgres, .httpClient], path: "Tests/SystemTests", swiftSettings: swiftSettings),

@@ -3,7 +3,9 @@ import Foundation
 /// Every event type Surge publishes. A payload type that is not listed here cannot be documented or consumed.
 public enum EventCatalogue {
     public static let all: [any EventPayload.Type] = [
-        UserRegistered.self,
+        UserRegistered.self, UserUpgraded.self, ProfileChanged.self, PreferencesChanged.self, TrainingPlanChanged.self,
+        FriendshipChanged.self, GroupChanged.self, GroupMembershipChanged.self, UserDeleted.self,
+        ChallengePublished.self, ChallengeChanged.self, ChallengeDeleted.self, ChallengeInvitationSent.self, ChallengeLiked.self,
     ]
 
     public static func descriptor(forType type: String) -> EventDescriptor? {

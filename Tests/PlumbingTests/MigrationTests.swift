@@ -67,7 +67,7 @@ struct MigrationTests {
     func rolesAreConfined() async throws {
         try await withTestDatabase(services: ["identity", "progress"]) { database in
             let progress = database.configuration(for: "progress").makeClient(schema: "progress", logger: logger)
-            try await PostgresClient.withRunning(progress) { client in
+            _ = try await PostgresClient.withRunning(progress) { client in
                 try await client.query("CREATE TABLE secrets (id int)", logger: logger)
             }
             let identity = database.configuration(for: "identity").makeClient(schema: "identity", logger: logger)

@@ -68,7 +68,7 @@ public final class ServiceProcess: Sendable {
     public func start() async throws {
         try? FileManager.default.removeItem(at: announcementFile)
         if !FileManager.default.fileExists(atPath: logFile.path) {
-            FileManager.default.createFile(atPath: logFile.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         }
         let log = try FileHandle(forWritingTo: logFile)
         try log.seekToEnd()

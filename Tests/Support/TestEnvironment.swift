@@ -37,7 +37,7 @@ public enum TestEnvironment {
     static func recordChild(_ pid: Int32) {
         guard let path = variables["SURGE_TEST_PIDS"],
             let handle = FileHandle(forWritingAtPath: path) ?? {
-                FileManager.default.createFile(atPath: path, contents: nil)
+                _ = FileManager.default.createFile(atPath: path, contents: nil)
                 return FileHandle(forWritingAtPath: path)
             }()
         else { return }

@@ -14,7 +14,7 @@ public struct TestResponse: Sendable {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             let text = try decoder.singleValueContainer().decode(String.self)
-            guard let date = try? Date(text, strategy: .iso8601) ?? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) else {
+            guard let date = (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text)) ?? (try? Date(text, strategy: .iso8601)) else {
                 throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "bad date \(text)"))
             }
             return date

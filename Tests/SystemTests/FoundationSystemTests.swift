@@ -56,7 +56,7 @@ struct FoundationSystemTests {
             #expect(try await stack.database.count("SELECT count(*) FROM identity.users WHERE id = \(userID)") == 1)
             #expect(try await stack.database.count("SELECT count(*) FROM identity.outbox WHERE published_at IS NULL") == 1)
 
-            await try stack.process("identity").crash()
+            try await stack.process("identity").crash()
             kafka.cluster.setBrokersAvailable(true)
             try await stack.process("identity").start()
 

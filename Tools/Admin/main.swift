@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import PostgresNIO
+import SurgeAPICatalogue
 import SurgeContracts
 import SurgePostgres
 
@@ -10,7 +11,7 @@ struct SurgeAdmin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "surge-admin",
         abstract: "Operational tasks for Surge: database provisioning, event schemas, the topic list.",
-        subcommands: [Provision.self, EventSchemas.self, Topics.self])
+        subcommands: [Provision.self, EventSchemas.self, OpenAPI.self, Topics.self])
 }
 
 struct Provision: AsyncParsableCommand {
@@ -77,6 +78,29 @@ struct EventSchemas: ParsableCommand {
             try file.contents.write(to: url)
         }
         print("wrote \(files.count) files to \(output)")
+    }
+}
+
+struct OpenAPI: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "openapi",
+        abstract: "Print the OpenAPI document of the public API, or write it and the gateway's route table.")
+
+    @Option(help: "The repository root to write docs/openapi.json and the gateway's generated route table into.")
+    var output: String?
+
+    func run() throws {
+        let files = try PublicAPICatalogue.files()
+        guard let output else {
+            print(String(decoding: files[0].contents, as: UTF8.self))
+            return
+        }
+        for file in files {
+            let url = URL(fileURLWithPath: output).appendingPathComponent(file.path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try file.contents.write(to: url)
+        }
+        print("wrote \(files.map(\.path).joined(separator: ", "))")
     }
 }
 

@@ -3,6 +3,7 @@ import SurgeRuntime
 
 public enum BadgesService {
     public static let name = "badges"
+    public static let api: [APIOperation] = []
     public static let defaultPort = 8085
 
     public static func buildApplication(_ settings: ServiceSettings) async throws -> some ApplicationProtocol {

@@ -3,6 +3,7 @@ import SurgeRuntime
 
 public enum ChallengesService {
     public static let name = "challenges"
+    public static let api: [APIOperation] = []
     public static let defaultPort = 8082
 
     public static func buildApplication(_ settings: ServiceSettings) async throws -> some ApplicationProtocol {

@@ -15,10 +15,15 @@ public enum GatewayService {
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
         let router = infrastructure.makeRouter(context: GatewayRequestContext.self)
         router.add(middleware: TraceMiddleware())
+        router.get("/openapi.json") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(string: PublicAPI.openAPIDocument)))
+        }
         ProxyController(
             client: client, upstreams: Upstreams(settings.reader),
             timeout: .seconds(Int64(try settings.reader.int("UPSTREAM_TIMEOUT_SECONDS", default: 30, range: 1...600)))
-        ).addRoutes(PublicRoutes.all, to: router)
+        ).addRoutes(PublicAPI.routes, to: router)
         return infrastructure.makeApplication(router: router, services: [HTTPClientService(client: client)])
     }
 }

@@ -3,6 +3,7 @@ import SurgeRuntime
 
 public enum NotificationsService {
     public static let name = "notifications"
+    public static let api: [APIOperation] = []
     public static let defaultPort = 8086
 
     public static func buildApplication(_ settings: ServiceSettings) async throws -> some ApplicationProtocol {

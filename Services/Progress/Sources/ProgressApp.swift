@@ -4,6 +4,7 @@ import SurgeRuntime
 
 public enum ProgressService {
     public static let name = "progress"
+    public static let api: [APIOperation] = []
     public static let defaultPort = 8083
 
     public static func buildApplication(_ settings: ServiceSettings) async throws -> some ApplicationProtocol {

@@ -1,27 +1,29 @@
 import HTTPTypes
 import SurgeContracts
+import SurgeRuntime
 
-/// One operation of the public API and the service that answers it. The table is the gateway's whole routing
-/// knowledge, and the OpenAPI document must list exactly these operations.
+/// One operation of the public API as the gateway sees it: which service answers, whether a token is needed, how
+/// hard to throttle, whether `Idempotency-Key` applies. The table (`PublicAPI.routes`) is generated from the
+/// services' declarations together with the OpenAPI document.
 public struct PublicRoute: Sendable, Hashable {
-    public enum Access: Sendable, Hashable {
-        /// Anyone may call it (sign-up, sign-in).
-        case anonymous
-        /// Needs a valid access token; the caller's id is passed on.
-        case authenticated
-    }
-
     public var method: HTTPRequest.Method
     /// OpenAPI-style template: `/v1/groups/{groupID}/members`.
     public var path: String
     public var upstream: SurgeService
-    public var access: Access
+    public var access: APIOperation.Access
+    public var throttle: APIOperation.Throttle
+    public var idempotent: Bool
 
-    public init(_ method: HTTPRequest.Method, _ path: String, _ upstream: SurgeService, _ access: Access) {
+    public init(
+        _ method: HTTPRequest.Method, _ path: String, _ upstream: SurgeService, _ access: APIOperation.Access,
+        _ throttle: APIOperation.Throttle, idempotent: Bool
+    ) {
         self.method = method
         self.path = path
         self.upstream = upstream
         self.access = access
+        self.throttle = throttle
+        self.idempotent = idempotent
     }
 
     /// The same template in Hummingbird's router syntax: `/v1/groups/:groupID/members`.
@@ -30,10 +32,4 @@ public struct PublicRoute: Sendable, Hashable {
             segment.hasPrefix("{") && segment.hasSuffix("}") ? ":" + segment.dropFirst().dropLast() : segment
         }.joined(separator: "/")
     }
-}
-
-public enum PublicRoutes {
-    public static let all: [PublicRoute] = [
-        PublicRoute(.post, "/v1/auth/guest", .identity, .anonymous),
-    ]
 }

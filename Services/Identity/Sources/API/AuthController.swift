@@ -5,18 +5,18 @@ import SurgeRuntime
 struct AuthController<Repository: AccountRepository> {
     let accounts: Repository
 
-    struct GuestRequest: Decodable {
+    struct GuestRequest: Codable {
         var displayName: String
         var timeZone: String
         var locale: String?
     }
 
-    struct AccountResponse: ResponseEncodable {
+    struct AccountResponse: ResponseCodable {
         var user: Account
     }
 
-    func addRoutes(to group: RouterGroup<SurgeRequestContext>) {
-        group.post("guest", use: registerGuest)
+    func addRoutes(to router: Router<SurgeRequestContext>) {
+        router.add(IdentityAPI.registerGuest, use: registerGuest)
     }
 
     @Sendable func registerGuest(request: Request, context: SurgeRequestContext) async throws -> EditedResponse<AccountResponse> {

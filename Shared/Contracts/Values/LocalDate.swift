@@ -1,0 +1,119 @@
+import Foundation
+
+/// A calendar date in someone's own time zone, without a time: `2026-11-21`.
+public struct LocalDate: Hashable, Comparable, Sendable, Codable, CustomStringConvertible, JSONSchemaDescribing {
+    public let year: Int
+    public let month: Int
+    public let day: Int
+
+    public init?(year: Int, month: Int, day: Int) {
+        guard (1...9999).contains(year), (1...12).contains(month), (1...31).contains(day),
+            day <= Self.daysIn(month: month, year: year)
+        else { return nil }
+        self.year = year
+        self.month = month
+        self.day = day
+    }
+
+    /// Parses `YYYY-MM-DD`.
+    public init?(_ text: String) {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+            let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2])
+        else { return nil }
+        self.init(year: year, month: month, day: day)
+    }
+
+    public var description: String {
+        String(format: "%04d-%02d-%02d", year, month, day)
+    }
+
+    public static func < (lhs: LocalDate, rhs: LocalDate) -> Bool {
+        (lhs.year, lhs.month, lhs.day) < (rhs.year, rhs.month, rhs.day)
+    }
+
+    public static func isLeap(_ year: Int) -> Bool { (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 }
+
+    public static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: isLeap(year) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard let date = LocalDate(text) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "expected a date as YYYY-MM-DD, got \(text)")
+        }
+        self = date
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+
+    public static let jsonSchema = JSONSchema.string(format: "date")
+    public static let schemaPlaceholder = LocalDate(year: 2026, month: 1, day: 1)!
+}
+
+/// A wall-clock time of day: `07:30`.
+public struct LocalTime: Hashable, Comparable, Sendable, Codable, CustomStringConvertible, JSONSchemaDescribing {
+    public let hour: Int
+    public let minute: Int
+
+    public init?(hour: Int, minute: Int) {
+        guard (0...23).contains(hour), (0...59).contains(minute) else { return nil }
+        self.hour = hour
+        self.minute = minute
+    }
+
+    /// Parses `HH:mm`.
+    public init?(_ text: String) {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0].count == 2, parts[1].count == 2, let hour = Int(parts[0]), let minute = Int(parts[1]) else {
+            return nil
+        }
+        self.init(hour: hour, minute: minute)
+    }
+
+    public var minutesSinceMidnight: Int { hour * 60 + minute }
+    public var description: String { String(format: "%02d:%02d", hour, minute) }
+
+    public static func < (lhs: LocalTime, rhs: LocalTime) -> Bool { lhs.minutesSinceMidnight < rhs.minutesSinceMidnight }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        guard let time = LocalTime(text) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "expected a time as HH:mm, got \(text)")
+        }
+        self = time
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+
+    public static let jsonSchema = JSONSchema.string(format: "time")
+    public static let schemaPlaceholder = LocalTime(hour: 9, minute: 0)!
+}
+
+/// ISO weekdays, Monday first.
+public enum Weekday: String, Codable, Sendable, CaseIterable, JSONSchemaEnum, Comparable {
+    case monday, tuesday, wednesday, thursday, friday, saturday, sunday
+
+    /// 1 (Monday) ... 7 (Sunday).
+    public var isoNumber: Int { Self.allCases.firstIndex(of: self)! + 1 }
+
+    public init?(isoNumber: Int) {
+        guard (1...7).contains(isoNumber) else { return nil }
+        self = Self.allCases[isoNumber - 1]
+    }
+
+    public static func < (lhs: Weekday, rhs: Weekday) -> Bool { lhs.isoNumber < rhs.isoNumber }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import SurgeContracts
+
+/// One operation of the public API, declared by the service that answers it. Services register their handlers
+/// through these declarations, the OpenAPI document is generated from them, and the gateway's route table is
+/// generated from that: one source of truth, so the three cannot drift.
+public struct APIOperation: Sendable {
+    public enum Access: String, Sendable {
+        /// Anyone may call it (sign-up, sign-in).
+        case anonymous
+        /// Needs a valid access token; the gateway passes the caller's id on.
+        case authenticated
+    }
+
+    /// How hard the gateway rate-limits the operation.
+    public enum Throttle: String, Sendable {
+        case standard
+        /// Credential checks (sign-in, sign-up, refresh): a much smaller budget per IP, against password guessing.
+        case credentials
+    }
+
+    public struct QueryParameter: Sendable {
+        public var name: String
+        public var description: String
+        public var schema: JSONSchema
+        public var required: Bool
+
+        public init(_ name: String, _ description: String, schema: JSONSchema = .string(), required: Bool = false) {
+            self.name = name
+            self.description = description
+            self.schema = schema
+            self.required = required
+        }
+
+        /// `limit` and `cursor` of every paginated list.
+        public static let pagination: [QueryParameter] = [
+            QueryParameter("limit", "Items per page, 1-100 (default 20).", schema: .integer),
+            QueryParameter("cursor", "The `nextCursor` of the previous page."),
+        ]
+    }
+
+    public var id: String
+    public var method: HTTPRequest.Method
+    /// OpenAPI path template: `/v1/groups/{groupID}/members`.
+    public var path: String
+    public var summary: String
+    public var service: SurgeService
+    public var access: Access
+    public var throttle: Throttle
+    public var query: [QueryParameter]
+    public var requestType: (any (Decodable & Sendable).Type)?
+    /// The request body's media type when it is not JSON (a photo upload).
+    public var requestMediaTypes: [String]
+    public var status: HTTPResponse.Status
+    public var responseType: (any (Decodable & Sendable).Type)?
+    /// Error statuses worth documenting besides 400, 401, 422, 429 and 5xx.
+    public var errors: [HTTPResponse.Status]
+    /// POSTs that create something accept `Idempotency-Key`; the gateway replays the first response to a retry.
+    public var idempotent: Bool
+
+    public init(
+        _ method: HTTPRequest.Method, _ path: String, id: String, service: SurgeService, summary: String,
+        access: Access = .authenticated, throttle: Throttle = .standard, query: [QueryParameter] = [],
+        request: (any (Decodable & Sendable).Type)? = nil, requestMediaTypes: [String] = ["application/json"],
+        status: HTTPResponse.Status = .ok, response: (any (Decodable & Sendable).Type)? = nil, errors: [HTTPResponse.Status] = [],
+        idempotent: Bool? = nil
+    ) {
+        self.id = id
+        self.method = method
+        self.path = path
+        self.summary = summary
+        self.service = service
+        self.access = access
+        self.throttle = throttle
+        self.query = query
+        self.requestType = request
+        self.requestMediaTypes = requestMediaTypes
+        self.status = status
+        self.responseType = response
+        self.errors = errors
+        self.idempotent = idempotent ?? (method == .post && status == .created)
+    }
+
+    /// The template in Hummingbird's router syntax: `/v1/groups/:groupID/members`.
+    public var routerPath: RouterPath {
+        RouterPath(path.split(separator: "/", omittingEmptySubsequences: false).map { segment in
+            segment.hasPrefix("{") && segment.hasSuffix("}") ? ":" + segment.dropFirst().dropLast() : segment
+        }.joined(separator: "/"))
+    }
+
+    /// Names of the `{placeholders}` in the path.
+    public var pathParameters: [String] {
+        path.split(separator: "/").filter { $0.hasPrefix("{") && $0.hasSuffix("}") }.map { String($0.dropFirst().dropLast()) }
+    }
+}
+
+extension Router {
+    /// Registers `handler` for a declared operation.
+    @discardableResult
+    public func add<Output: ResponseGenerator>(
+        _ operation: APIOperation, use handler: @Sendable @escaping (Request, Context) async throws -> Output
+    ) -> Self {
+        on(operation.routerPath, method: operation.method, use: handler)
+    }
+}
+
+extension Request {
+    /// A path parameter that must be a UUID; 404 when it is not one (no such resource can exist).
+    public func uuidParameter(_ name: String, context: some RequestContext) throws -> UUID {
+        guard let text = context.parameters.get(name), let id = UUID(uuidString: text) else {
+            throw Problem.notFound()
+        }
+        return id
+    }
+}

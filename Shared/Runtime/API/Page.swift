@@ -1,0 +1,73 @@
+import Foundation
+import Hummingbird
+import SurgeContracts
+
+/// One page of a list. `nextCursor` is absent on the last page. Cursors are opaque to clients and stable under
+/// inserts: they encode the sort key of the last item, not an offset.
+public struct Page<Item: Codable & Sendable>: Codable, Sendable, ResponseEncodable {
+    public var items: [Item]
+    public var nextCursor: String?
+
+    public init(items: [Item], nextCursor: String?) {
+        self.items = items
+        self.nextCursor = nextCursor
+    }
+}
+
+/// A page request: how many items, and where the previous page ended.
+public struct PageRequest<Position: Codable & Sendable>: Sendable {
+    public static var defaultLimit: Int { 20 }
+    public static var maximumLimit: Int { 100 }
+
+    public var limit: Int
+    public var after: Position?
+
+    /// Reads `limit` and `cursor` from the query; a malformed value is a validation problem naming it.
+    public init(_ request: Request) throws {
+        let query = request.uri.queryParameters
+        if let text = query["limit"].map(String.init) {
+            guard let limit = Int(text), (1...Self.maximumLimit).contains(limit) else {
+                throw Problem.validation(field: "limit", "must be an integer from 1 to \(Self.maximumLimit)")
+            }
+            self.limit = limit
+        } else {
+            self.limit = Self.defaultLimit
+        }
+        if let cursor = query["cursor"].map(String.init), !cursor.isEmpty {
+            guard let position = Cursor.decode(Position.self, from: cursor) else {
+                throw Problem.validation(field: "cursor", "is not a cursor this API issued")
+            }
+            after = position
+        } else {
+            after = nil
+        }
+    }
+
+    public init(limit: Int, after: Position?) {
+        self.limit = limit
+        self.after = after
+    }
+
+    /// Builds the page from up to `limit + 1` fetched rows: the extra row only says whether there is more.
+    public func page<Item: Codable & Sendable>(_ fetched: [Item], position: (Item) -> Position) -> Page<Item> {
+        let items = Array(fetched.prefix(limit))
+        let next = fetched.count > limit ? items.last.map { Cursor.encode(position($0)) } : nil
+        return Page(items: items, nextCursor: next)
+    }
+}
+
+/// Opaque cursors: base64url of the JSON of a sort position.
+public enum Cursor {
+    public static func encode(_ position: some Encodable) -> String {
+        let data = (try? SurgeJSON.encode(position)) ?? Data()
+        return data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    public static func decode<Position: Decodable>(_ type: Position.Type, from text: String) -> Position? {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        guard let data = Data(base64Encoded: base64) else { return nil }
+        return try? SurgeJSON.decode(type, from: data)
+    }
+}
