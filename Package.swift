@@ -33,6 +33,7 @@ let sharedTargets: [Target] = [
     .target(name: "SurgeKafka", dependencies: ["CRdKafka", .logging, .metrics, .lifecycle], path: "Shared/Kafka", swiftSettings: swiftSettings),
     .target(name: "SurgeContracts", path: "Shared/Contracts", swiftSettings: swiftSettings),
     .target(name: "SurgeCalendar", dependencies: ["SurgeContracts"], path: "Shared/Calendar", swiftSettings: swiftSettings),
+    .target(name: "SurgeAuth", dependencies: [.jwt, .logging], path: "Shared/Auth", swiftSettings: swiftSettings),
     .target(name: "SurgePostgres", dependencies: [.postgres, .nioSSL, .logging, .lifecycle], path: "Shared/Postgres", swiftSettings: swiftSettings),
     .target(
         name: "SurgeMessaging",
@@ -68,8 +69,8 @@ func service(_ name: String, module: String, dependencies: [Target.Dependency] =
 }
 
 let serviceTargets: [Target] =
-    service("Gateway", module: "GatewayService", dependencies: [.httpClient, .httpTypes, .jwt])
-    + service("Identity", module: "IdentityService", dependencies: [.jwt, .bcrypt])
+    service("Gateway", module: "GatewayService", dependencies: ["SurgeAuth", .httpClient, .httpTypes])
+    + service("Identity", module: "IdentityService", dependencies: ["SurgeAuth", .jwt, .bcrypt, .httpClient])
     + service("Challenges", module: "ChallengesService")
     + service("Progress", module: "ProgressService")
     + service("Leaderboard", module: "LeaderboardService")
@@ -107,13 +108,14 @@ let testTargets: [Target] = [
         path: "Tests/Support",
         swiftSettings: swiftSettings
     ),
+    .testTarget(name: "AuthTests", dependencies: ["SurgeAuth", .jwt], path: "Tests/AuthTests", swiftSettings: swiftSettings),
     .testTarget(name: "ContractsTests", dependencies: ["SurgeContracts"], path: "Tests/ContractsTests", swiftSettings: swiftSettings),
     .testTarget(
         name: "APIContractTests", dependencies: ["SurgeAPICatalogue", "GatewayService", "SurgeRuntime", .hummingbird],
         path: "Tests/APIContractTests", swiftSettings: swiftSettings),
     .testTarget(name: "KafkaTests", dependencies: ["SurgeKafka", "SurgeTestSupport"], path: "Tests/KafkaTests", swiftSettings: swiftSettings),
     .testTarget(name: "PlumbingTests", dependencies: ["SurgeMessaging", "SurgePostgres", "SurgeRuntime", "SurgeTestSupport", .hummingbird, .hummingbirdTesting], path: "Tests/PlumbingTests", swiftSettings: swiftSettings),
-    .testTarget(name: "SystemTests", dependencies: ["SurgeTestSupport", "SurgeContracts", "SurgeKafka", "SurgeMessaging", .postgres, .httpClient], path: "Tests/SystemTests", swiftSettings: swiftSettings),
+    .testTarget(name: "SystemTests", dependencies: ["SurgeTestSupport", "SurgeContracts", "SurgeKafka", "SurgeMessaging", "SurgeAuth", .postgres, .httpClient], path: "Tests/SystemTests", swiftSettings: swiftSettings),
 ]
 
 let package = Package(

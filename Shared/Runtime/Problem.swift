@@ -39,6 +39,7 @@ public struct Problem: HTTPResponseError, Sendable, Equatable {
         let data = try SurgeJSON.encode(body)
         var headers: HTTPFields = [.contentType: "application/problem+json", .contentLength: String(data.count)]
         if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+        if status == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 

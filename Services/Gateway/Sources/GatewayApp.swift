@@ -20,8 +20,13 @@ public enum GatewayService {
                 status: .ok, headers: [.contentType: "application/json"],
                 body: .init(byteBuffer: ByteBuffer(string: PublicAPI.openAPIDocument)))
         }
+        let upstreams = Upstreams(settings.reader)
+        let authenticator = Authenticator.make(
+            client: client,
+            jwksURL: settings.reader.string("IDENTITY_JWKS_URL", default: upstreams.url(for: .identity) + "/internal/jwks.json"),
+            logger: infrastructure.logger)
         ProxyController(
-            client: client, upstreams: Upstreams(settings.reader),
+            client: client, upstreams: upstreams, authenticator: authenticator,
             timeout: .seconds(Int64(try settings.reader.int("UPSTREAM_TIMEOUT_SECONDS", default: 30, range: 1...600)))
         ).addRoutes(PublicAPI.routes, to: router)
         return infrastructure.makeApplication(router: router, services: [HTTPClientService(client: client)])

@@ -10,8 +10,10 @@ public enum IdentityService {
         let infrastructure = try await ServiceInfrastructure.start(settings, migrations: [IdentityMigrations.set])
         let accounts = PostgresAccountRepository(
             client: infrastructure.database, outbox: infrastructure.outbox, logger: infrastructure.logger)
+        let tokens = try await TokenSettings.issuer(settings)
         let router = infrastructure.makeRouter()
-        AuthController(accounts: accounts).addRoutes(to: router)
+        AuthController(accounts: accounts, tokens: tokens).addRoutes(to: router)
+        AccountController(accounts: accounts).addRoutes(to: router)
         return infrastructure.makeApplication(router: router)
     }
 }

@@ -12,6 +12,7 @@ import SurgeRuntime
 struct ProxyController {
     let client: HTTPClient
     let upstreams: Upstreams
+    let authenticator: Authenticator
     let timeout: TimeAmount
 
     static let hopByHopHeaders: Set<String> = [
@@ -22,7 +23,11 @@ struct ProxyController {
     func addRoutes(_ routes: [PublicRoute], to router: Router<GatewayRequestContext>) {
         for route in routes {
             router.on(RouterPath(route.routerPath), method: route.method) { request, context in
-                try await forward(request, context: context, to: route.upstream)
+                var context = context
+                if route.access == .authenticated {
+                    context.callerID = try await authenticator.callerID(of: request)
+                }
+                return try await forward(request, context: context, to: route.upstream)
             }
         }
     }

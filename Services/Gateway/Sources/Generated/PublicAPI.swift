@@ -3,6 +3,7 @@
 enum PublicAPI {
     static let routes: [PublicRoute] = [
         PublicRoute(.post, "/v1/auth/guest", .identity, .anonymous, .credentials, idempotent: true),
+        PublicRoute(.get, "/v1/me", .identity, .authenticated, .standard, idempotent: false),
     ]
 
     static let openAPIDocument = #"""
@@ -126,6 +127,103 @@ enum PublicAPI {
               "application/json" : {
                 "schema" : {
                   "properties" : {
+                    "tokens" : {
+                      "properties" : {
+                        "accessToken" : {
+                          "type" : "string"
+                        },
+                        "accessTokenExpiresAt" : {
+                          "format" : "date-time",
+                          "type" : "string"
+                        }
+                      },
+                      "required" : [
+                        "accessToken",
+                        "accessTokenExpiresAt"
+                      ],
+                      "type" : "object"
+                    },
+                    "user" : {
+                      "properties" : {
+                        "createdAt" : {
+                          "format" : "date-time",
+                          "type" : "string"
+                        },
+                        "displayName" : {
+                          "type" : "string"
+                        },
+                        "id" : {
+                          "format" : "uuid",
+                          "type" : "string"
+                        },
+                        "kind" : {
+                          "enum" : [
+                            "guest",
+                            "password",
+                            "social"
+                          ],
+                          "type" : "string"
+                        },
+                        "locale" : {
+                          "type" : "string"
+                        },
+                        "timeZone" : {
+                          "type" : "string"
+                        }
+                      },
+                      "required" : [
+                        "createdAt",
+                        "displayName",
+                        "id",
+                        "kind",
+                        "timeZone"
+                      ],
+                      "type" : "object"
+                    }
+                  },
+                  "required" : [
+                    "tokens",
+                    "user"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "Created"
+          },
+          "400" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+
+        ],
+        "summary" : "Create a guest account with a display name only (offline-first apps); credentials can be attached later.",
+        "tags" : [
+          "identity"
+        ],
+        "x-surge-service" : "identity",
+        "x-surge-throttle" : "credentials"
+      }
+    },
+    "/v1/me" : {
+      "get" : {
+        "operationId" : "getMe",
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
                     "user" : {
                       "properties" : {
                         "createdAt" : {
@@ -171,12 +269,9 @@ enum PublicAPI {
                 }
               }
             },
-            "description" : "Created"
+            "description" : "OK"
           },
-          "400" : {
-            "$ref" : "#/components/responses/Problem"
-          },
-          "422" : {
+          "401" : {
             "$ref" : "#/components/responses/Problem"
           },
           "429" : {
@@ -187,14 +282,18 @@ enum PublicAPI {
           }
         },
         "security" : [
+          {
+            "bearer" : [
 
+            ]
+          }
         ],
-        "summary" : "Create a guest account with a display name only (offline-first apps); credentials can be attached later.",
+        "summary" : "The caller's account.",
         "tags" : [
           "identity"
         ],
         "x-surge-service" : "identity",
-        "x-surge-throttle" : "credentials"
+        "x-surge-throttle" : "standard"
       }
     }
   },

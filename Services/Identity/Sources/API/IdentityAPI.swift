@@ -6,7 +6,11 @@ enum IdentityAPI {
         .post, "/v1/auth/guest", id: "registerGuest", service: .identity,
         summary: "Create a guest account with a display name only (offline-first apps); credentials can be attached later.",
         access: .anonymous, throttle: .credentials, request: AuthController<PostgresAccountRepository>.GuestRequest.self,
-        status: .created, response: AuthController<PostgresAccountRepository>.AccountResponse.self)
+        status: .created, response: AuthController<PostgresAccountRepository>.SessionResponse.self)
 
-    static let all = [registerGuest]
+    static let me = APIOperation(
+        .get, "/v1/me", id: "getMe", service: .identity, summary: "The caller's account.",
+        response: AccountController<PostgresAccountRepository>.AccountResponse.self)
+
+    static let all = [registerGuest, me]
 }

@@ -7,6 +7,7 @@ import SurgePostgres
 
 public protocol AccountRepository: Sendable {
     func registerGuest(_ registration: GuestRegistration, trace: TraceContext) async throws -> Account
+    func account(_ id: UUID) async throws -> Account?
 }
 
 struct PostgresAccountRepository: AccountRepository {
@@ -31,5 +32,14 @@ struct PostgresAccountRepository: AccountRepository {
                 on: connection, at: account.createdAt, trace: trace, logger: logger)
         }
         return account
+    }
+
+    func account(_ id: UUID) async throws -> Account? {
+        let rows = try await client.query(
+            "SELECT id, display_name, time_zone, locale, kind, created_at FROM users WHERE id = \(id)", logger: logger)
+        for try await (id, displayName, timeZone, locale, kind, createdAt) in rows.decode((UUID, String, String, String?, String, Date).self) {
+            return Account(id: id, displayName: displayName, timeZone: timeZone, locale: locale, kind: AccountKind(rawValue: kind) ?? .guest, createdAt: createdAt)
+        }
+        return nil
     }
 }

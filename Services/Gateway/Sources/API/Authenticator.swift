@@ -1,0 +1,39 @@
+import AsyncHTTPClient
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import SurgeAuth
+import SurgeRuntime
+
+/// Proves the caller of an authenticated route with the bearer access token.
+struct Authenticator: Sendable {
+    let verifier: AccessTokenVerifier
+
+    /// Fetches identity's JWKS with the gateway's HTTP client.
+    static func make(client: HTTPClient, jwksURL: String, logger: Logger) -> Authenticator {
+        Authenticator(verifier: AccessTokenVerifier(logger: logger) {
+            let response = try await client.execute(HTTPClientRequest(url: jwksURL), timeout: .seconds(5))
+            guard response.status == .ok else { throw Problem.unavailable("identity answered \(response.status.code)") }
+            return String(buffer: try await response.body.collect(upTo: 1 << 20))
+        })
+    }
+
+    func callerID(of request: Request) async throws -> UUID {
+        guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else {
+            throw Problem.unauthorized()
+        }
+        do {
+            let claims = try await verifier.verify(String(header.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces))
+            guard let userID = claims.userID else { throw AccessTokenVerifier.Failure.invalid }
+            return userID
+        } catch AccessTokenVerifier.Failure.keysUnavailable {
+            throw Problem.unavailable("Access tokens cannot be checked right now.")
+        } catch {
+            throw Problem(
+                slug: "invalid-token", title: "Invalid access token", status: .unauthorized,
+                detail: "The access token is malformed, expired or not signed by Surge. Refresh it or sign in again.")
+        }
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import JWTKit
+import Logging
+import SurgeAuth
+import Testing
+
+@Suite("Access tokens")
+struct AccessTokenTests {
+    let userID = UUID()
+
+    func verifier(for issuers: [AccessTokenIssuer], fetches: LockedCounter = LockedCounter()) -> AccessTokenVerifier {
+        AccessTokenVerifier(logger: Logger(label: "test")) {
+            fetches.increment()
+            let jwks = JWKS(keys: issuers.flatMap(\.jwks.keys))
+            return String(decoding: try JSONEncoder().encode(jwks), as: UTF8.self)
+        }
+    }
+
+    @Test("a token identity signed verifies and names the user")
+    func roundTrip() async throws {
+        let issuer = await AccessTokenIssuer(signingKey: try .generate())
+        let token = try await issuer.issue(userID: userID, kind: "guest")
+        let claims = try await verifier(for: [issuer]).verify(token.token)
+        #expect(claims.userID == userID)
+        #expect(claims.kind == "guest")
+        #expect(abs(token.expiresAt.timeIntervalSinceNow - 900) < 5)
+    }
+
+    @Test("expired, tampered and foreign-key tokens are refused")
+    func refusals() async throws {
+        let issuer = await AccessTokenIssuer(signingKey: try .generate(id: "k1"))
+        let verifier = verifier(for: [issuer])
+        let expired = try await issuer.issue(userID: userID, kind: "guest", now: Date().addingTimeInterval(-3600))
+        await #expect(throws: AccessTokenVerifier.Failure.invalid) { try await verifier.verify(expired.token) }
+
+        let valid = try await issuer.issue(userID: userID, kind: "guest").token
+        var parts = valid.split(separator: ".").map(String.init)
+        let forged = AccessTokenClaims(userID: UUID(), kind: "guest", issuedAt: Date(), expiresAt: Date().addingTimeInterval(900))
+        parts[1] = try JSONEncoder().encode(forged).base64EncodedString().replacingOccurrences(of: "=", with: "")
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        await #expect(throws: AccessTokenVerifier.Failure.invalid) { try await verifier.verify(parts.joined(separator: ".")) }
+
+        let stranger = await AccessTokenIssuer(signingKey: try .generate(id: "k1"))
+        let foreign = try await stranger.issue(userID: userID, kind: "guest")
+        await #expect(throws: AccessTokenVerifier.Failure.invalid) { try await verifier.verify(foreign.token) }
+
+        await #expect(throws: AccessTokenVerifier.Failure.invalid) { try await verifier.verify("not.a.token") }
+    }
+
+    @Test("a token with another audience or issuer is refused")
+    func audienceAndIssuer() async throws {
+        let key = try SigningKey.generate(id: "k")
+        let keys = JWTKeyCollection()
+        await keys.add(eddsa: key.privateKey, kid: "k")
+        var claims = AccessTokenClaims(userID: userID, kind: "guest", issuedAt: Date(), expiresAt: Date().addingTimeInterval(600))
+        claims.aud = AudienceClaim(value: ["someone-else"])
+        let wrongAudience = try await keys.sign(claims, kid: "k")
+        claims.aud = AudienceClaim(value: [AccessTokenClaims.audience])
+        claims.iss = IssuerClaim(value: "evil")
+        let wrongIssuer = try await keys.sign(claims, kid: "k")
+        let verifier = verifier(for: [await AccessTokenIssuer(signingKey: key)])
+        await #expect(throws: AccessTokenVerifier.Failure.invalid) { try await verifier.verify(wrongAudience) }
+        await #expect(throws: AccessTokenVerifier.Failure.invalid) { try await verifier.verify(wrongIssuer) }
+    }
+
+    @Test("after a key rotation, tokens of the new key verify once the verifier refetches; retired keys still verify")
+    func rotation() async throws {
+        let old = try SigningKey.generate(id: "old")
+        let new = try SigningKey.generate(id: "new")
+        let published = LockedValueBox([await AccessTokenIssuer(signingKey: old)])
+        let fetches = LockedCounter()
+        let verifier = AccessTokenVerifier(logger: Logger(label: "test")) {
+            fetches.increment()
+            let jwks = JWKS(keys: published.value.flatMap(\.jwks.keys))
+            return String(decoding: try JSONEncoder().encode(jwks), as: UTF8.self)
+        }
+        let oldToken = try await published.value[0].issue(userID: userID, kind: "guest")
+        _ = try await verifier.verify(oldToken.token)
+        let retired = PublicSigningKey(id: "old", x: try #require(old.publicJWK.x))
+        let rotated = await AccessTokenIssuer(signingKey: new, retiredKeys: [retired])
+        published.set([rotated])
+        let newToken = try await rotated.issue(userID: userID, kind: "guest")
+        #expect(try await verifier.verify(newToken.token).userID == userID)
+        #expect(try await verifier.verify(oldToken.token).userID == userID)
+        #expect(fetches.value == 2)
+    }
+
+    @Test("without reachable keys the verifier says so instead of refusing the token")
+    func keysUnavailable() async throws {
+        struct Down: Error {}
+        let verifier = AccessTokenVerifier(logger: Logger(label: "test")) { throw Down() }
+        let token = try await AccessTokenIssuer(signingKey: .generate()).issue(userID: userID, kind: "guest")
+        await #expect(throws: AccessTokenVerifier.Failure.keysUnavailable) { try await verifier.verify(token.token) }
+    }
+
+    @Test("retired keys are read from kid:x pairs")
+    func retiredKeyList() {
+        #expect(PublicSigningKey.parseList("a:xxx,b:yyy") == [PublicSigningKey(id: "a", x: "xxx"), PublicSigningKey(id: "b", x: "yyy")])
+        #expect(PublicSigningKey.parseList("nonsense") == nil)
+    }
+
+    @Test("a signing key survives the trip through its seed")
+    func seed() throws {
+        let key = try SigningKey.generate(id: "k")
+        #expect(try SigningKey(id: "k", seed: key.seed).publicJWK.x == key.publicJWK.x)
+    }
+}
+
+final class LockedCounter: Sendable {
+    private let box = LockedValueBox(0)
+    func increment() { box.set(box.value + 1) }
+    var value: Int { box.value }
+}
+
+final class LockedValueBox<Value: Sendable>: Sendable {
+    private let lock = NSLock()
+    nonisolated(unsafe) private var stored: Value
+    init(_ value: Value) { stored = value }
+    var value: Value { lock.withLock { stored } }
+    func set(_ value: Value) { lock.withLock { stored = value } }
+}
