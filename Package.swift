@@ -108,6 +108,7 @@ let testTargets: [Target] = [
         path: "Tests/Support",
         swiftSettings: swiftSettings
     ),
+    .testTarget(name: "CalendarTests", dependencies: ["SurgeCalendar", "SurgeContracts"], path: "Tests/CalendarTests", swiftSettings: swiftSettings),
     .testTarget(name: "AuthTests", dependencies: ["SurgeAuth", .jwt], path: "Tests/AuthTests", swiftSettings: swiftSettings),
     .testTarget(name: "ContractsTests", dependencies: ["SurgeContracts"], path: "Tests/ContractsTests", swiftSettings: swiftSettings),
     .testTarget(

@@ -6,6 +6,7 @@ public enum EventCatalogue {
         UserRegistered.self, UserUpgraded.self, ProfileChanged.self, PreferencesChanged.self, TrainingPlanChanged.self,
         FriendshipChanged.self, GroupChanged.self, GroupMembershipChanged.self, UserDeleted.self,
         ChallengePublished.self, ChallengeChanged.self, ChallengeDeleted.self, ChallengeInvitationSent.self, ChallengeLiked.self,
+        AttemptStarted.self,
     ]
 
     public static func descriptor(forType type: String) -> EventDescriptor? {

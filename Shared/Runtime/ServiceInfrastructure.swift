@@ -16,6 +16,8 @@ public struct ServiceInfrastructure: Sendable {
     public let database: PostgresClient
     public let producer: KafkaProducer
     public let outbox: Outbox
+    /// Now, for everything the service decides by time. Simulated only outside production.
+    public let clock: ServiceClock
 
     /// Bootstraps logging and metrics, applies the service's migrations (plus the outbox and inbox tables), and
     /// creates the long-lived clients. Waits up to a minute for the database to accept connections.
@@ -48,7 +50,8 @@ public struct ServiceInfrastructure: Sendable {
             logger: logger,
             database: settings.database.makeClient(schema: schema, logger: logger),
             producer: try KafkaProducer(configuration: settings.kafka, logger: kafkaLogger),
-            outbox: Outbox(service: settings.service))
+            outbox: Outbox(service: settings.service),
+            clock: try ServiceClock.from(settings))
     }
 
     /// A consumer for this service's consumer group (`surge-<service>`).
@@ -84,6 +87,7 @@ public struct ServiceInfrastructure: Sendable {
             checks.append(ReadinessCheck("kafka-consumer") { try await consumer.checkConnectivity() })
         }
         OperationalRoutes(checks: checks).addRoutes(to: router)
+        clock.addRoutes(to: router)
         return router
     }
 

@@ -1,0 +1,51 @@
+import Foundation
+import Hummingbird
+import SurgeContracts
+import Synchronization
+
+/// The service's idea of now. In production it is the system clock. In development and tests it can be simulated
+/// (`SIMULATED_CLOCK=true`): `PUT /internal/clock {"now": "..."}` moves it, so a 75-day challenge runs in seconds.
+public final class ServiceClock: Sendable {
+    private let offset = Mutex<TimeInterval?>(nil)
+    public let isSimulated: Bool
+
+    public init(simulated: Bool) {
+        isSimulated = simulated
+    }
+
+    public static let system = ServiceClock(simulated: false)
+
+    /// Reads `SIMULATED_CLOCK`; refuses it in production.
+    public static func from(_ settings: ServiceSettings) throws -> ServiceClock {
+        let simulated = try settings.reader.bool("SIMULATED_CLOCK", default: false)
+        if simulated && settings.environment == .production {
+            throw ConfigurationError(variable: "SIMULATED_CLOCK", problem: "must not be enabled in production")
+        }
+        return ServiceClock(simulated: simulated)
+    }
+
+    public func now() -> Date {
+        Date().addingTimeInterval(offset.withLock { $0 } ?? 0)
+    }
+
+    /// Moves simulated time to `instant` (it then advances in real time from there).
+    public func set(_ instant: Date) {
+        precondition(isSimulated, "only a simulated clock can be moved")
+        offset.withLock { $0 = instant.timeIntervalSinceNow }
+    }
+
+    struct ClockBody: Codable, ResponseEncodable {
+        var now: Date
+    }
+
+    /// `GET`/`PUT /internal/clock`, only when simulated.
+    public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
+        guard isSimulated else { return }
+        router.get("/internal/clock") { _, _ in ClockBody(now: self.now()) }
+        router.put("/internal/clock") { request, context -> ClockBody in
+            let body = try await request.decode(as: ClockBody.self, context: context)
+            self.set(body.now)
+            return ClockBody(now: self.now())
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import SurgeCalendar
+import SurgeContracts
+import Testing
+
+@Suite("Local calendar")
+struct LocalCalendarTests {
+    @Test("day numbers round-trip for every day from 1900 to 2200 and agree with Foundation")
+    func dayNumbers() throws {
+        let utc = LocalCalendar(timeZone: TimeZone(identifier: "UTC")!)
+        var date = LocalDate(year: 1900, month: 1, day: 1)!
+        var instant = utc.start(of: date)
+        for _ in 0..<(300 * 366) where date.year < 2200 {
+            #expect(LocalDate(dayNumber: date.dayNumber) == date)
+            #expect(utc.date(at: instant) == date)
+            let next = date.adding(days: 1)
+            #expect(next.dayNumber == date.dayNumber + 1)
+            date = next
+            instant = instant.addingTimeInterval(86_400)
+        }
+        #expect(LocalDate(year: 1970, month: 1, day: 1)!.dayNumber == 0)
+    }
+
+    @Test("weekdays and Monday-to-Sunday weeks")
+    func weeks() {
+        let saturday = LocalDate("2026-11-21")!
+        #expect(saturday.weekday == .saturday)
+        #expect(saturday.startOfWeek == LocalDate("2026-11-16")!)
+        #expect(LocalDate("2026-11-16")!.startOfWeek == LocalDate("2026-11-16")!)
+        #expect(LocalDate("2026-11-22")!.weekday == .sunday)
+        #expect(LocalDate("2026-11-22")!.startOfWeek == LocalDate("2026-11-16")!)
+        #expect(LocalDate("2024-02-29")!.startOfMonth == LocalDate("2024-02-01")!)
+    }
+
+    @Test("local days across DST are 23 and 25 hours long, and the local date follows the zone")
+    func daylightSaving() {
+        let rome = LocalCalendar(zoneNamed: "Europe/Rome")!
+        let springForward = LocalDate("2026-03-29")!
+        #expect(rome.end(of: springForward).timeIntervalSince(rome.start(of: springForward)) == 23 * 3600)
+        let fallBack = LocalDate("2026-10-25")!
+        #expect(rome.end(of: fallBack).timeIntervalSince(rome.start(of: fallBack)) == 25 * 3600)
+        let instant = ISO8601DateFormatter().date(from: "2026-11-21T23:30:00Z")!
+        #expect(rome.date(at: instant) == LocalDate("2026-11-22")!)
+        #expect(LocalCalendar(zoneNamed: "America/Los_Angeles")!.date(at: instant) == LocalDate("2026-11-21")!)
+        #expect(LocalCalendar(zoneNamed: "Pacific/Kiritimati")!.date(at: instant) == LocalDate("2026-11-22")!)
+    }
+
+    @Test("a wall-clock time in a DST gap moves forward; 09:00 is 09:00 local on both sides of a change")
+    func wallClock() {
+        let newYork = LocalCalendar(zoneNamed: "America/New_York")!
+        let gap = newYork.instant(of: LocalTime("02:30")!, on: LocalDate("2026-03-08")!)
+        #expect(newYork.date(at: gap) == LocalDate("2026-03-08")!)
+        let before = newYork.instant(of: LocalTime("09:00")!, on: LocalDate("2026-03-07")!)
+        let after = newYork.instant(of: LocalTime("09:00")!, on: LocalDate("2026-03-09")!)
+        #expect(after.timeIntervalSince(before) == 47 * 3600)
+    }
+
+    @Test("only IANA names are time zones")
+    func zones() {
+        #expect(IANATimeZone.isValid("Europe/Rome"))
+        #expect(IANATimeZone.isValid("UTC"))
+        #expect(!IANATimeZone.isValid("Mars/Base"))
+        #expect(!IANATimeZone.isValid("GMT+5"))
+        #expect(!IANATimeZone.isValid(""))
+    }
+}
