@@ -4,6 +4,7 @@ enum PublicAPI {
     static let routes: [PublicRoute] = [
         PublicRoute(.post, "/v1/auth/guest", .identity, .anonymous, .credentials, idempotent: true),
         PublicRoute(.get, "/v1/me", .identity, .authenticated, .standard, idempotent: false),
+        PublicRoute(.get, "/v1/me/export", .gateway, .authenticated, .standard, idempotent: false),
     ]
 
     static let openAPIDocument = #"""
@@ -293,6 +294,68 @@ enum PublicAPI {
           "identity"
         ],
         "x-surge-service" : "identity",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/me/export" : {
+      "get" : {
+        "operationId" : "exportMyData",
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "exportedAt" : {
+                      "format" : "date-time",
+                      "type" : "string"
+                    },
+                    "services" : {
+                      "additionalProperties" : {
+                        "properties" : {
+
+                        },
+                        "type" : "object"
+                      },
+                      "type" : "object"
+                    },
+                    "userID" : {
+                      "type" : "string"
+                    }
+                  },
+                  "required" : [
+                    "exportedAt",
+                    "services",
+                    "userID"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "OK"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Everything Surge keeps about the caller, from every service, as one JSON document (GDPR access).",
+        "tags" : [
+          "gateway"
+        ],
+        "x-surge-service" : "gateway",
         "x-surge-throttle" : "standard"
       }
     }
