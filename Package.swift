@@ -121,7 +121,7 @@ let testTargets: [Target] = [
         path: "Tests/APIContractTests", swiftSettings: swiftSettings),
     .testTarget(name: "KafkaTests", dependencies: ["SurgeKafka", "SurgeTestSupport"], path: "Tests/KafkaTests", swiftSettings: swiftSettings),
     .testTarget(name: "PlumbingTests", dependencies: ["SurgeMessaging", "SurgePostgres", "SurgeRuntime", "SurgeTestSupport", .hummingbird, .hummingbirdTesting], path: "Tests/PlumbingTests", swiftSettings: swiftSettings),
-    .testTarget(name: "SystemTests", dependencies: ["SurgeTestSupport", "SurgeContracts", "SurgeKafka", "SurgeMessaging", "SurgeAuth", .postgres, .httpClient], path: "Tests/SystemTests", swiftSettings: swiftSettings),
+    .testTarget(name: "SystemTests", dependencies: ["SurgeTestSupport", "SurgeContracts", "SurgeCalendar", "SurgeKafka", "SurgeMessaging", "SurgeAuth", .postgres, .httpClient], path: "Tests/SystemTests", swiftSettings: swiftSettings),
 ]
 
 let package = Package(
