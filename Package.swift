@@ -85,6 +85,12 @@ let toolTargets: [Target] = [
         path: "Tools/Broker",
         swiftSettings: swiftSettings
     ),
+    .executableTarget(
+        name: "surge-bench",
+        dependencies: ["SurgeKafka", "SurgeMessaging", "SurgeContracts", "SurgeCalendar", .argumentParser, .httpClient, .logging],
+        path: "Tools/Bench",
+        swiftSettings: swiftSettings
+    ),
     .target(
         name: "SurgeAPICatalogue",
         dependencies: [
@@ -137,6 +143,7 @@ let package = Package(
         .executable(name: "surge-notifications", targets: ["surge-notifications"]),
         .executable(name: "surge-broker", targets: ["surge-broker"]),
         .executable(name: "surge-admin", targets: ["surge-admin"]),
+        .executable(name: "surge-bench", targets: ["surge-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
