@@ -1,6 +1,5 @@
 import Foundation
 import Hummingbird
-import NIOFoundationCompat
 import SurgeRuntime
 
 /// The caller's own account: profile, credentials for guests, preferences, training plan, deletion and export; and
@@ -92,14 +91,7 @@ struct AccountController {
     /// (the request is well-formed but lacks the confirmation; 428 is for conditional-request headers).
     @Sendable func deleteMe(request: Request, context: SurgeRequestContext) async throws -> HTTPResponse.Status {
         let caller = try context.caller()
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.body.collect(upTo: context.maxUploadSize)
-        } catch let error as HTTPError where error.status == .contentTooLarge {
-            throw Problem.tooLarge(limit: context.maxUploadSize)
-        }
-        let data = Data(buffer: buffer)
-        let confirmed = data.isEmpty ? false : (try StrictJSONDecoder.decode(DeleteAccountRequest.self, from: data).confirm == true)
+        let confirmed = try await request.decodeOptionalBody(DeleteAccountRequest.self, context: context)?.confirm == true
         guard confirmed else {
             throw Problem(
                 slug: "confirmation-required", title: "Confirmation required", status: .unprocessableContent,

@@ -1,6 +1,5 @@
 import Foundation
 import Hummingbird
-import NIOFoundationCompat
 import SurgeContracts
 import SurgeRuntime
 
@@ -56,14 +55,7 @@ struct GroupsController {
     @Sendable func createInvite(request: Request, context: SurgeRequestContext) async throws -> EditedResponse<GroupInvite> {
         let caller = try context.caller()
         let id = try groupID(request, context)
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.body.collect(upTo: context.maxUploadSize)
-        } catch let error as HTTPError where error.status == .contentTooLarge {
-            throw Problem.tooLarge(limit: context.maxUploadSize)
-        }
-        let data = Data(buffer: buffer)
-        let body = data.isEmpty ? InviteCreationRequest() : try StrictJSONDecoder.decode(InviteCreationRequest.self, from: data)
+        let body = try await request.decodeOptionalBody(InviteCreationRequest.self, context: context) ?? InviteCreationRequest()
         return EditedResponse(status: .created, response: try await groups.createInvite(id, by: caller, expiresInHours: body.expiresInHours))
     }
 

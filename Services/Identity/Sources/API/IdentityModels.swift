@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NIOFoundationCompat
 import SurgeContracts
 import SurgeRuntime
 
@@ -169,6 +170,26 @@ struct InviteCreationRequest: Codable, Sendable {
 
 struct JoinGroupRequest: Codable, Sendable {
     var code: String
+}
+
+extension Request {
+    /// Decodes a body that may be absent: no body gives nil; a body must be JSON (415 otherwise), as strict as
+    /// `request.decode` about fields and types.
+    func decodeOptionalBody<Body: Decodable>(_ type: Body.Type, context: SurgeRequestContext) async throws -> Body? {
+        let buffer: ByteBuffer
+        do {
+            buffer = try await body.collect(upTo: context.maxUploadSize)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw Problem.tooLarge(limit: context.maxUploadSize)
+        }
+        guard buffer.readableBytes > 0 else { return nil }
+        if let contentType = headers[.contentType]?.lowercased(), !(contentType.hasPrefix("application/json") || contentType.contains("+json")) {
+            throw Problem(
+                slug: "unsupported-media-type", title: "Unsupported media type", status: .unsupportedMediaType,
+                detail: "Send the body as application/json.")
+        }
+        return try StrictJSONDecoder.decode(type, from: Data(buffer: buffer))
+    }
 }
 
 extension Friend: ResponseEncodable {}
