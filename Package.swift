@@ -126,7 +126,7 @@ let testTargets: [Target] = [
         name: "SystemTests",
         dependencies: [
             "SurgeTestSupport", "SurgeContracts", "SurgeKafka", "SurgeMessaging", "SurgeAuth", .postgres, .httpClient, .hummingbird, .jwt,
-            .cryptoExtras,
+            .cryptoExtras, .lifecycle,
         ],
         path: "Tests/SystemTests", swiftSettings: swiftSettings),
 ]
