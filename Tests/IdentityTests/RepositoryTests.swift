@@ -141,6 +141,7 @@ struct RepositoryTests {
             guard case .expired = try await store.sessions.rotate(late.token) else { Issue.record("expired token accepted"); return }
 
             let signedIn = try await store.sessions.start(userID: user.id)
+            #expect(try await store.count("SELECT count(*) FROM refresh_tokens WHERE user_id = \(user.id)") == 1, "dead families are pruned")
             try await store.sessions.signOut(signedIn.token)
             guard case .reused = try await store.sessions.rotate(signedIn.token) else { Issue.record("signed-out token accepted"); return }
             #expect(try await store.count("SELECT count(*) FROM refresh_tokens WHERE token_hash = \(RefreshTokenSecret.hash(signedIn.token))") == 1)

@@ -26,10 +26,17 @@ struct SessionRepository: Sendable {
         case unknown
     }
 
-    /// Starts a new family (a sign-in on one device).
+    /// Starts a new family (a sign-in on one device). The user's dead families (every token expired) are dropped on
+    /// the way, so the table does not grow forever; a live family keeps its used tokens for reuse detection.
     func start(userID: UUID) async throws -> IssuedRefreshToken {
-        try await client.withConnection { connection in
-            try await issue(userID: userID, familyID: UUID(), at: clock.now(), on: connection)
+        let now = clock.now()
+        return try await client.withConnection { connection in
+            try await connection.execute(
+                """
+                DELETE FROM refresh_tokens WHERE user_id = \(userID) AND family_id IN (
+                    SELECT family_id FROM refresh_tokens WHERE user_id = \(userID) GROUP BY family_id HAVING max(expires_at) <= \(now))
+                """, logger: logger)
+            return try await issue(userID: userID, familyID: UUID(), at: now, on: connection)
         }
     }
 
