@@ -71,7 +71,7 @@ func service(_ name: String, module: String, dependencies: [Target.Dependency] =
 }
 
 let serviceTargets: [Target] =
-    service("Gateway", module: "GatewayService", dependencies: ["SurgeAuth", .httpClient, .httpTypes])
+    service("Gateway", module: "GatewayService", dependencies: ["SurgeAuth", .httpClient, .httpTypes, .crypto])
     + service("Identity", module: "IdentityService", dependencies: ["SurgeAuth", .jwt, .bcrypt, .httpClient, .crypto])
     + service("Challenges", module: "ChallengesService")
     + service("Progress", module: "ProgressService")
@@ -89,7 +89,7 @@ let toolTargets: [Target] = [
     .target(
         name: "SurgeAPICatalogue",
         dependencies: [
-            "SurgeRuntime", "IdentityService", "ChallengesService", "ProgressService", "LeaderboardService", "BadgesService",
+            "SurgeRuntime", "GatewayService", "IdentityService", "ChallengesService", "ProgressService", "LeaderboardService", "BadgesService",
             "NotificationsService",
         ],
         path: "Tools/APICatalogue",
@@ -110,6 +110,10 @@ let testTargets: [Target] = [
         path: "Tests/Support",
         swiftSettings: swiftSettings
     ),
+    .testTarget(
+        name: "ProgressTests", dependencies: ["ProgressService", "SurgeCalendar", "SurgeContracts", "SurgeTestSupport"],
+        path: "Tests/ProgressTests", swiftSettings: swiftSettings),
+    .testTarget(name: "GatewayTests", dependencies: ["GatewayService", "SurgeRuntime", .hummingbird], path: "Tests/GatewayTests", swiftSettings: swiftSettings),
     .testTarget(name: "CalendarTests", dependencies: ["SurgeCalendar", "SurgeContracts"], path: "Tests/CalendarTests", swiftSettings: swiftSettings),
     .testTarget(name: "AuthTests", dependencies: ["SurgeAuth", .jwt], path: "Tests/AuthTests", swiftSettings: swiftSettings),
     .testTarget(name: "ContractsTests", dependencies: ["SurgeContracts"], path: "Tests/ContractsTests", swiftSettings: swiftSettings),
@@ -158,7 +162,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
-        .package(url: "https://github.com/apple/swift-crypto.git", "3.0.0"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "4.0.0"..<"6.0.0"),
     ],
     targets: sharedTargets + serviceTargets + toolTargets + testTargets
 )

@@ -39,14 +39,19 @@ struct IdentityStack: Sendable {
     let signingKey: SigningKey
 
     /// bcrypt at its lowest cost keeps the suite fast; the clock is simulated so that windows and expiries can be
-    /// crossed without waiting.
-    static func start(_ stack: TestStack, identity extra: [String: String] = [:], progress: Bool = false) async throws -> IdentityStack {
+    /// crossed without waiting. The gateway's per-IP limits are raised: every request of these tests comes from one
+    /// address, and identity's own per-account throttling is what they exercise.
+    static func start(_ stack: TestStack, identity extra: [String: String] = [:], services: [String] = []) async throws -> IdentityStack {
         let key = try SigningKey.generate(id: "identity-test")
         var environment = ["BCRYPT_COST": "4", "SIMULATED_CLOCK": "true", "JWT_SIGNING_KEY": key.seed, "JWT_SIGNING_KEY_ID": key.id]
         environment.merge(extra) { _, new in new }
         try await stack.start("identity", environment: environment)
-        if progress { try await stack.start("progress") }
-        try await stack.start("gateway")
+        for service in services { try await stack.start(service) }
+        try await stack.start(
+            "gateway",
+            environment: [
+                "RATE_LIMIT_CREDENTIALS_PER_MINUTE": "100000", "RATE_LIMIT_PER_IP_PER_MINUTE": "1000000", "RATE_LIMIT_PER_USER_PER_MINUTE": "100000",
+            ])
         return IdentityStack(stack: stack, http: try stack.http(), signingKey: key)
     }
 

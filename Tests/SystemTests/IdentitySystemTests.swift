@@ -11,7 +11,7 @@ struct IdentitySystemTests {
     @Test("sign-up, sign-in, refresh, refresh-token reuse, sign-out, per-account throttling; the new user reaches progress")
     func accountsAndSessions() async throws {
         try await withTestStack("identity-sessions") { stack in
-            let system = try await IdentityStack.start(stack, progress: true)
+            let system = try await IdentityStack.start(stack, services: ["progress"])
             let http = system.http
 
             let ann = try await system.register("  Ann.Lee@Example.COM ", name: "Ann")
@@ -357,7 +357,8 @@ struct IdentitySystemTests {
     @Test("privacy: identity's export holds the user's data and no secrets; deletion needs confirmation, erases, and shuts every door")
     func exportAndDelete() async throws {
         try await withTestStack("identity-privacy") { stack in
-            let system = try await IdentityStack.start(stack)
+            // Every service, so that the gateway's export (which asks each of them) can be checked too.
+            let system = try await IdentityStack.start(stack, services: ["challenges", "progress", "leaderboard", "badges", "notifications"])
             let dora = try await system.register("dora@example.com", name: "Dora", password: "my secret passphrase")
             let (ed, fay) = (try await system.guest("Ed"), try await system.guest("Fay"))
             let (asDora, asEd, asFay) = (system.client(dora), system.client(ed), system.client(fay))
@@ -383,6 +384,11 @@ struct IdentitySystemTests {
             #expect(!export.text.contains("$2b$") && !export.text.contains(dora.refreshToken) && !export.text.lowercased().contains("hash"))
             expectProblem(try await system.identity.get("/internal/export"), 401)
             expectProblem(try await system.http.authorized(dora.accessToken).get("/internal/export"), 404)
+            // The gateway's export carries identity's part as is.
+            let full = try await asDora.get("/v1/me/export")
+            #expect(full.status == 200, "\(full.text)")
+            let identityPart = try #require((full.json["services"] as? [String: Any])?["identity"] as? [String: Any], "\(full.text)")
+            #expect((identityPart["account"] as? [String: Any])?["email"] as? String == "dora@example.com")
 
             // Deletion needs {"confirm": true}.
             expectProblem(try await asDora.delete("/v1/me"), 422, "confirmation-required")

@@ -134,11 +134,15 @@ public struct StreakRule: Codable, Sendable, Equatable {
     public var freezesPerMonth: Int
     /// For weekly streaks: any activity in the week keeps the streak even below the goal (001 WEEKLY-05).
     public var activityKeepsWeeklyStreak: Bool
+    /// For weekly streaks: how many days' worth of each daily task make the week's goal (001 WEEKLY-01: 5). All 7
+    /// when absent.
+    public var weeklyGoalDays: Int?
 
-    public init(period: StreakPeriod = .day, freezesPerMonth: Int = 0, activityKeepsWeeklyStreak: Bool = false) {
+    public init(period: StreakPeriod = .day, freezesPerMonth: Int = 0, activityKeepsWeeklyStreak: Bool = false, weeklyGoalDays: Int? = nil) {
         self.period = period
         self.freezesPerMonth = freezesPerMonth
         self.activityKeepsWeeklyStreak = activityKeepsWeeklyStreak
+        self.weeklyGoalDays = weeklyGoalDays
     }
 }
 

@@ -30,6 +30,7 @@ enum PublicAPI {
         PublicRoute(.get, "/v1/me", .identity, .authenticated, .standard, idempotent: false),
         PublicRoute(.patch, "/v1/me", .identity, .authenticated, .standard, idempotent: false),
         PublicRoute(.post, "/v1/me/credentials", .identity, .authenticated, .standard, idempotent: false),
+        PublicRoute(.get, "/v1/me/export", .gateway, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/me/preferences", .identity, .authenticated, .standard, idempotent: false),
         PublicRoute(.put, "/v1/me/preferences", .identity, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/me/training-plan", .identity, .authenticated, .standard, idempotent: false),
@@ -2991,6 +2992,68 @@ enum PublicAPI {
           "identity"
         ],
         "x-surge-service" : "identity",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/me/export" : {
+      "get" : {
+        "operationId" : "exportMyData",
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "exportedAt" : {
+                      "format" : "date-time",
+                      "type" : "string"
+                    },
+                    "services" : {
+                      "additionalProperties" : {
+                        "properties" : {
+
+                        },
+                        "type" : "object"
+                      },
+                      "type" : "object"
+                    },
+                    "userID" : {
+                      "type" : "string"
+                    }
+                  },
+                  "required" : [
+                    "exportedAt",
+                    "services",
+                    "userID"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "OK"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Everything Surge keeps about the caller, from every service, as one JSON document (GDPR access).",
+        "tags" : [
+          "gateway"
+        ],
+        "x-surge-service" : "gateway",
         "x-surge-throttle" : "standard"
       }
     },
