@@ -371,6 +371,16 @@ struct IdentitySystemTests {
             let code = try #require(try await asDora.post("/v1/groups/\(groupID)/invites").json["code"] as? String)
             _ = try await asEd.post("/v1/groups/join", json: ["code": code])
 
+            // The events reached progress: Dora's daily goal (beginner, 8 in a set, 3 days: 25) and the team's members.
+            let doraID = try #require(UUID(uuidString: dora.userID))
+            let edID = try #require(UUID(uuidString: ed.userID))
+            let teamID = try #require(UUID(uuidString: groupID))
+            try await waitUntil("progress learned Dora's goal and the team") {
+                let goal = try await stack.database.count("SELECT count(*) FROM progress.members WHERE user_id = \(doraID) AND daily_goal = 25")
+                let members = try await stack.database.count("SELECT count(*) FROM progress.group_members WHERE group_id = \(teamID)")
+                return goal == 1 && members == 2
+            }
+
             let export = try await system.identity.get("/internal/export", headers: [("X-Surge-Caller", dora.userID)])
             #expect(export.status == 200, "\(export.text)")
             #expect((export.json["account"] as? [String: Any])?["email"] as? String == "dora@example.com")
@@ -413,7 +423,6 @@ struct IdentitySystemTests {
             let team = try await asEd.get("/v1/groups/\(groupID)")
             #expect(team.json["ownerID"] as? String == ed.userID.uppercased())
             #expect(team.json["memberCount"] as? Int == 1)
-            let doraID = try #require(UUID(uuidString: dora.userID))
             for table in ["users", "refresh_tokens", "password_credentials", "preferences", "training_plans", "group_members"] {
                 let column = table == "users" ? "id" : "user_id"
                 #expect(try await stack.database.count(PostgresQuery(unsafeSQL: "SELECT count(*) FROM identity.\(table) WHERE \(column) = '\(doraID)'")) == 0)
@@ -424,6 +433,13 @@ struct IdentitySystemTests {
             }
             #expect(positions.last == UserDeleted.descriptor.type)
             #expect(try await system.events(UserDeleted.descriptor.type).map { $0["userID"] as? String } == [dora.userID.uppercased()])
+            // Progress honours the deletion; Ed stays in the team there too.
+            try await waitUntil("progress erased Dora") {
+                let member = try await stack.database.count("SELECT count(*) FROM progress.members WHERE user_id = \(doraID)")
+                let team = try await stack.database.count("SELECT count(*) FROM progress.group_members WHERE group_id = \(teamID)")
+                let ed = try await stack.database.count("SELECT count(*) FROM progress.group_members WHERE user_id = \(edID)")
+                return member == 0 && team == 1 && ed == 1
+            }
             // The address is free again.
             _ = try await system.register("dora@example.com", name: "Dora again")
         }
