@@ -1,0 +1,144 @@
+import Foundation
+import Logging
+import SurgeContracts
+import SurgeRuntime
+import Synchronization
+import Testing
+
+@Suite("Service runtime")
+struct RuntimeTests {
+    static let base = ["DATABASE_URL": "postgres://surge_identity:secret@db.internal:5433/surge?sslmode=require"]
+
+    @Test("settings come from the environment with documented defaults")
+    func defaults() throws {
+        let settings = try ServiceSettings.fromEnvironment(service: "identity", defaultPort: 8081, EnvironmentReader(Self.base))
+        #expect(settings.environment == .development)
+        #expect(settings.httpHost == "127.0.0.1")
+        #expect(settings.httpPort == 8081)
+        #expect(settings.database.host == "db.internal")
+        #expect(settings.database.port == 5433)
+        #expect(settings.database.username == "surge_identity")
+        #expect(settings.database.password == "secret")
+        #expect(settings.database.tls == .require)
+        #expect(settings.kafka.bootstrapServers == "localhost:9092")
+        #expect(settings.logFormat == .json)
+        #expect(settings.outbox.pollInterval == .milliseconds(1000))
+        #expect(settings.consumerMaxAttempts == 5)
+    }
+
+    @Test("each bad setting is named in the error")
+    func badSettings() {
+        func failure(_ extra: [String: String]) -> String? {
+            do {
+                _ = try ServiceSettings.fromEnvironment(service: "x", defaultPort: 1, EnvironmentReader(Self.base.merging(extra) { _, new in new }))
+                return nil
+            } catch let error as ConfigurationError {
+                return error.variable
+            } catch {
+                return "\(error)"
+            }
+        }
+        #expect(failure(["HTTP_PORT": "70000"]) == "HTTP_PORT")
+        #expect(failure(["SURGE_ENV": "staging"]) == "SURGE_ENV")
+        #expect(failure(["LOG_LEVEL": "loud"]) == "LOG_LEVEL")
+        #expect(failure(["DATABASE_URL": "mysql://x"]) == "DATABASE_URL")
+        #expect(failure(["KAFKA_PROPERTIES": "novalue"]) == "KAFKA_PROPERTIES")
+        #expect(failure(["CONSUMER_MAX_ATTEMPTS": "0"]) == "CONSUMER_MAX_ATTEMPTS")
+        #expect(throws: ConfigurationError.self) { try ServiceSettings.fromEnvironment(service: "x", defaultPort: 1, EnvironmentReader([:])) }
+    }
+
+    @Test("the simulated clock moves only where it is allowed, never in production")
+    func clock() throws {
+        let development = try ServiceSettings.fromEnvironment(
+            service: "progress", defaultPort: 1, EnvironmentReader(Self.base.merging(["SIMULATED_CLOCK": "true"]) { _, new in new }))
+        let clock = try ServiceClock.from(development)
+        #expect(clock.isSimulated)
+        let target = Date(timeIntervalSince1970: 2_000_000_000)
+        clock.set(target)
+        #expect(abs(clock.now().timeIntervalSince(target)) < 1)
+        let production = try ServiceSettings.fromEnvironment(
+            service: "progress", defaultPort: 1,
+            EnvironmentReader(Self.base.merging(["SIMULATED_CLOCK": "true", "SURGE_ENV": "production"]) { _, new in new }))
+        #expect(throws: ConfigurationError.self) { try ServiceClock.from(production) }
+        #expect(!ServiceClock.system.isSimulated)
+    }
+
+    struct Body: Codable, Equatable {
+        struct Inner: Codable, Equatable { var amount: Double }
+        var name: String
+        var count: Int
+        var tags: [String]?
+        var inner: Inner?
+        var day: LocalDate?
+    }
+
+    func fields(_ json: String) -> [String] {
+        do {
+            _ = try StrictJSONDecoder.decode(Body.self, from: Data(json.utf8))
+            return []
+        } catch let problem as Problem {
+            return (problem.errors ?? []).map(\.field) + (problem.errors == nil ? ["(\(problem.type))"] : [])
+        } catch {
+            return ["\(error)"]
+        }
+    }
+
+    @Test("strict decoding names the field of every kind of bad input")
+    func strictDecoding() throws {
+        #expect(try StrictJSONDecoder.decode(Body.self, from: Data(#"{"name":"a","count":1,"day":"2026-11-21"}"#.utf8)).day == LocalDate("2026-11-21"))
+        #expect(fields(#"{"name":"a","count":1,"extra":true}"#) == ["extra"])
+        #expect(fields(#"{"name":"a","count":1,"inner":{"amount":1,"sneaky":2}}"#) == ["inner.sneaky"])
+        #expect(fields(#"{"name":"a","count":"one"}"#) == ["count"])
+        #expect(fields(#"{"name":"a"}"#) == ["count"])
+        #expect(fields(#"{"name":"a","count":1,"tags":[1]}"#) == ["tags[0]"])
+        #expect(fields(#"{"name":"a","count":1,"day":"21/11/2026"}"#) == ["day"])
+        #expect(fields(#"{"name":null,"count":1}"#) == ["name"])
+        #expect(fields(#"{"name": "a", "#) == ["(https://surge.example/problems/malformed-body)"])
+        #expect(fields("") == ["(https://surge.example/problems/malformed-body)"])
+    }
+
+    @Test("cursors round-trip and refuse what the API did not issue")
+    func cursors() {
+        struct Position: Codable, Equatable { var at: Date; var id: UUID }
+        let position = Position(at: Date(timeIntervalSince1970: 1_800_000_000.5), id: UUID())
+        let cursor = Cursor.encode(position)
+        #expect(!cursor.contains("=") && !cursor.contains("+") && !cursor.contains("/"))
+        #expect(Cursor.decode(Position.self, from: cursor) == position)
+        #expect(Cursor.decode(Position.self, from: "not-a-cursor") == nil)
+        let request = PageRequest<Position>(limit: 2, after: nil)
+        let page = request.page([1, 2, 3].map { Position(at: Date(timeIntervalSince1970: Double($0)), id: position.id) }) { $0 }
+        #expect(page.items.count == 2)
+        #expect(page.nextCursor.flatMap { Cursor.decode(Position.self, from: $0) }?.at == Date(timeIntervalSince1970: 2))
+        #expect(request.page([position]) { $0 }.nextCursor == nil)
+    }
+
+    @Test("log lines are JSON objects with the message and metadata")
+    func jsonLogs() throws {
+        let lines = Mutex<[String]>([])
+        var handler = JSONLogHandler(label: "test") { line in lines.withLock { $0.append(line) } }
+        handler.metadata["service"] = "identity"
+        var logger = Logger(label: "test") { _ in handler }
+        logger.logLevel = .info
+        logger.info("Listening", metadata: ["port": "8081"])
+        logger.debug("hidden")
+        let captured = lines.withLock { $0 }
+        #expect(captured.count == 1)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(captured[0].utf8)) as? [String: Any])
+        #expect(object["message"] as? String == "Listening")
+        #expect(object["level"] as? String == "info")
+        #expect(object["port"] as? String == "8081")
+        #expect(object["service"] as? String == "identity")
+        #expect(Timestamp.parse(object["time"] as? String ?? "") != nil)
+    }
+
+    @Test("problems carry a stable type, the status and the fields")
+    func problems() {
+        let problem = Problem.validation(field: "timeZone", "must be an IANA time zone")
+        #expect(problem.type == "https://surge.example/problems/validation")
+        #expect(problem.status == .unprocessableContent)
+        #expect(Problem.forStatus(.notFound, detail: nil).type.hasSuffix("not-found"))
+        #expect(Problem.forStatus(.methodNotAllowed, detail: nil).status == .methodNotAllowed)
+        struct Boom: Error {}
+        #expect(Problem.from(Boom(), logger: Logger(label: "t")).status == .internalServerError)
+    }
+}
