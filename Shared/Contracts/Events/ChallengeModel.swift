@@ -203,13 +203,20 @@ public struct PointsRule: Codable, Sendable, Equatable {
     public var weeklyGoalBonus: Int?
     /// Awarded when the challenge is completed (001 CHAL-02: 200).
     public var completionBonus: Int?
+    /// The week's goal as a multiple of the user's daily goal: the quantity logged Monday to Sunday must reach
+    /// `dailyGoal x weeklyGoalFromDailyGoal` for `weeklyGoalBonus` (001 WEEKLY-01: 5). Added after v1 (optional).
+    public var weeklyGoalFromDailyGoal: Double?
 
-    public init(kind: PointsKind, pointsPerTask: Int? = nil, series: SeriesFormula? = nil, weeklyGoalBonus: Int? = nil, completionBonus: Int? = nil) {
+    public init(
+        kind: PointsKind, pointsPerTask: Int? = nil, series: SeriesFormula? = nil, weeklyGoalBonus: Int? = nil, completionBonus: Int? = nil,
+        weeklyGoalFromDailyGoal: Double? = nil
+    ) {
         self.kind = kind
         self.pointsPerTask = pointsPerTask
         self.series = series
         self.weeklyGoalBonus = weeklyGoalBonus
         self.completionBonus = completionBonus
+        self.weeklyGoalFromDailyGoal = weeklyGoalFromDailyGoal
     }
 
     public static let none = PointsRule(kind: .none)
