@@ -71,7 +71,7 @@ func service(_ name: String, module: String, dependencies: [Target.Dependency] =
 let serviceTargets: [Target] =
     service("Gateway", module: "GatewayService", dependencies: ["SurgeAuth", .httpClient, .httpTypes])
     + service("Identity", module: "IdentityService", dependencies: ["SurgeAuth", .jwt, .bcrypt, .httpClient])
-    + service("Challenges", module: "ChallengesService")
+    + service("Challenges", module: "ChallengesService", dependencies: [.lifecycle])
     + service("Progress", module: "ProgressService")
     + service("Leaderboard", module: "LeaderboardService")
     + service("Badges", module: "BadgesService")
