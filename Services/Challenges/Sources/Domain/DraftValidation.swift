@@ -150,7 +150,8 @@ struct DraftValidation {
         }
         if let groupID = draft.groupID {
             if visibility != .group {
-                fail("groupID", "is only for group visibility")
+                // A chore's wrong visibility is already reported; its group id is right.
+                if kind != .chore { fail("groupID", "is only for group visibility") }
             } else if context.checksMembership, case .user(let caller) = context.source,
                 !(context.groupMembers?.contains(caller) ?? false)
             {
