@@ -16,6 +16,8 @@ enum IdentityEventHandlers {
                 event.data.userID, displayName: event.data.displayName, timeZone: event.data.timeZone, on: connection, logger: logger)
         }
         handlers.on(FriendshipChanged.self) { event, connection, logger in
+            // Only accepted friendships are kept; a pending request changes nothing.
+            guard event.data.status != .requested else { return }
             try await DirectoryStore.setFriendship(
                 event.data.requesterID, event.data.addresseeID, accepted: event.data.status == .accepted, at: event.data.changedAt,
                 on: connection, logger: logger)
