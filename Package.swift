@@ -20,6 +20,7 @@ extension Target.Dependency {
     static let bcrypt = Target.Dependency.product(name: "HummingbirdBcrypt", package: "hummingbird-auth")
     static let nioSSL = Target.Dependency.product(name: "NIOSSL", package: "swift-nio-ssl")
     static let httpTypes = Target.Dependency.product(name: "HTTPTypes", package: "swift-http-types")
+    static let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
 }
 
 /// Shared modules every service may import. Services never import each other.
@@ -34,7 +35,7 @@ let sharedTargets: [Target] = [
     .target(name: "SurgeContracts", path: "Shared/Contracts", swiftSettings: swiftSettings),
     .target(name: "SurgeCalendar", dependencies: ["SurgeContracts"], path: "Shared/Calendar", swiftSettings: swiftSettings),
     .target(name: "SurgeAuth", dependencies: [.jwt, .logging], path: "Shared/Auth", swiftSettings: swiftSettings),
-    .target(name: "SurgePostgres", dependencies: [.postgres, .nioSSL, .logging, .lifecycle], path: "Shared/Postgres", swiftSettings: swiftSettings),
+    .target(name: "SurgePostgres", dependencies: ["SurgeContracts", .postgres, .nioSSL, .logging, .lifecycle], path: "Shared/Postgres", swiftSettings: swiftSettings),
     .target(
         name: "SurgeMessaging",
         dependencies: ["SurgeKafka", "SurgePostgres", "SurgeContracts", .postgres, .logging, .metrics, .lifecycle],
@@ -69,9 +70,9 @@ func service(_ name: String, module: String, dependencies: [Target.Dependency] =
 }
 
 let serviceTargets: [Target] =
-    service("Gateway", module: "GatewayService", dependencies: ["SurgeAuth", .httpClient, .httpTypes])
+    service("Gateway", module: "GatewayService", dependencies: ["SurgeAuth", .httpClient, .httpTypes, .crypto])
     + service("Identity", module: "IdentityService", dependencies: ["SurgeAuth", .jwt, .bcrypt, .httpClient])
-    + service("Challenges", module: "ChallengesService", dependencies: [.lifecycle])
+    + service("Challenges", module: "ChallengesService")
     + service("Progress", module: "ProgressService")
     + service("Leaderboard", module: "LeaderboardService")
     + service("Badges", module: "BadgesService")
@@ -87,7 +88,7 @@ let toolTargets: [Target] = [
     .target(
         name: "SurgeAPICatalogue",
         dependencies: [
-            "SurgeRuntime", "IdentityService", "ChallengesService", "ProgressService", "LeaderboardService", "BadgesService",
+            "SurgeRuntime", "GatewayService", "IdentityService", "ChallengesService", "ProgressService", "LeaderboardService", "BadgesService",
             "NotificationsService",
         ],
         path: "Tools/APICatalogue",
@@ -108,6 +109,10 @@ let testTargets: [Target] = [
         path: "Tests/Support",
         swiftSettings: swiftSettings
     ),
+    .testTarget(
+        name: "ProgressTests", dependencies: ["ProgressService", "SurgeCalendar", "SurgeContracts", "SurgeTestSupport"],
+        path: "Tests/ProgressTests", swiftSettings: swiftSettings),
+    .testTarget(name: "GatewayTests", dependencies: ["GatewayService", "SurgeRuntime", .hummingbird], path: "Tests/GatewayTests", swiftSettings: swiftSettings),
     .testTarget(name: "CalendarTests", dependencies: ["SurgeCalendar", "SurgeContracts"], path: "Tests/CalendarTests", swiftSettings: swiftSettings),
     .testTarget(name: "AuthTests", dependencies: ["SurgeAuth", .jwt], path: "Tests/AuthTests", swiftSettings: swiftSettings),
     .testTarget(name: "ContractsTests", dependencies: ["SurgeContracts"], path: "Tests/ContractsTests", swiftSettings: swiftSettings),
@@ -153,6 +158,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "4.0.0"..<"6.0.0"),
     ],
     targets: sharedTargets + serviceTargets + toolTargets + testTargets
 )

@@ -1,14 +1,20 @@
 import Foundation
 
-/// IANA time zone names ("Europe/Rome", "America/New_York"), as opposed to the abbreviations and offsets Foundation
-/// also accepts ("CET", "GMT+2"), which have no daylight-saving rules of their own.
+/// IANA time zone names ("Europe/Rome", "America/New_York", "Asia/Kolkata"), as opposed to the abbreviations and
+/// offsets Foundation also accepts ("CET", "GMT+2"), which carry no daylight-saving rules of their own. Foundation's
+/// `knownTimeZoneIdentifiers` cannot decide this: it lists only ICU's canonical names and misses valid aliases such as
+/// Asia/Kolkata.
 public enum IANATimeZone {
-    private static let known = Set(TimeZone.knownTimeZoneIdentifiers).union(["UTC", "Etc/UTC"])
-
     /// The zone for an IANA name, or nil if the name is not one.
     public static func zone(named name: String) -> TimeZone? {
-        guard known.contains(name) else { return nil }
-        return TimeZone(identifier: name)
+        if name == "UTC" || name == "Etc/UTC" { return TimeZone(identifier: "UTC") }
+        let segments = name.split(separator: "/", omittingEmptySubsequences: false)
+        guard segments.count >= 2, segments.count <= 3,
+            segments.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isLetter || $0.isNumber || "_-+".contains($0) } }),
+            segments[0].first?.isUppercase == true,
+            let zone = TimeZone(identifier: name), zone.identifier == name
+        else { return nil }
+        return zone
     }
 
     public static func isValid(_ name: String) -> Bool { zone(named: name) != nil }

@@ -6,7 +6,8 @@ public enum EventCatalogue {
         UserRegistered.self, UserUpgraded.self, ProfileChanged.self, PreferencesChanged.self, TrainingPlanChanged.self,
         FriendshipChanged.self, GroupChanged.self, GroupMembershipChanged.self, UserDeleted.self,
         ChallengePublished.self, ChallengeChanged.self, ChallengeDeleted.self, ChallengeInvitationSent.self, ChallengeLiked.self,
-        AttemptStarted.self,
+        AttemptStarted.self, AttemptRestarted.self, AttemptEnded.self, CheckInRecorded.self, CheckInUndone.self, DayJudged.self,
+        StreakChanged.self, PointsAwarded.self, ChoreOccurrenceChanged.self,
     ]
 
     public static func descriptor(forType type: String) -> EventDescriptor? {

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Logging
 import SurgeContracts
 
 /// An RFC 9457 problem: the only shape Surge's HTTP errors take. `type` is stable per kind of error, so clients can
@@ -117,15 +118,25 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
-        } catch let problem as Problem {
-            throw problem
-        } catch let error as HTTPError {
-            throw Problem.forStatus(error.status, detail: error.body)
-        } catch let error as any HTTPResponseError {
-            throw Problem.forStatus(error.status, detail: nil)
         } catch {
-            context.logger.error("Unhandled error", metadata: ["error": "\(String(reflecting: error))"])
-            throw Problem.internalError
+            throw Problem.from(error, logger: context.logger)
+        }
+    }
+}
+
+extension Problem {
+    /// The problem document for any error; unexpected errors are logged and become a generic 500.
+    public static func from(_ error: any Error, logger: Logger) -> Problem {
+        switch error {
+        case let problem as Problem:
+            return problem
+        case let error as HTTPError:
+            return Problem.forStatus(error.status, detail: error.body)
+        case let error as any HTTPResponseError:
+            return Problem.forStatus(error.status, detail: nil)
+        default:
+            logger.error("Unhandled error", metadata: ["error": "\(String(reflecting: error))"])
+            return Problem.internalError
         }
     }
 }

@@ -59,6 +59,12 @@ struct LocalCalendarTests {
     func zones() {
         #expect(IANATimeZone.isValid("Europe/Rome"))
         #expect(IANATimeZone.isValid("UTC"))
+        #expect(IANATimeZone.isValid("Asia/Kolkata"))
+        #expect(IANATimeZone.isValid("Europe/Kyiv"))
+        #expect(IANATimeZone.isValid("America/Argentina/Buenos_Aires"))
+        #expect(!IANATimeZone.isValid("America/Fake"))
+        #expect(!IANATimeZone.isValid("europe/rome"))
+        #expect(!IANATimeZone.isValid("CET"))
         #expect(!IANATimeZone.isValid("Mars/Base"))
         #expect(!IANATimeZone.isValid("GMT+5"))
         #expect(!IANATimeZone.isValid(""))

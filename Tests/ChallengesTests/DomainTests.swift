@@ -117,7 +117,8 @@ struct RuleDescriptionTests {
         #expect(pushUps.contains("It is open-ended."))
         #expect(pushUps.contains("any activity in a week keeps it"))
         #expect(pushUps.contains("10 × (reps × 0.3 + series number × 0.8) × the streak multiplier"))
-        #expect(pushUps.contains("Reaching the weekly goal (5 × your daily goal) earns 500 bonus points."))
+        #expect(pushUps.contains("The week's goal is 5 days' worth of each daily task."))
+        #expect(pushUps.contains("Reaching the weekly goal (5 days' worth of each daily task) earns 500 bonus points."))
         #expect(RuleDescription.failureConditions(CuratedContent.dailyPushUps).isEmpty)
 
         #expect(RuleDescription.summary(CuratedContent.weeklyPushUps).contains("Completing it earns 200 bonus points."))
@@ -200,9 +201,8 @@ struct ContentTests {
                 CapBand(fromLevel: 1, multiplierOfDailyGoal: 1.5), CapBand(fromLevel: 4, multiplierOfDailyGoal: 2.0),
                 CapBand(fromLevel: 5, multiplierOfDailyGoal: 2.5),
             ])
-        #expect(daily.rules.streak == StreakRule(period: .week, freezesPerMonth: 1, activityKeepsWeeklyStreak: true))
+        #expect(daily.rules.streak == StreakRule(period: .week, freezesPerMonth: 1, activityKeepsWeeklyStreak: true, weeklyGoalDays: 5))
         #expect(daily.rules.points.weeklyGoalBonus == 500)
-        #expect(daily.rules.points.weeklyGoalFromDailyGoal == 5)
         #expect(daily.tasks.count == 1 && daily.tasks[0].unit == "push-ups" && daily.tasks[0].targetFromDailyGoal == 1)
 
         let weekly = CuratedContent.weeklyPushUps

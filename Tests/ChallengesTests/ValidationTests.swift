@@ -221,6 +221,15 @@ struct BrokenRule: Sendable, CustomTestStringConvertible {
         BrokenRule(
             rule: "weekly activity rule on a daily streak", field: "rules.streak.activityKeepsWeeklyStreak",
             draft: with(Fixtures.habit) { $0.rules = RulesDraft(streak: StreakRule(period: .day, activityKeepsWeeklyStreak: true)) }),
+        BrokenRule(
+            rule: "weekly goal days on a daily streak", field: "rules.streak.weeklyGoalDays",
+            draft: with(Fixtures.habit) { $0.rules = RulesDraft(streak: StreakRule(period: .day, weeklyGoalDays: 5)) }),
+        BrokenRule(
+            rule: "a weekly goal of zero days", field: "rules.streak.weeklyGoalDays",
+            draft: with(Fixtures.habit) { $0.rules = RulesDraft(streak: StreakRule(period: .week, weeklyGoalDays: 0)) }),
+        BrokenRule(
+            rule: "a weekly goal of eight days", field: "rules.streak.weeklyGoalDays",
+            draft: with(Fixtures.habit) { $0.rules = RulesDraft(streak: StreakRule(period: .week, weeklyGoalDays: 8)) }),
     ]
 
     static let pointRules: [BrokenRule] = [
@@ -271,9 +280,6 @@ struct BrokenRule: Sendable, CustomTestStringConvertible {
         BrokenRule(
             rule: "negative weekly bonus", field: "rules.points.weeklyGoalBonus",
             draft: points(PointsRule(kind: .none, weeklyGoalBonus: -1)), context: .content),
-        BrokenRule(
-            rule: "a weekly goal of zero daily goals", field: "rules.points.weeklyGoalFromDailyGoal",
-            draft: points(PointsRule(kind: .none, weeklyGoalBonus: 500, weeklyGoalFromDailyGoal: 0)), context: .content),
     ]
 
     static let chores: [BrokenRule] = [

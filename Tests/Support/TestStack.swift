@@ -67,6 +67,10 @@ public final class TestStack: Sendable {
         let instance = instance ?? service
         var environment = environment(for: service)
         if service == "gateway" {
+            // Tests drive many requests from one address; the rate-limit test sets its own budgets.
+            environment["RATE_LIMIT_PER_IP_PER_MINUTE"] = "1000000"
+            environment["RATE_LIMIT_PER_USER_PER_MINUTE"] = "1000000"
+            environment["RATE_LIMIT_CREDENTIALS_PER_MINUTE"] = "1000000"
             for (name, process) in processes.withLock({ $0 }) where process.isRunning {
                 if let url = try? process.baseURL, SurgeService(rawValue: name) != nil {
                     environment["UPSTREAM_\(name.uppercased())_URL"] = url

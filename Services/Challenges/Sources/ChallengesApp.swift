@@ -1,7 +1,6 @@
 import Hummingbird
 import Logging
 import PostgresNIO
-import ServiceLifecycle
 import SurgeMessaging
 import SurgePostgres
 import SurgeRuntime
@@ -26,9 +25,16 @@ public enum ChallengesService {
 
         let repository = PostgresChallengeRepository(
             client: infrastructure.database, outbox: infrastructure.outbox, clock: infrastructure.clock, logger: logger)
-        let refresher = TrendingRefresher(
-            client: infrastructure.database, clock: infrastructure.clock,
-            interval: .seconds(try settings.reader.int("TRENDING_REFRESH_SECONDS", default: 600, range: 1...86_400)), logger: logger)
+        // Writes refresh the trending score of the challenge they touch; this lets days older than the window drop
+        // out for challenges nobody touches (idempotent, so every replica may run it).
+        let database = infrastructure.database
+        let clock = infrastructure.clock
+        let refresher = PeriodicService(
+            "trending-refresh", every: .seconds(try settings.reader.int("TRENDING_REFRESH_SECONDS", default: 600, range: 1...86_400)),
+            logger: logger
+        ) {
+            _ = try await Trending.refreshAll(today: Trending.day(at: clock.now()), client: database, logger: logger)
+        }
 
         let router = infrastructure.makeRouter(consumers: [consumer])
         ChallengesController(challenges: repository).addRoutes(to: router)

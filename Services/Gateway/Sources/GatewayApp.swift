@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Foundation
 import Hummingbird
 import NIOCore
 import ServiceLifecycle
@@ -7,29 +8,60 @@ import SurgeRuntime
 public enum GatewayService {
     public static let name = "gateway"
     public static let defaultPort = 8080
+    public static var api: [APIOperation] { GatewayAPI.all }
 
     public static func buildApplication(_ settings: ServiceSettings) async throws -> some ApplicationProtocol {
-        let infrastructure = try await ServiceInfrastructure.start(settings, migrations: [])
+        let infrastructure = try await ServiceInfrastructure.start(settings, migrations: [GatewayMigrations.set])
+        let reader = settings.reader
         var clientConfiguration = HTTPClient.Configuration()
         clientConfiguration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
+        let upstreams = Upstreams(reader)
+        let clock = infrastructure.clock
+        let now: @Sendable () -> Date = { clock.now() }
+        let idempotency = IdempotencyStore(client: infrastructure.database, logger: infrastructure.logger, abandonAfter: .seconds(120))
+        let limits = try RateLimits.from(reader)
+        let limiter = RateLimiter()
+        let pipeline = RoutePipeline(
+            limits: limits,
+            limiter: limiter,
+            authenticator: Authenticator.make(
+                client: client,
+                jwksURL: reader.string("IDENTITY_JWKS_URL", default: upstreams.url(for: .identity) + "/internal/jwks.json"),
+                logger: infrastructure.logger),
+            idempotency: idempotency,
+            clientAddress: ClientAddress(trustedHops: try reader.int("TRUSTED_PROXY_HOPS", default: 0, range: 0...10)),
+            maxBodyBytes: try reader.int("MAX_REQUEST_BYTES", default: 1 << 20, range: 1024...(64 << 20)),
+            maxUploadBytes: try reader.int("MAX_UPLOAD_BYTES", default: 10 << 20, range: 1024...(256 << 20)),
+            now: now)
+        let export = ExportController(client: client, upstreams: upstreams, now: now)
+
         let router = infrastructure.makeRouter(context: GatewayRequestContext.self)
+        if let cors = try CORSPolicy.from(reader) { router.add(middleware: cors) }
         router.add(middleware: TraceMiddleware())
         router.get("/openapi.json") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "application/json"],
                 body: .init(byteBuffer: ByteBuffer(string: PublicAPI.openAPIDocument)))
         }
-        let upstreams = Upstreams(settings.reader)
-        let authenticator = Authenticator.make(
-            client: client,
-            jwksURL: settings.reader.string("IDENTITY_JWKS_URL", default: upstreams.url(for: .identity) + "/internal/jwks.json"),
-            logger: infrastructure.logger)
-        ProxyController(
-            client: client, upstreams: upstreams, authenticator: authenticator,
-            timeout: .seconds(Int64(try settings.reader.int("UPSTREAM_TIMEOUT_SECONDS", default: 30, range: 1...600)))
+        PublicRouter(
+            pipeline: pipeline,
+            proxy: ProxyController(
+                client: client, upstreams: upstreams,
+                timeout: .seconds(Int64(try reader.int("UPSTREAM_TIMEOUT_SECONDS", default: 30, range: 1...600)))),
+            local: [PublicRouter.key(GatewayAPI.export.method, GatewayAPI.export.path): export.export]
         ).addRoutes(PublicAPI.routes, to: router)
-        return infrastructure.makeApplication(router: router, services: [HTTPClientService(client: client)])
+        return infrastructure.makeApplication(
+            router: router,
+            services: [
+                HTTPClientService(client: client),
+                PeriodicService("idempotency-purge", every: .seconds(600), logger: infrastructure.logger) {
+                    try await idempotency.purge(olderThan: now().addingTimeInterval(-24 * 3600))
+                },
+                PeriodicService("rate-limit-eviction", every: .seconds(60), logger: infrastructure.logger) {
+                    limiter.evictFull(now: Double(DispatchTime.now().uptimeNanoseconds) / 1e9, policies: limits.all)
+                },
+            ])
     }
 }
 

@@ -4,15 +4,38 @@ import SurgeRuntime
 
 public enum ProgressService {
     public static let name = "progress"
-    public static let api: [APIOperation] = []
     public static let defaultPort = 8083
+    public static var api: [APIOperation] { ProgressAPI.all }
 
     public static func buildApplication(_ settings: ServiceSettings) async throws -> some ApplicationProtocol {
         let infrastructure = try await ServiceInfrastructure.start(settings, migrations: [ProgressMigrations.set])
+        let reader = settings.reader
+        let repository = ProgressRepository(
+            client: infrastructure.database, outbox: infrastructure.outbox, clock: infrastructure.clock, logger: infrastructure.logger)
+        let chores = ChoreStore(client: infrastructure.database, outbox: infrastructure.outbox, clock: infrastructure.clock, logger: infrastructure.logger)
         var handlers = EventHandlers()
-        IdentityEventHandlers.register(in: &handlers)
+        ProgressEventHandlers(repository: repository, chores: chores).register(in: &handlers)
         let consumer = try infrastructure.consumer(handlers)
+
         let router = infrastructure.makeRouter(consumers: [consumer])
-        return infrastructure.makeApplication(router: router, consumers: [consumer])
+        AttemptsController(repository: repository).addRoutes(to: router)
+        CheckInsController(
+            repository: repository, maxPhotoBytes: try reader.int("PHOTO_MAX_BYTES", default: 10 << 20, range: 1024...(256 << 20))
+        ).addRoutes(to: router)
+        ChoresController(chores: chores).addRoutes(to: router)
+        router.get("/internal/export") { _, context in
+            Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(bytes: try await repository.export(userID: try context.caller()))))
+        }
+
+        let batch = try reader.int("JUDGEMENT_BATCH_SIZE", default: 200, range: 1...10_000)
+        let judgement = PeriodicService(
+            "day-judgement", every: try reader.milliseconds("JUDGEMENT_INTERVAL_MS", default: 5000), logger: infrastructure.logger
+        ) {
+            while try await repository.judgeDue(limit: batch) == batch {}
+            while try await chores.flagOverdue() == 500 {}
+        }
+        return infrastructure.makeApplication(router: router, consumers: [consumer], services: [judgement])
     }
 }

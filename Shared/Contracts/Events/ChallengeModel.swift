@@ -134,11 +134,15 @@ public struct StreakRule: Codable, Sendable, Equatable {
     public var freezesPerMonth: Int
     /// For weekly streaks: any activity in the week keeps the streak even below the goal (001 WEEKLY-05).
     public var activityKeepsWeeklyStreak: Bool
+    /// For weekly streaks: how many days' worth of each daily task make the week's goal (001 WEEKLY-01: 5). All 7
+    /// when absent.
+    public var weeklyGoalDays: Int?
 
-    public init(period: StreakPeriod = .day, freezesPerMonth: Int = 0, activityKeepsWeeklyStreak: Bool = false) {
+    public init(period: StreakPeriod = .day, freezesPerMonth: Int = 0, activityKeepsWeeklyStreak: Bool = false, weeklyGoalDays: Int? = nil) {
         self.period = period
         self.freezesPerMonth = freezesPerMonth
         self.activityKeepsWeeklyStreak = activityKeepsWeeklyStreak
+        self.weeklyGoalDays = weeklyGoalDays
     }
 }
 
@@ -203,20 +207,13 @@ public struct PointsRule: Codable, Sendable, Equatable {
     public var weeklyGoalBonus: Int?
     /// Awarded when the challenge is completed (001 CHAL-02: 200).
     public var completionBonus: Int?
-    /// The week's goal as a multiple of the user's daily goal: the quantity logged Monday to Sunday must reach
-    /// `dailyGoal x weeklyGoalFromDailyGoal` for `weeklyGoalBonus` (001 WEEKLY-01: 5). Added after v1 (optional).
-    public var weeklyGoalFromDailyGoal: Double?
 
-    public init(
-        kind: PointsKind, pointsPerTask: Int? = nil, series: SeriesFormula? = nil, weeklyGoalBonus: Int? = nil, completionBonus: Int? = nil,
-        weeklyGoalFromDailyGoal: Double? = nil
-    ) {
+    public init(kind: PointsKind, pointsPerTask: Int? = nil, series: SeriesFormula? = nil, weeklyGoalBonus: Int? = nil, completionBonus: Int? = nil) {
         self.kind = kind
         self.pointsPerTask = pointsPerTask
         self.series = series
         self.weeklyGoalBonus = weeklyGoalBonus
         self.completionBonus = completionBonus
-        self.weeklyGoalFromDailyGoal = weeklyGoalFromDailyGoal
     }
 
     public static let none = PointsRule(kind: .none)

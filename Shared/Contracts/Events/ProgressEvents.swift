@@ -38,3 +38,403 @@ public struct AttemptStarted: EventPayload {
     public var partitionKey: String { userID.key }
     public var subject: String { "attempts/\(attemptID.key)" }
 }
+
+public enum CheckInAction: String, Codable, Sendable, JSONSchemaEnum {
+    /// A checkbox or photo task marked done.
+    case done
+    /// A quantity logged (summed per day).
+    case logged
+}
+
+/// A check-in was accepted: a task marked done, a quantity logged or a photo attached, for one local day.
+public struct CheckInRecorded: EventPayload {
+    public static let descriptor = EventDescriptor(
+        type: "surge.progress.checkin.recorded.v1", topic: .progress,
+        summary: "A task was marked done, a quantity logged or a photo attached for one of the user's local days.")
+
+    public var checkInID: UUID
+    public var userID: UUID
+    public var attemptID: UUID
+    public var challengeID: UUID
+    public var challengeVersion: Int
+    public var kind: ChallengeKind
+    public var groupID: UUID?
+    public var taskID: String
+    public var taskKind: TaskKind
+    public var action: CheckInAction
+    public var localDate: LocalDate
+    public var dayNumber: Int
+    public var quantity: Double?
+    public var unit: String?
+    public var photoID: UUID?
+    /// When it happened on the client (offline check-ins arrive later).
+    public var happenedAt: Date
+    public var recordedAt: Date
+    /// Whether the task is now complete for its day (quantities reached their target).
+    public var taskComplete: Bool
+    /// Whether every task the day requires is now done.
+    public var dayComplete: Bool
+
+    public init(
+        checkInID: UUID, userID: UUID, attemptID: UUID, challengeID: UUID, challengeVersion: Int, kind: ChallengeKind,
+        groupID: UUID?, taskID: String, taskKind: TaskKind, action: CheckInAction, localDate: LocalDate, dayNumber: Int,
+        quantity: Double?, unit: String?, photoID: UUID?, happenedAt: Date, recordedAt: Date, taskComplete: Bool, dayComplete: Bool
+    ) {
+        self.checkInID = checkInID
+        self.userID = userID
+        self.attemptID = attemptID
+        self.challengeID = challengeID
+        self.challengeVersion = challengeVersion
+        self.kind = kind
+        self.groupID = groupID
+        self.taskID = taskID
+        self.taskKind = taskKind
+        self.action = action
+        self.localDate = localDate
+        self.dayNumber = dayNumber
+        self.quantity = quantity
+        self.unit = unit
+        self.photoID = photoID
+        self.happenedAt = happenedAt
+        self.recordedAt = recordedAt
+        self.taskComplete = taskComplete
+        self.dayComplete = dayComplete
+    }
+
+    public var partitionKey: String { userID.key }
+    public var subject: String { "attempts/\(attemptID.key)/days/\(localDate)/tasks/\(taskID)" }
+}
+
+/// A check-in was taken back: a task unticked or a logged quantity removed.
+public struct CheckInUndone: EventPayload {
+    public static let descriptor = EventDescriptor(
+        type: "surge.progress.checkin.undone.v1", topic: .progress,
+        summary: "A task was marked not done again, or a logged quantity was removed.")
+
+    public var checkInID: UUID
+    public var undoesCheckInID: UUID?
+    public var userID: UUID
+    public var attemptID: UUID
+    public var challengeID: UUID
+    public var kind: ChallengeKind
+    public var groupID: UUID?
+    public var taskID: String
+    public var localDate: LocalDate
+    public var quantity: Double?
+    public var happenedAt: Date
+    public var recordedAt: Date
+    public var dayComplete: Bool
+
+    public init(
+        checkInID: UUID, undoesCheckInID: UUID?, userID: UUID, attemptID: UUID, challengeID: UUID, kind: ChallengeKind,
+        groupID: UUID?, taskID: String, localDate: LocalDate, quantity: Double?, happenedAt: Date, recordedAt: Date,
+        dayComplete: Bool
+    ) {
+        self.checkInID = checkInID
+        self.undoesCheckInID = undoesCheckInID
+        self.userID = userID
+        self.attemptID = attemptID
+        self.challengeID = challengeID
+        self.kind = kind
+        self.groupID = groupID
+        self.taskID = taskID
+        self.localDate = localDate
+        self.quantity = quantity
+        self.happenedAt = happenedAt
+        self.recordedAt = recordedAt
+        self.dayComplete = dayComplete
+    }
+
+    public var partitionKey: String { userID.key }
+    public var subject: String { "attempts/\(attemptID.key)/days/\(localDate)/tasks/\(taskID)" }
+}
+
+/// Whether a judged period (a day, or a week for weekly streaks) counted.
+public enum PeriodOutcome: String, Codable, Sendable, JSONSchemaEnum {
+    case completed
+    case missed
+    /// Missed, but a streak freeze kept the streak.
+    case frozen
+    /// Missed with some activity; the rule keeps the streak (001 WEEKLY-05).
+    case kept
+    /// Nothing was required that day.
+    case rest
+}
+
+/// A local day (or week) of an attempt was judged, after its check-in window closed. Carries the streak after it.
+public struct DayJudged: EventPayload {
+    public static let descriptor = EventDescriptor(
+        type: "surge.progress.day.judged.v1", topic: .progress,
+        summary: "A day (or week) of an attempt was judged when its check-in window closed: completed, missed, frozen, kept or rest.")
+
+    public var userID: UUID
+    public var attemptID: UUID
+    public var challengeID: UUID
+    public var kind: ChallengeKind
+    public var groupID: UUID?
+    public var period: StreakPeriod
+    /// The day judged, or the last day (Sunday) of the week judged.
+    public var localDate: LocalDate
+    public var dayNumber: Int
+    public var outcome: PeriodOutcome
+    /// Tasks that were required and not done.
+    public var missedTaskIDs: [String]
+    public var currentStreak: Int
+    public var bestStreak: Int
+    public var judgedAt: Date
+
+    public init(
+        userID: UUID, attemptID: UUID, challengeID: UUID, kind: ChallengeKind, groupID: UUID?, period: StreakPeriod,
+        localDate: LocalDate, dayNumber: Int, outcome: PeriodOutcome, missedTaskIDs: [String], currentStreak: Int,
+        bestStreak: Int, judgedAt: Date
+    ) {
+        self.userID = userID
+        self.attemptID = attemptID
+        self.challengeID = challengeID
+        self.kind = kind
+        self.groupID = groupID
+        self.period = period
+        self.localDate = localDate
+        self.dayNumber = dayNumber
+        self.outcome = outcome
+        self.missedTaskIDs = missedTaskIDs
+        self.currentStreak = currentStreak
+        self.bestStreak = bestStreak
+        self.judgedAt = judgedAt
+    }
+
+    public var partitionKey: String { userID.key }
+    public var subject: String { "attempts/\(attemptID.key)/days/\(localDate)" }
+}
+
+public enum StreakChange: String, Codable, Sendable, JSONSchemaEnum {
+    case extended, broken, frozen
+}
+
+/// A streak grew, broke, or was saved by a freeze.
+public struct StreakChanged: EventPayload {
+    public static let descriptor = EventDescriptor(
+        type: "surge.progress.streak.changed.v1", topic: .progress,
+        summary: "A streak was extended, broken, or kept by a streak freeze (with the freezes left this month).")
+
+    public var userID: UUID
+    public var attemptID: UUID
+    public var challengeID: UUID
+    public var kind: ChallengeKind
+    public var groupID: UUID?
+    public var period: StreakPeriod
+    public var change: StreakChange
+    public var previous: Int
+    public var current: Int
+    public var best: Int
+    public var freezesLeft: Int
+    public var localDate: LocalDate
+    public var changedAt: Date
+
+    public init(
+        userID: UUID, attemptID: UUID, challengeID: UUID, kind: ChallengeKind, groupID: UUID?, period: StreakPeriod,
+        change: StreakChange, previous: Int, current: Int, best: Int, freezesLeft: Int, localDate: LocalDate, changedAt: Date
+    ) {
+        self.userID = userID
+        self.attemptID = attemptID
+        self.challengeID = challengeID
+        self.kind = kind
+        self.groupID = groupID
+        self.period = period
+        self.change = change
+        self.previous = previous
+        self.current = current
+        self.best = best
+        self.freezesLeft = freezesLeft
+        self.localDate = localDate
+        self.changedAt = changedAt
+    }
+
+    public var partitionKey: String { userID.key }
+    public var subject: String { "attempts/\(attemptID.key)/streak" }
+}
+
+public enum AttemptEnd: String, Codable, Sendable, JSONSchemaEnum {
+    case failed, completed, abandoned
+}
+
+/// An attempt ended: failed by its rules (with the rule broken), completed (with final stats), or abandoned.
+public struct AttemptEnded: EventPayload {
+    public static let descriptor = EventDescriptor(
+        type: "surge.progress.attempt.ended.v1", topic: .progress,
+        summary: "An attempt failed (with the broken rule), was completed (with its final stats) or was abandoned.")
+
+    public var attemptID: UUID
+    public var userID: UUID
+    public var challengeID: UUID
+    public var kind: ChallengeKind
+    public var groupID: UUID?
+    public var attemptNumber: Int
+    public var end: AttemptEnd
+    /// The local date the attempt ended on (for failures: the day whose miss broke the rule).
+    public var endedOn: LocalDate
+    public var dayNumber: Int
+    /// For failures: what broke, in words ("Missed 'Drink 3.8 litres of water' on day 15").
+    public var reason: String?
+    public var missedTaskIDs: [String]
+    public var daysCompleted: Int
+    public var bestStreak: Int
+    public var points: Int
+    public var endedAt: Date
+
+    public init(
+        attemptID: UUID, userID: UUID, challengeID: UUID, kind: ChallengeKind, groupID: UUID?, attemptNumber: Int, end: AttemptEnd,
+        endedOn: LocalDate, dayNumber: Int, reason: String?, missedTaskIDs: [String], daysCompleted: Int, bestStreak: Int,
+        points: Int, endedAt: Date
+    ) {
+        self.attemptID = attemptID
+        self.userID = userID
+        self.challengeID = challengeID
+        self.kind = kind
+        self.groupID = groupID
+        self.attemptNumber = attemptNumber
+        self.end = end
+        self.endedOn = endedOn
+        self.dayNumber = dayNumber
+        self.reason = reason
+        self.missedTaskIDs = missedTaskIDs
+        self.daysCompleted = daysCompleted
+        self.bestStreak = bestStreak
+        self.points = points
+        self.endedAt = endedAt
+    }
+
+    public var partitionKey: String { userID.key }
+    public var subject: String { "attempts/\(attemptID.key)" }
+}
+
+/// A new attempt replaced a failed or abandoned one; the earlier attempt and its stats stay in the history.
+public struct AttemptRestarted: EventPayload {
+    public static let descriptor = EventDescriptor(
+        type: "surge.progress.attempt.restarted.v1", topic: .progress,
+        summary: "A user restarted a challenge; the previous attempt stays in the history (AttemptStarted follows).")
+
+    public var previousAttemptID: UUID
+    public var attemptID: UUID
+    public var userID: UUID
+    public var challengeID: UUID
+    public var kind: ChallengeKind
+    public var attemptNumber: Int
+    public var restartedAt: Date
+
+    public init(previousAttemptID: UUID, attemptID: UUID, userID: UUID, challengeID: UUID, kind: ChallengeKind, attemptNumber: Int, restartedAt: Date) {
+        self.previousAttemptID = previousAttemptID
+        self.attemptID = attemptID
+        self.userID = userID
+        self.challengeID = challengeID
+        self.kind = kind
+        self.attemptNumber = attemptNumber
+        self.restartedAt = restartedAt
+    }
+
+    public var partitionKey: String { userID.key }
+    public var subject: String { "attempts/\(attemptID.key)" }
+}
+
+public enum PointsReason: String, Codable, Sendable, JSONSchemaEnum {
+    /// A task done (fixed points per task).
+    case task
+    /// A logged series (001's formula).
+    case series
+    /// A task undone: takes its points back.
+    case correction
+    /// A week's goal reached (001 WEEKLY-03).
+    case weeklyGoalBonus
+    /// A challenge (or a weekly challenge's week) completed (001 CHAL-02).
+    case challengeBonus
+    /// A household chore completed (004).
+    case chore
+}
+
+/// A row of the points ledger. Leaderboards sum these per user per period (weeks and months of the group's zone
+/// for households, using `awardedAt`).
+public struct PointsAwarded: EventPayload {
+    public static let descriptor = EventDescriptor(
+        type: "surge.progress.points.awarded.v1", topic: .progress,
+        summary: "Points were awarded (or taken back by a correction), with the reason; one ledger row.")
+
+    public var entryID: UUID
+    public var userID: UUID
+    public var groupID: UUID?
+    public var challengeID: UUID?
+    public var attemptID: UUID?
+    public var points: Int
+    public var reason: PointsReason
+    /// The user's local date the points belong to.
+    public var localDate: LocalDate
+    /// Repetitions logged beyond the anti-cheat daily cap: shown, not rewarded.
+    public var excessQuantity: Double?
+    public var totalPoints: Int
+    public var awardedAt: Date
+
+    public init(
+        entryID: UUID, userID: UUID, groupID: UUID?, challengeID: UUID?, attemptID: UUID?, points: Int, reason: PointsReason,
+        localDate: LocalDate, excessQuantity: Double?, totalPoints: Int, awardedAt: Date
+    ) {
+        self.entryID = entryID
+        self.userID = userID
+        self.groupID = groupID
+        self.challengeID = challengeID
+        self.attemptID = attemptID
+        self.points = points
+        self.reason = reason
+        self.localDate = localDate
+        self.excessQuantity = excessQuantity
+        self.totalPoints = totalPoints
+        self.awardedAt = awardedAt
+    }
+
+    public var partitionKey: String { userID.key }
+    public var subject: String { "users/\(userID.key)/points/\(entryID.key)" }
+}
+
+public enum ChoreOccurrenceChange: String, Codable, Sendable, JSONSchemaEnum {
+    case completed, overdue
+}
+
+/// A household chore's occurrence was completed (points to the completer; the next occurrence is due) or became
+/// overdue (a flag, no penalty).
+public struct ChoreOccurrenceChanged: EventPayload {
+    public static let descriptor = EventDescriptor(
+        type: "surge.progress.chore.occurrence.changed.v1", topic: .progress,
+        summary: "A chore occurrence was completed (by whom, for how many points, when the next is due) or became overdue.")
+
+    public var occurrenceID: UUID
+    public var choreID: UUID
+    public var groupID: UUID
+    public var title: String
+    public var change: ChoreOccurrenceChange
+    public var assigneeID: UUID?
+    public var completedBy: UUID?
+    public var points: Int
+    public var dueOn: LocalDate
+    public var dueAt: Date
+    public var nextDueOn: LocalDate?
+    public var changedAt: Date
+
+    public init(
+        occurrenceID: UUID, choreID: UUID, groupID: UUID, title: String, change: ChoreOccurrenceChange, assigneeID: UUID?,
+        completedBy: UUID?, points: Int, dueOn: LocalDate, dueAt: Date, nextDueOn: LocalDate?, changedAt: Date
+    ) {
+        self.occurrenceID = occurrenceID
+        self.choreID = choreID
+        self.groupID = groupID
+        self.title = title
+        self.change = change
+        self.assigneeID = assigneeID
+        self.completedBy = completedBy
+        self.points = points
+        self.dueOn = dueOn
+        self.dueAt = dueAt
+        self.nextDueOn = nextDueOn
+        self.changedAt = changedAt
+    }
+
+    public var partitionKey: String { groupID.key }
+    public var subject: String { "chores/\(choreID.key)/occurrences/\(occurrenceID.key)" }
+}

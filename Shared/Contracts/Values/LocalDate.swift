@@ -60,6 +60,47 @@ public struct LocalDate: Hashable, Comparable, Sendable, Codable, CustomStringCo
     public static let schemaPlaceholder = LocalDate(year: 2026, month: 1, day: 1)!
 }
 
+extension LocalDate {
+    /// Days since 1970-01-01 (proleptic Gregorian), independent of any time zone.
+    public var dayNumber: Int {
+        // Howard Hinnant's days_from_civil.
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let monthIndex = (month + 9) % 12
+        let dayOfYear = (153 * monthIndex + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    public init(dayNumber: Int) {
+        let z = dayNumber + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        self.init(year: yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month: month, day: day)!
+    }
+
+    public func adding(days: Int) -> LocalDate { LocalDate(dayNumber: dayNumber + days) }
+
+    /// Whole days from `self` to `other` (negative if `other` is earlier).
+    public func days(until other: LocalDate) -> Int { other.dayNumber - dayNumber }
+
+    public var weekday: Weekday {
+        // 1970-01-01 was a Thursday.
+        Weekday(isoNumber: ((dayNumber % 7 + 7 + 3) % 7) + 1)!
+    }
+
+    /// The Monday of this date's Monday-to-Sunday week.
+    public var startOfWeek: LocalDate { adding(days: -(weekday.isoNumber - 1)) }
+
+    public var startOfMonth: LocalDate { LocalDate(year: year, month: month, day: 1)! }
+}
+
 /// A wall-clock time of day: `07:30`.
 public struct LocalTime: Hashable, Comparable, Sendable, Codable, CustomStringConvertible, JSONSchemaDescribing {
     public let hour: Int

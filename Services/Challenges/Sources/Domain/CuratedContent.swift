@@ -231,8 +231,8 @@ public enum CuratedContent {
         ],
         rules: ChallengeRules(
             failure: FailureRule(mode: .none),
-            streak: StreakRule(period: .week, freezesPerMonth: 1, activityKeepsWeeklyStreak: true),
-            points: PointsRule(kind: .series, series: pushUpSeries, weeklyGoalBonus: 500, weeklyGoalFromDailyGoal: 5),
+            streak: StreakRule(period: .week, freezesPerMonth: 1, activityKeepsWeeklyStreak: true, weeklyGoalDays: 5),
+            points: PointsRule(kind: .series, series: pushUpSeries, weeklyGoalBonus: 500),
             checkInGraceMinutes: 0))
 
     /// 001 CHAL-01/02: "Complete X push-ups this week", X = daily goal x 7, resetting every week; 200 bonus points.

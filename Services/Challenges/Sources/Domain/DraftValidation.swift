@@ -41,6 +41,7 @@ public enum DraftLimits {
     public static let taskPoints = 1...10_000
     public static let target = 1_000_000.0
     public static let freezesPerMonth = 0...4
+    public static let weeklyGoalDays = 1...7
     public static let graceMinutes = 0...2880
     public static let bonus = 0...100_000
     public static let chorePoints = 1...1000
@@ -331,6 +332,13 @@ struct DraftValidation {
         if streak.activityKeepsWeeklyStreak && streak.period != .week {
             fail("rules.streak.activityKeepsWeeklyStreak", "is only for weekly streaks (period week)")
         }
+        if let days = streak.weeklyGoalDays {
+            if streak.period != .week {
+                fail("rules.streak.weeklyGoalDays", "is only for weekly streaks (period week)")
+            } else if !DraftLimits.weeklyGoalDays.contains(days) {
+                fail("rules.streak.weeklyGoalDays", "must be from 1 to 7 days")
+            }
+        }
     }
 
     mutating func checkPoints() {
@@ -358,9 +366,6 @@ struct DraftValidation {
         }
         for (name, value) in [("weeklyGoalBonus", points.weeklyGoalBonus), ("completionBonus", points.completionBonus)] {
             if let value, !DraftLimits.bonus.contains(value) { fail("\(path).\(name)", "must be from 0 to 100000") }
-        }
-        if let multiple = points.weeklyGoalFromDailyGoal, !(multiple > 0 && multiple <= 7) {
-            fail("\(path).weeklyGoalFromDailyGoal", "must be greater than 0 and at most 7 (days in a week)")
         }
     }
 

@@ -41,10 +41,12 @@ public enum RuleDescription {
         case .day:
             sentences.append("The streak counts days with every task done.")
         case .week:
+            let goal = streak.weeklyGoalDays.map { "the week's goal is \(plural($0, "day"))' worth of each daily task" }
             sentences.append(
                 streak.activityKeepsWeeklyStreak
                     ? "The streak counts weeks (Monday to Sunday); any activity in a week keeps it."
                     : "The streak counts weeks (Monday to Sunday) that met their goal.")
+            if let goal { sentences.append(goal.prefix(1).uppercased() + goal.dropFirst() + ".") }
         }
         if streak.freezesPerMonth > 0 {
             sentences.append(
@@ -77,7 +79,7 @@ public enum RuleDescription {
             }
         }
         if let bonus = points.weeklyGoalBonus, bonus > 0 {
-            let goal = points.weeklyGoalFromDailyGoal.map { " (\(number($0)) × your daily goal)" } ?? ""
+            let goal = definition.rules.streak.weeklyGoalDays.map { " (\(plural($0, "day"))' worth of each daily task)" } ?? ""
             sentences.append("Reaching the weekly goal\(goal) earns \(plural(bonus, "bonus point")).")
         }
         if let bonus = points.completionBonus, bonus > 0 {

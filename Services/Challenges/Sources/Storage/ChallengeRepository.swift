@@ -486,8 +486,8 @@ struct PostgresChallengeRepository: ChallengeRepository {
 }
 
 /// Trending: joins and likes per challenge over the last seven UTC days (today and the six before), kept as a score
-/// on the challenge row so the trending sort reads an index. Writes refresh the one challenge they touch; the
-/// `TrendingRefresher` lets old days drop out of the window.
+/// on the challenge row so the trending sort reads an index. Writes refresh the one challenge they touch; a periodic
+/// `refreshAll` (`TRENDING_REFRESH_SECONDS`, default 10 minutes) lets old days drop out of the window.
 enum Trending {
     static let utcZone = TimeZone(identifier: "UTC")!
     static let utc = LocalCalendar(timeZone: utcZone)

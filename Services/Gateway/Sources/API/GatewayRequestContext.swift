@@ -1,16 +1,21 @@
 import Foundation
 import Hummingbird
+import NIOCore
 import SurgeContracts
 
-/// The gateway's request context: the caller proven by the access token, and the trace the request belongs to.
+/// The gateway's request context: the caller proven by the access token, the client's address, and the trace the
+/// request belongs to.
 public struct GatewayRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     public var callerID: UUID?
     public var requestID = ""
     public var traceParent = TraceParent.random()
     public var traceState: String?
+    /// The TCP peer; the client's address is derived from it and trusted `X-Forwarded-For` hops.
+    public let peerAddress: String
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
+        peerAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
     }
 }

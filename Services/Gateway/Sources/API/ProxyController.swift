@@ -12,7 +12,6 @@ import SurgeRuntime
 struct ProxyController {
     let client: HTTPClient
     let upstreams: Upstreams
-    let authenticator: Authenticator
     let timeout: TimeAmount
 
     static let hopByHopHeaders: Set<String> = [
@@ -20,17 +19,6 @@ struct ProxyController {
         "upgrade", "host", "x-surge-caller",
     ]
 
-    func addRoutes(_ routes: [PublicRoute], to router: Router<GatewayRequestContext>) {
-        for route in routes {
-            router.on(RouterPath(route.routerPath), method: route.method) { request, context in
-                var context = context
-                if route.access == .authenticated {
-                    context.callerID = try await authenticator.callerID(of: request)
-                }
-                return try await forward(request, context: context, to: route.upstream)
-            }
-        }
-    }
 
     func forward(_ request: Request, context: GatewayRequestContext, to service: SurgeService) async throws -> Response {
         var outgoing = HTTPClientRequest(url: upstreams.url(for: service) + request.uri.description)

@@ -2,7 +2,8 @@ import Foundation
 import Hummingbird
 import SurgeRuntime
 
-/// Accepts a client's `X-Request-ID` (if sane) and W3C `traceparent`, or starts new ones, and echoes the request id.
+/// Accepts a client's `X-Request-ID` (if sane) and W3C `traceparent`, or starts new ones, echoes the request id, and
+/// answers every error as a problem document carrying it.
 struct TraceMiddleware: RouterMiddleware {
     typealias Context = GatewayRequestContext
 
@@ -13,15 +14,14 @@ struct TraceMiddleware: RouterMiddleware {
         context.traceState = request.headers[InternalHeaders.tracestate]
         context.logger[metadataKey: "request.id"] = .string(context.requestID)
         context.logger[metadataKey: "trace.id"] = .string(context.traceParent.traceID)
+        var response: Response
         do {
-            var response = try await next(request, context)
-            response.headers[InternalHeaders.requestID] = context.requestID
-            return response
-        } catch let problem as Problem {
-            var response = try problem.response(from: request, context: context)
-            response.headers[InternalHeaders.requestID] = context.requestID
-            return response
+            response = try await next(request, context)
+        } catch {
+            response = try Problem.from(error, logger: context.logger).response(from: request, context: context)
         }
+        response.headers[InternalHeaders.requestID] = context.requestID
+        return response
     }
 
     static func acceptableRequestID(_ value: String) -> String? {

@@ -13,10 +13,12 @@ public struct PublicRoute: Sendable, Hashable {
     public var access: APIOperation.Access
     public var throttle: APIOperation.Throttle
     public var idempotent: Bool
+    /// Takes a binary upload (a photo) rather than JSON: a larger body limit applies.
+    public var acceptsUpload: Bool
 
     public init(
         _ method: HTTPRequest.Method, _ path: String, _ upstream: SurgeService, _ access: APIOperation.Access,
-        _ throttle: APIOperation.Throttle, idempotent: Bool
+        _ throttle: APIOperation.Throttle, idempotent: Bool, upload: Bool = false
     ) {
         self.method = method
         self.path = path
@@ -24,6 +26,7 @@ public struct PublicRoute: Sendable, Hashable {
         self.access = access
         self.throttle = throttle
         self.idempotent = idempotent
+        self.acceptsUpload = upload
     }
 
     /// The same template in Hummingbird's router syntax: `/v1/groups/:groupID/members`.

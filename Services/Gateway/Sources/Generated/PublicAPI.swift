@@ -2,6 +2,18 @@
 
 enum PublicAPI {
     static let routes: [PublicRoute] = [
+        PublicRoute(.get, "/v1/attempts", .progress, .authenticated, .standard, idempotent: false),
+        PublicRoute(.post, "/v1/attempts", .progress, .authenticated, .standard, idempotent: true),
+        PublicRoute(.get, "/v1/attempts/{attemptID}", .progress, .authenticated, .standard, idempotent: false),
+        PublicRoute(.post, "/v1/attempts/{attemptID}/abandon", .progress, .authenticated, .standard, idempotent: false),
+        PublicRoute(.get, "/v1/attempts/{attemptID}/calendar", .progress, .authenticated, .standard, idempotent: false),
+        PublicRoute(.get, "/v1/attempts/{attemptID}/history", .progress, .authenticated, .standard, idempotent: false),
+        PublicRoute(.delete, "/v1/attempts/{attemptID}/logs/{logID}", .progress, .authenticated, .standard, idempotent: false),
+        PublicRoute(.get, "/v1/attempts/{attemptID}/photos", .progress, .authenticated, .standard, idempotent: false),
+        PublicRoute(.post, "/v1/attempts/{attemptID}/restart", .progress, .authenticated, .standard, idempotent: true),
+        PublicRoute(.put, "/v1/attempts/{attemptID}/tasks/{taskID}", .progress, .authenticated, .standard, idempotent: false),
+        PublicRoute(.post, "/v1/attempts/{attemptID}/tasks/{taskID}/logs", .progress, .authenticated, .standard, idempotent: true),
+        PublicRoute(.put, "/v1/attempts/{attemptID}/tasks/{taskID}/photo", .progress, .authenticated, .standard, idempotent: false, upload: true),
         PublicRoute(.post, "/v1/auth/guest", .identity, .anonymous, .credentials, idempotent: true),
         PublicRoute(.get, "/v1/challenges", .challenges, .authenticated, .standard, idempotent: false),
         PublicRoute(.post, "/v1/challenges", .challenges, .authenticated, .standard, idempotent: true),
@@ -11,10 +23,18 @@ enum PublicAPI {
         PublicRoute(.post, "/v1/challenges/{challengeID}/invitations", .challenges, .authenticated, .standard, idempotent: true),
         PublicRoute(.delete, "/v1/challenges/{challengeID}/like", .challenges, .authenticated, .standard, idempotent: false),
         PublicRoute(.put, "/v1/challenges/{challengeID}/like", .challenges, .authenticated, .standard, idempotent: false),
+        PublicRoute(.get, "/v1/challenges/{challengeID}/photos", .progress, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/challenges/{challengeID}/versions/{version}", .challenges, .authenticated, .standard, idempotent: false),
+        PublicRoute(.post, "/v1/chore-occurrences/{occurrenceID}/complete", .progress, .authenticated, .standard, idempotent: true),
+        PublicRoute(.get, "/v1/groups/{groupID}/chore-occurrences", .progress, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/groups/{groupID}/chores", .challenges, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/me", .identity, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/me/challenges", .challenges, .authenticated, .standard, idempotent: false),
+        PublicRoute(.get, "/v1/me/export", .gateway, .authenticated, .standard, idempotent: false),
+        PublicRoute(.get, "/v1/me/history", .progress, .authenticated, .standard, idempotent: false),
+        PublicRoute(.get, "/v1/me/points", .progress, .authenticated, .standard, idempotent: false),
+        PublicRoute(.get, "/v1/me/points/ledger", .progress, .authenticated, .standard, idempotent: false),
+        PublicRoute(.get, "/v1/photos/{photoID}", .progress, .authenticated, .standard, idempotent: false),
     ]
 
     static let openAPIDocument = #"""
@@ -92,6 +112,3258 @@ enum PublicAPI {
   },
   "openapi" : "3.1.0",
   "paths" : {
+    "/v1/attempts" : {
+      "get" : {
+        "operationId" : "listAttempts",
+        "parameters" : [
+          {
+            "description" : "active, failed, completed or abandoned.",
+            "in" : "query",
+            "name" : "status",
+            "required" : false,
+            "schema" : {
+              "enum" : [
+                "active",
+                "failed",
+                "completed",
+                "abandoned"
+              ],
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "Only attempts at this challenge (the attempt history).",
+            "in" : "query",
+            "name" : "challengeID",
+            "required" : false,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "Items per page, 1-100 (default 20).",
+            "in" : "query",
+            "name" : "limit",
+            "required" : false,
+            "schema" : {
+              "type" : "integer"
+            }
+          },
+          {
+            "description" : "The `nextCursor` of the previous page.",
+            "in" : "query",
+            "name" : "cursor",
+            "required" : false,
+            "schema" : {
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "items" : {
+                      "items" : {
+                        "properties" : {
+                          "attemptID" : {
+                            "format" : "uuid",
+                            "type" : "string"
+                          },
+                          "attemptNumber" : {
+                            "type" : "integer"
+                          },
+                          "challengeID" : {
+                            "format" : "uuid",
+                            "type" : "string"
+                          },
+                          "challengeName" : {
+                            "type" : "string"
+                          },
+                          "dayNumber" : {
+                            "type" : "integer"
+                          },
+                          "durationDays" : {
+                            "type" : "integer"
+                          },
+                          "endedOn" : {
+                            "format" : "date",
+                            "type" : "string"
+                          },
+                          "endsOn" : {
+                            "format" : "date",
+                            "type" : "string"
+                          },
+                          "failureReason" : {
+                            "type" : "string"
+                          },
+                          "kind" : {
+                            "enum" : [
+                              "curated",
+                              "competition",
+                              "habit",
+                              "chore",
+                              "weekly"
+                            ],
+                            "type" : "string"
+                          },
+                          "missedTaskIDs" : {
+                            "items" : {
+                              "type" : "string"
+                            },
+                            "type" : "array"
+                          },
+                          "startedOn" : {
+                            "format" : "date",
+                            "type" : "string"
+                          },
+                          "stats" : {
+                            "properties" : {
+                              "bestStreak" : {
+                                "type" : "integer"
+                              },
+                              "currentStreak" : {
+                                "type" : "integer"
+                              },
+                              "daysCompleted" : {
+                                "type" : "integer"
+                              },
+                              "daysMissed" : {
+                                "type" : "integer"
+                              },
+                              "freezeActive" : {
+                                "type" : "boolean"
+                              },
+                              "freezesLeft" : {
+                                "type" : "integer"
+                              },
+                              "points" : {
+                                "type" : "integer"
+                              },
+                              "progressPercent" : {
+                                "type" : "integer"
+                              },
+                              "streakPeriod" : {
+                                "enum" : [
+                                  "day",
+                                  "week"
+                                ],
+                                "type" : "string"
+                              }
+                            },
+                            "required" : [
+                              "bestStreak",
+                              "currentStreak",
+                              "daysCompleted",
+                              "daysMissed",
+                              "freezeActive",
+                              "freezesLeft",
+                              "points",
+                              "streakPeriod"
+                            ],
+                            "type" : "object"
+                          },
+                          "status" : {
+                            "type" : "string"
+                          },
+                          "timeZone" : {
+                            "type" : "string"
+                          },
+                          "today" : {
+                            "properties" : {
+                              "complete" : {
+                                "type" : "boolean"
+                              },
+                              "date" : {
+                                "format" : "date",
+                                "type" : "string"
+                              },
+                              "dayNumber" : {
+                                "type" : "integer"
+                              },
+                              "remainingTaskIDs" : {
+                                "items" : {
+                                  "type" : "string"
+                                },
+                                "type" : "array"
+                              },
+                              "tasks" : {
+                                "items" : {
+                                  "properties" : {
+                                    "complete" : {
+                                      "type" : "boolean"
+                                    },
+                                    "done" : {
+                                      "type" : "boolean"
+                                    },
+                                    "kind" : {
+                                      "enum" : [
+                                        "checkbox",
+                                        "quantity",
+                                        "photo"
+                                      ],
+                                      "type" : "string"
+                                    },
+                                    "photoID" : {
+                                      "format" : "uuid",
+                                      "type" : "string"
+                                    },
+                                    "quantity" : {
+                                      "type" : "number"
+                                    },
+                                    "target" : {
+                                      "type" : "number"
+                                    },
+                                    "taskID" : {
+                                      "type" : "string"
+                                    },
+                                    "title" : {
+                                      "type" : "string"
+                                    },
+                                    "unit" : {
+                                      "type" : "string"
+                                    }
+                                  },
+                                  "required" : [
+                                    "complete",
+                                    "done",
+                                    "kind",
+                                    "taskID",
+                                    "title"
+                                  ],
+                                  "type" : "object"
+                                },
+                                "type" : "array"
+                              }
+                            },
+                            "required" : [
+                              "complete",
+                              "date",
+                              "dayNumber",
+                              "remainingTaskIDs",
+                              "tasks"
+                            ],
+                            "type" : "object"
+                          },
+                          "week" : {
+                            "properties" : {
+                              "done" : {
+                                "type" : "number"
+                              },
+                              "goalMet" : {
+                                "type" : "boolean"
+                              },
+                              "percent" : {
+                                "type" : "integer"
+                              },
+                              "suggestedDailyGoals" : {
+                                "items" : {
+                                  "type" : "integer"
+                                },
+                                "type" : "array"
+                              },
+                              "target" : {
+                                "type" : "number"
+                              },
+                              "unit" : {
+                                "type" : "string"
+                              },
+                              "weekStart" : {
+                                "format" : "date",
+                                "type" : "string"
+                              }
+                            },
+                            "required" : [
+                              "done",
+                              "goalMet",
+                              "suggestedDailyGoals",
+                              "weekStart"
+                            ],
+                            "type" : "object"
+                          }
+                        },
+                        "required" : [
+                          "attemptID",
+                          "attemptNumber",
+                          "challengeID",
+                          "challengeName",
+                          "dayNumber",
+                          "kind",
+                          "missedTaskIDs",
+                          "startedOn",
+                          "stats",
+                          "status",
+                          "timeZone"
+                        ],
+                        "type" : "object"
+                      },
+                      "type" : "array"
+                    },
+                    "nextCursor" : {
+                      "type" : "string"
+                    }
+                  },
+                  "required" : [
+                    "items"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "OK"
+          },
+          "400" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "The caller's attempts, newest first, with live stats; filter by status or challenge.",
+        "tags" : [
+          "progress"
+        ],
+        "x-surge-service" : "progress",
+        "x-surge-throttle" : "standard"
+      },
+      "post" : {
+        "operationId" : "startAttempt",
+        "parameters" : [
+          {
+            "description" : "A client-chosen key (up to 255 characters); a retry with the same key and body gets the first response again.",
+            "in" : "header",
+            "name" : "Idempotency-Key",
+            "required" : false,
+            "schema" : {
+              "maxLength" : 255,
+              "type" : "string"
+            }
+          }
+        ],
+        "requestBody" : {
+          "content" : {
+            "application/json" : {
+              "schema" : {
+                "properties" : {
+                  "challengeID" : {
+                    "format" : "uuid",
+                    "type" : "string"
+                  }
+                },
+                "required" : [
+                  "challengeID"
+                ],
+                "type" : "object"
+              }
+            }
+          },
+          "required" : true
+        },
+        "responses" : {
+          "201" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "attempt" : {
+                      "properties" : {
+                        "attemptID" : {
+                          "format" : "uuid",
+                          "type" : "string"
+                        },
+                        "attemptNumber" : {
+                          "type" : "integer"
+                        },
+                        "challengeID" : {
+                          "format" : "uuid",
+                          "type" : "string"
+                        },
+                        "challengeName" : {
+                          "type" : "string"
+                        },
+                        "dayNumber" : {
+                          "type" : "integer"
+                        },
+                        "durationDays" : {
+                          "type" : "integer"
+                        },
+                        "endedOn" : {
+                          "format" : "date",
+                          "type" : "string"
+                        },
+                        "endsOn" : {
+                          "format" : "date",
+                          "type" : "string"
+                        },
+                        "failureReason" : {
+                          "type" : "string"
+                        },
+                        "kind" : {
+                          "enum" : [
+                            "curated",
+                            "competition",
+                            "habit",
+                            "chore",
+                            "weekly"
+                          ],
+                          "type" : "string"
+                        },
+                        "missedTaskIDs" : {
+                          "items" : {
+                            "type" : "string"
+                          },
+                          "type" : "array"
+                        },
+                        "startedOn" : {
+                          "format" : "date",
+                          "type" : "string"
+                        },
+                        "stats" : {
+                          "properties" : {
+                            "bestStreak" : {
+                              "type" : "integer"
+                            },
+                            "currentStreak" : {
+                              "type" : "integer"
+                            },
+                            "daysCompleted" : {
+                              "type" : "integer"
+                            },
+                            "daysMissed" : {
+                              "type" : "integer"
+                            },
+                            "freezeActive" : {
+                              "type" : "boolean"
+                            },
+                            "freezesLeft" : {
+                              "type" : "integer"
+                            },
+                            "points" : {
+                              "type" : "integer"
+                            },
+                            "progressPercent" : {
+                              "type" : "integer"
+                            },
+                            "streakPeriod" : {
+                              "enum" : [
+                                "day",
+                                "week"
+                              ],
+                              "type" : "string"
+                            }
+                          },
+                          "required" : [
+                            "bestStreak",
+                            "currentStreak",
+                            "daysCompleted",
+                            "daysMissed",
+                            "freezeActive",
+                            "freezesLeft",
+                            "points",
+                            "streakPeriod"
+                          ],
+                          "type" : "object"
+                        },
+                        "status" : {
+                          "type" : "string"
+                        },
+                        "timeZone" : {
+                          "type" : "string"
+                        },
+                        "today" : {
+                          "properties" : {
+                            "complete" : {
+                              "type" : "boolean"
+                            },
+                            "date" : {
+                              "format" : "date",
+                              "type" : "string"
+                            },
+                            "dayNumber" : {
+                              "type" : "integer"
+                            },
+                            "remainingTaskIDs" : {
+                              "items" : {
+                                "type" : "string"
+                              },
+                              "type" : "array"
+                            },
+                            "tasks" : {
+                              "items" : {
+                                "properties" : {
+                                  "complete" : {
+                                    "type" : "boolean"
+                                  },
+                                  "done" : {
+                                    "type" : "boolean"
+                                  },
+                                  "kind" : {
+                                    "enum" : [
+                                      "checkbox",
+                                      "quantity",
+                                      "photo"
+                                    ],
+                                    "type" : "string"
+                                  },
+                                  "photoID" : {
+                                    "format" : "uuid",
+                                    "type" : "string"
+                                  },
+                                  "quantity" : {
+                                    "type" : "number"
+                                  },
+                                  "target" : {
+                                    "type" : "number"
+                                  },
+                                  "taskID" : {
+                                    "type" : "string"
+                                  },
+                                  "title" : {
+                                    "type" : "string"
+                                  },
+                                  "unit" : {
+                                    "type" : "string"
+                                  }
+                                },
+                                "required" : [
+                                  "complete",
+                                  "done",
+                                  "kind",
+                                  "taskID",
+                                  "title"
+                                ],
+                                "type" : "object"
+                              },
+                              "type" : "array"
+                            }
+                          },
+                          "required" : [
+                            "complete",
+                            "date",
+                            "dayNumber",
+                            "remainingTaskIDs",
+                            "tasks"
+                          ],
+                          "type" : "object"
+                        },
+                        "week" : {
+                          "properties" : {
+                            "done" : {
+                              "type" : "number"
+                            },
+                            "goalMet" : {
+                              "type" : "boolean"
+                            },
+                            "percent" : {
+                              "type" : "integer"
+                            },
+                            "suggestedDailyGoals" : {
+                              "items" : {
+                                "type" : "integer"
+                              },
+                              "type" : "array"
+                            },
+                            "target" : {
+                              "type" : "number"
+                            },
+                            "unit" : {
+                              "type" : "string"
+                            },
+                            "weekStart" : {
+                              "format" : "date",
+                              "type" : "string"
+                            }
+                          },
+                          "required" : [
+                            "done",
+                            "goalMet",
+                            "suggestedDailyGoals",
+                            "weekStart"
+                          ],
+                          "type" : "object"
+                        }
+                      },
+                      "required" : [
+                        "attemptID",
+                        "attemptNumber",
+                        "challengeID",
+                        "challengeName",
+                        "dayNumber",
+                        "kind",
+                        "missedTaskIDs",
+                        "startedOn",
+                        "stats",
+                        "status",
+                        "timeZone"
+                      ],
+                      "type" : "object"
+                    }
+                  },
+                  "required" : [
+                    "attempt"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "Created"
+          },
+          "400" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "409" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Start a challenge, habit, competition or weekly challenge (several may run at once).",
+        "tags" : [
+          "progress"
+        ],
+        "x-surge-service" : "progress",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/attempts/{attemptID}" : {
+      "get" : {
+        "operationId" : "getAttempt",
+        "parameters" : [
+          {
+            "in" : "path",
+            "name" : "attemptID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "attempt" : {
+                      "properties" : {
+                        "attemptID" : {
+                          "format" : "uuid",
+                          "type" : "string"
+                        },
+                        "attemptNumber" : {
+                          "type" : "integer"
+                        },
+                        "challengeID" : {
+                          "format" : "uuid",
+                          "type" : "string"
+                        },
+                        "challengeName" : {
+                          "type" : "string"
+                        },
+                        "dayNumber" : {
+                          "type" : "integer"
+                        },
+                        "durationDays" : {
+                          "type" : "integer"
+                        },
+                        "endedOn" : {
+                          "format" : "date",
+                          "type" : "string"
+                        },
+                        "endsOn" : {
+                          "format" : "date",
+                          "type" : "string"
+                        },
+                        "failureReason" : {
+                          "type" : "string"
+                        },
+                        "kind" : {
+                          "enum" : [
+                            "curated",
+                            "competition",
+                            "habit",
+                            "chore",
+                            "weekly"
+                          ],
+                          "type" : "string"
+                        },
+                        "missedTaskIDs" : {
+                          "items" : {
+                            "type" : "string"
+                          },
+                          "type" : "array"
+                        },
+                        "startedOn" : {
+                          "format" : "date",
+                          "type" : "string"
+                        },
+                        "stats" : {
+                          "properties" : {
+                            "bestStreak" : {
+                              "type" : "integer"
+                            },
+                            "currentStreak" : {
+                              "type" : "integer"
+                            },
+                            "daysCompleted" : {
+                              "type" : "integer"
+                            },
+                            "daysMissed" : {
+                              "type" : "integer"
+                            },
+                            "freezeActive" : {
+                              "type" : "boolean"
+                            },
+                            "freezesLeft" : {
+                              "type" : "integer"
+                            },
+                            "points" : {
+                              "type" : "integer"
+                            },
+                            "progressPercent" : {
+                              "type" : "integer"
+                            },
+                            "streakPeriod" : {
+                              "enum" : [
+                                "day",
+                                "week"
+                              ],
+                              "type" : "string"
+                            }
+                          },
+                          "required" : [
+                            "bestStreak",
+                            "currentStreak",
+                            "daysCompleted",
+                            "daysMissed",
+                            "freezeActive",
+                            "freezesLeft",
+                            "points",
+                            "streakPeriod"
+                          ],
+                          "type" : "object"
+                        },
+                        "status" : {
+                          "type" : "string"
+                        },
+                        "timeZone" : {
+                          "type" : "string"
+                        },
+                        "today" : {
+                          "properties" : {
+                            "complete" : {
+                              "type" : "boolean"
+                            },
+                            "date" : {
+                              "format" : "date",
+                              "type" : "string"
+                            },
+                            "dayNumber" : {
+                              "type" : "integer"
+                            },
+                            "remainingTaskIDs" : {
+                              "items" : {
+                                "type" : "string"
+                              },
+                              "type" : "array"
+                            },
+                            "tasks" : {
+                              "items" : {
+                                "properties" : {
+                                  "complete" : {
+                                    "type" : "boolean"
+                                  },
+                                  "done" : {
+                                    "type" : "boolean"
+                                  },
+                                  "kind" : {
+                                    "enum" : [
+                                      "checkbox",
+                                      "quantity",
+                                      "photo"
+                                    ],
+                                    "type" : "string"
+                                  },
+                                  "photoID" : {
+                                    "format" : "uuid",
+                                    "type" : "string"
+                                  },
+                                  "quantity" : {
+                                    "type" : "number"
+                                  },
+                                  "target" : {
+                                    "type" : "number"
+                                  },
+                                  "taskID" : {
+                                    "type" : "string"
+                                  },
+                                  "title" : {
+                                    "type" : "string"
+                                  },
+                                  "unit" : {
+                                    "type" : "string"
+                                  }
+                                },
+                                "required" : [
+                                  "complete",
+                                  "done",
+                                  "kind",
+                                  "taskID",
+                                  "title"
+                                ],
+                                "type" : "object"
+                              },
+                              "type" : "array"
+                            }
+                          },
+                          "required" : [
+                            "complete",
+                            "date",
+                            "dayNumber",
+                            "remainingTaskIDs",
+                            "tasks"
+                          ],
+                          "type" : "object"
+                        },
+                        "week" : {
+                          "properties" : {
+                            "done" : {
+                              "type" : "number"
+                            },
+                            "goalMet" : {
+                              "type" : "boolean"
+                            },
+                            "percent" : {
+                              "type" : "integer"
+                            },
+                            "suggestedDailyGoals" : {
+                              "items" : {
+                                "type" : "integer"
+                              },
+                              "type" : "array"
+                            },
+                            "target" : {
+                              "type" : "number"
+                            },
+                            "unit" : {
+                              "type" : "string"
+                            },
+                            "weekStart" : {
+                              "format" : "date",
+                              "type" : "string"
+                            }
+                          },
+                          "required" : [
+                            "done",
+                            "goalMet",
+                            "suggestedDailyGoals",
+                            "weekStart"
+                          ],
+                          "type" : "object"
+                        }
+                      },
+                      "required" : [
+                        "attemptID",
+                        "attemptNumber",
+                        "challengeID",
+                        "challengeName",
+                        "dayNumber",
+                        "kind",
+                        "missedTaskIDs",
+                        "startedOn",
+                        "stats",
+                        "status",
+                        "timeZone"
+                      ],
+                      "type" : "object"
+                    }
+                  },
+                  "required" : [
+                    "attempt"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "OK"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Day N of M, streaks, progress, points, today's tasks and what remains, the week's goal.",
+        "tags" : [
+          "progress"
+        ],
+        "x-surge-service" : "progress",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/attempts/{attemptID}/abandon" : {
+      "post" : {
+        "operationId" : "abandonAttempt",
+        "parameters" : [
+          {
+            "in" : "path",
+            "name" : "attemptID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "attempt" : {
+                      "properties" : {
+                        "attemptID" : {
+                          "format" : "uuid",
+                          "type" : "string"
+                        },
+                        "attemptNumber" : {
+                          "type" : "integer"
+                        },
+                        "challengeID" : {
+                          "format" : "uuid",
+                          "type" : "string"
+                        },
+                        "challengeName" : {
+                          "type" : "string"
+                        },
+                        "dayNumber" : {
+                          "type" : "integer"
+                        },
+                        "durationDays" : {
+                          "type" : "integer"
+                        },
+                        "endedOn" : {
+                          "format" : "date",
+                          "type" : "string"
+                        },
+                        "endsOn" : {
+                          "format" : "date",
+                          "type" : "string"
+                        },
+                        "failureReason" : {
+                          "type" : "string"
+                        },
+                        "kind" : {
+                          "enum" : [
+                            "curated",
+                            "competition",
+                            "habit",
+                            "chore",
+                            "weekly"
+                          ],
+                          "type" : "string"
+                        },
+                        "missedTaskIDs" : {
+                          "items" : {
+                            "type" : "string"
+                          },
+                          "type" : "array"
+                        },
+                        "startedOn" : {
+                          "format" : "date",
+                          "type" : "string"
+                        },
+                        "stats" : {
+                          "properties" : {
+                            "bestStreak" : {
+                              "type" : "integer"
+                            },
+                            "currentStreak" : {
+                              "type" : "integer"
+                            },
+                            "daysCompleted" : {
+                              "type" : "integer"
+                            },
+                            "daysMissed" : {
+                              "type" : "integer"
+                            },
+                            "freezeActive" : {
+                              "type" : "boolean"
+                            },
+                            "freezesLeft" : {
+                              "type" : "integer"
+                            },
+                            "points" : {
+                              "type" : "integer"
+                            },
+                            "progressPercent" : {
+                              "type" : "integer"
+                            },
+                            "streakPeriod" : {
+                              "enum" : [
+                                "day",
+                                "week"
+                              ],
+                              "type" : "string"
+                            }
+                          },
+                          "required" : [
+                            "bestStreak",
+                            "currentStreak",
+                            "daysCompleted",
+                            "daysMissed",
+                            "freezeActive",
+                            "freezesLeft",
+                            "points",
+                            "streakPeriod"
+                          ],
+                          "type" : "object"
+                        },
+                        "status" : {
+                          "type" : "string"
+                        },
+                        "timeZone" : {
+                          "type" : "string"
+                        },
+                        "today" : {
+                          "properties" : {
+                            "complete" : {
+                              "type" : "boolean"
+                            },
+                            "date" : {
+                              "format" : "date",
+                              "type" : "string"
+                            },
+                            "dayNumber" : {
+                              "type" : "integer"
+                            },
+                            "remainingTaskIDs" : {
+                              "items" : {
+                                "type" : "string"
+                              },
+                              "type" : "array"
+                            },
+                            "tasks" : {
+                              "items" : {
+                                "properties" : {
+                                  "complete" : {
+                                    "type" : "boolean"
+                                  },
+                                  "done" : {
+                                    "type" : "boolean"
+                                  },
+                                  "kind" : {
+                                    "enum" : [
+                                      "checkbox",
+                                      "quantity",
+                                      "photo"
+                                    ],
+                                    "type" : "string"
+                                  },
+                                  "photoID" : {
+                                    "format" : "uuid",
+                                    "type" : "string"
+                                  },
+                                  "quantity" : {
+                                    "type" : "number"
+                                  },
+                                  "target" : {
+                                    "type" : "number"
+                                  },
+                                  "taskID" : {
+                                    "type" : "string"
+                                  },
+                                  "title" : {
+                                    "type" : "string"
+                                  },
+                                  "unit" : {
+                                    "type" : "string"
+                                  }
+                                },
+                                "required" : [
+                                  "complete",
+                                  "done",
+                                  "kind",
+                                  "taskID",
+                                  "title"
+                                ],
+                                "type" : "object"
+                              },
+                              "type" : "array"
+                            }
+                          },
+                          "required" : [
+                            "complete",
+                            "date",
+                            "dayNumber",
+                            "remainingTaskIDs",
+                            "tasks"
+                          ],
+                          "type" : "object"
+                        },
+                        "week" : {
+                          "properties" : {
+                            "done" : {
+                              "type" : "number"
+                            },
+                            "goalMet" : {
+                              "type" : "boolean"
+                            },
+                            "percent" : {
+                              "type" : "integer"
+                            },
+                            "suggestedDailyGoals" : {
+                              "items" : {
+                                "type" : "integer"
+                              },
+                              "type" : "array"
+                            },
+                            "target" : {
+                              "type" : "number"
+                            },
+                            "unit" : {
+                              "type" : "string"
+                            },
+                            "weekStart" : {
+                              "format" : "date",
+                              "type" : "string"
+                            }
+                          },
+                          "required" : [
+                            "done",
+                            "goalMet",
+                            "suggestedDailyGoals",
+                            "weekStart"
+                          ],
+                          "type" : "object"
+                        }
+                      },
+                      "required" : [
+                        "attemptID",
+                        "attemptNumber",
+                        "challengeID",
+                        "challengeName",
+                        "dayNumber",
+                        "kind",
+                        "missedTaskIDs",
+                        "startedOn",
+                        "stats",
+                        "status",
+                        "timeZone"
+                      ],
+                      "type" : "object"
+                    }
+                  },
+                  "required" : [
+                    "attempt"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "OK"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "409" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Give up an active attempt; it stays in the history.",
+        "tags" : [
+          "progress"
+        ],
+        "x-surge-service" : "progress",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/attempts/{attemptID}/calendar" : {
+      "get" : {
+        "operationId" : "attemptCalendar",
+        "parameters" : [
+          {
+            "in" : "path",
+            "name" : "attemptID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "YYYY-MM; defaults to the current month.",
+            "in" : "query",
+            "name" : "month",
+            "required" : false,
+            "schema" : {
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "days" : {
+                      "items" : {
+                        "properties" : {
+                          "date" : {
+                            "format" : "date",
+                            "type" : "string"
+                          },
+                          "status" : {
+                            "type" : "string"
+                          },
+                          "tasksDone" : {
+                            "type" : "integer"
+                          }
+                        },
+                        "required" : [
+                          "date",
+                          "status",
+                          "tasksDone"
+                        ],
+                        "type" : "object"
+                      },
+                      "type" : "array"
+                    },
+                    "month" : {
+                      "type" : "string"
+                    }
+                  },
+                  "required" : [
+                    "days",
+                    "month"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "OK"
+          },
+          "400" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "A month of an attempt, day by day: completed, missed, frozen, rest, open or future.",
+        "tags" : [
+          "progress"
+        ],
+        "x-surge-service" : "progress",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/attempts/{attemptID}/history" : {
+      "get" : {
+        "operationId" : "attemptHistory",
+        "parameters" : [
+          {
+            "in" : "path",
+            "name" : "attemptID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "1 to 53 (default 12).",
+            "in" : "query",
+            "name" : "weeks",
+            "required" : false,
+            "schema" : {
+              "type" : "integer"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "days" : {
+                      "items" : {
+                        "properties" : {
+                          "date" : {
+                            "format" : "date",
+                            "type" : "string"
+                          },
+                          "tasksDone" : {
+                            "type" : "integer"
+                          }
+                        },
+                        "required" : [
+                          "date",
+                          "tasksDone"
+                        ],
+                        "type" : "object"
+                      },
+                      "type" : "array"
+                    },
+                    "from" : {
+                      "format" : "date",
+                      "type" : "string"
+                    },
+                    "to" : {
+                      "format" : "date",
+                      "type" : "string"
+                    }
+                  },
+                  "required" : [
+                    "days",
+                    "from",
+                    "to"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "OK"
+          },
+          "400" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Contribution history of one attempt: tasks done per day over the last weeks (12 by default).",
+        "tags" : [
+          "progress"
+        ],
+        "x-surge-service" : "progress",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/attempts/{attemptID}/logs/{logID}" : {
+      "delete" : {
+        "operationId" : "removeLog",
+        "parameters" : [
+          {
+            "in" : "path",
+            "name" : "attemptID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          },
+          {
+            "in" : "path",
+            "name" : "logID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "attempt" : {
+                      "properties" : {
+                        "attemptID" : {
+                          "format" : "uuid",
+                          "type" : "string"
+                        },
+                        "attemptNumber" : {
+                          "type" : "integer"
+                        },
+                        "challengeID" : {
+                          "format" : "uuid",
+                          "type" : "string"
+                        },
+                        "challengeName" : {
+                          "type" : "string"
+                        },
+                        "dayNumber" : {
+                          "type" : "integer"
+                        },
+                        "durationDays" : {
+                          "type" : "integer"
+                        },
+                        "endedOn" : {
+                          "format" : "date",
+                          "type" : "string"
+                        },
+                        "endsOn" : {
+                          "format" : "date",
+                          "type" : "string"
+                        },
+                        "failureReason" : {
+                          "type" : "string"
+                        },
+                        "kind" : {
+                          "enum" : [
+                            "curated",
+                            "competition",
+                            "habit",
+                            "chore",
+                            "weekly"
+                          ],
+                          "type" : "string"
+                        },
+                        "missedTaskIDs" : {
+                          "items" : {
+                            "type" : "string"
+                          },
+                          "type" : "array"
+                        },
+                        "startedOn" : {
+                          "format" : "date",
+                          "type" : "string"
+                        },
+                        "stats" : {
+                          "properties" : {
+                            "bestStreak" : {
+                              "type" : "integer"
+                            },
+                            "currentStreak" : {
+                              "type" : "integer"
+                            },
+                            "daysCompleted" : {
+                              "type" : "integer"
+                            },
+                            "daysMissed" : {
+                              "type" : "integer"
+                            },
+                            "freezeActive" : {
+                              "type" : "boolean"
+                            },
+                            "freezesLeft" : {
+                              "type" : "integer"
+                            },
+                            "points" : {
+                              "type" : "integer"
+                            },
+                            "progressPercent" : {
+                              "type" : "integer"
+                            },
+                            "streakPeriod" : {
+                              "enum" : [
+                                "day",
+                                "week"
+                              ],
+                              "type" : "string"
+                            }
+                          },
+                          "required" : [
+                            "bestStreak",
+                            "currentStreak",
+                            "daysCompleted",
+                            "daysMissed",
+                            "freezeActive",
+                            "freezesLeft",
+                            "points",
+                            "streakPeriod"
+                          ],
+                          "type" : "object"
+                        },
+                        "status" : {
+                          "type" : "string"
+                        },
+                        "timeZone" : {
+                          "type" : "string"
+                        },
+                        "today" : {
+                          "properties" : {
+                            "complete" : {
+                              "type" : "boolean"
+                            },
+                            "date" : {
+                              "format" : "date",
+                              "type" : "string"
+                            },
+                            "dayNumber" : {
+                              "type" : "integer"
+                            },
+                            "remainingTaskIDs" : {
+                              "items" : {
+                                "type" : "string"
+                              },
+                              "type" : "array"
+                            },
+                            "tasks" : {
+                              "items" : {
+                                "properties" : {
+                                  "complete" : {
+                                    "type" : "boolean"
+                                  },
+                                  "done" : {
+                                    "type" : "boolean"
+                                  },
+                                  "kind" : {
+                                    "enum" : [
+                                      "checkbox",
+                                      "quantity",
+                                      "photo"
+                                    ],
+                                    "type" : "string"
+                                  },
+                                  "photoID" : {
+                                    "format" : "uuid",
+                                    "type" : "string"
+                                  },
+                                  "quantity" : {
+                                    "type" : "number"
+                                  },
+                                  "target" : {
+                                    "type" : "number"
+                                  },
+                                  "taskID" : {
+                                    "type" : "string"
+                                  },
+                                  "title" : {
+                                    "type" : "string"
+                                  },
+                                  "unit" : {
+                                    "type" : "string"
+                                  }
+                                },
+                                "required" : [
+                                  "complete",
+                                  "done",
+                                  "kind",
+                                  "taskID",
+                                  "title"
+                                ],
+                                "type" : "object"
+                              },
+                              "type" : "array"
+                            }
+                          },
+                          "required" : [
+                            "complete",
+                            "date",
+                            "dayNumber",
+                            "remainingTaskIDs",
+                            "tasks"
+                          ],
+                          "type" : "object"
+                        },
+                        "week" : {
+                          "properties" : {
+                            "done" : {
+                              "type" : "number"
+                            },
+                            "goalMet" : {
+                              "type" : "boolean"
+                            },
+                            "percent" : {
+                              "type" : "integer"
+                            },
+                            "suggestedDailyGoals" : {
+                              "items" : {
+                                "type" : "integer"
+                              },
+                              "type" : "array"
+                            },
+                            "target" : {
+                              "type" : "number"
+                            },
+                            "unit" : {
+                              "type" : "string"
+                            },
+                            "weekStart" : {
+                              "format" : "date",
+                              "type" : "string"
+                            }
+                          },
+                          "required" : [
+                            "done",
+                            "goalMet",
+                            "suggestedDailyGoals",
+                            "weekStart"
+                          ],
+                          "type" : "object"
+                        }
+                      },
+                      "required" : [
+                        "attemptID",
+                        "attemptNumber",
+                        "challengeID",
+                        "challengeName",
+                        "dayNumber",
+                        "kind",
+                        "missedTaskIDs",
+                        "startedOn",
+                        "stats",
+                        "status",
+                        "timeZone"
+                      ],
+                      "type" : "object"
+                    }
+                  },
+                  "required" : [
+                    "attempt"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "OK"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "409" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Take a logged amount back.",
+        "tags" : [
+          "progress"
+        ],
+        "x-surge-service" : "progress",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/attempts/{attemptID}/photos" : {
+      "get" : {
+        "operationId" : "attemptPhotos",
+        "parameters" : [
+          {
+            "in" : "path",
+            "name" : "attemptID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "Items per page, 1-100 (default 20).",
+            "in" : "query",
+            "name" : "limit",
+            "required" : false,
+            "schema" : {
+              "type" : "integer"
+            }
+          },
+          {
+            "description" : "The `nextCursor` of the previous page.",
+            "in" : "query",
+            "name" : "cursor",
+            "required" : false,
+            "schema" : {
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "items" : {
+                      "items" : {
+                        "properties" : {
+                          "attemptID" : {
+                            "format" : "uuid",
+                            "type" : "string"
+                          },
+                          "challengeID" : {
+                            "format" : "uuid",
+                            "type" : "string"
+                          },
+                          "contentType" : {
+                            "type" : "string"
+                          },
+                          "createdAt" : {
+                            "format" : "date-time",
+                            "type" : "string"
+                          },
+                          "localDate" : {
+                            "format" : "date",
+                            "type" : "string"
+                          },
+                          "photoID" : {
+                            "format" : "uuid",
+                            "type" : "string"
+                          },
+                          "size" : {
+                            "type" : "integer"
+                          },
+                          "taskID" : {
+                            "type" : "string"
+                          },
+                          "url" : {
+                            "type" : "string"
+                          },
+                          "userID" : {
+                            "format" : "uuid",
+                            "type" : "string"
+                          }
+                        },
+                        "required" : [
+                          "attemptID",
+                          "challengeID",
+                          "contentType",
+                          "createdAt",
+                          "localDate",
+                          "photoID",
+                          "size",
+                          "taskID",
+                          "url",
+                          "userID"
+                        ],
+                        "type" : "object"
+                      },
+                      "type" : "array"
+                    },
+                    "nextCursor" : {
+                      "type" : "string"
+                    }
+                  },
+                  "required" : [
+                    "items"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "OK"
+          },
+          "400" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "The photo gallery of one of the caller's attempts.",
+        "tags" : [
+          "progress"
+        ],
+        "x-surge-service" : "progress",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/attempts/{attemptID}/restart" : {
+      "post" : {
+        "operationId" : "restartAttempt",
+        "parameters" : [
+          {
+            "in" : "path",
+            "name" : "attemptID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "A client-chosen key (up to 255 characters); a retry with the same key and body gets the first response again.",
+            "in" : "header",
+            "name" : "Idempotency-Key",
+            "required" : false,
+            "schema" : {
+              "maxLength" : 255,
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "201" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "attempt" : {
+                      "properties" : {
+                        "attemptID" : {
+                          "format" : "uuid",
+                          "type" : "string"
+                        },
+                        "attemptNumber" : {
+                          "type" : "integer"
+                        },
+                        "challengeID" : {
+                          "format" : "uuid",
+                          "type" : "string"
+                        },
+                        "challengeName" : {
+                          "type" : "string"
+                        },
+                        "dayNumber" : {
+                          "type" : "integer"
+                        },
+                        "durationDays" : {
+                          "type" : "integer"
+                        },
+                        "endedOn" : {
+                          "format" : "date",
+                          "type" : "string"
+                        },
+                        "endsOn" : {
+                          "format" : "date",
+                          "type" : "string"
+                        },
+                        "failureReason" : {
+                          "type" : "string"
+                        },
+                        "kind" : {
+                          "enum" : [
+                            "curated",
+                            "competition",
+                            "habit",
+                            "chore",
+                            "weekly"
+                          ],
+                          "type" : "string"
+                        },
+                        "missedTaskIDs" : {
+                          "items" : {
+                            "type" : "string"
+                          },
+                          "type" : "array"
+                        },
+                        "startedOn" : {
+                          "format" : "date",
+                          "type" : "string"
+                        },
+                        "stats" : {
+                          "properties" : {
+                            "bestStreak" : {
+                              "type" : "integer"
+                            },
+                            "currentStreak" : {
+                              "type" : "integer"
+                            },
+                            "daysCompleted" : {
+                              "type" : "integer"
+                            },
+                            "daysMissed" : {
+                              "type" : "integer"
+                            },
+                            "freezeActive" : {
+                              "type" : "boolean"
+                            },
+                            "freezesLeft" : {
+                              "type" : "integer"
+                            },
+                            "points" : {
+                              "type" : "integer"
+                            },
+                            "progressPercent" : {
+                              "type" : "integer"
+                            },
+                            "streakPeriod" : {
+                              "enum" : [
+                                "day",
+                                "week"
+                              ],
+                              "type" : "string"
+                            }
+                          },
+                          "required" : [
+                            "bestStreak",
+                            "currentStreak",
+                            "daysCompleted",
+                            "daysMissed",
+                            "freezeActive",
+                            "freezesLeft",
+                            "points",
+                            "streakPeriod"
+                          ],
+                          "type" : "object"
+                        },
+                        "status" : {
+                          "type" : "string"
+                        },
+                        "timeZone" : {
+                          "type" : "string"
+                        },
+                        "today" : {
+                          "properties" : {
+                            "complete" : {
+                              "type" : "boolean"
+                            },
+                            "date" : {
+                              "format" : "date",
+                              "type" : "string"
+                            },
+                            "dayNumber" : {
+                              "type" : "integer"
+                            },
+                            "remainingTaskIDs" : {
+                              "items" : {
+                                "type" : "string"
+                              },
+                              "type" : "array"
+                            },
+                            "tasks" : {
+                              "items" : {
+                                "properties" : {
+                                  "complete" : {
+                                    "type" : "boolean"
+                                  },
+                                  "done" : {
+                                    "type" : "boolean"
+                                  },
+                                  "kind" : {
+                                    "enum" : [
+                                      "checkbox",
+                                      "quantity",
+                                      "photo"
+                                    ],
+                                    "type" : "string"
+                                  },
+                                  "photoID" : {
+                                    "format" : "uuid",
+                                    "type" : "string"
+                                  },
+                                  "quantity" : {
+                                    "type" : "number"
+                                  },
+                                  "target" : {
+                                    "type" : "number"
+                                  },
+                                  "taskID" : {
+                                    "type" : "string"
+                                  },
+                                  "title" : {
+                                    "type" : "string"
+                                  },
+                                  "unit" : {
+                                    "type" : "string"
+                                  }
+                                },
+                                "required" : [
+                                  "complete",
+                                  "done",
+                                  "kind",
+                                  "taskID",
+                                  "title"
+                                ],
+                                "type" : "object"
+                              },
+                              "type" : "array"
+                            }
+                          },
+                          "required" : [
+                            "complete",
+                            "date",
+                            "dayNumber",
+                            "remainingTaskIDs",
+                            "tasks"
+                          ],
+                          "type" : "object"
+                        },
+                        "week" : {
+                          "properties" : {
+                            "done" : {
+                              "type" : "number"
+                            },
+                            "goalMet" : {
+                              "type" : "boolean"
+                            },
+                            "percent" : {
+                              "type" : "integer"
+                            },
+                            "suggestedDailyGoals" : {
+                              "items" : {
+                                "type" : "integer"
+                              },
+                              "type" : "array"
+                            },
+                            "target" : {
+                              "type" : "number"
+                            },
+                            "unit" : {
+                              "type" : "string"
+                            },
+                            "weekStart" : {
+                              "format" : "date",
+                              "type" : "string"
+                            }
+                          },
+                          "required" : [
+                            "done",
+                            "goalMet",
+                            "suggestedDailyGoals",
+                            "weekStart"
+                          ],
+                          "type" : "object"
+                        }
+                      },
+                      "required" : [
+                        "attemptID",
+                        "attemptNumber",
+                        "challengeID",
+                        "challengeName",
+                        "dayNumber",
+                        "kind",
+                        "missedTaskIDs",
+                        "startedOn",
+                        "stats",
+                        "status",
+                        "timeZone"
+                      ],
+                      "type" : "object"
+                    }
+                  },
+                  "required" : [
+                    "attempt"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "Created"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "409" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Start again at day 1 after a failure (or give up an active attempt and start again); history is kept.",
+        "tags" : [
+          "progress"
+        ],
+        "x-surge-service" : "progress",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/attempts/{attemptID}/tasks/{taskID}" : {
+      "put" : {
+        "operationId" : "setTaskDone",
+        "parameters" : [
+          {
+            "in" : "path",
+            "name" : "attemptID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          },
+          {
+            "in" : "path",
+            "name" : "taskID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          }
+        ],
+        "requestBody" : {
+          "content" : {
+            "application/json" : {
+              "schema" : {
+                "properties" : {
+                  "checkInID" : {
+                    "format" : "uuid",
+                    "type" : "string"
+                  },
+                  "date" : {
+                    "format" : "date",
+                    "type" : "string"
+                  },
+                  "done" : {
+                    "type" : "boolean"
+                  },
+                  "happenedAt" : {
+                    "format" : "date-time",
+                    "type" : "string"
+                  }
+                },
+                "required" : [
+                  "done"
+                ],
+                "type" : "object"
+              }
+            }
+          },
+          "required" : true
+        },
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "attempt" : {
+                      "properties" : {
+                        "attemptID" : {
+                          "format" : "uuid",
+                          "type" : "string"
+                        },
+                        "attemptNumber" : {
+                          "type" : "integer"
+                        },
+                        "challengeID" : {
+                          "format" : "uuid",
+                          "type" : "string"
+                        },
+                        "challengeName" : {
+                          "type" : "string"
+                        },
+                        "dayNumber" : {
+                          "type" : "integer"
+                        },
+                        "durationDays" : {
+                          "type" : "integer"
+                        },
+                        "endedOn" : {
+                          "format" : "date",
+                          "type" : "string"
+                        },
+                        "endsOn" : {
+                          "format" : "date",
+                          "type" : "string"
+                        },
+                        "failureReason" : {
+                          "type" : "string"
+                        },
+                        "kind" : {
+                          "enum" : [
+                            "curated",
+                            "competition",
+                            "habit",
+                            "chore",
+                            "weekly"
+                          ],
+                          "type" : "string"
+                        },
+                        "missedTaskIDs" : {
+                          "items" : {
+                            "type" : "string"
+                          },
+                          "type" : "array"
+                        },
+                        "startedOn" : {
+                          "format" : "date",
+                          "type" : "string"
+                        },
+                        "stats" : {
+                          "properties" : {
+                            "bestStreak" : {
+                              "type" : "integer"
+                            },
+                            "currentStreak" : {
+                              "type" : "integer"
+                            },
+                            "daysCompleted" : {
+                              "type" : "integer"
+                            },
+                            "daysMissed" : {
+                              "type" : "integer"
+                            },
+                            "freezeActive" : {
+                              "type" : "boolean"
+                            },
+                            "freezesLeft" : {
+                              "type" : "integer"
+                            },
+                            "points" : {
+                              "type" : "integer"
+                            },
+                            "progressPercent" : {
+                              "type" : "integer"
+                            },
+                            "streakPeriod" : {
+                              "enum" : [
+                                "day",
+                                "week"
+                              ],
+                              "type" : "string"
+                            }
+                          },
+                          "required" : [
+                            "bestStreak",
+                            "currentStreak",
+                            "daysCompleted",
+                            "daysMissed",
+                            "freezeActive",
+                            "freezesLeft",
+                            "points",
+                            "streakPeriod"
+                          ],
+                          "type" : "object"
+                        },
+                        "status" : {
+                          "type" : "string"
+                        },
+                        "timeZone" : {
+                          "type" : "string"
+                        },
+                        "today" : {
+                          "properties" : {
+                            "complete" : {
+                              "type" : "boolean"
+                            },
+                            "date" : {
+                              "format" : "date",
+                              "type" : "string"
+                            },
+                            "dayNumber" : {
+                              "type" : "integer"
+                            },
+                            "remainingTaskIDs" : {
+                              "items" : {
+                                "type" : "string"
+                              },
+                              "type" : "array"
+                            },
+                            "tasks" : {
+                              "items" : {
+                                "properties" : {
+                                  "complete" : {
+                                    "type" : "boolean"
+                                  },
+                                  "done" : {
+                                    "type" : "boolean"
+                                  },
+                                  "kind" : {
+                                    "enum" : [
+                                      "checkbox",
+                                      "quantity",
+                                      "photo"
+                                    ],
+                                    "type" : "string"
+                                  },
+                                  "photoID" : {
+                                    "format" : "uuid",
+                                    "type" : "string"
+                                  },
+                                  "quantity" : {
+                                    "type" : "number"
+                                  },
+                                  "target" : {
+                                    "type" : "number"
+                                  },
+                                  "taskID" : {
+                                    "type" : "string"
+                                  },
+                                  "title" : {
+                                    "type" : "string"
+                                  },
+                                  "unit" : {
+                                    "type" : "string"
+                                  }
+                                },
+                                "required" : [
+                                  "complete",
+                                  "done",
+                                  "kind",
+                                  "taskID",
+                                  "title"
+                                ],
+                                "type" : "object"
+                              },
+                              "type" : "array"
+                            }
+                          },
+                          "required" : [
+                            "complete",
+                            "date",
+                            "dayNumber",
+                            "remainingTaskIDs",
+                            "tasks"
+                          ],
+                          "type" : "object"
+                        },
+                        "week" : {
+                          "properties" : {
+                            "done" : {
+                              "type" : "number"
+                            },
+                            "goalMet" : {
+                              "type" : "boolean"
+                            },
+                            "percent" : {
+                              "type" : "integer"
+                            },
+                            "suggestedDailyGoals" : {
+                              "items" : {
+                                "type" : "integer"
+                              },
+                              "type" : "array"
+                            },
+                            "target" : {
+                              "type" : "number"
+                            },
+                            "unit" : {
+                              "type" : "string"
+                            },
+                            "weekStart" : {
+                              "format" : "date",
+                              "type" : "string"
+                            }
+                          },
+                          "required" : [
+                            "done",
+                            "goalMet",
+                            "suggestedDailyGoals",
+                            "weekStart"
+                          ],
+                          "type" : "object"
+                        }
+                      },
+                      "required" : [
+                        "attemptID",
+                        "attemptNumber",
+                        "challengeID",
+                        "challengeName",
+                        "dayNumber",
+                        "kind",
+                        "missedTaskIDs",
+                        "startedOn",
+                        "stats",
+                        "status",
+                        "timeZone"
+                      ],
+                      "type" : "object"
+                    }
+                  },
+                  "required" : [
+                    "attempt"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "OK"
+          },
+          "400" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "409" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Tick or untick a checkbox task for the local day it happened on (offline clients send happenedAt and a checkInID).",
+        "tags" : [
+          "progress"
+        ],
+        "x-surge-service" : "progress",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/attempts/{attemptID}/tasks/{taskID}/logs" : {
+      "post" : {
+        "operationId" : "logQuantity",
+        "parameters" : [
+          {
+            "in" : "path",
+            "name" : "attemptID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          },
+          {
+            "in" : "path",
+            "name" : "taskID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "A client-chosen key (up to 255 characters); a retry with the same key and body gets the first response again.",
+            "in" : "header",
+            "name" : "Idempotency-Key",
+            "required" : false,
+            "schema" : {
+              "maxLength" : 255,
+              "type" : "string"
+            }
+          }
+        ],
+        "requestBody" : {
+          "content" : {
+            "application/json" : {
+              "schema" : {
+                "properties" : {
+                  "checkInID" : {
+                    "format" : "uuid",
+                    "type" : "string"
+                  },
+                  "date" : {
+                    "format" : "date",
+                    "type" : "string"
+                  },
+                  "happenedAt" : {
+                    "format" : "date-time",
+                    "type" : "string"
+                  },
+                  "quantity" : {
+                    "type" : "number"
+                  },
+                  "series" : {
+                    "type" : "integer"
+                  }
+                },
+                "required" : [
+                  "quantity"
+                ],
+                "type" : "object"
+              }
+            }
+          },
+          "required" : true
+        },
+        "responses" : {
+          "201" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "attempt" : {
+                      "properties" : {
+                        "attemptID" : {
+                          "format" : "uuid",
+                          "type" : "string"
+                        },
+                        "attemptNumber" : {
+                          "type" : "integer"
+                        },
+                        "challengeID" : {
+                          "format" : "uuid",
+                          "type" : "string"
+                        },
+                        "challengeName" : {
+                          "type" : "string"
+                        },
+                        "dayNumber" : {
+                          "type" : "integer"
+                        },
+                        "durationDays" : {
+                          "type" : "integer"
+                        },
+                        "endedOn" : {
+                          "format" : "date",
+                          "type" : "string"
+                        },
+                        "endsOn" : {
+                          "format" : "date",
+                          "type" : "string"
+                        },
+                        "failureReason" : {
+                          "type" : "string"
+                        },
+                        "kind" : {
+                          "enum" : [
+                            "curated",
+                            "competition",
+                            "habit",
+                            "chore",
+                            "weekly"
+                          ],
+                          "type" : "string"
+                        },
+                        "missedTaskIDs" : {
+                          "items" : {
+                            "type" : "string"
+                          },
+                          "type" : "array"
+                        },
+                        "startedOn" : {
+                          "format" : "date",
+                          "type" : "string"
+                        },
+                        "stats" : {
+                          "properties" : {
+                            "bestStreak" : {
+                              "type" : "integer"
+                            },
+                            "currentStreak" : {
+                              "type" : "integer"
+                            },
+                            "daysCompleted" : {
+                              "type" : "integer"
+                            },
+                            "daysMissed" : {
+                              "type" : "integer"
+                            },
+                            "freezeActive" : {
+                              "type" : "boolean"
+                            },
+                            "freezesLeft" : {
+                              "type" : "integer"
+                            },
+                            "points" : {
+                              "type" : "integer"
+                            },
+                            "progressPercent" : {
+                              "type" : "integer"
+                            },
+                            "streakPeriod" : {
+                              "enum" : [
+                                "day",
+                                "week"
+                              ],
+                              "type" : "string"
+                            }
+                          },
+                          "required" : [
+                            "bestStreak",
+                            "currentStreak",
+                            "daysCompleted",
+                            "daysMissed",
+                            "freezeActive",
+                            "freezesLeft",
+                            "points",
+                            "streakPeriod"
+                          ],
+                          "type" : "object"
+                        },
+                        "status" : {
+                          "type" : "string"
+                        },
+                        "timeZone" : {
+                          "type" : "string"
+                        },
+                        "today" : {
+                          "properties" : {
+                            "complete" : {
+                              "type" : "boolean"
+                            },
+                            "date" : {
+                              "format" : "date",
+                              "type" : "string"
+                            },
+                            "dayNumber" : {
+                              "type" : "integer"
+                            },
+                            "remainingTaskIDs" : {
+                              "items" : {
+                                "type" : "string"
+                              },
+                              "type" : "array"
+                            },
+                            "tasks" : {
+                              "items" : {
+                                "properties" : {
+                                  "complete" : {
+                                    "type" : "boolean"
+                                  },
+                                  "done" : {
+                                    "type" : "boolean"
+                                  },
+                                  "kind" : {
+                                    "enum" : [
+                                      "checkbox",
+                                      "quantity",
+                                      "photo"
+                                    ],
+                                    "type" : "string"
+                                  },
+                                  "photoID" : {
+                                    "format" : "uuid",
+                                    "type" : "string"
+                                  },
+                                  "quantity" : {
+                                    "type" : "number"
+                                  },
+                                  "target" : {
+                                    "type" : "number"
+                                  },
+                                  "taskID" : {
+                                    "type" : "string"
+                                  },
+                                  "title" : {
+                                    "type" : "string"
+                                  },
+                                  "unit" : {
+                                    "type" : "string"
+                                  }
+                                },
+                                "required" : [
+                                  "complete",
+                                  "done",
+                                  "kind",
+                                  "taskID",
+                                  "title"
+                                ],
+                                "type" : "object"
+                              },
+                              "type" : "array"
+                            }
+                          },
+                          "required" : [
+                            "complete",
+                            "date",
+                            "dayNumber",
+                            "remainingTaskIDs",
+                            "tasks"
+                          ],
+                          "type" : "object"
+                        },
+                        "week" : {
+                          "properties" : {
+                            "done" : {
+                              "type" : "number"
+                            },
+                            "goalMet" : {
+                              "type" : "boolean"
+                            },
+                            "percent" : {
+                              "type" : "integer"
+                            },
+                            "suggestedDailyGoals" : {
+                              "items" : {
+                                "type" : "integer"
+                              },
+                              "type" : "array"
+                            },
+                            "target" : {
+                              "type" : "number"
+                            },
+                            "unit" : {
+                              "type" : "string"
+                            },
+                            "weekStart" : {
+                              "format" : "date",
+                              "type" : "string"
+                            }
+                          },
+                          "required" : [
+                            "done",
+                            "goalMet",
+                            "suggestedDailyGoals",
+                            "weekStart"
+                          ],
+                          "type" : "object"
+                        }
+                      },
+                      "required" : [
+                        "attemptID",
+                        "attemptNumber",
+                        "challengeID",
+                        "challengeName",
+                        "dayNumber",
+                        "kind",
+                        "missedTaskIDs",
+                        "startedOn",
+                        "stats",
+                        "status",
+                        "timeZone"
+                      ],
+                      "type" : "object"
+                    },
+                    "logID" : {
+                      "format" : "uuid",
+                      "type" : "string"
+                    }
+                  },
+                  "required" : [
+                    "attempt",
+                    "logID"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "Created"
+          },
+          "400" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "409" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Log an amount of a quantity task (summed per day); series points and the anti-cheat cap apply.",
+        "tags" : [
+          "progress"
+        ],
+        "x-surge-service" : "progress",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/attempts/{attemptID}/tasks/{taskID}/photo" : {
+      "put" : {
+        "operationId" : "attachPhoto",
+        "parameters" : [
+          {
+            "in" : "path",
+            "name" : "attemptID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          },
+          {
+            "in" : "path",
+            "name" : "taskID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "When the photo was taken (RFC 3339); defaults to now.",
+            "in" : "query",
+            "name" : "happenedAt",
+            "required" : false,
+            "schema" : {
+              "format" : "date-time",
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "The local day it belongs to, if not the day of happenedAt.",
+            "in" : "query",
+            "name" : "date",
+            "required" : false,
+            "schema" : {
+              "format" : "date",
+              "type" : "string"
+            }
+          }
+        ],
+        "requestBody" : {
+          "content" : {
+            "image/heic" : {
+              "schema" : {
+                "format" : "binary",
+                "type" : "string"
+              }
+            },
+            "image/jpeg" : {
+              "schema" : {
+                "format" : "binary",
+                "type" : "string"
+              }
+            },
+            "image/png" : {
+              "schema" : {
+                "format" : "binary",
+                "type" : "string"
+              }
+            },
+            "image/webp" : {
+              "schema" : {
+                "format" : "binary",
+                "type" : "string"
+              }
+            }
+          },
+          "required" : true
+        },
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "attempt" : {
+                      "properties" : {
+                        "attemptID" : {
+                          "format" : "uuid",
+                          "type" : "string"
+                        },
+                        "attemptNumber" : {
+                          "type" : "integer"
+                        },
+                        "challengeID" : {
+                          "format" : "uuid",
+                          "type" : "string"
+                        },
+                        "challengeName" : {
+                          "type" : "string"
+                        },
+                        "dayNumber" : {
+                          "type" : "integer"
+                        },
+                        "durationDays" : {
+                          "type" : "integer"
+                        },
+                        "endedOn" : {
+                          "format" : "date",
+                          "type" : "string"
+                        },
+                        "endsOn" : {
+                          "format" : "date",
+                          "type" : "string"
+                        },
+                        "failureReason" : {
+                          "type" : "string"
+                        },
+                        "kind" : {
+                          "enum" : [
+                            "curated",
+                            "competition",
+                            "habit",
+                            "chore",
+                            "weekly"
+                          ],
+                          "type" : "string"
+                        },
+                        "missedTaskIDs" : {
+                          "items" : {
+                            "type" : "string"
+                          },
+                          "type" : "array"
+                        },
+                        "startedOn" : {
+                          "format" : "date",
+                          "type" : "string"
+                        },
+                        "stats" : {
+                          "properties" : {
+                            "bestStreak" : {
+                              "type" : "integer"
+                            },
+                            "currentStreak" : {
+                              "type" : "integer"
+                            },
+                            "daysCompleted" : {
+                              "type" : "integer"
+                            },
+                            "daysMissed" : {
+                              "type" : "integer"
+                            },
+                            "freezeActive" : {
+                              "type" : "boolean"
+                            },
+                            "freezesLeft" : {
+                              "type" : "integer"
+                            },
+                            "points" : {
+                              "type" : "integer"
+                            },
+                            "progressPercent" : {
+                              "type" : "integer"
+                            },
+                            "streakPeriod" : {
+                              "enum" : [
+                                "day",
+                                "week"
+                              ],
+                              "type" : "string"
+                            }
+                          },
+                          "required" : [
+                            "bestStreak",
+                            "currentStreak",
+                            "daysCompleted",
+                            "daysMissed",
+                            "freezeActive",
+                            "freezesLeft",
+                            "points",
+                            "streakPeriod"
+                          ],
+                          "type" : "object"
+                        },
+                        "status" : {
+                          "type" : "string"
+                        },
+                        "timeZone" : {
+                          "type" : "string"
+                        },
+                        "today" : {
+                          "properties" : {
+                            "complete" : {
+                              "type" : "boolean"
+                            },
+                            "date" : {
+                              "format" : "date",
+                              "type" : "string"
+                            },
+                            "dayNumber" : {
+                              "type" : "integer"
+                            },
+                            "remainingTaskIDs" : {
+                              "items" : {
+                                "type" : "string"
+                              },
+                              "type" : "array"
+                            },
+                            "tasks" : {
+                              "items" : {
+                                "properties" : {
+                                  "complete" : {
+                                    "type" : "boolean"
+                                  },
+                                  "done" : {
+                                    "type" : "boolean"
+                                  },
+                                  "kind" : {
+                                    "enum" : [
+                                      "checkbox",
+                                      "quantity",
+                                      "photo"
+                                    ],
+                                    "type" : "string"
+                                  },
+                                  "photoID" : {
+                                    "format" : "uuid",
+                                    "type" : "string"
+                                  },
+                                  "quantity" : {
+                                    "type" : "number"
+                                  },
+                                  "target" : {
+                                    "type" : "number"
+                                  },
+                                  "taskID" : {
+                                    "type" : "string"
+                                  },
+                                  "title" : {
+                                    "type" : "string"
+                                  },
+                                  "unit" : {
+                                    "type" : "string"
+                                  }
+                                },
+                                "required" : [
+                                  "complete",
+                                  "done",
+                                  "kind",
+                                  "taskID",
+                                  "title"
+                                ],
+                                "type" : "object"
+                              },
+                              "type" : "array"
+                            }
+                          },
+                          "required" : [
+                            "complete",
+                            "date",
+                            "dayNumber",
+                            "remainingTaskIDs",
+                            "tasks"
+                          ],
+                          "type" : "object"
+                        },
+                        "week" : {
+                          "properties" : {
+                            "done" : {
+                              "type" : "number"
+                            },
+                            "goalMet" : {
+                              "type" : "boolean"
+                            },
+                            "percent" : {
+                              "type" : "integer"
+                            },
+                            "suggestedDailyGoals" : {
+                              "items" : {
+                                "type" : "integer"
+                              },
+                              "type" : "array"
+                            },
+                            "target" : {
+                              "type" : "number"
+                            },
+                            "unit" : {
+                              "type" : "string"
+                            },
+                            "weekStart" : {
+                              "format" : "date",
+                              "type" : "string"
+                            }
+                          },
+                          "required" : [
+                            "done",
+                            "goalMet",
+                            "suggestedDailyGoals",
+                            "weekStart"
+                          ],
+                          "type" : "object"
+                        }
+                      },
+                      "required" : [
+                        "attemptID",
+                        "attemptNumber",
+                        "challengeID",
+                        "challengeName",
+                        "dayNumber",
+                        "kind",
+                        "missedTaskIDs",
+                        "startedOn",
+                        "stats",
+                        "status",
+                        "timeZone"
+                      ],
+                      "type" : "object"
+                    },
+                    "photoID" : {
+                      "format" : "uuid",
+                      "type" : "string"
+                    }
+                  },
+                  "required" : [
+                    "attempt",
+                    "photoID"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "OK"
+          },
+          "400" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "409" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "413" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "415" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Upload the photo of a photo task (JPEG, PNG, HEIC or WebP, at most 10 MB); query `happenedAt` or `date` as for other check-ins.",
+        "tags" : [
+          "progress"
+        ],
+        "x-surge-service" : "progress",
+        "x-surge-throttle" : "standard"
+      }
+    },
     "/v1/auth/guest" : {
       "post" : {
         "operationId" : "registerGuest",
@@ -840,9 +4112,6 @@ enum PublicAPI {
                           },
                           "weeklyGoalBonus" : {
                             "type" : "integer"
-                          },
-                          "weeklyGoalFromDailyGoal" : {
-                            "type" : "number"
                           }
                         },
                         "required" : [
@@ -864,6 +4133,9 @@ enum PublicAPI {
                               "week"
                             ],
                             "type" : "string"
+                          },
+                          "weeklyGoalDays" : {
+                            "type" : "integer"
                           }
                         },
                         "required" : [
@@ -1244,9 +4516,6 @@ enum PublicAPI {
                                 },
                                 "weeklyGoalBonus" : {
                                   "type" : "integer"
-                                },
-                                "weeklyGoalFromDailyGoal" : {
-                                  "type" : "number"
                                 }
                               },
                               "required" : [
@@ -1268,6 +4537,9 @@ enum PublicAPI {
                                     "week"
                                   ],
                                   "type" : "string"
+                                },
+                                "weeklyGoalDays" : {
+                                  "type" : "integer"
                                 }
                               },
                               "required" : [
@@ -1843,9 +5115,6 @@ enum PublicAPI {
                                 },
                                 "weeklyGoalBonus" : {
                                   "type" : "integer"
-                                },
-                                "weeklyGoalFromDailyGoal" : {
-                                  "type" : "number"
                                 }
                               },
                               "required" : [
@@ -1867,6 +5136,9 @@ enum PublicAPI {
                                     "week"
                                   ],
                                   "type" : "string"
+                                },
+                                "weeklyGoalDays" : {
+                                  "type" : "integer"
                                 }
                               },
                               "required" : [
@@ -2343,9 +5615,6 @@ enum PublicAPI {
                           },
                           "weeklyGoalBonus" : {
                             "type" : "integer"
-                          },
-                          "weeklyGoalFromDailyGoal" : {
-                            "type" : "number"
                           }
                         },
                         "required" : [
@@ -2367,6 +5636,9 @@ enum PublicAPI {
                               "week"
                             ],
                             "type" : "string"
+                          },
+                          "weeklyGoalDays" : {
+                            "type" : "integer"
                           }
                         },
                         "required" : [
@@ -2743,9 +6015,6 @@ enum PublicAPI {
                                 },
                                 "weeklyGoalBonus" : {
                                   "type" : "integer"
-                                },
-                                "weeklyGoalFromDailyGoal" : {
-                                  "type" : "number"
                                 }
                               },
                               "required" : [
@@ -2767,6 +6036,9 @@ enum PublicAPI {
                                     "week"
                                   ],
                                   "type" : "string"
+                                },
+                                "weeklyGoalDays" : {
+                                  "type" : "integer"
                                 }
                               },
                               "required" : [
@@ -3282,6 +6554,147 @@ enum PublicAPI {
         "x-surge-throttle" : "standard"
       }
     },
+    "/v1/challenges/{challengeID}/photos" : {
+      "get" : {
+        "operationId" : "challengePhotos",
+        "parameters" : [
+          {
+            "in" : "path",
+            "name" : "challengeID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "Items per page, 1-100 (default 20).",
+            "in" : "query",
+            "name" : "limit",
+            "required" : false,
+            "schema" : {
+              "type" : "integer"
+            }
+          },
+          {
+            "description" : "The `nextCursor` of the previous page.",
+            "in" : "query",
+            "name" : "cursor",
+            "required" : false,
+            "schema" : {
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "items" : {
+                      "items" : {
+                        "properties" : {
+                          "attemptID" : {
+                            "format" : "uuid",
+                            "type" : "string"
+                          },
+                          "challengeID" : {
+                            "format" : "uuid",
+                            "type" : "string"
+                          },
+                          "contentType" : {
+                            "type" : "string"
+                          },
+                          "createdAt" : {
+                            "format" : "date-time",
+                            "type" : "string"
+                          },
+                          "localDate" : {
+                            "format" : "date",
+                            "type" : "string"
+                          },
+                          "photoID" : {
+                            "format" : "uuid",
+                            "type" : "string"
+                          },
+                          "size" : {
+                            "type" : "integer"
+                          },
+                          "taskID" : {
+                            "type" : "string"
+                          },
+                          "url" : {
+                            "type" : "string"
+                          },
+                          "userID" : {
+                            "format" : "uuid",
+                            "type" : "string"
+                          }
+                        },
+                        "required" : [
+                          "attemptID",
+                          "challengeID",
+                          "contentType",
+                          "createdAt",
+                          "localDate",
+                          "photoID",
+                          "size",
+                          "taskID",
+                          "url",
+                          "userID"
+                        ],
+                        "type" : "object"
+                      },
+                      "type" : "array"
+                    },
+                    "nextCursor" : {
+                      "type" : "string"
+                    }
+                  },
+                  "required" : [
+                    "items"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "OK"
+          },
+          "400" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "A competition's photo gallery, for its participants (others see only their own photos).",
+        "tags" : [
+          "progress"
+        ],
+        "x-surge-service" : "progress",
+        "x-surge-throttle" : "standard"
+      }
+    },
     "/v1/challenges/{challengeID}/versions/{version}" : {
       "get" : {
         "operationId" : "getChallengeVersion",
@@ -3574,9 +6987,6 @@ enum PublicAPI {
                                 },
                                 "weeklyGoalBonus" : {
                                   "type" : "integer"
-                                },
-                                "weeklyGoalFromDailyGoal" : {
-                                  "type" : "number"
                                 }
                               },
                               "required" : [
@@ -3598,6 +7008,9 @@ enum PublicAPI {
                                     "week"
                                   ],
                                   "type" : "string"
+                                },
+                                "weeklyGoalDays" : {
+                                  "type" : "integer"
                                 }
                               },
                               "required" : [
@@ -3818,6 +7231,298 @@ enum PublicAPI {
           "challenges"
         ],
         "x-surge-service" : "challenges",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/chore-occurrences/{occurrenceID}/complete" : {
+      "post" : {
+        "operationId" : "completeChore",
+        "parameters" : [
+          {
+            "in" : "path",
+            "name" : "occurrenceID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "A client-chosen key (up to 255 characters); a retry with the same key and body gets the first response again.",
+            "in" : "header",
+            "name" : "Idempotency-Key",
+            "required" : false,
+            "schema" : {
+              "maxLength" : 255,
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "occurrence" : {
+                      "properties" : {
+                        "assigneeID" : {
+                          "format" : "uuid",
+                          "type" : "string"
+                        },
+                        "choreID" : {
+                          "format" : "uuid",
+                          "type" : "string"
+                        },
+                        "completedAt" : {
+                          "format" : "date-time",
+                          "type" : "string"
+                        },
+                        "completedBy" : {
+                          "format" : "uuid",
+                          "type" : "string"
+                        },
+                        "dueAt" : {
+                          "format" : "date-time",
+                          "type" : "string"
+                        },
+                        "dueOn" : {
+                          "format" : "date",
+                          "type" : "string"
+                        },
+                        "groupID" : {
+                          "format" : "uuid",
+                          "type" : "string"
+                        },
+                        "occurrenceID" : {
+                          "format" : "uuid",
+                          "type" : "string"
+                        },
+                        "overdue" : {
+                          "type" : "boolean"
+                        },
+                        "points" : {
+                          "type" : "integer"
+                        },
+                        "status" : {
+                          "type" : "string"
+                        },
+                        "title" : {
+                          "type" : "string"
+                        }
+                      },
+                      "required" : [
+                        "choreID",
+                        "dueAt",
+                        "dueOn",
+                        "groupID",
+                        "occurrenceID",
+                        "overdue",
+                        "points",
+                        "status",
+                        "title"
+                      ],
+                      "type" : "object"
+                    }
+                  },
+                  "required" : [
+                    "occurrence"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "OK"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "409" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Complete a chore: its points go to the caller and the next occurrence becomes due per the recurrence.",
+        "tags" : [
+          "progress"
+        ],
+        "x-surge-service" : "progress",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/groups/{groupID}/chore-occurrences" : {
+      "get" : {
+        "operationId" : "listChoreOccurrences",
+        "parameters" : [
+          {
+            "in" : "path",
+            "name" : "groupID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "pending (default) or completed.",
+            "in" : "query",
+            "name" : "status",
+            "required" : false,
+            "schema" : {
+              "enum" : [
+                "pending",
+                "completed"
+              ],
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "Items per page, 1-100 (default 20).",
+            "in" : "query",
+            "name" : "limit",
+            "required" : false,
+            "schema" : {
+              "type" : "integer"
+            }
+          },
+          {
+            "description" : "The `nextCursor` of the previous page.",
+            "in" : "query",
+            "name" : "cursor",
+            "required" : false,
+            "schema" : {
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "items" : {
+                      "items" : {
+                        "properties" : {
+                          "assigneeID" : {
+                            "format" : "uuid",
+                            "type" : "string"
+                          },
+                          "choreID" : {
+                            "format" : "uuid",
+                            "type" : "string"
+                          },
+                          "completedAt" : {
+                            "format" : "date-time",
+                            "type" : "string"
+                          },
+                          "completedBy" : {
+                            "format" : "uuid",
+                            "type" : "string"
+                          },
+                          "dueAt" : {
+                            "format" : "date-time",
+                            "type" : "string"
+                          },
+                          "dueOn" : {
+                            "format" : "date",
+                            "type" : "string"
+                          },
+                          "groupID" : {
+                            "format" : "uuid",
+                            "type" : "string"
+                          },
+                          "occurrenceID" : {
+                            "format" : "uuid",
+                            "type" : "string"
+                          },
+                          "overdue" : {
+                            "type" : "boolean"
+                          },
+                          "points" : {
+                            "type" : "integer"
+                          },
+                          "status" : {
+                            "type" : "string"
+                          },
+                          "title" : {
+                            "type" : "string"
+                          }
+                        },
+                        "required" : [
+                          "choreID",
+                          "dueAt",
+                          "dueOn",
+                          "groupID",
+                          "occurrenceID",
+                          "overdue",
+                          "points",
+                          "status",
+                          "title"
+                        ],
+                        "type" : "object"
+                      },
+                      "type" : "array"
+                    },
+                    "nextCursor" : {
+                      "type" : "string"
+                    }
+                  },
+                  "required" : [
+                    "items"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "OK"
+          },
+          "400" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "A household's chore occurrences: pending ones by due time (overdue flagged), or completed ones.",
+        "tags" : [
+          "progress"
+        ],
+        "x-surge-service" : "progress",
         "x-surge-throttle" : "standard"
       }
     },
@@ -4463,6 +8168,398 @@ enum PublicAPI {
           "challenges"
         ],
         "x-surge-service" : "challenges",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/me/export" : {
+      "get" : {
+        "operationId" : "exportMyData",
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "exportedAt" : {
+                      "format" : "date-time",
+                      "type" : "string"
+                    },
+                    "services" : {
+                      "additionalProperties" : {
+                        "properties" : {
+
+                        },
+                        "type" : "object"
+                      },
+                      "type" : "object"
+                    },
+                    "userID" : {
+                      "type" : "string"
+                    }
+                  },
+                  "required" : [
+                    "exportedAt",
+                    "services",
+                    "userID"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "OK"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Everything Surge keeps about the caller, from every service, as one JSON document (GDPR access).",
+        "tags" : [
+          "gateway"
+        ],
+        "x-surge-service" : "gateway",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/me/history" : {
+      "get" : {
+        "operationId" : "myHistory",
+        "parameters" : [
+          {
+            "description" : "1 to 53 (default 12).",
+            "in" : "query",
+            "name" : "weeks",
+            "required" : false,
+            "schema" : {
+              "type" : "integer"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "days" : {
+                      "items" : {
+                        "properties" : {
+                          "date" : {
+                            "format" : "date",
+                            "type" : "string"
+                          },
+                          "tasksDone" : {
+                            "type" : "integer"
+                          }
+                        },
+                        "required" : [
+                          "date",
+                          "tasksDone"
+                        ],
+                        "type" : "object"
+                      },
+                      "type" : "array"
+                    },
+                    "from" : {
+                      "format" : "date",
+                      "type" : "string"
+                    },
+                    "to" : {
+                      "format" : "date",
+                      "type" : "string"
+                    }
+                  },
+                  "required" : [
+                    "days",
+                    "from",
+                    "to"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "OK"
+          },
+          "400" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Contribution history across everything the caller does: tasks done per local day over the last weeks (12 by default).",
+        "tags" : [
+          "progress"
+        ],
+        "x-surge-service" : "progress",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/me/points" : {
+      "get" : {
+        "operationId" : "myPoints",
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "monthStart" : {
+                      "format" : "date",
+                      "type" : "string"
+                    },
+                    "thisMonth" : {
+                      "type" : "integer"
+                    },
+                    "thisWeek" : {
+                      "type" : "integer"
+                    },
+                    "total" : {
+                      "type" : "integer"
+                    },
+                    "weekStart" : {
+                      "format" : "date",
+                      "type" : "string"
+                    }
+                  },
+                  "required" : [
+                    "monthStart",
+                    "thisMonth",
+                    "thisWeek",
+                    "total",
+                    "weekStart"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "OK"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Total points, and this week's (Monday to Sunday) and this month's in the caller's time zone.",
+        "tags" : [
+          "progress"
+        ],
+        "x-surge-service" : "progress",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/me/points/ledger" : {
+      "get" : {
+        "operationId" : "myPointsLedger",
+        "parameters" : [
+          {
+            "description" : "Items per page, 1-100 (default 20).",
+            "in" : "query",
+            "name" : "limit",
+            "required" : false,
+            "schema" : {
+              "type" : "integer"
+            }
+          },
+          {
+            "description" : "The `nextCursor` of the previous page.",
+            "in" : "query",
+            "name" : "cursor",
+            "required" : false,
+            "schema" : {
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "items" : {
+                      "items" : {
+                        "properties" : {
+                          "attemptID" : {
+                            "format" : "uuid",
+                            "type" : "string"
+                          },
+                          "awardedAt" : {
+                            "format" : "date-time",
+                            "type" : "string"
+                          },
+                          "challengeID" : {
+                            "format" : "uuid",
+                            "type" : "string"
+                          },
+                          "entryID" : {
+                            "format" : "uuid",
+                            "type" : "string"
+                          },
+                          "excessQuantity" : {
+                            "type" : "number"
+                          },
+                          "groupID" : {
+                            "format" : "uuid",
+                            "type" : "string"
+                          },
+                          "localDate" : {
+                            "format" : "date",
+                            "type" : "string"
+                          },
+                          "points" : {
+                            "type" : "integer"
+                          },
+                          "reason" : {
+                            "enum" : [
+                              "task",
+                              "series",
+                              "correction",
+                              "weeklyGoalBonus",
+                              "challengeBonus",
+                              "chore"
+                            ],
+                            "type" : "string"
+                          }
+                        },
+                        "required" : [
+                          "awardedAt",
+                          "entryID",
+                          "localDate",
+                          "points",
+                          "reason"
+                        ],
+                        "type" : "object"
+                      },
+                      "type" : "array"
+                    },
+                    "nextCursor" : {
+                      "type" : "string"
+                    }
+                  },
+                  "required" : [
+                    "items"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "OK"
+          },
+          "400" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "The points ledger, newest first: every award or correction with its reason.",
+        "tags" : [
+          "progress"
+        ],
+        "x-surge-service" : "progress",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/photos/{photoID}" : {
+      "get" : {
+        "operationId" : "getPhoto",
+        "parameters" : [
+          {
+            "in" : "path",
+            "name" : "photoID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "description" : "OK"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "A photo's bytes, for those allowed to see it.",
+        "tags" : [
+          "progress"
+        ],
+        "x-surge-service" : "progress",
         "x-surge-throttle" : "standard"
       }
     }

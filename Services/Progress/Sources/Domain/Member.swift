@@ -1,7 +1,21 @@
 import Foundation
+import SurgeCalendar
 
-/// What progress knows about a person: enough to judge their days in their own time zone.
+/// What progress knows about a person: their time zone and daily goal (from onboarding).
 public struct Member: Sendable, Equatable {
     public var userID: UUID
     public var timeZone: String
+    public var dailyGoal: Int?
+
+    /// 001 uses its defaults when onboarding was skipped.
+    public static let defaultDailyGoal = 20
+
+    public init(userID: UUID, timeZone: String, dailyGoal: Int? = nil) {
+        self.userID = userID
+        self.timeZone = timeZone
+        self.dailyGoal = dailyGoal
+    }
+
+    public var calendar: LocalCalendar { LocalCalendar(zoneNamed: timeZone) ?? LocalCalendar(timeZone: TimeZone(identifier: "UTC")!) }
+    public var effectiveDailyGoal: Int { dailyGoal ?? Self.defaultDailyGoal }
 }

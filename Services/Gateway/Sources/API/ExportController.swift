@@ -1,0 +1,103 @@
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import NIOCore
+import NIOFoundationCompat
+import SurgeContracts
+import SurgeRuntime
+
+/// The data export: asks every service for what it keeps about the caller (`GET /internal/export`) and returns it as
+/// one document. If any service cannot answer, the export fails rather than come back incomplete.
+struct ExportController {
+    let client: HTTPClient
+    let upstreams: Upstreams
+    let now: @Sendable () -> Date
+
+    struct ExportDocument: Codable, ResponseEncodable {
+        var userID: String
+        var exportedAt: Date
+        /// Per service, the JSON object that service keeps about the user.
+        var services: [String: JSONValue]
+    }
+
+    static let services: [SurgeService] = [.identity, .challenges, .progress, .leaderboard, .badges, .notifications]
+
+    func export(request: Request, context: GatewayRequestContext) async throws -> Response {
+        guard let callerID = context.callerID else { throw Problem.unauthorized() }
+        let parts = try await withThrowingTaskGroup(of: (SurgeService, JSONValue?).self) { group in
+            for service in Self.services {
+                group.addTask { (service, try await fetch(service, callerID: callerID, context: context)) }
+            }
+            var parts: [String: JSONValue] = [:]
+            for try await (service, part) in group {
+                if let part { parts[service.rawValue] = part }
+            }
+            return parts
+        }
+        let document = ExportDocument(userID: callerID.key, exportedAt: now(), services: parts)
+        var response = try context.responseEncoder.encode(document, from: request, context: context)
+        response.headers[.contentDisposition] = "attachment; filename=\"surge-export-\(callerID.key).json\""
+        return response
+    }
+
+    /// A service's part; nil when the service keeps nothing per user (answers 404).
+    private func fetch(_ service: SurgeService, callerID: UUID, context: GatewayRequestContext) async throws -> JSONValue? {
+        var request = HTTPClientRequest(url: upstreams.url(for: service) + "/internal/export")
+        request.headers.add(name: InternalHeaders.caller.rawName, value: callerID.key)
+        request.headers.add(name: InternalHeaders.requestID.rawName, value: context.requestID)
+        do {
+            let response = try await client.execute(request, timeout: .seconds(30))
+            if response.status == .notFound { return nil }
+            guard response.status == .ok else { throw Problem.unavailable("The \(service.rawValue) service could not export right now.") }
+            let body = try await response.body.collect(upTo: 64 << 20)
+            return try JSONDecoder().decode(JSONValue.self, from: Data(buffer: body))
+        } catch let problem as Problem {
+            throw problem
+        } catch {
+            context.logger.warning("Export part failed", metadata: ["service": "\(service.rawValue)", "error": "\(error)"])
+            throw Problem.unavailable("The \(service.rawValue) service could not export right now.")
+        }
+    }
+}
+
+/// Any JSON value, kept as is.
+indirect enum JSONValue: Codable, Sendable, Equatable, JSONSchemaDescribing {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSONValue].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let value): try container.encode(value)
+        case .number(let value): try container.encode(value)
+        case .string(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
+        }
+    }
+
+    static let jsonSchema = JSONSchema.object([])
+    static let schemaPlaceholder = JSONValue.null
+}

@@ -1,0 +1,170 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import NIOFoundationCompat
+import SurgeRuntime
+
+/// What every public route goes through, in order: rate limits, authentication, idempotency, then the handler
+/// (forwarding to a service, or a gateway-local operation). `RateLimit-*` headers go on every answer.
+struct RoutePipeline: Sendable {
+    typealias Handler = @Sendable (Request, GatewayRequestContext) async throws -> Response
+
+    let limits: RateLimits
+    let limiter: RateLimiter
+    let authenticator: Authenticator
+    let idempotency: IdempotencyStore
+    let clientAddress: ClientAddress
+    let maxBodyBytes: Int
+    let maxUploadBytes: Int
+    let now: @Sendable () -> Date
+
+    func handle(_ request: Request, context: GatewayRequestContext, route: PublicRoute, handler: Handler) async throws -> Response {
+        var context = context
+        let bodyLimit = route.acceptsUpload ? maxUploadBytes : maxBodyBytes
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > bodyLimit {
+            throw Problem.tooLarge(limit: bodyLimit)
+        }
+        // The IP's budgets are spent before the token is checked, so bad tokens cannot be tried without limit.
+        let ip = clientAddress.of(request, peer: context.peerAddress)
+        var decisions = limits.budgets(ip: ip, userID: nil, throttle: route.throttle).map { take($0, $1) }
+        var response: Response
+        if decisions.allSatisfy(\.allowed), route.access == .authenticated {
+            do {
+                let callerID = try await authenticator.callerID(of: request)
+                context.callerID = callerID
+                decisions.append(take(callerID.uuidString, limits.perUser))
+            } catch {
+                response = try Problem.from(error, logger: context.logger).response(from: request, context: context)
+                return withRateLimitHeaders(response, decisions)
+            }
+        }
+        let tightest = Self.tightest(decisions)
+        if !tightest.allowed {
+            response = try Problem(
+                slug: "rate-limited", title: "Too many requests", status: .tooManyRequests,
+                detail: "Slow down: retry after \(tightest.retryAfterSeconds ?? 1) seconds.", retryAfter: tightest.retryAfterSeconds
+            ).response(from: request, context: context)
+        } else {
+            do {
+                if route.idempotent, let key = request.headers[.idempotencyKey] {
+                    response = try await idempotent(request, context: context, key: key, route: route, bodyLimit: bodyLimit, handler: handler)
+                } else {
+                    response = try await handler(request, context)
+                }
+            } catch {
+                response = try Problem.from(error, logger: context.logger).response(from: request, context: context)
+            }
+        }
+        return withRateLimitHeaders(response, decisions)
+    }
+
+    private func take(_ key: String, _ policy: RateLimitPolicy) -> RateLimitDecision {
+        limiter.take(key, policy: policy, now: Double(DispatchTime.now().uptimeNanoseconds) / 1e9)
+    }
+
+    /// The refused decision if any, else the one with the fewest requests left.
+    static func tightest(_ decisions: [RateLimitDecision]) -> RateLimitDecision {
+        decisions.min { ($0.allowed ? 1 : 0, $0.remaining) < ($1.allowed ? 1 : 0, $1.remaining) }!
+    }
+
+    private func withRateLimitHeaders(_ response: Response, _ decisions: [RateLimitDecision]) -> Response {
+        var response = response
+        let tightest = Self.tightest(decisions)
+        response.headers[.rateLimitLimit] = String(tightest.policy.limit)
+        response.headers[.rateLimitRemaining] = String(tightest.remaining)
+        response.headers[.rateLimitReset] = String(tightest.resetSeconds)
+        response.headers[.rateLimitPolicy] = "\(tightest.policy.limit);w=\(Int(tightest.policy.windowSeconds))"
+        return response
+    }
+
+    /// Runs the request once per key; a retry with the same key and body gets the stored first answer.
+    private func idempotent(
+        _ request: Request, context: GatewayRequestContext, key: String, route: PublicRoute, bodyLimit: Int, handler: Handler
+    ) async throws -> Response {
+        guard IdempotencyFingerprint.isAcceptable(key) else {
+            throw Problem.validation(field: "Idempotency-Key", "must be 1 to 255 visible ASCII characters")
+        }
+        var request = request
+        let body = try await request.collectBody(upTo: bodyLimit)
+        let fingerprint = IdempotencyFingerprint.of(method: request.method.rawValue, path: request.uri.description, body: Data(buffer: body))
+        let scope = context.callerID.map { "user:\($0.uuidString.lowercased())" } ?? "anonymous"
+        switch try await idempotency.claim(scope: scope, key: key, fingerprint: fingerprint, now: now()) {
+        case .mismatch:
+            throw Problem(
+                slug: "idempotency-key-reused", title: "Idempotency key reused", status: .unprocessableContent,
+                detail: "This Idempotency-Key was used for a different request.")
+        case .inProgress:
+            throw Problem(
+                slug: "idempotency-key-in-progress", title: "Request in progress", status: .conflict,
+                detail: "A request with this Idempotency-Key is still running.", retryAfter: 1)
+        case .replay(let stored):
+            var headers: HTTPFields = [.idempotentReplayed: "true", .contentLength: String(stored.body.count)]
+            if let contentType = stored.contentType { headers[.contentType] = contentType }
+            if let location = stored.location { headers[.location] = location }
+            return Response(
+                status: HTTPResponse.Status(code: stored.status), headers: headers, body: .init(byteBuffer: ByteBuffer(data: stored.body)))
+        case .claimed:
+            let response: Response
+            do {
+                response = try await handler(request, context)
+            } catch {
+                try? await idempotency.release(scope: scope, key: key)
+                throw error
+            }
+            guard response.status.code < 500 else {
+                try? await idempotency.release(scope: scope, key: key)
+                return response
+            }
+            let collected = CollectedBody()
+            try await response.body.write(CollectingWriter(collected: collected))
+            let buffer = collected.buffer
+            let stored = IdempotencyStore.StoredResponse(
+                status: response.status.code, contentType: response.headers[.contentType], location: response.headers[.location],
+                body: Data(buffer: buffer))
+            try await idempotency.complete(scope: scope, key: key, response: stored, now: now())
+            var replayable = response
+            replayable.body = .init(byteBuffer: buffer)
+            return replayable
+        }
+    }
+}
+
+/// Gathers a response body so it can be stored and then sent.
+private final class CollectedBody: @unchecked Sendable {
+    var buffer = ByteBuffer()
+}
+
+private struct CollectingWriter: ResponseBodyWriter {
+    let collected: CollectedBody
+
+    mutating func write(_ buffer: ByteBuffer) async throws {
+        var buffer = buffer
+        collected.buffer.writeBuffer(&buffer)
+    }
+
+    consuming func finish(_ trailingHeaders: HTTPFields?) async throws {}
+}
+
+/// The client's address: the TCP peer, or with `TRUSTED_PROXY_HOPS` = n > 0, the address n hops from the right of
+/// `X-Forwarded-For` (each trusted proxy appends the address it saw).
+struct ClientAddress: Sendable {
+    let trustedHops: Int
+
+    func of(_ request: Request, peer: String) -> String {
+        guard trustedHops > 0, let forwarded = request.headers[.xForwardedFor] else { return peer }
+        let hops = forwarded.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        guard hops.count >= trustedHops else { return hops.first ?? peer }
+        return hops[hops.count - trustedHops]
+    }
+}
+
+extension HTTPField.Name {
+    static let idempotencyKey = Self("Idempotency-Key")!
+    static let idempotentReplayed = Self("Idempotent-Replayed")!
+    static let rateLimitLimit = Self("RateLimit-Limit")!
+    static let rateLimitRemaining = Self("RateLimit-Remaining")!
+    static let rateLimitReset = Self("RateLimit-Reset")!
+    static let rateLimitPolicy = Self("RateLimit-Policy")!
+    static let xForwardedFor = Self("X-Forwarded-For")!
+}

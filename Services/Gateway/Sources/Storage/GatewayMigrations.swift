@@ -1,0 +1,23 @@
+import SurgePostgres
+
+enum GatewayMigrations {
+    static let set = MigrationSet(component: "gateway", migrations: [
+        Migration(1, "idempotency keys", [
+            """
+            CREATE TABLE idempotency_keys (
+                scope text NOT NULL,
+                key text NOT NULL,
+                fingerprint bytea NOT NULL,
+                status integer,
+                content_type text,
+                location text,
+                body bytea,
+                started_at timestamptz NOT NULL,
+                completed_at timestamptz,
+                PRIMARY KEY (scope, key)
+            )
+            """,
+            "CREATE INDEX idempotency_keys_age ON idempotency_keys (started_at)",
+        ]),
+    ])
+}

@@ -1,0 +1,155 @@
+import Foundation
+import Hummingbird
+import SurgeContracts
+
+struct TaskView: Codable, Sendable {
+    var taskID: String
+    var title: String
+    var kind: TaskKind
+    var unit: String?
+    var target: Double?
+    var done: Bool
+    var quantity: Double?
+    var photoID: UUID?
+    var complete: Bool
+}
+
+struct DayView: Codable, Sendable {
+    var date: LocalDate
+    var dayNumber: Int
+    var complete: Bool
+    var tasks: [TaskView]
+    var remainingTaskIDs: [String]
+}
+
+struct StatsView: Codable, Sendable {
+    var currentStreak: Int
+    var bestStreak: Int
+    var streakPeriod: StreakPeriod
+    var daysCompleted: Int
+    var daysMissed: Int
+    /// Days completed out of the challenge's length (absent for open-ended habits).
+    var progressPercent: Int?
+    var points: Int
+    var freezesLeft: Int
+    /// The last judged period was saved by a freeze (001's snowflake).
+    var freezeActive: Bool
+}
+
+/// The current week of a weekly-streak attempt (001's weekly goal and Sunday summary).
+struct WeekView: Codable, Sendable {
+    var weekStart: LocalDate
+    var unit: String?
+    var target: Double?
+    var done: Double
+    var percent: Int?
+    var goalMet: Bool
+    /// Daily goals to offer when the week ends: maintain, +10 %, +20 % after a met goal; -10, -20, -30 % otherwise.
+    var suggestedDailyGoals: [Int]
+}
+
+struct AttemptView: Codable, Sendable {
+    var attemptID: UUID
+    var challengeID: UUID
+    var challengeName: String
+    var kind: ChallengeKind
+    var status: String
+    var attemptNumber: Int
+    var startedOn: LocalDate
+    var endsOn: LocalDate?
+    /// "Day 23 of 75".
+    var dayNumber: Int
+    var durationDays: Int?
+    var timeZone: String
+    var endedOn: LocalDate?
+    var failureReason: String?
+    var missedTaskIDs: [String]
+    var stats: StatsView
+    var today: DayView?
+    var week: WeekView?
+}
+
+struct AttemptResponse: ResponseCodable {
+    var attempt: AttemptView
+}
+
+extension AttemptView {
+    /// The live view: judged totals plus the open days (today, and days still inside their grace window) that are
+    /// already complete, so ticking the last task shows the new streak at once.
+    init(_ snapshot: AttemptSnapshot) {
+        let attempt = snapshot.attempt
+        let state = attempt.state
+        let definition = snapshot.timeline.version(on: min(snapshot.today, attempt.endsOn ?? snapshot.today))
+        let dailyGoal = snapshot.member.effectiveDailyGoal
+        let period = definition.rules.streak.period
+        let active = state.status == .active
+        let lastDay = min(snapshot.today, attempt.endsOn ?? snapshot.today)
+
+        var openCompleted = 0
+        var liveStreak = state.currentStreak
+        if active, period == .day, let first = state.judgedThrough.map({ $0.adding(days: 1) }) ?? Optional(attempt.startedOn), first <= lastDay {
+            for offset in 0...first.days(until: lastDay) {
+                let date = first.adding(days: offset)
+                switch Requirements.isComplete(snapshot.openRecords[date], definition: snapshot.timeline.version(on: date), date: date, dailyGoal: dailyGoal) {
+                case true?:
+                    openCompleted += 1
+                    liveStreak += 1
+                case false? where date < snapshot.today:
+                    liveStreak = 0
+                default:
+                    break
+                }
+            }
+        }
+        var week: WeekView?
+        if period == .week {
+            let weekStart = snapshot.today.startOfWeek
+            let covered = (0..<7).map { weekStart.adding(days: $0) }.filter { $0 >= attempt.startedOn && $0 <= snapshot.today }
+            let met = WeekGoal.isMet(weekStart: weekStart, coveredDays: (0..<7).map { weekStart.adding(days: $0) }.filter { $0 >= attempt.startedOn },
+                                     records: snapshot.openRecords, definition: definition, dailyGoal: dailyGoal)
+            let task = definition.tasks.first { $0.kind == .quantity }
+            let done = task.map { WeekGoal.total(of: $0.taskID, days: covered, records: snapshot.openRecords) } ?? 0
+            var target: Double?
+            if let task, let perPeriod = Requirements.target(of: task, dailyGoal: dailyGoal) {
+                target = task.cadence.kind == .daily ? perPeriod * Double(definition.rules.streak.weeklyGoalDays ?? 7) : perPeriod
+            }
+            let factors = met ? [1.0, 1.1, 1.2] : [0.9, 0.8, 0.7]
+            week = WeekView(
+                weekStart: weekStart, unit: task?.unit, target: target, done: done,
+                percent: target.map { $0 > 0 ? Int((done / $0 * 100).rounded(.down)) : 0 }, goalMet: met,
+                suggestedDailyGoals: factors.map { max(1, Int((Double(dailyGoal) * $0).rounded())) })
+            if active && met { openCompleted = 1; liveStreak += 1 }
+        }
+        let completed = state.periodsCompleted + (active ? openCompleted : 0)
+        let stats = StatsView(
+            currentStreak: active ? liveStreak : state.currentStreak, bestStreak: max(state.bestStreak, active ? liveStreak : 0),
+            streakPeriod: period, daysCompleted: completed, daysMissed: state.periodsMissed,
+            progressPercent: definition.durationDays.map { Int((Double(completed) / Double($0) * 100).rounded(.down)) },
+            points: state.points, freezesLeft: state.freezesLeft,
+            freezeActive: state.judgedThrough.flatMap { snapshot.openRecords[$0]?.outcome } == .frozen)
+
+        var today: DayView?
+        if active, snapshot.today >= attempt.startedOn, snapshot.today <= (attempt.endsOn ?? snapshot.today) {
+            let record = snapshot.openRecords[snapshot.today]
+            let tasks = definition.tasks.map { task in
+                let progress = record?.tasks[task.taskID]
+                return TaskView(
+                    taskID: task.taskID, title: task.title, kind: task.kind, unit: task.unit,
+                    target: Requirements.target(of: task, dailyGoal: dailyGoal), done: progress?.done ?? false,
+                    quantity: task.kind == .quantity ? (progress?.quantity ?? 0) : nil, photoID: progress?.photoID,
+                    complete: Requirements.isSatisfied(task, progress, dailyGoal: dailyGoal))
+            }
+            let dayTaskIDs = Set(Requirements.dayTasks(definition, on: snapshot.today).map(\.taskID))
+            today = DayView(
+                date: snapshot.today, dayNumber: attempt.startedOn.days(until: snapshot.today) + 1,
+                complete: Requirements.isComplete(record, definition: definition, date: snapshot.today, dailyGoal: dailyGoal) ?? true,
+                tasks: tasks, remainingTaskIDs: tasks.filter { dayTaskIDs.contains($0.taskID) && !$0.complete }.map(\.taskID))
+        }
+        self.init(
+            attemptID: attempt.id, challengeID: attempt.challengeID, challengeName: definition.name, kind: attempt.kind,
+            status: state.status.rawValue, attemptNumber: attempt.attemptNumber, startedOn: attempt.startedOn, endsOn: attempt.endsOn,
+            dayNumber: max(1, attempt.startedOn.days(until: min(snapshot.today, state.endedOn ?? snapshot.today)) + 1),
+            durationDays: definition.durationDays, timeZone: snapshot.member.timeZone, endedOn: state.endedOn,
+            failureReason: state.failureReason, missedTaskIDs: state.missedTaskIDs, stats: stats, today: today, week: week)
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import Hummingbird
+import SurgeContracts
+import SurgeRuntime
+
+struct AttemptsController {
+    let repository: ProgressRepository
+
+    struct StartRequest: Codable, Sendable {
+        var challengeID: UUID
+    }
+
+    struct CalendarResponse: ResponseCodable {
+        var month: String
+        var days: [CalendarDay]
+    }
+
+    struct HistoryResponse: ResponseCodable {
+        var from: LocalDate
+        var to: LocalDate
+        var days: [HistoryDay]
+    }
+
+    func addRoutes(to router: Router<SurgeRequestContext>) {
+        router.add(ProgressAPI.startAttempt) { request, context in
+            let body = try await request.decode(as: StartRequest.self, context: context)
+            let snapshot = try await repository.start(body.challengeID, userID: try context.caller(), trace: context.trace)
+            return EditedResponse(status: .created, response: AttemptResponse(attempt: AttemptView(snapshot)))
+        }
+        router.add(ProgressAPI.listAttempts) { request, context in
+            let query = request.uri.queryParameters
+            var status: AttemptStatus?
+            if let text = query["status"].map(String.init) {
+                guard let value = AttemptStatus(rawValue: text) else {
+                    throw Problem.validation(field: "status", "must be active, failed, completed or abandoned")
+                }
+                status = value
+            }
+            var challengeID: UUID?
+            if let text = query["challengeID"].map(String.init) {
+                guard let id = UUID(uuidString: text) else { throw Problem.validation(field: "challengeID", "must be a UUID") }
+                challengeID = id
+            }
+            return try await repository.list(userID: try context.caller(), status: status, challengeID: challengeID, page: try PageRequest(request))
+        }
+        router.add(ProgressAPI.getAttempt) { request, context in
+            AttemptResponse(attempt: AttemptView(try await repository.snapshot(try request.uuidParameter("attemptID", context: context), userID: try context.caller())))
+        }
+        router.add(ProgressAPI.restartAttempt) { request, context in
+            let snapshot = try await repository.restart(try request.uuidParameter("attemptID", context: context), userID: try context.caller(), trace: context.trace)
+            return EditedResponse(status: .created, response: AttemptResponse(attempt: AttemptView(snapshot)))
+        }
+        router.add(ProgressAPI.abandonAttempt) { request, context in
+            AttemptResponse(attempt: AttemptView(
+                try await repository.abandon(try request.uuidParameter("attemptID", context: context), userID: try context.caller(), trace: context.trace)))
+        }
+        router.add(ProgressAPI.calendar) { request, context in
+            let month: LocalDate
+            if let text = request.uri.queryParameters["month"].map(String.init) {
+                guard let date = LocalDate(text + "-01") else { throw Problem.validation(field: "month", "must be YYYY-MM") }
+                month = date
+            } else {
+                month = try await repository.history(userID: try context.caller(), attemptID: nil, weeks: 1).to.startOfMonth
+            }
+            let days = try await repository.calendar(try request.uuidParameter("attemptID", context: context), userID: try context.caller(), month: month)
+            return CalendarResponse(month: String(month.description.prefix(7)), days: days)
+        }
+        router.add(ProgressAPI.attemptHistory) { request, context in
+            let history = try await repository.history(
+                userID: try context.caller(), attemptID: try request.uuidParameter("attemptID", context: context), weeks: try Self.weeks(request))
+            return HistoryResponse(from: history.from, to: history.to, days: history.days)
+        }
+        router.add(ProgressAPI.myHistory) { request, context in
+            let history = try await repository.history(userID: try context.caller(), attemptID: nil, weeks: try Self.weeks(request))
+            return HistoryResponse(from: history.from, to: history.to, days: history.days)
+        }
+        router.add(ProgressAPI.myPoints) { _, context in
+            try await repository.points(userID: try context.caller())
+        }
+        router.add(ProgressAPI.myLedger) { request, context in
+            try await repository.ledgerPage(userID: try context.caller(), page: try PageRequest(request))
+        }
+    }
+
+    static func weeks(_ request: Request) throws -> Int {
+        guard let text = request.uri.queryParameters["weeks"].map(String.init) else { return 12 }
+        guard let weeks = Int(text), (1...53).contains(weeks) else { throw Problem.validation(field: "weeks", "must be an integer from 1 to 53") }
+        return weeks
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+import SurgeCalendar
+import SurgeContracts
+
+/// When a day is open for check-ins and when it is judged: a day stays open until its local end plus the rules'
+/// grace (offline clients syncing late), and is judged the moment it closes.
+public enum CheckInWindow {
+    /// Clients' clocks may run this far ahead of ours.
+    public static let clockSkew: TimeInterval = 300
+
+    public static func closes(_ date: LocalDate, calendar: LocalCalendar, graceMinutes: Int) -> Date {
+        calendar.end(of: date).addingTimeInterval(Double(graceMinutes) * 60)
+    }
+
+    public enum Refusal: Equatable, Sendable {
+        /// The day's window has closed.
+        case tooLate(closedAt: Date)
+        /// It claims to have happened in the future.
+        case inFuture
+        /// Before the attempt (or competition) started.
+        case beforeStart
+        /// After the attempt's last day.
+        case afterEnd
+    }
+
+    /// Whether a check-in for `date`, happening at `happenedAt` and arriving `now`, is accepted.
+    public static func check(
+        date: LocalDate, happenedAt: Date, now: Date, startedOn: LocalDate, endOn: LocalDate?, calendar: LocalCalendar, graceMinutes: Int
+    ) -> Refusal? {
+        if happenedAt.timeIntervalSince(now) > clockSkew || date > calendar.date(at: now.addingTimeInterval(clockSkew)) { return .inFuture }
+        if date < startedOn { return .beforeStart }
+        if let endOn, date > endOn { return .afterEnd }
+        let closedAt = closes(date, calendar: calendar, graceMinutes: graceMinutes)
+        if now >= closedAt { return .tooLate(closedAt: closedAt) }
+        return nil
+    }
+}

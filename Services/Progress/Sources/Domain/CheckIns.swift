@@ -1,0 +1,132 @@
+import Foundation
+import SurgeContracts
+import SurgeRuntime
+
+/// One change a user makes to a task on one day.
+public struct CheckIn: Sendable, Equatable {
+    public enum Action: Sendable, Equatable {
+        /// Tick or untick a checkbox task.
+        case setDone(Bool)
+        /// Log an amount of a quantity task; `series` is 001's series number (defaults to the reps logged).
+        case log(quantity: Double, series: Int?)
+        /// Take a logged amount back.
+        case removeLog(quantity: Double, rewardedQuantity: Double, points: Int)
+        /// Attach a photo to a photo task (marks it done).
+        case photo(UUID)
+    }
+
+    public var taskID: String
+    public var action: Action
+    public var happenedAt: Date
+
+    public init(taskID: String, action: Action, happenedAt: Date) {
+        self.taskID = taskID
+        self.action = action
+        self.happenedAt = happenedAt
+    }
+}
+
+/// What a check-in did.
+public struct CheckInResult: Sendable, Equatable {
+    /// False when an older tick or untick arrived after a newer one: the newer state stands.
+    public var applied: Bool
+    public var pointsDelta: Int
+    public var reason: PointsReason?
+    /// Repetitions beyond the daily cap: logged, not rewarded.
+    public var excess: Double?
+    /// The part of a logged amount that earned points (series rule).
+    public var rewardedQuantity: Double
+    public var taskComplete: Bool
+    public var dayComplete: Bool
+}
+
+/// Applies check-ins to a day record and credits points, touching nothing but that day.
+public enum CheckInEngine {
+    public struct Context: Sendable {
+        public var definition: ChallengeDefinition
+        public var dailyGoal: Int
+        /// The attempt's judged streak (for the series streak multiplier).
+        public var streak: Int
+        /// The member's total points (their level sets the anti-cheat cap).
+        public var totalPoints: Int
+
+        public init(definition: ChallengeDefinition, dailyGoal: Int, streak: Int, totalPoints: Int) {
+            self.definition = definition
+            self.dailyGoal = dailyGoal
+            self.streak = streak
+            self.totalPoints = totalPoints
+        }
+    }
+
+    public static func apply(_ checkIn: CheckIn, to record: inout DayRecord, context: Context) throws -> CheckInResult {
+        let definition = context.definition
+        guard let task = definition.tasks.first(where: { $0.taskID == checkIn.taskID }) else {
+            throw Problem.validation(field: "taskID", "is not a task of this challenge")
+        }
+        var progress = record.tasks[task.taskID] ?? TaskProgress()
+        var pointsDelta = 0
+        var reason: PointsReason?
+        var excess: Double?
+        var rewarded = 0.0
+        switch (checkIn.action, task.kind) {
+        case (.setDone(let done), .checkbox):
+            if let changedAt = progress.changedAt, changedAt > checkIn.happenedAt {
+                return CheckInResult(
+                    applied: false, pointsDelta: 0, reason: nil, excess: nil, rewardedQuantity: 0,
+                    taskComplete: Requirements.isSatisfied(task, progress, dailyGoal: context.dailyGoal),
+                    dayComplete: Requirements.isComplete(record, definition: definition, date: record.date, dailyGoal: context.dailyGoal) ?? false)
+            }
+            progress.done = done
+            progress.changedAt = checkIn.happenedAt
+        case (.setDone(false), .photo):
+            progress.done = false
+            progress.photoID = nil
+            progress.changedAt = checkIn.happenedAt
+        case (.photo(let photoID), .photo):
+            progress.done = true
+            progress.photoID = photoID
+            progress.changedAt = checkIn.happenedAt
+        case (.log(let quantity, let seriesNumber), .quantity):
+            guard quantity > 0, quantity <= 1_000_000 else {
+                throw Problem.validation(field: "quantity", "must be greater than 0 and at most 1000000")
+            }
+            progress.quantity += quantity
+            rewarded = quantity
+            if definition.rules.points.kind == .series, let formula = definition.rules.points.series {
+                let level = Points.level(totalPoints: context.totalPoints, thresholds: formula.levelThresholds)
+                if let cap = Points.dailyCap(dailyGoal: context.dailyGoal, level: level, bands: formula.capBands) {
+                    rewarded = min(quantity, max(0, cap - progress.rewardedQuantity))
+                }
+                if rewarded < quantity { excess = quantity - rewarded }
+                progress.series += 1
+                let points = rewarded > 0
+                    ? Points.series(formula, reps: rewarded, seriesNumber: seriesNumber ?? Int(quantity), streak: context.streak) : 0
+                progress.rewardedQuantity += rewarded
+                progress.points += points
+                pointsDelta = points
+                reason = .series
+            }
+        case (.removeLog(let quantity, let rewardedQuantity, let points), .quantity):
+            progress.quantity = max(0, progress.quantity - quantity)
+            progress.rewardedQuantity = max(0, progress.rewardedQuantity - rewardedQuantity)
+            if definition.rules.points.kind == .series {
+                progress.points -= points
+                pointsDelta = -points
+                reason = points == 0 ? nil : .correction
+            }
+        default:
+            throw Problem.validation(field: "taskID", "a \(task.kind.rawValue) task cannot take this check-in")
+        }
+        let complete = Requirements.isSatisfied(task, progress, dailyGoal: context.dailyGoal)
+        if definition.rules.points.kind == .perTask {
+            let deserved = complete ? (task.points ?? definition.rules.points.pointsPerTask ?? 0) : 0
+            pointsDelta = deserved - progress.points
+            progress.points = deserved
+            reason = pointsDelta > 0 ? .task : (pointsDelta < 0 ? .correction : nil)
+        }
+        record.tasks[task.taskID] = progress
+        return CheckInResult(
+            applied: true, pointsDelta: pointsDelta, reason: reason, excess: excess, rewardedQuantity: rewarded, taskComplete: complete,
+            dayComplete: Requirements.isComplete(record, definition: definition, date: record.date, dailyGoal: context.dailyGoal) ?? false)
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import SurgeCalendar
+import SurgeContracts
+
+/// When a household chore is due next (004): after an occurrence is completed, the next one falls on the first
+/// recurrence date after both its due date and today, so an early completion does not skip ahead twice and a late
+/// one does not leave a trail of overdue occurrences behind.
+public enum ChoreSchedule {
+    public static func nextDue(after dueOn: LocalDate, completedOn: LocalDate, recurrence: ChoreRecurrence) -> LocalDate? {
+        let after = max(dueOn, completedOn)
+        switch recurrence.kind {
+        case .none:
+            return nil
+        case .daily:
+            return after.adding(days: 1)
+        case .weekly:
+            let days = Set(recurrence.weekdays?.isEmpty == false ? recurrence.weekdays! : [dueOn.weekday])
+            return (1...7).map { after.adding(days: $0) }.first { days.contains($0.weekday) }
+        case .monthly:
+            let wanted = recurrence.dayOfMonth ?? dueOn.day
+            var year = after.year
+            var month = after.month
+            for _ in 0..<2 {
+                let day = min(wanted, LocalDate.daysIn(month: month, year: year))
+                if let candidate = LocalDate(year: year, month: month, day: day), candidate > after { return candidate }
+                month += 1
+                if month > 12 {
+                    month = 1
+                    year += 1
+                }
+            }
+            return nil
+        }
+    }
+
+    /// The instant an occurrence is due: its due time on its due date in the household's zone, or the end of that day.
+    public static func dueAt(_ dueOn: LocalDate, dueTime: LocalTime?, calendar: LocalCalendar) -> Date {
+        dueTime.map { calendar.instant(of: $0, on: dueOn) } ?? calendar.end(of: dueOn)
+    }
+}

@@ -1,0 +1,185 @@
+import Foundation
+import SurgeContracts
+
+/// The verdict on one period (a day, or a week for weekly streaks) once its check-in window closed.
+public struct Judgement: Sendable, Equatable {
+    /// The day judged, or the last day of the week judged.
+    public var date: LocalDate
+    public var outcome: PeriodOutcome
+    public var missedTaskIDs: [String]
+    public var streakChange: StreakChange?
+    public var previousStreak: Int
+    public var ended: AttemptEnd?
+    public var reason: String?
+    public var completionBonus: Int
+}
+
+/// Judges an attempt's periods in order. Pure: what it needs about the past is in `AttemptState`, and it reads only
+/// the day records of the period it judges.
+public enum Judge {
+    /// The last day of the next period to judge, or nil when nothing is left (the attempt's last day is judged).
+    public static func nextPeriodEnd(_ state: AttemptState, startedOn: LocalDate, endOn: LocalDate?, period: StreakPeriod) -> LocalDate? {
+        let first = state.judgedThrough.map { $0.adding(days: 1) } ?? startedOn
+        if let endOn, first > endOn { return nil }
+        switch period {
+        case .day:
+            return first
+        case .week:
+            let sunday = first.startOfWeek.adding(days: 6)
+            return endOn.map { min($0, sunday) } ?? sunday
+        }
+    }
+
+    /// The days of the period ending on `date` that belong to the attempt.
+    public static func coveredDays(endingOn date: LocalDate, startedOn: LocalDate, period: StreakPeriod) -> [LocalDate] {
+        switch period {
+        case .day: return [date]
+        case .week:
+            let first = max(date.startOfWeek, startedOn)
+            return (0...max(0, first.days(until: date))).map { first.adding(days: $0) }
+        }
+    }
+
+    public static func judge(
+        periodEnding date: LocalDate, startedOn: LocalDate, endOn: LocalDate?, state: inout AttemptState, timeline: DefinitionTimeline,
+        records: [LocalDate: DayRecord], dailyGoal: Int
+    ) -> Judgement {
+        let definition = timeline.version(on: date)
+        let rules = definition.rules
+        let period = rules.streak.period
+        let days = coveredDays(endingOn: date, startedOn: startedOn, period: period)
+        let hadActivity = days.contains { records[$0]?.hasActivity ?? false }
+
+        var missed: [String] = []
+        var completed: Bool?
+        switch period {
+        case .day:
+            completed = Requirements.isComplete(records[date], definition: definition, date: date, dailyGoal: dailyGoal)
+            missed = Requirements.missedTasks(records[date], definition: definition, date: date, dailyGoal: dailyGoal).map(\.taskID)
+            let failedPeriodTasks = periodTasksFailing(on: date, startedOn: startedOn, endOn: endOn, definition: definition, records: records, dailyGoal: dailyGoal)
+            if !failedPeriodTasks.isEmpty {
+                missed += failedPeriodTasks
+                completed = false
+            }
+        case .week:
+            let met = WeekGoal.isMet(weekStart: date.startOfWeek, coveredDays: days, records: records, definition: definition, dailyGoal: dailyGoal)
+            completed = met
+            if !met { missed = definition.tasks.map(\.taskID) }
+        }
+
+        refreshFreezes(&state, month: date, perMonth: rules.streak.freezesPerMonth)
+        let previous = state.currentStreak
+        var outcome: PeriodOutcome
+        var change: StreakChange?
+        switch completed {
+        case nil:
+            outcome = .rest
+        case true?:
+            outcome = .completed
+            state.currentStreak += 1
+            state.bestStreak = max(state.bestStreak, state.currentStreak)
+            state.periodsCompleted += 1
+            change = .extended
+        case false?:
+            if hadActivity && state.freezesLeft > 0 {
+                outcome = .frozen
+                state.freezesLeft -= 1
+                state.periodsFrozen += 1
+                change = .frozen
+            } else if hadActivity && period == .week && rules.streak.activityKeepsWeeklyStreak {
+                outcome = .kept
+            } else {
+                outcome = .missed
+                state.periodsMissed += 1
+                state.currentStreak = 0
+                change = previous > 0 ? .broken : nil
+            }
+        }
+        state.judgedThrough = date
+
+        var ended: AttemptEnd?
+        var reason: String?
+        if outcome == .missed, definition.kind != .competition {
+            switch rules.failure.mode {
+            case .strict:
+                ended = .failed
+                reason = failureReason(missed, definition: definition, date: date, startedOn: startedOn, allowed: nil)
+            case .tolerant:
+                if state.periodsMissed > (rules.failure.allowedMissedDays ?? 0) {
+                    ended = .failed
+                    reason = failureReason(missed, definition: definition, date: date, startedOn: startedOn, allowed: rules.failure.allowedMissedDays)
+                }
+            case .none:
+                break
+            }
+        }
+        var bonus = 0
+        if ended == nil, let endOn, date >= endOn {
+            ended = .completed
+            bonus = rules.points.completionBonus ?? 0
+            state.points += bonus
+        }
+        if let ended {
+            state.status = ended == .failed ? .failed : .completed
+            state.endedOn = date
+            state.failureReason = reason
+            state.missedTaskIDs = ended == .failed ? missed : []
+        }
+        return Judgement(
+            date: date, outcome: outcome, missedTaskIDs: missed, streakChange: change, previousStreak: previous, ended: ended,
+            reason: reason, completionBonus: bonus)
+    }
+
+    /// Week and month requirements (N times a week, weekly, monthly) whose period ends on `date` unmet.
+    static func periodTasksFailing(
+        on date: LocalDate, startedOn: LocalDate, endOn: LocalDate?, definition: ChallengeDefinition, records: [LocalDate: DayRecord],
+        dailyGoal: Int
+    ) -> [String] {
+        var failing: [String] = []
+        let attemptEnds = endOn == date
+        for task in Requirements.periodTasks(definition) {
+            let first: LocalDate
+            switch task.cadence.kind {
+            case .timesPerWeek, .weekly:
+                guard date.weekday == .sunday || attemptEnds else { continue }
+                first = max(date.startOfWeek, startedOn)
+            case .monthly:
+                guard date.adding(days: 1).day == 1 || attemptEnds else { continue }
+                first = max(date.startOfMonth, startedOn)
+            default:
+                continue
+            }
+            let days = (0...first.days(until: date)).map { first.adding(days: $0) }
+            let progress = days.compactMap { records[$0]?.tasks[task.taskID] }
+            let doneDays = progress.filter { $0.done || $0.quantity > 0 }.count
+            let needed = task.cadence.kind == .timesPerWeek ? min(task.cadence.timesPerWeek ?? 1, days.count) : 1
+            let met: Bool
+            if task.kind == .quantity, task.cadence.kind != .timesPerWeek, let target = Requirements.target(of: task, dailyGoal: dailyGoal) {
+                met = progress.reduce(0) { $0 + $1.quantity } >= target
+            } else {
+                met = doneDays >= needed
+            }
+            if !met { failing.append(task.taskID) }
+        }
+        return failing
+    }
+
+    /// A new month grants the rule's freezes again (001 CHAL-03: the counter resets on the 1st).
+    static func refreshFreezes(_ state: inout AttemptState, month date: LocalDate, perMonth: Int) {
+        let month = String(date.description.prefix(7))
+        if state.freezeMonth != month {
+            state.freezeMonth = month
+            state.freezesLeft = perMonth
+        }
+    }
+
+    static func failureReason(_ missed: [String], definition: ChallengeDefinition, date: LocalDate, startedOn: LocalDate, allowed: Int?) -> String {
+        let titles = missed.compactMap { id in definition.tasks.first { $0.taskID == id }?.title }.map { "'\($0)'" }
+        let day = startedOn.days(until: date) + 1
+        let what = titles.isEmpty ? "the requirements" : titles.joined(separator: ", ")
+        if let allowed {
+            return "Missed \(what) on day \(day) (\(date)): more than the \(allowed) missed days the rules allow."
+        }
+        return "Missed \(what) on day \(day) (\(date)). Any miss restarts the challenge at day 1."
+    }
+}

@@ -1,0 +1,228 @@
+import Foundation
+import Logging
+import PostgresNIO
+import SurgeContracts
+import SurgePostgres
+
+/// An attempt as stored.
+struct AttemptRow: Sendable {
+    var id: UUID
+    var userID: UUID
+    var challengeID: UUID
+    var attemptNumber: Int
+    var kind: ChallengeKind
+    var groupID: UUID?
+    var startedOn: LocalDate
+    var endsOn: LocalDate?
+    var state: AttemptState
+    var startedAt: Date
+    var nextJudgementAt: Date?
+}
+
+/// SQL for attempts, their day records, weeks and check-ins, on the caller's connection (inside its transaction).
+struct AttemptStore {
+    let logger: Logger
+
+    private static let columns =
+        "attempt_id, user_id, challenge_id, attempt_number, kind, group_id, started_on, ends_on, state::text, started_at, next_judgement_at"
+
+    private func rows(_ query: PostgresQuery, on connection: PostgresConnection) async throws -> [AttemptRow] {
+        var result: [AttemptRow] = []
+        let rows = try await connection.query(query, logger: logger)
+        for try await (id, userID, challengeID, number, kind, groupID, startedOn, endsOn, state, startedAt, next) in rows.decode(
+            (UUID, UUID, UUID, Int, String, UUID?, LocalDate, LocalDate?, String, Date, Date?).self)
+        {
+            result.append(AttemptRow(
+                id: id, userID: userID, challengeID: challengeID, attemptNumber: number, kind: ChallengeKind(rawValue: kind) ?? .curated,
+                groupID: groupID, startedOn: startedOn, endsOn: endsOn, state: try SurgeJSON.decode(AttemptState.self, from: Data(state.utf8)),
+                startedAt: startedAt, nextJudgementAt: next))
+        }
+        return result
+    }
+
+    /// The caller's attempt, locked for the rest of the transaction.
+    func lock(_ attemptID: UUID, of userID: UUID, on connection: PostgresConnection) async throws -> AttemptRow? {
+        try await rows("SELECT \(unescaped: Self.columns) FROM attempts WHERE attempt_id = \(attemptID) AND user_id = \(userID) FOR UPDATE", on: connection).first
+    }
+
+    func find(_ attemptID: UUID, of userID: UUID, on connection: PostgresConnection) async throws -> AttemptRow? {
+        try await rows("SELECT \(unescaped: Self.columns) FROM attempts WHERE attempt_id = \(attemptID) AND user_id = \(userID)", on: connection).first
+    }
+
+    func active(_ userID: UUID, challengeID: UUID, on connection: PostgresConnection) async throws -> AttemptRow? {
+        try await rows(
+            "SELECT \(unescaped: Self.columns) FROM attempts WHERE user_id = \(userID) AND challenge_id = \(challengeID) AND status = 'active'",
+            on: connection
+        ).first
+    }
+
+    func activeAttempts(of userID: UUID, on connection: PostgresConnection) async throws -> [AttemptRow] {
+        try await rows("SELECT \(unescaped: Self.columns) FROM attempts WHERE user_id = \(userID) AND status = 'active' FOR UPDATE", on: connection)
+    }
+
+    /// Active attempts whose next period closed by `now`, locked; replicas skip each other's.
+    func due(before now: Date, limit: Int, on connection: PostgresConnection) async throws -> [AttemptRow] {
+        try await rows(
+            """
+            SELECT \(unescaped: Self.columns) FROM attempts
+            WHERE status = 'active' AND next_judgement_at <= \(now)
+            ORDER BY next_judgement_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
+            """, on: connection)
+    }
+
+    /// A page of the user's attempts, newest first.
+    func list(
+        of userID: UUID, status: AttemptStatus?, challengeID: UUID?, after: AttemptCursor?, limit: Int, on connection: PostgresConnection
+    ) async throws -> [AttemptRow] {
+        let statusFilter = status?.rawValue
+        let afterTime = after?.startedAt ?? Date.distantFuture
+        let afterID = after?.attemptID ?? UUID(uuidString: "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF")!
+        return try await rows(
+            """
+            SELECT \(unescaped: Self.columns) FROM attempts
+            WHERE user_id = \(userID) AND (\(statusFilter)::text IS NULL OR status = \(statusFilter))
+              AND (\(challengeID)::uuid IS NULL OR challenge_id = \(challengeID))
+              AND (started_at, attempt_id) < (\(afterTime), \(afterID))
+            ORDER BY started_at DESC, attempt_id DESC LIMIT \(limit)
+            """, on: connection)
+    }
+
+    func previousAttempts(_ userID: UUID, challengeID: UUID, on connection: PostgresConnection) async throws -> Int {
+        try await connection.query(
+            "SELECT count(*) FROM attempts WHERE user_id = \(userID) AND challenge_id = \(challengeID)", logger: logger
+        ).collect().first?.decode(Int.self) ?? 0
+    }
+
+    func insert(_ row: AttemptRow, now: Date, on connection: PostgresConnection) async throws {
+        try await connection.query(
+            """
+            INSERT INTO attempts (attempt_id, user_id, challenge_id, attempt_number, kind, group_id, started_on, ends_on, status, state,
+                                  next_judgement_at, started_at, updated_at)
+            VALUES (\(row.id), \(row.userID), \(row.challengeID), \(row.attemptNumber), \(row.kind.rawValue), \(row.groupID),
+                    \(row.startedOn), \(row.endsOn), \(row.state.status.rawValue), \(try json(row.state))::jsonb, \(row.nextJudgementAt),
+                    \(row.startedAt), \(now))
+            """, logger: logger)
+    }
+
+    func update(_ row: AttemptRow, now: Date, on connection: PostgresConnection) async throws {
+        let ended = row.state.status == .active ? nil : now
+        try await connection.query(
+            """
+            UPDATE attempts SET status = \(row.state.status.rawValue), state = \(try json(row.state))::jsonb,
+                next_judgement_at = \(row.state.status == .active ? row.nextJudgementAt : nil),
+                ended_at = COALESCE(ended_at, \(ended)), updated_at = \(now)
+            WHERE attempt_id = \(row.id)
+            """, logger: logger)
+    }
+
+    func day(_ attemptID: UUID, _ date: LocalDate, on connection: PostgresConnection) async throws -> DayRecord? {
+        try await connection.query(
+            "SELECT record::text FROM attempt_days WHERE attempt_id = \(attemptID) AND local_date = \(date)", logger: logger
+        ).collect().first.map { try SurgeJSON.decode(DayRecord.self, from: Data(try $0.decode(String.self).utf8)) }
+    }
+
+    /// Day records from `first` through `last`, keyed by date.
+    func days(_ attemptID: UUID, from first: LocalDate, through last: LocalDate, on connection: PostgresConnection) async throws -> [LocalDate: DayRecord] {
+        var records: [LocalDate: DayRecord] = [:]
+        let rows = try await connection.query(
+            """
+            SELECT record::text FROM attempt_days
+            WHERE attempt_id = \(attemptID) AND local_date BETWEEN \(first) AND \(last)
+            """, logger: logger)
+        for try await text in rows.decode(String.self) {
+            let record = try SurgeJSON.decode(DayRecord.self, from: Data(text.utf8))
+            records[record.date] = record
+        }
+        return records
+    }
+
+    func saveDay(_ attemptID: UUID, _ record: DayRecord, on connection: PostgresConnection) async throws {
+        let tasksDone = record.tasks.values.filter(\.hasActivity).count
+        try await connection.query(
+            """
+            INSERT INTO attempt_days (attempt_id, local_date, record, outcome, tasks_done)
+            VALUES (\(attemptID), \(record.date), \(try json(record))::jsonb, \(record.outcome?.rawValue), \(tasksDone))
+            ON CONFLICT (attempt_id, local_date) DO UPDATE
+            SET record = EXCLUDED.record, outcome = EXCLUDED.outcome, tasks_done = EXCLUDED.tasks_done
+            """, logger: logger)
+    }
+
+    /// Marks a week's bonus awarded; false if it already was.
+    func claimWeekBonus(_ attemptID: UUID, weekStart: LocalDate, challengeBonus: Bool, on connection: PostgresConnection) async throws -> Bool {
+        let column = challengeBonus ? "challenge_bonus_awarded" : "goal_bonus_awarded"
+        try await connection.query(
+            "INSERT INTO attempt_weeks (attempt_id, week_start) VALUES (\(attemptID), \(weekStart)) ON CONFLICT DO NOTHING", logger: logger)
+        return try await !connection.query(
+            """
+            UPDATE attempt_weeks SET \(unescaped: column) = true
+            WHERE attempt_id = \(attemptID) AND week_start = \(weekStart) AND NOT \(unescaped: column) RETURNING 1
+            """, logger: logger
+        ).collect().isEmpty
+    }
+
+    struct StoredCheckIn: Sendable {
+        var id: UUID
+        var attemptID: UUID
+        var date: LocalDate
+        var taskID: String
+        var action: String
+        var quantity: Double?
+        var rewardedQuantity: Double?
+        var points: Int
+        var removedBy: UUID?
+    }
+
+    func checkIn(_ id: UUID, of userID: UUID, on connection: PostgresConnection) async throws -> StoredCheckIn? {
+        let rows = try await connection.query(
+            """
+            SELECT checkin_id, attempt_id, local_date, task_id, action, quantity, rewarded_quantity, points, removed_by
+            FROM checkins WHERE checkin_id = \(id) AND user_id = \(userID)
+            """, logger: logger)
+        for try await (id, attemptID, date, taskID, action, quantity, rewarded, points, removedBy) in rows.decode(
+            (UUID, UUID, LocalDate, String, String, Double?, Double?, Int, UUID?).self)
+        {
+            return StoredCheckIn(
+                id: id, attemptID: attemptID, date: date, taskID: taskID, action: action, quantity: quantity, rewardedQuantity: rewarded,
+                points: points, removedBy: removedBy)
+        }
+        return nil
+    }
+
+    func insertCheckIn(
+        id: UUID, userID: UUID, attemptID: UUID, date: LocalDate, taskID: String, action: String, done: Bool?, quantity: Double?,
+        rewardedQuantity: Double?, points: Int, photoID: UUID?, happenedAt: Date, recordedAt: Date, on connection: PostgresConnection
+    ) async throws {
+        try await connection.query(
+            """
+            INSERT INTO checkins (checkin_id, user_id, attempt_id, local_date, task_id, action, done, quantity, rewarded_quantity, points,
+                                  photo_id, happened_at, recorded_at)
+            VALUES (\(id), \(userID), \(attemptID), \(date), \(taskID), \(action), \(done), \(quantity), \(rewardedQuantity), \(points),
+                    \(photoID), \(happenedAt), \(recordedAt))
+            """, logger: logger)
+    }
+
+    func markRemoved(_ checkInID: UUID, by removal: UUID, on connection: PostgresConnection) async throws {
+        try await connection.query("UPDATE checkins SET removed_by = \(removal) WHERE checkin_id = \(checkInID)", logger: logger)
+    }
+
+    /// Moves the next judgement of a user's active attempts later when their time zone changes, never earlier, so a
+    /// move cannot cut short the day in progress.
+    func rescheduleForMove(_ userID: UUID, to instant: (AttemptRow) -> Date?, on connection: PostgresConnection) async throws {
+        for var attempt in try await activeAttempts(of: userID, on: connection) {
+            guard let moved = instant(attempt) else { continue }
+            attempt.nextJudgementAt = max(attempt.nextJudgementAt ?? moved, moved)
+            try await connection.query(
+                "UPDATE attempts SET next_judgement_at = \(attempt.nextJudgementAt) WHERE attempt_id = \(attempt.id)", logger: logger)
+        }
+    }
+
+    private func json(_ value: some Encodable) throws -> String {
+        String(decoding: try SurgeJSON.encode(value), as: UTF8.self)
+    }
+}
+
+/// Where a page of attempts ended.
+struct AttemptCursor: Codable, Sendable {
+    var startedAt: Date
+    var attemptID: UUID
+}

@@ -1,0 +1,443 @@
+import Foundation
+import Logging
+import PostgresNIO
+import SurgeCalendar
+import SurgeContracts
+import SurgeMessaging
+import SurgePostgres
+import SurgeRuntime
+
+/// Everything needed to show an attempt: its row, the definition in force today, the member, and the records of the
+/// days still open (today, and any day whose grace window has not closed).
+struct AttemptSnapshot: Sendable {
+    var attempt: AttemptRow
+    var timeline: DefinitionTimeline
+    var member: Member
+    var today: LocalDate
+    /// Records from the last judged day (or the current week's Monday, if earlier) through today.
+    var openRecords: [LocalDate: DayRecord]
+}
+
+/// A check-in as the API received it.
+struct CheckInCommand: Sendable {
+    enum Kind: Sendable {
+        case setDone(Bool)
+        case log(quantity: Double, series: Int?)
+        case removeLog(UUID)
+        case photo(UUID)
+    }
+
+    var checkInID: UUID
+    var taskID: String
+    var kind: Kind
+    var happenedAt: Date?
+    var date: LocalDate?
+}
+
+/// Runs each progress command in one transaction, with the events it causes written to the outbox.
+struct ProgressRepository: Sendable {
+    let client: PostgresClient
+    let outbox: Outbox
+    let clock: ServiceClock
+    let logger: Logger
+
+    var attempts: AttemptStore { AttemptStore(logger: logger) }
+    var projections: Projections { Projections(logger: logger) }
+    var ledger: LedgerStore { LedgerStore(logger: logger, outbox: outbox) }
+
+    // MARK: Starting and ending attempts
+
+    func start(_ challengeID: UUID, userID: UUID, trace: TraceContext) async throws -> AttemptSnapshot {
+        try await client.transaction(logger: logger) { connection in
+            let now = clock.now()
+            let member = try await requireMember(userID, on: connection)
+            guard let timeline = try await projections.timeline(challengeID, on: connection),
+                try await mayJoin(timeline.latest, userID: userID, on: connection)
+            else { throw Problem.notFound("No such challenge.") }
+            if let active = try await attempts.active(userID, challengeID: challengeID, on: connection) {
+                throw Problem.conflict("already-started", "You already have an active attempt (\(active.id.key)) at this challenge.")
+            }
+            let number = try await attempts.previousAttempts(userID, challengeID: challengeID, on: connection) + 1
+            let attempt = try await begin(timeline, member: member, number: number, now: now, trace: trace, on: connection)
+            return try await snapshot(attempt, member: member, timeline: timeline, now: now, on: connection)
+        }
+    }
+
+    /// Starts again after a failure or an abandon (an active attempt is abandoned first); earlier attempts stay.
+    func restart(_ attemptID: UUID, userID: UUID, trace: TraceContext) async throws -> AttemptSnapshot {
+        try await client.transaction(logger: logger) { connection in
+            let now = clock.now()
+            guard var previous = try await attempts.lock(attemptID, of: userID, on: connection) else { throw Problem.notFound("No such attempt.") }
+            guard previous.state.status != .completed else {
+                throw Problem.conflict("attempt-completed", "A completed attempt is archived; start the challenge again instead.")
+            }
+            let member = try await requireMember(userID, on: connection)
+            guard let timeline = try await projections.timeline(previous.challengeID, on: connection) else { throw Problem.notFound("The challenge no longer exists.") }
+            if previous.state.status == .active {
+                try await end(&previous, as: .abandoned, member: member, now: now, trace: trace, on: connection)
+            } else if try await attempts.active(userID, challengeID: previous.challengeID, on: connection) != nil {
+                throw Problem.conflict("already-started", "You already have an active attempt at this challenge.")
+            }
+            let number = try await attempts.previousAttempts(userID, challengeID: previous.challengeID, on: connection) + 1
+            let attempt = try await begin(timeline, member: member, number: number, now: now, trace: trace, on: connection)
+            try await outbox.append(
+                AttemptRestarted(
+                    previousAttemptID: previous.id, attemptID: attempt.id, userID: userID, challengeID: previous.challengeID, kind: attempt.kind,
+                    attemptNumber: number, restartedAt: now),
+                on: connection, at: now, trace: trace, logger: logger)
+            return try await snapshot(attempt, member: member, timeline: timeline, now: now, on: connection)
+        }
+    }
+
+    func abandon(_ attemptID: UUID, userID: UUID, trace: TraceContext) async throws -> AttemptSnapshot {
+        try await client.transaction(logger: logger) { connection in
+            let now = clock.now()
+            guard var attempt = try await attempts.lock(attemptID, of: userID, on: connection) else { throw Problem.notFound("No such attempt.") }
+            guard attempt.state.status == .active else { throw Problem.conflict("attempt-not-active", "Only an active attempt can be abandoned.") }
+            let member = try await requireMember(userID, on: connection)
+            guard let timeline = try await projections.timeline(attempt.challengeID, on: connection) else { throw Problem.notFound("The challenge no longer exists.") }
+            try await end(&attempt, as: .abandoned, member: member, now: now, trace: trace, on: connection)
+            return try await snapshot(attempt, member: member, timeline: timeline, now: now, on: connection)
+        }
+    }
+
+    private func begin(
+        _ timeline: DefinitionTimeline, member: Member, number: Int, now: Date, trace: TraceContext, on connection: PostgresConnection
+    ) async throws -> AttemptRow {
+        let definition = timeline.latest
+        guard definition.kind != .chore else {
+            throw Problem.conflict("chore", "Household chores are completed occurrence by occurrence, not started.")
+        }
+        let calendar = member.calendar
+        var startedOn = calendar.date(at: now)
+        var endsOn = definition.durationDays.map { startedOn.adding(days: $0 - 1) }
+        if let competition = definition.competition {
+            guard now < competition.endsAt else { throw Problem.conflict("competition-ended", "This competition has ended.") }
+            startedOn = max(startedOn, calendar.date(at: competition.startsAt))
+            endsOn = calendar.date(at: competition.endsAt.addingTimeInterval(-1))
+        }
+        var state = AttemptState()
+        state.freezesLeft = definition.rules.streak.freezesPerMonth
+        state.freezeMonth = String(startedOn.description.prefix(7))
+        var attempt = AttemptRow(
+            id: UUID(), userID: member.userID, challengeID: definition.challengeID, attemptNumber: number, kind: definition.kind,
+            groupID: definition.groupID, startedOn: startedOn, endsOn: endsOn, state: state, startedAt: now, nextJudgementAt: nil)
+        attempt.nextJudgementAt = nextJudgement(attempt, timeline: timeline, calendar: calendar)
+        try await attempts.insert(attempt, now: now, on: connection)
+        try await outbox.append(
+            AttemptStarted(
+                attemptID: attempt.id, userID: member.userID, challengeID: definition.challengeID, challengeVersion: definition.version,
+                kind: definition.kind, attemptNumber: number, startedOn: startedOn, timeZone: member.timeZone, groupID: definition.groupID,
+                startedAt: now),
+            on: connection, at: now, trace: trace, logger: logger)
+        return attempt
+    }
+
+    private func end(
+        _ attempt: inout AttemptRow, as end: AttemptEnd, member: Member, now: Date, trace: TraceContext?, on connection: PostgresConnection
+    ) async throws {
+        let today = member.calendar.date(at: now)
+        if end == .abandoned {
+            attempt.state.status = .abandoned
+            attempt.state.endedOn = today
+        }
+        try await attempts.update(attempt, now: now, on: connection)
+        try await outbox.append(
+            AttemptEnded(
+                attemptID: attempt.id, userID: attempt.userID, challengeID: attempt.challengeID, kind: attempt.kind, groupID: attempt.groupID,
+                attemptNumber: attempt.attemptNumber, end: end, endedOn: attempt.state.endedOn ?? today,
+                dayNumber: attempt.startedOn.days(until: attempt.state.endedOn ?? today) + 1, reason: attempt.state.failureReason,
+                missedTaskIDs: attempt.state.missedTaskIDs, daysCompleted: attempt.state.periodsCompleted, bestStreak: attempt.state.bestStreak,
+                points: attempt.state.points, endedAt: now),
+            on: connection, at: now, trace: trace, logger: logger)
+    }
+
+    // MARK: Check-ins
+
+    func checkIn(_ command: CheckInCommand, attemptID: UUID, userID: UUID, trace: TraceContext) async throws -> AttemptSnapshot {
+        try await client.transaction(logger: logger) { connection in
+            let now = clock.now()
+            guard var attempt = try await attempts.lock(attemptID, of: userID, on: connection) else { throw Problem.notFound("No such attempt.") }
+            let member = try await requireMember(userID, on: connection)
+            guard let timeline = try await projections.timeline(attempt.challengeID, on: connection) else { throw Problem.notFound("The challenge no longer exists.") }
+            if try await attempts.checkIn(command.checkInID, of: userID, on: connection) != nil {
+                return try await snapshot(attempt, member: member, timeline: timeline, now: now, on: connection)
+            }
+            guard attempt.state.status == .active else {
+                throw Problem.conflict("attempt-not-active", "This attempt is \(attempt.state.status.rawValue); restart it to check in again.")
+            }
+            try await checkInWithinTransaction(command, attempt: &attempt, member: member, timeline: timeline, now: now, trace: trace, on: connection)
+            return try await snapshot(attempt, member: member, timeline: timeline, now: now, on: connection)
+        }
+    }
+
+    func checkInWithinTransaction(
+        _ command: CheckInCommand, attempt: inout AttemptRow, member: Member, timeline: DefinitionTimeline, now: Date, trace: TraceContext,
+        on connection: PostgresConnection
+    ) async throws {
+        let calendar = member.calendar
+        let happenedAt = command.happenedAt ?? now
+        var taskID = command.taskID
+        var date = command.date ?? calendar.date(at: happenedAt)
+        let action: CheckIn.Action
+        switch command.kind {
+        case .setDone(let done): action = .setDone(done)
+        case .log(let quantity, let series): action = .log(quantity: quantity, series: series)
+        case .photo(let photoID): action = .photo(photoID)
+        case .removeLog(let logID):
+            guard let log = try await attempts.checkIn(logID, of: attempt.userID, on: connection), log.attemptID == attempt.id,
+                log.action == "logged"
+            else { throw Problem.notFound("No such logged amount.") }
+            guard log.removedBy == nil else { throw Problem.conflict("already-removed", "That amount was already removed.") }
+            taskID = log.taskID
+            date = log.date
+            action = .removeLog(quantity: log.quantity ?? 0, rewardedQuantity: log.rewardedQuantity ?? 0, points: log.points)
+        }
+        let definition = timeline.version(on: date)
+        if let competition = definition.competition, happenedAt < competition.startsAt || happenedAt >= competition.endsAt {
+            throw Problem(slug: "outside-competition", title: "Outside the competition", status: .unprocessableContent,
+                          detail: "The competition runs from \(Timestamp.format(competition.startsAt)) to \(Timestamp.format(competition.endsAt)).")
+        }
+        if let refusal = CheckInWindow.check(
+            date: date, happenedAt: happenedAt, now: now, startedOn: attempt.startedOn, endOn: attempt.endsOn, calendar: calendar,
+            graceMinutes: definition.rules.checkInGraceMinutes)
+        {
+            throw Self.problem(for: refusal, date: date)
+        }
+        var record = try await attempts.day(attempt.id, date, on: connection) ?? DayRecord(date: date)
+        let total = try await ledger.total(attempt.userID, on: connection)
+        let result = try CheckInEngine.apply(
+            CheckIn(taskID: taskID, action: action, happenedAt: happenedAt), to: &record,
+            context: .init(definition: definition, dailyGoal: member.effectiveDailyGoal, streak: attempt.state.currentStreak, totalPoints: total))
+        let actionName: String =
+            switch action {
+            case .setDone(let done): result.applied ? (done ? "done" : "undone") : "superseded"
+            case .log: "logged"
+            case .removeLog: "removed"
+            case .photo: "photo"
+            }
+        var quantity: Double?
+        var done: Bool?
+        var photoID: UUID?
+        switch action {
+        case .setDone(let value): done = value
+        case .log(let amount, _): quantity = amount
+        case .removeLog(let amount, _, _): quantity = amount
+        case .photo(let id): photoID = id
+        }
+        try await attempts.insertCheckIn(
+            id: command.checkInID, userID: attempt.userID, attemptID: attempt.id, date: date, taskID: taskID, action: actionName, done: done,
+            quantity: quantity, rewardedQuantity: result.rewardedQuantity, points: result.pointsDelta, photoID: photoID, happenedAt: happenedAt,
+            recordedAt: now, on: connection)
+        guard result.applied else { return }
+        if case .removeLog(let logID) = command.kind {
+            try await attempts.markRemoved(logID, by: command.checkInID, on: connection)
+        }
+        try await attempts.saveDay(attempt.id, record, on: connection)
+        if result.pointsDelta != 0 || (result.excess ?? 0) > 0, let reason = result.reason ?? (result.excess != nil ? .series : nil) {
+            attempt.state.points += result.pointsDelta
+            try await ledger.append(
+                .init(
+                    userID: attempt.userID, groupID: attempt.groupID, challengeID: attempt.challengeID, attemptID: attempt.id,
+                    points: result.pointsDelta, reason: reason, localDate: date, excessQuantity: result.excess),
+                at: now, trace: trace, on: connection)
+        }
+        let dayNumber = attempt.startedOn.days(until: date) + 1
+        let task = definition.tasks.first { $0.taskID == taskID }
+        switch action {
+        case .setDone(false), .removeLog:
+            try await outbox.append(
+                CheckInUndone(
+                    checkInID: command.checkInID, undoesCheckInID: { if case .removeLog(let id) = command.kind { return id } else { return nil } }(),
+                    userID: attempt.userID, attemptID: attempt.id, challengeID: attempt.challengeID, kind: attempt.kind, groupID: attempt.groupID,
+                    taskID: taskID, localDate: date, quantity: quantity, happenedAt: happenedAt, recordedAt: now, dayComplete: result.dayComplete),
+                on: connection, at: now, trace: trace, logger: logger)
+        default:
+            try await outbox.append(
+                CheckInRecorded(
+                    checkInID: command.checkInID, userID: attempt.userID, attemptID: attempt.id, challengeID: attempt.challengeID,
+                    challengeVersion: definition.version, kind: attempt.kind, groupID: attempt.groupID, taskID: taskID,
+                    taskKind: task?.kind ?? .checkbox, action: quantity == nil ? .done : .logged, localDate: date, dayNumber: dayNumber,
+                    quantity: quantity, unit: task?.unit, photoID: photoID, happenedAt: happenedAt, recordedAt: now,
+                    taskComplete: result.taskComplete, dayComplete: result.dayComplete),
+                on: connection, at: now, trace: trace, logger: logger)
+        }
+        try await awardWeekBonuses(&attempt, date: date, definition: definition, member: member, now: now, trace: trace, on: connection)
+        try await attempts.update(attempt, now: now, on: connection)
+    }
+
+    /// 001's weekly bonuses, once per week, the moment the week's goal is reached: the weekly-goal bonus and, for a
+    /// weekly challenge, its completion bonus.
+    private func awardWeekBonuses(
+        _ attempt: inout AttemptRow, date: LocalDate, definition: ChallengeDefinition, member: Member, now: Date, trace: TraceContext,
+        on connection: PostgresConnection
+    ) async throws {
+        let points = definition.rules.points
+        var bonuses: [(PointsReason, Int, Bool)] = []
+        if let bonus = points.weeklyGoalBonus, bonus > 0 { bonuses.append((.weeklyGoalBonus, bonus, false)) }
+        if definition.kind == .weekly, let bonus = points.completionBonus, bonus > 0 { bonuses.append((.challengeBonus, bonus, true)) }
+        guard !bonuses.isEmpty else { return }
+        let weekStart = date.startOfWeek
+        let startedOn = attempt.startedOn
+        let endsOn = attempt.endsOn
+        let covered = (0..<7).map { weekStart.adding(days: $0) }.filter { day in day >= startedOn && (endsOn.map { day <= $0 } ?? true) }
+        let records = try await attempts.days(attempt.id, from: weekStart, through: weekStart.adding(days: 6), on: connection)
+        guard WeekGoal.isMet(weekStart: weekStart, coveredDays: covered, records: records, definition: definition, dailyGoal: member.effectiveDailyGoal)
+        else { return }
+        for (reason, bonus, challengeBonus) in bonuses
+        where try await attempts.claimWeekBonus(attempt.id, weekStart: weekStart, challengeBonus: challengeBonus, on: connection) {
+            attempt.state.points += bonus
+            try await ledger.append(
+                .init(
+                    userID: attempt.userID, groupID: attempt.groupID, challengeID: attempt.challengeID, attemptID: attempt.id, points: bonus,
+                    reason: reason, localDate: date, excessQuantity: nil),
+                at: now, trace: trace, on: connection)
+        }
+    }
+
+    static func problem(for refusal: CheckInWindow.Refusal, date: LocalDate) -> Problem {
+        switch refusal {
+        case .tooLate(let closedAt):
+            Problem(
+                slug: "check-in-window-closed", title: "Too late for that day", status: .unprocessableContent,
+                detail: "Check-ins for \(date) were accepted until \(Timestamp.format(closedAt)).")
+        case .inFuture:
+            Problem(slug: "check-in-in-future", title: "Check-in in the future", status: .unprocessableContent,
+                    detail: "happenedAt is later than now; check the device clock.")
+        case .beforeStart:
+            Problem(slug: "check-in-before-start", title: "Before the attempt", status: .unprocessableContent,
+                    detail: "\(date) is before this attempt started.")
+        case .afterEnd:
+            Problem(slug: "check-in-after-end", title: "After the attempt", status: .unprocessableContent, detail: "\(date) is after this attempt's last day.")
+        }
+    }
+
+    // MARK: Judging days
+
+    /// Judges every period whose window closed, for up to `limit` attempts; returns how many attempts it judged.
+    func judgeDue(limit: Int) async throws -> Int {
+        try await client.transaction(logger: logger) { connection in
+            let now = clock.now()
+            let due = try await attempts.due(before: now, limit: limit, on: connection)
+            for var attempt in due {
+                guard let member = try await projections.member(attempt.userID, on: connection),
+                    let timeline = try await projections.timeline(attempt.challengeID, on: connection)
+                else {
+                    attempt.nextJudgementAt = nil
+                    try await attempts.update(attempt, now: now, on: connection)
+                    continue
+                }
+                try await judge(&attempt, member: member, timeline: timeline, now: now, on: connection)
+            }
+            return due.count
+        }
+    }
+
+    private func judge(_ attempt: inout AttemptRow, member: Member, timeline: DefinitionTimeline, now: Date, on connection: PostgresConnection) async throws {
+        let calendar = member.calendar
+        let period = timeline.latest.rules.streak.period
+        while attempt.state.status == .active,
+            let periodEnd = Judge.nextPeriodEnd(attempt.state, startedOn: attempt.startedOn, endOn: attempt.endsOn, period: period),
+            CheckInWindow.closes(periodEnd, calendar: calendar, graceMinutes: timeline.version(on: periodEnd).rules.checkInGraceMinutes) <= now
+        {
+            let from = max(attempt.startedOn, min(periodEnd.startOfWeek, periodEnd.startOfMonth))
+            var records = try await attempts.days(attempt.id, from: from, through: periodEnd, on: connection)
+            let previous = attempt.state
+            let judgement = Judge.judge(
+                periodEnding: periodEnd, startedOn: attempt.startedOn, endOn: attempt.endsOn, state: &attempt.state, timeline: timeline,
+                records: records, dailyGoal: member.effectiveDailyGoal)
+            var record = records[periodEnd] ?? DayRecord(date: periodEnd)
+            record.outcome = judgement.outcome
+            records[periodEnd] = record
+            try await attempts.saveDay(attempt.id, record, on: connection)
+            try await emit(judgement, attempt: attempt, previous: previous, period: period, now: now, on: connection)
+        }
+        attempt.nextJudgementAt = nextJudgement(attempt, timeline: timeline, calendar: calendar)
+        try await attempts.update(attempt, now: now, on: connection)
+    }
+
+    private func emit(
+        _ judgement: Judgement, attempt: AttemptRow, previous: AttemptState, period: StreakPeriod, now: Date, on connection: PostgresConnection
+    ) async throws {
+        let state = attempt.state
+        let dayNumber = attempt.startedOn.days(until: judgement.date) + 1
+        try await outbox.append(
+            DayJudged(
+                userID: attempt.userID, attemptID: attempt.id, challengeID: attempt.challengeID, kind: attempt.kind, groupID: attempt.groupID,
+                period: period, localDate: judgement.date, dayNumber: dayNumber, outcome: judgement.outcome,
+                missedTaskIDs: judgement.missedTaskIDs, currentStreak: state.currentStreak, bestStreak: state.bestStreak, judgedAt: now),
+            on: connection, at: now, logger: logger)
+        if let change = judgement.streakChange {
+            try await outbox.append(
+                StreakChanged(
+                    userID: attempt.userID, attemptID: attempt.id, challengeID: attempt.challengeID, kind: attempt.kind, groupID: attempt.groupID,
+                    period: period, change: change, previous: judgement.previousStreak, current: state.currentStreak, best: state.bestStreak,
+                    freezesLeft: state.freezesLeft, localDate: judgement.date, changedAt: now),
+                on: connection, at: now, logger: logger)
+        }
+        if judgement.completionBonus > 0 {
+            try await ledger.append(
+                .init(
+                    userID: attempt.userID, groupID: attempt.groupID, challengeID: attempt.challengeID, attemptID: attempt.id,
+                    points: judgement.completionBonus, reason: .challengeBonus, localDate: judgement.date, excessQuantity: nil),
+                at: now, trace: nil, on: connection)
+        }
+        if let end = judgement.ended {
+            try await outbox.append(
+                AttemptEnded(
+                    attemptID: attempt.id, userID: attempt.userID, challengeID: attempt.challengeID, kind: attempt.kind, groupID: attempt.groupID,
+                    attemptNumber: attempt.attemptNumber, end: end, endedOn: judgement.date, dayNumber: dayNumber, reason: judgement.reason,
+                    missedTaskIDs: end == .failed ? judgement.missedTaskIDs : [], daysCompleted: state.periodsCompleted,
+                    bestStreak: state.bestStreak, points: state.points, endedAt: now),
+                on: connection, at: now, logger: logger)
+        }
+    }
+
+    /// When the next period's window closes, or nil when nothing is left to judge.
+    func nextJudgement(_ attempt: AttemptRow, timeline: DefinitionTimeline, calendar: LocalCalendar) -> Date? {
+        guard attempt.state.status == .active,
+            let periodEnd = Judge.nextPeriodEnd(attempt.state, startedOn: attempt.startedOn, endOn: attempt.endsOn, period: timeline.latest.rules.streak.period)
+        else { return nil }
+        return CheckInWindow.closes(periodEnd, calendar: calendar, graceMinutes: timeline.version(on: periodEnd).rules.checkInGraceMinutes)
+    }
+
+    // MARK: Reading
+
+    func snapshot(_ attemptID: UUID, userID: UUID) async throws -> AttemptSnapshot {
+        try await client.withConnection { connection in
+            guard let attempt = try await attempts.find(attemptID, of: userID, on: connection) else { throw Problem.notFound("No such attempt.") }
+            let member = try await requireMember(userID, on: connection)
+            guard let timeline = try await projections.timeline(attempt.challengeID, on: connection) else { throw Problem.notFound("The challenge no longer exists.") }
+            return try await snapshot(attempt, member: member, timeline: timeline, now: clock.now(), on: connection)
+        }
+    }
+
+    func snapshot(_ attempt: AttemptRow, member: Member, timeline: DefinitionTimeline, now: Date, on connection: PostgresConnection) async throws -> AttemptSnapshot {
+        let today = member.calendar.date(at: now)
+        let firstOpen = min(attempt.state.judgedThrough ?? attempt.startedOn, today.startOfWeek)
+        let records = try await attempts.days(attempt.id, from: firstOpen, through: today, on: connection)
+        return AttemptSnapshot(attempt: attempt, timeline: timeline, member: member, today: today, openRecords: records)
+    }
+
+    func requireMember(_ userID: UUID, on connection: PostgresConnection) async throws -> Member {
+        guard let member = try await projections.member(userID, on: connection) else {
+            throw Problem(
+                slug: "profile-not-ready", title: "Profile not ready", status: .conflict,
+                detail: "Your account is still being set up here; retry in a moment.", retryAfter: 1)
+        }
+        return member
+    }
+
+    /// Curated and public challenges are open to all; private ones to the owner and invitees; group ones to members.
+    func mayJoin(_ definition: ChallengeDefinition, userID: UUID, on connection: PostgresConnection) async throws -> Bool {
+        switch definition.visibility {
+        case .curated, .public: return true
+        case .private:
+            if definition.ownerID == userID { return true }
+            return try await projections.isInvited(userID, to: definition.challengeID, on: connection)
+        case .group:
+            guard let groupID = definition.groupID else { return false }
+            return try await projections.isMember(userID, of: groupID, on: connection)
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import Hummingbird
+import SurgeRuntime
+import Testing
+
+@testable import GatewayService
+
+@Suite("Gateway domain")
+struct GatewayDomainTests {
+    let policy = RateLimitPolicy(name: "ip", limit: 3, windowSeconds: 60)
+
+    @Test("a budget allows its limit, refuses the next request with a retry time, and refills over time")
+    func tokenBucket() {
+        let limiter = RateLimiter()
+        let decisions = (0..<4).map { _ in limiter.take("1.2.3.4", policy: policy, now: 100) }
+        #expect(decisions.map(\.allowed) == [true, true, true, false])
+        #expect(decisions.map(\.remaining) == [2, 1, 0, 0])
+        #expect(decisions[3].retryAfterSeconds == 20)
+        #expect(decisions[2].resetSeconds == 60)
+        #expect(limiter.take("1.2.3.4", policy: policy, now: 119).allowed == false)
+        #expect(limiter.take("1.2.3.4", policy: policy, now: 120.5).allowed == true)
+        #expect(limiter.take("5.6.7.8", policy: policy, now: 100).allowed == true)
+    }
+
+    @Test("budgets of different policies and keys are independent; full buckets are evicted")
+    func independenceAndEviction() {
+        let limiter = RateLimiter()
+        let other = RateLimitPolicy(name: "user", limit: 1)
+        #expect(limiter.take("k", policy: other, now: 0).allowed)
+        #expect(!limiter.take("k", policy: other, now: 0).allowed)
+        #expect(limiter.take("k", policy: policy, now: 0).allowed)
+        #expect(limiter.trackedKeys == 2)
+        limiter.evictFull(now: 30, policies: [policy, other])
+        #expect(limiter.trackedKeys == 1)
+        limiter.evictFull(now: 1000, policies: [policy, other])
+        #expect(limiter.trackedKeys == 0)
+    }
+
+    @Test("credential routes spend the IP's credential budget as well")
+    func budgetsPerThrottle() {
+        let limits = RateLimits(perIP: 100, perUser: 50, credentialsPerIP: 5)
+        #expect(limits.budgets(ip: "ip", userID: nil, throttle: .credentials).map(\.1.name) == ["ip", "credentials"])
+        #expect(limits.budgets(ip: "ip", userID: "u", throttle: .standard).map(\.1.name) == ["ip", "user"])
+    }
+
+    @Test("the client address comes from the peer unless proxies are trusted")
+    func clientAddress() {
+        let request = Request(
+            head: .init(method: .get, scheme: "http", authority: "x", path: "/", headerFields: [.xForwardedFor: "9.9.9.9, 10.0.0.1"]),
+            body: .init(buffer: .init()))
+        #expect(ClientAddress(trustedHops: 0).of(request, peer: "10.0.0.2") == "10.0.0.2")
+        #expect(ClientAddress(trustedHops: 1).of(request, peer: "10.0.0.2") == "10.0.0.1")
+        #expect(ClientAddress(trustedHops: 2).of(request, peer: "10.0.0.2") == "9.9.9.9")
+    }
+
+    @Test("idempotency fingerprints differ by method, path and body; keys are visible ASCII")
+    func fingerprints() {
+        let base = IdempotencyFingerprint.of(method: "POST", path: "/v1/x", body: Data("a".utf8))
+        #expect(base == IdempotencyFingerprint.of(method: "POST", path: "/v1/x", body: Data("a".utf8)))
+        #expect(base != IdempotencyFingerprint.of(method: "POST", path: "/v1/x", body: Data("b".utf8)))
+        #expect(base != IdempotencyFingerprint.of(method: "POST", path: "/v1/y", body: Data("a".utf8)))
+        #expect(IdempotencyFingerprint.isAcceptable("abc-123"))
+        #expect(!IdempotencyFingerprint.isAcceptable(""))
+        #expect(!IdempotencyFingerprint.isAcceptable("has space"))
+        #expect(!IdempotencyFingerprint.isAcceptable(String(repeating: "x", count: 256)))
+    }
+
+    @Test("traceparent: valid headers are continued with a new parent span, invalid ones replaced")
+    func traceParent() throws {
+        let header = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+        let parent = try #require(TraceParent(header))
+        #expect(parent.header == header)
+        let child = parent.child()
+        #expect(child.traceID == parent.traceID)
+        #expect(child.parentID != parent.parentID)
+        #expect(TraceParent("00-00000000000000000000000000000000-00f067aa0ba902b7-01") == nil)
+        #expect(TraceParent("01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01") == nil)
+        #expect(TraceParent("nonsense") == nil)
+        #expect(TraceParent(TraceParent.random().header) != nil)
+        #expect(TraceMiddleware.acceptableRequestID("abc-123_x.y:z") == "abc-123_x.y:z")
+        #expect(TraceMiddleware.acceptableRequestID("bad id") == nil)
+    }
+
+    @Test("CORS answers listed origins only, or any with *")
+    func cors() {
+        let listed = CORSPolicy(allowedOrigins: ["https://app.example"], maxAgeSeconds: 600)
+        #expect(listed.allowedOrigin(for: "https://app.example") == "https://app.example")
+        #expect(listed.allowedOrigin(for: "https://evil.example") == nil)
+        #expect(listed.allowedOrigin(for: "null") == nil)
+        #expect(CORSPolicy(allowedOrigins: ["*"], maxAgeSeconds: 0).allowedOrigin(for: "https://any.example") == "*")
+    }
+}
