@@ -1,6 +1,6 @@
 # Surge: the two commands a newcomer needs are `make run` and `make test`.
 
-.PHONY: run stop test build contracts clean
+.PHONY: run stop test bench build contracts clean
 
 run:        ## Install what is missing, build, start PostgreSQL, the dev broker and every service
 	scripts/local.sh up
@@ -10,6 +10,9 @@ stop:       ## Stop everything `make run` started
 
 test:       ## Build and run every test against a private PostgreSQL and real brokers
 	scripts/test.sh
+
+bench:      ## Release build, private stack, benchmarks with printed figures
+	scripts/bench.sh
 
 build:
 	swift build

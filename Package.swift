@@ -85,6 +85,12 @@ let toolTargets: [Target] = [
         path: "Tools/Broker",
         swiftSettings: swiftSettings
     ),
+    .executableTarget(
+        name: "surge-bench",
+        dependencies: ["SurgeKafka", "SurgeMessaging", "SurgeContracts", "SurgeCalendar", .argumentParser, .httpClient, .logging],
+        path: "Tools/Bench",
+        swiftSettings: swiftSettings
+    ),
     .target(
         name: "SurgeAPICatalogue",
         dependencies: [
@@ -128,7 +134,7 @@ let testTargets: [Target] = [
         path: "Tests/ChallengesTests", swiftSettings: swiftSettings),
     .testTarget(name: "KafkaTests", dependencies: ["SurgeKafka", "SurgeTestSupport"], path: "Tests/KafkaTests", swiftSettings: swiftSettings),
     .testTarget(name: "PlumbingTests", dependencies: ["SurgeMessaging", "SurgePostgres", "SurgeRuntime", "SurgeTestSupport", .hummingbird, .hummingbirdTesting], path: "Tests/PlumbingTests", swiftSettings: swiftSettings),
-    .testTarget(name: "SystemTests", dependencies: ["SurgeTestSupport", "SurgeContracts", "SurgeKafka", "SurgeMessaging", "SurgeAuth", .postgres, .httpClient], path: "Tests/SystemTests", swiftSettings: swiftSettings),
+    .testTarget(name: "SystemTests", dependencies: ["SurgeTestSupport", "SurgeContracts", "SurgeCalendar", "SurgeKafka", "SurgeMessaging", "SurgeAuth", .postgres, .httpClient], path: "Tests/SystemTests", swiftSettings: swiftSettings),
 ]
 
 let package = Package(
@@ -144,6 +150,7 @@ let package = Package(
         .executable(name: "surge-notifications", targets: ["surge-notifications"]),
         .executable(name: "surge-broker", targets: ["surge-broker"]),
         .executable(name: "surge-admin", targets: ["surge-admin"]),
+        .executable(name: "surge-bench", targets: ["surge-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),

@@ -320,11 +320,15 @@ struct ProgressRepository: Sendable {
             let now = clock.now()
             let due = try await attempts.due(before: now, limit: limit, on: connection)
             for var attempt in due {
-                guard let member = try await projections.member(attempt.userID, on: connection),
-                    let timeline = try await projections.timeline(attempt.challengeID, on: connection)
-                else {
+                guard let member = try await projections.member(attempt.userID, on: connection) else {
                     attempt.nextJudgementAt = nil
                     try await attempts.update(attempt, now: now, on: connection)
+                    continue
+                }
+                guard let timeline = try await projections.timeline(attempt.challengeID, on: connection) else {
+                    // The challenge was deleted with its history: nothing is left to judge by.
+                    attempt.state.failureReason = "The challenge was deleted."
+                    try await end(&attempt, as: .abandoned, member: member, now: now, trace: nil, on: connection)
                     continue
                 }
                 try await judge(&attempt, member: member, timeline: timeline, now: now, on: connection)

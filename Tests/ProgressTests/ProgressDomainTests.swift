@@ -1,0 +1,244 @@
+import Foundation
+import SurgeCalendar
+import SurgeContracts
+import SurgeRuntime
+import Testing
+
+@testable import ProgressService
+
+@Suite("Progress domain rules")
+struct ProgressDomainTests {
+    static let pushUps = SeriesFormula(
+        basePoints: 10, repMultiplier: 0.3, seriesMultiplier: 0.8,
+        streakMultipliers: [.init(fromStreak: 0, multiplier: 1), .init(fromStreak: 4, multiplier: 1.5)],
+        capBands: [.init(fromLevel: 1, multiplierOfDailyGoal: 1.5), .init(fromLevel: 4, multiplierOfDailyGoal: 2), .init(fromLevel: 5, multiplierOfDailyGoal: 2.5)],
+        levelThresholds: [100, 300, 600, 1000])
+
+    static func definition(
+        tasks: [ChallengeTask], failure: FailureRule = .init(mode: .none), streak: StreakRule = .init(), points: PointsRule = .none,
+        duration: Int? = nil, kind: ChallengeKind = .habit
+    ) -> ChallengeDefinition {
+        ChallengeDefinition(
+            challengeID: UUID(), version: 1, effectiveFrom: nil, kind: kind, name: "D", description: "", category: "c", difficulty: .moderate,
+            visibility: .public, ownerID: nil, groupID: nil, durationDays: duration, estimatedDailyMinutes: nil, tasks: tasks,
+            rules: ChallengeRules(failure: failure, streak: streak, points: points))
+    }
+
+    @Test("001's series formula: base x (reps x 0.3 + series x 0.8) x streak multiplier")
+    func seriesPoints() {
+        #expect(Points.series(Self.pushUps, reps: 5, seriesNumber: 5, streak: 0) == 55)
+        #expect(Points.series(Self.pushUps, reps: 10, seriesNumber: 10, streak: 0) == 110)
+        #expect(Points.series(Self.pushUps, reps: 10, seriesNumber: 10, streak: 4) == 165)
+        #expect(Points.series(Self.pushUps, reps: 1, seriesNumber: 1, streak: 0) == 11)
+    }
+
+    @Test("levels from total points, and the cap bands: levels 1-3 x1.5, level 4 x2.0, level 5+ x2.5")
+    func levelsAndCaps() {
+        #expect(Points.level(totalPoints: 0, thresholds: Self.pushUps.levelThresholds) == 1)
+        #expect(Points.level(totalPoints: 299, thresholds: Self.pushUps.levelThresholds) == 2)
+        #expect(Points.level(totalPoints: 600, thresholds: Self.pushUps.levelThresholds) == 4)
+        #expect(Points.level(totalPoints: 5000, thresholds: Self.pushUps.levelThresholds) == 5)
+        let caps = (1...6).map { Points.dailyCap(dailyGoal: 100, level: $0, bands: Self.pushUps.capBands) }
+        #expect(caps == [150, 150, 150, 200, 250, 250])
+        #expect(Points.dailyCap(dailyGoal: 100, level: 1, bands: []) == nil)
+    }
+
+    @Test("push-ups beyond the daily cap are logged and shown, not rewarded")
+    func antiCheatCap() throws {
+        let task = ChallengeTask(taskID: "pushups", title: "Push-ups", kind: .quantity, target: 20, unit: "push-ups")
+        let definition = Self.definition(tasks: [task], points: PointsRule(kind: .series, series: Self.pushUps))
+        var record = DayRecord(date: LocalDate("2026-11-20")!)
+        let context = CheckInEngine.Context(definition: definition, dailyGoal: 20, streak: 0, totalPoints: 0)
+        let first = try CheckInEngine.apply(CheckIn(taskID: "pushups", action: .log(quantity: 25, series: 5), happenedAt: Date()), to: &record, context: context)
+        #expect(first.rewardedQuantity == 25)
+        #expect(first.excess == nil)
+        #expect(first.pointsDelta == Points.series(Self.pushUps, reps: 25, seriesNumber: 5, streak: 0))
+        let second = try CheckInEngine.apply(CheckIn(taskID: "pushups", action: .log(quantity: 10, series: 5), happenedAt: Date()), to: &record, context: context)
+        #expect(second.rewardedQuantity == 5)
+        #expect(second.excess == 5)
+        let third = try CheckInEngine.apply(CheckIn(taskID: "pushups", action: .log(quantity: 10, series: 5), happenedAt: Date()), to: &record, context: context)
+        #expect(third.pointsDelta == 0)
+        #expect(third.excess == 10)
+        #expect(record.tasks["pushups"]?.quantity == 45)
+        #expect(record.tasks["pushups"]?.rewardedQuantity == 30)
+        let removed = try CheckInEngine.apply(
+            CheckIn(taskID: "pushups", action: .removeLog(quantity: 25, rewardedQuantity: 25, points: first.pointsDelta), happenedAt: Date()),
+            to: &record, context: context)
+        #expect(removed.pointsDelta == -first.pointsDelta)
+        #expect(record.tasks["pushups"]?.quantity == 20)
+    }
+
+    @Test("check-ins of the wrong shape are refused with the field named")
+    func wrongShapes() {
+        let definition = Self.definition(tasks: [ChallengeTask(taskID: "read", title: "Read", kind: .checkbox)])
+        var record = DayRecord(date: LocalDate("2026-11-20")!)
+        let context = CheckInEngine.Context(definition: definition, dailyGoal: 20, streak: 0, totalPoints: 0)
+        #expect(throws: Problem.self) { try CheckInEngine.apply(CheckIn(taskID: "nope", action: .setDone(true), happenedAt: Date()), to: &record, context: context) }
+        #expect(throws: Problem.self) { try CheckInEngine.apply(CheckIn(taskID: "read", action: .log(quantity: 3, series: nil), happenedAt: Date()), to: &record, context: context) }
+        let quantity = Self.definition(tasks: [ChallengeTask(taskID: "water", title: "Water", kind: .quantity, target: 2, unit: "litres")])
+        let quantityContext = CheckInEngine.Context(definition: quantity, dailyGoal: 20, streak: 0, totalPoints: 0)
+        #expect(throws: Problem.self) { try CheckInEngine.apply(CheckIn(taskID: "water", action: .log(quantity: -1, series: nil), happenedAt: Date()), to: &record, context: quantityContext) }
+        #expect(throws: Problem.self) { try CheckInEngine.apply(CheckIn(taskID: "water", action: .log(quantity: 0, series: nil), happenedAt: Date()), to: &record, context: quantityContext) }
+    }
+
+    @Test("a tolerant challenge fails on the miss after the allowed ones; a freeze saves a day with some activity")
+    func tolerantAndFreezes() {
+        let tasks = [ChallengeTask(taskID: "a", title: "A", kind: .checkbox), ChallengeTask(taskID: "b", title: "B", kind: .checkbox)]
+        let definition = Self.definition(tasks: tasks, failure: .init(mode: .tolerant, allowedMissedDays: 1), streak: .init(freezesPerMonth: 1), duration: 10)
+        let timeline = DefinitionTimeline([definition])
+        let start = LocalDate("2026-11-01")!
+        var state = AttemptState()
+        var records: [LocalDate: DayRecord] = [:]
+        func day(_ offset: Int, _ done: [String]) -> Judgement {
+            let date = start.adding(days: offset)
+            var record = DayRecord(date: date)
+            for id in done { var p = TaskProgress(); p.done = true; record.tasks[id] = p }
+            records[date] = record
+            return Judge.judge(periodEnding: date, startedOn: start, endOn: start.adding(days: 9), state: &state, timeline: timeline, records: records, dailyGoal: 20)
+        }
+        #expect(day(0, ["a", "b"]).outcome == .completed)
+        let frozen = day(1, ["a"])
+        #expect(frozen.outcome == .frozen)
+        #expect(frozen.streakChange == .frozen)
+        #expect(state.currentStreak == 1)
+        #expect(state.freezesLeft == 0)
+        let firstMiss = day(2, ["a"])
+        #expect(firstMiss.outcome == .missed && firstMiss.ended == nil)
+        #expect(state.currentStreak == 0)
+        let secondMiss = day(3, [])
+        #expect(secondMiss.ended == .failed)
+        #expect(secondMiss.reason?.contains("more than the 1 missed days") == true)
+        #expect(state.status == .failed)
+    }
+
+    @Test("N-times-a-week and weekday tasks are judged on their own terms")
+    func periodTasks() {
+        let definition = Self.definition(
+            tasks: [
+                ChallengeTask(taskID: "gym", title: "Gym", kind: .checkbox, cadence: Cadence(kind: .timesPerWeek, timesPerWeek: 2)),
+                ChallengeTask(taskID: "yoga", title: "Yoga", kind: .checkbox, cadence: Cadence(kind: .weekdays, weekdays: [.tuesday])),
+            ],
+            failure: .init(mode: .strict))
+        let timeline = DefinitionTimeline([definition])
+        let monday = LocalDate("2026-11-16")!
+        var state = AttemptState()
+        var records: [LocalDate: DayRecord] = [:]
+        var outcomes: [PeriodOutcome] = []
+        for offset in 0..<7 {
+            let date = monday.adding(days: offset)
+            var record = DayRecord(date: date)
+            if offset == 1 { var p = TaskProgress(); p.done = true; record.tasks["yoga"] = p }
+            if offset == 2 || offset == 5 { var p = TaskProgress(); p.done = true; record.tasks["gym"] = p }
+            records[date] = record
+            outcomes.append(Judge.judge(periodEnding: date, startedOn: monday, endOn: nil, state: &state, timeline: timeline, records: records, dailyGoal: 20).outcome)
+        }
+        #expect(outcomes == [.rest, .completed, .rest, .rest, .rest, .rest, .rest])
+        #expect(state.status == .active)
+
+        var failing = AttemptState()
+        var sparse: [LocalDate: DayRecord] = [:]
+        var yoga = DayRecord(date: monday.adding(days: 1))
+        var done = TaskProgress()
+        done.done = true
+        yoga.tasks["yoga"] = done
+        sparse[yoga.date] = yoga
+        var last: Judgement?
+        for offset in 0..<7 {
+            last = Judge.judge(periodEnding: monday.adding(days: offset), startedOn: monday, endOn: nil, state: &failing, timeline: timeline, records: sparse, dailyGoal: 20)
+            if failing.status != .active { break }
+        }
+        #expect(last?.date == monday.adding(days: 6))
+        #expect(last?.ended == .failed)
+        #expect(last?.missedTaskIDs == ["gym"])
+    }
+
+    @Test("a weekly streak: goal met extends, activity below goal uses a freeze and then keeps the streak, an empty week breaks it")
+    func weeklyStreaks() {
+        let task = ChallengeTask(taskID: "pushups", title: "Push-ups", kind: .quantity, targetFromDailyGoal: 1, unit: "push-ups")
+        let definition = Self.definition(
+            tasks: [task], streak: .init(period: .week, freezesPerMonth: 1, activityKeepsWeeklyStreak: true, weeklyGoalDays: 5))
+        let timeline = DefinitionTimeline([definition])
+        let start = LocalDate("2026-11-02")!
+        var state = AttemptState()
+        var records: [LocalDate: DayRecord] = [:]
+        func week(_ index: Int, total: Double) -> Judgement {
+            let day = start.adding(days: 7 * index + 2)
+            var progress = TaskProgress()
+            progress.quantity = total
+            records[day] = DayRecord(date: day, tasks: ["pushups": progress])
+            let sunday = Judge.nextPeriodEnd(state, startedOn: start, endOn: nil, period: .week)!
+            #expect(sunday.weekday == .sunday)
+            return Judge.judge(periodEnding: sunday, startedOn: start, endOn: nil, state: &state, timeline: timeline, records: records, dailyGoal: 20)
+        }
+        #expect(week(0, total: 100).outcome == .completed)
+        #expect(week(1, total: 40).outcome == .frozen)
+        #expect(week(2, total: 40).outcome == .kept)
+        #expect(state.currentStreak == 1)
+        #expect(week(3, total: 100).outcome == .completed)
+        #expect(state.currentStreak == 2)
+        #expect(week(4, total: 0).outcome == .missed)
+        #expect(state.currentStreak == 0)
+        #expect(state.bestStreak == 2)
+        #expect(WeekGoal.isMet(weekStart: start, coveredDays: [start.adding(days: 6)], records: [start.adding(days: 6): DayRecord(date: start.adding(days: 6), tasks: ["pushups": { var p = TaskProgress(); p.quantity = 20; return p }()])], definition: definition, dailyGoal: 20))
+    }
+
+    @Test("chores recur: weekly on given days, monthly clamped to short months, daily, and none")
+    func choreRecurrence() {
+        let weekly = ChoreRecurrence(kind: .weekly, weekdays: [.monday, .thursday])
+        let monday = LocalDate("2026-11-16")!
+        #expect(ChoreSchedule.nextDue(after: monday, completedOn: monday, recurrence: weekly) == LocalDate("2026-11-19"))
+        #expect(ChoreSchedule.nextDue(after: monday, completedOn: LocalDate("2026-11-14")!, recurrence: weekly) == LocalDate("2026-11-19"))
+        #expect(ChoreSchedule.nextDue(after: monday, completedOn: LocalDate("2026-11-20")!, recurrence: weekly) == LocalDate("2026-11-23"))
+        let monthly = ChoreRecurrence(kind: .monthly, dayOfMonth: 31)
+        #expect(ChoreSchedule.nextDue(after: LocalDate("2026-01-31")!, completedOn: LocalDate("2026-01-31")!, recurrence: monthly) == LocalDate("2026-02-28"))
+        #expect(ChoreSchedule.nextDue(after: LocalDate("2028-01-31")!, completedOn: LocalDate("2028-01-31")!, recurrence: monthly) == LocalDate("2028-02-29"))
+        #expect(ChoreSchedule.nextDue(after: monday, completedOn: LocalDate("2026-11-19")!, recurrence: ChoreRecurrence(kind: .daily)) == LocalDate("2026-11-20"))
+        #expect(ChoreSchedule.nextDue(after: monday, completedOn: monday, recurrence: ChoreRecurrence(kind: .none)) == nil)
+        let berlin = LocalCalendar(zoneNamed: "Europe/Berlin")!
+        #expect(ChoreSchedule.dueAt(monday, dueTime: nil, calendar: berlin) == berlin.end(of: monday))
+    }
+
+    @Test("photos must be an allowed image type whose bytes match, within the size limit")
+    func photos() throws {
+        let jpeg = Data([0xFF, 0xD8, 0xFF, 0xE0, 1, 2, 3])
+        #expect(try PhotoRules.validate(jpeg, contentType: "image/jpeg", maxBytes: 100) == "image/jpeg")
+        #expect(throws: Problem.self) { try PhotoRules.validate(jpeg, contentType: "image/png", maxBytes: 100) }
+        #expect(throws: Problem.self) { try PhotoRules.validate(jpeg, contentType: "application/pdf", maxBytes: 100) }
+        #expect(throws: Problem.self) { try PhotoRules.validate(jpeg, contentType: "image/jpeg", maxBytes: 3) }
+        #expect(throws: Problem.self) { try PhotoRules.validate(Data(), contentType: "image/jpeg", maxBytes: 100) }
+        let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0])
+        #expect(try PhotoRules.validate(png, contentType: "image/png; charset=binary", maxBytes: 100) == "image/png")
+    }
+
+    @Test("the check-in window: open until the day's end plus grace, never for future or out-of-attempt days")
+    func window() {
+        let calendar = LocalCalendar(zoneNamed: "Europe/Rome")!
+        let day = LocalDate("2026-03-28")!
+        let start = LocalDate("2026-03-01")!
+        let endOfDay = calendar.end(of: day)
+        func check(_ now: Date, _ date: LocalDate = day, happened: Date? = nil, grace: Int = 60) -> CheckInWindow.Refusal? {
+            CheckInWindow.check(date: date, happenedAt: happened ?? now, now: now, startedOn: start, endOn: LocalDate("2026-03-30"), calendar: calendar, graceMinutes: grace)
+        }
+        #expect(check(endOfDay.addingTimeInterval(-60)) == nil)
+        #expect(check(endOfDay.addingTimeInterval(59 * 60), happened: endOfDay.addingTimeInterval(-60)) == nil)
+        #expect(check(endOfDay.addingTimeInterval(61 * 60), happened: endOfDay.addingTimeInterval(-60)) == .tooLate(closedAt: endOfDay.addingTimeInterval(3600)))
+        #expect(check(endOfDay.addingTimeInterval(-3600), LocalDate("2026-03-29")!) == .inFuture)
+        #expect(check(endOfDay, LocalDate("2026-02-28")!, happened: endOfDay) == .beforeStart)
+        // The spring-forward day in Rome is 23 hours long.
+        #expect(calendar.end(of: LocalDate("2026-03-29")!).timeIntervalSince(calendar.start(of: LocalDate("2026-03-29")!)) == 23 * 3600)
+    }
+
+    @Test("a definition's version is chosen by the day judged")
+    func versionsByDay() {
+        var first = Self.definition(tasks: [ChallengeTask(taskID: "a", title: "A", kind: .checkbox)])
+        var second = first
+        second.version = 2
+        second.effectiveFrom = LocalDate("2026-11-20")
+        second.tasks.append(ChallengeTask(taskID: "b", title: "B", kind: .checkbox))
+        first.version = 1
+        let timeline = DefinitionTimeline([second, first])
+        #expect(timeline.version(on: LocalDate("2026-11-19")!).version == 1)
+        #expect(timeline.version(on: LocalDate("2026-11-20")!).version == 2)
+        #expect(Requirements.dayTasks(timeline.version(on: LocalDate("2026-11-25")!), on: LocalDate("2026-11-25")!).count == 2)
+    }
+}

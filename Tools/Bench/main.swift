@@ -1,0 +1,134 @@
+import ArgumentParser
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+import SurgeCalendar
+import SurgeContracts
+import SurgeKafka
+import SurgeMessaging
+
+@main
+struct SurgeBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "surge-bench",
+        abstract: "Benchmarks against a running Surge (see `make bench`, which starts one).",
+        subcommands: [CheckInLatency.self])
+}
+
+/// Check-in latency for an attempt one day old and one with `days` of history: it must not grow with history.
+struct CheckInLatency: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "checkin-latency")
+
+    @Option(help: "Gateway base URL.") var gateway = "http://127.0.0.1:8080"
+    @Option(help: "Progress base URL (its simulated clock is moved through /internal/clock).") var progress = "http://127.0.0.1:8083"
+    @Option(help: "Kafka bootstrap servers (the benchmark publishes its habit definition).") var kafka = "127.0.0.1:9092"
+    @Option(help: "Days of history for the long attempt.") var days = 1000
+    @Option(help: "Measured check-ins per attempt.") var samples = 400
+
+    func run() async throws {
+        let client = HTTPClient.shared
+        let zone = "Europe/Rome"
+        let calendar = LocalCalendar(zoneNamed: zone)!
+        let producer = try KafkaProducer(configuration: KafkaConfiguration(bootstrapServers: kafka, clientID: "surge-bench"), logger: Logger(label: "bench"))
+        let habit = ChallengeDefinition(
+            challengeID: UUID(), version: 1, effectiveFrom: nil, kind: .habit, name: "Benchmark habit", description: "", category: "bench",
+            difficulty: .beginner, visibility: .public, ownerID: nil, groupID: nil, durationDays: nil, estimatedDailyMinutes: nil,
+            tasks: [ChallengeTask(taskID: "t", title: "Tick", kind: .checkbox)],
+            rules: ChallengeRules(failure: .init(mode: .none), points: .init(kind: .perTask, pointsPerTask: 1)))
+        _ = try await producer.send(KafkaRecord(
+            publishing: try EventRecord(CloudEvent(source: "/surge/bench", time: Date(), data: ChallengePublished(definition: habit, publishedAt: Date()))),
+            to: Topic.challenges.name))
+
+        let first = LocalDate("2024-01-01")!
+        try await setClock(calendar.instant(of: LocalTime("12:00")!, on: first), client: client)
+        let veteran = try await guest("Veteran", zone: zone, client: client)
+        let veteranAttempt = try await retrying { try await startAttempt(habit.challengeID, token: veteran, client: client) }
+        print("Seeding \(days) days of history...")
+        let seeding = ContinuousClock.now
+        for day in 0..<days {
+            try await setClock(calendar.instant(of: LocalTime("12:00")!, on: first.adding(days: day)), client: client)
+            _ = try await tick(veteranAttempt, done: true, token: veteran, client: client)
+        }
+        print("  seeded in \(ContinuousClock.now - seeding)")
+        let newcomer = try await guest("Newcomer", zone: zone, client: client)
+        let newcomerAttempt = try await retrying { try await startAttempt(habit.challengeID, token: newcomer, client: client) }
+
+        var fresh: [Double] = []
+        var long: [Double] = []
+        for index in 0..<samples {
+            fresh.append(try await tick(newcomerAttempt, done: index % 2 == 0, token: newcomer, client: client))
+            long.append(try await tick(veteranAttempt, done: index % 2 == 0, token: veteran, client: client))
+        }
+        print("")
+        print("Check-in latency through the gateway (PUT /v1/attempts/{id}/tasks/{taskID}), \(samples) check-ins each:")
+        print("  history     p50 ms   p95 ms   p99 ms   mean ms")
+        for (label, values) in [("1 day", fresh), ("\(days) days", long)] {
+            let sorted = values.sorted()
+            func pct(_ p: Double) -> String { String(format: "%7.2f", sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]) }
+            print("  \(label.padding(toLength: 10, withPad: " ", startingAt: 0))  \(pct(0.5))  \(pct(0.95))  \(pct(0.99))  \(String(format: "%7.2f", values.reduce(0, +) / Double(values.count)))")
+        }
+        let ratio = median(long) / median(fresh)
+        print(String(format: "  median ratio (%d days / 1 day): %.2f", days, ratio))
+    }
+
+    func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+
+    func setClock(_ instant: Date, client: HTTPClient) async throws {
+        var request = HTTPClientRequest(url: progress + "/internal/clock")
+        request.method = .PUT
+        request.headers.add(name: "content-type", value: "application/json")
+        request.body = .bytes(ByteBuffer(string: "{\"now\":\"\(Timestamp.format(instant))\"}"))
+        let response = try await client.execute(request, timeout: .seconds(10))
+        guard response.status == .ok else { throw BenchError("progress refused the clock (is SIMULATED_CLOCK=true?)") }
+    }
+
+    func guest(_ name: String, zone: String, client: HTTPClient) async throws -> String {
+        let body = try await json(.POST, "/v1/auth/guest", ["displayName": name, "timeZone": zone], token: nil, client: client)
+        guard let token = (body["tokens"] as? [String: Any])?["accessToken"] as? String else { throw BenchError("sign-up failed: \(body)") }
+        return token
+    }
+
+    func startAttempt(_ challengeID: UUID, token: String, client: HTTPClient) async throws -> String {
+        let body = try await json(.POST, "/v1/attempts", ["challengeID": challengeID.uuidString], token: token, client: client)
+        guard let id = (body["attempt"] as? [String: Any])?["attemptID"] as? String else { throw BenchError("start failed: \(body)") }
+        return id
+    }
+
+    /// One check-in; returns its latency in milliseconds.
+    func tick(_ attemptID: String, done: Bool, token: String, client: HTTPClient) async throws -> Double {
+        let start = ContinuousClock.now
+        _ = try await json(.PUT, "/v1/attempts/\(attemptID)/tasks/t", ["done": done], token: token, client: client)
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+    }
+
+    func json(_ method: HTTPMethod, _ path: String, _ body: [String: Any], token: String?, client: HTTPClient) async throws -> [String: Any] {
+        var request = HTTPClientRequest(url: gateway + path)
+        request.method = method
+        request.headers.add(name: "content-type", value: "application/json")
+        if let token { request.headers.add(name: "authorization", value: "Bearer \(token)") }
+        request.body = .bytes(ByteBuffer(data: try JSONSerialization.data(withJSONObject: body)))
+        let response = try await client.execute(request, timeout: .seconds(30))
+        let bytes = try await response.body.collect(upTo: 1 << 20)
+        let object = (try? JSONSerialization.jsonObject(with: Data(buffer: bytes)) as? [String: Any]) ?? [:]
+        guard (200..<300).contains(response.status.code) else { throw BenchError("\(method) \(path): \(response.status.code) \(object)") }
+        return object
+    }
+
+    /// Progress learns of new users and definitions from events: retry until it has.
+    func retrying<T>(_ body: () async throws -> T) async throws -> T {
+        for _ in 0..<100 {
+            if let value = try? await body() { return value }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return try await body()
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
