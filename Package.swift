@@ -21,6 +21,7 @@ extension Target.Dependency {
     static let nioSSL = Target.Dependency.product(name: "NIOSSL", package: "swift-nio-ssl")
     static let httpTypes = Target.Dependency.product(name: "HTTPTypes", package: "swift-http-types")
     static let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
+    static let cryptoExtras = Target.Dependency.product(name: "CryptoExtras", package: "swift-crypto")
 }
 
 /// Shared modules every service may import. Services never import each other.
@@ -71,7 +72,7 @@ func service(_ name: String, module: String, dependencies: [Target.Dependency] =
 
 let serviceTargets: [Target] =
     service("Gateway", module: "GatewayService", dependencies: ["SurgeAuth", .httpClient, .httpTypes, .crypto])
-    + service("Identity", module: "IdentityService", dependencies: ["SurgeAuth", .jwt, .bcrypt, .httpClient])
+    + service("Identity", module: "IdentityService", dependencies: ["SurgeAuth", .jwt, .bcrypt, .httpClient, .crypto])
     + service("Challenges", module: "ChallengesService")
     + service("Progress", module: "ProgressService")
     + service("Leaderboard", module: "LeaderboardService")
@@ -134,7 +135,18 @@ let testTargets: [Target] = [
         path: "Tests/ChallengesTests", swiftSettings: swiftSettings),
     .testTarget(name: "KafkaTests", dependencies: ["SurgeKafka", "SurgeTestSupport"], path: "Tests/KafkaTests", swiftSettings: swiftSettings),
     .testTarget(name: "PlumbingTests", dependencies: ["SurgeMessaging", "SurgePostgres", "SurgeRuntime", "SurgeTestSupport", .hummingbird, .hummingbirdTesting], path: "Tests/PlumbingTests", swiftSettings: swiftSettings),
-    .testTarget(name: "SystemTests", dependencies: ["SurgeTestSupport", "SurgeContracts", "SurgeCalendar", "SurgeKafka", "SurgeMessaging", "SurgeAuth", .postgres, .httpClient], path: "Tests/SystemTests", swiftSettings: swiftSettings),
+    .testTarget(
+        name: "IdentityTests",
+        dependencies: ["IdentityService", "SurgeTestSupport", "SurgeContracts", "SurgeCalendar", "SurgePostgres", "SurgeMessaging", "SurgeRuntime", .postgres, .jwt, .cryptoExtras],
+        path: "Tests/IdentityTests", swiftSettings: swiftSettings),
+    .testTarget(
+        name: "SystemTests",
+        dependencies: [
+            "SurgeTestSupport", "SurgeContracts", "SurgeCalendar", "SurgeKafka", "SurgeMessaging", "SurgeAuth", .postgres, .httpClient, .hummingbird,
+            .jwt,
+            .cryptoExtras, .lifecycle,
+        ],
+        path: "Tests/SystemTests", swiftSettings: swiftSettings),
 ]
 
 let package = Package(

@@ -8,12 +8,26 @@ public enum IdentityService {
 
     public static func buildApplication(_ settings: ServiceSettings) async throws -> some ApplicationProtocol {
         let infrastructure = try await ServiceInfrastructure.start(settings, migrations: [IdentityMigrations.set])
-        let accounts = PostgresAccountRepository(
-            client: infrastructure.database, outbox: infrastructure.outbox, logger: infrastructure.logger)
-        let tokens = try await TokenSettings.issuer(settings)
+        let identity = try IdentitySettings.from(settings.reader)
+        let (database, outbox, logger, clock) = (infrastructure.database, infrastructure.outbox, infrastructure.logger, infrastructure.clock)
+        let accounts = AccountRepository(client: database, outbox: outbox, logger: logger, clock: clock)
+        let sessions = SessionRepository(
+            client: database, logger: logger, clock: clock, refreshTokenLifetime: identity.refreshTokenLifetime, throttle: identity.signInThrottle)
+        let friends = FriendRepository(client: database, outbox: outbox, logger: logger, clock: clock)
+        let groups = GroupRepository(client: database, outbox: outbox, logger: logger, clock: clock, inviteLink: identity.inviteLink)
+        let exports = ExportRepository(client: database, logger: logger, clock: clock)
+        let passwords = try await PasswordHasher(cost: identity.bcryptCost)
+        let social = SocialTokenVerifier(configurations: identity.social, logger: logger, fetch: SocialTokenVerifier.httpFetch)
+
         let router = infrastructure.makeRouter()
-        AuthController(accounts: accounts, tokens: tokens).addRoutes(to: router)
-        AccountController(accounts: accounts).addRoutes(to: router)
+        router.add(middleware: AccountExistsMiddleware(accounts: accounts))
+        AuthController(
+            accounts: accounts, sessions: sessions, issuer: try await TokenSettings.issuer(settings), passwords: passwords, social: social,
+            clock: clock
+        ).addRoutes(to: router)
+        AccountController(accounts: accounts, exports: exports, passwords: passwords).addRoutes(to: router)
+        FriendsController(friends: friends).addRoutes(to: router)
+        GroupsController(groups: groups).addRoutes(to: router)
         return infrastructure.makeApplication(router: router)
     }
 }

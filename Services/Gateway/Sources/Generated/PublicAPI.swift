@@ -15,6 +15,11 @@ enum PublicAPI {
         PublicRoute(.post, "/v1/attempts/{attemptID}/tasks/{taskID}/logs", .progress, .authenticated, .standard, idempotent: true),
         PublicRoute(.put, "/v1/attempts/{attemptID}/tasks/{taskID}/photo", .progress, .authenticated, .standard, idempotent: false, upload: true),
         PublicRoute(.post, "/v1/auth/guest", .identity, .anonymous, .credentials, idempotent: true),
+        PublicRoute(.post, "/v1/auth/refresh", .identity, .anonymous, .credentials, idempotent: false),
+        PublicRoute(.post, "/v1/auth/register", .identity, .anonymous, .credentials, idempotent: true),
+        PublicRoute(.post, "/v1/auth/sign-in", .identity, .anonymous, .credentials, idempotent: false),
+        PublicRoute(.post, "/v1/auth/sign-out", .identity, .anonymous, .credentials, idempotent: false),
+        PublicRoute(.post, "/v1/auth/social", .identity, .anonymous, .credentials, idempotent: false),
         PublicRoute(.get, "/v1/challenges", .challenges, .authenticated, .standard, idempotent: false),
         PublicRoute(.post, "/v1/challenges", .challenges, .authenticated, .standard, idempotent: true),
         PublicRoute(.delete, "/v1/challenges/{challengeID}", .challenges, .authenticated, .standard, idempotent: false),
@@ -26,15 +31,42 @@ enum PublicAPI {
         PublicRoute(.get, "/v1/challenges/{challengeID}/photos", .progress, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/challenges/{challengeID}/versions/{version}", .challenges, .authenticated, .standard, idempotent: false),
         PublicRoute(.post, "/v1/chore-occurrences/{occurrenceID}/complete", .progress, .authenticated, .standard, idempotent: true),
+        PublicRoute(.get, "/v1/friend-requests", .identity, .authenticated, .standard, idempotent: false),
+        PublicRoute(.post, "/v1/friend-requests", .identity, .authenticated, .standard, idempotent: true),
+        PublicRoute(.delete, "/v1/friend-requests/{requestID}", .identity, .authenticated, .standard, idempotent: false),
+        PublicRoute(.post, "/v1/friend-requests/{requestID}/accept", .identity, .authenticated, .standard, idempotent: false),
+        PublicRoute(.post, "/v1/friend-requests/{requestID}/decline", .identity, .authenticated, .standard, idempotent: false),
+        PublicRoute(.get, "/v1/friends", .identity, .authenticated, .standard, idempotent: false),
+        PublicRoute(.delete, "/v1/friends/{userID}", .identity, .authenticated, .standard, idempotent: false),
+        PublicRoute(.get, "/v1/groups", .identity, .authenticated, .standard, idempotent: false),
+        PublicRoute(.post, "/v1/groups", .identity, .authenticated, .standard, idempotent: true),
+        PublicRoute(.post, "/v1/groups/join", .identity, .authenticated, .standard, idempotent: false),
+        PublicRoute(.get, "/v1/groups/{groupID}", .identity, .authenticated, .standard, idempotent: false),
+        PublicRoute(.patch, "/v1/groups/{groupID}", .identity, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/groups/{groupID}/chore-occurrences", .progress, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/groups/{groupID}/chores", .challenges, .authenticated, .standard, idempotent: false),
+        PublicRoute(.get, "/v1/groups/{groupID}/invites", .identity, .authenticated, .standard, idempotent: false),
+        PublicRoute(.post, "/v1/groups/{groupID}/invites", .identity, .authenticated, .standard, idempotent: true),
+        PublicRoute(.delete, "/v1/groups/{groupID}/invites/{code}", .identity, .authenticated, .standard, idempotent: false),
+        PublicRoute(.post, "/v1/groups/{groupID}/leave", .identity, .authenticated, .standard, idempotent: false),
+        PublicRoute(.get, "/v1/groups/{groupID}/members", .identity, .authenticated, .standard, idempotent: false),
+        PublicRoute(.delete, "/v1/groups/{groupID}/members/{userID}", .identity, .authenticated, .standard, idempotent: false),
+        PublicRoute(.delete, "/v1/me", .identity, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/me", .identity, .authenticated, .standard, idempotent: false),
+        PublicRoute(.patch, "/v1/me", .identity, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/me/challenges", .challenges, .authenticated, .standard, idempotent: false),
+        PublicRoute(.post, "/v1/me/credentials", .identity, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/me/export", .gateway, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/me/history", .progress, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/me/points", .progress, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/me/points/ledger", .progress, .authenticated, .standard, idempotent: false),
+        PublicRoute(.get, "/v1/me/preferences", .identity, .authenticated, .standard, idempotent: false),
+        PublicRoute(.put, "/v1/me/preferences", .identity, .authenticated, .standard, idempotent: false),
+        PublicRoute(.get, "/v1/me/training-plan", .identity, .authenticated, .standard, idempotent: false),
+        PublicRoute(.put, "/v1/me/training-plan", .identity, .authenticated, .standard, idempotent: false),
+        PublicRoute(.post, "/v1/me/training-plan/preview", .identity, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/photos/{photoID}", .progress, .authenticated, .standard, idempotent: false),
+        PublicRoute(.get, "/v1/users", .identity, .authenticated, .standard, idempotent: false),
     ]
 
     static let openAPIDocument = #"""
@@ -3418,21 +3450,36 @@ enum PublicAPI {
                         "accessTokenExpiresAt" : {
                           "format" : "date-time",
                           "type" : "string"
+                        },
+                        "refreshToken" : {
+                          "type" : "string"
+                        },
+                        "refreshTokenExpiresAt" : {
+                          "format" : "date-time",
+                          "type" : "string"
                         }
                       },
                       "required" : [
                         "accessToken",
-                        "accessTokenExpiresAt"
+                        "accessTokenExpiresAt",
+                        "refreshToken",
+                        "refreshTokenExpiresAt"
                       ],
                       "type" : "object"
                     },
                     "user" : {
                       "properties" : {
+                        "avatarURL" : {
+                          "type" : "string"
+                        },
                         "createdAt" : {
                           "format" : "date-time",
                           "type" : "string"
                         },
                         "displayName" : {
+                          "type" : "string"
+                        },
+                        "email" : {
                           "type" : "string"
                         },
                         "id" : {
@@ -3491,6 +3538,627 @@ enum PublicAPI {
 
         ],
         "summary" : "Create a guest account with a display name only (offline-first apps); credentials can be attached later.",
+        "tags" : [
+          "identity"
+        ],
+        "x-surge-service" : "identity",
+        "x-surge-throttle" : "credentials"
+      }
+    },
+    "/v1/auth/refresh" : {
+      "post" : {
+        "operationId" : "refreshSession",
+        "requestBody" : {
+          "content" : {
+            "application/json" : {
+              "schema" : {
+                "properties" : {
+                  "refreshToken" : {
+                    "type" : "string"
+                  }
+                },
+                "required" : [
+                  "refreshToken"
+                ],
+                "type" : "object"
+              }
+            }
+          },
+          "required" : true
+        },
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "tokens" : {
+                      "properties" : {
+                        "accessToken" : {
+                          "type" : "string"
+                        },
+                        "accessTokenExpiresAt" : {
+                          "format" : "date-time",
+                          "type" : "string"
+                        },
+                        "refreshToken" : {
+                          "type" : "string"
+                        },
+                        "refreshTokenExpiresAt" : {
+                          "format" : "date-time",
+                          "type" : "string"
+                        }
+                      },
+                      "required" : [
+                        "accessToken",
+                        "accessTokenExpiresAt",
+                        "refreshToken",
+                        "refreshTokenExpiresAt"
+                      ],
+                      "type" : "object"
+                    },
+                    "user" : {
+                      "properties" : {
+                        "avatarURL" : {
+                          "type" : "string"
+                        },
+                        "createdAt" : {
+                          "format" : "date-time",
+                          "type" : "string"
+                        },
+                        "displayName" : {
+                          "type" : "string"
+                        },
+                        "email" : {
+                          "type" : "string"
+                        },
+                        "id" : {
+                          "format" : "uuid",
+                          "type" : "string"
+                        },
+                        "kind" : {
+                          "enum" : [
+                            "guest",
+                            "password",
+                            "social"
+                          ],
+                          "type" : "string"
+                        },
+                        "locale" : {
+                          "type" : "string"
+                        },
+                        "timeZone" : {
+                          "type" : "string"
+                        }
+                      },
+                      "required" : [
+                        "createdAt",
+                        "displayName",
+                        "id",
+                        "kind",
+                        "timeZone"
+                      ],
+                      "type" : "object"
+                    }
+                  },
+                  "required" : [
+                    "tokens",
+                    "user"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "OK"
+          },
+          "400" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+
+        ],
+        "summary" : "Exchange a refresh token for new tokens. Each refresh token works once; presenting a used one signs out its whole family (401 refresh-token-reused).",
+        "tags" : [
+          "identity"
+        ],
+        "x-surge-service" : "identity",
+        "x-surge-throttle" : "credentials"
+      }
+    },
+    "/v1/auth/register" : {
+      "post" : {
+        "operationId" : "register",
+        "parameters" : [
+          {
+            "description" : "A client-chosen key (up to 255 characters); a retry with the same key and body gets the first response again.",
+            "in" : "header",
+            "name" : "Idempotency-Key",
+            "required" : false,
+            "schema" : {
+              "maxLength" : 255,
+              "type" : "string"
+            }
+          }
+        ],
+        "requestBody" : {
+          "content" : {
+            "application/json" : {
+              "schema" : {
+                "properties" : {
+                  "displayName" : {
+                    "type" : "string"
+                  },
+                  "email" : {
+                    "type" : "string"
+                  },
+                  "locale" : {
+                    "type" : "string"
+                  },
+                  "password" : {
+                    "type" : "string"
+                  },
+                  "timeZone" : {
+                    "type" : "string"
+                  }
+                },
+                "required" : [
+                  "displayName",
+                  "email",
+                  "password",
+                  "timeZone"
+                ],
+                "type" : "object"
+              }
+            }
+          },
+          "required" : true
+        },
+        "responses" : {
+          "201" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "tokens" : {
+                      "properties" : {
+                        "accessToken" : {
+                          "type" : "string"
+                        },
+                        "accessTokenExpiresAt" : {
+                          "format" : "date-time",
+                          "type" : "string"
+                        },
+                        "refreshToken" : {
+                          "type" : "string"
+                        },
+                        "refreshTokenExpiresAt" : {
+                          "format" : "date-time",
+                          "type" : "string"
+                        }
+                      },
+                      "required" : [
+                        "accessToken",
+                        "accessTokenExpiresAt",
+                        "refreshToken",
+                        "refreshTokenExpiresAt"
+                      ],
+                      "type" : "object"
+                    },
+                    "user" : {
+                      "properties" : {
+                        "avatarURL" : {
+                          "type" : "string"
+                        },
+                        "createdAt" : {
+                          "format" : "date-time",
+                          "type" : "string"
+                        },
+                        "displayName" : {
+                          "type" : "string"
+                        },
+                        "email" : {
+                          "type" : "string"
+                        },
+                        "id" : {
+                          "format" : "uuid",
+                          "type" : "string"
+                        },
+                        "kind" : {
+                          "enum" : [
+                            "guest",
+                            "password",
+                            "social"
+                          ],
+                          "type" : "string"
+                        },
+                        "locale" : {
+                          "type" : "string"
+                        },
+                        "timeZone" : {
+                          "type" : "string"
+                        }
+                      },
+                      "required" : [
+                        "createdAt",
+                        "displayName",
+                        "id",
+                        "kind",
+                        "timeZone"
+                      ],
+                      "type" : "object"
+                    }
+                  },
+                  "required" : [
+                    "tokens",
+                    "user"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "Created"
+          },
+          "400" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "409" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+
+        ],
+        "summary" : "Create an account with e-mail and password. Each broken password rule is reported on `password`; a taken e-mail is 409 email-taken.",
+        "tags" : [
+          "identity"
+        ],
+        "x-surge-service" : "identity",
+        "x-surge-throttle" : "credentials"
+      }
+    },
+    "/v1/auth/sign-in" : {
+      "post" : {
+        "operationId" : "signIn",
+        "requestBody" : {
+          "content" : {
+            "application/json" : {
+              "schema" : {
+                "properties" : {
+                  "email" : {
+                    "type" : "string"
+                  },
+                  "password" : {
+                    "type" : "string"
+                  }
+                },
+                "required" : [
+                  "email",
+                  "password"
+                ],
+                "type" : "object"
+              }
+            }
+          },
+          "required" : true
+        },
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "tokens" : {
+                      "properties" : {
+                        "accessToken" : {
+                          "type" : "string"
+                        },
+                        "accessTokenExpiresAt" : {
+                          "format" : "date-time",
+                          "type" : "string"
+                        },
+                        "refreshToken" : {
+                          "type" : "string"
+                        },
+                        "refreshTokenExpiresAt" : {
+                          "format" : "date-time",
+                          "type" : "string"
+                        }
+                      },
+                      "required" : [
+                        "accessToken",
+                        "accessTokenExpiresAt",
+                        "refreshToken",
+                        "refreshTokenExpiresAt"
+                      ],
+                      "type" : "object"
+                    },
+                    "user" : {
+                      "properties" : {
+                        "avatarURL" : {
+                          "type" : "string"
+                        },
+                        "createdAt" : {
+                          "format" : "date-time",
+                          "type" : "string"
+                        },
+                        "displayName" : {
+                          "type" : "string"
+                        },
+                        "email" : {
+                          "type" : "string"
+                        },
+                        "id" : {
+                          "format" : "uuid",
+                          "type" : "string"
+                        },
+                        "kind" : {
+                          "enum" : [
+                            "guest",
+                            "password",
+                            "social"
+                          ],
+                          "type" : "string"
+                        },
+                        "locale" : {
+                          "type" : "string"
+                        },
+                        "timeZone" : {
+                          "type" : "string"
+                        }
+                      },
+                      "required" : [
+                        "createdAt",
+                        "displayName",
+                        "id",
+                        "kind",
+                        "timeZone"
+                      ],
+                      "type" : "object"
+                    }
+                  },
+                  "required" : [
+                    "tokens",
+                    "user"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "OK"
+          },
+          "400" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+
+        ],
+        "summary" : "Sign in with e-mail and password. Wrong e-mail or password: 401 invalid-credentials; after 5 failures in 15 minutes: 429 with Retry-After.",
+        "tags" : [
+          "identity"
+        ],
+        "x-surge-service" : "identity",
+        "x-surge-throttle" : "credentials"
+      }
+    },
+    "/v1/auth/sign-out" : {
+      "post" : {
+        "operationId" : "signOut",
+        "requestBody" : {
+          "content" : {
+            "application/json" : {
+              "schema" : {
+                "properties" : {
+                  "refreshToken" : {
+                    "type" : "string"
+                  }
+                },
+                "required" : [
+                  "refreshToken"
+                ],
+                "type" : "object"
+              }
+            }
+          },
+          "required" : true
+        },
+        "responses" : {
+          "204" : {
+            "description" : "No Content"
+          },
+          "400" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+
+        ],
+        "summary" : "Sign this device out: revokes the refresh token's family.",
+        "tags" : [
+          "identity"
+        ],
+        "x-surge-service" : "identity",
+        "x-surge-throttle" : "credentials"
+      }
+    },
+    "/v1/auth/social" : {
+      "post" : {
+        "operationId" : "socialSignIn",
+        "requestBody" : {
+          "content" : {
+            "application/json" : {
+              "schema" : {
+                "properties" : {
+                  "displayName" : {
+                    "type" : "string"
+                  },
+                  "idToken" : {
+                    "type" : "string"
+                  },
+                  "provider" : {
+                    "enum" : [
+                      "apple",
+                      "google"
+                    ],
+                    "type" : "string"
+                  },
+                  "timeZone" : {
+                    "type" : "string"
+                  }
+                },
+                "required" : [
+                  "idToken",
+                  "provider"
+                ],
+                "type" : "object"
+              }
+            }
+          },
+          "required" : true
+        },
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "newAccount" : {
+                      "type" : "boolean"
+                    },
+                    "tokens" : {
+                      "properties" : {
+                        "accessToken" : {
+                          "type" : "string"
+                        },
+                        "accessTokenExpiresAt" : {
+                          "format" : "date-time",
+                          "type" : "string"
+                        },
+                        "refreshToken" : {
+                          "type" : "string"
+                        },
+                        "refreshTokenExpiresAt" : {
+                          "format" : "date-time",
+                          "type" : "string"
+                        }
+                      },
+                      "required" : [
+                        "accessToken",
+                        "accessTokenExpiresAt",
+                        "refreshToken",
+                        "refreshTokenExpiresAt"
+                      ],
+                      "type" : "object"
+                    },
+                    "user" : {
+                      "properties" : {
+                        "avatarURL" : {
+                          "type" : "string"
+                        },
+                        "createdAt" : {
+                          "format" : "date-time",
+                          "type" : "string"
+                        },
+                        "displayName" : {
+                          "type" : "string"
+                        },
+                        "email" : {
+                          "type" : "string"
+                        },
+                        "id" : {
+                          "format" : "uuid",
+                          "type" : "string"
+                        },
+                        "kind" : {
+                          "enum" : [
+                            "guest",
+                            "password",
+                            "social"
+                          ],
+                          "type" : "string"
+                        },
+                        "locale" : {
+                          "type" : "string"
+                        },
+                        "timeZone" : {
+                          "type" : "string"
+                        }
+                      },
+                      "required" : [
+                        "createdAt",
+                        "displayName",
+                        "id",
+                        "kind",
+                        "timeZone"
+                      ],
+                      "type" : "object"
+                    }
+                  },
+                  "required" : [
+                    "newAccount",
+                    "tokens",
+                    "user"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "OK"
+          },
+          "400" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+
+        ],
+        "summary" : "Sign in with an Apple or Google ID token: a known identity signs in, a verified e-mail links to its account, otherwise an account is created.",
         "tags" : [
           "identity"
         ],
@@ -7365,6 +8033,1102 @@ enum PublicAPI {
         "x-surge-throttle" : "standard"
       }
     },
+    "/v1/friend-requests" : {
+      "get" : {
+        "operationId" : "listFriendRequests",
+        "parameters" : [
+          {
+            "description" : "incoming (default) or outgoing.",
+            "in" : "query",
+            "name" : "direction",
+            "required" : false,
+            "schema" : {
+              "enum" : [
+                "incoming",
+                "outgoing"
+              ],
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "Items per page, 1-100 (default 20).",
+            "in" : "query",
+            "name" : "limit",
+            "required" : false,
+            "schema" : {
+              "type" : "integer"
+            }
+          },
+          {
+            "description" : "The `nextCursor` of the previous page.",
+            "in" : "query",
+            "name" : "cursor",
+            "required" : false,
+            "schema" : {
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "items" : {
+                      "items" : {
+                        "properties" : {
+                          "addressee" : {
+                            "properties" : {
+                              "avatarURL" : {
+                                "type" : "string"
+                              },
+                              "displayName" : {
+                                "type" : "string"
+                              },
+                              "id" : {
+                                "format" : "uuid",
+                                "type" : "string"
+                              }
+                            },
+                            "required" : [
+                              "displayName",
+                              "id"
+                            ],
+                            "type" : "object"
+                          },
+                          "createdAt" : {
+                            "format" : "date-time",
+                            "type" : "string"
+                          },
+                          "id" : {
+                            "format" : "uuid",
+                            "type" : "string"
+                          },
+                          "requester" : {
+                            "properties" : {
+                              "avatarURL" : {
+                                "type" : "string"
+                              },
+                              "displayName" : {
+                                "type" : "string"
+                              },
+                              "id" : {
+                                "format" : "uuid",
+                                "type" : "string"
+                              }
+                            },
+                            "required" : [
+                              "displayName",
+                              "id"
+                            ],
+                            "type" : "object"
+                          }
+                        },
+                        "required" : [
+                          "addressee",
+                          "createdAt",
+                          "id",
+                          "requester"
+                        ],
+                        "type" : "object"
+                      },
+                      "type" : "array"
+                    },
+                    "nextCursor" : {
+                      "type" : "string"
+                    }
+                  },
+                  "required" : [
+                    "items"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "OK"
+          },
+          "400" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Pending friend requests, oldest first.",
+        "tags" : [
+          "identity"
+        ],
+        "x-surge-service" : "identity",
+        "x-surge-throttle" : "standard"
+      },
+      "post" : {
+        "operationId" : "sendFriendRequest",
+        "parameters" : [
+          {
+            "description" : "A client-chosen key (up to 255 characters); a retry with the same key and body gets the first response again.",
+            "in" : "header",
+            "name" : "Idempotency-Key",
+            "required" : false,
+            "schema" : {
+              "maxLength" : 255,
+              "type" : "string"
+            }
+          }
+        ],
+        "requestBody" : {
+          "content" : {
+            "application/json" : {
+              "schema" : {
+                "properties" : {
+                  "userID" : {
+                    "format" : "uuid",
+                    "type" : "string"
+                  }
+                },
+                "required" : [
+                  "userID"
+                ],
+                "type" : "object"
+              }
+            }
+          },
+          "required" : true
+        },
+        "responses" : {
+          "201" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "addressee" : {
+                      "properties" : {
+                        "avatarURL" : {
+                          "type" : "string"
+                        },
+                        "displayName" : {
+                          "type" : "string"
+                        },
+                        "id" : {
+                          "format" : "uuid",
+                          "type" : "string"
+                        }
+                      },
+                      "required" : [
+                        "displayName",
+                        "id"
+                      ],
+                      "type" : "object"
+                    },
+                    "createdAt" : {
+                      "format" : "date-time",
+                      "type" : "string"
+                    },
+                    "id" : {
+                      "format" : "uuid",
+                      "type" : "string"
+                    },
+                    "requester" : {
+                      "properties" : {
+                        "avatarURL" : {
+                          "type" : "string"
+                        },
+                        "displayName" : {
+                          "type" : "string"
+                        },
+                        "id" : {
+                          "format" : "uuid",
+                          "type" : "string"
+                        }
+                      },
+                      "required" : [
+                        "displayName",
+                        "id"
+                      ],
+                      "type" : "object"
+                    }
+                  },
+                  "required" : [
+                    "addressee",
+                    "createdAt",
+                    "id",
+                    "requester"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "Created"
+          },
+          "400" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "409" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Ask someone to be friends (409 if already friends or a request between you is pending).",
+        "tags" : [
+          "identity"
+        ],
+        "x-surge-service" : "identity",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/friend-requests/{requestID}" : {
+      "delete" : {
+        "operationId" : "cancelFriendRequest",
+        "parameters" : [
+          {
+            "in" : "path",
+            "name" : "requestID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "204" : {
+            "description" : "No Content"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Withdraw a request you sent.",
+        "tags" : [
+          "identity"
+        ],
+        "x-surge-service" : "identity",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/friend-requests/{requestID}/accept" : {
+      "post" : {
+        "operationId" : "acceptFriendRequest",
+        "parameters" : [
+          {
+            "in" : "path",
+            "name" : "requestID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "since" : {
+                      "format" : "date-time",
+                      "type" : "string"
+                    },
+                    "user" : {
+                      "properties" : {
+                        "avatarURL" : {
+                          "type" : "string"
+                        },
+                        "displayName" : {
+                          "type" : "string"
+                        },
+                        "id" : {
+                          "format" : "uuid",
+                          "type" : "string"
+                        }
+                      },
+                      "required" : [
+                        "displayName",
+                        "id"
+                      ],
+                      "type" : "object"
+                    }
+                  },
+                  "required" : [
+                    "since",
+                    "user"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "OK"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Accept a request sent to you.",
+        "tags" : [
+          "identity"
+        ],
+        "x-surge-service" : "identity",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/friend-requests/{requestID}/decline" : {
+      "post" : {
+        "operationId" : "declineFriendRequest",
+        "parameters" : [
+          {
+            "in" : "path",
+            "name" : "requestID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "204" : {
+            "description" : "No Content"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Decline a request sent to you.",
+        "tags" : [
+          "identity"
+        ],
+        "x-surge-service" : "identity",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/friends" : {
+      "get" : {
+        "operationId" : "listFriends",
+        "parameters" : [
+          {
+            "description" : "Items per page, 1-100 (default 20).",
+            "in" : "query",
+            "name" : "limit",
+            "required" : false,
+            "schema" : {
+              "type" : "integer"
+            }
+          },
+          {
+            "description" : "The `nextCursor` of the previous page.",
+            "in" : "query",
+            "name" : "cursor",
+            "required" : false,
+            "schema" : {
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "items" : {
+                      "items" : {
+                        "properties" : {
+                          "since" : {
+                            "format" : "date-time",
+                            "type" : "string"
+                          },
+                          "user" : {
+                            "properties" : {
+                              "avatarURL" : {
+                                "type" : "string"
+                              },
+                              "displayName" : {
+                                "type" : "string"
+                              },
+                              "id" : {
+                                "format" : "uuid",
+                                "type" : "string"
+                              }
+                            },
+                            "required" : [
+                              "displayName",
+                              "id"
+                            ],
+                            "type" : "object"
+                          }
+                        },
+                        "required" : [
+                          "since",
+                          "user"
+                        ],
+                        "type" : "object"
+                      },
+                      "type" : "array"
+                    },
+                    "nextCursor" : {
+                      "type" : "string"
+                    }
+                  },
+                  "required" : [
+                    "items"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "OK"
+          },
+          "400" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "The caller's friends, by display name.",
+        "tags" : [
+          "identity"
+        ],
+        "x-surge-service" : "identity",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/friends/{userID}" : {
+      "delete" : {
+        "operationId" : "removeFriend",
+        "parameters" : [
+          {
+            "in" : "path",
+            "name" : "userID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "204" : {
+            "description" : "No Content"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "End a friendship.",
+        "tags" : [
+          "identity"
+        ],
+        "x-surge-service" : "identity",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/groups" : {
+      "get" : {
+        "operationId" : "listGroups",
+        "parameters" : [
+          {
+            "description" : "Items per page, 1-100 (default 20).",
+            "in" : "query",
+            "name" : "limit",
+            "required" : false,
+            "schema" : {
+              "type" : "integer"
+            }
+          },
+          {
+            "description" : "The `nextCursor` of the previous page.",
+            "in" : "query",
+            "name" : "cursor",
+            "required" : false,
+            "schema" : {
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "items" : {
+                      "items" : {
+                        "properties" : {
+                          "createdAt" : {
+                            "format" : "date-time",
+                            "type" : "string"
+                          },
+                          "id" : {
+                            "format" : "uuid",
+                            "type" : "string"
+                          },
+                          "kind" : {
+                            "enum" : [
+                              "household",
+                              "friends",
+                              "team"
+                            ],
+                            "type" : "string"
+                          },
+                          "memberCount" : {
+                            "type" : "integer"
+                          },
+                          "myRole" : {
+                            "enum" : [
+                              "owner",
+                              "member"
+                            ],
+                            "type" : "string"
+                          },
+                          "name" : {
+                            "type" : "string"
+                          },
+                          "ownerID" : {
+                            "format" : "uuid",
+                            "type" : "string"
+                          },
+                          "timeZone" : {
+                            "type" : "string"
+                          }
+                        },
+                        "required" : [
+                          "createdAt",
+                          "id",
+                          "kind",
+                          "memberCount",
+                          "myRole",
+                          "name",
+                          "ownerID",
+                          "timeZone"
+                        ],
+                        "type" : "object"
+                      },
+                      "type" : "array"
+                    },
+                    "nextCursor" : {
+                      "type" : "string"
+                    }
+                  },
+                  "required" : [
+                    "items"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "OK"
+          },
+          "400" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "The groups you belong to, in the order you joined them.",
+        "tags" : [
+          "identity"
+        ],
+        "x-surge-service" : "identity",
+        "x-surge-throttle" : "standard"
+      },
+      "post" : {
+        "operationId" : "createGroup",
+        "parameters" : [
+          {
+            "description" : "A client-chosen key (up to 255 characters); a retry with the same key and body gets the first response again.",
+            "in" : "header",
+            "name" : "Idempotency-Key",
+            "required" : false,
+            "schema" : {
+              "maxLength" : 255,
+              "type" : "string"
+            }
+          }
+        ],
+        "requestBody" : {
+          "content" : {
+            "application/json" : {
+              "schema" : {
+                "properties" : {
+                  "kind" : {
+                    "enum" : [
+                      "household",
+                      "friends",
+                      "team"
+                    ],
+                    "type" : "string"
+                  },
+                  "name" : {
+                    "type" : "string"
+                  },
+                  "timeZone" : {
+                    "type" : "string"
+                  }
+                },
+                "required" : [
+                  "kind",
+                  "name",
+                  "timeZone"
+                ],
+                "type" : "object"
+              }
+            }
+          },
+          "required" : true
+        },
+        "responses" : {
+          "201" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "createdAt" : {
+                      "format" : "date-time",
+                      "type" : "string"
+                    },
+                    "id" : {
+                      "format" : "uuid",
+                      "type" : "string"
+                    },
+                    "kind" : {
+                      "enum" : [
+                        "household",
+                        "friends",
+                        "team"
+                      ],
+                      "type" : "string"
+                    },
+                    "memberCount" : {
+                      "type" : "integer"
+                    },
+                    "myRole" : {
+                      "enum" : [
+                        "owner",
+                        "member"
+                      ],
+                      "type" : "string"
+                    },
+                    "name" : {
+                      "type" : "string"
+                    },
+                    "ownerID" : {
+                      "format" : "uuid",
+                      "type" : "string"
+                    },
+                    "timeZone" : {
+                      "type" : "string"
+                    }
+                  },
+                  "required" : [
+                    "createdAt",
+                    "id",
+                    "kind",
+                    "memberCount",
+                    "myRole",
+                    "name",
+                    "ownerID",
+                    "timeZone"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "Created"
+          },
+          "400" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Create a group (household, friends or team); you own it.",
+        "tags" : [
+          "identity"
+        ],
+        "x-surge-service" : "identity",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/groups/{groupID}" : {
+      "get" : {
+        "operationId" : "getGroup",
+        "parameters" : [
+          {
+            "in" : "path",
+            "name" : "groupID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "createdAt" : {
+                      "format" : "date-time",
+                      "type" : "string"
+                    },
+                    "id" : {
+                      "format" : "uuid",
+                      "type" : "string"
+                    },
+                    "kind" : {
+                      "enum" : [
+                        "household",
+                        "friends",
+                        "team"
+                      ],
+                      "type" : "string"
+                    },
+                    "memberCount" : {
+                      "type" : "integer"
+                    },
+                    "myRole" : {
+                      "enum" : [
+                        "owner",
+                        "member"
+                      ],
+                      "type" : "string"
+                    },
+                    "name" : {
+                      "type" : "string"
+                    },
+                    "ownerID" : {
+                      "format" : "uuid",
+                      "type" : "string"
+                    },
+                    "timeZone" : {
+                      "type" : "string"
+                    }
+                  },
+                  "required" : [
+                    "createdAt",
+                    "id",
+                    "kind",
+                    "memberCount",
+                    "myRole",
+                    "name",
+                    "ownerID",
+                    "timeZone"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "OK"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "A group you belong to (404 otherwise).",
+        "tags" : [
+          "identity"
+        ],
+        "x-surge-service" : "identity",
+        "x-surge-throttle" : "standard"
+      },
+      "patch" : {
+        "operationId" : "updateGroup",
+        "parameters" : [
+          {
+            "in" : "path",
+            "name" : "groupID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          }
+        ],
+        "requestBody" : {
+          "content" : {
+            "application/json" : {
+              "schema" : {
+                "properties" : {
+                  "name" : {
+                    "type" : "string"
+                  },
+                  "timeZone" : {
+                    "type" : "string"
+                  }
+                },
+                "type" : "object"
+              }
+            }
+          },
+          "required" : true
+        },
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "createdAt" : {
+                      "format" : "date-time",
+                      "type" : "string"
+                    },
+                    "id" : {
+                      "format" : "uuid",
+                      "type" : "string"
+                    },
+                    "kind" : {
+                      "enum" : [
+                        "household",
+                        "friends",
+                        "team"
+                      ],
+                      "type" : "string"
+                    },
+                    "memberCount" : {
+                      "type" : "integer"
+                    },
+                    "myRole" : {
+                      "enum" : [
+                        "owner",
+                        "member"
+                      ],
+                      "type" : "string"
+                    },
+                    "name" : {
+                      "type" : "string"
+                    },
+                    "ownerID" : {
+                      "format" : "uuid",
+                      "type" : "string"
+                    },
+                    "timeZone" : {
+                      "type" : "string"
+                    }
+                  },
+                  "required" : [
+                    "createdAt",
+                    "id",
+                    "kind",
+                    "memberCount",
+                    "myRole",
+                    "name",
+                    "ownerID",
+                    "timeZone"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "OK"
+          },
+          "400" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "403" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Rename a group or change its time zone (owner only).",
+        "tags" : [
+          "identity"
+        ],
+        "x-surge-service" : "identity",
+        "x-surge-throttle" : "standard"
+      }
+    },
     "/v1/groups/{groupID}/chore-occurrences" : {
       "get" : {
         "operationId" : "listChoreOccurrences",
@@ -7806,7 +9570,702 @@ enum PublicAPI {
         "x-surge-throttle" : "standard"
       }
     },
+    "/v1/groups/{groupID}/invites" : {
+      "get" : {
+        "operationId" : "listGroupInvites",
+        "parameters" : [
+          {
+            "in" : "path",
+            "name" : "groupID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "Items per page, 1-100 (default 20).",
+            "in" : "query",
+            "name" : "limit",
+            "required" : false,
+            "schema" : {
+              "type" : "integer"
+            }
+          },
+          {
+            "description" : "The `nextCursor` of the previous page.",
+            "in" : "query",
+            "name" : "cursor",
+            "required" : false,
+            "schema" : {
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "items" : {
+                      "items" : {
+                        "properties" : {
+                          "code" : {
+                            "type" : "string"
+                          },
+                          "createdAt" : {
+                            "format" : "date-time",
+                            "type" : "string"
+                          },
+                          "createdBy" : {
+                            "format" : "uuid",
+                            "type" : "string"
+                          },
+                          "expiresAt" : {
+                            "format" : "date-time",
+                            "type" : "string"
+                          },
+                          "groupID" : {
+                            "format" : "uuid",
+                            "type" : "string"
+                          },
+                          "link" : {
+                            "type" : "string"
+                          }
+                        },
+                        "required" : [
+                          "code",
+                          "createdAt",
+                          "expiresAt",
+                          "groupID",
+                          "link"
+                        ],
+                        "type" : "object"
+                      },
+                      "type" : "array"
+                    },
+                    "nextCursor" : {
+                      "type" : "string"
+                    }
+                  },
+                  "required" : [
+                    "items"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "OK"
+          },
+          "400" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "The group's usable invites.",
+        "tags" : [
+          "identity"
+        ],
+        "x-surge-service" : "identity",
+        "x-surge-throttle" : "standard"
+      },
+      "post" : {
+        "operationId" : "createGroupInvite",
+        "parameters" : [
+          {
+            "in" : "path",
+            "name" : "groupID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "A client-chosen key (up to 255 characters); a retry with the same key and body gets the first response again.",
+            "in" : "header",
+            "name" : "Idempotency-Key",
+            "required" : false,
+            "schema" : {
+              "maxLength" : 255,
+              "type" : "string"
+            }
+          }
+        ],
+        "requestBody" : {
+          "content" : {
+            "application/json" : {
+              "schema" : {
+                "properties" : {
+                  "expiresInHours" : {
+                    "type" : "integer"
+                  }
+                },
+                "type" : "object"
+              }
+            }
+          },
+          "required" : true
+        },
+        "responses" : {
+          "201" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "code" : {
+                      "type" : "string"
+                    },
+                    "createdAt" : {
+                      "format" : "date-time",
+                      "type" : "string"
+                    },
+                    "createdBy" : {
+                      "format" : "uuid",
+                      "type" : "string"
+                    },
+                    "expiresAt" : {
+                      "format" : "date-time",
+                      "type" : "string"
+                    },
+                    "groupID" : {
+                      "format" : "uuid",
+                      "type" : "string"
+                    },
+                    "link" : {
+                      "type" : "string"
+                    }
+                  },
+                  "required" : [
+                    "code",
+                    "createdAt",
+                    "expiresAt",
+                    "groupID",
+                    "link"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "Created"
+          },
+          "400" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Create an invite code and link (any member); expires after expiresInHours (1-720, default 72).",
+        "tags" : [
+          "identity"
+        ],
+        "x-surge-service" : "identity",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/groups/{groupID}/invites/{code}" : {
+      "delete" : {
+        "operationId" : "revokeGroupInvite",
+        "parameters" : [
+          {
+            "in" : "path",
+            "name" : "groupID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          },
+          {
+            "in" : "path",
+            "name" : "code",
+            "required" : true,
+            "schema" : {
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "204" : {
+            "description" : "No Content"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "403" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Revoke an invite (its creator or the owner).",
+        "tags" : [
+          "identity"
+        ],
+        "x-surge-service" : "identity",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/groups/{groupID}/leave" : {
+      "post" : {
+        "operationId" : "leaveGroup",
+        "parameters" : [
+          {
+            "in" : "path",
+            "name" : "groupID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "204" : {
+            "description" : "No Content"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Leave a group. An owner's ownership passes to the longest-standing member; the last member leaving deletes the group.",
+        "tags" : [
+          "identity"
+        ],
+        "x-surge-service" : "identity",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/groups/{groupID}/members" : {
+      "get" : {
+        "operationId" : "listGroupMembers",
+        "parameters" : [
+          {
+            "in" : "path",
+            "name" : "groupID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "Items per page, 1-100 (default 20).",
+            "in" : "query",
+            "name" : "limit",
+            "required" : false,
+            "schema" : {
+              "type" : "integer"
+            }
+          },
+          {
+            "description" : "The `nextCursor` of the previous page.",
+            "in" : "query",
+            "name" : "cursor",
+            "required" : false,
+            "schema" : {
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "items" : {
+                      "items" : {
+                        "properties" : {
+                          "joinedAt" : {
+                            "format" : "date-time",
+                            "type" : "string"
+                          },
+                          "role" : {
+                            "enum" : [
+                              "owner",
+                              "member"
+                            ],
+                            "type" : "string"
+                          },
+                          "user" : {
+                            "properties" : {
+                              "avatarURL" : {
+                                "type" : "string"
+                              },
+                              "displayName" : {
+                                "type" : "string"
+                              },
+                              "id" : {
+                                "format" : "uuid",
+                                "type" : "string"
+                              }
+                            },
+                            "required" : [
+                              "displayName",
+                              "id"
+                            ],
+                            "type" : "object"
+                          }
+                        },
+                        "required" : [
+                          "joinedAt",
+                          "role",
+                          "user"
+                        ],
+                        "type" : "object"
+                      },
+                      "type" : "array"
+                    },
+                    "nextCursor" : {
+                      "type" : "string"
+                    }
+                  },
+                  "required" : [
+                    "items"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "OK"
+          },
+          "400" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Members and their roles, in joining order.",
+        "tags" : [
+          "identity"
+        ],
+        "x-surge-service" : "identity",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/groups/{groupID}/members/{userID}" : {
+      "delete" : {
+        "operationId" : "removeGroupMember",
+        "parameters" : [
+          {
+            "in" : "path",
+            "name" : "groupID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          },
+          {
+            "in" : "path",
+            "name" : "userID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "204" : {
+            "description" : "No Content"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "403" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "409" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Remove a member (owner only).",
+        "tags" : [
+          "identity"
+        ],
+        "x-surge-service" : "identity",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/groups/join" : {
+      "post" : {
+        "operationId" : "joinGroup",
+        "requestBody" : {
+          "content" : {
+            "application/json" : {
+              "schema" : {
+                "properties" : {
+                  "code" : {
+                    "type" : "string"
+                  }
+                },
+                "required" : [
+                  "code"
+                ],
+                "type" : "object"
+              }
+            }
+          },
+          "required" : true
+        },
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "createdAt" : {
+                      "format" : "date-time",
+                      "type" : "string"
+                    },
+                    "id" : {
+                      "format" : "uuid",
+                      "type" : "string"
+                    },
+                    "kind" : {
+                      "enum" : [
+                        "household",
+                        "friends",
+                        "team"
+                      ],
+                      "type" : "string"
+                    },
+                    "memberCount" : {
+                      "type" : "integer"
+                    },
+                    "myRole" : {
+                      "enum" : [
+                        "owner",
+                        "member"
+                      ],
+                      "type" : "string"
+                    },
+                    "name" : {
+                      "type" : "string"
+                    },
+                    "ownerID" : {
+                      "format" : "uuid",
+                      "type" : "string"
+                    },
+                    "timeZone" : {
+                      "type" : "string"
+                    }
+                  },
+                  "required" : [
+                    "createdAt",
+                    "id",
+                    "kind",
+                    "memberCount",
+                    "myRole",
+                    "name",
+                    "ownerID",
+                    "timeZone"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "OK"
+          },
+          "400" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "410" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Join a group with an invite code (404 unknown or revoked, 410 expired). Joining again changes nothing.",
+        "tags" : [
+          "identity"
+        ],
+        "x-surge-service" : "identity",
+        "x-surge-throttle" : "standard"
+      }
+    },
     "/v1/me" : {
+      "delete" : {
+        "operationId" : "deleteMe",
+        "requestBody" : {
+          "content" : {
+            "application/json" : {
+              "schema" : {
+                "properties" : {
+                  "confirm" : {
+                    "type" : "boolean"
+                  }
+                },
+                "type" : "object"
+              }
+            }
+          },
+          "required" : true
+        },
+        "responses" : {
+          "204" : {
+            "description" : "No Content"
+          },
+          "400" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Delete the account and all its data. The body must be {\"confirm\": true}, else 422 confirmation-required.",
+        "tags" : [
+          "identity"
+        ],
+        "x-surge-service" : "identity",
+        "x-surge-throttle" : "standard"
+      },
       "get" : {
         "operationId" : "getMe",
         "responses" : {
@@ -7817,11 +10276,17 @@ enum PublicAPI {
                   "properties" : {
                     "user" : {
                       "properties" : {
+                        "avatarURL" : {
+                          "type" : "string"
+                        },
                         "createdAt" : {
                           "format" : "date-time",
                           "type" : "string"
                         },
                         "displayName" : {
+                          "type" : "string"
+                        },
+                        "email" : {
                           "type" : "string"
                         },
                         "id" : {
@@ -7880,6 +10345,121 @@ enum PublicAPI {
           }
         ],
         "summary" : "The caller's account.",
+        "tags" : [
+          "identity"
+        ],
+        "x-surge-service" : "identity",
+        "x-surge-throttle" : "standard"
+      },
+      "patch" : {
+        "operationId" : "updateMe",
+        "requestBody" : {
+          "content" : {
+            "application/json" : {
+              "schema" : {
+                "properties" : {
+                  "avatarURL" : {
+                    "type" : "string"
+                  },
+                  "displayName" : {
+                    "type" : "string"
+                  },
+                  "locale" : {
+                    "type" : "string"
+                  },
+                  "timeZone" : {
+                    "type" : "string"
+                  }
+                },
+                "type" : "object"
+              }
+            }
+          },
+          "required" : true
+        },
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "user" : {
+                      "properties" : {
+                        "avatarURL" : {
+                          "type" : "string"
+                        },
+                        "createdAt" : {
+                          "format" : "date-time",
+                          "type" : "string"
+                        },
+                        "displayName" : {
+                          "type" : "string"
+                        },
+                        "email" : {
+                          "type" : "string"
+                        },
+                        "id" : {
+                          "format" : "uuid",
+                          "type" : "string"
+                        },
+                        "kind" : {
+                          "enum" : [
+                            "guest",
+                            "password",
+                            "social"
+                          ],
+                          "type" : "string"
+                        },
+                        "locale" : {
+                          "type" : "string"
+                        },
+                        "timeZone" : {
+                          "type" : "string"
+                        }
+                      },
+                      "required" : [
+                        "createdAt",
+                        "displayName",
+                        "id",
+                        "kind",
+                        "timeZone"
+                      ],
+                      "type" : "object"
+                    }
+                  },
+                  "required" : [
+                    "user"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "OK"
+          },
+          "400" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Change display name, avatar (empty string removes it), IANA time zone or locale.",
         "tags" : [
           "identity"
         ],
@@ -8168,6 +10748,124 @@ enum PublicAPI {
           "challenges"
         ],
         "x-surge-service" : "challenges",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/me/credentials" : {
+      "post" : {
+        "operationId" : "attachCredentials",
+        "requestBody" : {
+          "content" : {
+            "application/json" : {
+              "schema" : {
+                "properties" : {
+                  "email" : {
+                    "type" : "string"
+                  },
+                  "password" : {
+                    "type" : "string"
+                  }
+                },
+                "required" : [
+                  "email",
+                  "password"
+                ],
+                "type" : "object"
+              }
+            }
+          },
+          "required" : true
+        },
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "user" : {
+                      "properties" : {
+                        "avatarURL" : {
+                          "type" : "string"
+                        },
+                        "createdAt" : {
+                          "format" : "date-time",
+                          "type" : "string"
+                        },
+                        "displayName" : {
+                          "type" : "string"
+                        },
+                        "email" : {
+                          "type" : "string"
+                        },
+                        "id" : {
+                          "format" : "uuid",
+                          "type" : "string"
+                        },
+                        "kind" : {
+                          "enum" : [
+                            "guest",
+                            "password",
+                            "social"
+                          ],
+                          "type" : "string"
+                        },
+                        "locale" : {
+                          "type" : "string"
+                        },
+                        "timeZone" : {
+                          "type" : "string"
+                        }
+                      },
+                      "required" : [
+                        "createdAt",
+                        "displayName",
+                        "id",
+                        "kind",
+                        "timeZone"
+                      ],
+                      "type" : "object"
+                    }
+                  },
+                  "required" : [
+                    "user"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "OK"
+          },
+          "400" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "409" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "A guest attaches an e-mail and password, keeping the account and everything in it.",
+        "tags" : [
+          "identity"
+        ],
+        "x-surge-service" : "identity",
         "x-surge-throttle" : "standard"
       }
     },
@@ -8517,6 +11215,586 @@ enum PublicAPI {
         "x-surge-throttle" : "standard"
       }
     },
+    "/v1/me/preferences" : {
+      "get" : {
+        "operationId" : "getPreferences",
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "dailyReminderTime" : {
+                      "format" : "time",
+                      "type" : "string"
+                    },
+                    "notificationsEnabled" : {
+                      "type" : "boolean"
+                    },
+                    "quietHours" : {
+                      "properties" : {
+                        "end" : {
+                          "format" : "time",
+                          "type" : "string"
+                        },
+                        "start" : {
+                          "format" : "time",
+                          "type" : "string"
+                        }
+                      },
+                      "required" : [
+                        "end",
+                        "start"
+                      ],
+                      "type" : "object"
+                    },
+                    "telemetryOptOut" : {
+                      "type" : "boolean"
+                    },
+                    "updatedAt" : {
+                      "format" : "date-time",
+                      "type" : "string"
+                    }
+                  },
+                  "required" : [
+                    "notificationsEnabled",
+                    "telemetryOptOut"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "OK"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Notification switch, daily reminder time, quiet hours and telemetry opt-out (defaults until saved).",
+        "tags" : [
+          "identity"
+        ],
+        "x-surge-service" : "identity",
+        "x-surge-throttle" : "standard"
+      },
+      "put" : {
+        "operationId" : "putPreferences",
+        "requestBody" : {
+          "content" : {
+            "application/json" : {
+              "schema" : {
+                "properties" : {
+                  "dailyReminderTime" : {
+                    "format" : "time",
+                    "type" : "string"
+                  },
+                  "notificationsEnabled" : {
+                    "type" : "boolean"
+                  },
+                  "quietHours" : {
+                    "properties" : {
+                      "end" : {
+                        "format" : "time",
+                        "type" : "string"
+                      },
+                      "start" : {
+                        "format" : "time",
+                        "type" : "string"
+                      }
+                    },
+                    "required" : [
+                      "end",
+                      "start"
+                    ],
+                    "type" : "object"
+                  },
+                  "telemetryOptOut" : {
+                    "type" : "boolean"
+                  }
+                },
+                "required" : [
+                  "notificationsEnabled",
+                  "telemetryOptOut"
+                ],
+                "type" : "object"
+              }
+            }
+          },
+          "required" : true
+        },
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "dailyReminderTime" : {
+                      "format" : "time",
+                      "type" : "string"
+                    },
+                    "notificationsEnabled" : {
+                      "type" : "boolean"
+                    },
+                    "quietHours" : {
+                      "properties" : {
+                        "end" : {
+                          "format" : "time",
+                          "type" : "string"
+                        },
+                        "start" : {
+                          "format" : "time",
+                          "type" : "string"
+                        }
+                      },
+                      "required" : [
+                        "end",
+                        "start"
+                      ],
+                      "type" : "object"
+                    },
+                    "telemetryOptOut" : {
+                      "type" : "boolean"
+                    },
+                    "updatedAt" : {
+                      "format" : "date-time",
+                      "type" : "string"
+                    }
+                  },
+                  "required" : [
+                    "notificationsEnabled",
+                    "telemetryOptOut"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "OK"
+          },
+          "400" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Replace the preferences; takes effect at once (telemetry opt-out included).",
+        "tags" : [
+          "identity"
+        ],
+        "x-surge-service" : "identity",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/me/training-plan" : {
+      "get" : {
+        "operationId" : "getTrainingPlan",
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "activityLevel" : {
+                      "enum" : [
+                        "beginner",
+                        "intermediate",
+                        "advanced"
+                      ],
+                      "type" : "string"
+                    },
+                    "dailyGoal" : {
+                      "type" : "integer"
+                    },
+                    "daysPerWeek" : {
+                      "type" : "integer"
+                    },
+                    "maxPushUpsInOneSet" : {
+                      "type" : "integer"
+                    },
+                    "recommendation" : {
+                      "properties" : {
+                        "dailyGoal" : {
+                          "type" : "integer"
+                        },
+                        "recoverySeconds" : {
+                          "type" : "integer"
+                        },
+                        "startingSeries" : {
+                          "type" : "integer"
+                        }
+                      },
+                      "required" : [
+                        "dailyGoal",
+                        "recoverySeconds",
+                        "startingSeries"
+                      ],
+                      "type" : "object"
+                    },
+                    "recoverySeconds" : {
+                      "type" : "integer"
+                    },
+                    "startingSeries" : {
+                      "type" : "integer"
+                    },
+                    "updatedAt" : {
+                      "format" : "date-time",
+                      "type" : "string"
+                    }
+                  },
+                  "required" : [
+                    "activityLevel",
+                    "dailyGoal",
+                    "daysPerWeek",
+                    "maxPushUpsInOneSet",
+                    "recommendation",
+                    "recoverySeconds",
+                    "startingSeries"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "OK"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "The onboarding answers and accepted values, with the current recommendation (404 before onboarding).",
+        "tags" : [
+          "identity"
+        ],
+        "x-surge-service" : "identity",
+        "x-surge-throttle" : "standard"
+      },
+      "put" : {
+        "operationId" : "putTrainingPlan",
+        "requestBody" : {
+          "content" : {
+            "application/json" : {
+              "schema" : {
+                "properties" : {
+                  "activityLevel" : {
+                    "enum" : [
+                      "beginner",
+                      "intermediate",
+                      "advanced"
+                    ],
+                    "type" : "string"
+                  },
+                  "dailyGoal" : {
+                    "type" : "integer"
+                  },
+                  "daysPerWeek" : {
+                    "type" : "integer"
+                  },
+                  "maxPushUpsInOneSet" : {
+                    "type" : "integer"
+                  },
+                  "recoverySeconds" : {
+                    "type" : "integer"
+                  },
+                  "startingSeries" : {
+                    "type" : "integer"
+                  }
+                },
+                "required" : [
+                  "activityLevel",
+                  "daysPerWeek",
+                  "maxPushUpsInOneSet"
+                ],
+                "type" : "object"
+              }
+            }
+          },
+          "required" : true
+        },
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "activityLevel" : {
+                      "enum" : [
+                        "beginner",
+                        "intermediate",
+                        "advanced"
+                      ],
+                      "type" : "string"
+                    },
+                    "dailyGoal" : {
+                      "type" : "integer"
+                    },
+                    "daysPerWeek" : {
+                      "type" : "integer"
+                    },
+                    "maxPushUpsInOneSet" : {
+                      "type" : "integer"
+                    },
+                    "recommendation" : {
+                      "properties" : {
+                        "dailyGoal" : {
+                          "type" : "integer"
+                        },
+                        "recoverySeconds" : {
+                          "type" : "integer"
+                        },
+                        "startingSeries" : {
+                          "type" : "integer"
+                        }
+                      },
+                      "required" : [
+                        "dailyGoal",
+                        "recoverySeconds",
+                        "startingSeries"
+                      ],
+                      "type" : "object"
+                    },
+                    "recoverySeconds" : {
+                      "type" : "integer"
+                    },
+                    "startingSeries" : {
+                      "type" : "integer"
+                    },
+                    "updatedAt" : {
+                      "format" : "date-time",
+                      "type" : "string"
+                    }
+                  },
+                  "required" : [
+                    "activityLevel",
+                    "dailyGoal",
+                    "daysPerWeek",
+                    "maxPushUpsInOneSet",
+                    "recommendation",
+                    "recoverySeconds",
+                    "startingSeries"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "OK"
+          },
+          "400" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Save the onboarding answers and accepted values; omitted values take the recommendation.",
+        "tags" : [
+          "identity"
+        ],
+        "x-surge-service" : "identity",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/me/training-plan/preview" : {
+      "post" : {
+        "operationId" : "previewTrainingPlan",
+        "requestBody" : {
+          "content" : {
+            "application/json" : {
+              "schema" : {
+                "properties" : {
+                  "activityLevel" : {
+                    "enum" : [
+                      "beginner",
+                      "intermediate",
+                      "advanced"
+                    ],
+                    "type" : "string"
+                  },
+                  "dailyGoal" : {
+                    "type" : "integer"
+                  },
+                  "daysPerWeek" : {
+                    "type" : "integer"
+                  },
+                  "maxPushUpsInOneSet" : {
+                    "type" : "integer"
+                  },
+                  "recoverySeconds" : {
+                    "type" : "integer"
+                  },
+                  "startingSeries" : {
+                    "type" : "integer"
+                  }
+                },
+                "required" : [
+                  "activityLevel",
+                  "daysPerWeek",
+                  "maxPushUpsInOneSet"
+                ],
+                "type" : "object"
+              }
+            }
+          },
+          "required" : true
+        },
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "activityLevel" : {
+                      "enum" : [
+                        "beginner",
+                        "intermediate",
+                        "advanced"
+                      ],
+                      "type" : "string"
+                    },
+                    "dailyGoal" : {
+                      "type" : "integer"
+                    },
+                    "daysPerWeek" : {
+                      "type" : "integer"
+                    },
+                    "maxPushUpsInOneSet" : {
+                      "type" : "integer"
+                    },
+                    "recommendation" : {
+                      "properties" : {
+                        "dailyGoal" : {
+                          "type" : "integer"
+                        },
+                        "recoverySeconds" : {
+                          "type" : "integer"
+                        },
+                        "startingSeries" : {
+                          "type" : "integer"
+                        }
+                      },
+                      "required" : [
+                        "dailyGoal",
+                        "recoverySeconds",
+                        "startingSeries"
+                      ],
+                      "type" : "object"
+                    },
+                    "recoverySeconds" : {
+                      "type" : "integer"
+                    },
+                    "startingSeries" : {
+                      "type" : "integer"
+                    },
+                    "updatedAt" : {
+                      "format" : "date-time",
+                      "type" : "string"
+                    }
+                  },
+                  "required" : [
+                    "activityLevel",
+                    "dailyGoal",
+                    "daysPerWeek",
+                    "maxPushUpsInOneSet",
+                    "recommendation",
+                    "recoverySeconds",
+                    "startingSeries"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "OK"
+          },
+          "400" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "The recommendations for these answers, without saving anything.",
+        "tags" : [
+          "identity"
+        ],
+        "x-surge-service" : "identity",
+        "x-surge-throttle" : "standard"
+      }
+    },
     "/v1/photos/{photoID}" : {
       "get" : {
         "operationId" : "getPhoto",
@@ -8560,6 +11838,110 @@ enum PublicAPI {
           "progress"
         ],
         "x-surge-service" : "progress",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/users" : {
+      "get" : {
+        "operationId" : "searchUsers",
+        "parameters" : [
+          {
+            "description" : "Part of a display name, 1-50 characters.",
+            "in" : "query",
+            "name" : "query",
+            "required" : true,
+            "schema" : {
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "Items per page, 1-100 (default 20).",
+            "in" : "query",
+            "name" : "limit",
+            "required" : false,
+            "schema" : {
+              "type" : "integer"
+            }
+          },
+          {
+            "description" : "The `nextCursor` of the previous page.",
+            "in" : "query",
+            "name" : "cursor",
+            "required" : false,
+            "schema" : {
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "items" : {
+                      "items" : {
+                        "properties" : {
+                          "avatarURL" : {
+                            "type" : "string"
+                          },
+                          "displayName" : {
+                            "type" : "string"
+                          },
+                          "id" : {
+                            "format" : "uuid",
+                            "type" : "string"
+                          }
+                        },
+                        "required" : [
+                          "displayName",
+                          "id"
+                        ],
+                        "type" : "object"
+                      },
+                      "type" : "array"
+                    },
+                    "nextCursor" : {
+                      "type" : "string"
+                    }
+                  },
+                  "required" : [
+                    "items"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "OK"
+          },
+          "400" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Find people by display name (public profiles only).",
+        "tags" : [
+          "identity"
+        ],
+        "x-surge-service" : "identity",
         "x-surge-throttle" : "standard"
       }
     }

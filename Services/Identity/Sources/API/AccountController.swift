@@ -2,19 +2,120 @@ import Foundation
 import Hummingbird
 import SurgeRuntime
 
-struct AccountController<Repository: AccountRepository> {
-    let accounts: Repository
+/// The caller's own account: profile, credentials for guests, preferences, training plan, deletion and export; and
+/// the display-name search over everyone's public profile.
+struct AccountController {
+    let accounts: AccountRepository
+    let exports: ExportRepository
+    let passwords: PasswordHasher
 
-    struct AccountResponse: ResponseCodable {
-        var user: Account
-    }
+    static let trainingPlanNotFound = Problem(
+        slug: "training-plan-not-found", title: "Not found", status: .notFound,
+        detail: "No training plan yet: complete onboarding with PUT /v1/me/training-plan.")
 
     func addRoutes(to router: Router<SurgeRequestContext>) {
         router.add(IdentityAPI.me, use: me)
+        router.add(IdentityAPI.updateMe, use: updateMe)
+        router.add(IdentityAPI.attachCredentials, use: attachCredentials)
+        router.add(IdentityAPI.getPreferences, use: getPreferences)
+        router.add(IdentityAPI.putPreferences, use: putPreferences)
+        router.add(IdentityAPI.getTrainingPlan, use: getTrainingPlan)
+        router.add(IdentityAPI.putTrainingPlan, use: putTrainingPlan)
+        router.add(IdentityAPI.previewTrainingPlan, use: previewTrainingPlan)
+        router.add(IdentityAPI.deleteMe, use: deleteMe)
+        router.add(IdentityAPI.searchUsers, use: searchUsers)
+        router.get("/internal/export", use: export)
     }
 
     @Sendable func me(request: Request, context: SurgeRequestContext) async throws -> AccountResponse {
-        guard let account = try await accounts.account(try context.caller()) else { throw Problem.notFound("The account no longer exists.") }
+        guard let account = try await accounts.account(try context.caller()) else { throw IdentityProblems.accountGone }
         return AccountResponse(user: account)
+    }
+
+    @Sendable func updateMe(request: Request, context: SurgeRequestContext) async throws -> AccountResponse {
+        let caller = try context.caller()
+        let body = try await request.decode(as: ProfileUpdateRequest.self, context: context)
+        let update = try ProfileUpdate(displayName: body.displayName, avatarURL: body.avatarURL, timeZone: body.timeZone, locale: body.locale)
+        return AccountResponse(user: try await accounts.updateProfile(caller, update, trace: context.trace))
+    }
+
+    /// A guest attaches an e-mail and password; the account, its id and all its data stay.
+    @Sendable func attachCredentials(request: Request, context: SurgeRequestContext) async throws -> AccountResponse {
+        let caller = try context.caller()
+        let body = try await request.decode(as: CredentialsRequest.self, context: context)
+        let credentials = try CredentialsAttachment(email: body.email, password: body.password)
+        let hash = try await passwords.hash(credentials.password)
+        return AccountResponse(user: try await accounts.attachCredentials(caller, credentials, passwordHash: hash, trace: context.trace))
+    }
+
+    @Sendable func getPreferences(request: Request, context: SurgeRequestContext) async throws -> PreferencesResponse {
+        let (preferences, updatedAt) = try await accounts.preferences(try context.caller())
+        return PreferencesResponse(preferences, updatedAt: updatedAt)
+    }
+
+    @Sendable func putPreferences(request: Request, context: SurgeRequestContext) async throws -> PreferencesResponse {
+        let caller = try context.caller()
+        let body = try await request.decode(as: PreferencesRequest.self, context: context)
+        let preferences = try Preferences.validated(
+            notificationsEnabled: body.notificationsEnabled, dailyReminderTime: body.dailyReminderTime, quietHours: body.quietHours,
+            telemetryOptOut: body.telemetryOptOut)
+        let (saved, updatedAt) = try await accounts.savePreferences(caller, preferences, trace: context.trace)
+        return PreferencesResponse(saved, updatedAt: updatedAt)
+    }
+
+    @Sendable func getTrainingPlan(request: Request, context: SurgeRequestContext) async throws -> TrainingPlanResponse {
+        guard let (plan, updatedAt) = try await accounts.trainingPlan(try context.caller()) else { throw Self.trainingPlanNotFound }
+        return TrainingPlanResponse(plan, updatedAt: updatedAt)
+    }
+
+    @Sendable func putTrainingPlan(request: Request, context: SurgeRequestContext) async throws -> TrainingPlanResponse {
+        let caller = try context.caller()
+        let plan = try await Self.plan(from: request, context: context)
+        let updatedAt = try await accounts.saveTrainingPlan(caller, plan, trace: context.trace)
+        return TrainingPlanResponse(plan, updatedAt: updatedAt)
+    }
+
+    @Sendable func previewTrainingPlan(request: Request, context: SurgeRequestContext) async throws -> TrainingPlanResponse {
+        _ = try context.caller()
+        return TrainingPlanResponse(try await Self.plan(from: request, context: context), updatedAt: nil)
+    }
+
+    static func plan(from request: Request, context: SurgeRequestContext) async throws -> TrainingPlan {
+        let body = try await request.decode(as: TrainingPlanRequest.self, context: context)
+        return try TrainingPlan(
+            activityLevel: body.activityLevel, maxPushUpsInOneSet: body.maxPushUpsInOneSet, daysPerWeek: body.daysPerWeek,
+            dailyGoal: body.dailyGoal, startingSeries: body.startingSeries, recoverySeconds: body.recoverySeconds)
+    }
+
+    /// Deletes the account. The body must be `{"confirm": true}`; without it the answer is 422 `confirmation-required`
+    /// (the request is well-formed but lacks the confirmation; 428 is for conditional-request headers).
+    @Sendable func deleteMe(request: Request, context: SurgeRequestContext) async throws -> HTTPResponse.Status {
+        let caller = try context.caller()
+        let confirmed = try await request.decodeOptionalBody(DeleteAccountRequest.self, context: context)?.confirm == true
+        guard confirmed else {
+            throw Problem(
+                slug: "confirmation-required", title: "Confirmation required", status: .unprocessableContent,
+                detail: "Deleting an account erases its data for good. Send {\"confirm\": true} to go ahead.",
+                errors: [.init(field: "confirm", message: "must be true")])
+        }
+        try await accounts.delete(caller, trace: context.trace)
+        return .noContent
+    }
+
+    /// Public profiles whose display name contains `query`.
+    @Sendable func searchUsers(request: Request, context: SurgeRequestContext) async throws -> Page<PublicProfile> {
+        let caller = try context.caller()
+        let query = (request.uri.queryParameters["query"].map(String.init) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...ProfileRules.maxDisplayNameLength).contains(query.count) else {
+            throw Problem.validation(field: "query", "must be 1 to \(ProfileRules.maxDisplayNameLength) characters")
+        }
+        return try await accounts.search(query, excluding: caller, page: try PageRequest(request))
+    }
+
+    /// `GET /internal/export`: identity's part of the caller's data export. Not public: the gateway merges it with
+    /// the other services' parts.
+    @Sendable func export(request: Request, context: SurgeRequestContext) async throws -> IdentityExport {
+        guard let export = try await exports.export(try context.caller()) else { throw IdentityProblems.accountGone }
+        return export
     }
 }

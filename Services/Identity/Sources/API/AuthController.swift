@@ -1,33 +1,62 @@
 import Foundation
+import HummingbirdBcrypt
 import Hummingbird
 import JWTKit
+import NIOPosix
 import SurgeAuth
 import SurgeRuntime
 
-struct AuthController<Repository: AccountRepository> {
-    let accounts: Repository
-    let tokens: AccessTokenIssuer
+/// Hashes and checks passwords with bcrypt on NIO's thread pool, never on the cooperative pool.
+struct PasswordHasher: Sendable {
+    let cost: UInt8
+    /// Checked against when the e-mail is unknown, so that an unknown e-mail takes as long as a wrong password.
+    let decoy: String
 
-    struct GuestRequest: Codable {
-        var displayName: String
-        var timeZone: String
-        var locale: String?
+    init(cost: UInt8) async throws {
+        self.cost = cost
+        decoy = try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash("decoy password, never matches", cost: cost) }
     }
 
-    struct Tokens: Codable {
-        var accessToken: String
-        var accessTokenExpiresAt: Date
+    func hash(_ password: String) async throws -> String {
+        let cost = self.cost
+        return try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(password, cost: cost) }
     }
 
-    struct SessionResponse: ResponseCodable {
-        var user: Account
-        var tokens: Tokens
+    func verify(_ password: String, hash: String?) async throws -> Bool {
+        let stored = hash ?? decoy
+        let matches = try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: stored) }
+        return matches && hash != nil
     }
+}
+
+/// Sign-up, sign-in (password, guest, Apple, Google), refresh and sign-out, and the JWKS the gateway verifies access
+/// tokens with.
+struct AuthController {
+    let accounts: AccountRepository
+    let sessions: SessionRepository
+    let issuer: AccessTokenIssuer
+    let passwords: PasswordHasher
+    let social: SocialTokenVerifier
+    let clock: ServiceClock
+
+    static let invalidCredentials = Problem(
+        slug: "invalid-credentials", title: "Invalid credentials", status: .unauthorized, detail: "The e-mail or the password is wrong.")
+    static let invalidRefreshToken = Problem(
+        slug: "invalid-refresh-token", title: "Invalid refresh token", status: .unauthorized,
+        detail: "The refresh token is unknown or expired. Sign in again.")
+    static let refreshTokenReused = Problem(
+        slug: "refresh-token-reused", title: "Refresh token reused", status: .unauthorized,
+        detail: "This refresh token was already used. For safety every session it belongs to was signed out; sign in again.")
 
     func addRoutes(to router: Router<SurgeRequestContext>) {
         router.add(IdentityAPI.registerGuest, use: registerGuest)
+        router.add(IdentityAPI.register, use: register)
+        router.add(IdentityAPI.signIn, use: signIn)
+        router.add(IdentityAPI.socialSignIn, use: socialSignIn)
+        router.add(IdentityAPI.refresh, use: refresh)
+        router.add(IdentityAPI.signOut, use: signOut)
         router.get("/internal/jwks.json") { _, _ in
-            let data = try JSONEncoder().encode(tokens.jwks)
+            let data = try JSONEncoder().encode(issuer.jwks)
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
         }
     }
@@ -36,11 +65,95 @@ struct AuthController<Repository: AccountRepository> {
         let body = try await request.decode(as: GuestRequest.self, context: context)
         let registration = try GuestRegistration(displayName: body.displayName, timeZone: body.timeZone, locale: body.locale)
         let account = try await accounts.registerGuest(registration, trace: context.trace)
-        return EditedResponse(status: .created, response: SessionResponse(user: account, tokens: try await session(for: account)))
+        return EditedResponse(status: .created, response: try await session(for: account))
     }
 
-    private func session(for account: Account) async throws -> Tokens {
-        let access = try await tokens.issue(userID: account.id, kind: account.kind.rawValue)
-        return Tokens(accessToken: access.token, accessTokenExpiresAt: access.expiresAt)
+    @Sendable func register(request: Request, context: SurgeRequestContext) async throws -> EditedResponse<SessionResponse> {
+        let body = try await request.decode(as: RegisterRequest.self, context: context)
+        let registration = try PasswordRegistration(
+            email: body.email, password: body.password, displayName: body.displayName, timeZone: body.timeZone, locale: body.locale)
+        let hash = try await passwords.hash(registration.password)
+        let account = try await accounts.registerWithPassword(registration, passwordHash: hash, trace: context.trace)
+        return EditedResponse(status: .created, response: try await session(for: account))
+    }
+
+    /// A wrong e-mail and a wrong password look the same (same answer, same bcrypt work). After five failures for
+    /// an e-mail within 15 minutes, attempts for it are refused with 429 until the window passes.
+    @Sendable func signIn(request: Request, context: SurgeRequestContext) async throws -> SessionResponse {
+        let body = try await request.decode(as: SignInRequest.self, context: context)
+        let email = EmailAddress.normalise(body.email)
+        guard !email.isEmpty, email.count <= EmailAddress.maxLength else { throw Self.invalidCredentials }
+        switch try await sessions.admitAttempt(email: email) {
+        case .refused(let retryAfter):
+            throw Problem(
+                slug: "sign-in-throttled", title: "Too many attempts", status: .tooManyRequests,
+                detail: "Too many failed sign-ins for this account. Try again later.", retryAfter: retryAfter)
+        case .admitted:
+            break
+        }
+        var found: (account: Account, passwordHash: String)?
+        if let address = EmailAddress(email) { found = try await accounts.passwordAccount(email: address) }
+        guard try await passwords.verify(body.password, hash: found?.passwordHash), let account = found?.account else {
+            throw Self.invalidCredentials
+        }
+        try await sessions.succeeded(email: email)
+        return try await session(for: account)
+    }
+
+    @Sendable func socialSignIn(request: Request, context: SurgeRequestContext) async throws -> SocialSessionResponse {
+        let body = try await request.decode(as: SocialSignInRequest.self, context: context)
+        var errors: [Problem.FieldError] = []
+        let name = body.displayName.map { ProfileRules.displayName($0, errors: &errors) } ?? nil
+        let zone = body.timeZone.map { ProfileRules.timeZone($0, errors: &errors) } ?? nil
+        guard errors.isEmpty else { throw Problem.validation(errors) }
+        let identity: SocialIdentity
+        do {
+            identity = try await social.verify(body.idToken, provider: body.provider, now: clock.now())
+        } catch .disabled {
+            throw Problem.validation(field: "provider", "sign-in with \(body.provider.rawValue) is not enabled on this server")
+        } catch .keysUnavailable {
+            throw Problem.unavailable("\(body.provider.rawValue) cannot be reached to check the token; try again shortly.", retryAfter: 5)
+        } catch .invalid(let reason) {
+            context.logger.info("Refused an ID token", metadata: ["provider": "\(body.provider.rawValue)", "reason": "\(reason)"])
+            throw Problem(
+                slug: "invalid-id-token", title: "Invalid ID token", status: .unauthorized,
+                detail: "The \(body.provider.rawValue) ID token is malformed, expired, wrongly signed or meant for another app.")
+        }
+        let (account, created) = try await accounts.socialSignIn(identity, requestedName: name, timeZone: zone, trace: context.trace)
+        let session = try await session(for: account)
+        return SocialSessionResponse(user: session.user, tokens: session.tokens, newAccount: created)
+    }
+
+    @Sendable func refresh(request: Request, context: SurgeRequestContext) async throws -> SessionResponse {
+        let body = try await request.decode(as: RefreshTokenRequest.self, context: context)
+        switch try await sessions.rotate(body.refreshToken) {
+        case .unknown, .expired:
+            throw Self.invalidRefreshToken
+        case .reused:
+            throw Self.refreshTokenReused
+        case .rotated(let userID, let next):
+            guard let account = try await accounts.account(userID) else { throw Self.invalidRefreshToken }
+            return SessionResponse(user: account, tokens: try await tokens(for: account, refresh: next))
+        }
+    }
+
+    @Sendable func signOut(request: Request, context: SurgeRequestContext) async throws -> HTTPResponse.Status {
+        let body = try await request.decode(as: RefreshTokenRequest.self, context: context)
+        try await sessions.signOut(body.refreshToken)
+        return .noContent
+    }
+
+    private func session(for account: Account) async throws -> SessionResponse {
+        let refresh = try await sessions.start(userID: account.id)
+        return SessionResponse(user: account, tokens: try await tokens(for: account, refresh: refresh))
+    }
+
+    /// Access tokens are stamped with the real time, not the service clock: the gateway checks their expiry against
+    /// its own real clock.
+    private func tokens(for account: Account, refresh: SessionRepository.IssuedRefreshToken) async throws -> Tokens {
+        let access = try await issuer.issue(userID: account.id, kind: account.kind.rawValue)
+        return Tokens(
+            accessToken: access.token, accessTokenExpiresAt: access.expiresAt, refreshToken: refresh.token,
+            refreshTokenExpiresAt: refresh.expiresAt)
     }
 }

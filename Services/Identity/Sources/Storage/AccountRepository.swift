@@ -4,42 +4,346 @@ import PostgresNIO
 import SurgeContracts
 import SurgeMessaging
 import SurgePostgres
+import SurgeRuntime
 
-public protocol AccountRepository: Sendable {
-    func registerGuest(_ registration: GuestRegistration, trace: TraceContext) async throws -> Account
-    func account(_ id: UUID) async throws -> Account?
-}
-
-struct PostgresAccountRepository: AccountRepository {
+/// Accounts, their credentials and their profile, preferences and training plan. Every change writes the events it
+/// causes in the same transaction.
+struct AccountRepository: Sendable {
     let client: PostgresClient
     let outbox: Outbox
     let logger: Logger
+    let clock: ServiceClock
+
+    static let emailTaken = Problem.conflict("email-taken", "An account with this e-mail address already exists. Sign in instead.")
+
+    // MARK: Sign-up and sign-in
 
     func registerGuest(_ registration: GuestRegistration, trace: TraceContext) async throws -> Account {
         let account = Account(
             id: UUID(), displayName: registration.displayName, timeZone: registration.timeZone, locale: registration.locale,
-            kind: .guest, createdAt: Date())
+            kind: .guest, createdAt: clock.now())
         try await client.transaction(logger: logger) { connection in
-            try await connection.query(
-                """
-                INSERT INTO users (id, display_name, time_zone, locale, kind, created_at)
-                VALUES (\(account.id), \(account.displayName), \(account.timeZone), \(account.locale), \(account.kind.rawValue), \(account.createdAt))
-                """, logger: logger)
-            try await outbox.append(
-                UserRegistered(
-                    userID: account.id, displayName: account.displayName, timeZone: account.timeZone,
-                    locale: account.locale, kind: account.kind, registeredAt: account.createdAt),
-                on: connection, at: account.createdAt, trace: trace, logger: logger)
+            try await insert(account, on: connection)
+            try await outbox.append(registered(account), on: connection, at: account.createdAt, trace: trace, logger: logger)
         }
         return account
     }
 
+    func registerWithPassword(_ registration: PasswordRegistration, passwordHash: String, trace: TraceContext) async throws -> Account {
+        let account = Account(
+            id: UUID(), displayName: registration.displayName, email: registration.email.value, timeZone: registration.timeZone,
+            locale: registration.locale, kind: .password, createdAt: clock.now())
+        do {
+            try await client.transaction(logger: logger) { connection in
+                try await insert(account, on: connection)
+                try await connection.execute(
+                    """
+                    INSERT INTO password_credentials (user_id, password_hash, created_at, updated_at)
+                    VALUES (\(account.id), \(passwordHash), \(account.createdAt), \(account.createdAt))
+                    """, logger: logger)
+                try await outbox.append(registered(account), on: connection, at: account.createdAt, trace: trace, logger: logger)
+            }
+        } catch where error.isUniqueViolation {
+            throw Self.emailTaken
+        }
+        return account
+    }
+
+    /// The account with this e-mail and its password hash, if it has a password.
+    func passwordAccount(email: EmailAddress) async throws -> (account: Account, passwordHash: String)? {
+        let rows = try await client.run(
+            """
+            SELECT \(unescaped: AccountRows.columns), p.password_hash
+            FROM users u JOIN password_credentials p ON p.user_id = u.id
+            WHERE lower(u.email) = \(email.value)
+            """, logger: logger
+        ).collect()
+        guard let row = rows.first else { return nil }
+        let (id, name, avatar, address, zone, locale, kind, createdAt, hash) = try row.decode(
+            (UUID, String, String?, String?, String, String?, String, Date, String).self)
+        return (AccountRows.make(id, name, avatar, address, zone, locale, kind, createdAt), hash)
+    }
+
+    /// A guest attaches an e-mail and password and becomes a password account; nothing else changes.
+    func attachCredentials(_ userID: UUID, _ credentials: CredentialsAttachment, passwordHash: String, trace: TraceContext) async throws -> Account {
+        let now = clock.now()
+        do {
+            return try await client.transaction(logger: logger) { connection in
+                guard var account = try await AccountRows.account(userID, on: connection, lock: true, logger: logger) else {
+                    throw IdentityProblems.accountGone
+                }
+                guard account.kind == .guest else {
+                    throw Problem.conflict("credentials-exist", "This account already has credentials; only a guest account can attach them.")
+                }
+                account.email = credentials.email.value
+                account.kind = .password
+                try await connection.execute(
+                    "UPDATE users SET email = \(account.email), kind = \(account.kind.rawValue), updated_at = \(now) WHERE id = \(userID)",
+                    logger: logger)
+                try await connection.execute(
+                    """
+                    INSERT INTO password_credentials (user_id, password_hash, created_at, updated_at)
+                    VALUES (\(userID), \(passwordHash), \(now), \(now))
+                    """, logger: logger)
+                try await outbox.append(
+                    UserUpgraded(userID: userID, kind: .password, upgradedAt: now), on: connection, at: now, trace: trace, logger: logger)
+                return account
+            }
+        } catch where error.isUniqueViolation {
+            throw Self.emailTaken
+        }
+    }
+
+    /// Signs in with a provider's identity: a known identity signs in to its account; otherwise an account whose
+    /// e-mail is the identity's verified e-mail gets the identity linked; otherwise a new social account is created.
+    func socialSignIn(
+        _ identity: SocialIdentity, requestedName: String?, timeZone: String?, trace: TraceContext, isRetry: Bool = false
+    ) async throws -> (account: Account, created: Bool) {
+        let now = clock.now()
+        do {
+            return try await client.transaction(logger: logger) { connection in
+                let known = try await connection.run(
+                    """
+                    SELECT \(unescaped: AccountRows.columns) FROM social_identities s JOIN users u ON u.id = s.user_id
+                    WHERE s.provider = \(identity.provider.rawValue) AND s.subject = \(identity.subject)
+                    """, logger: logger
+                ).collect()
+                if let row = known.first { return (try AccountRows.decode(row), false) }
+                if let email = identity.verifiedEmail {
+                    let matching = try await connection.run(
+                        "SELECT \(unescaped: AccountRows.columns) FROM users u WHERE lower(u.email) = \(email.value) FOR UPDATE", logger: logger
+                    ).collect()
+                    if let row = matching.first {
+                        let account = try AccountRows.decode(row)
+                        try await link(identity, to: account.id, at: now, on: connection)
+                        return (account, false)
+                    }
+                }
+                let account = Account(
+                    id: UUID(), displayName: identity.displayName(requested: requestedName), email: identity.verifiedEmail?.value,
+                    timeZone: timeZone ?? "UTC", locale: nil, kind: .social, createdAt: now)
+                try await insert(account, on: connection)
+                try await link(identity, to: account.id, at: now, on: connection)
+                try await outbox.append(registered(account), on: connection, at: now, trace: trace, logger: logger)
+                return (account, true)
+            }
+        } catch where error.isUniqueViolation && !isRetry {
+            // Someone signed in with the same identity or e-mail at the same moment: a second attempt finds it now.
+            return try await socialSignIn(identity, requestedName: requestedName, timeZone: timeZone, trace: trace, isRetry: true)
+        }
+    }
+
+    private func link(_ identity: SocialIdentity, to userID: UUID, at now: Date, on connection: PostgresConnection) async throws {
+        try await connection.execute(
+            """
+            INSERT INTO social_identities (provider, subject, user_id, email, linked_at)
+            VALUES (\(identity.provider.rawValue), \(identity.subject), \(userID), \(identity.verifiedEmail?.value), \(now))
+            """, logger: logger)
+    }
+
+    // MARK: Reading
+
     func account(_ id: UUID) async throws -> Account? {
-        let rows = try await client.query(
-            "SELECT id, display_name, time_zone, locale, kind, created_at FROM users WHERE id = \(id)", logger: logger)
-        for try await (id, displayName, timeZone, locale, kind, createdAt) in rows.decode((UUID, String, String, String?, String, Date).self) {
-            return Account(id: id, displayName: displayName, timeZone: timeZone, locale: locale, kind: AccountKind(rawValue: kind) ?? .guest, createdAt: createdAt)
+        try await AccountRows.account(id, on: client, logger: logger)
+    }
+
+    func exists(_ id: UUID) async throws -> Bool {
+        try await AccountRows.exists(id, on: client, logger: logger)
+    }
+
+    /// Public profiles whose display name contains `query` (case-insensitive), by name; never the caller.
+    func search(_ query: String, excluding caller: UUID, page: PageRequest<NamePosition>) async throws -> Page<PublicProfile> {
+        let pattern = "%" + Self.escapeLike(query.lowercased()) + "%"
+        let rows = try await client.run(
+            """
+            SELECT u.id, u.display_name, u.avatar_url FROM users u
+            WHERE lower(u.display_name) LIKE \(pattern) ESCAPE '\\' AND u.id <> \(caller)
+              AND (\(page.after?.name)::text IS NULL OR (lower(u.display_name), u.id) > (\(page.after?.name), \(page.after?.id)))
+            ORDER BY lower(u.display_name), u.id
+            LIMIT \(page.limit + 1)
+            """, logger: logger
+        ).collect()
+        let profiles = try rows.map { row in
+            let (id, name, avatar) = try row.decode((UUID, String, String?).self)
+            return PublicProfile(id: id, displayName: name, avatarURL: avatar)
+        }
+        return page.page(profiles) { NamePosition(name: $0.displayName.lowercased(), id: $0.id) }
+    }
+
+    static func escapeLike(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
+    }
+
+    // MARK: Profile, preferences, training plan
+
+    func updateProfile(_ userID: UUID, _ update: ProfileUpdate, trace: TraceContext) async throws -> Account {
+        let now = clock.now()
+        return try await client.transaction(logger: logger) { connection in
+            guard let before = try await AccountRows.account(userID, on: connection, lock: true, logger: logger) else {
+                throw IdentityProblems.accountGone
+            }
+            let after = update.applied(to: before)
+            guard after != before else { return before }
+            try await connection.execute(
+                """
+                UPDATE users SET display_name = \(after.displayName), avatar_url = \(after.avatarURL), time_zone = \(after.timeZone),
+                    locale = \(after.locale), updated_at = \(now)
+                WHERE id = \(userID)
+                """, logger: logger)
+            try await outbox.append(
+                ProfileChanged(
+                    userID: userID, displayName: after.displayName, avatarURL: after.avatarURL, timeZone: after.timeZone,
+                    previousTimeZone: before.timeZone, locale: after.locale, changedAt: now),
+                on: connection, at: now, trace: trace, logger: logger)
+            return after
+        }
+    }
+
+    func preferences(_ userID: UUID) async throws -> (Preferences, updatedAt: Date?) {
+        try await Self.preferences(userID, on: client, logger: logger)
+    }
+
+    static func preferences(_ userID: UUID, on runner: some QueryRunner, logger: Logger) async throws -> (Preferences, updatedAt: Date?) {
+        let rows = try await runner.run(
+            """
+            SELECT notifications_enabled, daily_reminder_time, quiet_hours_start, quiet_hours_end, telemetry_opt_out, updated_at
+            FROM preferences WHERE user_id = \(userID)
+            """, logger: logger
+        ).collect()
+        if let row = rows.first {
+            let (enabled, reminder, quietStart, quietEnd, optOut, updatedAt) = try row.decode((Bool, String?, String?, String?, Bool, Date).self)
+            let quiet = quietStart.flatMap(LocalTime.init).flatMap { start in quietEnd.flatMap(LocalTime.init).map { QuietHours(start: start, end: $0) } }
+            return (
+                Preferences(notificationsEnabled: enabled, dailyReminderTime: reminder.flatMap(LocalTime.init), quietHours: quiet, telemetryOptOut: optOut),
+                updatedAt
+            )
+        }
+        return (.defaults, nil)
+    }
+
+    /// Saves the whole preferences; emits `PreferencesChanged` when anything changed.
+    func savePreferences(_ userID: UUID, _ preferences: Preferences, trace: TraceContext) async throws -> (Preferences, updatedAt: Date?) {
+        let now = clock.now()
+        return try await client.transaction(logger: logger) { connection in
+            guard try await AccountRows.account(userID, on: connection, lock: true, logger: logger) != nil else { throw IdentityProblems.accountGone }
+            let (current, updatedAt) = try await Self.preferences(userID, on: connection, logger: logger)
+            if current == preferences && updatedAt != nil { return (current, updatedAt) }
+            try await connection.execute(
+                """
+                INSERT INTO preferences (user_id, notifications_enabled, daily_reminder_time, quiet_hours_start, quiet_hours_end,
+                                         telemetry_opt_out, updated_at)
+                VALUES (\(userID), \(preferences.notificationsEnabled), \(preferences.dailyReminderTime?.description),
+                        \(preferences.quietHours?.start.description), \(preferences.quietHours?.end.description),
+                        \(preferences.telemetryOptOut), \(now))
+                ON CONFLICT (user_id) DO UPDATE SET
+                    notifications_enabled = EXCLUDED.notifications_enabled, daily_reminder_time = EXCLUDED.daily_reminder_time,
+                    quiet_hours_start = EXCLUDED.quiet_hours_start, quiet_hours_end = EXCLUDED.quiet_hours_end,
+                    telemetry_opt_out = EXCLUDED.telemetry_opt_out, updated_at = EXCLUDED.updated_at
+                """, logger: logger)
+            if current != preferences {
+                try await outbox.append(
+                    PreferencesChanged(
+                        userID: userID, notificationsEnabled: preferences.notificationsEnabled, dailyReminderTime: preferences.dailyReminderTime,
+                        quietHours: preferences.quietHours, telemetryOptOut: preferences.telemetryOptOut, changedAt: now),
+                    on: connection, at: now, trace: trace, logger: logger)
+            }
+            return (preferences, now)
+        }
+    }
+
+    func trainingPlan(_ userID: UUID) async throws -> (TrainingPlan, updatedAt: Date)? {
+        try await Self.trainingPlan(userID, on: client, logger: logger)
+    }
+
+    static func trainingPlan(_ userID: UUID, on runner: some QueryRunner, logger: Logger) async throws -> (TrainingPlan, updatedAt: Date)? {
+        let rows = try await runner.run(
+            """
+            SELECT activity_level, max_push_ups_in_one_set, days_per_week, daily_goal, starting_series, recovery_seconds, updated_at
+            FROM training_plans WHERE user_id = \(userID)
+            """, logger: logger
+        ).collect()
+        if let row = rows.first {
+            let (level, capacity, days, goal, series, recovery, updatedAt) = try row.decode((String, Int, Int, Int, Int, Int, Date).self)
+            let answers = TrainingAnswers(activityLevel: ActivityLevel(rawValue: level) ?? .beginner, maxPushUpsInOneSet: capacity, daysPerWeek: days)
+            return (TrainingPlan(answers: answers, dailyGoal: goal, startingSeries: series, recoverySeconds: recovery), updatedAt)
         }
         return nil
     }
+
+    /// Saves the plan and emits `TrainingPlanChanged`.
+    func saveTrainingPlan(_ userID: UUID, _ plan: TrainingPlan, trace: TraceContext) async throws -> Date {
+        let now = clock.now()
+        try await client.transaction(logger: logger) { connection in
+            guard try await AccountRows.account(userID, on: connection, lock: true, logger: logger) != nil else { throw IdentityProblems.accountGone }
+            try await connection.execute(
+                """
+                INSERT INTO training_plans (user_id, activity_level, max_push_ups_in_one_set, days_per_week, daily_goal, starting_series,
+                                            recovery_seconds, updated_at)
+                VALUES (\(userID), \(plan.answers.activityLevel.rawValue), \(plan.answers.maxPushUpsInOneSet), \(plan.answers.daysPerWeek),
+                        \(plan.dailyGoal), \(plan.startingSeries), \(plan.recoverySeconds), \(now))
+                ON CONFLICT (user_id) DO UPDATE SET
+                    activity_level = EXCLUDED.activity_level, max_push_ups_in_one_set = EXCLUDED.max_push_ups_in_one_set,
+                    days_per_week = EXCLUDED.days_per_week, daily_goal = EXCLUDED.daily_goal, starting_series = EXCLUDED.starting_series,
+                    recovery_seconds = EXCLUDED.recovery_seconds, updated_at = EXCLUDED.updated_at
+                """, logger: logger)
+            try await outbox.append(
+                TrainingPlanChanged(
+                    userID: userID, activityLevel: plan.answers.activityLevel, maxPushUpsInOneSet: plan.answers.maxPushUpsInOneSet,
+                    daysPerWeek: plan.answers.daysPerWeek, dailyGoal: plan.dailyGoal, startingSeries: plan.startingSeries,
+                    recoverySeconds: plan.recoverySeconds, changedAt: now),
+                on: connection, at: now, trace: trace, logger: logger)
+        }
+        return now
+    }
+
+    // MARK: Deletion
+
+    /// Deletes the account and everything identity keeps about it, in one transaction: the user leaves every group
+    /// (ownership passes on, a group left empty is deleted), friendships end, pending requests are withdrawn or
+    /// declined, sessions and credentials go. Emits the membership and friendship events, then `UserDeleted` last.
+    func delete(_ userID: UUID, trace: TraceContext) async throws {
+        let now = clock.now()
+        try await client.transaction(logger: logger) { connection in
+            guard let account = try await AccountRows.account(userID, on: connection, lock: true, logger: logger) else {
+                throw IdentityProblems.accountGone
+            }
+            let groupIDs = try await connection.run(
+                "SELECT group_id FROM group_members WHERE user_id = \(userID) ORDER BY group_id", logger: logger
+            ).collect().map { try $0.decode(UUID.self) }
+            for groupID in groupIDs {
+                try await GroupRepository.depart(
+                    userID, from: groupID, change: .left, outbox: outbox, on: connection, now: now, trace: trace, logger: logger)
+            }
+            try await FriendRepository.endEverything(of: userID, outbox: outbox, on: connection, now: now, trace: trace, logger: logger)
+            if let email = account.email {
+                try await connection.execute("DELETE FROM sign_in_failures WHERE email = \(email)", logger: logger)
+            }
+            try await connection.execute("DELETE FROM users WHERE id = \(userID)", logger: logger)
+            try await outbox.append(UserDeleted(userID: userID, deletedAt: now), on: connection, at: now, trace: trace, logger: logger)
+        }
+    }
+
+    // MARK: Helpers
+
+    private func insert(_ account: Account, on connection: PostgresConnection) async throws {
+        try await connection.execute(
+            """
+            INSERT INTO users (id, display_name, avatar_url, email, time_zone, locale, kind, created_at, updated_at)
+            VALUES (\(account.id), \(account.displayName), \(account.avatarURL), \(account.email), \(account.timeZone), \(account.locale),
+                    \(account.kind.rawValue), \(account.createdAt), \(account.createdAt))
+            """, logger: logger)
+    }
+
+    private func registered(_ account: Account) -> UserRegistered {
+        UserRegistered(
+            userID: account.id, displayName: account.displayName, timeZone: account.timeZone, locale: account.locale, kind: account.kind,
+            registeredAt: account.createdAt)
+    }
+}
+
+/// Problems more than one part of identity answers with.
+enum IdentityProblems {
+    /// The access token is still valid but its account was deleted.
+    static let accountGone = Problem(
+        slug: "account-deleted", title: "Account deleted", status: .unauthorized, detail: "This account no longer exists.")
 }

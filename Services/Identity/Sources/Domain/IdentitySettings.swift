@@ -1,0 +1,40 @@
+import Foundation
+import SurgeRuntime
+
+/// Identity's own settings, read from the environment:
+///
+/// | variable | default | meaning |
+/// |---|---|---|
+/// | `BCRYPT_COST` | 12 | bcrypt work factor (4…31; tests use a low one) |
+/// | `REFRESH_TOKEN_TTL_DAYS` | 30 | lifetime of each refresh token (sliding: every refresh issues a fresh one) |
+/// | `INVITE_LINK_BASE` | `https://surge.example/join/` | prefix of group invite links; the code follows |
+/// | `APPLE_JWKS_URL`, `APPLE_CLIENT_IDS` | Apple's keys, none | Sign in with Apple; off without client ids |
+/// | `GOOGLE_JWKS_URL`, `GOOGLE_CLIENT_IDS` | Google's keys, none | Sign in with Google; off without client ids |
+public struct IdentitySettings: Sendable {
+    public var bcryptCost: UInt8
+    public var refreshTokenLifetime: TimeInterval
+    public var inviteLinkBase: String
+    public var social: [SocialProvider: SocialProviderConfiguration]
+    public var signInThrottle: SignInThrottle
+
+    public init(
+        bcryptCost: UInt8 = 12, refreshTokenLifetime: TimeInterval = 30 * 86_400, inviteLinkBase: String = "https://surge.example/join/",
+        social: [SocialProvider: SocialProviderConfiguration] = [:], signInThrottle: SignInThrottle = SignInThrottle()
+    ) {
+        self.bcryptCost = bcryptCost
+        self.refreshTokenLifetime = refreshTokenLifetime
+        self.inviteLinkBase = inviteLinkBase
+        self.social = social
+        self.signInThrottle = signInThrottle
+    }
+
+    public static func from(_ reader: EnvironmentReader) throws -> IdentitySettings {
+        IdentitySettings(
+            bcryptCost: UInt8(try reader.int("BCRYPT_COST", default: 12, range: 4...31)),
+            refreshTokenLifetime: Double(try reader.int("REFRESH_TOKEN_TTL_DAYS", default: 30, range: 1...365)) * 86_400,
+            inviteLinkBase: reader.string("INVITE_LINK_BASE", default: "https://surge.example/join/"),
+            social: Dictionary(uniqueKeysWithValues: SocialProvider.allCases.map { ($0, SocialProviderConfiguration.from(reader, provider: $0)) }))
+    }
+
+    public func inviteLink(_ code: String) -> String { inviteLinkBase + code }
+}

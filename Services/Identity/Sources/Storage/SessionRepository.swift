@@ -1,0 +1,147 @@
+import Foundation
+import Logging
+import PostgresNIO
+import SurgeMessaging
+import SurgePostgres
+import SurgeRuntime
+
+/// Refresh-token families and per-account sign-in throttling, both in the database so every replica agrees.
+struct SessionRepository: Sendable {
+    let client: PostgresClient
+    let logger: Logger
+    let clock: ServiceClock
+    let refreshTokenLifetime: TimeInterval
+    let throttle: SignInThrottle
+
+    struct IssuedRefreshToken: Sendable {
+        var token: String
+        var familyID: UUID
+        var expiresAt: Date
+    }
+
+    enum RotationOutcome: Sendable {
+        case rotated(userID: UUID, next: IssuedRefreshToken)
+        case reused
+        case expired
+        case unknown
+    }
+
+    /// Starts a new family (a sign-in on one device). The user's dead families (every token expired) are dropped on
+    /// the way, so the table does not grow forever; a live family keeps its used tokens for reuse detection.
+    func start(userID: UUID) async throws -> IssuedRefreshToken {
+        let now = clock.now()
+        return try await client.withConnection { connection in
+            try await connection.execute(
+                """
+                DELETE FROM refresh_tokens WHERE user_id = \(userID) AND family_id IN (
+                    SELECT family_id FROM refresh_tokens WHERE user_id = \(userID) GROUP BY family_id HAVING max(expires_at) <= \(now))
+                """, logger: logger)
+            return try await issue(userID: userID, familyID: UUID(), at: now, on: connection)
+        }
+    }
+
+    /// Exchanges a refresh token for the next one of its family. Presenting a token that was already used or revoked
+    /// revokes the whole family (committed before the caller answers 401).
+    func rotate(_ token: String) async throws -> RotationOutcome {
+        guard RefreshTokenSecret.isWellFormed(token) else { return .unknown }
+        let hash = RefreshTokenSecret.hash(token)
+        let now = clock.now()
+        return try await client.transaction(logger: logger) { connection in
+            let rows = try await connection.run(
+                """
+                SELECT id, family_id, user_id, issued_at, expires_at, used_at, revoked_at FROM refresh_tokens
+                WHERE token_hash = \(hash) FOR UPDATE
+                """, logger: logger
+            ).collect()
+            guard let row = rows.first else { return .unknown }
+            let (id, familyID, userID, issuedAt, expiresAt, usedAt, revokedAt) = try row.decode((UUID, UUID, UUID, Date, Date, Date?, Date?).self)
+            let stored = StoredRefreshToken(
+                id: id, familyID: familyID, userID: userID, issuedAt: issuedAt, expiresAt: expiresAt, usedAt: usedAt, revokedAt: revokedAt)
+            switch RefreshTokenDecision.decide(stored, now: now) {
+            case .reused:
+                try await revokeFamily(familyID, at: now, on: connection)
+                logger.warning("Refresh token reused; family revoked", metadata: ["family": "\(familyID)", "user": "\(userID)"])
+                return .reused
+            case .expired:
+                return .expired
+            case .rotate:
+                try await connection.execute("UPDATE refresh_tokens SET used_at = \(now) WHERE id = \(id)", logger: logger)
+                return .rotated(userID: userID, next: try await issue(userID: userID, familyID: familyID, at: now, on: connection))
+            }
+        }
+    }
+
+    /// Signs a device out: revokes the family of the presented token. Unknown tokens are ignored.
+    func signOut(_ token: String) async throws {
+        guard RefreshTokenSecret.isWellFormed(token) else { return }
+        let hash = RefreshTokenSecret.hash(token)
+        let now = clock.now()
+        try await client.transaction(logger: logger) { connection in
+            let rows = try await connection.run("SELECT family_id FROM refresh_tokens WHERE token_hash = \(hash)", logger: logger).collect()
+            if let familyID = try rows.first?.decode(UUID.self) {
+                try await revokeFamily(familyID, at: now, on: connection)
+            }
+        }
+    }
+
+    /// Revokes every session of a user.
+    func revokeAll(userID: UUID) async throws {
+        try await client.execute(
+            "UPDATE refresh_tokens SET revoked_at = \(clock.now()) WHERE user_id = \(userID) AND revoked_at IS NULL", logger: logger)
+    }
+
+    private func revokeFamily(_ familyID: UUID, at now: Date, on connection: PostgresConnection) async throws {
+        try await connection.execute(
+            "UPDATE refresh_tokens SET revoked_at = \(now) WHERE family_id = \(familyID) AND revoked_at IS NULL", logger: logger)
+    }
+
+    private func issue(userID: UUID, familyID: UUID, at now: Date, on connection: PostgresConnection) async throws -> IssuedRefreshToken {
+        let secret = RefreshTokenSecret.generate()
+        let expiresAt = now.addingTimeInterval(refreshTokenLifetime)
+        try await connection.execute(
+            """
+            INSERT INTO refresh_tokens (id, token_hash, family_id, user_id, issued_at, expires_at)
+            VALUES (\(UUID()), \(secret.hash), \(familyID), \(userID), \(now), \(expiresAt))
+            """, logger: logger)
+        return IssuedRefreshToken(token: secret.token, familyID: familyID, expiresAt: expiresAt)
+    }
+
+    // MARK: Sign-in throttling
+
+    /// Either refuses the attempt (seconds to wait) or records it as a failure in advance, so that concurrent
+    /// attempts on any replica count it. A successful attempt then clears the failures with `succeeded`.
+    enum AttemptAdmission: Sendable {
+        case refused(retryAfter: Int)
+        case admitted(attemptID: UUID)
+    }
+
+    func admitAttempt(email: String) async throws -> AttemptAdmission {
+        let now = clock.now()
+        let windowStart = now.addingTimeInterval(-throttle.window)
+        return try await client.transaction(logger: logger) { connection in
+            // Serialises attempts on one e-mail for the few milliseconds of this check.
+            try await connection.execute("SELECT pg_advisory_xact_lock(hashtextextended(\(email), 7))", logger: logger)
+            let failures = try await connection.run(
+                """
+                SELECT failed_at FROM sign_in_failures WHERE email = \(email) AND failed_at > \(windowStart)
+                ORDER BY failed_at DESC LIMIT \(throttle.maxFailures)
+                """, logger: logger
+            ).collect().map { try $0.decode(Date.self) }
+            if let retryAfter = throttle.retryAfter(failures: failures, now: now) {
+                return .refused(retryAfter: retryAfter)
+            }
+            let attemptID = UUID()
+            try await connection.execute(
+                "INSERT INTO sign_in_failures (id, email, failed_at) VALUES (\(attemptID), \(email), \(now))", logger: logger)
+            // Old failures of any address are of no use any more.
+            try await connection.execute(
+                "DELETE FROM sign_in_failures WHERE failed_at < \(now.addingTimeInterval(-2 * throttle.window))", logger: logger)
+            return .admitted(attemptID: attemptID)
+        }
+    }
+
+    /// The attempt succeeded: the e-mail's failure count starts again from zero.
+    func succeeded(email: String) async throws {
+        try await client.execute("DELETE FROM sign_in_failures WHERE email = \(email)", logger: logger)
+    }
+}

@@ -1,0 +1,337 @@
+import Foundation
+import Logging
+import PostgresNIO
+import SurgeContracts
+import SurgeMessaging
+import SurgePostgres
+import SurgeRuntime
+import SurgeTestSupport
+import Testing
+
+@testable import IdentityService
+
+/// Identity's repositories over a fresh, migrated schema, with a simulated clock the test moves.
+struct IdentityStore: Sendable {
+    let database: TestDatabase
+    let client: PostgresClient
+    let clock: ServiceClock
+    let accounts: AccountRepository
+    let sessions: SessionRepository
+    let friends: FriendRepository
+    let groups: GroupRepository
+    let exports: ExportRepository
+    let trace = TraceContext()
+    static let start = Date(timeIntervalSince1970: 1_800_000_000)
+
+    /// Event types in the outbox, oldest first.
+    func events() async throws -> [String] {
+        try await client.query("SELECT type FROM outbox ORDER BY position", logger: .test("t")).collect().map { try $0.decode(String.self) }
+    }
+
+    func payloads(_ type: String) async throws -> [[String: Any]] {
+        try await client.query("SELECT payload::text FROM outbox WHERE type = \(type) ORDER BY position", logger: .test("t")).collect().map {
+            (try JSONSerialization.jsonObject(with: Data(try $0.decode(String.self).utf8)) as? [String: Any]) ?? [:]
+        }
+    }
+
+    func count(_ query: PostgresQuery) async throws -> Int {
+        try await client.query(query, logger: .test("t")).collect().first?.decode(Int.self) ?? 0
+    }
+
+    func advance(_ seconds: TimeInterval) {
+        clock.set(clock.now().addingTimeInterval(seconds))
+    }
+
+    func guest(_ name: String) async throws -> Account {
+        try await accounts.registerGuest(try GuestRegistration(displayName: name, timeZone: "Europe/Rome", locale: nil), trace: trace)
+    }
+}
+
+func withIdentityStore(_ body: @Sendable (IdentityStore) async throws -> Void) async throws {
+    let logger = Logger.test("identity-store")
+    try await withTestDatabase(services: ["identity"]) { database in
+        let client = database.configuration(for: "identity").makeClient(schema: "identity", logger: logger)
+        try await PostgresClient.withRunning(client) { client in
+            try await Migrator.migrate([MessagingMigrations.set, IdentityMigrations.set], schema: "identity", client: client, logger: logger)
+            let clock = ServiceClock(simulated: true)
+            clock.set(IdentityStore.start)
+            let outbox = Outbox(service: "identity")
+            let store = IdentityStore(
+                database: database, client: client, clock: clock,
+                accounts: AccountRepository(client: client, outbox: outbox, logger: logger, clock: clock),
+                sessions: SessionRepository(client: client, logger: logger, clock: clock, refreshTokenLifetime: 30 * 86_400, throttle: SignInThrottle()),
+                friends: FriendRepository(client: client, outbox: outbox, logger: logger, clock: clock),
+                groups: GroupRepository(client: client, outbox: outbox, logger: logger, clock: clock, inviteLink: { "https://join.example/\($0)" }),
+                exports: ExportRepository(client: client, logger: logger, clock: clock))
+            try await body(store)
+        }
+    }
+}
+
+/// The problem a call threw, if any.
+func problem(_ body: () async throws -> Void) async -> Problem? {
+    do {
+        try await body()
+        return nil
+    } catch let problem as Problem {
+        return problem
+    } catch {
+        Issue.record("unexpected error \(error)")
+        return nil
+    }
+}
+
+extension Problem {
+    var slug: String { String(type.dropFirst(Problem.typeBase.count)) }
+}
+
+@Suite("Identity repositories (PostgreSQL)", .serialized)
+struct RepositoryTests {
+    @Test("e-mail accounts: unique case-insensitively, found by normalised e-mail; a guest upgrades in place")
+    func accounts() async throws {
+        try await withIdentityStore { store in
+            let registration = try PasswordRegistration(
+                email: "Ann@Example.com", password: "a fine passphrase", displayName: "Ann", timeZone: "Europe/Rome", locale: "it")
+            let ann = try await store.accounts.registerWithPassword(registration, passwordHash: "hash-1", trace: store.trace)
+            #expect(ann.kind == .password)
+            #expect(ann.email == "ann@example.com")
+            let again = try PasswordRegistration(email: " ANN@example.COM", password: "another passphrase", displayName: "Ann 2", timeZone: "UTC", locale: nil)
+            #expect(await problem { _ = try await store.accounts.registerWithPassword(again, passwordHash: "hash-2", trace: store.trace) }?.slug == "email-taken")
+            let found = try await store.accounts.passwordAccount(email: EmailAddress("ann@EXAMPLE.com")!)
+            #expect(found?.account.id == ann.id)
+            #expect(found?.passwordHash == "hash-1")
+
+            let guest = try await store.guest("Gus")
+            #expect(await problem {
+                _ = try await store.accounts.attachCredentials(guest.id, try CredentialsAttachment(email: "ann@example.com", password: "quiet river stones"), passwordHash: "h", trace: store.trace)
+            }?.slug == "email-taken")
+            let upgraded = try await store.accounts.attachCredentials(
+                guest.id, try CredentialsAttachment(email: "gus@example.com", password: "quiet river stones"), passwordHash: "h", trace: store.trace)
+            #expect(upgraded.id == guest.id)
+            #expect(upgraded.kind == .password)
+            #expect(upgraded.displayName == "Gus")
+            #expect(await problem {
+                _ = try await store.accounts.attachCredentials(guest.id, try CredentialsAttachment(email: "gus2@example.com", password: "quiet river stones"), passwordHash: "h", trace: store.trace)
+            }?.slug == "credentials-exist")
+            #expect(try await store.events() == [UserRegistered.descriptor.type, UserRegistered.descriptor.type, UserUpgraded.descriptor.type])
+        }
+    }
+
+    @Test("refresh tokens rotate; replaying a rotated one revokes its whole family, not other families; expiry and sign-out")
+    func refreshFamilies() async throws {
+        try await withIdentityStore { store in
+            let user = try await store.guest("Rita")
+            let first = try await store.sessions.start(userID: user.id)
+            let otherDevice = try await store.sessions.start(userID: user.id)
+            guard case .rotated(let userID, let second) = try await store.sessions.rotate(first.token) else { Issue.record("no rotation"); return }
+            #expect(userID == user.id)
+            #expect(second.familyID == first.familyID)
+            #expect(second.token != first.token)
+            guard case .rotated(_, let third) = try await store.sessions.rotate(second.token) else { Issue.record("no rotation"); return }
+
+            guard case .reused = try await store.sessions.rotate(first.token) else { Issue.record("reuse not detected"); return }
+            guard case .reused = try await store.sessions.rotate(third.token) else { Issue.record("family not revoked"); return }
+            guard case .rotated = try await store.sessions.rotate(otherDevice.token) else { Issue.record("other family revoked"); return }
+            guard case .unknown = try await store.sessions.rotate("not-a-token") else { Issue.record("garbage accepted"); return }
+            guard case .unknown = try await store.sessions.rotate(String(repeating: "A", count: 43)) else { Issue.record("unknown accepted"); return }
+            #expect(try await store.count("SELECT count(*) FROM refresh_tokens WHERE family_id = \(first.familyID) AND revoked_at IS NULL") == 0)
+
+            let late = try await store.sessions.start(userID: user.id)
+            store.advance(30 * 86_400 + 1)
+            guard case .expired = try await store.sessions.rotate(late.token) else { Issue.record("expired token accepted"); return }
+
+            let signedIn = try await store.sessions.start(userID: user.id)
+            #expect(try await store.count("SELECT count(*) FROM refresh_tokens WHERE user_id = \(user.id)") == 1, "dead families are pruned")
+            try await store.sessions.signOut(signedIn.token)
+            guard case .reused = try await store.sessions.rotate(signedIn.token) else { Issue.record("signed-out token accepted"); return }
+            #expect(try await store.count("SELECT count(*) FROM refresh_tokens WHERE token_hash = \(RefreshTokenSecret.hash(signedIn.token))") == 1)
+            #expect(try await store.count("SELECT count(*) FROM refresh_tokens WHERE token_hash = \(Data(signedIn.token.utf8))") == 0)
+        }
+    }
+
+    @Test("sign-in throttling counts failures per e-mail in the database and lifts when the window passes")
+    func throttling() async throws {
+        try await withIdentityStore { store in
+            for _ in 0..<5 {
+                guard case .admitted = try await store.sessions.admitAttempt(email: "victim@example.com") else { Issue.record("refused early"); return }
+                store.advance(10)
+            }
+            guard case .refused(let retryAfter) = try await store.sessions.admitAttempt(email: "victim@example.com") else {
+                Issue.record("not throttled"); return
+            }
+            #expect(retryAfter == 15 * 60 - 50)
+            guard case .admitted = try await store.sessions.admitAttempt(email: "other@example.com") else { Issue.record("other e-mail throttled"); return }
+            store.advance(Double(retryAfter))
+            guard case .admitted = try await store.sessions.admitAttempt(email: "victim@example.com") else { Issue.record("still throttled"); return }
+            try await store.sessions.succeeded(email: "victim@example.com")
+            #expect(try await store.count("SELECT count(*) FROM sign_in_failures WHERE email = 'victim@example.com'") == 0)
+        }
+    }
+
+    @Test("friend requests: one pending per pair, accept makes friends, remove ends it; strangers cannot act on a request")
+    func friendships() async throws {
+        try await withIdentityStore { store in
+            let (ann, bob, eve) = (try await store.guest("Ann"), try await store.guest("Bob"), try await store.guest("Eve"))
+            let request = try await store.friends.send(from: ann.id, to: bob.id, trace: store.trace)
+            #expect(await problem { _ = try await store.friends.send(from: bob.id, to: ann.id, trace: store.trace) }?.slug == "friend-request-exists")
+            #expect(await problem { _ = try await store.friends.send(from: ann.id, to: ann.id, trace: store.trace) }?.slug == "validation")
+            #expect(await problem { _ = try await store.friends.send(from: ann.id, to: UUID(), trace: store.trace) }?.slug == "not-found")
+            #expect(await problem { _ = try await store.friends.accept(request.id, by: eve.id, trace: store.trace) }?.slug == "not-found")
+            #expect(await problem { _ = try await store.friends.accept(request.id, by: ann.id, trace: store.trace) }?.slug == "not-found")
+            #expect(await problem { try await store.friends.close(request.id, by: bob.id, as: .cancelled, trace: store.trace) }?.slug == "not-found")
+
+            let page = PageRequest<SequencePosition>(limit: 10, after: nil)
+            #expect(try await store.friends.requests(of: bob.id, direction: .incoming, page: page).items.map(\.id) == [request.id])
+            #expect(try await store.friends.requests(of: bob.id, direction: .outgoing, page: page).items.isEmpty)
+            #expect(try await store.friends.requests(of: ann.id, direction: .outgoing, page: page).items.map(\.id) == [request.id])
+
+            let friend = try await store.friends.accept(request.id, by: bob.id, trace: store.trace)
+            #expect(friend.user.id == ann.id)
+            #expect(await problem { _ = try await store.friends.send(from: bob.id, to: ann.id, trace: store.trace) }?.slug == "already-friends")
+            let names = PageRequest<NamePosition>(limit: 10, after: nil)
+            #expect(try await store.friends.friends(of: ann.id, page: names).items.map(\.user.id) == [bob.id])
+            #expect(try await store.friends.friends(of: bob.id, page: names).items.map(\.user.id) == [ann.id])
+            #expect(try await store.friends.friends(of: eve.id, page: names).items.isEmpty)
+
+            #expect(await problem { try await store.friends.remove(friend: ann.id, of: eve.id, trace: store.trace) }?.slug == "not-found")
+            try await store.friends.remove(friend: ann.id, of: bob.id, trace: store.trace)
+            #expect(try await store.friends.friends(of: ann.id, page: names).items.isEmpty)
+            let statuses = try await store.payloads(FriendshipChanged.descriptor.type).map { $0["status"] as? String }
+            #expect(statuses == ["requested", "accepted", "removed"])
+            let removed = try #require(try await store.payloads(FriendshipChanged.descriptor.type).last)
+            #expect(removed["requesterID"] as? String == ann.id.uuidString)
+            #expect(removed["actorID"] as? String == bob.id.uuidString)
+        }
+    }
+
+    @Test("groups: invites expire and can be revoked; the owner leaving hands over to the longest-standing member; the last one deletes it")
+    func groups() async throws {
+        try await withIdentityStore { store in
+            let (olga, pete, quinn, rob) = (try await store.guest("Olga"), try await store.guest("Pete"), try await store.guest("Quinn"), try await store.guest("Rob"))
+            let house = try await store.groups.create(try GroupCreation(name: "Flat 4", kind: .household, timeZone: "Europe/Rome"), owner: olga.id, trace: store.trace)
+            let invite = try await store.groups.createInvite(house.id, by: olga.id, expiresInHours: 1)
+            #expect(invite.link == "https://join.example/\(invite.code)")
+            #expect(await problem { _ = try await store.groups.createInvite(house.id, by: rob.id, expiresInHours: nil) }?.slug == "not-found")
+            _ = try await store.groups.join(code: invite.code, userID: pete.id, trace: store.trace)
+            store.advance(60)
+            let joined = try await store.groups.join(code: invite.code, userID: quinn.id, trace: store.trace)
+            #expect(joined.memberCount == 3)
+            #expect(joined.myRole == .member)
+            #expect(try await store.groups.join(code: invite.code, userID: quinn.id, trace: store.trace).memberCount == 3)
+
+            store.advance(3600)
+            #expect(await problem { _ = try await store.groups.join(code: invite.code, userID: rob.id, trace: store.trace) }?.slug == "invite-expired")
+            let second = try await store.groups.createInvite(house.id, by: pete.id, expiresInHours: nil)
+            #expect(await problem { try await store.groups.revokeInvite(second.code, of: house.id, by: quinn.id) }?.slug == "forbidden")
+            try await store.groups.revokeInvite(second.code, of: house.id, by: olga.id)
+            #expect(await problem { _ = try await store.groups.join(code: second.code, userID: rob.id, trace: store.trace) }?.slug == "not-found")
+            #expect(try await store.groups.group(house.id, for: rob.id) == nil)
+
+            #expect(await problem { _ = try await store.groups.update(house.id, try GroupUpdate(name: "Mine", timeZone: nil), by: pete.id, trace: store.trace) }?.slug == "owner-only")
+            #expect(await problem { try await store.groups.remove(pete.id, from: house.id, by: quinn.id, trace: store.trace) }?.slug == "owner-only")
+            #expect(await problem { try await store.groups.remove(olga.id, from: house.id, by: olga.id, trace: store.trace) }?.slug == "cannot-remove-self")
+
+            try await store.groups.leave(house.id, userID: olga.id, trace: store.trace)
+            let afterOwner = try #require(try await store.groups.group(house.id, for: pete.id))
+            #expect(afterOwner.ownerID == pete.id)
+            #expect(afterOwner.myRole == .owner)
+            try await store.groups.remove(quinn.id, from: house.id, by: pete.id, trace: store.trace)
+            try await store.groups.leave(house.id, userID: pete.id, trace: store.trace)
+            #expect(try await store.count("SELECT count(*) FROM groups") == 0)
+            #expect(try await store.count("SELECT count(*) FROM group_invites") == 0)
+
+            let changes = try await store.payloads(GroupMembershipChanged.descriptor.type).map { "\($0["displayName"] ?? ""):\($0["change"] ?? ""):\($0["role"] ?? "")" }
+            #expect(changes == [
+                "Olga:joined:owner", "Pete:joined:member", "Quinn:joined:member", "Olga:left:owner", "Pete:roleChanged:owner",
+                "Quinn:removed:member", "Pete:left:owner",
+            ])
+            let groupChanges = try await store.payloads(GroupChanged.descriptor.type)
+            #expect(groupChanges.map { $0["created"] as? Bool } == [true, false])
+            #expect(groupChanges.last?["ownerID"] as? String == pete.id.uuidString)
+        }
+    }
+
+    @Test("display-name search: case-insensitive, wildcards taken literally, paginated by name with a stable cursor")
+    func search() async throws {
+        try await withIdentityStore { store in
+            let me = try await store.guest("Sam Searcher")
+            for name in ["sam a", "Sam B", "SAM c", "Samuel", "Pam", "100% Sam", "sam_d"] { _ = try await store.guest(name) }
+            let first = try await store.accounts.search("sam", excluding: me.id, page: PageRequest(limit: 3, after: nil))
+            #expect(first.items.map(\.displayName) == ["100% Sam", "sam a", "Sam B"])
+            let cursor = try #require(first.nextCursor)
+            let rest = try await store.accounts.search(
+                "sam", excluding: me.id, page: PageRequest(limit: 10, after: Cursor.decode(NamePosition.self, from: cursor)))
+            #expect(rest.items.map(\.displayName) == ["SAM c", "sam_d", "Samuel"])
+            #expect(rest.nextCursor == nil)
+            #expect(try await store.accounts.search("%", excluding: me.id, page: PageRequest(limit: 10, after: nil)).items.map(\.displayName) == ["100% Sam"])
+            #expect(try await store.accounts.search("_", excluding: me.id, page: PageRequest(limit: 10, after: nil)).items.map(\.displayName) == ["sam_d"])
+        }
+    }
+
+    @Test("deleting an account: groups handed over or deleted, friendships and requests ended, rows gone, UserDeleted last")
+    func deletion() async throws {
+        try await withIdentityStore { store in
+            let (dora, ed, fay, gil) = (try await store.guest("Dora"), try await store.guest("Ed"), try await store.guest("Fay"), try await store.guest("Gil"))
+            let shared = try await store.groups.create(try GroupCreation(name: "Team", kind: .team, timeZone: "UTC"), owner: dora.id, trace: store.trace)
+            let invite = try await store.groups.createInvite(shared.id, by: dora.id, expiresInHours: nil)
+            _ = try await store.groups.join(code: invite.code, userID: ed.id, trace: store.trace)
+            let solo = try await store.groups.create(try GroupCreation(name: "Solo", kind: .friends, timeZone: "UTC"), owner: dora.id, trace: store.trace)
+            let request = try await store.friends.send(from: dora.id, to: ed.id, trace: store.trace)
+            _ = try await store.friends.accept(request.id, by: ed.id, trace: store.trace)
+            _ = try await store.friends.send(from: dora.id, to: fay.id, trace: store.trace)
+            _ = try await store.friends.send(from: gil.id, to: dora.id, trace: store.trace)
+            _ = try await store.sessions.start(userID: dora.id)
+            _ = try await store.accounts.savePreferences(dora.id, .defaults, trace: store.trace)
+            _ = try await store.accounts.saveTrainingPlan(
+                dora.id, try TrainingPlan(activityLevel: .beginner, maxPushUpsInOneSet: 5, daysPerWeek: 3, dailyGoal: nil, startingSeries: nil, recoverySeconds: nil),
+                trace: store.trace)
+            let before = try await store.events().count
+
+            try await store.accounts.delete(dora.id, trace: store.trace)
+
+            #expect(try await store.accounts.account(dora.id) == nil)
+            for table in ["refresh_tokens", "preferences", "training_plans", "group_members", "friend_requests"] {
+                #expect(try await store.count(PostgresQuery(unsafeSQL: "SELECT count(*) FROM \(table) WHERE \(table == "friend_requests" ? "requester_id" : "user_id") = '\(dora.id)'")) == 0, "\(table)")
+            }
+            #expect(try await store.count("SELECT count(*) FROM friendships WHERE friend_id = \(dora.id) OR user_id = \(dora.id)") == 0)
+            #expect(try await store.count("SELECT count(*) FROM friend_requests") == 0)
+            let teamNow = try #require(try await store.groups.group(shared.id, for: ed.id))
+            #expect(teamNow.ownerID == ed.id)
+            #expect(teamNow.memberCount == 1)
+            #expect(try await store.count("SELECT count(*) FROM groups WHERE id = \(solo.id)") == 0)
+            #expect(await problem { try await store.accounts.delete(dora.id, trace: store.trace) }?.slug == "account-deleted")
+
+            let events = Array(try await store.events().dropFirst(before))
+            #expect(events.last == UserDeleted.descriptor.type)
+            #expect(events.filter { $0 == GroupMembershipChanged.descriptor.type }.count == 3)  // left Team, Ed becomes owner, left Solo
+            #expect(events.filter { $0 == GroupChanged.descriptor.type }.count == 1)
+            let friendships = try await store.payloads(FriendshipChanged.descriptor.type).suffix(3).map { $0["status"] as? String }
+            #expect(Set(friendships.compactMap { $0 }) == ["removed", "cancelled", "declined"])
+        }
+    }
+
+    @Test("the export holds the account, credentials metadata, preferences, plan, friends, requests, groups and sessions, never secrets")
+    func export() async throws {
+        try await withIdentityStore { store in
+            let registration = try PasswordRegistration(email: "hal@example.com", password: "a fine passphrase", displayName: "Hal", timeZone: "Asia/Tokyo", locale: nil)
+            let hal = try await store.accounts.registerWithPassword(registration, passwordHash: "$2b$secret-hash", trace: store.trace)
+            let ida = try await store.guest("Ida")
+            let request = try await store.friends.send(from: ida.id, to: hal.id, trace: store.trace)
+            _ = try await store.friends.accept(request.id, by: hal.id, trace: store.trace)
+            _ = try await store.groups.create(try GroupCreation(name: "Home", kind: .household, timeZone: "Asia/Tokyo"), owner: hal.id, trace: store.trace)
+            let session = try await store.sessions.start(userID: hal.id)
+            let export = try #require(try await store.exports.export(hal.id))
+            #expect(export.account.email == "hal@example.com")
+            #expect(export.credentials.password != nil)
+            #expect(export.friends.map(\.user.id) == [ida.id])
+            #expect(export.groups.map(\.group.name) == ["Home"])
+            #expect(export.sessions.count == 1)
+            #expect(export.sessions.first?.id == session.familyID)
+            #expect(export.trainingPlan == nil)
+            let json = String(decoding: try SurgeJSON.encode(export), as: UTF8.self)
+            #expect(!json.contains("secret-hash"))
+            #expect(!json.contains(session.token))
+            #expect(try await store.exports.export(UUID()) == nil)
+        }
+    }
+}
