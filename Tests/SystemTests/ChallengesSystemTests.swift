@@ -6,14 +6,11 @@ import SurgeMessaging
 import SurgeTestSupport
 import Testing
 
-/// The challenges service end to end, through the gateway, with real users and tokens from identity.
-///
-/// Identity's friends and groups API is not there yet, so the friendships and the household these tests need are
-/// published as identity's events straight onto the stack's broker, as identity will publish them. Switch to identity's
-/// API once it lands.
 /// A JSON object for request bodies.
 typealias JSONObject = [String: any Sendable]
 
+/// The challenges service end to end, through the gateway, with real users, tokens, friendships and households from
+/// identity: challenges learns them from identity's events.
 @Suite("Challenges: end to end through the gateway", .serialized)
 struct ChallengesSystemTests {
     static let seventyFiveHard = "c4a11e00-0075-4000-8000-000000000001"
@@ -32,15 +29,15 @@ struct ChallengesSystemTests {
         return Person(id: id, http: http.authorized(token))
     }
 
-    /// Publishes an event as its producing service would.
+    /// Publishes an event as its producing service would (progress is not part of these stacks).
     static func publish<Payload: EventPayload>(_ payload: Payload, with producer: KafkaProducer) async throws {
         let source = "/surge/\(Payload.descriptor.topic.producer)"
         let record = KafkaRecord(publishing: try EventRecord(CloudEvent(source: source, time: Date(), data: payload)), to: Payload.descriptor.topic.name)
         _ = try await producer.send(record)
     }
 
-    /// A stack with identity, challenges and gateway; Alice and Bob are friends, Alice and Dave share a household in
-    /// New York, Carol knows no one.
+    /// A stack with identity, challenges and gateway. Through identity's API, Alice and Bob become friends and Alice
+    /// and Dave share a household in New York; Carol knows no one.
     static func withPeople(
         _ name: String, _ body: (TestStack, [String: Person], UUID, KafkaProducer) async throws -> Void
     ) async throws {
@@ -52,25 +49,32 @@ struct ChallengesSystemTests {
             let http = try stack.http()
             var people: [String: Person] = [:]
             for name in ["alice", "bob", "carol", "dave"] { people[name] = try await register(http, name) }
-            let producer = try KafkaProducer(configuration: kafka.configuration(clientID: "identity-stand-in"), logger: .test("identity-stand-in"))
-            let (alice, bob, dave) = (people["alice"]!.id, people["bob"]!.id, people["dave"]!.id)
-            try await publish(FriendshipChanged(requesterID: alice, addresseeID: bob, status: .requested, actorID: alice, changedAt: Date()), with: producer)
-            try await publish(FriendshipChanged(requesterID: alice, addresseeID: bob, status: .accepted, actorID: bob, changedAt: Date()), with: producer)
-            let home = UUID()
-            try await publish(
-                GroupChanged(groupID: home, name: "Flat 4B", kind: .household, timeZone: "America/New_York", ownerID: alice, created: true, changedAt: Date()),
-                with: producer)
-            for (member, role) in [(alice, GroupRole.owner), (dave, .member)] {
-                try await publish(
-                    GroupMembershipChanged(groupID: home, userID: member, displayName: "m", role: role, change: .joined, changedAt: Date()),
-                    with: producer)
-            }
+            let (alice, bob, dave) = (people["alice"]!, people["bob"]!, people["dave"]!)
+
+            let request = try await alice.http.post("/v1/friend-requests", json: ["userID": bob.id.uuidString])
+            #expect(request.status == 201, "\(request.text)")
+            let requestID = try #require(request.json["id"] as? String)
+            let accepted = try await bob.http.post("/v1/friend-requests/\(requestID)/accept")
+            #expect(accepted.status == 200, "\(accepted.text)")
+
+            let group = try await alice.http.post("/v1/groups", json: ["name": "Flat 4B", "kind": "household", "timeZone": "America/New_York"])
+            #expect(group.status == 201, "\(group.text)")
+            let home = try #require((group.json["id"] as? String).flatMap(UUID.init(uuidString:)))
+            let invite = try await alice.http.post("/v1/groups/\(home.key)/invites")
+            #expect(invite.status == 201, "\(invite.text)")
+            let code = try #require(invite.json["code"] as? String)
+            let joined = try await dave.http.post("/v1/groups/join", json: ["code": code])
+            #expect(joined.status == 200, "\(joined.text)")
+
             try await waitUntil("challenges learned the friendship, the household and the users") {
                 let friendships = try await stack.database.count("SELECT count(*) FROM challenges.friendships")
                 let members = try await stack.database.count("SELECT count(*) FROM challenges.group_members WHERE group_id = \(home)")
+                let zone = try await stack.database.count(
+                    "SELECT count(*) FROM challenges.groups WHERE group_id = \(home) AND time_zone = 'America/New_York'")
                 let users = try await stack.database.count("SELECT count(*) FROM challenges.users")
-                return friendships == 1 && members == 2 && users == 4
+                return friendships == 1 && members == 2 && zone == 1 && users == 4
             }
+            let producer = try KafkaProducer(configuration: kafka.configuration(clientID: "progress-stand-in"), logger: .test("progress-stand-in"))
             try await body(stack, people, home, producer)
         }
     }
@@ -245,6 +249,17 @@ struct ChallengesSystemTests {
                 #expect(types.contains(type), "\(type) missing")
             }
             #expect(types.filter { $0 == ChallengeInvitationSent.eventType }.count == 1)
+
+            // Carol deletes her account: her private definitions go, with their history.
+            let carolsHabit = try await carol.http.post("/v1/challenges", json: ["kind": "habit", "name": "Journal"])
+            #expect(carolsHabit.status == 201)
+            let goodbye = try await carol.http.send(.DELETE, "/v1/me", body: Data(#"{"confirm": true}"#.utf8))
+            #expect(goodbye.status == 204, "\(goodbye.text)")
+            try await waitUntil("challenges erased Carol") {
+                let owned = try await stack.database.count("SELECT count(*) FROM challenges.challenges WHERE owner_id = \(carol.id)")
+                let known = try await stack.database.count("SELECT count(*) FROM challenges.users WHERE user_id = \(carol.id)")
+                return owned == 0 && known == 0
+            }
 
             // A restart seeds nothing twice.
             let published = "SELECT count(*) FROM challenges.outbox WHERE type = '\(ChallengePublished.eventType)'"
