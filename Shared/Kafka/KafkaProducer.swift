@@ -48,39 +48,40 @@ public final class KafkaProducer: Service, Sendable {
 
     /// Produces one record and waits for the broker's acknowledgement.
     public func send(_ record: KafkaRecord) async throws -> KafkaDeliveryReport {
-        let start = ContinuousClock.now
+        try await enqueue(record).report()
+    }
+
+    /// Produces records in the order given (so records of one key keep their order on their partition) and returns
+    /// each one's outcome once the broker answered for all of them.
+    public func send(_ records: [KafkaRecord]) async -> [Result<KafkaDeliveryReport, any Error>] {
+        var pending: [Result<PendingDelivery, any Error>] = []
+        for record in records {
+            do { pending.append(.success(try await enqueue(record))) } catch { pending.append(.failure(error)) }
+        }
+        var results: [Result<KafkaDeliveryReport, any Error>] = []
+        for delivery in pending {
+            switch delivery {
+            case .success(let delivery):
+                do { results.append(.success(try await delivery.report())) } catch { results.append(.failure(error)) }
+            case .failure(let error):
+                results.append(.failure(error))
+            }
+        }
+        return results
+    }
+
+    /// Hands the record to librdkafka, waiting while its queue is full; the delivery report arrives later.
+    private func enqueue(_ record: KafkaRecord) async throws -> PendingDelivery {
         while true {
-            do {
-                let report = try await withCheckedThrowingContinuation { continuation in
-                    let id = deliveries.register(continuation)
-                    if let error = enqueue(record, id: id) {
-                        deliveries.fail(id, with: error)
-                    }
-                }
-                Counter(label: "surge_kafka_produced_total", dimensions: [("topic", record.topic), ("result", "ok")]).increment()
-                Metrics.Timer(label: "surge_kafka_produce_seconds", dimensions: [("topic", record.topic)])
-                    .record(duration: ContinuousClock.now - start)
-                return report
-            } catch let error as KafkaError where error.isQueueFull {
-                try await Task.sleep(for: .milliseconds(5))
-            } catch {
+            let delivery = PendingDelivery(topic: record.topic)
+            let id = deliveries.register(delivery)
+            guard let error = enqueue(record, id: id) else { return delivery }
+            deliveries.forget(id)
+            guard error.isQueueFull else {
                 Counter(label: "surge_kafka_produced_total", dimensions: [("topic", record.topic), ("result", "error")]).increment()
                 throw error
             }
-        }
-    }
-
-    /// Produces records concurrently and returns each one's outcome, in the order given.
-    public func send(_ records: [KafkaRecord]) async -> [Result<KafkaDeliveryReport, any Error>] {
-        await withTaskGroup(of: (Int, Result<KafkaDeliveryReport, any Error>).self) { group in
-            for (index, record) in records.enumerated() {
-                group.addTask {
-                    do { return (index, .success(try await self.send(record))) } catch { return (index, .failure(error)) }
-                }
-            }
-            var results = [Result<KafkaDeliveryReport, any Error>?](repeating: nil, count: records.count)
-            for await (index, result) in group { results[index] = result }
-            return results.map { $0! }
+            try await Task.sleep(for: .milliseconds(5))
         }
     }
 
@@ -152,30 +153,74 @@ private let producerDeliveryCallback: @convention(c) (OpaquePointer?, UnsafePoin
     }
 }
 
-/// Continuations waiting for delivery reports, keyed by the per-message opaque id.
+/// One record's delivery report, waited for by the sender. Records its latency and outcome in the metrics.
+final class PendingDelivery: Sendable {
+    private struct State {
+        var result: Result<KafkaDeliveryReport, KafkaError>?
+        var waiter: CheckedContinuation<KafkaDeliveryReport, any Error>?
+    }
+
+    private let state = Mutex(State())
+    private let topic: String
+    private let started = ContinuousClock.now
+
+    init(topic: String) {
+        self.topic = topic
+    }
+
+    func complete(_ result: Result<KafkaDeliveryReport, KafkaError>) {
+        let outcome = (try? result.get()) != nil ? "ok" : "error"
+        Counter(label: "surge_kafka_produced_total", dimensions: [("topic", topic), ("result", outcome)]).increment()
+        if outcome == "ok" {
+            Metrics.Timer(label: "surge_kafka_produce_seconds", dimensions: [("topic", topic)]).record(duration: ContinuousClock.now - started)
+        }
+        let waiter = state.withLock { state -> CheckedContinuation<KafkaDeliveryReport, any Error>? in
+            state.result = result
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(with: result.mapError { $0 as any Error })
+    }
+
+    func report() async throws -> KafkaDeliveryReport {
+        try await withCheckedThrowingContinuation { continuation in
+            let result = state.withLock { state -> Result<KafkaDeliveryReport, KafkaError>? in
+                if state.result == nil { state.waiter = continuation }
+                return state.result
+            }
+            if let result { continuation.resume(with: result.mapError { $0 as any Error }) }
+        }
+    }
+}
+
+/// Deliveries waiting for their report, keyed by the per-message opaque id.
 final class DeliveryTracker: Sendable {
     private struct Pending {
         var nextID: UInt64 = 1
-        var waiting: [UInt64: CheckedContinuation<KafkaDeliveryReport, any Error>] = [:]
+        var waiting: [UInt64: PendingDelivery] = [:]
     }
 
     private let pending = Mutex(Pending())
 
-    func register(_ continuation: CheckedContinuation<KafkaDeliveryReport, any Error>) -> UInt64 {
+    func register(_ delivery: PendingDelivery) -> UInt64 {
         pending.withLock { pending in
             let id = pending.nextID
             pending.nextID += 1
-            pending.waiting[id] = continuation
+            pending.waiting[id] = delivery
             return id
         }
     }
 
+    func forget(_ id: UInt64) {
+        _ = pending.withLock { $0.waiting.removeValue(forKey: id) }
+    }
+
     func succeed(_ id: UInt64, with report: KafkaDeliveryReport) {
-        pending.withLock { $0.waiting.removeValue(forKey: id) }?.resume(returning: report)
+        pending.withLock { $0.waiting.removeValue(forKey: id) }?.complete(.success(report))
     }
 
     func fail(_ id: UInt64, with error: KafkaError) {
-        pending.withLock { $0.waiting.removeValue(forKey: id) }?.resume(throwing: error)
+        pending.withLock { $0.waiting.removeValue(forKey: id) }?.complete(.failure(error))
     }
 
     func failAll(with error: KafkaError) {
@@ -183,7 +228,7 @@ final class DeliveryTracker: Sendable {
             defer { pending.waiting.removeAll() }
             return Array(pending.waiting.values)
         }
-        for continuation in waiting { continuation.resume(throwing: error) }
+        for delivery in waiting { delivery.complete(.failure(error)) }
     }
 }
 

@@ -59,6 +59,12 @@ struct GatewayDomainTests {
         #expect(base == IdempotencyFingerprint.of(method: "POST", path: "/v1/x", body: Data("a".utf8)))
         #expect(base != IdempotencyFingerprint.of(method: "POST", path: "/v1/x", body: Data("b".utf8)))
         #expect(base != IdempotencyFingerprint.of(method: "POST", path: "/v1/y", body: Data("a".utf8)))
+        #expect(
+            IdempotencyFingerprint.of(method: "POST", path: "/v1/x", body: Data(#"{"a":1,"b":[2,3]}"#.utf8))
+                == IdempotencyFingerprint.of(method: "POST", path: "/v1/x", body: Data(#"{ "b": [2, 3], "a": 1 }"#.utf8)))
+        #expect(
+            IdempotencyFingerprint.of(method: "POST", path: "/v1/x", body: Data(#"{"a":1}"#.utf8))
+                != IdempotencyFingerprint.of(method: "POST", path: "/v1/x", body: Data(#"{"a":2}"#.utf8)))
         #expect(IdempotencyFingerprint.isAcceptable("abc-123"))
         #expect(!IdempotencyFingerprint.isAcceptable(""))
         #expect(!IdempotencyFingerprint.isAcceptable("has space"))

@@ -37,10 +37,10 @@ struct EventConsumerTests {
             record.data = Data("{\"userID\":\"not-a-uuid\"}".utf8)
             _ = try await harness.producer.send(KafkaRecord(publishing: record, to: Topic.identity.name))
             try await publish(harness.registration("good"), via: harness.producer)
-            try await running([harness.consumer()]) {
+            let dead = try await running([harness.consumer()]) {
                 try await waitUntil("good event applied") { try await harness.applied("good") == 1 }
+                return try await harness.kafka.readAll(topic: "surge.deadletter.surge-progress", expecting: 2)
             }
-            let dead = try await harness.kafka.readAll(topic: "surge.deadletter.surge-progress", expecting: 2)
             #expect(dead.count == 2)
             let withoutHeaders = try #require(dead.first { $0.value == Data("not json".utf8) })
             #expect(withoutHeaders.header("surge_error")?.contains("ce_specversion") == true)
@@ -63,8 +63,13 @@ struct EventConsumerTests {
                     throw Broken()
                 }
             }
-            try await publish(harness.registration("cursed"), via: harness.producer)
-            try await publish(harness.registration("fine"), via: harness.producer)
+            // One user, so one partition: the good event waits behind the failing one.
+            var cursed = harness.registration("cursed")
+            var fine = harness.registration("fine")
+            fine.userID = cursed.userID
+            cursed.userID = fine.userID
+            try await publish(cursed, via: harness.producer)
+            try await publish(fine, via: harness.producer)
             try await running([consumer]) {
                 try await waitUntil("next event applied") { try await harness.applied("fine") == 1 }
             }
