@@ -16,7 +16,7 @@ public struct CuratedEntry: Sendable, Equatable {
 /// The curated library (000 "MVP Challenge Content") and the system definitions other apps need (001). Versioned
 /// content, seeded idempotently at every start: fixed ids, one row per definition, nothing duplicated.
 ///
-/// Sources checked for the rules (February 2026):
+/// Sources checked for the rules:
 /// - 75 Hard, created by Andy Frisella (2019). Five daily tasks for 75 days; any miss restarts at day 1:
 ///   https://www.toevolution.com/blog/view/2274761/75-hard-challenge-the-complete-guide-and-rules-pdf-download-online-reading
 ///   (gallon of water; a diet with no cheat meals and no alcohol; two 45-minute workouts, one outdoors; 10 pages of a
