@@ -127,6 +127,13 @@ let testTargets: [Target] = [
     .testTarget(
         name: "APIContractTests", dependencies: ["SurgeAPICatalogue", "GatewayService", "SurgeRuntime", .hummingbird],
         path: "Tests/APIContractTests", swiftSettings: swiftSettings),
+    .testTarget(
+        name: "ChallengesTests",
+        dependencies: [
+            "ChallengesService", "SurgeTestSupport", "SurgeRuntime", "SurgeContracts", "SurgeCalendar", "SurgeMessaging", "SurgePostgres",
+            .postgres, .logging,
+        ],
+        path: "Tests/ChallengesTests", swiftSettings: swiftSettings),
     .testTarget(name: "KafkaTests", dependencies: ["SurgeKafka", "SurgeTestSupport"], path: "Tests/KafkaTests", swiftSettings: swiftSettings),
     .testTarget(name: "PlumbingTests", dependencies: ["SurgeMessaging", "SurgePostgres", "SurgeRuntime", "SurgeTestSupport", .hummingbird, .hummingbirdTesting], path: "Tests/PlumbingTests", swiftSettings: swiftSettings),
     .testTarget(

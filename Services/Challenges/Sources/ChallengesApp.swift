@@ -1,14 +1,43 @@
 import Hummingbird
+import Logging
+import PostgresNIO
+import SurgeMessaging
+import SurgePostgres
 import SurgeRuntime
 
 public enum ChallengesService {
     public static let name = "challenges"
-    public static let api: [APIOperation] = []
+    public static var api: [APIOperation] { ChallengesAPI.all }
     public static let defaultPort = 8082
 
     public static func buildApplication(_ settings: ServiceSettings) async throws -> some ApplicationProtocol {
-        let infrastructure = try await ServiceInfrastructure.start(settings, migrations: [])
-        let router = infrastructure.makeRouter()
-        return infrastructure.makeApplication(router: router)
+        let infrastructure = try await ServiceInfrastructure.start(settings, migrations: [ChallengesMigrations.set])
+        let logger = infrastructure.logger
+        let report = try await PostgresClient.withRunning(settings.database.makeClient(schema: settings.service, logger: logger)) { client in
+            try await ContentSeeder.seed(client: client, outbox: infrastructure.outbox, now: infrastructure.clock.now(), logger: logger)
+        }
+        logger.info("Curated content ready", metadata: ["published": "\(report.published.count)", "upgraded": "\(report.upgraded.count)"])
+
+        var handlers = EventHandlers()
+        IdentityEventHandlers.register(in: &handlers, outbox: infrastructure.outbox)
+        ProgressEventHandlers.register(in: &handlers, clock: infrastructure.clock)
+        let consumer = try infrastructure.consumer(handlers)
+
+        let repository = PostgresChallengeRepository(
+            client: infrastructure.database, outbox: infrastructure.outbox, clock: infrastructure.clock, logger: logger)
+        // Writes refresh the trending score of the challenge they touch; this lets days older than the window drop
+        // out for challenges nobody touches (idempotent, so every replica may run it).
+        let database = infrastructure.database
+        let clock = infrastructure.clock
+        let refresher = PeriodicService(
+            "trending-refresh", every: .seconds(try settings.reader.int("TRENDING_REFRESH_SECONDS", default: 600, range: 1...86_400)),
+            logger: logger
+        ) {
+            _ = try await Trending.refreshAll(today: Trending.day(at: clock.now()), client: database, logger: logger)
+        }
+
+        let router = infrastructure.makeRouter(consumers: [consumer])
+        ChallengesController(challenges: repository).addRoutes(to: router)
+        return infrastructure.makeApplication(router: router, consumers: [consumer], services: [refresher])
     }
 }

@@ -20,7 +20,16 @@ enum PublicAPI {
         PublicRoute(.post, "/v1/auth/sign-in", .identity, .anonymous, .credentials, idempotent: false),
         PublicRoute(.post, "/v1/auth/sign-out", .identity, .anonymous, .credentials, idempotent: false),
         PublicRoute(.post, "/v1/auth/social", .identity, .anonymous, .credentials, idempotent: false),
+        PublicRoute(.get, "/v1/challenges", .challenges, .authenticated, .standard, idempotent: false),
+        PublicRoute(.post, "/v1/challenges", .challenges, .authenticated, .standard, idempotent: true),
+        PublicRoute(.delete, "/v1/challenges/{challengeID}", .challenges, .authenticated, .standard, idempotent: false),
+        PublicRoute(.get, "/v1/challenges/{challengeID}", .challenges, .authenticated, .standard, idempotent: false),
+        PublicRoute(.patch, "/v1/challenges/{challengeID}", .challenges, .authenticated, .standard, idempotent: false),
+        PublicRoute(.post, "/v1/challenges/{challengeID}/invitations", .challenges, .authenticated, .standard, idempotent: true),
+        PublicRoute(.delete, "/v1/challenges/{challengeID}/like", .challenges, .authenticated, .standard, idempotent: false),
+        PublicRoute(.put, "/v1/challenges/{challengeID}/like", .challenges, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/challenges/{challengeID}/photos", .progress, .authenticated, .standard, idempotent: false),
+        PublicRoute(.get, "/v1/challenges/{challengeID}/versions/{version}", .challenges, .authenticated, .standard, idempotent: false),
         PublicRoute(.post, "/v1/chore-occurrences/{occurrenceID}/complete", .progress, .authenticated, .standard, idempotent: true),
         PublicRoute(.get, "/v1/friend-requests", .identity, .authenticated, .standard, idempotent: false),
         PublicRoute(.post, "/v1/friend-requests", .identity, .authenticated, .standard, idempotent: true),
@@ -35,6 +44,7 @@ enum PublicAPI {
         PublicRoute(.get, "/v1/groups/{groupID}", .identity, .authenticated, .standard, idempotent: false),
         PublicRoute(.patch, "/v1/groups/{groupID}", .identity, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/groups/{groupID}/chore-occurrences", .progress, .authenticated, .standard, idempotent: false),
+        PublicRoute(.get, "/v1/groups/{groupID}/chores", .challenges, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/groups/{groupID}/invites", .identity, .authenticated, .standard, idempotent: false),
         PublicRoute(.post, "/v1/groups/{groupID}/invites", .identity, .authenticated, .standard, idempotent: true),
         PublicRoute(.delete, "/v1/groups/{groupID}/invites/{code}", .identity, .authenticated, .standard, idempotent: false),
@@ -44,6 +54,7 @@ enum PublicAPI {
         PublicRoute(.delete, "/v1/me", .identity, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/me", .identity, .authenticated, .standard, idempotent: false),
         PublicRoute(.patch, "/v1/me", .identity, .authenticated, .standard, idempotent: false),
+        PublicRoute(.get, "/v1/me/challenges", .challenges, .authenticated, .standard, idempotent: false),
         PublicRoute(.post, "/v1/me/credentials", .identity, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/me/export", .gateway, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/me/history", .progress, .authenticated, .standard, idempotent: false),
@@ -4155,6 +4166,3062 @@ enum PublicAPI {
         "x-surge-throttle" : "credentials"
       }
     },
+    "/v1/challenges" : {
+      "get" : {
+        "operationId" : "listChallenges",
+        "parameters" : [
+          {
+            "description" : "Full-text search in name (strongest), description and category; web-search syntax (\"quoted phrases\", -exclusions).",
+            "in" : "query",
+            "name" : "q",
+            "required" : false,
+            "schema" : {
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "Only this kind.",
+            "in" : "query",
+            "name" : "kind",
+            "required" : false,
+            "schema" : {
+              "enum" : [
+                "curated",
+                "competition",
+                "habit",
+                "chore",
+                "weekly"
+              ],
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "Only this difficulty.",
+            "in" : "query",
+            "name" : "difficulty",
+            "required" : false,
+            "schema" : {
+              "enum" : [
+                "beginner",
+                "moderate",
+                "hard",
+                "extreme"
+              ],
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "Only this category (e.g. fitness, mindfulness, nutrition).",
+            "in" : "query",
+            "name" : "category",
+            "required" : false,
+            "schema" : {
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "Only definitions lasting at least this many days (open-ended ones are left out).",
+            "in" : "query",
+            "name" : "minDays",
+            "required" : false,
+            "schema" : {
+              "type" : "integer"
+            }
+          },
+          {
+            "description" : "Only definitions lasting at most this many days (open-ended ones are left out).",
+            "in" : "query",
+            "name" : "maxDays",
+            "required" : false,
+            "schema" : {
+              "type" : "integer"
+            }
+          },
+          {
+            "description" : "newest (default), liked, trending (joins and likes in the last 7 days) or relevance (default with q).",
+            "in" : "query",
+            "name" : "sort",
+            "required" : false,
+            "schema" : {
+              "enum" : [
+                "newest",
+                "liked",
+                "trending",
+                "relevance"
+              ],
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "Items per page, 1-100 (default 20).",
+            "in" : "query",
+            "name" : "limit",
+            "required" : false,
+            "schema" : {
+              "type" : "integer"
+            }
+          },
+          {
+            "description" : "The `nextCursor` of the previous page.",
+            "in" : "query",
+            "name" : "cursor",
+            "required" : false,
+            "schema" : {
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "items" : {
+                      "items" : {
+                        "properties" : {
+                          "category" : {
+                            "type" : "string"
+                          },
+                          "challengeID" : {
+                            "format" : "uuid",
+                            "type" : "string"
+                          },
+                          "chore" : {
+                            "properties" : {
+                              "assigneeID" : {
+                                "format" : "uuid",
+                                "type" : "string"
+                              },
+                              "dueTime" : {
+                                "format" : "time",
+                                "type" : "string"
+                              },
+                              "firstDueOn" : {
+                                "format" : "date",
+                                "type" : "string"
+                              },
+                              "recurrence" : {
+                                "properties" : {
+                                  "dayOfMonth" : {
+                                    "type" : "integer"
+                                  },
+                                  "kind" : {
+                                    "enum" : [
+                                      "none",
+                                      "daily",
+                                      "weekly",
+                                      "monthly"
+                                    ],
+                                    "type" : "string"
+                                  },
+                                  "weekdays" : {
+                                    "items" : {
+                                      "enum" : [
+                                        "monday",
+                                        "tuesday",
+                                        "wednesday",
+                                        "thursday",
+                                        "friday",
+                                        "saturday",
+                                        "sunday"
+                                      ],
+                                      "type" : "string"
+                                    },
+                                    "type" : "array"
+                                  }
+                                },
+                                "required" : [
+                                  "kind"
+                                ],
+                                "type" : "object"
+                              }
+                            },
+                            "required" : [
+                              "firstDueOn",
+                              "recurrence"
+                            ],
+                            "type" : "object"
+                          },
+                          "competition" : {
+                            "properties" : {
+                              "endsAt" : {
+                                "format" : "date-time",
+                                "type" : "string"
+                              },
+                              "startsAt" : {
+                                "format" : "date-time",
+                                "type" : "string"
+                              },
+                              "timeZone" : {
+                                "type" : "string"
+                              },
+                              "unit" : {
+                                "type" : "string"
+                              }
+                            },
+                            "required" : [
+                              "endsAt",
+                              "startsAt",
+                              "timeZone",
+                              "unit"
+                            ],
+                            "type" : "object"
+                          },
+                          "createdAt" : {
+                            "format" : "date-time",
+                            "type" : "string"
+                          },
+                          "description" : {
+                            "type" : "string"
+                          },
+                          "difficulty" : {
+                            "enum" : [
+                              "beginner",
+                              "moderate",
+                              "hard",
+                              "extreme"
+                            ],
+                            "type" : "string"
+                          },
+                          "durationDays" : {
+                            "type" : "integer"
+                          },
+                          "estimatedDailyMinutes" : {
+                            "type" : "integer"
+                          },
+                          "groupID" : {
+                            "format" : "uuid",
+                            "type" : "string"
+                          },
+                          "habit" : {
+                            "properties" : {
+                              "colour" : {
+                                "type" : "string"
+                              },
+                              "notes" : {
+                                "type" : "string"
+                              },
+                              "priority" : {
+                                "type" : "integer"
+                              },
+                              "reminderTime" : {
+                                "format" : "time",
+                                "type" : "string"
+                              }
+                            },
+                            "type" : "object"
+                          },
+                          "kind" : {
+                            "enum" : [
+                              "curated",
+                              "competition",
+                              "habit",
+                              "chore",
+                              "weekly"
+                            ],
+                            "type" : "string"
+                          },
+                          "latestVersion" : {
+                            "type" : "integer"
+                          },
+                          "likes" : {
+                            "type" : "integer"
+                          },
+                          "name" : {
+                            "type" : "string"
+                          },
+                          "ownerID" : {
+                            "format" : "uuid",
+                            "type" : "string"
+                          },
+                          "relevance" : {
+                            "type" : "number"
+                          },
+                          "taskCount" : {
+                            "type" : "integer"
+                          },
+                          "trendingScore" : {
+                            "type" : "integer"
+                          },
+                          "visibility" : {
+                            "enum" : [
+                              "curated",
+                              "public",
+                              "private",
+                              "group"
+                            ],
+                            "type" : "string"
+                          }
+                        },
+                        "required" : [
+                          "category",
+                          "challengeID",
+                          "createdAt",
+                          "description",
+                          "difficulty",
+                          "kind",
+                          "latestVersion",
+                          "likes",
+                          "name",
+                          "taskCount",
+                          "trendingScore",
+                          "visibility"
+                        ],
+                        "type" : "object"
+                      },
+                      "type" : "array"
+                    },
+                    "nextCursor" : {
+                      "type" : "string"
+                    }
+                  },
+                  "required" : [
+                    "items"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "OK"
+          },
+          "400" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Browse and search the challenges the caller may see: the curated library, public competitions, and their own, invited and household definitions.",
+        "tags" : [
+          "challenges"
+        ],
+        "x-surge-service" : "challenges",
+        "x-surge-throttle" : "standard"
+      },
+      "post" : {
+        "operationId" : "createChallenge",
+        "parameters" : [
+          {
+            "description" : "A client-chosen key (up to 255 characters); a retry with the same key and body gets the first response again.",
+            "in" : "header",
+            "name" : "Idempotency-Key",
+            "required" : false,
+            "schema" : {
+              "maxLength" : 255,
+              "type" : "string"
+            }
+          }
+        ],
+        "requestBody" : {
+          "content" : {
+            "application/json" : {
+              "schema" : {
+                "properties" : {
+                  "category" : {
+                    "type" : "string"
+                  },
+                  "chore" : {
+                    "properties" : {
+                      "assigneeID" : {
+                        "format" : "uuid",
+                        "type" : "string"
+                      },
+                      "dueTime" : {
+                        "format" : "time",
+                        "type" : "string"
+                      },
+                      "firstDueOn" : {
+                        "format" : "date",
+                        "type" : "string"
+                      },
+                      "points" : {
+                        "type" : "integer"
+                      },
+                      "recurrence" : {
+                        "properties" : {
+                          "dayOfMonth" : {
+                            "type" : "integer"
+                          },
+                          "kind" : {
+                            "enum" : [
+                              "none",
+                              "daily",
+                              "weekly",
+                              "monthly"
+                            ],
+                            "type" : "string"
+                          },
+                          "weekdays" : {
+                            "items" : {
+                              "enum" : [
+                                "monday",
+                                "tuesday",
+                                "wednesday",
+                                "thursday",
+                                "friday",
+                                "saturday",
+                                "sunday"
+                              ],
+                              "type" : "string"
+                            },
+                            "type" : "array"
+                          }
+                        },
+                        "required" : [
+                          "kind"
+                        ],
+                        "type" : "object"
+                      }
+                    },
+                    "required" : [
+                      "firstDueOn",
+                      "recurrence"
+                    ],
+                    "type" : "object"
+                  },
+                  "competition" : {
+                    "properties" : {
+                      "endsAt" : {
+                        "format" : "date-time",
+                        "type" : "string"
+                      },
+                      "startsAt" : {
+                        "format" : "date-time",
+                        "type" : "string"
+                      },
+                      "timeZone" : {
+                        "type" : "string"
+                      },
+                      "unit" : {
+                        "type" : "string"
+                      }
+                    },
+                    "required" : [
+                      "endsAt",
+                      "startsAt",
+                      "timeZone",
+                      "unit"
+                    ],
+                    "type" : "object"
+                  },
+                  "description" : {
+                    "type" : "string"
+                  },
+                  "difficulty" : {
+                    "enum" : [
+                      "beginner",
+                      "moderate",
+                      "hard",
+                      "extreme"
+                    ],
+                    "type" : "string"
+                  },
+                  "durationDays" : {
+                    "type" : "integer"
+                  },
+                  "estimatedDailyMinutes" : {
+                    "type" : "integer"
+                  },
+                  "groupID" : {
+                    "format" : "uuid",
+                    "type" : "string"
+                  },
+                  "habit" : {
+                    "properties" : {
+                      "colour" : {
+                        "type" : "string"
+                      },
+                      "notes" : {
+                        "type" : "string"
+                      },
+                      "priority" : {
+                        "type" : "integer"
+                      },
+                      "reminderTime" : {
+                        "format" : "time",
+                        "type" : "string"
+                      }
+                    },
+                    "type" : "object"
+                  },
+                  "kind" : {
+                    "enum" : [
+                      "curated",
+                      "competition",
+                      "habit",
+                      "chore",
+                      "weekly"
+                    ],
+                    "type" : "string"
+                  },
+                  "name" : {
+                    "type" : "string"
+                  },
+                  "rules" : {
+                    "properties" : {
+                      "checkInGraceMinutes" : {
+                        "type" : "integer"
+                      },
+                      "failure" : {
+                        "properties" : {
+                          "allowedMissedDays" : {
+                            "type" : "integer"
+                          },
+                          "mode" : {
+                            "enum" : [
+                              "strict",
+                              "tolerant",
+                              "none"
+                            ],
+                            "type" : "string"
+                          }
+                        },
+                        "required" : [
+                          "mode"
+                        ],
+                        "type" : "object"
+                      },
+                      "points" : {
+                        "properties" : {
+                          "completionBonus" : {
+                            "type" : "integer"
+                          },
+                          "kind" : {
+                            "enum" : [
+                              "none",
+                              "perTask",
+                              "series"
+                            ],
+                            "type" : "string"
+                          },
+                          "pointsPerTask" : {
+                            "type" : "integer"
+                          },
+                          "series" : {
+                            "properties" : {
+                              "basePoints" : {
+                                "type" : "number"
+                              },
+                              "capBands" : {
+                                "items" : {
+                                  "properties" : {
+                                    "fromLevel" : {
+                                      "type" : "integer"
+                                    },
+                                    "multiplierOfDailyGoal" : {
+                                      "type" : "number"
+                                    }
+                                  },
+                                  "required" : [
+                                    "fromLevel",
+                                    "multiplierOfDailyGoal"
+                                  ],
+                                  "type" : "object"
+                                },
+                                "type" : "array"
+                              },
+                              "levelThresholds" : {
+                                "items" : {
+                                  "type" : "integer"
+                                },
+                                "type" : "array"
+                              },
+                              "repMultiplier" : {
+                                "type" : "number"
+                              },
+                              "seriesMultiplier" : {
+                                "type" : "number"
+                              },
+                              "streakMultipliers" : {
+                                "items" : {
+                                  "properties" : {
+                                    "fromStreak" : {
+                                      "type" : "integer"
+                                    },
+                                    "multiplier" : {
+                                      "type" : "number"
+                                    }
+                                  },
+                                  "required" : [
+                                    "fromStreak",
+                                    "multiplier"
+                                  ],
+                                  "type" : "object"
+                                },
+                                "type" : "array"
+                              }
+                            },
+                            "required" : [
+                              "basePoints",
+                              "capBands",
+                              "levelThresholds",
+                              "repMultiplier",
+                              "seriesMultiplier",
+                              "streakMultipliers"
+                            ],
+                            "type" : "object"
+                          },
+                          "weeklyGoalBonus" : {
+                            "type" : "integer"
+                          }
+                        },
+                        "required" : [
+                          "kind"
+                        ],
+                        "type" : "object"
+                      },
+                      "streak" : {
+                        "properties" : {
+                          "activityKeepsWeeklyStreak" : {
+                            "type" : "boolean"
+                          },
+                          "freezesPerMonth" : {
+                            "type" : "integer"
+                          },
+                          "period" : {
+                            "enum" : [
+                              "day",
+                              "week"
+                            ],
+                            "type" : "string"
+                          },
+                          "weeklyGoalDays" : {
+                            "type" : "integer"
+                          }
+                        },
+                        "required" : [
+                          "activityKeepsWeeklyStreak",
+                          "freezesPerMonth",
+                          "period"
+                        ],
+                        "type" : "object"
+                      }
+                    },
+                    "type" : "object"
+                  },
+                  "tasks" : {
+                    "items" : {
+                      "properties" : {
+                        "cadence" : {
+                          "properties" : {
+                            "kind" : {
+                              "enum" : [
+                                "daily",
+                                "weekdays",
+                                "timesPerWeek",
+                                "weekly",
+                                "monthly"
+                              ],
+                              "type" : "string"
+                            },
+                            "timesPerWeek" : {
+                              "type" : "integer"
+                            },
+                            "weekdays" : {
+                              "items" : {
+                                "enum" : [
+                                  "monday",
+                                  "tuesday",
+                                  "wednesday",
+                                  "thursday",
+                                  "friday",
+                                  "saturday",
+                                  "sunday"
+                                ],
+                                "type" : "string"
+                              },
+                              "type" : "array"
+                            }
+                          },
+                          "required" : [
+                            "kind"
+                          ],
+                          "type" : "object"
+                        },
+                        "details" : {
+                          "type" : "string"
+                        },
+                        "kind" : {
+                          "enum" : [
+                            "checkbox",
+                            "quantity",
+                            "photo"
+                          ],
+                          "type" : "string"
+                        },
+                        "points" : {
+                          "type" : "integer"
+                        },
+                        "target" : {
+                          "type" : "number"
+                        },
+                        "targetFromDailyGoal" : {
+                          "type" : "number"
+                        },
+                        "taskID" : {
+                          "type" : "string"
+                        },
+                        "title" : {
+                          "type" : "string"
+                        },
+                        "unit" : {
+                          "type" : "string"
+                        }
+                      },
+                      "required" : [
+                        "kind",
+                        "taskID",
+                        "title"
+                      ],
+                      "type" : "object"
+                    },
+                    "type" : "array"
+                  },
+                  "visibility" : {
+                    "enum" : [
+                      "curated",
+                      "public",
+                      "private",
+                      "group"
+                    ],
+                    "type" : "string"
+                  }
+                },
+                "required" : [
+                  "kind",
+                  "name"
+                ],
+                "type" : "object"
+              }
+            }
+          },
+          "required" : true
+        },
+        "responses" : {
+          "201" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "canEdit" : {
+                      "type" : "boolean"
+                    },
+                    "createdAt" : {
+                      "format" : "date-time",
+                      "type" : "string"
+                    },
+                    "definition" : {
+                      "properties" : {
+                        "category" : {
+                          "type" : "string"
+                        },
+                        "challengeID" : {
+                          "format" : "uuid",
+                          "type" : "string"
+                        },
+                        "chore" : {
+                          "properties" : {
+                            "assigneeID" : {
+                              "format" : "uuid",
+                              "type" : "string"
+                            },
+                            "dueTime" : {
+                              "format" : "time",
+                              "type" : "string"
+                            },
+                            "firstDueOn" : {
+                              "format" : "date",
+                              "type" : "string"
+                            },
+                            "recurrence" : {
+                              "properties" : {
+                                "dayOfMonth" : {
+                                  "type" : "integer"
+                                },
+                                "kind" : {
+                                  "enum" : [
+                                    "none",
+                                    "daily",
+                                    "weekly",
+                                    "monthly"
+                                  ],
+                                  "type" : "string"
+                                },
+                                "weekdays" : {
+                                  "items" : {
+                                    "enum" : [
+                                      "monday",
+                                      "tuesday",
+                                      "wednesday",
+                                      "thursday",
+                                      "friday",
+                                      "saturday",
+                                      "sunday"
+                                    ],
+                                    "type" : "string"
+                                  },
+                                  "type" : "array"
+                                }
+                              },
+                              "required" : [
+                                "kind"
+                              ],
+                              "type" : "object"
+                            }
+                          },
+                          "required" : [
+                            "firstDueOn",
+                            "recurrence"
+                          ],
+                          "type" : "object"
+                        },
+                        "competition" : {
+                          "properties" : {
+                            "endsAt" : {
+                              "format" : "date-time",
+                              "type" : "string"
+                            },
+                            "startsAt" : {
+                              "format" : "date-time",
+                              "type" : "string"
+                            },
+                            "timeZone" : {
+                              "type" : "string"
+                            },
+                            "unit" : {
+                              "type" : "string"
+                            }
+                          },
+                          "required" : [
+                            "endsAt",
+                            "startsAt",
+                            "timeZone",
+                            "unit"
+                          ],
+                          "type" : "object"
+                        },
+                        "description" : {
+                          "type" : "string"
+                        },
+                        "difficulty" : {
+                          "enum" : [
+                            "beginner",
+                            "moderate",
+                            "hard",
+                            "extreme"
+                          ],
+                          "type" : "string"
+                        },
+                        "durationDays" : {
+                          "type" : "integer"
+                        },
+                        "effectiveFrom" : {
+                          "format" : "date",
+                          "type" : "string"
+                        },
+                        "estimatedDailyMinutes" : {
+                          "type" : "integer"
+                        },
+                        "groupID" : {
+                          "format" : "uuid",
+                          "type" : "string"
+                        },
+                        "habit" : {
+                          "properties" : {
+                            "colour" : {
+                              "type" : "string"
+                            },
+                            "notes" : {
+                              "type" : "string"
+                            },
+                            "priority" : {
+                              "type" : "integer"
+                            },
+                            "reminderTime" : {
+                              "format" : "time",
+                              "type" : "string"
+                            }
+                          },
+                          "type" : "object"
+                        },
+                        "kind" : {
+                          "enum" : [
+                            "curated",
+                            "competition",
+                            "habit",
+                            "chore",
+                            "weekly"
+                          ],
+                          "type" : "string"
+                        },
+                        "name" : {
+                          "type" : "string"
+                        },
+                        "ownerID" : {
+                          "format" : "uuid",
+                          "type" : "string"
+                        },
+                        "rules" : {
+                          "properties" : {
+                            "checkInGraceMinutes" : {
+                              "type" : "integer"
+                            },
+                            "failure" : {
+                              "properties" : {
+                                "allowedMissedDays" : {
+                                  "type" : "integer"
+                                },
+                                "mode" : {
+                                  "enum" : [
+                                    "strict",
+                                    "tolerant",
+                                    "none"
+                                  ],
+                                  "type" : "string"
+                                }
+                              },
+                              "required" : [
+                                "mode"
+                              ],
+                              "type" : "object"
+                            },
+                            "points" : {
+                              "properties" : {
+                                "completionBonus" : {
+                                  "type" : "integer"
+                                },
+                                "kind" : {
+                                  "enum" : [
+                                    "none",
+                                    "perTask",
+                                    "series"
+                                  ],
+                                  "type" : "string"
+                                },
+                                "pointsPerTask" : {
+                                  "type" : "integer"
+                                },
+                                "series" : {
+                                  "properties" : {
+                                    "basePoints" : {
+                                      "type" : "number"
+                                    },
+                                    "capBands" : {
+                                      "items" : {
+                                        "properties" : {
+                                          "fromLevel" : {
+                                            "type" : "integer"
+                                          },
+                                          "multiplierOfDailyGoal" : {
+                                            "type" : "number"
+                                          }
+                                        },
+                                        "required" : [
+                                          "fromLevel",
+                                          "multiplierOfDailyGoal"
+                                        ],
+                                        "type" : "object"
+                                      },
+                                      "type" : "array"
+                                    },
+                                    "levelThresholds" : {
+                                      "items" : {
+                                        "type" : "integer"
+                                      },
+                                      "type" : "array"
+                                    },
+                                    "repMultiplier" : {
+                                      "type" : "number"
+                                    },
+                                    "seriesMultiplier" : {
+                                      "type" : "number"
+                                    },
+                                    "streakMultipliers" : {
+                                      "items" : {
+                                        "properties" : {
+                                          "fromStreak" : {
+                                            "type" : "integer"
+                                          },
+                                          "multiplier" : {
+                                            "type" : "number"
+                                          }
+                                        },
+                                        "required" : [
+                                          "fromStreak",
+                                          "multiplier"
+                                        ],
+                                        "type" : "object"
+                                      },
+                                      "type" : "array"
+                                    }
+                                  },
+                                  "required" : [
+                                    "basePoints",
+                                    "capBands",
+                                    "levelThresholds",
+                                    "repMultiplier",
+                                    "seriesMultiplier",
+                                    "streakMultipliers"
+                                  ],
+                                  "type" : "object"
+                                },
+                                "weeklyGoalBonus" : {
+                                  "type" : "integer"
+                                }
+                              },
+                              "required" : [
+                                "kind"
+                              ],
+                              "type" : "object"
+                            },
+                            "streak" : {
+                              "properties" : {
+                                "activityKeepsWeeklyStreak" : {
+                                  "type" : "boolean"
+                                },
+                                "freezesPerMonth" : {
+                                  "type" : "integer"
+                                },
+                                "period" : {
+                                  "enum" : [
+                                    "day",
+                                    "week"
+                                  ],
+                                  "type" : "string"
+                                },
+                                "weeklyGoalDays" : {
+                                  "type" : "integer"
+                                }
+                              },
+                              "required" : [
+                                "activityKeepsWeeklyStreak",
+                                "freezesPerMonth",
+                                "period"
+                              ],
+                              "type" : "object"
+                            }
+                          },
+                          "required" : [
+                            "checkInGraceMinutes",
+                            "failure",
+                            "points",
+                            "streak"
+                          ],
+                          "type" : "object"
+                        },
+                        "tasks" : {
+                          "items" : {
+                            "properties" : {
+                              "cadence" : {
+                                "properties" : {
+                                  "kind" : {
+                                    "enum" : [
+                                      "daily",
+                                      "weekdays",
+                                      "timesPerWeek",
+                                      "weekly",
+                                      "monthly"
+                                    ],
+                                    "type" : "string"
+                                  },
+                                  "timesPerWeek" : {
+                                    "type" : "integer"
+                                  },
+                                  "weekdays" : {
+                                    "items" : {
+                                      "enum" : [
+                                        "monday",
+                                        "tuesday",
+                                        "wednesday",
+                                        "thursday",
+                                        "friday",
+                                        "saturday",
+                                        "sunday"
+                                      ],
+                                      "type" : "string"
+                                    },
+                                    "type" : "array"
+                                  }
+                                },
+                                "required" : [
+                                  "kind"
+                                ],
+                                "type" : "object"
+                              },
+                              "details" : {
+                                "type" : "string"
+                              },
+                              "kind" : {
+                                "enum" : [
+                                  "checkbox",
+                                  "quantity",
+                                  "photo"
+                                ],
+                                "type" : "string"
+                              },
+                              "points" : {
+                                "type" : "integer"
+                              },
+                              "target" : {
+                                "type" : "number"
+                              },
+                              "targetFromDailyGoal" : {
+                                "type" : "number"
+                              },
+                              "taskID" : {
+                                "type" : "string"
+                              },
+                              "title" : {
+                                "type" : "string"
+                              },
+                              "unit" : {
+                                "type" : "string"
+                              }
+                            },
+                            "required" : [
+                              "cadence",
+                              "kind",
+                              "taskID",
+                              "title"
+                            ],
+                            "type" : "object"
+                          },
+                          "type" : "array"
+                        },
+                        "version" : {
+                          "type" : "integer"
+                        },
+                        "visibility" : {
+                          "enum" : [
+                            "curated",
+                            "public",
+                            "private",
+                            "group"
+                          ],
+                          "type" : "string"
+                        }
+                      },
+                      "required" : [
+                        "category",
+                        "challengeID",
+                        "description",
+                        "difficulty",
+                        "kind",
+                        "name",
+                        "rules",
+                        "tasks",
+                        "version",
+                        "visibility"
+                      ],
+                      "type" : "object"
+                    },
+                    "estimatedDailyMinutes" : {
+                      "type" : "integer"
+                    },
+                    "failureConditions" : {
+                      "items" : {
+                        "type" : "string"
+                      },
+                      "type" : "array"
+                    },
+                    "invited" : {
+                      "type" : "boolean"
+                    },
+                    "latestVersion" : {
+                      "type" : "integer"
+                    },
+                    "likedByMe" : {
+                      "type" : "boolean"
+                    },
+                    "likes" : {
+                      "type" : "integer"
+                    },
+                    "ruleSummary" : {
+                      "type" : "string"
+                    },
+                    "updatedAt" : {
+                      "format" : "date-time",
+                      "type" : "string"
+                    },
+                    "versions" : {
+                      "items" : {
+                        "properties" : {
+                          "createdAt" : {
+                            "format" : "date-time",
+                            "type" : "string"
+                          },
+                          "effectiveFrom" : {
+                            "format" : "date",
+                            "type" : "string"
+                          },
+                          "version" : {
+                            "type" : "integer"
+                          }
+                        },
+                        "required" : [
+                          "createdAt",
+                          "version"
+                        ],
+                        "type" : "object"
+                      },
+                      "type" : "array"
+                    }
+                  },
+                  "required" : [
+                    "canEdit",
+                    "createdAt",
+                    "definition",
+                    "failureConditions",
+                    "invited",
+                    "latestVersion",
+                    "likedByMe",
+                    "likes",
+                    "ruleSummary",
+                    "updatedAt",
+                    "versions"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "Created"
+          },
+          "400" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Create a competition, habit, household chore or weekly challenge (curated challenges come from the content library).",
+        "tags" : [
+          "challenges"
+        ],
+        "x-surge-service" : "challenges",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/challenges/{challengeID}" : {
+      "delete" : {
+        "operationId" : "deleteChallenge",
+        "parameters" : [
+          {
+            "in" : "path",
+            "name" : "challengeID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "Must be true: deleting removes the history for good.",
+            "in" : "query",
+            "name" : "confirm",
+            "required" : false,
+            "schema" : {
+              "type" : "boolean"
+            }
+          }
+        ],
+        "responses" : {
+          "204" : {
+            "description" : "No Content"
+          },
+          "400" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "403" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "409" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Delete a definition with its whole history. Needs ?confirm=true; without it answers 409 confirmation-required.",
+        "tags" : [
+          "challenges"
+        ],
+        "x-surge-service" : "challenges",
+        "x-surge-throttle" : "standard"
+      },
+      "get" : {
+        "operationId" : "getChallenge",
+        "parameters" : [
+          {
+            "in" : "path",
+            "name" : "challengeID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "canEdit" : {
+                      "type" : "boolean"
+                    },
+                    "createdAt" : {
+                      "format" : "date-time",
+                      "type" : "string"
+                    },
+                    "definition" : {
+                      "properties" : {
+                        "category" : {
+                          "type" : "string"
+                        },
+                        "challengeID" : {
+                          "format" : "uuid",
+                          "type" : "string"
+                        },
+                        "chore" : {
+                          "properties" : {
+                            "assigneeID" : {
+                              "format" : "uuid",
+                              "type" : "string"
+                            },
+                            "dueTime" : {
+                              "format" : "time",
+                              "type" : "string"
+                            },
+                            "firstDueOn" : {
+                              "format" : "date",
+                              "type" : "string"
+                            },
+                            "recurrence" : {
+                              "properties" : {
+                                "dayOfMonth" : {
+                                  "type" : "integer"
+                                },
+                                "kind" : {
+                                  "enum" : [
+                                    "none",
+                                    "daily",
+                                    "weekly",
+                                    "monthly"
+                                  ],
+                                  "type" : "string"
+                                },
+                                "weekdays" : {
+                                  "items" : {
+                                    "enum" : [
+                                      "monday",
+                                      "tuesday",
+                                      "wednesday",
+                                      "thursday",
+                                      "friday",
+                                      "saturday",
+                                      "sunday"
+                                    ],
+                                    "type" : "string"
+                                  },
+                                  "type" : "array"
+                                }
+                              },
+                              "required" : [
+                                "kind"
+                              ],
+                              "type" : "object"
+                            }
+                          },
+                          "required" : [
+                            "firstDueOn",
+                            "recurrence"
+                          ],
+                          "type" : "object"
+                        },
+                        "competition" : {
+                          "properties" : {
+                            "endsAt" : {
+                              "format" : "date-time",
+                              "type" : "string"
+                            },
+                            "startsAt" : {
+                              "format" : "date-time",
+                              "type" : "string"
+                            },
+                            "timeZone" : {
+                              "type" : "string"
+                            },
+                            "unit" : {
+                              "type" : "string"
+                            }
+                          },
+                          "required" : [
+                            "endsAt",
+                            "startsAt",
+                            "timeZone",
+                            "unit"
+                          ],
+                          "type" : "object"
+                        },
+                        "description" : {
+                          "type" : "string"
+                        },
+                        "difficulty" : {
+                          "enum" : [
+                            "beginner",
+                            "moderate",
+                            "hard",
+                            "extreme"
+                          ],
+                          "type" : "string"
+                        },
+                        "durationDays" : {
+                          "type" : "integer"
+                        },
+                        "effectiveFrom" : {
+                          "format" : "date",
+                          "type" : "string"
+                        },
+                        "estimatedDailyMinutes" : {
+                          "type" : "integer"
+                        },
+                        "groupID" : {
+                          "format" : "uuid",
+                          "type" : "string"
+                        },
+                        "habit" : {
+                          "properties" : {
+                            "colour" : {
+                              "type" : "string"
+                            },
+                            "notes" : {
+                              "type" : "string"
+                            },
+                            "priority" : {
+                              "type" : "integer"
+                            },
+                            "reminderTime" : {
+                              "format" : "time",
+                              "type" : "string"
+                            }
+                          },
+                          "type" : "object"
+                        },
+                        "kind" : {
+                          "enum" : [
+                            "curated",
+                            "competition",
+                            "habit",
+                            "chore",
+                            "weekly"
+                          ],
+                          "type" : "string"
+                        },
+                        "name" : {
+                          "type" : "string"
+                        },
+                        "ownerID" : {
+                          "format" : "uuid",
+                          "type" : "string"
+                        },
+                        "rules" : {
+                          "properties" : {
+                            "checkInGraceMinutes" : {
+                              "type" : "integer"
+                            },
+                            "failure" : {
+                              "properties" : {
+                                "allowedMissedDays" : {
+                                  "type" : "integer"
+                                },
+                                "mode" : {
+                                  "enum" : [
+                                    "strict",
+                                    "tolerant",
+                                    "none"
+                                  ],
+                                  "type" : "string"
+                                }
+                              },
+                              "required" : [
+                                "mode"
+                              ],
+                              "type" : "object"
+                            },
+                            "points" : {
+                              "properties" : {
+                                "completionBonus" : {
+                                  "type" : "integer"
+                                },
+                                "kind" : {
+                                  "enum" : [
+                                    "none",
+                                    "perTask",
+                                    "series"
+                                  ],
+                                  "type" : "string"
+                                },
+                                "pointsPerTask" : {
+                                  "type" : "integer"
+                                },
+                                "series" : {
+                                  "properties" : {
+                                    "basePoints" : {
+                                      "type" : "number"
+                                    },
+                                    "capBands" : {
+                                      "items" : {
+                                        "properties" : {
+                                          "fromLevel" : {
+                                            "type" : "integer"
+                                          },
+                                          "multiplierOfDailyGoal" : {
+                                            "type" : "number"
+                                          }
+                                        },
+                                        "required" : [
+                                          "fromLevel",
+                                          "multiplierOfDailyGoal"
+                                        ],
+                                        "type" : "object"
+                                      },
+                                      "type" : "array"
+                                    },
+                                    "levelThresholds" : {
+                                      "items" : {
+                                        "type" : "integer"
+                                      },
+                                      "type" : "array"
+                                    },
+                                    "repMultiplier" : {
+                                      "type" : "number"
+                                    },
+                                    "seriesMultiplier" : {
+                                      "type" : "number"
+                                    },
+                                    "streakMultipliers" : {
+                                      "items" : {
+                                        "properties" : {
+                                          "fromStreak" : {
+                                            "type" : "integer"
+                                          },
+                                          "multiplier" : {
+                                            "type" : "number"
+                                          }
+                                        },
+                                        "required" : [
+                                          "fromStreak",
+                                          "multiplier"
+                                        ],
+                                        "type" : "object"
+                                      },
+                                      "type" : "array"
+                                    }
+                                  },
+                                  "required" : [
+                                    "basePoints",
+                                    "capBands",
+                                    "levelThresholds",
+                                    "repMultiplier",
+                                    "seriesMultiplier",
+                                    "streakMultipliers"
+                                  ],
+                                  "type" : "object"
+                                },
+                                "weeklyGoalBonus" : {
+                                  "type" : "integer"
+                                }
+                              },
+                              "required" : [
+                                "kind"
+                              ],
+                              "type" : "object"
+                            },
+                            "streak" : {
+                              "properties" : {
+                                "activityKeepsWeeklyStreak" : {
+                                  "type" : "boolean"
+                                },
+                                "freezesPerMonth" : {
+                                  "type" : "integer"
+                                },
+                                "period" : {
+                                  "enum" : [
+                                    "day",
+                                    "week"
+                                  ],
+                                  "type" : "string"
+                                },
+                                "weeklyGoalDays" : {
+                                  "type" : "integer"
+                                }
+                              },
+                              "required" : [
+                                "activityKeepsWeeklyStreak",
+                                "freezesPerMonth",
+                                "period"
+                              ],
+                              "type" : "object"
+                            }
+                          },
+                          "required" : [
+                            "checkInGraceMinutes",
+                            "failure",
+                            "points",
+                            "streak"
+                          ],
+                          "type" : "object"
+                        },
+                        "tasks" : {
+                          "items" : {
+                            "properties" : {
+                              "cadence" : {
+                                "properties" : {
+                                  "kind" : {
+                                    "enum" : [
+                                      "daily",
+                                      "weekdays",
+                                      "timesPerWeek",
+                                      "weekly",
+                                      "monthly"
+                                    ],
+                                    "type" : "string"
+                                  },
+                                  "timesPerWeek" : {
+                                    "type" : "integer"
+                                  },
+                                  "weekdays" : {
+                                    "items" : {
+                                      "enum" : [
+                                        "monday",
+                                        "tuesday",
+                                        "wednesday",
+                                        "thursday",
+                                        "friday",
+                                        "saturday",
+                                        "sunday"
+                                      ],
+                                      "type" : "string"
+                                    },
+                                    "type" : "array"
+                                  }
+                                },
+                                "required" : [
+                                  "kind"
+                                ],
+                                "type" : "object"
+                              },
+                              "details" : {
+                                "type" : "string"
+                              },
+                              "kind" : {
+                                "enum" : [
+                                  "checkbox",
+                                  "quantity",
+                                  "photo"
+                                ],
+                                "type" : "string"
+                              },
+                              "points" : {
+                                "type" : "integer"
+                              },
+                              "target" : {
+                                "type" : "number"
+                              },
+                              "targetFromDailyGoal" : {
+                                "type" : "number"
+                              },
+                              "taskID" : {
+                                "type" : "string"
+                              },
+                              "title" : {
+                                "type" : "string"
+                              },
+                              "unit" : {
+                                "type" : "string"
+                              }
+                            },
+                            "required" : [
+                              "cadence",
+                              "kind",
+                              "taskID",
+                              "title"
+                            ],
+                            "type" : "object"
+                          },
+                          "type" : "array"
+                        },
+                        "version" : {
+                          "type" : "integer"
+                        },
+                        "visibility" : {
+                          "enum" : [
+                            "curated",
+                            "public",
+                            "private",
+                            "group"
+                          ],
+                          "type" : "string"
+                        }
+                      },
+                      "required" : [
+                        "category",
+                        "challengeID",
+                        "description",
+                        "difficulty",
+                        "kind",
+                        "name",
+                        "rules",
+                        "tasks",
+                        "version",
+                        "visibility"
+                      ],
+                      "type" : "object"
+                    },
+                    "estimatedDailyMinutes" : {
+                      "type" : "integer"
+                    },
+                    "failureConditions" : {
+                      "items" : {
+                        "type" : "string"
+                      },
+                      "type" : "array"
+                    },
+                    "invited" : {
+                      "type" : "boolean"
+                    },
+                    "latestVersion" : {
+                      "type" : "integer"
+                    },
+                    "likedByMe" : {
+                      "type" : "boolean"
+                    },
+                    "likes" : {
+                      "type" : "integer"
+                    },
+                    "ruleSummary" : {
+                      "type" : "string"
+                    },
+                    "updatedAt" : {
+                      "format" : "date-time",
+                      "type" : "string"
+                    },
+                    "versions" : {
+                      "items" : {
+                        "properties" : {
+                          "createdAt" : {
+                            "format" : "date-time",
+                            "type" : "string"
+                          },
+                          "effectiveFrom" : {
+                            "format" : "date",
+                            "type" : "string"
+                          },
+                          "version" : {
+                            "type" : "integer"
+                          }
+                        },
+                        "required" : [
+                          "createdAt",
+                          "version"
+                        ],
+                        "type" : "object"
+                      },
+                      "type" : "array"
+                    }
+                  },
+                  "required" : [
+                    "canEdit",
+                    "createdAt",
+                    "definition",
+                    "failureConditions",
+                    "invited",
+                    "latestVersion",
+                    "likedByMe",
+                    "likes",
+                    "ruleSummary",
+                    "updatedAt",
+                    "versions"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "OK"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "A definition as in force today: tasks, rules in words, failure conditions, estimated daily time, versions, likes.",
+        "tags" : [
+          "challenges"
+        ],
+        "x-surge-service" : "challenges",
+        "x-surge-throttle" : "standard"
+      },
+      "patch" : {
+        "operationId" : "updateChallenge",
+        "parameters" : [
+          {
+            "in" : "path",
+            "name" : "challengeID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          }
+        ],
+        "requestBody" : {
+          "content" : {
+            "application/json" : {
+              "schema" : {
+                "properties" : {
+                  "category" : {
+                    "type" : "string"
+                  },
+                  "chore" : {
+                    "properties" : {
+                      "assigneeID" : {
+                        "format" : "uuid",
+                        "type" : "string"
+                      },
+                      "dueTime" : {
+                        "format" : "time",
+                        "type" : "string"
+                      },
+                      "firstDueOn" : {
+                        "format" : "date",
+                        "type" : "string"
+                      },
+                      "points" : {
+                        "type" : "integer"
+                      },
+                      "recurrence" : {
+                        "properties" : {
+                          "dayOfMonth" : {
+                            "type" : "integer"
+                          },
+                          "kind" : {
+                            "enum" : [
+                              "none",
+                              "daily",
+                              "weekly",
+                              "monthly"
+                            ],
+                            "type" : "string"
+                          },
+                          "weekdays" : {
+                            "items" : {
+                              "enum" : [
+                                "monday",
+                                "tuesday",
+                                "wednesday",
+                                "thursday",
+                                "friday",
+                                "saturday",
+                                "sunday"
+                              ],
+                              "type" : "string"
+                            },
+                            "type" : "array"
+                          }
+                        },
+                        "required" : [
+                          "kind"
+                        ],
+                        "type" : "object"
+                      }
+                    },
+                    "required" : [
+                      "firstDueOn",
+                      "recurrence"
+                    ],
+                    "type" : "object"
+                  },
+                  "competition" : {
+                    "properties" : {
+                      "endsAt" : {
+                        "format" : "date-time",
+                        "type" : "string"
+                      },
+                      "startsAt" : {
+                        "format" : "date-time",
+                        "type" : "string"
+                      },
+                      "timeZone" : {
+                        "type" : "string"
+                      },
+                      "unit" : {
+                        "type" : "string"
+                      }
+                    },
+                    "required" : [
+                      "endsAt",
+                      "startsAt",
+                      "timeZone",
+                      "unit"
+                    ],
+                    "type" : "object"
+                  },
+                  "description" : {
+                    "type" : "string"
+                  },
+                  "difficulty" : {
+                    "enum" : [
+                      "beginner",
+                      "moderate",
+                      "hard",
+                      "extreme"
+                    ],
+                    "type" : "string"
+                  },
+                  "durationDays" : {
+                    "type" : "integer"
+                  },
+                  "estimatedDailyMinutes" : {
+                    "type" : "integer"
+                  },
+                  "groupID" : {
+                    "format" : "uuid",
+                    "type" : "string"
+                  },
+                  "habit" : {
+                    "properties" : {
+                      "colour" : {
+                        "type" : "string"
+                      },
+                      "notes" : {
+                        "type" : "string"
+                      },
+                      "priority" : {
+                        "type" : "integer"
+                      },
+                      "reminderTime" : {
+                        "format" : "time",
+                        "type" : "string"
+                      }
+                    },
+                    "type" : "object"
+                  },
+                  "name" : {
+                    "type" : "string"
+                  },
+                  "rules" : {
+                    "properties" : {
+                      "checkInGraceMinutes" : {
+                        "type" : "integer"
+                      },
+                      "failure" : {
+                        "properties" : {
+                          "allowedMissedDays" : {
+                            "type" : "integer"
+                          },
+                          "mode" : {
+                            "enum" : [
+                              "strict",
+                              "tolerant",
+                              "none"
+                            ],
+                            "type" : "string"
+                          }
+                        },
+                        "required" : [
+                          "mode"
+                        ],
+                        "type" : "object"
+                      },
+                      "points" : {
+                        "properties" : {
+                          "completionBonus" : {
+                            "type" : "integer"
+                          },
+                          "kind" : {
+                            "enum" : [
+                              "none",
+                              "perTask",
+                              "series"
+                            ],
+                            "type" : "string"
+                          },
+                          "pointsPerTask" : {
+                            "type" : "integer"
+                          },
+                          "series" : {
+                            "properties" : {
+                              "basePoints" : {
+                                "type" : "number"
+                              },
+                              "capBands" : {
+                                "items" : {
+                                  "properties" : {
+                                    "fromLevel" : {
+                                      "type" : "integer"
+                                    },
+                                    "multiplierOfDailyGoal" : {
+                                      "type" : "number"
+                                    }
+                                  },
+                                  "required" : [
+                                    "fromLevel",
+                                    "multiplierOfDailyGoal"
+                                  ],
+                                  "type" : "object"
+                                },
+                                "type" : "array"
+                              },
+                              "levelThresholds" : {
+                                "items" : {
+                                  "type" : "integer"
+                                },
+                                "type" : "array"
+                              },
+                              "repMultiplier" : {
+                                "type" : "number"
+                              },
+                              "seriesMultiplier" : {
+                                "type" : "number"
+                              },
+                              "streakMultipliers" : {
+                                "items" : {
+                                  "properties" : {
+                                    "fromStreak" : {
+                                      "type" : "integer"
+                                    },
+                                    "multiplier" : {
+                                      "type" : "number"
+                                    }
+                                  },
+                                  "required" : [
+                                    "fromStreak",
+                                    "multiplier"
+                                  ],
+                                  "type" : "object"
+                                },
+                                "type" : "array"
+                              }
+                            },
+                            "required" : [
+                              "basePoints",
+                              "capBands",
+                              "levelThresholds",
+                              "repMultiplier",
+                              "seriesMultiplier",
+                              "streakMultipliers"
+                            ],
+                            "type" : "object"
+                          },
+                          "weeklyGoalBonus" : {
+                            "type" : "integer"
+                          }
+                        },
+                        "required" : [
+                          "kind"
+                        ],
+                        "type" : "object"
+                      },
+                      "streak" : {
+                        "properties" : {
+                          "activityKeepsWeeklyStreak" : {
+                            "type" : "boolean"
+                          },
+                          "freezesPerMonth" : {
+                            "type" : "integer"
+                          },
+                          "period" : {
+                            "enum" : [
+                              "day",
+                              "week"
+                            ],
+                            "type" : "string"
+                          },
+                          "weeklyGoalDays" : {
+                            "type" : "integer"
+                          }
+                        },
+                        "required" : [
+                          "activityKeepsWeeklyStreak",
+                          "freezesPerMonth",
+                          "period"
+                        ],
+                        "type" : "object"
+                      }
+                    },
+                    "type" : "object"
+                  },
+                  "tasks" : {
+                    "items" : {
+                      "properties" : {
+                        "cadence" : {
+                          "properties" : {
+                            "kind" : {
+                              "enum" : [
+                                "daily",
+                                "weekdays",
+                                "timesPerWeek",
+                                "weekly",
+                                "monthly"
+                              ],
+                              "type" : "string"
+                            },
+                            "timesPerWeek" : {
+                              "type" : "integer"
+                            },
+                            "weekdays" : {
+                              "items" : {
+                                "enum" : [
+                                  "monday",
+                                  "tuesday",
+                                  "wednesday",
+                                  "thursday",
+                                  "friday",
+                                  "saturday",
+                                  "sunday"
+                                ],
+                                "type" : "string"
+                              },
+                              "type" : "array"
+                            }
+                          },
+                          "required" : [
+                            "kind"
+                          ],
+                          "type" : "object"
+                        },
+                        "details" : {
+                          "type" : "string"
+                        },
+                        "kind" : {
+                          "enum" : [
+                            "checkbox",
+                            "quantity",
+                            "photo"
+                          ],
+                          "type" : "string"
+                        },
+                        "points" : {
+                          "type" : "integer"
+                        },
+                        "target" : {
+                          "type" : "number"
+                        },
+                        "targetFromDailyGoal" : {
+                          "type" : "number"
+                        },
+                        "taskID" : {
+                          "type" : "string"
+                        },
+                        "title" : {
+                          "type" : "string"
+                        },
+                        "unit" : {
+                          "type" : "string"
+                        }
+                      },
+                      "required" : [
+                        "kind",
+                        "taskID",
+                        "title"
+                      ],
+                      "type" : "object"
+                    },
+                    "type" : "array"
+                  },
+                  "visibility" : {
+                    "enum" : [
+                      "curated",
+                      "public",
+                      "private",
+                      "group"
+                    ],
+                    "type" : "string"
+                  }
+                },
+                "type" : "object"
+              }
+            }
+          },
+          "required" : true
+        },
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "canEdit" : {
+                      "type" : "boolean"
+                    },
+                    "createdAt" : {
+                      "format" : "date-time",
+                      "type" : "string"
+                    },
+                    "definition" : {
+                      "properties" : {
+                        "category" : {
+                          "type" : "string"
+                        },
+                        "challengeID" : {
+                          "format" : "uuid",
+                          "type" : "string"
+                        },
+                        "chore" : {
+                          "properties" : {
+                            "assigneeID" : {
+                              "format" : "uuid",
+                              "type" : "string"
+                            },
+                            "dueTime" : {
+                              "format" : "time",
+                              "type" : "string"
+                            },
+                            "firstDueOn" : {
+                              "format" : "date",
+                              "type" : "string"
+                            },
+                            "recurrence" : {
+                              "properties" : {
+                                "dayOfMonth" : {
+                                  "type" : "integer"
+                                },
+                                "kind" : {
+                                  "enum" : [
+                                    "none",
+                                    "daily",
+                                    "weekly",
+                                    "monthly"
+                                  ],
+                                  "type" : "string"
+                                },
+                                "weekdays" : {
+                                  "items" : {
+                                    "enum" : [
+                                      "monday",
+                                      "tuesday",
+                                      "wednesday",
+                                      "thursday",
+                                      "friday",
+                                      "saturday",
+                                      "sunday"
+                                    ],
+                                    "type" : "string"
+                                  },
+                                  "type" : "array"
+                                }
+                              },
+                              "required" : [
+                                "kind"
+                              ],
+                              "type" : "object"
+                            }
+                          },
+                          "required" : [
+                            "firstDueOn",
+                            "recurrence"
+                          ],
+                          "type" : "object"
+                        },
+                        "competition" : {
+                          "properties" : {
+                            "endsAt" : {
+                              "format" : "date-time",
+                              "type" : "string"
+                            },
+                            "startsAt" : {
+                              "format" : "date-time",
+                              "type" : "string"
+                            },
+                            "timeZone" : {
+                              "type" : "string"
+                            },
+                            "unit" : {
+                              "type" : "string"
+                            }
+                          },
+                          "required" : [
+                            "endsAt",
+                            "startsAt",
+                            "timeZone",
+                            "unit"
+                          ],
+                          "type" : "object"
+                        },
+                        "description" : {
+                          "type" : "string"
+                        },
+                        "difficulty" : {
+                          "enum" : [
+                            "beginner",
+                            "moderate",
+                            "hard",
+                            "extreme"
+                          ],
+                          "type" : "string"
+                        },
+                        "durationDays" : {
+                          "type" : "integer"
+                        },
+                        "effectiveFrom" : {
+                          "format" : "date",
+                          "type" : "string"
+                        },
+                        "estimatedDailyMinutes" : {
+                          "type" : "integer"
+                        },
+                        "groupID" : {
+                          "format" : "uuid",
+                          "type" : "string"
+                        },
+                        "habit" : {
+                          "properties" : {
+                            "colour" : {
+                              "type" : "string"
+                            },
+                            "notes" : {
+                              "type" : "string"
+                            },
+                            "priority" : {
+                              "type" : "integer"
+                            },
+                            "reminderTime" : {
+                              "format" : "time",
+                              "type" : "string"
+                            }
+                          },
+                          "type" : "object"
+                        },
+                        "kind" : {
+                          "enum" : [
+                            "curated",
+                            "competition",
+                            "habit",
+                            "chore",
+                            "weekly"
+                          ],
+                          "type" : "string"
+                        },
+                        "name" : {
+                          "type" : "string"
+                        },
+                        "ownerID" : {
+                          "format" : "uuid",
+                          "type" : "string"
+                        },
+                        "rules" : {
+                          "properties" : {
+                            "checkInGraceMinutes" : {
+                              "type" : "integer"
+                            },
+                            "failure" : {
+                              "properties" : {
+                                "allowedMissedDays" : {
+                                  "type" : "integer"
+                                },
+                                "mode" : {
+                                  "enum" : [
+                                    "strict",
+                                    "tolerant",
+                                    "none"
+                                  ],
+                                  "type" : "string"
+                                }
+                              },
+                              "required" : [
+                                "mode"
+                              ],
+                              "type" : "object"
+                            },
+                            "points" : {
+                              "properties" : {
+                                "completionBonus" : {
+                                  "type" : "integer"
+                                },
+                                "kind" : {
+                                  "enum" : [
+                                    "none",
+                                    "perTask",
+                                    "series"
+                                  ],
+                                  "type" : "string"
+                                },
+                                "pointsPerTask" : {
+                                  "type" : "integer"
+                                },
+                                "series" : {
+                                  "properties" : {
+                                    "basePoints" : {
+                                      "type" : "number"
+                                    },
+                                    "capBands" : {
+                                      "items" : {
+                                        "properties" : {
+                                          "fromLevel" : {
+                                            "type" : "integer"
+                                          },
+                                          "multiplierOfDailyGoal" : {
+                                            "type" : "number"
+                                          }
+                                        },
+                                        "required" : [
+                                          "fromLevel",
+                                          "multiplierOfDailyGoal"
+                                        ],
+                                        "type" : "object"
+                                      },
+                                      "type" : "array"
+                                    },
+                                    "levelThresholds" : {
+                                      "items" : {
+                                        "type" : "integer"
+                                      },
+                                      "type" : "array"
+                                    },
+                                    "repMultiplier" : {
+                                      "type" : "number"
+                                    },
+                                    "seriesMultiplier" : {
+                                      "type" : "number"
+                                    },
+                                    "streakMultipliers" : {
+                                      "items" : {
+                                        "properties" : {
+                                          "fromStreak" : {
+                                            "type" : "integer"
+                                          },
+                                          "multiplier" : {
+                                            "type" : "number"
+                                          }
+                                        },
+                                        "required" : [
+                                          "fromStreak",
+                                          "multiplier"
+                                        ],
+                                        "type" : "object"
+                                      },
+                                      "type" : "array"
+                                    }
+                                  },
+                                  "required" : [
+                                    "basePoints",
+                                    "capBands",
+                                    "levelThresholds",
+                                    "repMultiplier",
+                                    "seriesMultiplier",
+                                    "streakMultipliers"
+                                  ],
+                                  "type" : "object"
+                                },
+                                "weeklyGoalBonus" : {
+                                  "type" : "integer"
+                                }
+                              },
+                              "required" : [
+                                "kind"
+                              ],
+                              "type" : "object"
+                            },
+                            "streak" : {
+                              "properties" : {
+                                "activityKeepsWeeklyStreak" : {
+                                  "type" : "boolean"
+                                },
+                                "freezesPerMonth" : {
+                                  "type" : "integer"
+                                },
+                                "period" : {
+                                  "enum" : [
+                                    "day",
+                                    "week"
+                                  ],
+                                  "type" : "string"
+                                },
+                                "weeklyGoalDays" : {
+                                  "type" : "integer"
+                                }
+                              },
+                              "required" : [
+                                "activityKeepsWeeklyStreak",
+                                "freezesPerMonth",
+                                "period"
+                              ],
+                              "type" : "object"
+                            }
+                          },
+                          "required" : [
+                            "checkInGraceMinutes",
+                            "failure",
+                            "points",
+                            "streak"
+                          ],
+                          "type" : "object"
+                        },
+                        "tasks" : {
+                          "items" : {
+                            "properties" : {
+                              "cadence" : {
+                                "properties" : {
+                                  "kind" : {
+                                    "enum" : [
+                                      "daily",
+                                      "weekdays",
+                                      "timesPerWeek",
+                                      "weekly",
+                                      "monthly"
+                                    ],
+                                    "type" : "string"
+                                  },
+                                  "timesPerWeek" : {
+                                    "type" : "integer"
+                                  },
+                                  "weekdays" : {
+                                    "items" : {
+                                      "enum" : [
+                                        "monday",
+                                        "tuesday",
+                                        "wednesday",
+                                        "thursday",
+                                        "friday",
+                                        "saturday",
+                                        "sunday"
+                                      ],
+                                      "type" : "string"
+                                    },
+                                    "type" : "array"
+                                  }
+                                },
+                                "required" : [
+                                  "kind"
+                                ],
+                                "type" : "object"
+                              },
+                              "details" : {
+                                "type" : "string"
+                              },
+                              "kind" : {
+                                "enum" : [
+                                  "checkbox",
+                                  "quantity",
+                                  "photo"
+                                ],
+                                "type" : "string"
+                              },
+                              "points" : {
+                                "type" : "integer"
+                              },
+                              "target" : {
+                                "type" : "number"
+                              },
+                              "targetFromDailyGoal" : {
+                                "type" : "number"
+                              },
+                              "taskID" : {
+                                "type" : "string"
+                              },
+                              "title" : {
+                                "type" : "string"
+                              },
+                              "unit" : {
+                                "type" : "string"
+                              }
+                            },
+                            "required" : [
+                              "cadence",
+                              "kind",
+                              "taskID",
+                              "title"
+                            ],
+                            "type" : "object"
+                          },
+                          "type" : "array"
+                        },
+                        "version" : {
+                          "type" : "integer"
+                        },
+                        "visibility" : {
+                          "enum" : [
+                            "curated",
+                            "public",
+                            "private",
+                            "group"
+                          ],
+                          "type" : "string"
+                        }
+                      },
+                      "required" : [
+                        "category",
+                        "challengeID",
+                        "description",
+                        "difficulty",
+                        "kind",
+                        "name",
+                        "rules",
+                        "tasks",
+                        "version",
+                        "visibility"
+                      ],
+                      "type" : "object"
+                    },
+                    "estimatedDailyMinutes" : {
+                      "type" : "integer"
+                    },
+                    "failureConditions" : {
+                      "items" : {
+                        "type" : "string"
+                      },
+                      "type" : "array"
+                    },
+                    "invited" : {
+                      "type" : "boolean"
+                    },
+                    "latestVersion" : {
+                      "type" : "integer"
+                    },
+                    "likedByMe" : {
+                      "type" : "boolean"
+                    },
+                    "likes" : {
+                      "type" : "integer"
+                    },
+                    "ruleSummary" : {
+                      "type" : "string"
+                    },
+                    "updatedAt" : {
+                      "format" : "date-time",
+                      "type" : "string"
+                    },
+                    "versions" : {
+                      "items" : {
+                        "properties" : {
+                          "createdAt" : {
+                            "format" : "date-time",
+                            "type" : "string"
+                          },
+                          "effectiveFrom" : {
+                            "format" : "date",
+                            "type" : "string"
+                          },
+                          "version" : {
+                            "type" : "integer"
+                          }
+                        },
+                        "required" : [
+                          "createdAt",
+                          "version"
+                        ],
+                        "type" : "object"
+                      },
+                      "type" : "array"
+                    }
+                  },
+                  "required" : [
+                    "canEdit",
+                    "createdAt",
+                    "definition",
+                    "failureConditions",
+                    "invited",
+                    "latestVersion",
+                    "likedByMe",
+                    "likes",
+                    "ruleSummary",
+                    "updatedAt",
+                    "versions"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "OK"
+          },
+          "400" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "403" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Edit a definition (owner; any household member for chores). Creates the next version, in force from the next local day.",
+        "tags" : [
+          "challenges"
+        ],
+        "x-surge-service" : "challenges",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/challenges/{challengeID}/invitations" : {
+      "post" : {
+        "operationId" : "inviteToChallenge",
+        "parameters" : [
+          {
+            "in" : "path",
+            "name" : "challengeID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "A client-chosen key (up to 255 characters); a retry with the same key and body gets the first response again.",
+            "in" : "header",
+            "name" : "Idempotency-Key",
+            "required" : false,
+            "schema" : {
+              "maxLength" : 255,
+              "type" : "string"
+            }
+          }
+        ],
+        "requestBody" : {
+          "content" : {
+            "application/json" : {
+              "schema" : {
+                "properties" : {
+                  "groupID" : {
+                    "format" : "uuid",
+                    "type" : "string"
+                  },
+                  "userIDs" : {
+                    "items" : {
+                      "format" : "uuid",
+                      "type" : "string"
+                    },
+                    "type" : "array"
+                  }
+                },
+                "type" : "object"
+              }
+            }
+          },
+          "required" : true
+        },
+        "responses" : {
+          "201" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "alreadyInvited" : {
+                      "items" : {
+                        "format" : "uuid",
+                        "type" : "string"
+                      },
+                      "type" : "array"
+                    },
+                    "invitations" : {
+                      "items" : {
+                        "properties" : {
+                          "challengeID" : {
+                            "format" : "uuid",
+                            "type" : "string"
+                          },
+                          "groupID" : {
+                            "format" : "uuid",
+                            "type" : "string"
+                          },
+                          "invitationID" : {
+                            "format" : "uuid",
+                            "type" : "string"
+                          },
+                          "inviteeID" : {
+                            "format" : "uuid",
+                            "type" : "string"
+                          },
+                          "sentAt" : {
+                            "format" : "date-time",
+                            "type" : "string"
+                          }
+                        },
+                        "required" : [
+                          "challengeID",
+                          "invitationID",
+                          "inviteeID",
+                          "sentAt"
+                        ],
+                        "type" : "object"
+                      },
+                      "type" : "array"
+                    }
+                  },
+                  "required" : [
+                    "alreadyInvited",
+                    "invitations"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "Created"
+          },
+          "400" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "403" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "409" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Invite friends (accepted friendships) or every member of a group you belong to; one invitation event per invitee.",
+        "tags" : [
+          "challenges"
+        ],
+        "x-surge-service" : "challenges",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/challenges/{challengeID}/like" : {
+      "delete" : {
+        "operationId" : "unlikeChallenge",
+        "parameters" : [
+          {
+            "in" : "path",
+            "name" : "challengeID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "challengeID" : {
+                      "format" : "uuid",
+                      "type" : "string"
+                    },
+                    "likedByMe" : {
+                      "type" : "boolean"
+                    },
+                    "likes" : {
+                      "type" : "integer"
+                    }
+                  },
+                  "required" : [
+                    "challengeID",
+                    "likedByMe",
+                    "likes"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "OK"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Take a like back (idempotent).",
+        "tags" : [
+          "challenges"
+        ],
+        "x-surge-service" : "challenges",
+        "x-surge-throttle" : "standard"
+      },
+      "put" : {
+        "operationId" : "likeChallenge",
+        "parameters" : [
+          {
+            "in" : "path",
+            "name" : "challengeID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "challengeID" : {
+                      "format" : "uuid",
+                      "type" : "string"
+                    },
+                    "likedByMe" : {
+                      "type" : "boolean"
+                    },
+                    "likes" : {
+                      "type" : "integer"
+                    }
+                  },
+                  "required" : [
+                    "challengeID",
+                    "likedByMe",
+                    "likes"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "OK"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Like a challenge (idempotent).",
+        "tags" : [
+          "challenges"
+        ],
+        "x-surge-service" : "challenges",
+        "x-surge-throttle" : "standard"
+      }
+    },
     "/v1/challenges/{challengeID}/photos" : {
       "get" : {
         "operationId" : "challengePhotos",
@@ -4293,6 +7360,545 @@ enum PublicAPI {
           "progress"
         ],
         "x-surge-service" : "progress",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/challenges/{challengeID}/versions/{version}" : {
+      "get" : {
+        "operationId" : "getChallengeVersion",
+        "parameters" : [
+          {
+            "in" : "path",
+            "name" : "challengeID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          },
+          {
+            "in" : "path",
+            "name" : "version",
+            "required" : true,
+            "schema" : {
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "canEdit" : {
+                      "type" : "boolean"
+                    },
+                    "createdAt" : {
+                      "format" : "date-time",
+                      "type" : "string"
+                    },
+                    "definition" : {
+                      "properties" : {
+                        "category" : {
+                          "type" : "string"
+                        },
+                        "challengeID" : {
+                          "format" : "uuid",
+                          "type" : "string"
+                        },
+                        "chore" : {
+                          "properties" : {
+                            "assigneeID" : {
+                              "format" : "uuid",
+                              "type" : "string"
+                            },
+                            "dueTime" : {
+                              "format" : "time",
+                              "type" : "string"
+                            },
+                            "firstDueOn" : {
+                              "format" : "date",
+                              "type" : "string"
+                            },
+                            "recurrence" : {
+                              "properties" : {
+                                "dayOfMonth" : {
+                                  "type" : "integer"
+                                },
+                                "kind" : {
+                                  "enum" : [
+                                    "none",
+                                    "daily",
+                                    "weekly",
+                                    "monthly"
+                                  ],
+                                  "type" : "string"
+                                },
+                                "weekdays" : {
+                                  "items" : {
+                                    "enum" : [
+                                      "monday",
+                                      "tuesday",
+                                      "wednesday",
+                                      "thursday",
+                                      "friday",
+                                      "saturday",
+                                      "sunday"
+                                    ],
+                                    "type" : "string"
+                                  },
+                                  "type" : "array"
+                                }
+                              },
+                              "required" : [
+                                "kind"
+                              ],
+                              "type" : "object"
+                            }
+                          },
+                          "required" : [
+                            "firstDueOn",
+                            "recurrence"
+                          ],
+                          "type" : "object"
+                        },
+                        "competition" : {
+                          "properties" : {
+                            "endsAt" : {
+                              "format" : "date-time",
+                              "type" : "string"
+                            },
+                            "startsAt" : {
+                              "format" : "date-time",
+                              "type" : "string"
+                            },
+                            "timeZone" : {
+                              "type" : "string"
+                            },
+                            "unit" : {
+                              "type" : "string"
+                            }
+                          },
+                          "required" : [
+                            "endsAt",
+                            "startsAt",
+                            "timeZone",
+                            "unit"
+                          ],
+                          "type" : "object"
+                        },
+                        "description" : {
+                          "type" : "string"
+                        },
+                        "difficulty" : {
+                          "enum" : [
+                            "beginner",
+                            "moderate",
+                            "hard",
+                            "extreme"
+                          ],
+                          "type" : "string"
+                        },
+                        "durationDays" : {
+                          "type" : "integer"
+                        },
+                        "effectiveFrom" : {
+                          "format" : "date",
+                          "type" : "string"
+                        },
+                        "estimatedDailyMinutes" : {
+                          "type" : "integer"
+                        },
+                        "groupID" : {
+                          "format" : "uuid",
+                          "type" : "string"
+                        },
+                        "habit" : {
+                          "properties" : {
+                            "colour" : {
+                              "type" : "string"
+                            },
+                            "notes" : {
+                              "type" : "string"
+                            },
+                            "priority" : {
+                              "type" : "integer"
+                            },
+                            "reminderTime" : {
+                              "format" : "time",
+                              "type" : "string"
+                            }
+                          },
+                          "type" : "object"
+                        },
+                        "kind" : {
+                          "enum" : [
+                            "curated",
+                            "competition",
+                            "habit",
+                            "chore",
+                            "weekly"
+                          ],
+                          "type" : "string"
+                        },
+                        "name" : {
+                          "type" : "string"
+                        },
+                        "ownerID" : {
+                          "format" : "uuid",
+                          "type" : "string"
+                        },
+                        "rules" : {
+                          "properties" : {
+                            "checkInGraceMinutes" : {
+                              "type" : "integer"
+                            },
+                            "failure" : {
+                              "properties" : {
+                                "allowedMissedDays" : {
+                                  "type" : "integer"
+                                },
+                                "mode" : {
+                                  "enum" : [
+                                    "strict",
+                                    "tolerant",
+                                    "none"
+                                  ],
+                                  "type" : "string"
+                                }
+                              },
+                              "required" : [
+                                "mode"
+                              ],
+                              "type" : "object"
+                            },
+                            "points" : {
+                              "properties" : {
+                                "completionBonus" : {
+                                  "type" : "integer"
+                                },
+                                "kind" : {
+                                  "enum" : [
+                                    "none",
+                                    "perTask",
+                                    "series"
+                                  ],
+                                  "type" : "string"
+                                },
+                                "pointsPerTask" : {
+                                  "type" : "integer"
+                                },
+                                "series" : {
+                                  "properties" : {
+                                    "basePoints" : {
+                                      "type" : "number"
+                                    },
+                                    "capBands" : {
+                                      "items" : {
+                                        "properties" : {
+                                          "fromLevel" : {
+                                            "type" : "integer"
+                                          },
+                                          "multiplierOfDailyGoal" : {
+                                            "type" : "number"
+                                          }
+                                        },
+                                        "required" : [
+                                          "fromLevel",
+                                          "multiplierOfDailyGoal"
+                                        ],
+                                        "type" : "object"
+                                      },
+                                      "type" : "array"
+                                    },
+                                    "levelThresholds" : {
+                                      "items" : {
+                                        "type" : "integer"
+                                      },
+                                      "type" : "array"
+                                    },
+                                    "repMultiplier" : {
+                                      "type" : "number"
+                                    },
+                                    "seriesMultiplier" : {
+                                      "type" : "number"
+                                    },
+                                    "streakMultipliers" : {
+                                      "items" : {
+                                        "properties" : {
+                                          "fromStreak" : {
+                                            "type" : "integer"
+                                          },
+                                          "multiplier" : {
+                                            "type" : "number"
+                                          }
+                                        },
+                                        "required" : [
+                                          "fromStreak",
+                                          "multiplier"
+                                        ],
+                                        "type" : "object"
+                                      },
+                                      "type" : "array"
+                                    }
+                                  },
+                                  "required" : [
+                                    "basePoints",
+                                    "capBands",
+                                    "levelThresholds",
+                                    "repMultiplier",
+                                    "seriesMultiplier",
+                                    "streakMultipliers"
+                                  ],
+                                  "type" : "object"
+                                },
+                                "weeklyGoalBonus" : {
+                                  "type" : "integer"
+                                }
+                              },
+                              "required" : [
+                                "kind"
+                              ],
+                              "type" : "object"
+                            },
+                            "streak" : {
+                              "properties" : {
+                                "activityKeepsWeeklyStreak" : {
+                                  "type" : "boolean"
+                                },
+                                "freezesPerMonth" : {
+                                  "type" : "integer"
+                                },
+                                "period" : {
+                                  "enum" : [
+                                    "day",
+                                    "week"
+                                  ],
+                                  "type" : "string"
+                                },
+                                "weeklyGoalDays" : {
+                                  "type" : "integer"
+                                }
+                              },
+                              "required" : [
+                                "activityKeepsWeeklyStreak",
+                                "freezesPerMonth",
+                                "period"
+                              ],
+                              "type" : "object"
+                            }
+                          },
+                          "required" : [
+                            "checkInGraceMinutes",
+                            "failure",
+                            "points",
+                            "streak"
+                          ],
+                          "type" : "object"
+                        },
+                        "tasks" : {
+                          "items" : {
+                            "properties" : {
+                              "cadence" : {
+                                "properties" : {
+                                  "kind" : {
+                                    "enum" : [
+                                      "daily",
+                                      "weekdays",
+                                      "timesPerWeek",
+                                      "weekly",
+                                      "monthly"
+                                    ],
+                                    "type" : "string"
+                                  },
+                                  "timesPerWeek" : {
+                                    "type" : "integer"
+                                  },
+                                  "weekdays" : {
+                                    "items" : {
+                                      "enum" : [
+                                        "monday",
+                                        "tuesday",
+                                        "wednesday",
+                                        "thursday",
+                                        "friday",
+                                        "saturday",
+                                        "sunday"
+                                      ],
+                                      "type" : "string"
+                                    },
+                                    "type" : "array"
+                                  }
+                                },
+                                "required" : [
+                                  "kind"
+                                ],
+                                "type" : "object"
+                              },
+                              "details" : {
+                                "type" : "string"
+                              },
+                              "kind" : {
+                                "enum" : [
+                                  "checkbox",
+                                  "quantity",
+                                  "photo"
+                                ],
+                                "type" : "string"
+                              },
+                              "points" : {
+                                "type" : "integer"
+                              },
+                              "target" : {
+                                "type" : "number"
+                              },
+                              "targetFromDailyGoal" : {
+                                "type" : "number"
+                              },
+                              "taskID" : {
+                                "type" : "string"
+                              },
+                              "title" : {
+                                "type" : "string"
+                              },
+                              "unit" : {
+                                "type" : "string"
+                              }
+                            },
+                            "required" : [
+                              "cadence",
+                              "kind",
+                              "taskID",
+                              "title"
+                            ],
+                            "type" : "object"
+                          },
+                          "type" : "array"
+                        },
+                        "version" : {
+                          "type" : "integer"
+                        },
+                        "visibility" : {
+                          "enum" : [
+                            "curated",
+                            "public",
+                            "private",
+                            "group"
+                          ],
+                          "type" : "string"
+                        }
+                      },
+                      "required" : [
+                        "category",
+                        "challengeID",
+                        "description",
+                        "difficulty",
+                        "kind",
+                        "name",
+                        "rules",
+                        "tasks",
+                        "version",
+                        "visibility"
+                      ],
+                      "type" : "object"
+                    },
+                    "estimatedDailyMinutes" : {
+                      "type" : "integer"
+                    },
+                    "failureConditions" : {
+                      "items" : {
+                        "type" : "string"
+                      },
+                      "type" : "array"
+                    },
+                    "invited" : {
+                      "type" : "boolean"
+                    },
+                    "latestVersion" : {
+                      "type" : "integer"
+                    },
+                    "likedByMe" : {
+                      "type" : "boolean"
+                    },
+                    "likes" : {
+                      "type" : "integer"
+                    },
+                    "ruleSummary" : {
+                      "type" : "string"
+                    },
+                    "updatedAt" : {
+                      "format" : "date-time",
+                      "type" : "string"
+                    },
+                    "versions" : {
+                      "items" : {
+                        "properties" : {
+                          "createdAt" : {
+                            "format" : "date-time",
+                            "type" : "string"
+                          },
+                          "effectiveFrom" : {
+                            "format" : "date",
+                            "type" : "string"
+                          },
+                          "version" : {
+                            "type" : "integer"
+                          }
+                        },
+                        "required" : [
+                          "createdAt",
+                          "version"
+                        ],
+                        "type" : "object"
+                      },
+                      "type" : "array"
+                    }
+                  },
+                  "required" : [
+                    "canEdit",
+                    "createdAt",
+                    "definition",
+                    "failureConditions",
+                    "invited",
+                    "latestVersion",
+                    "likedByMe",
+                    "likes",
+                    "ruleSummary",
+                    "updatedAt",
+                    "versions"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "OK"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "One version of a definition, as it was (past days are judged by the version in force on them).",
+        "tags" : [
+          "challenges"
+        ],
+        "x-surge-service" : "challenges",
         "x-surge-throttle" : "standard"
       }
     },
@@ -5684,6 +9290,286 @@ enum PublicAPI {
         "x-surge-throttle" : "standard"
       }
     },
+    "/v1/groups/{groupID}/chores" : {
+      "get" : {
+        "operationId" : "listGroupChores",
+        "parameters" : [
+          {
+            "in" : "path",
+            "name" : "groupID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "Items per page, 1-100 (default 20).",
+            "in" : "query",
+            "name" : "limit",
+            "required" : false,
+            "schema" : {
+              "type" : "integer"
+            }
+          },
+          {
+            "description" : "The `nextCursor` of the previous page.",
+            "in" : "query",
+            "name" : "cursor",
+            "required" : false,
+            "schema" : {
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "items" : {
+                      "items" : {
+                        "properties" : {
+                          "category" : {
+                            "type" : "string"
+                          },
+                          "challengeID" : {
+                            "format" : "uuid",
+                            "type" : "string"
+                          },
+                          "chore" : {
+                            "properties" : {
+                              "assigneeID" : {
+                                "format" : "uuid",
+                                "type" : "string"
+                              },
+                              "dueTime" : {
+                                "format" : "time",
+                                "type" : "string"
+                              },
+                              "firstDueOn" : {
+                                "format" : "date",
+                                "type" : "string"
+                              },
+                              "recurrence" : {
+                                "properties" : {
+                                  "dayOfMonth" : {
+                                    "type" : "integer"
+                                  },
+                                  "kind" : {
+                                    "enum" : [
+                                      "none",
+                                      "daily",
+                                      "weekly",
+                                      "monthly"
+                                    ],
+                                    "type" : "string"
+                                  },
+                                  "weekdays" : {
+                                    "items" : {
+                                      "enum" : [
+                                        "monday",
+                                        "tuesday",
+                                        "wednesday",
+                                        "thursday",
+                                        "friday",
+                                        "saturday",
+                                        "sunday"
+                                      ],
+                                      "type" : "string"
+                                    },
+                                    "type" : "array"
+                                  }
+                                },
+                                "required" : [
+                                  "kind"
+                                ],
+                                "type" : "object"
+                              }
+                            },
+                            "required" : [
+                              "firstDueOn",
+                              "recurrence"
+                            ],
+                            "type" : "object"
+                          },
+                          "competition" : {
+                            "properties" : {
+                              "endsAt" : {
+                                "format" : "date-time",
+                                "type" : "string"
+                              },
+                              "startsAt" : {
+                                "format" : "date-time",
+                                "type" : "string"
+                              },
+                              "timeZone" : {
+                                "type" : "string"
+                              },
+                              "unit" : {
+                                "type" : "string"
+                              }
+                            },
+                            "required" : [
+                              "endsAt",
+                              "startsAt",
+                              "timeZone",
+                              "unit"
+                            ],
+                            "type" : "object"
+                          },
+                          "createdAt" : {
+                            "format" : "date-time",
+                            "type" : "string"
+                          },
+                          "description" : {
+                            "type" : "string"
+                          },
+                          "difficulty" : {
+                            "enum" : [
+                              "beginner",
+                              "moderate",
+                              "hard",
+                              "extreme"
+                            ],
+                            "type" : "string"
+                          },
+                          "durationDays" : {
+                            "type" : "integer"
+                          },
+                          "estimatedDailyMinutes" : {
+                            "type" : "integer"
+                          },
+                          "groupID" : {
+                            "format" : "uuid",
+                            "type" : "string"
+                          },
+                          "habit" : {
+                            "properties" : {
+                              "colour" : {
+                                "type" : "string"
+                              },
+                              "notes" : {
+                                "type" : "string"
+                              },
+                              "priority" : {
+                                "type" : "integer"
+                              },
+                              "reminderTime" : {
+                                "format" : "time",
+                                "type" : "string"
+                              }
+                            },
+                            "type" : "object"
+                          },
+                          "kind" : {
+                            "enum" : [
+                              "curated",
+                              "competition",
+                              "habit",
+                              "chore",
+                              "weekly"
+                            ],
+                            "type" : "string"
+                          },
+                          "latestVersion" : {
+                            "type" : "integer"
+                          },
+                          "likes" : {
+                            "type" : "integer"
+                          },
+                          "name" : {
+                            "type" : "string"
+                          },
+                          "ownerID" : {
+                            "format" : "uuid",
+                            "type" : "string"
+                          },
+                          "relevance" : {
+                            "type" : "number"
+                          },
+                          "taskCount" : {
+                            "type" : "integer"
+                          },
+                          "trendingScore" : {
+                            "type" : "integer"
+                          },
+                          "visibility" : {
+                            "enum" : [
+                              "curated",
+                              "public",
+                              "private",
+                              "group"
+                            ],
+                            "type" : "string"
+                          }
+                        },
+                        "required" : [
+                          "category",
+                          "challengeID",
+                          "createdAt",
+                          "description",
+                          "difficulty",
+                          "kind",
+                          "latestVersion",
+                          "likes",
+                          "name",
+                          "taskCount",
+                          "trendingScore",
+                          "visibility"
+                        ],
+                        "type" : "object"
+                      },
+                      "type" : "array"
+                    },
+                    "nextCursor" : {
+                      "type" : "string"
+                    }
+                  },
+                  "required" : [
+                    "items"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "OK"
+          },
+          "400" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "A household's chores, newest first; for its members only.",
+        "tags" : [
+          "challenges"
+        ],
+        "x-surge-service" : "challenges",
+        "x-surge-throttle" : "standard"
+      }
+    },
     "/v1/groups/{groupID}/invites" : {
       "get" : {
         "operationId" : "listGroupInvites",
@@ -6578,6 +10464,290 @@ enum PublicAPI {
           "identity"
         ],
         "x-surge-service" : "identity",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/me/challenges" : {
+      "get" : {
+        "operationId" : "listMyChallenges",
+        "parameters" : [
+          {
+            "description" : "Only this kind.",
+            "in" : "query",
+            "name" : "kind",
+            "required" : false,
+            "schema" : {
+              "enum" : [
+                "curated",
+                "competition",
+                "habit",
+                "chore",
+                "weekly"
+              ],
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "Items per page, 1-100 (default 20).",
+            "in" : "query",
+            "name" : "limit",
+            "required" : false,
+            "schema" : {
+              "type" : "integer"
+            }
+          },
+          {
+            "description" : "The `nextCursor` of the previous page.",
+            "in" : "query",
+            "name" : "cursor",
+            "required" : false,
+            "schema" : {
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "properties" : {
+                    "items" : {
+                      "items" : {
+                        "properties" : {
+                          "category" : {
+                            "type" : "string"
+                          },
+                          "challengeID" : {
+                            "format" : "uuid",
+                            "type" : "string"
+                          },
+                          "chore" : {
+                            "properties" : {
+                              "assigneeID" : {
+                                "format" : "uuid",
+                                "type" : "string"
+                              },
+                              "dueTime" : {
+                                "format" : "time",
+                                "type" : "string"
+                              },
+                              "firstDueOn" : {
+                                "format" : "date",
+                                "type" : "string"
+                              },
+                              "recurrence" : {
+                                "properties" : {
+                                  "dayOfMonth" : {
+                                    "type" : "integer"
+                                  },
+                                  "kind" : {
+                                    "enum" : [
+                                      "none",
+                                      "daily",
+                                      "weekly",
+                                      "monthly"
+                                    ],
+                                    "type" : "string"
+                                  },
+                                  "weekdays" : {
+                                    "items" : {
+                                      "enum" : [
+                                        "monday",
+                                        "tuesday",
+                                        "wednesday",
+                                        "thursday",
+                                        "friday",
+                                        "saturday",
+                                        "sunday"
+                                      ],
+                                      "type" : "string"
+                                    },
+                                    "type" : "array"
+                                  }
+                                },
+                                "required" : [
+                                  "kind"
+                                ],
+                                "type" : "object"
+                              }
+                            },
+                            "required" : [
+                              "firstDueOn",
+                              "recurrence"
+                            ],
+                            "type" : "object"
+                          },
+                          "competition" : {
+                            "properties" : {
+                              "endsAt" : {
+                                "format" : "date-time",
+                                "type" : "string"
+                              },
+                              "startsAt" : {
+                                "format" : "date-time",
+                                "type" : "string"
+                              },
+                              "timeZone" : {
+                                "type" : "string"
+                              },
+                              "unit" : {
+                                "type" : "string"
+                              }
+                            },
+                            "required" : [
+                              "endsAt",
+                              "startsAt",
+                              "timeZone",
+                              "unit"
+                            ],
+                            "type" : "object"
+                          },
+                          "createdAt" : {
+                            "format" : "date-time",
+                            "type" : "string"
+                          },
+                          "description" : {
+                            "type" : "string"
+                          },
+                          "difficulty" : {
+                            "enum" : [
+                              "beginner",
+                              "moderate",
+                              "hard",
+                              "extreme"
+                            ],
+                            "type" : "string"
+                          },
+                          "durationDays" : {
+                            "type" : "integer"
+                          },
+                          "estimatedDailyMinutes" : {
+                            "type" : "integer"
+                          },
+                          "groupID" : {
+                            "format" : "uuid",
+                            "type" : "string"
+                          },
+                          "habit" : {
+                            "properties" : {
+                              "colour" : {
+                                "type" : "string"
+                              },
+                              "notes" : {
+                                "type" : "string"
+                              },
+                              "priority" : {
+                                "type" : "integer"
+                              },
+                              "reminderTime" : {
+                                "format" : "time",
+                                "type" : "string"
+                              }
+                            },
+                            "type" : "object"
+                          },
+                          "kind" : {
+                            "enum" : [
+                              "curated",
+                              "competition",
+                              "habit",
+                              "chore",
+                              "weekly"
+                            ],
+                            "type" : "string"
+                          },
+                          "latestVersion" : {
+                            "type" : "integer"
+                          },
+                          "likes" : {
+                            "type" : "integer"
+                          },
+                          "name" : {
+                            "type" : "string"
+                          },
+                          "ownerID" : {
+                            "format" : "uuid",
+                            "type" : "string"
+                          },
+                          "relevance" : {
+                            "type" : "number"
+                          },
+                          "taskCount" : {
+                            "type" : "integer"
+                          },
+                          "trendingScore" : {
+                            "type" : "integer"
+                          },
+                          "visibility" : {
+                            "enum" : [
+                              "curated",
+                              "public",
+                              "private",
+                              "group"
+                            ],
+                            "type" : "string"
+                          }
+                        },
+                        "required" : [
+                          "category",
+                          "challengeID",
+                          "createdAt",
+                          "description",
+                          "difficulty",
+                          "kind",
+                          "latestVersion",
+                          "likes",
+                          "name",
+                          "taskCount",
+                          "trendingScore",
+                          "visibility"
+                        ],
+                        "type" : "object"
+                      },
+                      "type" : "array"
+                    },
+                    "nextCursor" : {
+                      "type" : "string"
+                    }
+                  },
+                  "required" : [
+                    "items"
+                  ],
+                  "type" : "object"
+                }
+              }
+            },
+            "description" : "OK"
+          },
+          "400" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/Problem"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/Problem"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "What the caller created or was invited to, newest first; filter by kind (e.g. kind=habit for my habits).",
+        "tags" : [
+          "challenges"
+        ],
+        "x-surge-service" : "challenges",
         "x-surge-throttle" : "standard"
       }
     },

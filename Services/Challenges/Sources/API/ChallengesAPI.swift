@@ -1,0 +1,75 @@
+import SurgeContracts
+import SurgeRuntime
+
+/// The public operations the challenges service answers.
+enum ChallengesAPI {
+    static let browseQuery: [APIOperation.QueryParameter] = [
+        .init("q", "Full-text search in name (strongest), description and category; web-search syntax (\"quoted phrases\", -exclusions)."),
+        .init("kind", "Only this kind.", schema: .enumeration(ChallengeKind.allCases.map(\.rawValue))),
+        .init("difficulty", "Only this difficulty.", schema: .enumeration(Difficulty.allCases.map(\.rawValue))),
+        .init("category", "Only this category (e.g. fitness, mindfulness, nutrition)."),
+        .init("minDays", "Only definitions lasting at least this many days (open-ended ones are left out).", schema: .integer),
+        .init("maxDays", "Only definitions lasting at most this many days (open-ended ones are left out).", schema: .integer),
+        .init(
+            "sort", "newest (default), liked, trending (joins and likes in the last 7 days) or relevance (default with q).",
+            schema: .enumeration(BrowseSort.allCases.map(\.rawValue))),
+    ] + APIOperation.QueryParameter.pagination
+
+    static let browse = APIOperation(
+        .get, "/v1/challenges", id: "listChallenges", service: .challenges,
+        summary: "Browse and search the challenges the caller may see: the curated library, public competitions, and their own, invited and household definitions.",
+        query: browseQuery, response: Page<ChallengeSummary>.self)
+
+    static let create = APIOperation(
+        .post, "/v1/challenges", id: "createChallenge", service: .challenges,
+        summary: "Create a competition, habit, household chore or weekly challenge (curated challenges come from the content library).",
+        request: ChallengeDraft.self, status: .created, response: ChallengeDetail.self)
+
+    static let detail = APIOperation(
+        .get, "/v1/challenges/{challengeID}", id: "getChallenge", service: .challenges,
+        summary: "A definition as in force today: tasks, rules in words, failure conditions, estimated daily time, versions, likes.",
+        response: ChallengeDetail.self)
+
+    static let version = APIOperation(
+        .get, "/v1/challenges/{challengeID}/versions/{version}", id: "getChallengeVersion", service: .challenges,
+        summary: "One version of a definition, as it was (past days are judged by the version in force on them).",
+        response: ChallengeDetail.self)
+
+    static let update = APIOperation(
+        .patch, "/v1/challenges/{challengeID}", id: "updateChallenge", service: .challenges,
+        summary: "Edit a definition (owner; any household member for chores). Creates the next version, in force from the next local day.",
+        request: ChallengePatch.self, response: ChallengeDetail.self, errors: [.forbidden])
+
+    static let delete = APIOperation(
+        .delete, "/v1/challenges/{challengeID}", id: "deleteChallenge", service: .challenges,
+        summary: "Delete a definition with its whole history. Needs ?confirm=true; without it answers 409 confirmation-required.",
+        query: [.init("confirm", "Must be true: deleting removes the history for good.", schema: .boolean)], status: .noContent,
+        errors: [.forbidden, .conflict])
+
+    static let invite = APIOperation(
+        .post, "/v1/challenges/{challengeID}/invitations", id: "inviteToChallenge", service: .challenges,
+        summary: "Invite friends (accepted friendships) or every member of a group you belong to; one invitation event per invitee.",
+        request: InvitationRequest.self, status: .created, response: InvitationResult.self, errors: [.forbidden, .conflict])
+
+    static let like = APIOperation(
+        .put, "/v1/challenges/{challengeID}/like", id: "likeChallenge", service: .challenges,
+        summary: "Like a challenge (idempotent).", response: LikeState.self)
+
+    static let unlike = APIOperation(
+        .delete, "/v1/challenges/{challengeID}/like", id: "unlikeChallenge", service: .challenges,
+        summary: "Take a like back (idempotent).", response: LikeState.self)
+
+    static let mine = APIOperation(
+        .get, "/v1/me/challenges", id: "listMyChallenges", service: .challenges,
+        summary: "What the caller created or was invited to, newest first; filter by kind (e.g. kind=habit for my habits).",
+        query: [.init("kind", "Only this kind.", schema: .enumeration(ChallengeKind.allCases.map(\.rawValue)))]
+            + APIOperation.QueryParameter.pagination,
+        response: Page<ChallengeSummary>.self)
+
+    static let chores = APIOperation(
+        .get, "/v1/groups/{groupID}/chores", id: "listGroupChores", service: .challenges,
+        summary: "A household's chores, newest first; for its members only.", query: APIOperation.QueryParameter.pagination,
+        response: Page<ChallengeSummary>.self)
+
+    static let all = [browse, create, detail, version, update, delete, invite, like, unlike, mine, chores]
+}

@@ -1,0 +1,257 @@
+import Foundation
+import SurgeCalendar
+import SurgeContracts
+
+/// What a client sends to create a competition, habit, chore or weekly challenge: a `ChallengeDefinition` without
+/// ids, versions and ownership, with kind-specific defaults for what it leaves out. Field names are the definition's,
+/// so a problem's field path (`tasks[2].target`, `rules.points.series.basePoints`) names the same place in both.
+public struct ChallengeDraft: Codable, Sendable, Equatable {
+    public var kind: ChallengeKind
+    public var name: String
+    public var description: String?
+    /// Default: the kind's own (`competition`, `habit`, `chores`, `weekly`).
+    public var category: String?
+    /// Default: `beginner` for habits and chores, `moderate` otherwise.
+    public var difficulty: Difficulty?
+    /// Default: `group` for chores, `private` otherwise.
+    public var visibility: Visibility?
+    /// The household of a chore, or the group a `group`-visible definition belongs to.
+    public var groupID: UUID?
+    /// 1-365; absent for open-ended habits, chores and weekly challenges. Derived from the time limit for
+    /// competitions.
+    public var durationDays: Int?
+    public var estimatedDailyMinutes: Int?
+    /// Default for habits: one daily checkbox; for competitions: one quantity task in the competition's unit.
+    /// Chores omit it: their one checkbox task is made from the name, description and `chore.points`.
+    public var tasks: [TaskDraft]?
+    public var rules: RulesDraft?
+    public var chore: ChoreDraft?
+    public var habit: HabitDetails?
+    public var competition: CompetitionDetails?
+
+    public init(
+        kind: ChallengeKind, name: String, description: String? = nil, category: String? = nil, difficulty: Difficulty? = nil,
+        visibility: Visibility? = nil, groupID: UUID? = nil, durationDays: Int? = nil, estimatedDailyMinutes: Int? = nil,
+        tasks: [TaskDraft]? = nil, rules: RulesDraft? = nil, chore: ChoreDraft? = nil, habit: HabitDetails? = nil,
+        competition: CompetitionDetails? = nil
+    ) {
+        self.kind = kind
+        self.name = name
+        self.description = description
+        self.category = category
+        self.difficulty = difficulty
+        self.visibility = visibility
+        self.groupID = groupID
+        self.durationDays = durationDays
+        self.estimatedDailyMinutes = estimatedDailyMinutes
+        self.tasks = tasks
+        self.rules = rules
+        self.chore = chore
+        self.habit = habit
+        self.competition = competition
+    }
+}
+
+/// A task as a client writes it: `ChallengeTask` with the cadence defaulting to daily.
+public struct TaskDraft: Codable, Sendable, Equatable {
+    public var taskID: String
+    public var title: String
+    public var details: String?
+    public var kind: TaskKind
+    public var target: Double?
+    public var targetFromDailyGoal: Double?
+    public var unit: String?
+    public var cadence: Cadence?
+    public var points: Int?
+
+    public init(
+        taskID: String, title: String, details: String? = nil, kind: TaskKind, target: Double? = nil,
+        targetFromDailyGoal: Double? = nil, unit: String? = nil, cadence: Cadence? = nil, points: Int? = nil
+    ) {
+        self.taskID = taskID
+        self.title = title
+        self.details = details
+        self.kind = kind
+        self.target = target
+        self.targetFromDailyGoal = targetFromDailyGoal
+        self.unit = unit
+        self.cadence = cadence
+        self.points = points
+    }
+
+    public init(_ task: ChallengeTask) {
+        self.init(
+            taskID: task.taskID, title: task.title, details: task.details, kind: task.kind, target: task.target,
+            targetFromDailyGoal: task.targetFromDailyGoal, unit: task.unit, cadence: task.cadence, points: task.points)
+    }
+}
+
+/// Rules as a client writes them; each part defaults by kind.
+public struct RulesDraft: Codable, Sendable, Equatable {
+    public var failure: FailureRule?
+    public var streak: StreakRule?
+    public var points: PointsRule?
+    public var checkInGraceMinutes: Int?
+
+    public init(failure: FailureRule? = nil, streak: StreakRule? = nil, points: PointsRule? = nil, checkInGraceMinutes: Int? = nil) {
+        self.failure = failure
+        self.streak = streak
+        self.points = points
+        self.checkInGraceMinutes = checkInGraceMinutes
+    }
+
+    public init(_ rules: ChallengeRules) {
+        self.init(failure: rules.failure, streak: rules.streak, points: rules.points, checkInGraceMinutes: rules.checkInGraceMinutes)
+    }
+}
+
+/// A chore as a client writes it (004): the household's assignee, first due date and time, recurrence, points.
+public struct ChoreDraft: Codable, Sendable, Equatable {
+    public var assigneeID: UUID?
+    public var firstDueOn: LocalDate
+    public var dueTime: LocalTime?
+    public var recurrence: ChoreRecurrence
+    /// Points for doing the chore once; default 1.
+    public var points: Int?
+
+    public init(assigneeID: UUID?, firstDueOn: LocalDate, dueTime: LocalTime? = nil, recurrence: ChoreRecurrence, points: Int? = nil) {
+        self.assigneeID = assigneeID
+        self.firstDueOn = firstDueOn
+        self.dueTime = dueTime
+        self.recurrence = recurrence
+        self.points = points
+    }
+}
+
+extension ChallengeDraft {
+    /// The draft that builds `definition` again: what an edit starts from.
+    public init(_ definition: ChallengeDefinition) {
+        let isChore = definition.kind == .chore
+        self.init(
+            kind: definition.kind, name: definition.name, description: definition.description, category: definition.category,
+            difficulty: definition.difficulty, visibility: definition.visibility, groupID: definition.groupID,
+            durationDays: definition.kind == .competition ? nil : definition.durationDays,
+            estimatedDailyMinutes: definition.estimatedDailyMinutes,
+            tasks: isChore ? nil : definition.tasks.map(TaskDraft.init),
+            rules: RulesDraft(definition.rules),
+            chore: definition.chore.map { chore in
+                ChoreDraft(
+                    assigneeID: chore.assigneeID, firstDueOn: chore.firstDueOn, dueTime: chore.dueTime, recurrence: chore.recurrence,
+                    points: definition.tasks.first?.points)
+            },
+            habit: definition.habit, competition: definition.competition)
+    }
+
+    // MARK: Defaults by kind
+
+    var resolvedDescription: String { (description ?? "").trimmingCharacters(in: .whitespacesAndNewlines) }
+
+    var resolvedCategory: String {
+        if let category { return category.trimmingCharacters(in: .whitespacesAndNewlines).lowercased() }
+        switch kind {
+        case .curated: return "general"
+        case .competition: return "competition"
+        case .habit: return "habit"
+        case .chore: return "chores"
+        case .weekly: return "weekly"
+        }
+    }
+
+    var resolvedDifficulty: Difficulty {
+        difficulty ?? ([.habit, .chore].contains(kind) ? .beginner : .moderate)
+    }
+
+    var resolvedVisibility: Visibility {
+        if let visibility { return visibility }
+        switch kind {
+        case .curated: return .curated
+        case .chore: return .group
+        case .competition, .habit, .weekly: return .private
+        }
+    }
+
+    /// Competitions last as many local days as their time limit touches; the rest say so themselves.
+    var resolvedDurationDays: Int? {
+        guard kind == .competition, let competition, let days = CompetitionWindow.days(competition) else { return durationDays }
+        return days
+    }
+
+    var resolvedRules: ChallengeRules {
+        let failure = rules?.failure ?? FailureRule(mode: .none)
+        let streak = rules?.streak ?? StreakRule(period: kind == .weekly ? .week : .day)
+        let points = rules?.points ?? (kind == .chore ? PointsRule(kind: .perTask) : .none)
+        // Habits are offline-first (003): a day's completion may sync up to a day late.
+        let grace = rules?.checkInGraceMinutes ?? (kind == .habit ? 1440 : 0)
+        return ChallengeRules(failure: failure, streak: streak, points: points, checkInGraceMinutes: grace)
+    }
+
+    var resolvedTasks: [ChallengeTask] {
+        let name = self.name.trimmingCharacters(in: .whitespacesAndNewlines)
+        if kind == .chore, let chore {
+            let details = resolvedDescription.isEmpty ? nil : resolvedDescription
+            return [
+                ChallengeTask(
+                    taskID: "chore", title: name, details: details, kind: .checkbox, cadence: chore.recurrence.cadence,
+                    points: chore.points ?? 1)
+            ]
+        }
+        if let tasks {
+            return tasks.map { task in
+                ChallengeTask(
+                    taskID: task.taskID, title: task.title.trimmingCharacters(in: .whitespacesAndNewlines),
+                    details: task.details?.trimmingCharacters(in: .whitespacesAndNewlines), kind: task.kind, target: task.target,
+                    targetFromDailyGoal: task.targetFromDailyGoal, unit: task.unit.map(Units.canonical), cadence: task.cadence ?? .daily,
+                    points: task.points)
+            }
+        }
+        switch kind {
+        case .habit:
+            return [ChallengeTask(taskID: "done", title: name, kind: .checkbox, cadence: .daily)]
+        case .competition:
+            return [ChallengeTask(taskID: "total", title: name, kind: .quantity, unit: competition.map { Units.canonical($0.unit) }, cadence: .daily)]
+        default:
+            return []
+        }
+    }
+
+    /// The definition this draft describes. Call after `validate` found nothing.
+    public func definition(challengeID: UUID, version: Int, effectiveFrom: LocalDate?, ownerID: UUID?) -> ChallengeDefinition {
+        var competition = self.competition
+        if let unit = competition?.unit { competition?.unit = Units.canonical(unit) }
+        return ChallengeDefinition(
+            challengeID: challengeID, version: version, effectiveFrom: effectiveFrom, kind: kind,
+            name: name.trimmingCharacters(in: .whitespacesAndNewlines), description: resolvedDescription, category: resolvedCategory,
+            difficulty: resolvedDifficulty, visibility: resolvedVisibility, ownerID: ownerID, groupID: groupID,
+            durationDays: resolvedDurationDays, estimatedDailyMinutes: estimatedDailyMinutes, tasks: resolvedTasks,
+            rules: resolvedRules,
+            chore: chore.map { ChoreDetails(assigneeID: $0.assigneeID, firstDueOn: $0.firstDueOn, dueTime: $0.dueTime, recurrence: $0.recurrence) },
+            habit: habit, competition: competition)
+    }
+}
+
+extension ChoreRecurrence {
+    /// The cadence of a chore's task, for consumers that read tasks only. A one-off chore (`none`) stays due every
+    /// day until done (004: overdue chores remain available); `chore.firstDueOn` says when it is first due.
+    var cadence: Cadence {
+        switch kind {
+        case .none, .daily: return .daily
+        case .weekly:
+            if let weekdays, !weekdays.isEmpty { return Cadence(kind: .weekdays, weekdays: weekdays.sorted()) }
+            return Cadence(kind: .weekly)
+        case .monthly: return Cadence(kind: .monthly)
+        }
+    }
+}
+
+/// A competition's time limit in local days.
+enum CompetitionWindow {
+    static let maximumSeconds: TimeInterval = 366 * 86_400
+
+    /// How many local dates (in the competition's zone) the window touches; nil if the window or zone is invalid.
+    static func days(_ competition: CompetitionDetails) -> Int? {
+        guard competition.startsAt < competition.endsAt, let calendar = LocalCalendar(zoneNamed: competition.timeZone) else { return nil }
+        let first = calendar.date(at: competition.startsAt)
+        let last = calendar.date(at: competition.endsAt.addingTimeInterval(-0.001))
+        return first.days(until: last) + 1
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import SurgeContracts
+import SurgeRuntime
+
+/// An edit: the fields that change, each replacing the current value whole (`tasks` replaces every task, `rules`
+/// every rule part it names). The result is validated like a new definition and becomes the next version, in force
+/// from the next local day. The kind never changes.
+public struct ChallengePatch: Codable, Sendable, Equatable {
+    public var name: String?
+    public var description: String?
+    public var category: String?
+    public var difficulty: Difficulty?
+    public var visibility: Visibility?
+    public var groupID: UUID?
+    public var durationDays: Int?
+    public var estimatedDailyMinutes: Int?
+    public var tasks: [TaskDraft]?
+    public var rules: RulesDraft?
+    public var chore: ChoreDraft?
+    public var habit: HabitDetails?
+    public var competition: CompetitionDetails?
+
+    public init(
+        name: String? = nil, description: String? = nil, category: String? = nil, difficulty: Difficulty? = nil,
+        visibility: Visibility? = nil, groupID: UUID? = nil, durationDays: Int? = nil, estimatedDailyMinutes: Int? = nil,
+        tasks: [TaskDraft]? = nil, rules: RulesDraft? = nil, chore: ChoreDraft? = nil, habit: HabitDetails? = nil,
+        competition: CompetitionDetails? = nil
+    ) {
+        self.name = name
+        self.description = description
+        self.category = category
+        self.difficulty = difficulty
+        self.visibility = visibility
+        self.groupID = groupID
+        self.durationDays = durationDays
+        self.estimatedDailyMinutes = estimatedDailyMinutes
+        self.tasks = tasks
+        self.rules = rules
+        self.chore = chore
+        self.habit = habit
+        self.competition = competition
+    }
+
+    public var isEmpty: Bool { self == ChallengePatch() }
+
+    /// Whether the edit touches who belongs: membership is then checked again.
+    public var changesMembership: Bool { groupID != nil || chore != nil || visibility != nil }
+
+    /// `draft` with this edit applied. Rule parts the edit names replace the current ones; the others stay.
+    public func applied(to draft: ChallengeDraft) -> ChallengeDraft {
+        var draft = draft
+        if let name { draft.name = name }
+        if let description { draft.description = description }
+        if let category { draft.category = category }
+        if let difficulty { draft.difficulty = difficulty }
+        if let visibility { draft.visibility = visibility }
+        if let groupID { draft.groupID = groupID }
+        if let durationDays { draft.durationDays = durationDays }
+        if let estimatedDailyMinutes { draft.estimatedDailyMinutes = estimatedDailyMinutes }
+        if let tasks { draft.tasks = tasks }
+        if let rules {
+            var merged = draft.rules ?? RulesDraft()
+            if let failure = rules.failure { merged.failure = failure }
+            if let streak = rules.streak { merged.streak = streak }
+            if let points = rules.points { merged.points = points }
+            if let grace = rules.checkInGraceMinutes { merged.checkInGraceMinutes = grace }
+            draft.rules = merged
+        }
+        if let chore { draft.chore = chore }
+        if let habit { draft.habit = habit }
+        if let competition { draft.competition = competition }
+        return draft
+    }
+}
+
+extension ChallengeDefinition {
+    /// The same definition content, ignoring its version number and effective date.
+    func hasSameContent(as other: ChallengeDefinition) -> Bool {
+        var mine = self
+        mine.version = other.version
+        mine.effectiveFrom = other.effectiveFrom
+        return mine == other
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import SurgeCalendar
+import SurgeContracts
+
+/// One version of a definition in the history list.
+public struct VersionSummary: Codable, Sendable, Equatable {
+    public var version: Int
+    /// The first local date the version judges; absent on version 1, which judges from the start.
+    public var effectiveFrom: LocalDate?
+    public var createdAt: Date
+
+    public init(version: Int, effectiveFrom: LocalDate?, createdAt: Date) {
+        self.version = version
+        self.effectiveFrom = effectiveFrom
+        self.createdAt = createdAt
+    }
+}
+
+/// When versions apply. Progress judges each day by the version in force on that day, so an edit never changes a
+/// day that has already started: it applies from the next local day of whoever the definition is judged for.
+public enum VersionSchedule {
+    /// The easternmost time zone (UTC+14). Its date is the latest local date anywhere on Earth.
+    public static let easternmostZone = TimeZone(identifier: "Pacific/Kiritimati")!
+
+    /// An edit made at `instant` applies from the next local date in `zone` (the owner's, or the group's).
+    public static func effectiveFrom(editedAt instant: Date, in zone: TimeZone) -> LocalDate {
+        LocalCalendar(timeZone: zone).date(at: instant).adding(days: 1)
+    }
+
+    /// A content upgrade (curated challenges, judged in every user's own zone) applies from the first date that has
+    /// not begun anywhere: the day after the current date in the easternmost zone.
+    public static func contentEffectiveFrom(at instant: Date) -> LocalDate {
+        effectiveFrom(editedAt: instant, in: easternmostZone)
+    }
+
+    /// The version in force on `date`: the latest whose effective date has come. Version 1 is always in force from
+    /// the start.
+    public static func versionInForce(on date: LocalDate, among versions: [VersionSummary]) -> Int? {
+        versions.filter { version in version.effectiveFrom.map { $0 <= date } ?? true }.map(\.version).max()
+    }
+}

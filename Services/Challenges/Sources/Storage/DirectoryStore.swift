@@ -1,0 +1,104 @@
+import Foundation
+import Logging
+import PostgresNIO
+import SurgeCalendar
+import SurgeContracts
+
+/// The part of identity this service keeps for itself (users' time zones, accepted friendships, groups and their
+/// current members), written inside the inbox transaction of the event that taught it.
+enum DirectoryStore {
+    static func upsertUser(_ userID: UUID, displayName: String, timeZone: String, on connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query(
+            """
+            INSERT INTO users (user_id, display_name, time_zone) VALUES (\(userID), \(displayName), \(timeZone))
+            ON CONFLICT (user_id) DO UPDATE SET display_name = EXCLUDED.display_name, time_zone = EXCLUDED.time_zone, updated_at = now()
+            """, logger: logger)
+    }
+
+    /// Only accepted friendships are kept: an invitation may go to a friend only.
+    static func setFriendship(
+        _ first: UUID, _ second: UUID, accepted: Bool, at time: Date, on connection: PostgresConnection, logger: Logger
+    ) async throws {
+        guard first != second else { return }
+        if accepted {
+            try await connection.query(
+                """
+                INSERT INTO friendships (user_low, user_high, since)
+                VALUES (LEAST(\(first), \(second)), GREATEST(\(first), \(second)), \(time))
+                ON CONFLICT (user_low, user_high) DO NOTHING
+                """, logger: logger)
+        } else {
+            try await connection.query(
+                "DELETE FROM friendships WHERE user_low = LEAST(\(first), \(second)) AND user_high = GREATEST(\(first), \(second))",
+                logger: logger)
+        }
+    }
+
+    static func upsertGroup(_ event: GroupChanged, on connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query(
+            """
+            INSERT INTO groups (group_id, name, kind, time_zone, owner_id)
+            VALUES (\(event.groupID), \(event.name), \(event.kind.rawValue), \(event.timeZone), \(event.ownerID))
+            ON CONFLICT (group_id) DO UPDATE SET name = EXCLUDED.name, kind = EXCLUDED.kind, time_zone = EXCLUDED.time_zone,
+                owner_id = EXCLUDED.owner_id, updated_at = now()
+            """, logger: logger)
+    }
+
+    static func applyMembership(_ event: GroupMembershipChanged, on connection: PostgresConnection, logger: Logger) async throws {
+        switch event.change {
+        case .joined, .roleChanged:
+            try await connection.query(
+                """
+                INSERT INTO group_members (group_id, user_id, role, joined_at)
+                VALUES (\(event.groupID), \(event.userID), \(event.role.rawValue), \(event.changedAt))
+                ON CONFLICT (group_id, user_id) DO UPDATE SET role = EXCLUDED.role
+                """, logger: logger)
+        case .left, .removed:
+            try await connection.query(
+                "DELETE FROM group_members WHERE group_id = \(event.groupID) AND user_id = \(event.userID)", logger: logger)
+        }
+    }
+
+    /// The current members of a group; nil if the group has none we know of.
+    static func members(of groupID: UUID?, on connection: PostgresConnection, logger: Logger) async throws -> Set<UUID>? {
+        guard let groupID else { return nil }
+        var members = Set<UUID>()
+        let rows = try await connection.query("SELECT user_id FROM group_members WHERE group_id = \(groupID)", logger: logger)
+        for id in try await rows.collect().map({ try $0.decode(UUID.self) }) { members.insert(id) }
+        return members.isEmpty ? nil : members
+    }
+
+    static func isMember(_ userID: UUID, of groupID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> Bool {
+        let rows = try await connection.query(
+            "SELECT 1 FROM group_members WHERE group_id = \(groupID) AND user_id = \(userID)", logger: logger)
+        for _ in try await rows.collect().map({ try $0.decode(Int.self) }) { return true }
+        return false
+    }
+
+    /// Which of `others` are accepted friends of `userID`.
+    static func friends(of userID: UUID, among others: [UUID], on connection: PostgresConnection, logger: Logger) async throws -> Set<UUID> {
+        guard !others.isEmpty else { return [] }
+        var friends = Set<UUID>()
+        let rows = try await connection.query(
+            """
+            SELECT CASE WHEN user_low = \(userID) THEN user_high ELSE user_low END FROM friendships
+            WHERE (user_low = \(userID) AND user_high = ANY(\(others))) OR (user_high = \(userID) AND user_low = ANY(\(others)))
+            """, logger: logger)
+        for id in try await rows.collect().map({ try $0.decode(UUID.self) }) { friends.insert(id) }
+        return friends
+    }
+
+    static func userTimeZone(_ userID: UUID?, on connection: PostgresConnection, logger: Logger) async throws -> TimeZone? {
+        guard let userID else { return nil }
+        let rows = try await connection.query("SELECT time_zone FROM users WHERE user_id = \(userID)", logger: logger)
+        for name in try await rows.collect().map({ try $0.decode(String.self) }) { return IANATimeZone.zone(named: name) }
+        return nil
+    }
+
+    static func groupTimeZone(_ groupID: UUID?, on connection: PostgresConnection, logger: Logger) async throws -> TimeZone? {
+        guard let groupID else { return nil }
+        let rows = try await connection.query("SELECT time_zone FROM groups WHERE group_id = \(groupID)", logger: logger)
+        for name in try await rows.collect().map({ try $0.decode(String.self) }) { return IANATimeZone.zone(named: name) }
+        return nil
+    }
+}

@@ -1,0 +1,491 @@
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+import SurgeContracts
+import SurgeRuntime
+import SurgeTestSupport
+import Testing
+
+@testable import ChallengesService
+
+@Suite("Challenges storage against PostgreSQL")
+struct StorageTests {
+    @Test("search is ranked: \"fitness\" finds the 30-Day Fitness Challenge first")
+    func searchRelevance() async throws {
+        try await Harness.run { h in
+            let me = try await h.user()
+            _ = try await h.create(Harness.publicCompetition("Stair climbing week", description: "Climb for fitness and fun"), by: me)
+            _ = try await h.create(Harness.publicCompetition("Most water this week", description: "Hydration battle"), by: me)
+            let results = try await h.browse(BrowseQuery(q: "fitness"), as: me).items
+            #expect(results.first?.name == "30-Day Fitness Challenge", "\(results.map(\.name))")
+            #expect(results.contains { $0.name == "Stair climbing week" })
+            #expect(!results.contains { $0.name == "Most water this week" })
+            let relevances = results.compactMap(\.relevance)
+            #expect(relevances.count == results.count)
+            #expect(relevances == relevances.sorted(by: >))
+            // The name weighs more than the description: a match in the name ranks a user's challenge above a
+            // description-only match.
+            #expect(try await h.browse(BrowseQuery(q: "meditation"), as: me).items.first?.name == "21-Day Meditation Challenge")
+            #expect(try await h.browse(BrowseQuery(q: "sugar"), as: me).items.map(\.name) == ["30-Day No Sugar Challenge"])
+            // Web-search syntax: exclusions, phrases and stemming ("drinking" finds "drink").
+            let noGallon = try await h.browse(BrowseQuery(q: "water -gallon"), as: me).items.map(\.name)
+            #expect(!noGallon.contains("75 Hard"))
+            #expect(noGallon.contains("75 Soft") && noGallon.contains("30-Day Fitness Challenge"))
+            #expect(Set(try await h.browse(BrowseQuery(q: "drinking"), as: me).items.map(\.name)) == ["30-Day Fitness Challenge", "30-Day No Sugar Challenge"])
+            #expect(try await h.browse(BrowseQuery(q: "\"no sugar\""), as: me).items.map(\.name) == ["30-Day No Sugar Challenge"])
+            #expect(try await h.browse(BrowseQuery(q: "xylophone"), as: me).items.isEmpty)
+        }
+    }
+
+    @Test("filters: kind, difficulty, category and duration range, alone and together")
+    func filters() async throws {
+        try await Harness.run { h in
+            let me = try await h.user()
+            _ = try await h.create(Harness.publicCompetition("Water week"), by: me)
+            func names(_ query: BrowseQuery) async throws -> Set<String> { Set(try await h.browse(query, as: me).items.map(\.name)) }
+            #expect(try await names(BrowseQuery(difficulty: .extreme)) == ["75 Hard"])
+            #expect(try await names(BrowseQuery(difficulty: .beginner)) == ["21-Day Meditation Challenge"])
+            #expect(try await names(BrowseQuery(minDays: 25, maxDays: 35)) == ["30-Day Fitness Challenge", "30-Day No Sugar Challenge"])
+            #expect(try await names(BrowseQuery(minDays: 70)) == ["75 Hard", "75 Soft"])
+            #expect(try await names(BrowseQuery(maxDays: 7)) == ["Water week"])
+            #expect(try await names(BrowseQuery(kind: .weekly)) == ["Weekly Push-up Challenge"])
+            #expect(try await names(BrowseQuery(kind: .competition)) == ["Water week"])
+            #expect(try await names(BrowseQuery(category: "mindfulness")) == ["21-Day Meditation Challenge"])
+            #expect(try await names(BrowseQuery(kind: .curated, difficulty: .moderate, category: "fitness", maxDays: 40)) == ["30-Day Fitness Challenge"])
+            #expect(try await names(BrowseQuery(q: "water", kind: .curated)) == ["75 Hard", "75 Soft", "30-Day Fitness Challenge"])
+            #expect(try await h.browse(BrowseQuery(), as: me).items.count == CuratedContent.entries.count + 1)
+        }
+    }
+
+    @Test("pagination is stable under inserts, for every sort")
+    func paginationUnderInserts() async throws {
+        try await Harness.run { h in
+            let owner = try await h.user()
+            let reader = try await h.user()
+            for index in 0..<23 {
+                _ = try await h.create(Harness.publicCompetition("Race \(index)", description: "laps around the park"), by: owner)
+            }
+            // A few likes so that the liked sort has ties and differences.
+            let likers = [try await h.user(), try await h.user()]
+            let all = try await h.browse(BrowseQuery(kind: .competition), as: reader).items
+            for (index, item) in all.enumerated() where index % 3 == 0 {
+                for liker in likers.prefix(index % 2 + 1) {
+                    _ = try await h.repository.setLike(item.challengeID, liked: true, caller: liker, trace: TraceContext())
+                }
+            }
+            for sort in [BrowseSort.newest, .liked, .trending, .relevance] {
+                let query = BrowseQuery(q: sort == .relevance ? "laps park" : nil, kind: .competition, sort: sort)
+                let before = try await h.browseAll(query, limit: 100, as: reader).map(\.challengeID)
+                #expect(before.count >= 23, "\(sort)")
+                var seen: [UUID] = []
+                var cursor: String?
+                var page = 0
+                repeat {
+                    let result = try await h.browse(query, limit: 5, after: cursor, as: reader)
+                    seen += result.items.map(\.challengeID)
+                    cursor = result.nextCursor
+                    page += 1
+                    // New challenges arrive while the reader pages: they must not shift what comes next.
+                    if page <= 2 {
+                        _ = try await h.create(Harness.publicCompetition("Late race \(sort) \(page)", description: "laps around the park"), by: owner)
+                    }
+                } while cursor != nil
+                #expect(Set(seen).count == seen.count, "\(sort): an item came twice")
+                let original = seen.filter(before.contains)
+                #expect(original == before, "\(sort): the original items, in order, each once")
+            }
+        }
+    }
+
+    @Test("a cursor of another sort order is refused")
+    func foreignCursor() async throws {
+        try await Harness.run { h in
+            let me = try await h.user()
+            let page = try await h.browse(BrowseQuery(), limit: 2, as: me)
+            let problem = await problem { _ = try await h.browse(BrowseQuery(sort: .liked), limit: 2, after: page.nextCursor, as: me) }
+            #expect(problem?.errors?.map(\.field) == ["cursor"])
+        }
+    }
+
+    @Test("visibility: a private challenge and a household chore are invisible to outsiders")
+    func visibility() async throws {
+        try await Harness.run { h in
+            let owner = try await h.user()
+            let friend = try await h.user()
+            let stranger = try await h.user()
+            let housemate = try await h.user()
+            try await h.befriend(owner, friend)
+            let home = try await h.group([owner, housemate])
+
+            let secret = try await h.create(Fixtures.competition, by: owner)
+            var choreDraft = Fixtures.chore
+            choreDraft.groupID = home
+            choreDraft.chore?.assigneeID = housemate
+            let chore = try await h.create(choreDraft, by: owner)
+            let habit = try await h.create(Fixtures.habit, by: owner)
+            let mine = [secret.definition.challengeID, chore.definition.challengeID, habit.definition.challengeID]
+
+            func visible(_ caller: UUID) async throws -> Set<UUID> {
+                Set(try await h.browseAll(BrowseQuery(), limit: 3, as: caller).map(\.challengeID)).intersection(mine)
+            }
+            #expect(try await visible(owner) == Set(mine))
+            #expect(try await visible(stranger).isEmpty)
+            #expect(try await visible(friend).isEmpty)
+            #expect(try await visible(housemate) == [chore.definition.challengeID])
+            for id in mine {
+                #expect(await problem { _ = try await h.repository.detail(id, caller: stranger) }?.status == .notFound)
+                #expect(await problem { _ = try await h.repository.version(id, version: 1, caller: stranger) }?.status == .notFound)
+                #expect(await problem { _ = try await h.repository.setLike(id, liked: true, caller: stranger, trace: TraceContext()) }?.status == .notFound)
+                #expect(await problem { try await h.repository.delete(id, confirmed: true, caller: stranger, trace: TraceContext()) }?.status == .notFound)
+            }
+            #expect(await problem { _ = try await h.repository.chores(groupID: home, page: PageRequest(limit: 10, after: nil), caller: stranger) }?.status == .notFound)
+            let chores = try await h.repository.chores(groupID: home, page: PageRequest(limit: 10, after: nil), caller: housemate)
+            #expect(chores.items.map(\.challengeID) == [chore.definition.challengeID])
+            #expect(chores.items.first?.chore?.assigneeID == housemate)
+
+            // Invited, the friend sees the private competition; the stranger still does not.
+            let result = try await h.repository.invite(secret.definition.challengeID, InvitationRequest(userIDs: [friend]), caller: owner, trace: TraceContext())
+            #expect(result.invitations.map(\.inviteeID) == [friend])
+            #expect(try await visible(friend) == [secret.definition.challengeID])
+            let seen = try await h.repository.detail(secret.definition.challengeID, caller: friend)
+            #expect(seen.invited)
+            #expect(!seen.canEdit)
+            let invitedList = try await h.repository.mine(kind: nil, page: PageRequest(limit: 10, after: nil), caller: friend)
+            #expect(invitedList.items.map(\.challengeID) == [secret.definition.challengeID])
+            #expect(try await visible(stranger).isEmpty)
+
+            // A housemate who leaves no longer sees the household's chores.
+            try await h.leave(home, housemate)
+            #expect(try await visible(housemate).isEmpty)
+            #expect(await problem { _ = try await h.repository.detail(chore.definition.challengeID, caller: housemate) }?.status == .notFound)
+        }
+    }
+
+    @Test("editing creates the next version, in force from the owner's next local day; old versions stay readable")
+    func versions() async throws {
+        try await Harness.run { h in
+            let owner = try await h.user(zone: "Europe/Rome")
+            let created = try await h.create(Fixtures.habit, by: owner)
+            let id = created.definition.challengeID
+            let patch = ChallengePatch(
+                name: "Guitar: 20 minutes",
+                tasks: [TaskDraft(taskID: "practice", title: "Practise 20 minutes", kind: .quantity, target: 20, unit: "minutes")])
+            let edited = try await h.repository.update(id, patch: patch, caller: owner, trace: TraceContext())
+            #expect(edited.definition.version == 2)
+            #expect(edited.definition.effectiveFrom == LocalDate("2026-03-11"))
+            #expect(edited.latestVersion == 2)
+
+            // Today (10 March in Rome) is still judged by version 1.
+            let today = try await h.repository.detail(id, caller: owner)
+            #expect(today.definition.version == 1)
+            #expect(today.definition.name == "Guitar practice")
+            #expect(today.versions.map(\.version) == [1, 2])
+            #expect(today.versions.map(\.effectiveFrom) == [nil, LocalDate("2026-03-11")])
+            #expect(today.latestVersion == 2)
+
+            // Both versions stay readable, whole.
+            #expect(try await h.repository.version(id, version: 1, caller: owner).definition.tasks.map(\.taskID) == ["done"])
+            #expect(try await h.repository.version(id, version: 2, caller: owner).definition.tasks.map(\.taskID) == ["practice"])
+            #expect(await problem { _ = try await h.repository.version(id, version: 3, caller: owner) }?.status == .notFound)
+
+            // At midnight in Rome version 2 takes over.
+            h.clock.set(Fixtures.instant("2026-03-10T23:00:30Z"))
+            #expect(try await h.repository.detail(id, caller: owner).definition.version == 2)
+
+            // An edit that changes nothing makes no version; an empty edit is refused.
+            #expect(try await h.repository.update(id, patch: ChallengePatch(name: "Guitar: 20 minutes"), caller: owner, trace: TraceContext()).latestVersion == 2)
+            #expect(await problem { _ = try await h.repository.update(id, patch: ChallengePatch(), caller: owner, trace: TraceContext()) }?.errors?.map(\.field) == ["body"])
+            // An invalid edit names the field and changes nothing.
+            let invalid = await problem {
+                _ = try await h.repository.update(id, patch: ChallengePatch(habit: HabitDetails(colour: "pink", notes: nil, priority: 1, reminderTime: nil)), caller: owner, trace: TraceContext())
+            }
+            #expect(invalid?.errors?.map(\.field) == ["habit.colour"])
+
+            let changed = try await h.events(ChallengeChanged.self).filter { $0.definition.challengeID == id }
+            #expect(changed.map(\.definition.version) == [2])
+            #expect(changed.first?.definition.effectiveFrom == LocalDate("2026-03-11"))
+            #expect(changed.first?.changedBy == owner)
+            #expect(try await h.events(ChallengePublished.self).contains { $0.definition.challengeID == id && $0.definition.version == 1 })
+        }
+    }
+
+    @Test("a chore is edited by any household member and its edits follow the household's time zone")
+    func choreEdits() async throws {
+        try await Harness.run { h in
+            let owner = try await h.user(zone: "Europe/Rome")
+            let housemate = try await h.user(zone: "Europe/Rome")
+            let outsider = try await h.user()
+            let home = try await h.group([owner, housemate], zone: "America/New_York")
+            var draft = Fixtures.chore
+            draft.groupID = home
+            draft.chore?.assigneeID = owner
+            let chore = try await h.create(draft, by: owner)
+            // 23:30 UTC: already 11 March in Rome, still 10 March in New York.
+            h.clock.set(Fixtures.instant("2026-03-10T23:30:00Z"))
+            var reassigned = try #require(Fixtures.chore.chore)
+            reassigned.assigneeID = housemate
+            let edited = try await h.repository.update(
+                chore.definition.challengeID, patch: ChallengePatch(chore: reassigned), caller: housemate, trace: TraceContext())
+            #expect(edited.definition.chore?.assigneeID == housemate)
+            #expect(edited.definition.effectiveFrom == LocalDate("2026-03-11"))
+            #expect(edited.definition.ownerID == owner)
+            // Reassigning to someone outside the household is refused.
+            reassigned.assigneeID = outsider
+            let refused = await problem {
+                _ = try await h.repository.update(chore.definition.challengeID, patch: ChallengePatch(chore: reassigned), caller: owner, trace: TraceContext())
+            }
+            #expect(refused?.errors?.map(\.field) == ["chore.assigneeID"])
+            // A member who is not the owner may edit a chore but not another kind.
+            let competition = try await h.create(Harness.publicCompetition("Steps"), by: owner)
+            let forbidden = await problem {
+                _ = try await h.repository.update(competition.definition.challengeID, patch: ChallengePatch(name: "Mine now"), caller: housemate, trace: TraceContext())
+            }
+            #expect(forbidden?.status == .forbidden)
+        }
+    }
+
+    @Test("deleting needs confirmation and the right to; it removes the history and says so")
+    func deletion() async throws {
+        try await Harness.run { h in
+            let owner = try await h.user()
+            let other = try await h.user()
+            let competition = try await h.create(Harness.publicCompetition("Steps"), by: owner)
+            let id = competition.definition.challengeID
+            _ = try await h.repository.update(id, patch: ChallengePatch(name: "Steps!"), caller: owner, trace: TraceContext())
+            _ = try await h.repository.setLike(id, liked: true, caller: other, trace: TraceContext())
+
+            let unconfirmed = await problem { try await h.repository.delete(id, confirmed: false, caller: owner, trace: TraceContext()) }
+            #expect(unconfirmed?.type == Problem.typeBase + "confirmation-required")
+            #expect(unconfirmed?.status == .conflict)
+            #expect(await problem { try await h.repository.delete(id, confirmed: true, caller: other, trace: TraceContext()) }?.status == .forbidden)
+            #expect(
+                await problem { try await h.repository.delete(CuratedContent.seventyFiveHardID, confirmed: true, caller: owner, trace: TraceContext()) }?
+                    .status == .forbidden)
+            #expect(try await h.count("SELECT count(*) FROM challenge_versions WHERE challenge_id = \(id)") == 2)
+
+            try await h.repository.delete(id, confirmed: true, caller: owner, trace: TraceContext())
+            #expect(await problem { _ = try await h.repository.detail(id, caller: owner) }?.status == .notFound)
+            #expect(try await h.count("SELECT count(*) FROM challenge_versions WHERE challenge_id = \(id)") == 0)
+            #expect(try await h.count("SELECT count(*) FROM likes WHERE challenge_id = \(id)") == 0)
+            let deleted = try await h.events(ChallengeDeleted.self)
+            #expect(deleted.map(\.challengeID) == [id])
+            #expect(deleted.first?.deletedBy == owner && deleted.first?.kind == .competition)
+        }
+    }
+
+    @Test("invitations: friends only, or a group the inviter belongs to; one event per invitee, never twice")
+    func invitations() async throws {
+        try await Harness.run { h in
+            let owner = try await h.user()
+            let friend = try await h.user()
+            let stranger = try await h.user()
+            let teammates = [try await h.user(), try await h.user()]
+            try await h.befriend(friend, owner)
+            let team = try await h.group([owner] + teammates, kind: .friends)
+            let otherTeam = try await h.group([stranger], kind: .team)
+            let competition = try await h.create(Fixtures.competition, by: owner)
+            let id = competition.definition.challengeID
+
+            let refused = await problem {
+                _ = try await h.repository.invite(id, InvitationRequest(userIDs: [friend, stranger, owner], groupID: otherTeam), caller: owner, trace: TraceContext())
+            }
+            #expect(refused?.errors?.map(\.field) == ["userIDs[1]", "userIDs[2]", "groupID"])
+            #expect(await problem { _ = try await h.repository.invite(id, InvitationRequest(), caller: owner, trace: TraceContext()) }?.errors?.map(\.field) == ["userIDs"])
+
+            let sent = try await h.repository.invite(id, InvitationRequest(userIDs: [friend], groupID: team), caller: owner, trace: TraceContext())
+            #expect(Set(sent.invitations.map(\.inviteeID)) == Set([friend] + teammates))
+            #expect(sent.invitations.first { $0.inviteeID == friend }?.groupID == nil)
+            #expect(sent.invitations.filter { $0.groupID == team }.count == 2)
+            let again = try await h.repository.invite(id, InvitationRequest(userIDs: [friend]), caller: owner, trace: TraceContext())
+            #expect(again.invitations.isEmpty && again.alreadyInvited == [friend])
+            let events = try await h.events(ChallengeInvitationSent.self)
+            #expect(events.count == 3)
+            #expect(events.allSatisfy { $0.challengeID == id && $0.inviterID == owner && $0.challengeName == "Most water this week" })
+
+            // An invitee cannot pass a private competition on; habits are not invitable.
+            try await h.befriend(friend, stranger)
+            #expect(await problem { _ = try await h.repository.invite(id, InvitationRequest(userIDs: [stranger]), caller: friend, trace: TraceContext()) }?.status == .forbidden)
+            let habit = try await h.create(Fixtures.habit, by: owner)
+            let notInvitable = await problem {
+                _ = try await h.repository.invite(habit.definition.challengeID, InvitationRequest(userIDs: [friend]), caller: owner, trace: TraceContext())
+            }
+            #expect(notInvitable?.type == Problem.typeBase + "not-invitable")
+            // Anyone may invite friends to a curated challenge.
+            let curated = try await h.repository.invite(CuratedContent.seventyFiveHardID, InvitationRequest(userIDs: [stranger]), caller: friend, trace: TraceContext())
+            #expect(curated.invitations.count == 1)
+        }
+    }
+
+    @Test("likes count once per user, are idempotent, and feed the liked and trending sorts; old activity drops out")
+    func likesAndTrending() async throws {
+        try await Harness.run { h in
+            let users = [try await h.user(), try await h.user(), try await h.user()]
+            let fitness = CuratedContent.thirtyDayFitnessID
+            for user in users { _ = try await h.repository.setLike(fitness, liked: true, caller: user, trace: TraceContext()) }
+            let again = try await h.repository.setLike(fitness, liked: true, caller: users[0], trace: TraceContext())
+            #expect(again == LikeState(challengeID: fitness, likes: 3, likedByMe: true))
+            let taken = try await h.repository.setLike(fitness, liked: false, caller: users[2], trace: TraceContext())
+            #expect(taken == LikeState(challengeID: fitness, likes: 2, likedByMe: false))
+            #expect(try await h.repository.setLike(fitness, liked: false, caller: users[2], trace: TraceContext()).likes == 2)
+            let liked = try await h.events(ChallengeLiked.self)
+            #expect(liked.map(\.liked) == [true, true, true, false])
+
+            let detail = try await h.repository.detail(fitness, caller: users[0])
+            #expect(detail.likes == 2 && detail.likedByMe)
+            #expect(try await h.browse(BrowseQuery(sort: .liked), as: users[2]).items.first?.challengeID == fitness)
+
+            // Five joins of the meditation challenge today (progress's AttemptStarted).
+            let meditation = CuratedContent.meditationID
+            try await h.client.withConnection { connection in
+                for _ in 0..<5 {
+                    try await Trending.record(joins: 1, challengeID: meditation, on: Trending.day(at: h.clock.now()), connection: connection, logger: h.logger)
+                }
+                try await Trending.refresh(meditation, today: Trending.day(at: h.clock.now()), connection: connection, logger: h.logger)
+                // A join of a challenge we do not know is ignored.
+                try await Trending.record(joins: 1, challengeID: UUID(), on: Trending.day(at: h.clock.now()), connection: connection, logger: h.logger)
+            }
+            let trending = try await h.browse(BrowseQuery(sort: .trending), as: users[0]).items
+            #expect(trending.prefix(2).map(\.challengeID) == [meditation, fitness])
+            #expect(trending.prefix(2).map(\.trendingScore) == [5, 2])
+
+            // Eight days later the window has moved on.
+            h.clock.set(Fixtures.instant("2026-03-18T12:00:00Z"))
+            #expect(try await Trending.refreshAll(today: Trending.day(at: h.clock.now()), client: h.client, logger: h.logger) == 2)
+            #expect(try await h.browse(BrowseQuery(sort: .trending), as: users[0]).items.allSatisfy { $0.trendingScore == 0 })
+            #expect(try await h.browse(BrowseQuery(sort: .liked), as: users[0]).items.first?.likes == 2)
+        }
+    }
+
+    @Test("the curated content is seeded once; a higher content version publishes the next version")
+    func seedIdempotence() async throws {
+        try await Harness.run { h in
+            let entries = CuratedContent.entries
+            let report = try await ContentSeeder.seed(entries, client: h.client, outbox: h.outbox, now: h.clock.now(), logger: h.logger)
+            #expect(report == ContentSeeder.Report())
+            #expect(try await h.count("SELECT count(*) FROM challenges") == entries.count)
+            #expect(try await h.count("SELECT count(*) FROM challenge_versions") == entries.count)
+            let published = try await h.events(ChallengePublished.self)
+            #expect(Set(published.map(\.definition.challengeID)) == Set(entries.map(\.definition.challengeID)))
+            #expect(published.count == entries.count)
+
+            var upgraded = entries
+            upgraded[0].contentVersion = 2
+            upgraded[0].definition.tasks[2].details = "One US gallon (3.785 litres) of plain water, spread over the day."
+            let second = try await ContentSeeder.seed(upgraded, client: h.client, outbox: h.outbox, now: h.clock.now(), logger: h.logger)
+            #expect(second.upgraded == [CuratedContent.seventyFiveHardID] && second.published.isEmpty)
+            let changed = try await h.events(ChallengeChanged.self)
+            #expect(changed.count == 1)
+            #expect(changed.first?.definition.version == 2)
+            // 12:00 UTC on 10 March is 02:00 on 11 March in Kiritimati: the upgrade applies from 12 March.
+            #expect(changed.first?.definition.effectiveFrom == LocalDate("2026-03-12"))
+            #expect(changed.first?.changedBy == ContentSeeder.contentAuthor)
+            #expect(try await ContentSeeder.seed(upgraded, client: h.client, outbox: h.outbox, now: h.clock.now(), logger: h.logger) == ContentSeeder.Report())
+            #expect(try await h.count("SELECT count(*) FROM challenge_versions") == entries.count + 1)
+            let reader = try await h.user(zone: "Pacific/Honolulu")
+            let detail = try await h.repository.detail(CuratedContent.seventyFiveHardID, caller: reader)
+            #expect(detail.definition.version == 1)
+            #expect(detail.latestVersion == 2)
+        }
+    }
+
+    @Test("a deleted user's private definitions go with their history; shared ones stay without their id")
+    func userErasure() async throws {
+        try await Harness.run { h in
+            let leaver = try await h.user()
+            let friend = try await h.user()
+            let housemate = try await h.user()
+            try await h.befriend(leaver, friend)
+            let home = try await h.group([leaver, housemate])
+            let habit = try await h.create(Fixtures.habit, by: leaver)
+            let secret = try await h.create(Fixtures.competition, by: leaver)
+            _ = try await h.repository.invite(secret.definition.challengeID, InvitationRequest(userIDs: [friend]), caller: leaver, trace: TraceContext())
+            let open = try await h.create(Harness.publicCompetition("Open race"), by: leaver)
+            var choreDraft = Fixtures.chore
+            choreDraft.groupID = home
+            choreDraft.chore?.assigneeID = leaver
+            let chore = try await h.create(choreDraft, by: housemate)
+            _ = try await h.repository.setLike(CuratedContent.seventyFiveHardID, liked: true, caller: leaver, trace: TraceContext())
+
+            let outcome = try await h.client.withTransaction(logger: h.logger) { connection in
+                try await UserErasure.erase(leaver, at: h.clock.now(), outbox: h.outbox, trace: nil, on: connection, logger: h.logger)
+            }
+            #expect(Set(outcome.deleted) == [habit.definition.challengeID, secret.definition.challengeID])
+            #expect(outcome.kept == [open.definition.challengeID])
+            #expect(try await h.count("SELECT count(*) FROM challenges WHERE challenge_id = \(habit.definition.challengeID)") == 0)
+            #expect(try await h.count("SELECT count(*) FROM invitations") == 0)
+            #expect(Set(try await h.events(ChallengeDeleted.self).map(\.challengeID)) == Set(outcome.deleted))
+
+            let kept = try await h.repository.detail(open.definition.challengeID, caller: friend)
+            #expect(kept.definition.ownerID == nil)
+            let keptChore = try await h.repository.detail(chore.definition.challengeID, caller: housemate)
+            #expect(keptChore.definition.chore?.assigneeID == nil)
+            #expect(keptChore.definition.ownerID == housemate)
+            #expect(try await h.repository.detail(CuratedContent.seventyFiveHardID, caller: friend).likes == 0)
+            #expect(try await h.count("SELECT count(*) FROM challenge_versions WHERE definition::text ILIKE \("%" + leaver.uuidString + "%")") == 0)
+            #expect(try await h.count("SELECT count(*) FROM users WHERE user_id = \(leaver)") == 0)
+            #expect(try await h.count("SELECT count(*) FROM friendships") == 0)
+            #expect(try await h.count("SELECT count(*) FROM group_members WHERE user_id = \(leaver)") == 0)
+        }
+    }
+
+    /// "Answers from an index, not a scan": with several thousand definitions and fresh statistics, the planner
+    /// chooses indexes for the library's queries by itself (no `enable_seqscan = off`).
+    @Test("the library's queries read indexes, not a sequential scan of the challenges table")
+    func indexProof() async throws {
+        try await Harness.run { h in
+            try await h.client.query(
+                """
+                INSERT INTO challenges (challenge_id, kind, visibility, owner_id, latest_version, name, description, category,
+                                        difficulty, duration_days, likes_count, trending_score, created_at, updated_at)
+                SELECT gen_random_uuid(), (ARRAY['competition', 'habit', 'weekly'])[1 + i % 3],
+                       (ARRAY['public', 'private', 'private', 'public'])[1 + i % 4], gen_random_uuid(), 1,
+                       'Generated challenge ' || i, 'Walking, reading or cooking, number ' || i,
+                       (ARRAY['outdoors', 'social', 'reading', 'cooking', 'hobbies'])[1 + i % 5],
+                       (ARRAY['beginner', 'moderate', 'hard', 'extreme'])[1 + i % 4], 1 + i % 365, i % 50, i % 7,
+                       now() - i * interval '1 minute', now()
+                FROM generate_series(1, 5000) AS i
+                """, logger: h.logger)
+            try await h.client.query(
+                """
+                INSERT INTO challenge_versions (challenge_id, version, definition, created_at)
+                SELECT challenge_id, 1, '{}'::jsonb, now() FROM challenges c
+                WHERE NOT EXISTS (SELECT 1 FROM challenge_versions v WHERE v.challenge_id = c.challenge_id)
+                """, logger: h.logger)
+            for table in ["challenges", "challenge_versions", "invitations", "group_members", "likes"] {
+                try await h.client.query(PostgresQuery(unsafeSQL: "ANALYZE \(table)"), logger: h.logger)
+            }
+            let caller = try await h.user()
+            let lastSeq = try await h.count("SELECT max(seq) FROM challenges")
+            let queries: [(String, BrowseQuery, BrowsePosition?)] = [
+                ("newest", BrowseQuery(), nil),
+                ("newest, a later page", BrowseQuery(), BrowsePosition(sort: .newest, key: Double(lastSeq - 40), id: UUID())),
+                ("liked, a later page", BrowseQuery(sort: .liked), BrowsePosition(sort: .liked, key: 30, id: UUID())),
+                ("search", BrowseQuery(q: "fitness"), nil),
+                ("liked", BrowseQuery(sort: .liked), nil),
+                ("trending", BrowseQuery(sort: .trending), nil),
+                ("difficulty, liked", BrowseQuery(difficulty: .hard, sort: .liked), nil),
+                ("kind and duration", BrowseQuery(kind: .competition, minDays: 20, maxDays: 40), nil),
+                ("category", BrowseQuery(category: "cooking"), nil),
+            ]
+            for (name, query, position) in queries {
+                let sql = h.repository.browseQuery(query, after: position, limit: 21, caller: caller)
+                let explain = PostgresQuery(unsafeSQL: "EXPLAIN (FORMAT JSON) " + sql.sql, binds: sql.binds)
+                let buffer = try await h.client.query(explain, logger: h.logger).collect().first?.decode(ByteBuffer.self)
+                let plan = try #require(buffer.map { String(buffer: $0) }, "\(name)")
+                let json = try JSONSerialization.jsonObject(with: Data(plan.utf8))
+                let scans = Self.nodes(in: json).filter { ($0["Relation Name"] as? String) == "challenges" }.compactMap { $0["Node Type"] as? String }
+                #expect(!scans.isEmpty, "\(name): the plan does not read challenges?\n\(plan)")
+                #expect(!scans.contains("Seq Scan"), "\(name) scans the table:\n\(plan)")
+            }
+        }
+    }
+
+    static func nodes(in json: Any) -> [[String: Any]] {
+        if let array = json as? [Any] { return array.flatMap(nodes(in:)) }
+        guard let object = json as? [String: Any] else { return [] }
+        var found = object["Node Type"] != nil ? [object] : []
+        for value in object.values where value is [Any] || value is [String: Any] { found += nodes(in: value) }
+        return found
+    }
+}
