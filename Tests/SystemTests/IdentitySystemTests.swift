@@ -394,8 +394,17 @@ struct IdentitySystemTests {
             #expect(!export.text.contains("$2b$") && !export.text.contains(dora.refreshToken) && !export.text.lowercased().contains("hash"))
             expectProblem(try await system.identity.get("/internal/export"), 401)
             expectProblem(try await system.http.authorized(dora.accessToken).get("/internal/export"), 404)
-            // The gateway's export carries identity's part as is.
+            // The gateway's export carries every service's part: identity's as is, and what challenges and progress
+            // keep (a like, an attempt at 75 Hard).
+            let seventyFiveHard = "c4a11e00-0075-4000-8000-000000000001"
+            #expect(try await asDora.put("/v1/challenges/\(seventyFiveHard)/like", json: [:]).status < 300)
+            _ = try await eventually("progress knows 75 Hard") { () -> Bool? in
+                try await asDora.post("/v1/attempts", json: ["challengeID": seventyFiveHard]).status == 201 ? true : nil
+            }
             let full = try await asDora.get("/v1/me/export")
+            let parts = full.json["services"] as? [String: Any] ?? [:]
+            #expect(((parts["challenges"] as? [String: Any])?["likes"] as? [[String: Any]])?.count == 1, "\(full.text)")
+            #expect(((parts["progress"] as? [String: Any])?["attempts"] as? [[String: Any]])?.count == 1, "\(full.text)")
             #expect(full.status == 200, "\(full.text)")
             let identityPart = try #require((full.json["services"] as? [String: Any])?["identity"] as? [String: Any], "\(full.text)")
             #expect((identityPart["account"] as? [String: Any])?["email"] as? String == "dora@example.com")

@@ -38,6 +38,11 @@ public enum ChallengesService {
 
         let router = infrastructure.makeRouter(consumers: [consumer])
         ChallengesController(challenges: repository).addRoutes(to: router)
+        router.get("/internal/export") { _, context in
+            Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(bytes: try await UserExport.json(for: try context.caller(), client: database, logger: logger))))
+        }
         return infrastructure.makeApplication(router: router, consumers: [consumer], services: [refresher])
     }
 }
