@@ -9,19 +9,16 @@ struct ProgressSecuritySystemTests {
     @Test("another user's token reaches none of a user's attempts, check-ins, photos, history or household chores")
     func secondUserSeesNothing() async throws {
         try await ProgressStage.with("progress-privacy") { stage in
-            let hard = Fixtures.seventyFiveHard()
-            try await stage.publish(hard)
+            try await stage.waitForDefinition(Fixtures.seventyFiveHard)
             let owner = try await stage.user("Owner", timeZone: "Europe/Paris")
             let stranger = try await stage.user("Stranger", timeZone: "Europe/Paris")
-            let household = UUID()
-            try await stage.publish(GroupChanged(groupID: household, name: "Home", kind: .household, timeZone: "Europe/Paris", ownerID: owner.id, created: true, changedAt: Date()))
-            try await stage.publish(GroupMembershipChanged(groupID: household, userID: owner.id, displayName: "Owner", role: .owner, change: .joined, changedAt: Date()))
+            let household = try await stage.household(owner: owner, members: [], timeZone: "Europe/Paris")
             try await stage.setClock(LocalDate("2026-11-16")!, "09:00", for: owner)
-            let started = try await owner.http.post("/v1/attempts", json: ["challengeID": hard.challengeID.uuidString])
+            let started = try await owner.http.post("/v1/attempts", json: ["challengeID": Fixtures.seventyFiveHard])
             let attemptID = try #require((started.json["attempt"] as? [String: Any])?["attemptID"] as? String)
             let log = try await owner.http.post("/v1/attempts/\(attemptID)/tasks/water/logs", json: ["quantity": 1.0])
             let logID = try #require(log.json["logID"] as? String)
-            let photo = try await owner.http.send(.PUT, "/v1/attempts/\(attemptID)/tasks/photo/photo", body: Fixtures.jpeg, contentType: "image/jpeg")
+            let photo = try await owner.http.send(.PUT, "/v1/attempts/\(attemptID)/tasks/progress-photo/photo", body: Fixtures.jpeg, contentType: "image/jpeg")
             let photoID = try #require(photo.json["photoID"] as? String)
             #expect(try await owner.http.get("/v1/photos/\(photoID)").body == Fixtures.jpeg)
 
@@ -30,14 +27,14 @@ struct ProgressSecuritySystemTests {
                 ("tick", { try await stranger.http.put("/v1/attempts/\(attemptID)/tasks/diet", json: ["done": true]) }),
                 ("log", { try await stranger.http.post("/v1/attempts/\(attemptID)/tasks/water/logs", json: ["quantity": 1.0]) }),
                 ("remove log", { try await stranger.http.delete("/v1/attempts/\(attemptID)/logs/\(logID)") }),
-                ("photo upload", { try await stranger.http.send(.PUT, "/v1/attempts/\(attemptID)/tasks/photo/photo", body: Fixtures.jpeg, contentType: "image/jpeg") }),
+                ("photo upload", { try await stranger.http.send(.PUT, "/v1/attempts/\(attemptID)/tasks/progress-photo/photo", body: Fixtures.jpeg, contentType: "image/jpeg") }),
                 ("restart", { try await stranger.http.post("/v1/attempts/\(attemptID)/restart") }),
                 ("abandon", { try await stranger.http.post("/v1/attempts/\(attemptID)/abandon") }),
                 ("calendar", { try await stranger.http.get("/v1/attempts/\(attemptID)/calendar") }),
                 ("history", { try await stranger.http.get("/v1/attempts/\(attemptID)/history") }),
                 ("photos", { try await stranger.http.get("/v1/attempts/\(attemptID)/photos") }),
                 ("photo", { try await stranger.http.get("/v1/photos/\(photoID)") }),
-                ("chores", { try await stranger.http.get("/v1/groups/\(household.uuidString)/chore-occurrences") }),
+                ("chores", { try await stranger.http.get("/v1/groups/\(household)/chore-occurrences") }),
             ]
             for (name, probe) in probes {
                 let response = try await probe()
@@ -47,7 +44,7 @@ struct ProgressSecuritySystemTests {
             let mine = try await stranger.http.get("/v1/attempts")
             #expect((mine.json["items"] as? [Any])?.isEmpty == true)
             #expect(try await stranger.http.get("/v1/me/points").json["total"] as? Int == 0)
-            let gallery = try await stranger.http.get("/v1/challenges/\(hard.challengeID.uuidString)/photos")
+            let gallery = try await stranger.http.get("/v1/challenges/\(Fixtures.seventyFiveHard)/photos")
             #expect((gallery.json["items"] as? [Any])?.isEmpty == true, "a curated challenge's gallery shows strangers nothing of others")
             let anonymous = try await stage.stack.http().get("/v1/attempts/\(attemptID)")
             #expect(anonymous.status == 401)
@@ -58,12 +55,11 @@ struct ProgressSecuritySystemTests {
     @Test("moving west keeps the day open longer; moving east never closes it early")
     func timeZoneMoves() async throws {
         try await ProgressStage.with("progress-move") { stage in
-            let habit = Fixtures.habit(graceMinutes: 0)
-            try await stage.publish(habit)
             let traveller = try await stage.user("Traveller", timeZone: "Europe/Rome")
+            let habit = try await stage.habit(for: traveller, graceMinutes: 0)
             let day = LocalDate("2026-11-18")!
             try await stage.setClock(day, "10:00", for: traveller)
-            let started = try await traveller.http.post("/v1/attempts", json: ["challengeID": habit.challengeID.uuidString])
+            let started = try await traveller.http.post("/v1/attempts", json: ["challengeID": habit])
             let attemptID = try #require(UUID(uuidString: (started.json["attempt"] as? [String: Any])?["attemptID"] as? String ?? ""))
             func nextJudgement() async throws -> Date {
                 try await stage.stack.database.withAdmin { client in

@@ -6,11 +6,10 @@ import SurgeKafka
 import SurgeMessaging
 import SurgeTestSupport
 
-/// Identity, progress (on a simulated clock, judging every 100 ms) and the gateway, with helpers to publish
-/// definitions, create users and move time.
+/// Identity, challenges (with its curated content), progress (on a simulated clock, judging every 100 ms) and the
+/// gateway, with helpers to create users, wait for definitions and move time.
 struct ProgressStage {
     let stack: TestStack
-    let producer: KafkaProducer
 
     struct User {
         let id: UUID
@@ -21,25 +20,53 @@ struct ProgressStage {
     static func with(_ name: String, _ body: (ProgressStage) async throws -> Void) async throws {
         try await withTestStack(name) { stack in
             try await stack.start("identity")
+            try await stack.start("challenges")
             try await stack.start("progress", environment: ["SIMULATED_CLOCK": "true", "JUDGEMENT_INTERVAL_MS": "100"])
             try await stack.start("gateway")
-            let producer = try KafkaProducer(configuration: stack.kafka!.configuration(), logger: .test("stage"))
-            try await body(ProgressStage(stack: stack, producer: producer))
+            try await body(ProgressStage(stack: stack))
         }
     }
 
-    func publish<Payload: EventPayload>(_ payload: Payload) async throws {
-        let event = CloudEvent(source: "/surge/test", time: Date(), data: payload)
-        _ = try await producer.send(KafkaRecord(publishing: try EventRecord(event), to: Payload.descriptor.topic.name))
+    /// Waits until progress has a definition (published by challenges).
+    func waitForDefinition(_ challengeID: String) async throws {
+        let id = UUID(uuidString: challengeID)!
+        try await waitUntil("progress knows \(challengeID)") {
+            try await stack.database.count("SELECT count(*) FROM progress.definitions WHERE challenge_id = \(id)") >= 1
+        }
     }
 
-    /// Publishes a definition and waits until progress has it.
-    func publish(_ definition: ChallengeDefinition) async throws {
-        try await publish(ChallengePublished(definition: definition, publishedAt: Date()))
-        try await waitUntil("progress knows \(definition.name)") {
-            try await stack.database.count(
-                "SELECT count(*) FROM progress.definitions WHERE challenge_id = \(definition.challengeID) AND version = \(definition.version)") == 1
+    /// Creates a habit through the challenges API and waits until progress has it.
+    func habit(for user: User, graceMinutes: Int) async throws -> String {
+        let created = try await user.http.post("/v1/challenges", json: [
+            "kind": "habit", "name": "Sketch", "description": "Draw something",
+            "tasks": [["taskID": "sketch", "title": "Sketch", "kind": "checkbox"] as [String: any Sendable]],
+            "rules": ["points": ["kind": "perTask", "pointsPerTask": 5] as [String: any Sendable], "checkInGraceMinutes": graceMinutes] as [String: any Sendable],
+            "habit": ["colour": "#FF8800", "priority": 2] as [String: any Sendable],
+        ])
+        guard created.status == 201, let id = (created.json["definition"] as? [String: Any])?["challengeID"] as? String else {
+            throw StageError("habit not created: \(created.text)")
         }
+        try await waitForDefinition(id)
+        return id
+    }
+
+    /// A household created by `owner` through identity, joined by `members`; returns its id once challenges and
+    /// progress know every member.
+    func household(owner: User, members: [User], timeZone: String) async throws -> String {
+        let group = try await owner.http.post("/v1/groups", json: ["name": "Home", "kind": "household", "timeZone": timeZone])
+        guard group.status == 201, let id = group.json["id"] as? String else { throw StageError("household: \(group.text)") }
+        for member in members {
+            guard let code = try await owner.http.post("/v1/groups/\(id)/invites").json["code"] as? String,
+                try await member.http.post("/v1/groups/join", json: ["code": code]).status == 200
+            else { throw StageError("could not join the household") }
+        }
+        let groupID = UUID(uuidString: id)!
+        try await waitUntil("challenges and progress know the household") {
+            let challenges = try await stack.database.count("SELECT count(*) FROM challenges.group_members WHERE group_id = \(groupID)")
+            let progress = try await stack.database.count("SELECT count(*) FROM progress.group_members WHERE group_id = \(groupID)")
+            return challenges == members.count + 1 && progress == members.count + 1
+        }
+        return id
     }
 
     /// A guest in `timeZone`, known to progress.
@@ -79,33 +106,11 @@ struct StageError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Definitions shaped like the apps' own.
+/// The curated content's fixed ids, and a photo.
 enum Fixtures {
-    /// 75 Hard's five daily requirements: strict, judged at local midnight.
-    static func seventyFiveHard() -> ChallengeDefinition {
-        ChallengeDefinition(
-            challengeID: UUID(), version: 1, effectiveFrom: nil, kind: .curated, name: "75 Hard",
-            description: "Five non-negotiable daily tasks for 75 days.", category: "fitness", difficulty: .extreme, visibility: .curated,
-            ownerID: nil, groupID: nil, durationDays: 75, estimatedDailyMinutes: 150,
-            tasks: [
-                ChallengeTask(taskID: "workouts", title: "Two 45-minute workouts, one outdoors", kind: .checkbox),
-                ChallengeTask(taskID: "diet", title: "Follow a diet, no cheat meals, no alcohol", kind: .checkbox),
-                ChallengeTask(taskID: "water", title: "Drink 3.8 litres of water", kind: .quantity, target: 3.8, unit: "litres"),
-                ChallengeTask(taskID: "reading", title: "Read 10 pages of non-fiction", kind: .checkbox),
-                ChallengeTask(taskID: "photo", title: "Take a progress photo", kind: .photo),
-            ],
-            rules: ChallengeRules(failure: .init(mode: .strict), points: .init(kind: .perTask, pointsPerTask: 1, completionBonus: 200), checkInGraceMinutes: 0))
-    }
-
-    static func habit(graceMinutes: Int = 180) -> ChallengeDefinition {
-        let owner = UUID()
-        return ChallengeDefinition(
-            challengeID: UUID(), version: 1, effectiveFrom: nil, kind: .habit, name: "Sketch", description: "Draw something",
-            category: "hobby", difficulty: .beginner, visibility: .public, ownerID: owner, groupID: nil, durationDays: nil,
-            estimatedDailyMinutes: 15, tasks: [ChallengeTask(taskID: "sketch", title: "Sketch", kind: .checkbox)],
-            rules: ChallengeRules(failure: .init(mode: .none), points: .init(kind: .perTask, pointsPerTask: 5), checkInGraceMinutes: graceMinutes),
-            habit: HabitDetails(colour: "#FF8800", notes: nil, priority: 2, reminderTime: nil))
-    }
+    static let seventyFiveHard = "c4a11e00-0075-4000-8000-000000000001"
+    static let dailyPushUps = "c4a11e00-0000-4000-8000-000000000006"
+    static let weeklyPushUps = "c4a11e00-0007-4000-8000-000000000007"
 
     static let jpeg = Data([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10] + Array("JFIF".utf8) + [UInt8](repeating: 7, count: 64))
 }
