@@ -41,6 +41,22 @@ struct FoundationSystemTests {
             }
             #expect(trace?.0 == "round-trip-1")
             #expect(trace?.1?.hasPrefix("00-4bf92f3577b34da6a3ce929d0e0e4736-") == true)
+
+            // Every service reports requests, produced and consumed records and outbox lag, and says it is alive.
+            let identity = try await eventually("identity's relay published") { () -> MetricsPage? in
+                let page = try await MetricsPage.scrape(try stack.process("identity"))
+                return page.sum("surge_outbox_published_total") >= 1 ? page : nil
+            }
+            #expect(identity.sum("hb_requests", ["http_route": "/v1/auth/guest"]) >= 1)
+            #expect(identity.sum("surge_kafka_produced_total", ["result": "ok"]) >= 1)
+            #expect(identity.text.contains("surge_outbox_lag_seconds"))
+            #expect(identity.text.contains("surge_outbox_pending"))
+            let progress = try await MetricsPage.scrape(try stack.process("progress"))
+            #expect(progress.sum("surge_kafka_consumed_total", ["topic": Topic.identity.name]) >= 1)
+            #expect(progress.sum("surge_events_handled_total", ["result": "applied"]) >= 1)
+            for service in ["identity", "progress", "gateway"] {
+                #expect(try await TestHTTP(baseURL: try stack.process(service).baseURL).get("/healthz").status == 200)
+            }
         }
     }
 
