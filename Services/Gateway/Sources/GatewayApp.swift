@@ -2,6 +2,8 @@ import AsyncHTTPClient
 import Foundation
 import Hummingbird
 import NIOCore
+import SurgeContracts
+import SurgeMessaging
 import ServiceLifecycle
 import SurgeRuntime
 
@@ -20,6 +22,12 @@ public enum GatewayService {
         let clock = infrastructure.clock
         let now: @Sendable () -> Date = { clock.now() }
         let idempotency = IdempotencyStore(client: infrastructure.database, logger: infrastructure.logger, abandonAfter: .seconds(120))
+        let erased = ErasedUsers(client: infrastructure.database, logger: infrastructure.logger)
+        var handlers = EventHandlers()
+        handlers.on(UserDeleted.self) { event, connection, logger in
+            try await ErasedUsers.record(event.data.userID, at: event.data.deletedAt, on: connection, logger: logger)
+        }
+        let consumer = try infrastructure.consumer(handlers)
         let limits = try RateLimits.from(reader)
         let limiter = RateLimiter()
         let pipeline = RoutePipeline(
@@ -28,7 +36,7 @@ public enum GatewayService {
             authenticator: Authenticator.make(
                 client: client,
                 jwksURL: reader.string("IDENTITY_JWKS_URL", default: upstreams.url(for: .identity) + "/internal/jwks.json"),
-                logger: infrastructure.logger),
+                erased: erased, logger: infrastructure.logger),
             idempotency: idempotency,
             clientAddress: ClientAddress(trustedHops: try reader.int("TRUSTED_PROXY_HOPS", default: 0, range: 0...10)),
             maxBodyBytes: try reader.int("MAX_REQUEST_BYTES", default: 1 << 20, range: 1024...(64 << 20)),
@@ -36,7 +44,7 @@ public enum GatewayService {
             now: now)
         let export = ExportController(client: client, upstreams: upstreams, now: now)
 
-        let router = infrastructure.makeRouter(context: GatewayRequestContext.self)
+        let router = infrastructure.makeRouter(context: GatewayRequestContext.self, consumers: [consumer])
         if let cors = try CORSPolicy.from(reader) { router.add(middleware: cors) }
         router.add(middleware: TraceMiddleware())
         router.get("/openapi.json") { _, _ in
@@ -52,8 +60,11 @@ public enum GatewayService {
             local: [PublicRouter.key(GatewayAPI.export.method, GatewayAPI.export.path): export.export]
         ).addRoutes(PublicAPI.routes, to: router)
         return infrastructure.makeApplication(
-            router: router,
+            router: router, consumers: [consumer],
             services: [
+                PeriodicService("erased-users", every: .seconds(2), logger: infrastructure.logger) {
+                    try await erased.refresh(now: now())
+                },
                 HTTPClientService(client: client),
                 PeriodicService("idempotency-purge", every: .seconds(600), logger: infrastructure.logger) {
                     try await idempotency.purge(olderThan: now().addingTimeInterval(-24 * 3600))

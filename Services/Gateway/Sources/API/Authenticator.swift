@@ -10,14 +10,20 @@ import SurgeRuntime
 /// Proves the caller of an authenticated route with the bearer access token.
 struct Authenticator: Sendable {
     let verifier: AccessTokenVerifier
+    let erased: ErasedUsers
 
     /// Fetches identity's JWKS with the gateway's HTTP client.
-    static func make(client: HTTPClient, jwksURL: String, logger: Logger) -> Authenticator {
-        Authenticator(verifier: AccessTokenVerifier(logger: logger) {
+    static func make(client: HTTPClient, jwksURL: String, erased: ErasedUsers, logger: Logger) -> Authenticator {
+        Authenticator(erased: erased, verifier: AccessTokenVerifier(logger: logger) {
             let response = try await client.execute(HTTPClientRequest(url: jwksURL), timeout: .seconds(5))
             guard response.status == .ok else { throw Problem.unavailable("identity answered \(response.status.code)") }
             return String(buffer: try await response.body.collect(upTo: 1 << 20))
         })
+    }
+
+    init(erased: ErasedUsers, verifier: AccessTokenVerifier) {
+        self.erased = erased
+        self.verifier = verifier
     }
 
     func callerID(of request: Request) async throws -> UUID {
@@ -27,7 +33,12 @@ struct Authenticator: Sendable {
         do {
             let claims = try await verifier.verify(String(header.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces))
             guard let userID = claims.userID else { throw AccessTokenVerifier.Failure.invalid }
+            guard !erased.contains(userID) else {
+                throw Problem(slug: "account-deleted", title: "Account deleted", status: .unauthorized, detail: "This account was deleted.")
+            }
             return userID
+        } catch let problem as Problem {
+            throw problem
         } catch AccessTokenVerifier.Failure.keysUnavailable {
             throw Problem.unavailable("Access tokens cannot be checked right now.")
         } catch {

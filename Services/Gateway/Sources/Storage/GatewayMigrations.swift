@@ -19,5 +19,9 @@ enum GatewayMigrations {
             """,
             "CREATE INDEX idempotency_keys_age ON idempotency_keys (started_at)",
         ]),
+        Migration(2, "erased users", [
+            "CREATE TABLE erased_users (user_id uuid PRIMARY KEY, erased_at timestamptz NOT NULL)",
+            "CREATE INDEX erased_users_age ON erased_users (erased_at)",
+        ]),
     ])
 }
