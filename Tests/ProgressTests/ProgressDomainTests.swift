@@ -68,6 +68,55 @@ struct ProgressDomainTests {
         #expect(record.tasks["pushups"]?.quantity == 20)
     }
 
+    @Test("the series number cannot carry repetitions past the cap, and an absurd one is refused")
+    func seriesBounds() throws {
+        let task = ChallengeTask(taskID: "pushups", title: "Push-ups", kind: .quantity, target: 20, unit: "push-ups")
+        let definition = Self.definition(tasks: [task], points: PointsRule(kind: .series, series: Self.pushUps))
+        var record = DayRecord(date: LocalDate("2026-11-20")!)
+        let context = CheckInEngine.Context(definition: definition, dailyGoal: 20, streak: 0, totalPoints: 0)
+        let inflated = try CheckInEngine.apply(CheckIn(taskID: "pushups", action: .log(quantity: 2, series: 9_000), happenedAt: Date()), to: &record, context: context)
+        #expect(inflated.pointsDelta == Points.series(Self.pushUps, reps: 2, seriesNumber: 2, streak: 0))
+        #expect(Points.series(Self.pushUps, reps: 1_000_000, seriesNumber: 1_000_000, streak: 100) <= Int(Points.maximumAward))
+        for series in [0, -5, 10_001, Int.max] {
+            #expect(throws: Problem.self) {
+                try CheckInEngine.apply(CheckIn(taskID: "pushups", action: .log(quantity: 1, series: series), happenedAt: Date()), to: &record, context: context)
+            }
+        }
+        let beyondCap = try CheckInEngine.apply(CheckIn(taskID: "pushups", action: .log(quantity: 1_000_000, series: nil), happenedAt: Date()), to: &record, context: context)
+        #expect(beyondCap.rewardedQuantity == 28)
+        #expect(beyondCap.pointsDelta == Points.series(Self.pushUps, reps: 28, seriesNumber: 28, streak: 0))
+    }
+
+    @Test("a late photo or untick loses to a newer change of the same task")
+    func latestChangeWins() throws {
+        let definition = Self.definition(tasks: [ChallengeTask(taskID: "photo", title: "Photo", kind: .photo)])
+        var record = DayRecord(date: LocalDate("2026-11-20")!)
+        let context = CheckInEngine.Context(definition: definition, dailyGoal: 20, streak: 0, totalPoints: 0)
+        let now = Date()
+        let photo = UUID()
+        _ = try CheckInEngine.apply(CheckIn(taskID: "photo", action: .photo(photo), happenedAt: now), to: &record, context: context)
+        let stale = try CheckInEngine.apply(CheckIn(taskID: "photo", action: .setDone(false), happenedAt: now.addingTimeInterval(-60)), to: &record, context: context)
+        #expect(!stale.applied)
+        #expect(record.tasks["photo"]?.photoID == photo)
+        let olderPhoto = try CheckInEngine.apply(CheckIn(taskID: "photo", action: .photo(UUID()), happenedAt: now.addingTimeInterval(-30)), to: &record, context: context)
+        #expect(!olderPhoto.applied)
+        #expect(record.tasks["photo"]?.photoID == photo)
+    }
+
+    @Test("the judged days are closed; a move east does not close the day in progress before its judgement")
+    func closedDaysAndMoves() {
+        let tokyo = LocalCalendar(zoneNamed: "Asia/Tokyo")!
+        let day = LocalDate("2026-11-18")!
+        let newYorkMidnight = LocalCalendar(zoneNamed: "America/New_York")!.end(of: day)
+        let now = tokyo.end(of: day).addingTimeInterval(3600)
+        #expect(CheckInWindow.check(date: day, happenedAt: now.addingTimeInterval(-7200), now: now, startedOn: day, endOn: nil, calendar: tokyo, graceMinutes: 0)
+            == .tooLate(closedAt: tokyo.end(of: day)))
+        #expect(CheckInWindow.check(date: day, happenedAt: now.addingTimeInterval(-7200), now: now, startedOn: day, endOn: nil, calendar: tokyo, graceMinutes: 0,
+                                    closesNoEarlierThan: newYorkMidnight) == nil)
+        #expect(CheckInWindow.check(date: day, happenedAt: now.addingTimeInterval(-7200), now: now, startedOn: day, endOn: nil, calendar: tokyo, graceMinutes: 600,
+                                    judgedThrough: day) != nil)
+    }
+
     @Test("check-ins of the wrong shape are refused with the field named")
     func wrongShapes() {
         let definition = Self.definition(tasks: [ChallengeTask(taskID: "read", title: "Read", kind: .checkbox)])
@@ -179,21 +228,29 @@ struct ProgressDomainTests {
         #expect(week(4, total: 0).outcome == .missed)
         #expect(state.currentStreak == 0)
         #expect(state.bestStreak == 2)
-        #expect(WeekGoal.isMet(weekStart: start, coveredDays: [start.adding(days: 6)], records: [start.adding(days: 6): DayRecord(date: start.adding(days: 6), tasks: ["pushups": { var p = TaskProgress(); p.quantity = 20; return p }()])], definition: definition, dailyGoal: 20))
+        // A week joined on its Sunday asks for one day's worth.
+        let sunday = start.adding(days: 6)
+        var oneDay = TaskProgress()
+        oneDay.quantity = 20
+        #expect(WeekGoal.isMet(WeekGoal.days(of: start, startedOn: sunday, endOn: nil), records: [sunday: DayRecord(date: sunday, tasks: ["pushups": oneDay])], definition: definition, dailyGoal: 20))
     }
 
     @Test("chores recur: weekly on given days, monthly clamped to short months, daily, and none")
     func choreRecurrence() {
         let weekly = ChoreRecurrence(kind: .weekly, weekdays: [.monday, .thursday])
         let monday = LocalDate("2026-11-16")!
-        #expect(ChoreSchedule.nextDue(after: monday, completedOn: monday, recurrence: weekly) == LocalDate("2026-11-19"))
-        #expect(ChoreSchedule.nextDue(after: monday, completedOn: LocalDate("2026-11-14")!, recurrence: weekly) == LocalDate("2026-11-19"))
-        #expect(ChoreSchedule.nextDue(after: monday, completedOn: LocalDate("2026-11-20")!, recurrence: weekly) == LocalDate("2026-11-23"))
+        #expect(ChoreSchedule.nextDue(after: monday, completedOn: monday, recurrence: weekly, anchorDay: 16) == LocalDate("2026-11-19"))
+        #expect(ChoreSchedule.nextDue(after: monday, completedOn: LocalDate("2026-11-14")!, recurrence: weekly, anchorDay: 16) == LocalDate("2026-11-19"))
+        #expect(ChoreSchedule.nextDue(after: monday, completedOn: LocalDate("2026-11-20")!, recurrence: weekly, anchorDay: 16) == LocalDate("2026-11-23"))
         let monthly = ChoreRecurrence(kind: .monthly, dayOfMonth: 31)
-        #expect(ChoreSchedule.nextDue(after: LocalDate("2026-01-31")!, completedOn: LocalDate("2026-01-31")!, recurrence: monthly) == LocalDate("2026-02-28"))
-        #expect(ChoreSchedule.nextDue(after: LocalDate("2028-01-31")!, completedOn: LocalDate("2028-01-31")!, recurrence: monthly) == LocalDate("2028-02-29"))
-        #expect(ChoreSchedule.nextDue(after: monday, completedOn: LocalDate("2026-11-19")!, recurrence: ChoreRecurrence(kind: .daily)) == LocalDate("2026-11-20"))
-        #expect(ChoreSchedule.nextDue(after: monday, completedOn: monday, recurrence: ChoreRecurrence(kind: .none)) == nil)
+        #expect(ChoreSchedule.nextDue(after: LocalDate("2026-01-31")!, completedOn: LocalDate("2026-01-31")!, recurrence: monthly, anchorDay: 31) == LocalDate("2026-02-28"))
+        #expect(ChoreSchedule.nextDue(after: LocalDate("2028-01-31")!, completedOn: LocalDate("2028-01-31")!, recurrence: monthly, anchorDay: 31) == LocalDate("2028-02-29"))
+        // Without a day of month, a chore first due on the 31st keeps to the last day of short months, then the 31st.
+        let anchored = ChoreRecurrence(kind: .monthly)
+        #expect(ChoreSchedule.nextDue(after: LocalDate("2026-01-31")!, completedOn: LocalDate("2026-01-31")!, recurrence: anchored, anchorDay: 31) == LocalDate("2026-02-28"))
+        #expect(ChoreSchedule.nextDue(after: LocalDate("2026-02-28")!, completedOn: LocalDate("2026-02-28")!, recurrence: anchored, anchorDay: 31) == LocalDate("2026-03-31"))
+        #expect(ChoreSchedule.nextDue(after: monday, completedOn: LocalDate("2026-11-19")!, recurrence: ChoreRecurrence(kind: .daily), anchorDay: 16) == LocalDate("2026-11-20"))
+        #expect(ChoreSchedule.nextDue(after: monday, completedOn: monday, recurrence: ChoreRecurrence(kind: .none), anchorDay: 16) == nil)
         let berlin = LocalCalendar(zoneNamed: "Europe/Berlin")!
         #expect(ChoreSchedule.dueAt(monday, dueTime: nil, calendar: berlin) == berlin.end(of: monday))
     }

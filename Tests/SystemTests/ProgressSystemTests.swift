@@ -288,23 +288,39 @@ struct PushUpTrainerSystemTests {
             #expect(series.sorted() == [70, 100])
             #expect(ledger.contains { ($0["excessQuantity"] as? Double) == 10 })
             let week = try #require(attempt(second)["week"] as? [String: Any])
+            // Only the 30 within the cap count toward the week (001: excess is "not counted toward totals").
             #expect(week["target"] as? Double == 100)
-            #expect(week["done"] as? Double == 40)
+            #expect(week["done"] as? Double == 30)
             #expect(week["goalMet"] as? Bool == false)
 
-            // Tuesday and Wednesday bring the week to 100 = 5 x the daily goal: the 500 bonus, once.
-            for (offset, amount) in [(1, 30), (2, 30), (2, 10)] {
+            // Tuesday, Wednesday and Thursday bring the week to 100 = 5 x the daily goal: the 500 bonus, once.
+            var thursdayLogID = ""
+            for (offset, amount) in [(1, 30), (2, 30), (3, 10)] {
                 try await stage.setClock(monday.adding(days: offset), "18:00", for: athlete)
                 let logged = try await athlete.http.post("/v1/attempts/\(dailyID)/tasks/push-ups/logs", json: ["quantity": amount, "series": 5])
                 #expect(logged.status == 201, "\(logged.text)")
+                thursdayLogID = logged.json["logID"] as? String ?? ""
             }
             let afterGoal = try await athlete.http.get("/v1/attempts/\(dailyID)")
             let goalWeek = try #require(attempt(afterGoal)["week"] as? [String: Any])
             #expect(goalWeek["goalMet"] as? Bool == true)
             #expect(goalWeek["suggestedDailyGoals"] as? [Int] == [20, 22, 24])
-            let bonuses = (try await athlete.http.get("/v1/me/points/ledger?limit=100").json["items"] as? [[String: Any]] ?? [])
-                .filter { $0["reason"] as? String == "weeklyGoalBonus" }
-            #expect(bonuses.compactMap { $0["points"] as? Int } == [500])
+            func awards(_ reason: String) async throws -> [Int] {
+                (try await athlete.http.get("/v1/me/points/ledger?limit=100").json["items"] as? [[String: Any]] ?? [])
+                    .filter { $0["reason"] as? String == reason }.compactMap { $0["points"] as? Int }
+            }
+            #expect(try await awards("weeklyGoalBonus") == [500])
+
+            // Taking Thursday's 10 back leaves the week short, and takes the bonus back; logging them again earns it again.
+            #expect(try await athlete.http.delete("/v1/attempts/\(dailyID)/logs/\(thursdayLogID)").status == 200)
+            #expect(try await awards("correction").contains(-500))
+            let short = try await athlete.http.get("/v1/attempts/\(dailyID)")
+            #expect((attempt(short)["week"] as? [String: Any])?["goalMet"] as? Bool == false)
+            _ = try await athlete.http.post("/v1/attempts/\(dailyID)/tasks/push-ups/logs", json: ["quantity": 10, "series": 5])
+            #expect(try await awards("weeklyGoalBonus") == [500, 500])
+            let total = try await athlete.http.get("/v1/me/points").json["total"] as? Int ?? 0
+            let entries = (try await athlete.http.get("/v1/me/points/ledger?limit=100").json["items"] as? [[String: Any]] ?? []).compactMap { $0["points"] as? Int }
+            #expect(total == entries.reduce(0, +))
 
             // The weekly challenge: 7 x 20 = 140 push-ups by Sunday earns its 200 points, once.
             for amount in [100, 40, 10] {

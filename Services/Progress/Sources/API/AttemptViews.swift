@@ -104,11 +104,12 @@ extension AttemptView {
         var week: WeekView?
         if period == .week {
             let weekStart = snapshot.today.startOfWeek
-            let covered = (0..<7).map { weekStart.adding(days: $0) }.filter { $0 >= attempt.startedOn && $0 <= snapshot.today }
-            let met = WeekGoal.isMet(weekStart: weekStart, coveredDays: (0..<7).map { weekStart.adding(days: $0) }.filter { $0 >= attempt.startedOn },
-                                     records: snapshot.openRecords, definition: definition, dailyGoal: dailyGoal)
+            let days = WeekGoal.days(of: weekStart, startedOn: attempt.startedOn, endOn: attempt.endsOn)
+            let met = WeekGoal.isMet(days, records: snapshot.openRecords, definition: definition, dailyGoal: dailyGoal)
             let task = definition.tasks.first { $0.kind == .quantity }
-            let done = task.map { WeekGoal.total(of: $0.taskID, days: covered, records: snapshot.openRecords) } ?? 0
+            let done = task.map {
+                WeekGoal.total(of: $0.taskID, days: days, records: snapshot.openRecords, cappedOnly: WeekGoal.countsCappedOnly(definition))
+            } ?? 0
             var target: Double?
             if let task, let perPeriod = Requirements.target(of: task, dailyGoal: dailyGoal) {
                 target = task.cadence.kind == .daily ? perPeriod * Double(definition.rules.streak.weeklyGoalDays ?? 7) : perPeriod

@@ -55,15 +55,13 @@ struct AttemptsController {
                 try await repository.abandon(try request.uuidParameter("attemptID", context: context), userID: try context.caller(), trace: context.trace)))
         }
         router.add(ProgressAPI.calendar) { request, context in
-            let month: LocalDate
+            var month: LocalDate?
             if let text = request.uri.queryParameters["month"].map(String.init) {
                 guard let date = LocalDate(text + "-01") else { throw Problem.validation(field: "month", "must be YYYY-MM") }
                 month = date
-            } else {
-                month = try await repository.history(userID: try context.caller(), attemptID: nil, weeks: 1).to.startOfMonth
             }
-            let days = try await repository.calendar(try request.uuidParameter("attemptID", context: context), userID: try context.caller(), month: month)
-            return CalendarResponse(month: String(month.description.prefix(7)), days: days)
+            let calendar = try await repository.calendar(try request.uuidParameter("attemptID", context: context), userID: try context.caller(), month: month)
+            return CalendarResponse(month: String(calendar.month.description.prefix(7)), days: calendar.days)
         }
         router.add(ProgressAPI.attemptHistory) { request, context in
             let history = try await repository.history(

@@ -68,14 +68,20 @@ public enum CheckInEngine {
         var reason: PointsReason?
         var excess: Double?
         var rewarded = 0.0
-        switch (checkIn.action, task.kind) {
-        case (.setDone(let done), .checkbox):
+        switch checkIn.action {
+        case .setDone, .photo:
+            // Ticks, unticks and photos: the latest happenedAt wins, so an older change arriving late loses.
             if let changedAt = progress.changedAt, changedAt > checkIn.happenedAt {
                 return CheckInResult(
                     applied: false, pointsDelta: 0, reason: nil, excess: nil, rewardedQuantity: 0,
                     taskComplete: Requirements.isSatisfied(task, progress, dailyGoal: context.dailyGoal),
                     dayComplete: Requirements.isComplete(record, definition: definition, date: record.date, dailyGoal: context.dailyGoal) ?? false)
             }
+        case .log, .removeLog:
+            break
+        }
+        switch (checkIn.action, task.kind) {
+        case (.setDone(let done), .checkbox):
             progress.done = done
             progress.changedAt = checkIn.happenedAt
         case (.setDone(false), .photo):
@@ -89,6 +95,9 @@ public enum CheckInEngine {
         case (.log(let quantity, let seriesNumber), .quantity):
             guard quantity > 0, quantity <= 1_000_000 else {
                 throw Problem.validation(field: "quantity", "must be greater than 0 and at most 1000000")
+            }
+            if let seriesNumber, !(1...10_000).contains(seriesNumber) {
+                throw Problem.validation(field: "series", "must be an integer from 1 to 10000")
             }
             progress.quantity += quantity
             rewarded = quantity

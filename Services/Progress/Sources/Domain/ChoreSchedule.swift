@@ -6,7 +6,9 @@ import SurgeContracts
 /// recurrence date after both its due date and today, so an early completion does not skip ahead twice and a late
 /// one does not leave a trail of overdue occurrences behind.
 public enum ChoreSchedule {
-    public static func nextDue(after dueOn: LocalDate, completedOn: LocalDate, recurrence: ChoreRecurrence) -> LocalDate? {
+    /// - Parameter anchorDay: the day of the month a monthly chore without `dayOfMonth` keeps (its first due day), so
+    ///   one first due on the 31st does not drift to the 28th after February.
+    public static func nextDue(after dueOn: LocalDate, completedOn: LocalDate, recurrence: ChoreRecurrence, anchorDay: Int) -> LocalDate? {
         let after = max(dueOn, completedOn)
         switch recurrence.kind {
         case .none:
@@ -17,7 +19,7 @@ public enum ChoreSchedule {
             let days = Set(recurrence.weekdays?.isEmpty == false ? recurrence.weekdays! : [dueOn.weekday])
             return (1...7).map { after.adding(days: $0) }.first { days.contains($0.weekday) }
         case .monthly:
-            let wanted = recurrence.dayOfMonth ?? dueOn.day
+            let wanted = recurrence.dayOfMonth ?? anchorDay
             var year = after.year
             var month = after.month
             for _ in 0..<2 {

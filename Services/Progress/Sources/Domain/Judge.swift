@@ -15,7 +15,7 @@ public struct Judgement: Sendable, Equatable {
 }
 
 /// Judges an attempt's periods in order. Pure: what it needs about the past is in `AttemptState`, and it reads only
-/// the day records of the period it judges.
+/// the day records of the week and month the judged period ends.
 public enum Judge {
     /// The last day of the next period to judge, or nil when nothing is left (the attempt's last day is judged).
     public static func nextPeriodEnd(_ state: AttemptState, startedOn: LocalDate, endOn: LocalDate?, period: StreakPeriod) -> LocalDate? {
@@ -30,15 +30,6 @@ public enum Judge {
         }
     }
 
-    /// The days of the period ending on `date` that belong to the attempt.
-    public static func coveredDays(endingOn date: LocalDate, startedOn: LocalDate, period: StreakPeriod) -> [LocalDate] {
-        switch period {
-        case .day: return [date]
-        case .week:
-            let first = max(date.startOfWeek, startedOn)
-            return (0...max(0, first.days(until: date))).map { first.adding(days: $0) }
-        }
-    }
 
     public static func judge(
         periodEnding date: LocalDate, startedOn: LocalDate, endOn: LocalDate?, state: inout AttemptState, timeline: DefinitionTimeline,
@@ -47,7 +38,7 @@ public enum Judge {
         let definition = timeline.version(on: date)
         let rules = definition.rules
         let period = rules.streak.period
-        let days = coveredDays(endingOn: date, startedOn: startedOn, period: period)
+        let days = period == .day ? [date] : WeekGoal.days(of: date.startOfWeek, startedOn: startedOn, endOn: endOn)
         let hadActivity = days.contains { records[$0]?.hasActivity ?? false }
 
         var missed: [String] = []
@@ -62,7 +53,7 @@ public enum Judge {
                 completed = false
             }
         case .week:
-            let met = WeekGoal.isMet(weekStart: date.startOfWeek, coveredDays: days, records: records, definition: definition, dailyGoal: dailyGoal)
+            let met = WeekGoal.isMet(days, records: records, definition: definition, dailyGoal: dailyGoal)
             completed = met
             if !met { missed = definition.tasks.map(\.taskID) }
         }
@@ -116,7 +107,8 @@ public enum Judge {
         var bonus = 0
         if ended == nil, let endOn, date >= endOn {
             ended = .completed
-            bonus = rules.points.completionBonus ?? 0
+            // A weekly challenge's bonus is earned week by week, when each week's goal is reached.
+            bonus = definition.kind == .weekly ? 0 : (rules.points.completionBonus ?? 0)
             state.points += bonus
         }
         if let ended {
@@ -135,33 +127,24 @@ public enum Judge {
         on date: LocalDate, startedOn: LocalDate, endOn: LocalDate?, definition: ChallengeDefinition, records: [LocalDate: DayRecord],
         dailyGoal: Int
     ) -> [String] {
-        var failing: [String] = []
         let attemptEnds = endOn == date
-        for task in Requirements.periodTasks(definition) {
+        return Requirements.periodTasks(definition).filter { task in
             let first: LocalDate
             switch task.cadence.kind {
             case .timesPerWeek, .weekly:
-                guard date.weekday == .sunday || attemptEnds else { continue }
+                guard date.weekday == .sunday || attemptEnds else { return false }
                 first = max(date.startOfWeek, startedOn)
             case .monthly:
-                guard date.adding(days: 1).day == 1 || attemptEnds else { continue }
+                guard date.adding(days: 1).day == 1 || attemptEnds else { return false }
                 first = max(date.startOfMonth, startedOn)
             default:
-                continue
+                return false
             }
             let days = (0...first.days(until: date)).map { first.adding(days: $0) }
-            let progress = days.compactMap { records[$0]?.tasks[task.taskID] }
-            let doneDays = progress.filter { $0.done || $0.quantity > 0 }.count
-            let needed = task.cadence.kind == .timesPerWeek ? min(task.cadence.timesPerWeek ?? 1, days.count) : 1
-            let met: Bool
-            if task.kind == .quantity, task.cadence.kind != .timesPerWeek, let target = Requirements.target(of: task, dailyGoal: dailyGoal) {
-                met = progress.reduce(0) { $0 + $1.quantity } >= target
-            } else {
-                met = doneDays >= needed
-            }
-            if !met { failing.append(task.taskID) }
-        }
-        return failing
+            return !PeriodRequirement.isMet(
+                task, over: days, records: records, dailyGoal: dailyGoal, goalDays: days.count,
+                cappedOnly: WeekGoal.countsCappedOnly(definition))
+        }.map(\.taskID)
     }
 
     /// A new month grants the rule's freezes again (001 CHAL-03: the counter resets on the 1st).

@@ -20,9 +20,14 @@ public enum Points {
         return Double(dailyGoal) * band.multiplierOfDailyGoal
     }
 
-    /// base x (reps x repMultiplier + series x seriesMultiplier) x streak multiplier, rounded to whole points.
+    /// base x (reps x repMultiplier + series x seriesMultiplier) x streak multiplier, rounded to whole points. The
+    /// series number counts no more than the reps that earn points, so it cannot carry reps past the cap.
     public static func series(_ formula: SeriesFormula, reps: Double, seriesNumber: Int, streak: Int) -> Int {
-        let raw = formula.basePoints * (reps * formula.repMultiplier + Double(seriesNumber) * formula.seriesMultiplier)
-        return Int((raw * streakMultiplier(streak: streak, bands: formula.streakMultipliers)).rounded())
+        let series = min(Double(seriesNumber), reps)
+        let raw = formula.basePoints * (reps * formula.repMultiplier + series * formula.seriesMultiplier)
+        return Int(min(raw * streakMultiplier(streak: streak, bands: formula.streakMultipliers), maximumAward).rounded())
     }
+
+    /// No single award is larger (definitions are validated, but points must never overflow).
+    public static let maximumAward = 1_000_000_000.0
 }

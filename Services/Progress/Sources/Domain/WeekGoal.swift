@@ -1,41 +1,30 @@
 import SurgeContracts
 
 /// Whether a Monday-to-Sunday week met its goal. Only the days of the week inside the attempt count, and a partial
-/// week asks for no more than it has days.
+/// week asks for no more days' worth than it has days.
 public enum WeekGoal {
-    public static func isMet(
-        weekStart: LocalDate, coveredDays: [LocalDate], records: [LocalDate: DayRecord], definition: ChallengeDefinition,
-        dailyGoal: Int
-    ) -> Bool {
-        let goalDays = min(definition.rules.streak.weeklyGoalDays ?? 7, coveredDays.count)
+    public static func isMet(_ days: [LocalDate], records: [LocalDate: DayRecord], definition: ChallengeDefinition, dailyGoal: Int) -> Bool {
         let tasks = definition.tasks.filter { $0.cadence.kind != .monthly }
-        guard !tasks.isEmpty, !coveredDays.isEmpty else { return false }
-        return tasks.allSatisfy { task in
-            let progress = coveredDays.compactMap { records[$0]?.tasks[task.taskID] }
-            let doneDays = progress.filter { $0.done || $0.quantity > 0 }.count
-            let total = progress.reduce(0) { $0 + $1.quantity }
-            switch task.cadence.kind {
-            case .daily:
-                if task.kind == .quantity, let target = Requirements.target(of: task, dailyGoal: dailyGoal) {
-                    return total >= target * Double(goalDays)
-                }
-                return doneDays >= goalDays
-            case .weekdays:
-                let days = coveredDays.filter { task.cadence.weekdays?.contains($0.weekday) ?? false }
-                return days.allSatisfy { Requirements.isSatisfied(task, records[$0]?.tasks[task.taskID], dailyGoal: dailyGoal) }
-            case .timesPerWeek:
-                return doneDays >= min(task.cadence.timesPerWeek ?? 1, coveredDays.count)
-            case .weekly:
-                if task.kind == .quantity, let target = Requirements.target(of: task, dailyGoal: dailyGoal) { return total >= target }
-                return doneDays >= 1
-            case .monthly:
-                return true
-            }
+        guard !tasks.isEmpty, !days.isEmpty else { return false }
+        let goalDays = min(definition.rules.streak.weeklyGoalDays ?? 7, days.count)
+        return tasks.allSatisfy {
+            PeriodRequirement.isMet(
+                $0, over: days, records: records, dailyGoal: dailyGoal, goalDays: goalDays, cappedOnly: countsCappedOnly(definition))
         }
     }
 
-    /// Sums and counts for a week of one quantity task: what a weekly challenge's progress bar shows.
-    public static func total(of taskID: String, days: [LocalDate], records: [LocalDate: DayRecord]) -> Double {
-        days.compactMap { records[$0]?.tasks[taskID]?.quantity }.reduce(0, +)
+    /// The days of the week starting `weekStart` that belong to an attempt from `startedOn` to `endOn`.
+    public static func days(of weekStart: LocalDate, startedOn: LocalDate, endOn: LocalDate?) -> [LocalDate] {
+        (0..<7).map { weekStart.adding(days: $0) }.filter { day in day >= startedOn && (endOn.map { day <= $0 } ?? true) }
+    }
+
+    /// The week's logged total of one quantity task (the weekly progress bar).
+    public static func total(of taskID: String, days: [LocalDate], records: [LocalDate: DayRecord], cappedOnly: Bool) -> Double {
+        days.compactMap { records[$0]?.tasks[taskID] }.reduce(0) { $0 + (cappedOnly ? $1.rewardedQuantity : $1.quantity) }
+    }
+
+    /// Under the series rule, repetitions beyond the daily cap count toward nothing.
+    public static func countsCappedOnly(_ definition: ChallengeDefinition) -> Bool {
+        definition.rules.points.kind == .series
     }
 }

@@ -60,14 +60,34 @@ struct AttemptStore {
         try await rows("SELECT \(unescaped: Self.columns) FROM attempts WHERE user_id = \(userID) AND status = 'active' FOR UPDATE", on: connection)
     }
 
-    /// Active attempts whose next period closed by `now`, locked; replicas skip each other's.
-    func due(before now: Date, limit: Int, on connection: PostgresConnection) async throws -> [AttemptRow] {
+    /// Active attempts whose next period closed by `now`, most overdue first.
+    func dueIDs(before now: Date, limit: Int, on connection: PostgresConnection) async throws -> [UUID] {
+        try await connection.query(
+            """
+            SELECT attempt_id FROM attempts WHERE status = 'active' AND next_judgement_at <= \(now)
+            ORDER BY next_judgement_at LIMIT \(limit)
+            """, logger: logger
+        ).collect().map { try $0.decode(UUID.self) }
+    }
+
+    /// The attempt, locked, if it is still due and no other replica is judging it.
+    func lockDue(_ attemptID: UUID, before now: Date, on connection: PostgresConnection) async throws -> AttemptRow? {
         try await rows(
             """
             SELECT \(unescaped: Self.columns) FROM attempts
-            WHERE status = 'active' AND next_judgement_at <= \(now)
-            ORDER BY next_judgement_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
-            """, on: connection)
+            WHERE attempt_id = \(attemptID) AND status = 'active' AND next_judgement_at <= \(now)
+            FOR UPDATE SKIP LOCKED
+            """, on: connection
+        ).first
+    }
+
+    /// Moves a failing attempt's judgement later, so it neither blocks the others nor is lost.
+    func postpone(_ attemptID: UUID, by seconds: Int, on client: PostgresClient) async throws {
+        try await client.query(
+            """
+            UPDATE attempts SET next_judgement_at = next_judgement_at + make_interval(secs => \(Double(seconds)))
+            WHERE attempt_id = \(attemptID) AND status = 'active'
+            """, logger: logger)
     }
 
     /// A page of the user's attempts, newest first.
@@ -147,17 +167,30 @@ struct AttemptStore {
             """, logger: logger)
     }
 
-    /// Marks a week's bonus awarded; false if it already was.
-    func claimWeekBonus(_ attemptID: UUID, weekStart: LocalDate, challengeBonus: Bool, on connection: PostgresConnection) async throws -> Bool {
-        let column = challengeBonus ? "challenge_bonus_awarded" : "goal_bonus_awarded"
+    enum WeekBonus: String, Sendable {
+        case goal = "goal_bonus_awarded"
+        case challenge = "challenge_bonus_awarded"
+    }
+
+    /// The bonuses a week has earned so far.
+    func weekBonuses(_ attemptID: UUID, weekStart: LocalDate, on connection: PostgresConnection) async throws -> Set<WeekBonus> {
+        var awarded: Set<WeekBonus> = []
+        let rows = try await connection.query(
+            "SELECT goal_bonus_awarded, challenge_bonus_awarded FROM attempt_weeks WHERE attempt_id = \(attemptID) AND week_start = \(weekStart)",
+            logger: logger)
+        for try await (goal, challenge) in rows.decode((Bool, Bool).self) {
+            if goal { awarded.insert(.goal) }
+            if challenge { awarded.insert(.challenge) }
+        }
+        return awarded
+    }
+
+    func setWeekBonus(_ bonus: WeekBonus, awarded: Bool, attemptID: UUID, weekStart: LocalDate, on connection: PostgresConnection) async throws {
         try await connection.query(
-            "INSERT INTO attempt_weeks (attempt_id, week_start) VALUES (\(attemptID), \(weekStart)) ON CONFLICT DO NOTHING", logger: logger)
-        return try await !connection.query(
             """
-            UPDATE attempt_weeks SET \(unescaped: column) = true
-            WHERE attempt_id = \(attemptID) AND week_start = \(weekStart) AND NOT \(unescaped: column) RETURNING 1
-            """, logger: logger
-        ).collect().isEmpty
+            INSERT INTO attempt_weeks (attempt_id, week_start, \(unescaped: bonus.rawValue)) VALUES (\(attemptID), \(weekStart), \(awarded))
+            ON CONFLICT (attempt_id, week_start) DO UPDATE SET \(unescaped: bonus.rawValue) = EXCLUDED.\(unescaped: bonus.rawValue)
+            """, logger: logger)
     }
 
     struct StoredCheckIn: Sendable {
@@ -201,8 +234,9 @@ struct AttemptStore {
             """, logger: logger)
     }
 
-    func markRemoved(_ checkInID: UUID, by removal: UUID, on connection: PostgresConnection) async throws {
-        try await connection.query("UPDATE checkins SET removed_by = \(removal) WHERE checkin_id = \(checkInID)", logger: logger)
+    func markRemoved(_ checkInID: UUID, of userID: UUID, by removal: UUID, on connection: PostgresConnection) async throws {
+        try await connection.query(
+            "UPDATE checkins SET removed_by = \(removal) WHERE user_id = \(userID) AND checkin_id = \(checkInID)", logger: logger)
     }
 
     /// Moves the next judgement of a user's active attempts later when their time zone changes, never earlier, so a

@@ -164,7 +164,8 @@ struct ChoreStore: Sendable {
                 at: now, trace: trace, on: connection)
             var nextDue: LocalDate?
             if let definition = try await projections.timeline(occurrence.choreID, on: connection)?.latest, let chore = definition.chore {
-                nextDue = ChoreSchedule.nextDue(after: occurrence.dueOn, completedOn: completedOn, recurrence: chore.recurrence)
+                nextDue = ChoreSchedule.nextDue(
+                    after: occurrence.dueOn, completedOn: completedOn, recurrence: chore.recurrence, anchorDay: chore.firstDueOn.day)
                 if let nextDue {
                     try await insert(definition, chore: chore, groupID: occurrence.groupID, dueOn: nextDue, calendar: groupCalendar, on: connection)
                 }

@@ -142,5 +142,12 @@ enum ProgressMigrations {
             "CREATE INDEX photos_attempt ON photos (attempt_id, created_at DESC, photo_id)",
             "CREATE INDEX photos_challenge ON photos (challenge_id, created_at DESC, photo_id)",
         ]),
+        Migration(3, "check-in ids per user; indexes for points by day and completed chores", [
+            // Check-in ids are chosen by clients: one user's cannot collide with another's.
+            "ALTER TABLE checkins DROP CONSTRAINT checkins_pkey",
+            "ALTER TABLE checkins ADD PRIMARY KEY (user_id, checkin_id)",
+            "CREATE INDEX points_ledger_user_day ON points_ledger (user_id, local_date)",
+            "CREATE INDEX chore_occurrences_completed ON chore_occurrences (group_id, completed_at DESC, occurrence_id) WHERE status = 'completed'",
+        ]),
     ])
 }

@@ -53,8 +53,8 @@ extension ProgressRepository {
         _ data: Data, contentType: String, taskID: String, attemptID: UUID, userID: UUID, happenedAt: Date?, date: LocalDate?, trace: TraceContext
     ) async throws -> (AttemptSnapshot, UUID) {
         try await client.transaction(logger: logger) { connection in
-            let now = clock.now()
             guard var attempt = try await attempts.lock(attemptID, of: userID, on: connection) else { throw Problem.notFound("No such attempt.") }
+            let now = clock.now()
             guard attempt.state.status == .active else {
                 throw Problem.conflict("attempt-not-active", "This attempt is \(attempt.state.status.rawValue); restart it to check in again.")
             }
@@ -106,16 +106,16 @@ extension ProgressRepository {
         }
     }
 
-    /// One month of an attempt, day by day.
-    func calendar(_ attemptID: UUID, userID: UUID, month: LocalDate) async throws -> [CalendarDay] {
+    /// One month of an attempt (the current one in the user's zone by default), day by day.
+    func calendar(_ attemptID: UUID, userID: UUID, month: LocalDate?) async throws -> (month: LocalDate, days: [CalendarDay]) {
         try await client.withConnection { connection in
             guard let attempt = try await attempts.find(attemptID, of: userID, on: connection) else { throw Problem.notFound("No such attempt.") }
             let member = try await requireMember(userID, on: connection)
-            let first = month.startOfMonth
+            let today = member.calendar.date(at: clock.now())
+            let first = (month ?? today).startOfMonth
             let last = LocalDate(year: first.year, month: first.month, day: LocalDate.daysIn(month: first.month, year: first.year))!
             let records = try await attempts.days(attemptID, from: first, through: last, on: connection)
-            let today = member.calendar.date(at: clock.now())
-            return (0...first.days(until: last)).map { offset in
+            let days = (0...first.days(until: last)).map { offset in
                 let date = first.adding(days: offset)
                 let record = records[date]
                 let status: String
@@ -132,6 +132,7 @@ extension ProgressRepository {
                 }
                 return CalendarDay(date: date, status: status, tasksDone: record?.tasks.values.filter(\.hasActivity).count ?? 0)
             }
+            return (first, days)
         }
     }
 

@@ -74,7 +74,7 @@ struct ProgressRepository: Sendable {
             let member = try await requireMember(userID, on: connection)
             guard let timeline = try await projections.timeline(previous.challengeID, on: connection) else { throw Problem.notFound("The challenge no longer exists.") }
             if previous.state.status == .active {
-                try await end(&previous, as: .abandoned, member: member, now: now, trace: trace, on: connection)
+                try await abandon(&previous, member: member, now: now, trace: trace, on: connection)
             } else if try await attempts.active(userID, challengeID: previous.challengeID, on: connection) != nil {
                 throw Problem.conflict("already-started", "You already have an active attempt at this challenge.")
             }
@@ -96,7 +96,7 @@ struct ProgressRepository: Sendable {
             guard attempt.state.status == .active else { throw Problem.conflict("attempt-not-active", "Only an active attempt can be abandoned.") }
             let member = try await requireMember(userID, on: connection)
             guard let timeline = try await projections.timeline(attempt.challengeID, on: connection) else { throw Problem.notFound("The challenge no longer exists.") }
-            try await end(&attempt, as: .abandoned, member: member, now: now, trace: trace, on: connection)
+            try await abandon(&attempt, member: member, now: now, trace: trace, on: connection)
             return try await snapshot(attempt, member: member, timeline: timeline, now: now, on: connection)
         }
     }
@@ -123,7 +123,11 @@ struct ProgressRepository: Sendable {
             id: UUID(), userID: member.userID, challengeID: definition.challengeID, attemptNumber: number, kind: definition.kind,
             groupID: definition.groupID, startedOn: startedOn, endsOn: endsOn, state: state, startedAt: now, nextJudgementAt: nil)
         attempt.nextJudgementAt = nextJudgement(attempt, timeline: timeline, calendar: calendar)
-        try await attempts.insert(attempt, now: now, on: connection)
+        do {
+            try await attempts.insert(attempt, now: now, on: connection)
+        } catch where error.isUniqueViolation {
+            throw Problem.conflict("already-started", "You already have an active attempt at this challenge.")
+        }
         try await outbox.append(
             AttemptStarted(
                 attemptID: attempt.id, userID: member.userID, challengeID: definition.challengeID, challengeVersion: definition.version,
@@ -133,19 +137,15 @@ struct ProgressRepository: Sendable {
         return attempt
     }
 
-    private func end(
-        _ attempt: inout AttemptRow, as end: AttemptEnd, member: Member, now: Date, trace: TraceContext?, on connection: PostgresConnection
-    ) async throws {
+    private func abandon(_ attempt: inout AttemptRow, member: Member, now: Date, trace: TraceContext?, on connection: PostgresConnection) async throws {
         let today = member.calendar.date(at: now)
-        if end == .abandoned {
-            attempt.state.status = .abandoned
-            attempt.state.endedOn = today
-        }
+        attempt.state.status = .abandoned
+        attempt.state.endedOn = today
         try await attempts.update(attempt, now: now, on: connection)
         try await outbox.append(
             AttemptEnded(
                 attemptID: attempt.id, userID: attempt.userID, challengeID: attempt.challengeID, kind: attempt.kind, groupID: attempt.groupID,
-                attemptNumber: attempt.attemptNumber, end: end, endedOn: attempt.state.endedOn ?? today,
+                attemptNumber: attempt.attemptNumber, end: .abandoned, endedOn: attempt.state.endedOn ?? today,
                 dayNumber: attempt.startedOn.days(until: attempt.state.endedOn ?? today) + 1, reason: attempt.state.failureReason,
                 missedTaskIDs: attempt.state.missedTaskIDs, daysCompleted: attempt.state.periodsCompleted, bestStreak: attempt.state.bestStreak,
                 points: attempt.state.points, endedAt: now),
@@ -156,8 +156,9 @@ struct ProgressRepository: Sendable {
 
     func checkIn(_ command: CheckInCommand, attemptID: UUID, userID: UUID, trace: TraceContext) async throws -> AttemptSnapshot {
         try await client.transaction(logger: logger) { connection in
-            let now = clock.now()
             guard var attempt = try await attempts.lock(attemptID, of: userID, on: connection) else { throw Problem.notFound("No such attempt.") }
+            // Read after the lock: a check-in that waited for the judgement of its day must see that it came too late.
+            let now = clock.now()
             let member = try await requireMember(userID, on: connection)
             guard let timeline = try await projections.timeline(attempt.challengeID, on: connection) else { throw Problem.notFound("The challenge no longer exists.") }
             if try await attempts.checkIn(command.checkInID, of: userID, on: connection) != nil {
@@ -198,14 +199,17 @@ struct ProgressRepository: Sendable {
             throw Problem(slug: "outside-competition", title: "Outside the competition", status: .unprocessableContent,
                           detail: "The competition runs from \(Timestamp.format(competition.startsAt)) to \(Timestamp.format(competition.endsAt)).")
         }
+        let inProgress = Judge.nextPeriodEnd(
+            attempt.state, startedOn: attempt.startedOn, endOn: attempt.endsOn, period: timeline.latest.rules.streak.period)
         if let refusal = CheckInWindow.check(
             date: date, happenedAt: happenedAt, now: now, startedOn: attempt.startedOn, endOn: attempt.endsOn, calendar: calendar,
-            graceMinutes: definition.rules.checkInGraceMinutes)
+            graceMinutes: definition.rules.checkInGraceMinutes, judgedThrough: attempt.state.judgedThrough,
+            closesNoEarlierThan: inProgress.flatMap { date <= $0 ? attempt.nextJudgementAt : nil })
         {
             throw Self.problem(for: refusal, date: date)
         }
         var record = try await attempts.day(attempt.id, date, on: connection) ?? DayRecord(date: date)
-        let total = try await ledger.total(attempt.userID, on: connection)
+        let total = definition.rules.points.kind == .series ? try await ledger.total(attempt.userID, on: connection) : 0
         let result = try CheckInEngine.apply(
             CheckIn(taskID: taskID, action: action, happenedAt: happenedAt), to: &record,
             context: .init(definition: definition, dailyGoal: member.effectiveDailyGoal, streak: attempt.state.currentStreak, totalPoints: total))
@@ -231,7 +235,7 @@ struct ProgressRepository: Sendable {
             recordedAt: now, on: connection)
         guard result.applied else { return }
         if case .removeLog(let logID) = command.kind {
-            try await attempts.markRemoved(logID, by: command.checkInID, on: connection)
+            try await attempts.markRemoved(logID, of: attempt.userID, by: command.checkInID, on: connection)
         }
         try await attempts.saveDay(attempt.id, record, on: connection)
         if result.pointsDelta != 0 || (result.excess ?? 0) > 0, let reason = result.reason ?? (result.excess != nil ? .series : nil) {
@@ -262,35 +266,42 @@ struct ProgressRepository: Sendable {
                     taskComplete: result.taskComplete, dayComplete: result.dayComplete),
                 on: connection, at: now, trace: trace, logger: logger)
         }
-        try await awardWeekBonuses(&attempt, date: date, definition: definition, member: member, now: now, trace: trace, on: connection)
+        let increased: Bool
+        switch action {
+        case .setDone(false), .removeLog: increased = false
+        default: increased = true
+        }
+        try await settleWeekBonuses(&attempt, date: date, increased: increased, definition: definition, member: member, now: now, trace: trace, on: connection)
         try await attempts.update(attempt, now: now, on: connection)
     }
 
     /// 001's weekly bonuses, once per week, the moment the week's goal is reached: the weekly-goal bonus and, for a
-    /// weekly challenge, its completion bonus.
-    private func awardWeekBonuses(
-        _ attempt: inout AttemptRow, date: LocalDate, definition: ChallengeDefinition, member: Member, now: Date, trace: TraceContext,
-        on connection: PostgresConnection
+    /// weekly challenge, its completion bonus. A change that leaves the goal unmet again takes them back, so a logged
+    /// and removed amount cannot keep a bonus.
+    private func settleWeekBonuses(
+        _ attempt: inout AttemptRow, date: LocalDate, increased: Bool, definition: ChallengeDefinition, member: Member, now: Date,
+        trace: TraceContext, on connection: PostgresConnection
     ) async throws {
         let points = definition.rules.points
-        var bonuses: [(PointsReason, Int, Bool)] = []
-        if let bonus = points.weeklyGoalBonus, bonus > 0 { bonuses.append((.weeklyGoalBonus, bonus, false)) }
-        if definition.kind == .weekly, let bonus = points.completionBonus, bonus > 0 { bonuses.append((.challengeBonus, bonus, true)) }
+        var bonuses: [(AttemptStore.WeekBonus, Int)] = []
+        if let bonus = points.weeklyGoalBonus, bonus > 0 { bonuses.append((.goal, bonus)) }
+        if definition.kind == .weekly, let bonus = points.completionBonus, bonus > 0 { bonuses.append((.challenge, bonus)) }
         guard !bonuses.isEmpty else { return }
         let weekStart = date.startOfWeek
-        let startedOn = attempt.startedOn
-        let endsOn = attempt.endsOn
-        let covered = (0..<7).map { weekStart.adding(days: $0) }.filter { day in day >= startedOn && (endsOn.map { day <= $0 } ?? true) }
+        let awarded = try await attempts.weekBonuses(attempt.id, weekStart: weekStart, on: connection)
+        // Only a rise can newly meet the goal, and only a fall can unmeet it.
+        if increased ? bonuses.allSatisfy({ awarded.contains($0.0) }) : awarded.isEmpty { return }
         let records = try await attempts.days(attempt.id, from: weekStart, through: weekStart.adding(days: 6), on: connection)
-        guard WeekGoal.isMet(weekStart: weekStart, coveredDays: covered, records: records, definition: definition, dailyGoal: member.effectiveDailyGoal)
-        else { return }
-        for (reason, bonus, challengeBonus) in bonuses
-        where try await attempts.claimWeekBonus(attempt.id, weekStart: weekStart, challengeBonus: challengeBonus, on: connection) {
-            attempt.state.points += bonus
+        let days = WeekGoal.days(of: weekStart, startedOn: attempt.startedOn, endOn: attempt.endsOn)
+        let met = WeekGoal.isMet(days, records: records, definition: definition, dailyGoal: member.effectiveDailyGoal)
+        for (bonus, amount) in bonuses where met != awarded.contains(bonus) {
+            try await attempts.setWeekBonus(bonus, awarded: met, attemptID: attempt.id, weekStart: weekStart, on: connection)
+            let delta = met ? amount : -amount
+            attempt.state.points += delta
             try await ledger.append(
                 .init(
-                    userID: attempt.userID, groupID: attempt.groupID, challengeID: attempt.challengeID, attemptID: attempt.id, points: bonus,
-                    reason: reason, localDate: date, excessQuantity: nil),
+                    userID: attempt.userID, groupID: attempt.groupID, challengeID: attempt.challengeID, attemptID: attempt.id, points: delta,
+                    reason: met ? (bonus == .goal ? .weeklyGoalBonus : .challengeBonus) : .correction, localDate: date, excessQuantity: nil),
                 at: now, trace: trace, on: connection)
         }
     }
@@ -314,27 +325,36 @@ struct ProgressRepository: Sendable {
 
     // MARK: Judging days
 
-    /// Judges every period whose window closed, for up to `limit` attempts; returns how many attempts it judged.
+    /// Judges every period whose window closed, for up to `limit` attempts, each in its own short transaction so
+    /// check-ins wait for one attempt at most and one failing attempt holds up no other. Returns how many were due.
     func judgeDue(limit: Int) async throws -> Int {
-        try await client.transaction(logger: logger) { connection in
-            let now = clock.now()
-            let due = try await attempts.due(before: now, limit: limit, on: connection)
-            for var attempt in due {
-                guard let member = try await projections.member(attempt.userID, on: connection) else {
-                    attempt.nextJudgementAt = nil
-                    try await attempts.update(attempt, now: now, on: connection)
-                    continue
-                }
-                guard let timeline = try await projections.timeline(attempt.challengeID, on: connection) else {
-                    // The challenge was deleted with its history: nothing is left to judge by.
-                    attempt.state.failureReason = "The challenge was deleted."
-                    try await end(&attempt, as: .abandoned, member: member, now: now, trace: nil, on: connection)
-                    continue
-                }
-                try await judge(&attempt, member: member, timeline: timeline, now: now, on: connection)
-            }
-            return due.count
+        let now = clock.now()
+        let due = try await client.withConnection { connection in
+            try await attempts.dueIDs(before: now, limit: limit, on: connection)
         }
+        for attemptID in due {
+            do {
+                try await client.transaction(logger: logger) { connection in
+                    guard var attempt = try await attempts.lockDue(attemptID, before: now, on: connection) else { return }
+                    guard let member = try await projections.member(attempt.userID, on: connection) else {
+                        attempt.nextJudgementAt = nil
+                        try await attempts.update(attempt, now: now, on: connection)
+                        return
+                    }
+                    guard let timeline = try await projections.timeline(attempt.challengeID, on: connection) else {
+                        // The challenge was deleted with its history: nothing is left to judge by.
+                        attempt.state.failureReason = "The challenge was deleted."
+                        try await abandon(&attempt, member: member, now: now, trace: nil, on: connection)
+                        return
+                    }
+                    try await judge(&attempt, member: member, timeline: timeline, now: now, on: connection)
+                }
+            } catch {
+                logger.error("Judging an attempt failed; retrying in five minutes", metadata: ["attempt": "\(attemptID)", "error": "\(error)"])
+                try await attempts.postpone(attemptID, by: 300, on: client)
+            }
+        }
+        return due.count
     }
 
     private func judge(_ attempt: inout AttemptRow, member: Member, timeline: DefinitionTimeline, now: Date, on connection: PostgresConnection) async throws {
@@ -345,14 +365,13 @@ struct ProgressRepository: Sendable {
             CheckInWindow.closes(periodEnd, calendar: calendar, graceMinutes: timeline.version(on: periodEnd).rules.checkInGraceMinutes) <= now
         {
             let from = max(attempt.startedOn, min(periodEnd.startOfWeek, periodEnd.startOfMonth))
-            var records = try await attempts.days(attempt.id, from: from, through: periodEnd, on: connection)
+            let records = try await attempts.days(attempt.id, from: from, through: periodEnd, on: connection)
             let previous = attempt.state
             let judgement = Judge.judge(
                 periodEnding: periodEnd, startedOn: attempt.startedOn, endOn: attempt.endsOn, state: &attempt.state, timeline: timeline,
                 records: records, dailyGoal: member.effectiveDailyGoal)
             var record = records[periodEnd] ?? DayRecord(date: periodEnd)
             record.outcome = judgement.outcome
-            records[periodEnd] = record
             try await attempts.saveDay(attempt.id, record, on: connection)
             try await emit(judgement, attempt: attempt, previous: previous, period: period, now: now, on: connection)
         }
