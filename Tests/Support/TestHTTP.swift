@@ -68,6 +68,19 @@ public struct TestHTTP: Sendable {
         try await send(.PATCH, path, body: try JSONSerialization.data(withJSONObject: json), headers: headers)
     }
 
+    /// Sends the body in chunks without a Content-Length, as a streaming client would.
+    public func sendChunked(_ method: HTTPMethod, _ path: String, body: Data, contentType: String = "application/json") async throws -> TestResponse {
+        var request = HTTPClientRequest(url: baseURL + path)
+        request.method = method
+        for (name, value) in defaultHeaders { request.headers.add(name: name, value: value) }
+        request.headers.add(name: "content-type", value: contentType)
+        let chunks = stride(from: 0, to: body.count, by: 4096).map { ByteBuffer(data: body[$0..<min($0 + 4096, body.count)]) }
+        request.body = .stream(chunks.async, length: .unknown)
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let bytes = try await response.body.collect(upTo: 16 * 1024 * 1024)
+        return TestResponse(status: Int(response.status.code), headers: response.headers, body: Data(buffer: bytes))
+    }
+
     public func send(
         _ method: HTTPMethod, _ path: String, body: Data?, contentType: String = "application/json",
         headers: [(String, String)] = []
@@ -82,5 +95,15 @@ public struct TestHTTP: Sendable {
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
         let bytes = try await response.body.collect(upTo: 16 * 1024 * 1024)
         return TestResponse(status: Int(response.status.code), headers: response.headers, body: Data(buffer: bytes))
+    }
+}
+
+extension Array where Element: Sendable {
+    /// The elements as an async sequence.
+    var async: AsyncStream<Element> {
+        AsyncStream { continuation in
+            for element in self { continuation.yield(element) }
+            continuation.finish()
+        }
     }
 }

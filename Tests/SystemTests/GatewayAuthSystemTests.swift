@@ -40,4 +40,27 @@ struct GatewayAuthSystemTests {
             }
         }
     }
+
+    @Test("a deleted account's unexpired token is refused at the gateway for every service")
+    func deletedAccounts() async throws {
+        try await withTestStack("gateway-deleted") { stack in
+            try await stack.start("identity")
+            try await stack.start("challenges")
+            try await stack.start("gateway")
+            let http = try stack.http()
+            let session = try await http.post("/v1/auth/guest", json: ["displayName": "Leaving", "timeZone": "Europe/Rome"])
+            let token = try #require((session.json["tokens"] as? [String: Any])?["accessToken"] as? String)
+            let me = http.authorized(token)
+            #expect(try await me.get("/v1/challenges?limit=1").status == 200)
+            let deleted = try await me.send(.DELETE, "/v1/me", body: Data(#"{"confirm": true}"#.utf8))
+            #expect(deleted.status == 204, "\(deleted.text)")
+            try await waitUntil("the gateway refuses the token") {
+                let response = try await me.get("/v1/challenges?limit=1")
+                return response.status == 401 && response.json["type"] as? String == "https://surge.example/problems/account-deleted"
+            }
+            let write = try await me.post("/v1/challenges", json: ["kind": "habit", "name": "Ghost habit"])
+            #expect(write.status == 401)
+            #expect(try await stack.database.count("SELECT count(*) FROM challenges.challenges WHERE name = 'Ghost habit'") == 0)
+        }
+    }
 }

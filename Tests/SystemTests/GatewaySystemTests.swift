@@ -62,6 +62,23 @@ struct GatewaySystemTests {
         }
     }
 
+    @Test("signed-out idempotency keys belong to the client's address: nobody else can replay them")
+    func anonymousKeysAreScoped() async throws {
+        try await withTestStack("gateway-idempotency-scope") { stack in
+            try await stack.start("identity")
+            try await stack.start("gateway", environment: ["TRUSTED_PROXY_HOPS": "1"])
+            let http = try stack.http()
+            let mine = try await guest(http, name: "Sam", headers: [("Idempotency-Key", "guessable"), ("X-Forwarded-For", "203.0.113.7")])
+            let again = try await guest(http, name: "Sam", headers: [("Idempotency-Key", "guessable"), ("X-Forwarded-For", "203.0.113.7")])
+            let theirs = try await guest(http, name: "Sam", headers: [("Idempotency-Key", "guessable"), ("X-Forwarded-For", "198.51.100.9")])
+            #expect(again.header("Idempotent-Replayed") == "true")
+            #expect(again.body == mine.body)
+            #expect(theirs.status == 201)
+            #expect(theirs.header("Idempotent-Replayed") == nil)
+            #expect((theirs.json["user"] as? [String: Any])?["id"] as? String != (mine.json["user"] as? [String: Any])?["id"] as? String)
+        }
+    }
+
     @Test("CORS for listed origins, body limits, unknown routes and the OpenAPI document")
     func edges() async throws {
         try await withTestStack("gateway-edges") { stack in
@@ -87,6 +104,8 @@ struct GatewaySystemTests {
             let big = try await http.send(.POST, "/v1/auth/guest", body: Data(repeating: 0x20, count: 10_000))
             #expect(big.status == 413)
             #expect(big.header("content-type") == "application/problem+json")
+            let streamed = try await http.sendChunked(.POST, "/v1/auth/guest", body: Data(repeating: 0x20, count: 10_000))
+            #expect(streamed.status == 413, "\(streamed.text)")
 
             let missing = try await http.get("/v1/nowhere")
             #expect(missing.status == 404)

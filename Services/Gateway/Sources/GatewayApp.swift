@@ -21,7 +21,10 @@ public enum GatewayService {
         let upstreams = Upstreams(reader)
         let clock = infrastructure.clock
         let now: @Sendable () -> Date = { clock.now() }
-        let idempotency = IdempotencyStore(client: infrastructure.database, logger: infrastructure.logger, abandonAfter: .seconds(120))
+        let upstreamTimeout = try reader.int("UPSTREAM_TIMEOUT_SECONDS", default: 30, range: 1...600)
+        // A claim is only taken over once the request that made it must have ended.
+        let idempotency = IdempotencyStore(
+            client: infrastructure.database, logger: infrastructure.logger, abandonAfter: .seconds(upstreamTimeout + 30))
         let erased = ErasedUsers(client: infrastructure.database, logger: infrastructure.logger)
         var handlers = EventHandlers()
         handlers.on(UserDeleted.self) { event, connection, logger in
@@ -56,7 +59,7 @@ public enum GatewayService {
             pipeline: pipeline,
             proxy: ProxyController(
                 client: client, upstreams: upstreams,
-                timeout: .seconds(Int64(try reader.int("UPSTREAM_TIMEOUT_SECONDS", default: 30, range: 1...600)))),
+                timeout: .seconds(Int64(upstreamTimeout))),
             local: [PublicRouter.key(GatewayAPI.export.method, GatewayAPI.export.path): export.export]
         ).addRoutes(PublicAPI.routes, to: router)
         return infrastructure.makeApplication(

@@ -37,6 +37,8 @@ struct ProxyController {
         let response: HTTPClientResponse
         do {
             response = try await client.execute(outgoing, timeout: timeout)
+        } catch let problem as Problem {
+            throw problem
         } catch {
             context.logger.warning("Upstream unreachable", metadata: ["upstream": "\(service.rawValue)", "error": "\(error)"])
             throw Problem.unavailable("The \(service.rawValue) service is not reachable right now.")

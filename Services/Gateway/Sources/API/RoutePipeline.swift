@@ -47,8 +47,12 @@ struct RoutePipeline: Sendable {
             ).response(from: request, context: context)
         } else {
             do {
+                var request = request
+                if request.headers[.contentLength] == nil {
+                    request.body = RequestBody(asyncSequence: LimitedBody(base: request.body, limit: bodyLimit))
+                }
                 if route.idempotent, let key = request.headers[.idempotencyKey] {
-                    response = try await idempotent(request, context: context, key: key, route: route, bodyLimit: bodyLimit, handler: handler)
+                    response = try await idempotent(request, context: context, key: key, ip: ip, bodyLimit: bodyLimit, handler: handler)
                 } else {
                     response = try await handler(request, context)
                 }
@@ -80,7 +84,7 @@ struct RoutePipeline: Sendable {
 
     /// Runs the request once per key; a retry with the same key and body gets the stored first answer.
     private func idempotent(
-        _ request: Request, context: GatewayRequestContext, key: String, route: PublicRoute, bodyLimit: Int, handler: Handler
+        _ request: Request, context: GatewayRequestContext, key: String, ip: String, bodyLimit: Int, handler: Handler
     ) async throws -> Response {
         guard IdempotencyFingerprint.isAcceptable(key) else {
             throw Problem.validation(field: "Idempotency-Key", "must be 1 to 255 visible ASCII characters")
@@ -88,7 +92,9 @@ struct RoutePipeline: Sendable {
         var request = request
         let body = try await request.collectBody(upTo: bodyLimit)
         let fingerprint = IdempotencyFingerprint.of(method: request.method.rawValue, path: request.uri.description, body: Data(buffer: body))
-        let scope = context.callerID.map { "user:\($0.uuidString.lowercased())" } ?? "anonymous"
+        // Signed-out keys are scoped to the client's address, so nobody can replay a guessable key to read another
+        // person's sign-up response.
+        let scope = context.callerID.map { "user:\($0.uuidString.lowercased())" } ?? "anonymous:\(ip)"
         switch try await idempotency.claim(scope: scope, key: key, fingerprint: fingerprint, now: now()) {
         case .mismatch:
             throw Problem(
@@ -112,7 +118,8 @@ struct RoutePipeline: Sendable {
                 try? await idempotency.release(scope: scope, key: key)
                 throw error
             }
-            guard response.status.code < 500 else {
+            // A server error, or an answer that asks to retry later, is not the request's final outcome.
+            guard response.status.code < 500, response.headers[.retryAfter] == nil else {
                 try? await idempotency.release(scope: scope, key: key)
                 return response
             }
@@ -128,6 +135,28 @@ struct RoutePipeline: Sendable {
             return replayable
         }
     }
+}
+
+/// A request body without a length, cut off with 413 once it exceeds the limit.
+struct LimitedBody: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+    let base: RequestBody
+    let limit: Int
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var base: RequestBody.AsyncIterator
+        let limit: Int
+        var seen = 0
+
+        mutating func next() async throws -> ByteBuffer? {
+            guard let buffer = try await base.next() else { return nil }
+            seen += buffer.readableBytes
+            guard seen <= limit else { throw Problem.tooLarge(limit: limit) }
+            return buffer
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: base.makeAsyncIterator(), limit: limit) }
 }
 
 /// Gathers a response body so it can be stored and then sent.
