@@ -15,6 +15,8 @@ struct AccountRepository: Sendable {
     let clock: ServiceClock
 
     static let emailTaken = Problem.conflict("email-taken", "An account with this e-mail address already exists. Sign in instead.")
+    static let accountExists = Problem.conflict(
+        "account-exists", "An account with this e-mail address already exists. Sign in with your e-mail and password instead.")
 
     // MARK: Sign-up and sign-in
 
@@ -94,8 +96,10 @@ struct AccountRepository: Sendable {
         }
     }
 
-    /// Signs in with a provider's identity: a known identity signs in to its account; otherwise an account whose
+    /// Signs in with a provider's identity: a known identity signs in to its account; otherwise a social account whose
     /// e-mail is the identity's verified e-mail gets the identity linked; otherwise a new social account is created.
+    /// A password account with that e-mail is refused (409 `account-exists`): its owner never proved the address, so
+    /// linking would hand it to whoever registered it first.
     func socialSignIn(
         _ identity: SocialIdentity, requestedName: String?, timeZone: String?, trace: TraceContext, isRetry: Bool = false
     ) async throws -> (account: Account, created: Bool) {
@@ -111,10 +115,16 @@ struct AccountRepository: Sendable {
                 if let row = known.first { return (try AccountRows.decode(row), false) }
                 if let email = identity.verifiedEmail {
                     let matching = try await connection.run(
-                        "SELECT \(unescaped: AccountRows.columns) FROM users u WHERE lower(u.email) = \(email.value) FOR UPDATE", logger: logger
+                        """
+                        SELECT \(unescaped: AccountRows.columns), EXISTS (SELECT 1 FROM password_credentials p WHERE p.user_id = u.id)
+                        FROM users u WHERE lower(u.email) = \(email.value) FOR UPDATE
+                        """, logger: logger
                     ).collect()
                     if let row = matching.first {
-                        let account = try AccountRows.decode(row)
+                        let (id, name, avatar, address, zone, locale, kind, createdAt, hasPassword) = try row.decode(
+                            (UUID, String, String?, String?, String, String?, String, Date, Bool).self)
+                        guard !hasPassword else { throw Self.accountExists }
+                        let account = AccountRows.make(id, name, avatar, address, zone, locale, kind, createdAt)
                         try await link(identity, to: account.id, at: now, on: connection)
                         return (account, false)
                     }
