@@ -84,12 +84,6 @@ struct SessionRepository: Sendable {
         }
     }
 
-    /// Revokes every session of a user.
-    func revokeAll(userID: UUID) async throws {
-        try await client.execute(
-            "UPDATE refresh_tokens SET revoked_at = \(clock.now()) WHERE user_id = \(userID) AND revoked_at IS NULL", logger: logger)
-    }
-
     private func revokeFamily(_ familyID: UUID, at now: Date, on connection: PostgresConnection) async throws {
         try await connection.execute(
             "UPDATE refresh_tokens SET revoked_at = \(now) WHERE family_id = \(familyID) AND revoked_at IS NULL", logger: logger)
