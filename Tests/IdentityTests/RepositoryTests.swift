@@ -268,6 +268,42 @@ struct RepositoryTests {
         }
     }
 
+    @Test("name-sorted lists page one by one through names whose lowercase Swift and PostgreSQL disagree on, each name once")
+    func namePagesWithUnicode() async throws {
+        try await withIdentityStore { store in
+            let me = try await store.guest("Mia")
+            // Swift lowercases "İ" to "i" plus a combining dot, PostgreSQL to "i"; "Io" sorts between the two.
+            var everyone: [UUID] = []
+            for name in ["İlkay", "Io", "Émile", "émile", "Zoë"] {
+                let user = try await store.guest(name)
+                everyone.append(user.id)
+                let request = try await store.friends.send(from: user.id, to: me.id, trace: store.trace)
+                _ = try await store.friends.accept(request.id, by: me.id, trace: store.trace)
+            }
+
+            func walk<Item>(_ fetch: (PageRequest<NamePosition>) async throws -> Page<Item>, id: (Item) -> UUID) async throws -> [UUID] {
+                var seen: [UUID] = []
+                var after: NamePosition?
+                for _ in 0..<10 {
+                    let page = try await fetch(PageRequest(limit: 1, after: after))
+                    seen += page.items.map(id)
+                    guard let cursor = page.nextCursor else { return seen }
+                    after = try #require(Cursor.decode(NamePosition.self, from: cursor))
+                }
+                Issue.record("paging did not end")
+                return seen
+            }
+            let friends = try await walk({ try await store.friends.friends(of: me.id, page: $0) }, id: \.user.id)
+            #expect(friends.count == everyone.count)
+            #expect(Set(friends) == Set(everyone))
+            let withI = try await walk({ try await store.accounts.search("i", excluding: me.id, page: $0) }, id: \.id)
+            #expect(withI.count == 4)
+            #expect(Set(withI) == Set(everyone.prefix(4)))
+            // The query is lowercased by PostgreSQL as well, the same way as the names.
+            #expect(try await walk({ try await store.accounts.search("İLK", excluding: me.id, page: $0) }, id: \.id) == [everyone[0]])
+        }
+    }
+
     @Test("deleting an account: groups handed over or deleted, friendships and requests ended, rows gone, UserDeleted last")
     func deletion() async throws {
         try await withIdentityStore { store in

@@ -161,23 +161,27 @@ struct AccountRepository: Sendable {
         try await AccountRows.exists(id, on: client, logger: logger)
     }
 
-    /// Public profiles whose display name contains `query` (case-insensitive), by name; never the caller.
+    /// Public profiles whose display name contains `query` (case-insensitive), by name; never the caller. Both the
+    /// pattern and the cursor's name are lowercased by PostgreSQL, like the sort key: Swift's `lowercased()`
+    /// disagrees with it for some characters ("İ"), which would skip or repeat rows.
     func search(_ query: String, excluding caller: UUID, page: PageRequest<NamePosition>) async throws -> Page<PublicProfile> {
-        let pattern = "%" + Self.escapeLike(query.lowercased()) + "%"
+        let pattern = "%" + Self.escapeLike(query) + "%"
         let rows = try await client.run(
             """
-            SELECT u.id, u.display_name, u.avatar_url FROM users u
-            WHERE lower(u.display_name) LIKE \(pattern) ESCAPE '\\' AND u.id <> \(caller)
+            SELECT u.id, u.display_name, u.avatar_url, lower(u.display_name) FROM users u
+            WHERE lower(u.display_name) LIKE lower(\(pattern)) ESCAPE '\\' AND u.id <> \(caller)
               AND (\(page.after?.name)::text IS NULL OR (lower(u.display_name), u.id) > (\(page.after?.name), \(page.after?.id)))
             ORDER BY lower(u.display_name), u.id
             LIMIT \(page.limit + 1)
             """, logger: logger
         ).collect()
+        var positions: [UUID: String] = [:]
         let profiles = try rows.map { row in
-            let (id, name, avatar) = try row.decode((UUID, String, String?).self)
+            let (id, name, avatar, sortName) = try row.decode((UUID, String, String?, String).self)
+            positions[id] = sortName
             return PublicProfile(id: id, displayName: name, avatarURL: avatar)
         }
-        return page.page(profiles) { NamePosition(name: $0.displayName.lowercased(), id: $0.id) }
+        return page.page(profiles) { NamePosition(name: positions[$0.id] ?? "", id: $0.id) }
     }
 
     static func escapeLike(_ text: String) -> String {
