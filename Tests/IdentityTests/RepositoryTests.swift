@@ -130,7 +130,7 @@ struct RepositoryTests {
             guard case .rotated(_, let third) = try await store.sessions.rotate(second.token) else { Issue.record("no rotation"); return }
 
             guard case .reused = try await store.sessions.rotate(first.token) else { Issue.record("reuse not detected"); return }
-            guard case .reused = try await store.sessions.rotate(third.token) else { Issue.record("family not revoked"); return }
+            guard case .revoked = try await store.sessions.rotate(third.token) else { Issue.record("family not revoked"); return }
             guard case .rotated = try await store.sessions.rotate(otherDevice.token) else { Issue.record("other family revoked"); return }
             guard case .unknown = try await store.sessions.rotate("not-a-token") else { Issue.record("garbage accepted"); return }
             guard case .unknown = try await store.sessions.rotate(String(repeating: "A", count: 43)) else { Issue.record("unknown accepted"); return }
@@ -143,9 +143,30 @@ struct RepositoryTests {
             let signedIn = try await store.sessions.start(userID: user.id)
             #expect(try await store.count("SELECT count(*) FROM refresh_tokens WHERE user_id = \(user.id)") == 1, "dead families are pruned")
             try await store.sessions.signOut(signedIn.token)
-            guard case .reused = try await store.sessions.rotate(signedIn.token) else { Issue.record("signed-out token accepted"); return }
+            guard case .revoked = try await store.sessions.rotate(signedIn.token) else { Issue.record("signed-out token accepted"); return }
             #expect(try await store.count("SELECT count(*) FROM refresh_tokens WHERE token_hash = \(RefreshTokenSecret.hash(signedIn.token))") == 1)
             #expect(try await store.count("SELECT count(*) FROM refresh_tokens WHERE token_hash = \(Data(signedIn.token.utf8))") == 0)
+        }
+    }
+
+    @Test("a signed-out token is refused quietly; only a rotated token presented again is reuse, with a warning")
+    func revokedIsNotReuse() async throws {
+        try await withIdentityStore { store in
+            let lines = LockedValue<[String]>([])
+            var logger = Logger(label: "sessions") { label in JSONLogHandler(label: label) { line in lines.withLock { $0.append(line) } } }
+            logger.logLevel = .warning
+            let sessions = SessionRepository(
+                client: store.client, logger: logger, clock: store.clock, refreshTokenLifetime: 30 * 86_400, throttle: SignInThrottle())
+            let user = try await store.guest("Sue")
+
+            let first = try await sessions.start(userID: user.id)
+            guard case .rotated(_, let second) = try await sessions.rotate(first.token) else { Issue.record("no rotation"); return }
+            try await sessions.signOut(second.token)
+            guard case .revoked = try await sessions.rotate(second.token) else { Issue.record("signed-out token not refused as revoked"); return }
+            #expect(lines.value.isEmpty)
+            guard case .reused = try await sessions.rotate(first.token) else { Issue.record("rotated token not reuse"); return }
+            #expect(lines.value.count == 1)
+            #expect(lines.value.first?.contains("Refresh token reused") == true)
         }
     }
 
