@@ -254,11 +254,13 @@ struct SessionDomainTests {
         #expect(!RefreshTokenSecret.isWellFormed(String(repeating: "+", count: 43)))
     }
 
-    @Test("a current token rotates; a used or revoked one is reuse; an expired one just fails")
+    @Test("a current token rotates; a used one is reuse, even once revoked; a revoked or expired one just fails")
     func decisions() {
         #expect(RefreshTokenDecision.decide(token(), now: now) == .rotate)
         #expect(RefreshTokenDecision.decide(token(usedAt: now.addingTimeInterval(-1)), now: now) == .reused)
-        #expect(RefreshTokenDecision.decide(token(revokedAt: now.addingTimeInterval(-1)), now: now) == .reused)
+        #expect(RefreshTokenDecision.decide(token(usedAt: now.addingTimeInterval(-2), revokedAt: now.addingTimeInterval(-1)), now: now) == .reused)
+        #expect(RefreshTokenDecision.decide(token(revokedAt: now.addingTimeInterval(-1)), now: now) == .revoked)
+        #expect(RefreshTokenDecision.decide(token(revokedAt: now.addingTimeInterval(-1), expiresIn: -10), now: now) == .revoked)
         #expect(RefreshTokenDecision.decide(token(expiresIn: 0), now: now) == .expired)
         #expect(RefreshTokenDecision.decide(token(expiresIn: -10), now: now) == .expired)
         // A rotated token stays evidence of reuse even after it expired.

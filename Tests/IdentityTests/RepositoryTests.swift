@@ -130,7 +130,7 @@ struct RepositoryTests {
             guard case .rotated(_, let third) = try await store.sessions.rotate(second.token) else { Issue.record("no rotation"); return }
 
             guard case .reused = try await store.sessions.rotate(first.token) else { Issue.record("reuse not detected"); return }
-            guard case .reused = try await store.sessions.rotate(third.token) else { Issue.record("family not revoked"); return }
+            guard case .revoked = try await store.sessions.rotate(third.token) else { Issue.record("family not revoked"); return }
             guard case .rotated = try await store.sessions.rotate(otherDevice.token) else { Issue.record("other family revoked"); return }
             guard case .unknown = try await store.sessions.rotate("not-a-token") else { Issue.record("garbage accepted"); return }
             guard case .unknown = try await store.sessions.rotate(String(repeating: "A", count: 43)) else { Issue.record("unknown accepted"); return }
@@ -143,9 +143,30 @@ struct RepositoryTests {
             let signedIn = try await store.sessions.start(userID: user.id)
             #expect(try await store.count("SELECT count(*) FROM refresh_tokens WHERE user_id = \(user.id)") == 1, "dead families are pruned")
             try await store.sessions.signOut(signedIn.token)
-            guard case .reused = try await store.sessions.rotate(signedIn.token) else { Issue.record("signed-out token accepted"); return }
+            guard case .revoked = try await store.sessions.rotate(signedIn.token) else { Issue.record("signed-out token accepted"); return }
             #expect(try await store.count("SELECT count(*) FROM refresh_tokens WHERE token_hash = \(RefreshTokenSecret.hash(signedIn.token))") == 1)
             #expect(try await store.count("SELECT count(*) FROM refresh_tokens WHERE token_hash = \(Data(signedIn.token.utf8))") == 0)
+        }
+    }
+
+    @Test("a signed-out token is refused quietly; only a rotated token presented again is reuse, with a warning")
+    func revokedIsNotReuse() async throws {
+        try await withIdentityStore { store in
+            let lines = LockedValue<[String]>([])
+            var logger = Logger(label: "sessions") { label in JSONLogHandler(label: label) { line in lines.withLock { $0.append(line) } } }
+            logger.logLevel = .warning
+            let sessions = SessionRepository(
+                client: store.client, logger: logger, clock: store.clock, refreshTokenLifetime: 30 * 86_400, throttle: SignInThrottle())
+            let user = try await store.guest("Sue")
+
+            let first = try await sessions.start(userID: user.id)
+            guard case .rotated(_, let second) = try await sessions.rotate(first.token) else { Issue.record("no rotation"); return }
+            try await sessions.signOut(second.token)
+            guard case .revoked = try await sessions.rotate(second.token) else { Issue.record("signed-out token not refused as revoked"); return }
+            #expect(lines.value.isEmpty)
+            guard case .reused = try await sessions.rotate(first.token) else { Issue.record("rotated token not reuse"); return }
+            #expect(lines.value.count == 1)
+            #expect(lines.value.first?.contains("Refresh token reused") == true)
         }
     }
 
@@ -266,6 +287,42 @@ struct RepositoryTests {
             #expect(rest.nextCursor == nil)
             #expect(try await store.accounts.search("%", excluding: me.id, page: PageRequest(limit: 10, after: nil)).items.map(\.displayName) == ["100% Sam"])
             #expect(try await store.accounts.search("_", excluding: me.id, page: PageRequest(limit: 10, after: nil)).items.map(\.displayName) == ["sam_d"])
+        }
+    }
+
+    @Test("name-sorted lists page one by one through names whose lowercase Swift and PostgreSQL disagree on, each name once")
+    func namePagesWithUnicode() async throws {
+        try await withIdentityStore { store in
+            let me = try await store.guest("Mia")
+            // Swift lowercases "İ" to "i" plus a combining dot, PostgreSQL to "i"; "Io" sorts between the two.
+            var everyone: [UUID] = []
+            for name in ["İlkay", "Io", "Émile", "émile", "Zoë"] {
+                let user = try await store.guest(name)
+                everyone.append(user.id)
+                let request = try await store.friends.send(from: user.id, to: me.id, trace: store.trace)
+                _ = try await store.friends.accept(request.id, by: me.id, trace: store.trace)
+            }
+
+            func walk<Item>(_ fetch: (PageRequest<NamePosition>) async throws -> Page<Item>, id: (Item) -> UUID) async throws -> [UUID] {
+                var seen: [UUID] = []
+                var after: NamePosition?
+                for _ in 0..<10 {
+                    let page = try await fetch(PageRequest(limit: 1, after: after))
+                    seen += page.items.map(id)
+                    guard let cursor = page.nextCursor else { return seen }
+                    after = try #require(Cursor.decode(NamePosition.self, from: cursor))
+                }
+                Issue.record("paging did not end")
+                return seen
+            }
+            let friends = try await walk({ try await store.friends.friends(of: me.id, page: $0) }, id: \.user.id)
+            #expect(friends.count == everyone.count)
+            #expect(Set(friends) == Set(everyone))
+            let withI = try await walk({ try await store.accounts.search("i", excluding: me.id, page: $0) }, id: \.id)
+            #expect(withI.count == 4)
+            #expect(Set(withI) == Set(everyone.prefix(4)))
+            // The query is lowercased by PostgreSQL as well, the same way as the names.
+            #expect(try await walk({ try await store.accounts.search("İLK", excluding: me.id, page: $0) }, id: \.id) == [everyone[0]])
         }
     }
 

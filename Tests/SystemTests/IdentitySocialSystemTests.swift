@@ -26,7 +26,7 @@ struct IdentitySocialSystemTests {
         claims(iss: "https://appleid.apple.com", aud: Self.appleAudience, sub: sub, email: email, verified: .string(verified))
     }
 
-    @Test("new account, returning user, linking by verified e-mail, and every kind of bad token refused")
+    @Test("new account, returning user, linking a social account by verified e-mail, never a password account, and every kind of bad token refused")
     func socialSignIn() async throws {
         let appleKey = try JWKSServer.Key.generate(id: "apple-1")
         let googleKey = try JWKSServer.Key.generate(id: "google-1")
@@ -78,17 +78,38 @@ struct IdentitySocialSystemTests {
             #expect(again.json["newAccount"] as? Bool == false)
             #expect(try TestSession(again).userID == gina.userID)
 
-            // Apple with a verified e-mail (Apple sends "true" as a string) links to the existing password account.
-            let paul = try await system.register("paul@example.com", name: "Paul")
-            let linked = try await signIn("apple", try await JWKSServer.token(apple("a-1", email: "Paul@Example.com"), key: appleKey))
+            // Apple with a verified e-mail (Apple sends "true" as a string) links to the social account with that e-mail:
+            // a provider verified the address when it was created.
+            let linked = try await signIn("apple", try await JWKSServer.token(apple("a-1", email: "Gina@Example.com"), key: appleKey))
             #expect(linked.status == 200, "\(linked.text)")
             #expect(linked.json["newAccount"] as? Bool == false)
-            #expect(try TestSession(linked).userID == paul.userID)
-            #expect(try TestSession(linked).kind == "password")
-            let export = try await system.identity.get("/internal/export", headers: [("X-Surge-Caller", paul.userID)])
-            let identities = ((export.json["credentials"] as? [String: Any])?["socialIdentities"] as? [[String: Any]]) ?? []
-            #expect(identities.map { $0["provider"] as? String } == ["apple"])
-            #expect(try TestSession(try await signIn("apple", try await JWKSServer.token(apple("a-1"), key: appleKey))).userID == paul.userID)
+            #expect(try TestSession(linked).userID == gina.userID)
+            #expect(try TestSession(linked).kind == "social")
+            func linkedProviders(_ userID: String) async throws -> Set<String> {
+                let export = try await system.identity.get("/internal/export", headers: [("X-Surge-Caller", userID)])
+                #expect(export.status == 200, "\(export.text)")
+                let identities = ((export.json["credentials"] as? [String: Any])?["socialIdentities"] as? [[String: Any]]) ?? []
+                return Set(identities.compactMap { $0["provider"] as? String })
+            }
+            #expect(try await linkedProviders(gina.userID) == ["google", "apple"])
+            #expect(try TestSession(try await signIn("apple", try await JWKSServer.token(apple("a-1"), key: appleKey))).userID == gina.userID)
+
+            // A password account's owner never proved the address: a verified e-mail does not take it over. Paul is
+            // told to sign in with his password, and his account stays as it was.
+            let paul = try await system.register("paul@example.com", name: "Paul")
+            for (provider, token) in [
+                ("apple", try await JWKSServer.token(apple("a-3", email: "Paul@Example.com"), key: appleKey)),
+                ("google", try await JWKSServer.token(google("g-3", email: "paul@example.com"), key: googleKey)),
+            ] {
+                let refused = try await signIn(provider, token)
+                expectProblem(refused, 409, "account-exists")
+                #expect((refused.json["detail"] as? String)?.contains("password") == true)
+            }
+            #expect(try await linkedProviders(paul.userID).isEmpty)
+            let paulNow = try await system.client(paul).get("/v1/me")
+            #expect((paulNow.json["user"] as? [String: Any])?["kind"] as? String == "password")
+            #expect(try TestSession(try await system.signIn("paul@example.com")).userID == paul.userID)
+            #expect(try await system.events(UserRegistered.descriptor.type).map { $0["kind"] as? String } == ["social", "password"])
 
             // An unverified e-mail links nothing: a separate account, without the address.
             let unverified = try await signIn("apple", try await JWKSServer.token(apple("a-2", email: "paul@example.com", verified: "false"), key: appleKey))

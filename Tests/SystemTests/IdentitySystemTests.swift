@@ -42,20 +42,23 @@ struct IdentitySystemTests {
             expectProblem(unknown, 401, "invalid-credentials")
             #expect(wrong.json["detail"] as? String == unknown.json["detail"] as? String)
 
-            // Refresh rotates; replaying a rotated token signs out its whole family, but not Ann's other session.
+            // Refresh rotates; replaying a rotated token signs out its whole family, but not Ann's other session. The
+            // family's newest token then is merely invalid: it was never used.
             let refreshed = try await http.post("/v1/auth/refresh", json: ["refreshToken": signedIn.refreshToken])
             #expect(refreshed.status == 200, "\(refreshed.text)")
             let next = try TestSession(refreshed)
             #expect(next.refreshToken != signedIn.refreshToken)
             #expect(try await system.client(next).get("/v1/me").status == 200)
             expectProblem(try await http.post("/v1/auth/refresh", json: ["refreshToken": signedIn.refreshToken]), 401, "refresh-token-reused")
-            expectProblem(try await http.post("/v1/auth/refresh", json: ["refreshToken": next.refreshToken]), 401, "refresh-token-reused")
+            expectProblem(try await http.post("/v1/auth/refresh", json: ["refreshToken": next.refreshToken]), 401, "invalid-refresh-token")
             expectProblem(try await http.post("/v1/auth/refresh", json: ["refreshToken": "made-up"]), 401, "invalid-refresh-token")
             let otherDevice = try TestSession(try await http.post("/v1/auth/refresh", json: ["refreshToken": ann.refreshToken]))
 
-            // Sign-out revokes the device's family; unknown tokens are ignored.
+            // Sign-out revokes the device's family: its current token is invalid, not reused; a rotated one of the
+            // family presented again still is reuse. Unknown tokens are ignored.
             #expect(try await http.post("/v1/auth/sign-out", json: ["refreshToken": otherDevice.refreshToken]).status == 204)
-            expectProblem(try await http.post("/v1/auth/refresh", json: ["refreshToken": otherDevice.refreshToken]), 401, "refresh-token-reused")
+            expectProblem(try await http.post("/v1/auth/refresh", json: ["refreshToken": otherDevice.refreshToken]), 401, "invalid-refresh-token")
+            expectProblem(try await http.post("/v1/auth/refresh", json: ["refreshToken": ann.refreshToken]), 401, "refresh-token-reused")
             #expect(try await http.post("/v1/auth/sign-out", json: ["refreshToken": "whatever"]).status == 204)
 
             // Four more failures make five within 15 minutes: the next attempt is refused, even with the right password.

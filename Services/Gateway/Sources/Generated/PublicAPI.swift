@@ -4145,6 +4145,9 @@ enum PublicAPI {
           "400" : {
             "$ref" : "#/components/responses/Problem"
           },
+          "409" : {
+            "$ref" : "#/components/responses/Problem"
+          },
           "422" : {
             "$ref" : "#/components/responses/Problem"
           },
@@ -4158,7 +4161,7 @@ enum PublicAPI {
         "security" : [
 
         ],
-        "summary" : "Sign in with an Apple or Google ID token: a known identity signs in, a verified e-mail links to its account, otherwise an account is created.",
+        "summary" : "Sign in with an Apple or Google ID token: a known identity signs in, a verified e-mail links to its social account, otherwise an account is created. A password account with that e-mail is 409 account-exists.",
         "tags" : [
           "identity"
         ],

@@ -43,7 +43,7 @@ struct AuthController {
         slug: "invalid-credentials", title: "Invalid credentials", status: .unauthorized, detail: "The e-mail or the password is wrong.")
     static let invalidRefreshToken = Problem(
         slug: "invalid-refresh-token", title: "Invalid refresh token", status: .unauthorized,
-        detail: "The refresh token is unknown or expired. Sign in again.")
+        detail: "The refresh token is unknown, expired or signed out. Sign in again.")
     static let refreshTokenReused = Problem(
         slug: "refresh-token-reused", title: "Refresh token reused", status: .unauthorized,
         detail: "This refresh token was already used. For safety every session it belongs to was signed out; sign in again.")
@@ -127,7 +127,7 @@ struct AuthController {
     @Sendable func refresh(request: Request, context: SurgeRequestContext) async throws -> SessionResponse {
         let body = try await request.decode(as: RefreshTokenRequest.self, context: context)
         switch try await sessions.rotate(body.refreshToken) {
-        case .unknown, .expired:
+        case .unknown, .revoked, .expired:
             throw Self.invalidRefreshToken
         case .reused:
             throw Self.refreshTokenReused

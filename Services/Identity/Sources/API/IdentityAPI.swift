@@ -22,8 +22,9 @@ enum IdentityAPI {
 
     static let socialSignIn = APIOperation(
         .post, "/v1/auth/social", id: "socialSignIn", service: .identity,
-        summary: "Sign in with an Apple or Google ID token: a known identity signs in, a verified e-mail links to its account, otherwise an account is created.",
-        access: .anonymous, throttle: .credentials, request: SocialSignInRequest.self, response: SocialSessionResponse.self)
+        summary: "Sign in with an Apple or Google ID token: a known identity signs in, a verified e-mail links to its social account, otherwise an account is created. A password account with that e-mail is 409 account-exists.",
+        access: .anonymous, throttle: .credentials, request: SocialSignInRequest.self, response: SocialSessionResponse.self,
+        errors: [.conflict])
 
     static let refresh = APIOperation(
         .post, "/v1/auth/refresh", id: "refreshSession", service: .identity,

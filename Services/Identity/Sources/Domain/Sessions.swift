@@ -56,14 +56,17 @@ public struct StoredRefreshToken: Sendable, Equatable {
 public enum RefreshTokenDecision: Sendable, Equatable {
     /// Current and unexpired: mark it used and issue the next token of its family.
     case rotate
-    /// Already rotated or revoked: someone replays an old token (stolen, or a client bug). The whole family is
-    /// revoked, so whoever holds its newest token must sign in again too.
+    /// Already rotated: someone replays an old token (stolen, or a client bug). The whole family is revoked, so
+    /// whoever holds its newest token must sign in again too.
     case reused
+    /// Never used but its family was revoked (signed out, or signed out for reuse): sign in again. Not a sign of theft.
+    case revoked
     /// Past its expiry: sign in again. Nothing else is revoked.
     case expired
 
     public static func decide(_ token: StoredRefreshToken, now: Date) -> RefreshTokenDecision {
-        if token.usedAt != nil || token.revokedAt != nil { return .reused }
+        if token.usedAt != nil { return .reused }
+        if token.revokedAt != nil { return .revoked }
         if token.expiresAt <= now { return .expired }
         return .rotate
     }

@@ -15,6 +15,8 @@ struct AccountRepository: Sendable {
     let clock: ServiceClock
 
     static let emailTaken = Problem.conflict("email-taken", "An account with this e-mail address already exists. Sign in instead.")
+    static let accountExists = Problem.conflict(
+        "account-exists", "An account with this e-mail address already exists. Sign in with your e-mail and password instead.")
 
     // MARK: Sign-up and sign-in
 
@@ -94,8 +96,10 @@ struct AccountRepository: Sendable {
         }
     }
 
-    /// Signs in with a provider's identity: a known identity signs in to its account; otherwise an account whose
+    /// Signs in with a provider's identity: a known identity signs in to its account; otherwise a social account whose
     /// e-mail is the identity's verified e-mail gets the identity linked; otherwise a new social account is created.
+    /// A password account with that e-mail is refused (409 `account-exists`): its owner never proved the address, so
+    /// linking would hand it to whoever registered it first.
     func socialSignIn(
         _ identity: SocialIdentity, requestedName: String?, timeZone: String?, trace: TraceContext, isRetry: Bool = false
     ) async throws -> (account: Account, created: Bool) {
@@ -111,10 +115,16 @@ struct AccountRepository: Sendable {
                 if let row = known.first { return (try AccountRows.decode(row), false) }
                 if let email = identity.verifiedEmail {
                     let matching = try await connection.run(
-                        "SELECT \(unescaped: AccountRows.columns) FROM users u WHERE lower(u.email) = \(email.value) FOR UPDATE", logger: logger
+                        """
+                        SELECT \(unescaped: AccountRows.columns), EXISTS (SELECT 1 FROM password_credentials p WHERE p.user_id = u.id)
+                        FROM users u WHERE lower(u.email) = \(email.value) FOR UPDATE
+                        """, logger: logger
                     ).collect()
                     if let row = matching.first {
-                        let account = try AccountRows.decode(row)
+                        let (id, name, avatar, address, zone, locale, kind, createdAt, hasPassword) = try row.decode(
+                            (UUID, String, String?, String?, String, String?, String, Date, Bool).self)
+                        guard !hasPassword else { throw Self.accountExists }
+                        let account = AccountRows.make(id, name, avatar, address, zone, locale, kind, createdAt)
                         try await link(identity, to: account.id, at: now, on: connection)
                         return (account, false)
                     }
@@ -151,23 +161,27 @@ struct AccountRepository: Sendable {
         try await AccountRows.exists(id, on: client, logger: logger)
     }
 
-    /// Public profiles whose display name contains `query` (case-insensitive), by name; never the caller.
+    /// Public profiles whose display name contains `query` (case-insensitive), by name; never the caller. Both the
+    /// pattern and the cursor's name are lowercased by PostgreSQL, like the sort key: Swift's `lowercased()`
+    /// disagrees with it for some characters ("İ"), which would skip or repeat rows.
     func search(_ query: String, excluding caller: UUID, page: PageRequest<NamePosition>) async throws -> Page<PublicProfile> {
-        let pattern = "%" + Self.escapeLike(query.lowercased()) + "%"
+        let pattern = "%" + Self.escapeLike(query) + "%"
         let rows = try await client.run(
             """
-            SELECT u.id, u.display_name, u.avatar_url FROM users u
-            WHERE lower(u.display_name) LIKE \(pattern) ESCAPE '\\' AND u.id <> \(caller)
+            SELECT u.id, u.display_name, u.avatar_url, lower(u.display_name) FROM users u
+            WHERE lower(u.display_name) LIKE lower(\(pattern)) ESCAPE '\\' AND u.id <> \(caller)
               AND (\(page.after?.name)::text IS NULL OR (lower(u.display_name), u.id) > (\(page.after?.name), \(page.after?.id)))
             ORDER BY lower(u.display_name), u.id
             LIMIT \(page.limit + 1)
             """, logger: logger
         ).collect()
+        var positions: [UUID: String] = [:]
         let profiles = try rows.map { row in
-            let (id, name, avatar) = try row.decode((UUID, String, String?).self)
+            let (id, name, avatar, sortName) = try row.decode((UUID, String, String?, String).self)
+            positions[id] = sortName
             return PublicProfile(id: id, displayName: name, avatarURL: avatar)
         }
-        return page.page(profiles) { NamePosition(name: $0.displayName.lowercased(), id: $0.id) }
+        return page.page(profiles) { NamePosition(name: positions[$0.id] ?? "", id: $0.id) }
     }
 
     static func escapeLike(_ text: String) -> String {

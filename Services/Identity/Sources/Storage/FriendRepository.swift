@@ -97,22 +97,24 @@ struct FriendRepository: Sendable {
         }
     }
 
-    /// The caller's friends, by display name.
+    /// The caller's friends, by display name. The cursor keeps PostgreSQL's `lower()` of the name, the sort key itself.
     func friends(of userID: UUID, page: PageRequest<NamePosition>) async throws -> Page<Friend> {
         let rows = try await client.run(
             """
-            SELECT u.id, u.display_name, u.avatar_url, f.since FROM friendships f JOIN users u ON u.id = f.friend_id
+            SELECT u.id, u.display_name, u.avatar_url, f.since, lower(u.display_name) FROM friendships f JOIN users u ON u.id = f.friend_id
             WHERE f.user_id = \(userID)
               AND (\(page.after?.name)::text IS NULL OR (lower(u.display_name), u.id) > (\(page.after?.name), \(page.after?.id)))
             ORDER BY lower(u.display_name), u.id
             LIMIT \(page.limit + 1)
             """, logger: logger
         ).collect()
+        var positions: [UUID: String] = [:]
         let friends = try rows.map { row in
-            let (id, name, avatar, since) = try row.decode((UUID, String, String?, Date).self)
+            let (id, name, avatar, since, sortName) = try row.decode((UUID, String, String?, Date, String).self)
+            positions[id] = sortName
             return Friend(user: PublicProfile(id: id, displayName: name, avatarURL: avatar), since: since)
         }
-        return page.page(friends) { NamePosition(name: $0.user.displayName.lowercased(), id: $0.user.id) }
+        return page.page(friends) { NamePosition(name: positions[$0.user.id] ?? "", id: $0.user.id) }
     }
 
     /// Pending requests to or from the caller, oldest first.

@@ -22,6 +22,7 @@ struct SessionRepository: Sendable {
     enum RotationOutcome: Sendable {
         case rotated(userID: UUID, next: IssuedRefreshToken)
         case reused
+        case revoked
         case expired
         case unknown
     }
@@ -40,8 +41,8 @@ struct SessionRepository: Sendable {
         }
     }
 
-    /// Exchanges a refresh token for the next one of its family. Presenting a token that was already used or revoked
-    /// revokes the whole family (committed before the caller answers 401).
+    /// Exchanges a refresh token for the next one of its family. Presenting a token that was already used revokes the
+    /// whole family (committed before the caller answers 401); a revoked one that was never used is merely refused.
     func rotate(_ token: String) async throws -> RotationOutcome {
         guard RefreshTokenSecret.isWellFormed(token) else { return .unknown }
         let hash = RefreshTokenSecret.hash(token)
@@ -62,6 +63,8 @@ struct SessionRepository: Sendable {
                 try await revokeFamily(familyID, at: now, on: connection)
                 logger.warning("Refresh token reused; family revoked", metadata: ["family": "\(familyID)", "user": "\(userID)"])
                 return .reused
+            case .revoked:
+                return .revoked
             case .expired:
                 return .expired
             case .rotate:
@@ -82,12 +85,6 @@ struct SessionRepository: Sendable {
                 try await revokeFamily(familyID, at: now, on: connection)
             }
         }
-    }
-
-    /// Revokes every session of a user.
-    func revokeAll(userID: UUID) async throws {
-        try await client.execute(
-            "UPDATE refresh_tokens SET revoked_at = \(clock.now()) WHERE user_id = \(userID) AND revoked_at IS NULL", logger: logger)
     }
 
     private func revokeFamily(_ familyID: UUID, at now: Date, on connection: PostgresConnection) async throws {
