@@ -108,6 +108,27 @@ struct StorageTests {
         }
     }
 
+    @Test("a forged cursor key (huge, not finite, fractional where an integer is compared) is refused naming the cursor")
+    func forgedCursorKey() async throws {
+        try await Harness.run { h in
+            let me = try await h.user()
+            let integerSorts: [BrowseSort] = [.newest, .liked, .trending]
+            let forged = integerSorts.flatMap { sort in [1e300, -1e300, .nan, .infinity, 2.5].map { (sort, $0) } }
+                + [(BrowseSort.relevance, Double.nan), (.relevance, .infinity)]
+            for (sort, key) in forged {
+                let query = BrowseQuery(q: sort == .relevance ? "fitness" : nil, sort: sort)
+                let page = PageRequest(limit: 5, after: BrowsePosition(sort: sort, key: key, id: UUID()))
+                let refused = await problem { _ = try await h.repository.browse(query, page: page, caller: me) }
+                #expect(refused?.status == .unprocessableContent, "\(sort) \(key)")
+                #expect(refused?.errors?.map(\.field) == ["cursor"], "\(sort) \(key)")
+            }
+            // A relevance rank is fractional by nature; browsing goes on.
+            let ranked = PageRequest(limit: 5, after: BrowsePosition(sort: .relevance, key: 0.5, id: UUID()))
+            _ = try await h.repository.browse(BrowseQuery(q: "fitness"), page: ranked, caller: me)
+            #expect(try await h.browse(BrowseQuery(), as: me).items.count == CuratedContent.entries.count)
+        }
+    }
+
     @Test("visibility: a private challenge and a household chore are invisible to outsiders")
     func visibility() async throws {
         try await Harness.run { h in
@@ -469,7 +490,7 @@ struct StorageTests {
                 ("category", BrowseQuery(category: "cooking"), nil),
             ]
             for (name, query, position) in queries {
-                let sql = h.repository.browseQuery(query, after: position, limit: 21, caller: caller)
+                let sql = try h.repository.browseQuery(query, after: position, limit: 21, caller: caller)
                 let explain = PostgresQuery(unsafeSQL: "EXPLAIN (FORMAT JSON) " + sql.sql, binds: sql.binds)
                 let buffer = try await h.client.query(explain, logger: h.logger).collect().first?.decode(ByteBuffer.self)
                 let plan = try #require(buffer.map { String(buffer: $0) }, "\(name)")
