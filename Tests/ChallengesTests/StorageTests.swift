@@ -231,6 +231,28 @@ struct StorageTests {
         }
     }
 
+    @Test("a competition edit applies from the first date begun nowhere; each participant sees the version of their own today")
+    func competitionEdits() async throws {
+        try await Harness.run { h in
+            let owner = try await h.user(zone: "America/Los_Angeles")
+            let friend = try await h.user(zone: "Pacific/Auckland")
+            try await h.befriend(owner, friend)
+            let id = try await h.create(Fixtures.competition, by: owner).definition.challengeID
+            _ = try await h.repository.invite(id, InvitationRequest(userIDs: [friend]), caller: owner, trace: TraceContext())
+            // 12:00 UTC on 10 March: 05:00 on 10 March in Los Angeles, already 01:00 on 11 March in Auckland and
+            // 02:00 on 11 March in Kiritimati. The owner's "tomorrow" (11 March) has begun for the friend.
+            let edited = try await h.repository.update(id, patch: ChallengePatch(name: "Most water, in litres"), caller: owner, trace: TraceContext())
+            #expect(edited.definition.effectiveFrom == LocalDate("2026-03-12"))
+            #expect(try await h.events(ChallengeChanged.self).map(\.definition.effectiveFrom) == [LocalDate("2026-03-12")])
+            #expect(try await h.repository.detail(id, caller: friend).definition.version == 1)
+            #expect(try await h.repository.detail(id, caller: owner).definition.version == 1)
+            // 11:30 UTC on 11 March: 00:30 on 12 March in Auckland, still 04:30 on 11 March in Los Angeles.
+            h.clock.set(Fixtures.instant("2026-03-11T11:30:00Z"))
+            #expect(try await h.repository.detail(id, caller: friend).definition.version == 2)
+            #expect(try await h.repository.detail(id, caller: owner).definition.version == 1)
+        }
+    }
+
     @Test("a chore is edited by any household member and its edits follow the household's time zone")
     func choreEdits() async throws {
         try await Harness.run { h in

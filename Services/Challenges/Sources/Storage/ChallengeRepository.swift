@@ -120,10 +120,11 @@ struct PostgresChallengeRepository: ChallengeRepository {
         return versions
     }
 
-    /// The zone whose days a definition is judged and edited in: the group's for group definitions, the owner's
-    /// otherwise; the caller's for curated content (each user is judged in their own zone). UTC when unknown.
+    /// The zone whose days a definition is judged in for the caller: their own for curated challenges and
+    /// competitions (each participant is judged in their own zone), the group's for other group definitions, the
+    /// owner's otherwise. UTC when unknown.
     func judgingZone(_ definition: ChallengeDefinition, caller: UUID, on connection: PostgresConnection) async throws -> TimeZone {
-        if definition.visibility == .curated {
+        if definition.isJudgedInParticipantsZones {
             return try await DirectoryStore.userTimeZone(caller, on: connection, logger: logger) ?? Trending.utcZone
         }
         if let zone = try await DirectoryStore.groupTimeZone(definition.groupID, on: connection, logger: logger) { return zone }
@@ -241,8 +242,10 @@ struct PostgresChallengeRepository: ChallengeRepository {
             if next.hasSameContent(as: latest) {
                 return detail(of: row, showing: latest, versions: try await versions(challengeID, on: connection))
             }
-            next.effectiveFrom = VersionSchedule.effectiveFrom(
-                editedAt: now, in: try await judgingZone(next, caller: caller, on: connection))
+            next.effectiveFrom =
+                next.isJudgedInParticipantsZones
+                ? VersionSchedule.contentEffectiveFrom(at: now)
+                : VersionSchedule.effectiveFrom(editedAt: now, in: try await judgingZone(next, caller: caller, on: connection))
             try await Self.insertVersion(next, createdBy: caller, at: now, on: connection, logger: logger)
             try await Self.updateRow(to: next, contentVersion: nil, at: now, on: connection, logger: logger)
             try await outbox.append(
