@@ -183,6 +183,33 @@ struct StorageTests {
         }
     }
 
+    @Test("a member who leaves a group loses the invitations that came through it, and with them its group-only challenges")
+    func leavingDropsGroupInvitations() async throws {
+        try await Harness.run { h in
+            let owner = try await h.user()
+            let leaver = try await h.user()
+            try await h.befriend(owner, leaver)
+            let team = try await h.group([owner, leaver], kind: .team)
+            var draft = Fixtures.competition
+            draft.visibility = .group
+            draft.groupID = team
+            let groupOnly = try await h.create(draft, by: owner).definition.challengeID
+            let personal = try await h.create(Fixtures.competition, by: owner).definition.challengeID
+            _ = try await h.repository.invite(groupOnly, InvitationRequest(groupID: team), caller: owner, trace: TraceContext())
+            _ = try await h.repository.invite(personal, InvitationRequest(userIDs: [leaver]), caller: owner, trace: TraceContext())
+            func mine() async throws -> [UUID] {
+                try await h.repository.mine(kind: nil, page: PageRequest(limit: 10, after: nil), caller: leaver).items.map(\.challengeID)
+            }
+            #expect(try await mine() == [personal, groupOnly])
+
+            try await h.leave(team, leaver)
+            #expect(await problem { _ = try await h.repository.detail(groupOnly, caller: leaver) }?.status == .notFound)
+            #expect(try await mine() == [personal])
+            // An invitation sent to them in person stays.
+            #expect(try await h.repository.detail(personal, caller: leaver).invited)
+        }
+    }
+
     @Test("editing creates the next version, in force from the owner's next local day; old versions stay readable")
     func versions() async throws {
         try await Harness.run { h in
