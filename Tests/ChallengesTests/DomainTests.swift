@@ -135,6 +135,14 @@ struct RuleDescriptionTests {
         #expect(RuleDescription.summary(competition).hasPrefix("A competition never fails: the ranking is by total when time is up."))
         #expect(RuleDescription.cadenceText(Cadence(kind: .timesPerWeek, timesPerWeek: 6)) == "on 6 days of any week")
     }
+
+    @Test("numbers print whole when they are whole, and any number prints")
+    func numbers() {
+        #expect(RuleDescription.number(10) == "10")
+        #expect(RuleDescription.number(3.8) == "3.8")
+        #expect(RuleDescription.number(1e300) == "1e+300")
+        #expect(RuleDescription.number(.infinity) == "inf")
+    }
 }
 
 @Suite("Curated content")

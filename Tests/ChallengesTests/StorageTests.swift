@@ -108,6 +108,27 @@ struct StorageTests {
         }
     }
 
+    @Test("a forged cursor key (huge, not finite, fractional where an integer is compared) is refused naming the cursor")
+    func forgedCursorKey() async throws {
+        try await Harness.run { h in
+            let me = try await h.user()
+            let integerSorts: [BrowseSort] = [.newest, .liked, .trending]
+            let forged = integerSorts.flatMap { sort in [1e300, -1e300, .nan, .infinity, 2.5].map { (sort, $0) } }
+                + [(BrowseSort.relevance, Double.nan), (.relevance, .infinity)]
+            for (sort, key) in forged {
+                let query = BrowseQuery(q: sort == .relevance ? "fitness" : nil, sort: sort)
+                let page = PageRequest(limit: 5, after: BrowsePosition(sort: sort, key: key, id: UUID()))
+                let refused = await problem { _ = try await h.repository.browse(query, page: page, caller: me) }
+                #expect(refused?.status == .unprocessableContent, "\(sort) \(key)")
+                #expect(refused?.errors?.map(\.field) == ["cursor"], "\(sort) \(key)")
+            }
+            // A relevance rank is fractional by nature; browsing goes on.
+            let ranked = PageRequest(limit: 5, after: BrowsePosition(sort: .relevance, key: 0.5, id: UUID()))
+            _ = try await h.repository.browse(BrowseQuery(q: "fitness"), page: ranked, caller: me)
+            #expect(try await h.browse(BrowseQuery(), as: me).items.count == CuratedContent.entries.count)
+        }
+    }
+
     @Test("visibility: a private challenge and a household chore are invisible to outsiders")
     func visibility() async throws {
         try await Harness.run { h in
@@ -162,6 +183,33 @@ struct StorageTests {
         }
     }
 
+    @Test("a member who leaves a group loses the invitations that came through it, and with them its group-only challenges")
+    func leavingDropsGroupInvitations() async throws {
+        try await Harness.run { h in
+            let owner = try await h.user()
+            let leaver = try await h.user()
+            try await h.befriend(owner, leaver)
+            let team = try await h.group([owner, leaver], kind: .team)
+            var draft = Fixtures.competition
+            draft.visibility = .group
+            draft.groupID = team
+            let groupOnly = try await h.create(draft, by: owner).definition.challengeID
+            let personal = try await h.create(Fixtures.competition, by: owner).definition.challengeID
+            _ = try await h.repository.invite(groupOnly, InvitationRequest(groupID: team), caller: owner, trace: TraceContext())
+            _ = try await h.repository.invite(personal, InvitationRequest(userIDs: [leaver]), caller: owner, trace: TraceContext())
+            func mine() async throws -> [UUID] {
+                try await h.repository.mine(kind: nil, page: PageRequest(limit: 10, after: nil), caller: leaver).items.map(\.challengeID)
+            }
+            #expect(try await mine() == [personal, groupOnly])
+
+            try await h.leave(team, leaver)
+            #expect(await problem { _ = try await h.repository.detail(groupOnly, caller: leaver) }?.status == .notFound)
+            #expect(try await mine() == [personal])
+            // An invitation sent to them in person stays.
+            #expect(try await h.repository.detail(personal, caller: leaver).invited)
+        }
+    }
+
     @Test("editing creates the next version, in force from the owner's next local day; old versions stay readable")
     func versions() async throws {
         try await Harness.run { h in
@@ -207,6 +255,28 @@ struct StorageTests {
             #expect(changed.first?.definition.effectiveFrom == LocalDate("2026-03-11"))
             #expect(changed.first?.changedBy == owner)
             #expect(try await h.events(ChallengePublished.self).contains { $0.definition.challengeID == id && $0.definition.version == 1 })
+        }
+    }
+
+    @Test("a competition edit applies from the first date begun nowhere; each participant sees the version of their own today")
+    func competitionEdits() async throws {
+        try await Harness.run { h in
+            let owner = try await h.user(zone: "America/Los_Angeles")
+            let friend = try await h.user(zone: "Pacific/Auckland")
+            try await h.befriend(owner, friend)
+            let id = try await h.create(Fixtures.competition, by: owner).definition.challengeID
+            _ = try await h.repository.invite(id, InvitationRequest(userIDs: [friend]), caller: owner, trace: TraceContext())
+            // 12:00 UTC on 10 March: 05:00 on 10 March in Los Angeles, already 01:00 on 11 March in Auckland and
+            // 02:00 on 11 March in Kiritimati. The owner's "tomorrow" (11 March) has begun for the friend.
+            let edited = try await h.repository.update(id, patch: ChallengePatch(name: "Most water, in litres"), caller: owner, trace: TraceContext())
+            #expect(edited.definition.effectiveFrom == LocalDate("2026-03-12"))
+            #expect(try await h.events(ChallengeChanged.self).map(\.definition.effectiveFrom) == [LocalDate("2026-03-12")])
+            #expect(try await h.repository.detail(id, caller: friend).definition.version == 1)
+            #expect(try await h.repository.detail(id, caller: owner).definition.version == 1)
+            // 11:30 UTC on 11 March: 00:30 on 12 March in Auckland, still 04:30 on 11 March in Los Angeles.
+            h.clock.set(Fixtures.instant("2026-03-11T11:30:00Z"))
+            #expect(try await h.repository.detail(id, caller: friend).definition.version == 2)
+            #expect(try await h.repository.detail(id, caller: owner).definition.version == 1)
         }
     }
 
@@ -469,7 +539,7 @@ struct StorageTests {
                 ("category", BrowseQuery(category: "cooking"), nil),
             ]
             for (name, query, position) in queries {
-                let sql = h.repository.browseQuery(query, after: position, limit: 21, caller: caller)
+                let sql = try h.repository.browseQuery(query, after: position, limit: 21, caller: caller)
                 let explain = PostgresQuery(unsafeSQL: "EXPLAIN (FORMAT JSON) " + sql.sql, binds: sql.binds)
                 let buffer = try await h.client.query(explain, logger: h.logger).collect().first?.decode(ByteBuffer.self)
                 let plan = try #require(buffer.map { String(buffer: $0) }, "\(name)")

@@ -398,6 +398,16 @@ struct ChallengesSystemTests {
                 #expect(response.status == 422, "\(path): \(response.text)")
                 #expect(Self.array(response.json["errors"]).compactMap { $0["field"] as? String } == [field], "\(path): \(response.text)")
             }
+            // Forged cursors: a key no integer sort could have issued is refused, and the service keeps answering.
+            for (sort, key) in [("newest", "1e300"), ("liked", "-1e300"), ("trending", "2.5"), ("newest", "1e400")] {
+                let json = #"{"id":"\#(UUID().uuidString)","key":\#(key),"sort":"\#(sort)"}"#
+                let cursor = Data(json.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                    .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+                let response = try await alice.http.get("/v1/challenges?sort=\(sort)&cursor=\(cursor)")
+                #expect(response.status == 422, "\(json): \(response.text)")
+                #expect(Self.array(response.json["errors"]).compactMap { $0["field"] as? String } == ["cursor"], "\(json): \(response.text)")
+            }
+            #expect(try await alice.http.get("/v1/challenges").status == 200)
             #expect(try await alice.http.delete("/v1/challenges/\(id)?confirm=maybe").status == 422)
             for path in ["/v1/challenges/not-a-uuid", "/v1/challenges/\(id)/versions/two", "/v1/challenges/\(id)/versions/0", "/v1/groups/nope/chores"] {
                 #expect(try await alice.http.get(path).status == 404, "\(path)")

@@ -37,7 +37,7 @@ enum ChallengesAPI {
 
     static let update = APIOperation(
         .patch, "/v1/challenges/{challengeID}", id: "updateChallenge", service: .challenges,
-        summary: "Edit a definition (owner; any household member for chores). Creates the next version, in force from the next local day.",
+        summary: "Edit a definition (owner; any household member for chores). Creates the next version, in force from the next local day (for competitions, the first day not yet begun anywhere).",
         request: ChallengePatch.self, response: ChallengeDetail.self, errors: [.forbidden])
 
     static let delete = APIOperation(

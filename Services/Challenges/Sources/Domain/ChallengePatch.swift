@@ -4,7 +4,7 @@ import SurgeRuntime
 
 /// An edit: the fields that change, each replacing the current value whole (`tasks` replaces every task, `rules`
 /// every rule part it names). The result is validated like a new definition and becomes the next version, in force
-/// from the next local day. The kind never changes.
+/// from the next local day (`VersionSchedule`). The kind never changes.
 public struct ChallengePatch: Codable, Sendable, Equatable {
     public var name: String?
     public var description: String?

@@ -150,7 +150,7 @@ public enum RuleDescription {
     }
 
     static func number(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(value)
+        Int(exactly: value).map(String.init) ?? String(value)
     }
 
     static func duration(_ minutes: Int) -> String {

@@ -17,7 +17,9 @@ public struct VersionSummary: Codable, Sendable, Equatable {
 }
 
 /// When versions apply. Progress judges each day by the version in force on that day, so an edit never changes a
-/// day that has already started: it applies from the next local day of whoever the definition is judged for.
+/// day that has already started for anyone it judges: it applies from the next local day in the owner's or group's
+/// zone, or, for definitions judged in each participant's own zone (curated challenges, competitions), from the first
+/// date that has not begun anywhere.
 public enum VersionSchedule {
     /// The easternmost time zone (UTC+14). Its date is the latest local date anywhere on Earth.
     public static let easternmostZone = TimeZone(identifier: "Pacific/Kiritimati")!
@@ -27,8 +29,8 @@ public enum VersionSchedule {
         LocalCalendar(timeZone: zone).date(at: instant).adding(days: 1)
     }
 
-    /// A content upgrade (curated challenges, judged in every user's own zone) applies from the first date that has
-    /// not begun anywhere: the day after the current date in the easternmost zone.
+    /// A content upgrade or a competition edit (judged in every participant's own zone) applies from the first date
+    /// that has not begun anywhere: the day after the current date in the easternmost zone.
     public static func contentEffectiveFrom(at instant: Date) -> LocalDate {
         effectiveFrom(editedAt: instant, in: easternmostZone)
     }
@@ -38,4 +40,10 @@ public enum VersionSchedule {
     public static func versionInForce(on date: LocalDate, among versions: [VersionSummary]) -> Int? {
         versions.filter { version in version.effectiveFrom.map { $0 <= date } ?? true }.map(\.version).max()
     }
+}
+
+extension ChallengeDefinition {
+    /// Curated challenges and competitions are joined from anywhere, and progress judges each participant's days in
+    /// their own zone; the other definitions are judged in their owner's or group's zone.
+    var isJudgedInParticipantsZones: Bool { visibility == .curated || kind == .competition }
 }

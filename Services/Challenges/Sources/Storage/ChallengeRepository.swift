@@ -29,6 +29,10 @@ extension Problem {
             detail: "Deleting removes the definition and its whole history for good. Repeat the request with ?confirm=true.")
     }
 
+    static func forgedCursor() -> Problem {
+        Problem.validation(field: "cursor", "is not a cursor this API issued")
+    }
+
     static func notInvitable(_ kind: ChallengeKind) -> Problem {
         Problem(
             slug: "not-invitable", title: "Not invitable", status: .conflict,
@@ -116,10 +120,11 @@ struct PostgresChallengeRepository: ChallengeRepository {
         return versions
     }
 
-    /// The zone whose days a definition is judged and edited in: the group's for group definitions, the owner's
-    /// otherwise; the caller's for curated content (each user is judged in their own zone). UTC when unknown.
+    /// The zone whose days a definition is judged in for the caller: their own for curated challenges and
+    /// competitions (each participant is judged in their own zone), the group's for other group definitions, the
+    /// owner's otherwise. UTC when unknown.
     func judgingZone(_ definition: ChallengeDefinition, caller: UUID, on connection: PostgresConnection) async throws -> TimeZone {
-        if definition.visibility == .curated {
+        if definition.isJudgedInParticipantsZones {
             return try await DirectoryStore.userTimeZone(caller, on: connection, logger: logger) ?? Trending.utcZone
         }
         if let zone = try await DirectoryStore.groupTimeZone(definition.groupID, on: connection, logger: logger) { return zone }
@@ -237,8 +242,10 @@ struct PostgresChallengeRepository: ChallengeRepository {
             if next.hasSameContent(as: latest) {
                 return detail(of: row, showing: latest, versions: try await versions(challengeID, on: connection))
             }
-            next.effectiveFrom = VersionSchedule.effectiveFrom(
-                editedAt: now, in: try await judgingZone(next, caller: caller, on: connection))
+            next.effectiveFrom =
+                next.isJudgedInParticipantsZones
+                ? VersionSchedule.contentEffectiveFrom(at: now)
+                : VersionSchedule.effectiveFrom(editedAt: now, in: try await judgingZone(next, caller: caller, on: connection))
             try await Self.insertVersion(next, createdBy: caller, at: now, on: connection, logger: logger)
             try await Self.updateRow(to: next, contentVersion: nil, at: now, on: connection, logger: logger)
             try await outbox.append(
@@ -380,7 +387,7 @@ struct PostgresChallengeRepository: ChallengeRepository {
     // MARK: Lists
 
     /// The library query: visible definitions, filtered, searched, sorted, after the cursor.
-    func browseQuery(_ query: BrowseQuery, after position: BrowsePosition?, limit: Int, caller: UUID) -> PostgresQuery {
+    func browseQuery(_ query: BrowseQuery, after position: BrowsePosition?, limit: Int, caller: UUID) throws -> PostgresQuery {
         var sql = SQLBuilder()
         let me = sql.bind(caller)
         var tsQuery: String?
@@ -402,11 +409,14 @@ struct PostgresChallengeRepository: ChallengeRepository {
         if let maxDays = query.maxDays { sql.append("\n  AND c.duration_days <= \(sql.bind(maxDays))") }
         if let position {
             switch query.sort {
-            case .newest: sql.append("\n  AND c.seq < \(sql.bind(Int(position.key)))")
-            case .liked: sql.append("\n  AND (c.likes_count, c.challenge_id) < (\(sql.bind(Int(position.key))), \(sql.bind(position.id)))")
+            case .newest: sql.append("\n  AND c.seq < \(sql.bind(try Self.integerKey(position)))")
+            case .liked:
+                sql.append("\n  AND (c.likes_count, c.challenge_id) < (\(sql.bind(try Self.integerKey(position))), \(sql.bind(position.id)))")
             case .trending:
-                sql.append("\n  AND (c.trending_score, c.challenge_id) < (\(sql.bind(Int(position.key))), \(sql.bind(position.id)))")
-            case .relevance: sql.append("\n  AND (\(key), c.challenge_id) < (\(sql.bind(position.key)), \(sql.bind(position.id)))")
+                sql.append("\n  AND (c.trending_score, c.challenge_id) < (\(sql.bind(try Self.integerKey(position))), \(sql.bind(position.id)))")
+            case .relevance:
+                guard position.key.isFinite else { throw Problem.forgedCursor() }
+                sql.append("\n  AND (\(key), c.challenge_id) < (\(sql.bind(position.key)), \(sql.bind(position.id)))")
             }
         }
         switch query.sort {
@@ -419,11 +429,18 @@ struct PostgresChallengeRepository: ChallengeRepository {
         return sql.query
     }
 
+    /// The cursor's key as the integer the newest, liked and trending sorts compare. The key comes from the client,
+    /// so one that is not an integer (1e300, 2.5) is refused: converting it with `Int(_:)` would trap.
+    static func integerKey(_ position: BrowsePosition) throws -> Int {
+        guard let key = Int(exactly: position.key) else { throw Problem.forgedCursor() }
+        return key
+    }
+
     func browse(_ query: BrowseQuery, page: PageRequest<BrowsePosition>, caller: UUID) async throws -> Page<ChallengeSummary> {
         if let position = page.after, position.sort != query.sort {
             throw Problem.validation(field: "cursor", "belongs to another sort order (\(position.sort.rawValue))")
         }
-        let sql = browseQuery(query, after: page.after, limit: page.limit + 1, caller: caller)
+        let sql = try browseQuery(query, after: page.after, limit: page.limit + 1, caller: caller)
         let rows = try await client.query(sql, logger: logger)
         var fetched: [(ChallengeSummary, BrowsePosition)] = []
         let decoded = try await rows.collect().map { try $0.decode((String, Int, Int, Date, Int, Double).self) }

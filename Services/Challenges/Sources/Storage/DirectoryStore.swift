@@ -56,6 +56,10 @@ enum DirectoryStore {
         case .left, .removed:
             try await connection.query(
                 "DELETE FROM group_members WHERE group_id = \(event.groupID) AND user_id = \(event.userID)", logger: logger)
+            // An invitation sent to the whole group was for its members: it would otherwise keep a group-only
+            // challenge visible to someone who left.
+            try await connection.query(
+                "DELETE FROM invitations WHERE invitee_id = \(event.userID) AND group_id = \(event.groupID)", logger: logger)
         }
     }
 

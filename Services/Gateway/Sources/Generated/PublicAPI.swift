@@ -6934,7 +6934,7 @@ enum PublicAPI {
             ]
           }
         ],
-        "summary" : "Edit a definition (owner; any household member for chores). Creates the next version, in force from the next local day.",
+        "summary" : "Edit a definition (owner; any household member for chores). Creates the next version, in force from the next local day (for competitions, the first day not yet begun anywhere).",
         "tags" : [
           "challenges"
         ],
