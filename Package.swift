@@ -10,6 +10,7 @@ extension Target.Dependency {
     static let hummingbird = Target.Dependency.product(name: "Hummingbird", package: "hummingbird")
     static let hummingbirdTesting = Target.Dependency.product(name: "HummingbirdTesting", package: "hummingbird")
     static let postgres = Target.Dependency.product(name: "PostgresNIO", package: "postgres-nio")
+    static let connectionPool = Target.Dependency.product(name: "_ConnectionPoolModule", package: "postgres-nio")
     static let lifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
     static let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
     static let metrics = Target.Dependency.product(name: "Metrics", package: "swift-metrics")
@@ -35,8 +36,8 @@ let sharedTargets: [Target] = [
     .target(name: "SurgeKafka", dependencies: ["CRdKafka", .logging, .metrics, .lifecycle], path: "Shared/Kafka", swiftSettings: swiftSettings),
     .target(name: "SurgeContracts", path: "Shared/Contracts", swiftSettings: swiftSettings),
     .target(name: "SurgeCalendar", dependencies: ["SurgeContracts"], path: "Shared/Calendar", swiftSettings: swiftSettings),
-    .target(name: "SurgeAuth", dependencies: [.jwt, .logging], path: "Shared/Auth", swiftSettings: swiftSettings),
-    .target(name: "SurgePostgres", dependencies: ["SurgeContracts", .postgres, .nioSSL, .logging, .lifecycle], path: "Shared/Postgres", swiftSettings: swiftSettings),
+    .target(name: "SurgeAuth", dependencies: ["SurgeContracts", .jwt, .logging], path: "Shared/Auth", swiftSettings: swiftSettings),
+    .target(name: "SurgePostgres", dependencies: ["SurgeContracts", .postgres, .connectionPool, .nioSSL, .logging, .lifecycle], path: "Shared/Postgres", swiftSettings: swiftSettings),
     .target(
         name: "SurgeMessaging",
         dependencies: ["SurgeKafka", "SurgePostgres", "SurgeContracts", .postgres, .logging, .metrics, .lifecycle],
@@ -119,7 +120,7 @@ let testTargets: [Target] = [
     .testTarget(
         name: "ProgressTests", dependencies: ["ProgressService", "SurgeCalendar", "SurgeContracts", "SurgeTestSupport"],
         path: "Tests/ProgressTests", swiftSettings: swiftSettings),
-    .testTarget(name: "RuntimeTests", dependencies: ["SurgeRuntime", "SurgeContracts", .logging], path: "Tests/RuntimeTests", swiftSettings: swiftSettings),
+    .testTarget(name: "RuntimeTests", dependencies: ["SurgeRuntime", "SurgeContracts", "SurgePostgres", .connectionPool, .logging], path: "Tests/RuntimeTests", swiftSettings: swiftSettings),
     .testTarget(name: "GatewayTests", dependencies: ["GatewayService", "SurgeRuntime", .hummingbird], path: "Tests/GatewayTests", swiftSettings: swiftSettings),
     .testTarget(name: "CalendarTests", dependencies: ["SurgeCalendar", "SurgeContracts"], path: "Tests/CalendarTests", swiftSettings: swiftSettings),
     .testTarget(name: "AuthTests", dependencies: ["SurgeAuth", .jwt], path: "Tests/AuthTests", swiftSettings: swiftSettings),
@@ -135,7 +136,7 @@ let testTargets: [Target] = [
         ],
         path: "Tests/ChallengesTests", swiftSettings: swiftSettings),
     .testTarget(name: "KafkaTests", dependencies: ["SurgeKafka", "SurgeTestSupport"], path: "Tests/KafkaTests", swiftSettings: swiftSettings),
-    .testTarget(name: "PlumbingTests", dependencies: ["SurgeMessaging", "SurgePostgres", "SurgeRuntime", "SurgeTestSupport", .hummingbird, .hummingbirdTesting], path: "Tests/PlumbingTests", swiftSettings: swiftSettings),
+    .testTarget(name: "PlumbingTests", dependencies: ["SurgeMessaging", "SurgePostgres", "SurgeRuntime", "SurgeTestSupport", .connectionPool, .hummingbird, .hummingbirdTesting], path: "Tests/PlumbingTests", swiftSettings: swiftSettings),
     .testTarget(
         name: "IdentityTests",
         dependencies: ["IdentityService", "SurgeTestSupport", "SurgeContracts", "SurgeCalendar", "SurgePostgres", "SurgeMessaging", "SurgeRuntime", .postgres, .jwt, .cryptoExtras],

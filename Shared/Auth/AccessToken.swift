@@ -1,5 +1,6 @@
 import Foundation
 import JWTKit
+import SurgeContracts
 
 /// The claims of a Surge access token: short-lived, signed by identity with Ed25519, verified by the gateway.
 public struct AccessTokenClaims: JWTPayload, Equatable {
@@ -118,12 +119,5 @@ public struct AccessTokenIssuer: Sendable {
     /// `{"keys": [...]}` with the current and retired public keys.
     public var jwks: JWKS {
         JWKS(keys: [signingKey.publicJWK] + retiredKeys.map(\.jwk))
-    }
-}
-
-enum Base64URL {
-    static func encode(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
     }
 }

@@ -1,11 +1,14 @@
 import Foundation
 import JWTKit
 import Logging
+import SurgeContracts
 import Synchronization
 
-/// Verifies access tokens against identity's published keys. Keys are fetched from the JWKS URL at start, every
-/// `refreshInterval`, and again (at most every 30 seconds) when a token names a key id not yet known, so a key
-/// rotation needs no gateway restart. A token must name its key: it is never tried against some other key.
+/// Verifies access tokens against identity's published keys. Keys are fetched on the first verification, again once
+/// `refreshInterval` has passed, and when a token names a key id not yet known (at most every 30 seconds), so a key
+/// rotation needs no gateway restart. One fetch runs at a time and concurrent verifications wait for it; while no
+/// keys could be loaded, fetches are at least `retryInterval` apart, so tokens arriving while identity is down do not
+/// hammer it. A token must name its key: it is never tried against some other key.
 public final class AccessTokenVerifier: Sendable {
     public enum Failure: Error, Equatable {
         /// No keys could be loaded yet: identity has not answered.
@@ -19,44 +22,32 @@ public final class AccessTokenVerifier: Sendable {
     private struct State {
         var keys: JWTKeyCollection?
         var keyIDs: Set<String> = []
-        var lastRefresh: ContinuousClock.Instant?
-        /// Refetches caused by unknown key ids are limited, so garbage tokens cannot hammer identity.
-        var lastUnknownKeyRefresh: ContinuousClock.Instant?
+        /// When the last fetch finished, loaded or not.
+        var lastFetch: ContinuousClock.Instant?
+        var lastUnknownKeyFetch: ContinuousClock.Instant?
+        var fetching: Task<Void, Never>?
     }
 
     private let fetch: FetchJWKS
     private let state = Mutex(State())
     private let logger: Logger
     public let refreshInterval: Duration
+    public let retryInterval: Duration
 
-    public init(refreshInterval: Duration = .seconds(300), logger: Logger, fetch: @escaping FetchJWKS) {
+    public init(refreshInterval: Duration = .seconds(300), retryInterval: Duration = .seconds(2), logger: Logger, fetch: @escaping FetchJWKS) {
         self.fetch = fetch
         self.logger = logger
         self.refreshInterval = refreshInterval
+        self.retryInterval = retryInterval
     }
 
     /// Returns the caller's claims, or throws `Failure`.
     public func verify(_ token: String) async throws -> AccessTokenClaims {
         guard let keyID = Self.keyID(of: token) else { throw Failure.invalid }
-        let (loaded, stale, known) = state.withLock { state in
-            (
-                state.keys != nil, state.lastRefresh.map { ContinuousClock.now - $0 > refreshInterval } ?? true,
-                state.keyIDs.contains(keyID)
-            )
-        }
-        if !loaded || stale {
-            await refresh()
-        } else if !known {
-            let allowed = state.withLock { state -> Bool in
-                if let last = state.lastUnknownKeyRefresh, ContinuousClock.now - last < .seconds(30) { return false }
-                state.lastUnknownKeyRefresh = .now
-                return true
-            }
-            if allowed { await refresh() }
-        }
-        let (keys, knownNow) = state.withLock { ($0.keys, $0.keyIDs.contains(keyID)) }
+        await fetchIfNeeded(for: keyID)
+        let (keys, known) = state.withLock { ($0.keys, $0.keyIDs.contains(keyID)) }
         guard let keys else { throw Failure.keysUnavailable }
-        guard knownNow else { throw Failure.invalid }
+        guard known else { throw Failure.invalid }
         do {
             return try await keys.verify(token, as: AccessTokenClaims.self)
         } catch {
@@ -64,34 +55,56 @@ public final class AccessTokenVerifier: Sendable {
         }
     }
 
-    /// Fetches the JWKS now. Returns whether keys were loaded.
-    @discardableResult
-    public func refresh() async -> Bool {
+    /// Joins the fetch in flight, or starts one if the keys are missing, stale or lack `keyID`.
+    private func fetchIfNeeded(for keyID: String) async {
+        let fetching = state.withLock { state -> Task<Void, Never>? in
+            if let fetching = state.fetching { return fetching }
+            let now = ContinuousClock.now
+            let sinceFetch = state.lastFetch.map { now - $0 }
+            let needed: Bool
+            if state.keys == nil {
+                needed = sinceFetch.map { $0 >= retryInterval } ?? true
+            } else if let sinceFetch, sinceFetch > refreshInterval {
+                needed = true
+            } else if !state.keyIDs.contains(keyID) {
+                needed = state.lastUnknownKeyFetch.map { now - $0 >= .seconds(30) } ?? true
+                if needed { state.lastUnknownKeyFetch = now }
+            } else {
+                needed = false
+            }
+            guard needed else { return nil }
+            let task = Task { await self.loadKeys() }
+            state.fetching = task
+            return task
+        }
+        await fetching?.value
+    }
+
+    private func loadKeys() async {
+        var loaded: (keys: JWTKeyCollection, ids: Set<String>)?
         do {
             let json = try await fetch()
             let jwks = try JSONDecoder().decode(JWKS.self, from: Data(json.utf8))
             let keys = JWTKeyCollection()
             try await keys.add(jwks: jwks)
-            let ids = Set(jwks.keys.compactMap { $0.keyIdentifier?.string })
-            state.withLock {
-                $0.keys = keys
-                $0.keyIDs = ids
-                $0.lastRefresh = .now
-            }
-            return true
+            loaded = (keys, Set(jwks.keys.compactMap { $0.keyIdentifier?.string }))
         } catch {
             logger.warning("Could not load access-token keys", metadata: ["error": "\(error)"])
-            state.withLock { $0.lastRefresh = .now }
-            return false
+        }
+        state.withLock { state in
+            if let loaded {
+                state.keys = loaded.keys
+                state.keyIDs = loaded.ids
+            }
+            state.lastFetch = .now
+            state.fetching = nil
         }
     }
 
     /// The `kid` of a compact JWS, read from its (not yet verified) header.
     static func keyID(of token: String) -> String? {
-        guard let header = token.split(separator: ".", omittingEmptySubsequences: false).first else { return nil }
-        var base64 = header.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        guard let data = Data(base64Encoded: base64),
+        guard let header = token.split(separator: ".", omittingEmptySubsequences: false).first,
+            let data = Base64URL.decode(header),
             let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
         else { return nil }
         return object["kid"] as? String

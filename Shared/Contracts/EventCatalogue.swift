@@ -10,10 +10,6 @@ public enum EventCatalogue {
         StreakChanged.self, PointsAwarded.self, ChoreOccurrenceChanged.self,
     ]
 
-    public static func descriptor(forType type: String) -> EventDescriptor? {
-        all.first { $0.descriptor.type == type }?.descriptor
-    }
-
     /// The JSON Schema of one event type's `data`, as a document with `$id`, title and description.
     public static func schemaDocument(for payload: any EventPayload.Type) throws -> Data {
         var document = try JSONSchema.derived(from: payload).jsonObject
@@ -50,7 +46,8 @@ public enum EventCatalogue {
 
             Timestamps are RFC 3339 in UTC with milliseconds. A record a consumer group cannot handle goes to
             `surge.deadletter.<group>` with the original headers plus `surge_error`, `surge_original_topic`,
-            `surge_original_partition` and `surge_original_offset`.
+            `surge_original_partition`, `surge_original_offset` and `surge_attempts` (how many times the handler
+            failed; 0 when the record could not be decoded).
 
             ## Topics
 

@@ -1,8 +1,9 @@
 import Foundation
 
-/// Where the brokers are and any librdkafka properties to override. Producer and consumer add their own safe
-/// defaults (idempotence, acks=all, manual offset store) which these properties may not weaken silently: they are
-/// applied last, so an operator can tune them on purpose.
+/// Where the brokers are and any librdkafka properties to override. Producer and consumer add their own defaults
+/// (idempotence, acks=all, manual offset store), and these properties are applied over them, except that the two the
+/// delivery guarantees rest on cannot be changed: `enable.idempotence` stays true (librdkafka then refuses `acks`
+/// other than all) and `enable.auto.offset.store` stays false.
 public struct KafkaConfiguration: Sendable {
     public var bootstrapServers: String
     public var clientID: String
@@ -33,12 +34,22 @@ public struct KafkaConfiguration: Sendable {
         return properties
     }
 
-    func merged(over defaults: [String: String], _ specific: [String: String]) -> [String: String] {
+    /// Defaults that overrides may not change, and why.
+    static let guarantees = [
+        "enable.idempotence": "without it a retried produce can duplicate or reorder records",
+        "enable.auto.offset.store": "an offset must be stored only after its record was handled, or a crash skips the record",
+    ]
+
+    func merged(over defaults: [String: String], _ specific: [String: String]) throws -> [String: String] {
         var all = defaults
         all["bootstrap.servers"] = bootstrapServers
         all["client.id"] = clientID
         all.merge(properties) { _, override in override }
         all.merge(specific) { _, override in override }
+        for (key, reason) in Self.guarantees {
+            guard let required = defaults[key], all[key]?.lowercased() != required else { continue }
+            throw KafkaError.configuration("\(key) must stay \(required): \(reason)")
+        }
         return all
     }
 }

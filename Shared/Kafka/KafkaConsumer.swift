@@ -9,9 +9,10 @@ import Synchronization
 /// returned, so a crash redelivers rather than skips.
 ///
 /// Records are polled in batches on a dedicated Dispatch queue. Within a batch, each partition's records are handled
-/// in order and partitions run concurrently. The next poll (and so any rebalance, which librdkafka only runs inside a
-/// poll) waits until the whole batch is handled and its offsets stored: a partition is never given away with work in
-/// flight. Stored offsets are committed in the background, on revocation and on close.
+/// in order and partitions run concurrently. The next poll waits until the whole batch is handled and its offsets
+/// stored. A rebalance, which librdkafka runs inside a poll, can still revoke a partition during the polls that fill
+/// a batch: its records are then handled anyway, their offsets are not stored, and the new owner receives them
+/// again, which the inbox makes harmless. Stored offsets are committed in the background, on revocation and on close.
 public final class KafkaConsumer: Service, Sendable {
     /// What became of a record. An abandoned record's offset is not stored and its partition is rewound to it, so
     /// it is consumed again (by this member or, after shutdown, by the next owner).
@@ -40,7 +41,7 @@ public final class KafkaConsumer: Service, Sendable {
         configuration: KafkaConfiguration, groupID: String, topics: [String], maxBatchSize: Int = 256,
         logger: Logger, handler: @escaping Handler
     ) throws {
-        var properties = configuration.merged(over: Self.defaultProperties, configuration.consumerProperties)
+        var properties = try configuration.merged(over: Self.defaultProperties, configuration.consumerProperties)
         properties["group.id"] = groupID
         let context = ConsumerCallbackContext(logger: logger, groupID: groupID)
         self.handle = try KafkaHandle(type: RD_KAFKA_CONSUMER, properties: properties, context: context) { conf in
@@ -134,12 +135,18 @@ public final class KafkaConsumer: Service, Sendable {
             for (partition, messages) in byPartition {
                 group.addTask {
                     var handled: Int64?
+                    var abandoned: Int64?
+                    var count = 0
                     for message in messages {
-                        guard await handler(message) == .handled else { return (partition, handled, message.offset) }
+                        guard await handler(message) == .handled else {
+                            abandoned = message.offset
+                            break
+                        }
                         handled = message.offset + 1
-                        Counter(label: "surge_kafka_consumed_total", dimensions: [("topic", message.topic), ("group", groupID)]).increment()
+                        count += 1
                     }
-                    return (partition, handled, nil)
+                    Counter(label: "surge_kafka_consumed_total", dimensions: [("topic", partition.topic), ("group", groupID)]).increment(by: count)
+                    return (partition, handled, abandoned)
                 }
             }
             var progress = BatchProgress()

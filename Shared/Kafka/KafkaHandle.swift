@@ -1,6 +1,7 @@
 import CRdKafka
 import Foundation
 import Logging
+import Synchronization
 
 /// Owns one `rd_kafka_t` and the callback context librdkafka hands back to our C callbacks.
 final class KafkaHandle: @unchecked Sendable {
@@ -59,6 +60,8 @@ final class KafkaHandle: @unchecked Sendable {
 /// State our C callbacks reach through librdkafka's opaque pointer.
 class KafkaCallbackContext: @unchecked Sendable {
     let logger: Logger
+    /// Set by the error callback; read without touching the handle.
+    let fatalErrorRaised = Atomic<Bool>(false)
 
     init(logger: Logger) {
         self.logger = logger
@@ -91,6 +94,7 @@ private let kafkaErrorCallback: @convention(c) (OpaquePointer?, Int32, UnsafePoi
     handle, code, reason, _ in
     guard let context = KafkaCallbackContext.from(handle) else { return }
     let fatal = code == RD_KAFKA_RESP_ERR__FATAL.rawValue
+    if fatal { context.fatalErrorRaised.store(true, ordering: .relaxed) }
     context.logger.log(
         level: fatal ? .critical : .warning, "\(reason.map { String(cString: $0) } ?? "unknown Kafka error")",
         metadata: ["kafka.error": .stringConvertible(code)])

@@ -15,7 +15,8 @@ public struct KafkaHeader: Sendable, Equatable {
     }
 }
 
-/// A record to produce. Partitioning is by key (librdkafka's consistent-random partitioner).
+/// A record to produce. Partitioning is by key with murmur2, as the Java client does, so a key lands on the same
+/// partition as Java producers put it.
 public struct KafkaRecord: Sendable, Equatable {
     public var topic: String
     public var key: Data?

@@ -31,6 +31,13 @@ public final class KafkaMockCluster: @unchecked Sendable {
         guard error == RD_KAFKA_RESP_ERR_NO_ERROR else { throw KafkaError(error) }
     }
 
+    /// Makes the next requests of one Kafka protocol type (`apiKey`, e.g. 0 for Produce) fail with these error codes,
+    /// one request per code.
+    public func failRequests(apiKey: Int16, with errorCodes: [Int32]) {
+        let errors = errorCodes.map { rd_kafka_resp_err_t(rawValue: $0) }
+        rd_kafka_mock_push_request_errors_array(cluster, apiKey, errors.count, errors)
+    }
+
     /// Takes every broker down (connections are closed and refused) or brings them back.
     public func setBrokersAvailable(_ available: Bool) {
         for broker in 1...brokerCount {

@@ -9,7 +9,8 @@ import Synchronization
 ///
 /// Delivery reports are served on a dedicated thread from creation. Run it as a `Service`: on graceful shutdown
 /// `run()` flushes what is in flight, then closes. Services that produce must be listed after it in the service group so that
-/// they stop first.
+/// they stop first. After a fatal error (such as the idempotent producer losing its sequence with the broker) every send
+/// fails for good, so `run()` throws, which stops the service group and lets the orchestrator restart the process.
 public final class KafkaProducer: Service, Sendable {
     public static let defaultProperties: [String: String] = [
         "enable.idempotence": "true",
@@ -23,6 +24,7 @@ public final class KafkaProducer: Service, Sendable {
     private let deliveries: DeliveryTracker
     private let poller: BlockingLoop
     private let state = Mutex(State.open)
+    private let metricsByTopic = Mutex<[String: TopicMetrics]>([:])
     private let logger: Logger
 
     private enum State { case open, closed }
@@ -31,7 +33,7 @@ public final class KafkaProducer: Service, Sendable {
         let deliveries = DeliveryTracker()
         let context = ProducerCallbackContext(logger: logger, deliveries: deliveries)
         self.handle = try KafkaHandle(
-            type: RD_KAFKA_PRODUCER, properties: configuration.merged(over: Self.defaultProperties, configuration.producerProperties), context: context
+            type: RD_KAFKA_PRODUCER, properties: try configuration.merged(over: Self.defaultProperties, configuration.producerProperties), context: context
         ) { conf in
             rd_kafka_conf_set_dr_msg_cb(conf, producerDeliveryCallback)
         }
@@ -72,31 +74,57 @@ public final class KafkaProducer: Service, Sendable {
 
     /// Hands the record to librdkafka, waiting while its queue is full; the delivery report arrives later.
     private func enqueue(_ record: KafkaRecord) async throws -> PendingDelivery {
+        let metrics = self.metrics(for: record.topic)
         while true {
-            let delivery = PendingDelivery(topic: record.topic)
+            let delivery = PendingDelivery(metrics: metrics)
             let id = deliveries.register(delivery)
             guard let error = enqueue(record, id: id) else { return delivery }
             deliveries.forget(id)
             guard error.isQueueFull else {
-                Counter(label: "surge_kafka_produced_total", dimensions: [("topic", record.topic), ("result", "error")]).increment()
+                metrics.failed.increment()
                 throw error
             }
             try await Task.sleep(for: .milliseconds(5))
         }
     }
 
-    /// Succeeds when a broker answered a metadata request within the timeout.
+    private func metrics(for topic: String) -> TopicMetrics {
+        metricsByTopic.withLock { metrics in
+            if let known = metrics[topic] { return known }
+            let made = TopicMetrics(topic: topic)
+            metrics[topic] = made
+            return made
+        }
+    }
+
+    /// Succeeds when a broker answered a metadata request within the timeout and no fatal error was raised.
     public func checkConnectivity(timeout: Duration = .seconds(2)) async throws {
         let handle = self.handle
         let isOpen = state.withLock { $0 == .open }
         guard isOpen else { throw KafkaError.closed }
+        if let fatal = handle.fatalError { throw fatal }
         if let error = await offThePool({ handle.fetchMetadata(timeout: timeout) }) { throw error }
     }
 
+    /// Waits for graceful shutdown, then flushes and closes; throws the fatal error if librdkafka raises one first.
     public func run() async throws {
-        try? await gracefulShutdown()
+        let fatalErrorRaised = await cancelWhenGracefulShutdown { await self.waitForFatalError() }
+        if fatalErrorRaised {
+            let error = handle.fatalError ?? .fatal("unknown")
+            logger.critical("Kafka producer cannot continue; stopping the service", metadata: ["error": "\(error)"])
+            await offThePool { self.close() }
+            throw error
+        }
         await flush(timeout: .seconds(10))
-        close()
+        await offThePool { self.close() }
+    }
+
+    /// Returns true once a fatal error was raised, false when cancelled.
+    private func waitForFatalError() async -> Bool {
+        while !handle.context.fatalErrorRaised.load(ordering: .relaxed) {
+            do { try await Task.sleep(for: .seconds(1)) } catch { return false }
+        }
+        return true
     }
 
     /// Waits until every record in flight is acknowledged or failed.
@@ -153,6 +181,19 @@ private let producerDeliveryCallback: @convention(c) (OpaquePointer?, UnsafePoin
     }
 }
 
+/// A topic's produce metrics, made once rather than per record.
+struct TopicMetrics: Sendable {
+    let acknowledged: Counter
+    let failed: Counter
+    let latency: Metrics.Timer
+
+    init(topic: String) {
+        acknowledged = Counter(label: "surge_kafka_produced_total", dimensions: [("topic", topic), ("result", "ok")])
+        failed = Counter(label: "surge_kafka_produced_total", dimensions: [("topic", topic), ("result", "error")])
+        latency = Metrics.Timer(label: "surge_kafka_produce_seconds", dimensions: [("topic", topic)])
+    }
+}
+
 /// One record's delivery report, waited for by the sender. Records its latency and outcome in the metrics.
 final class PendingDelivery: Sendable {
     private struct State {
@@ -161,18 +202,20 @@ final class PendingDelivery: Sendable {
     }
 
     private let state = Mutex(State())
-    private let topic: String
+    private let metrics: TopicMetrics
     private let started = ContinuousClock.now
 
-    init(topic: String) {
-        self.topic = topic
+    init(metrics: TopicMetrics) {
+        self.metrics = metrics
     }
 
     func complete(_ result: Result<KafkaDeliveryReport, KafkaError>) {
-        let outcome = (try? result.get()) != nil ? "ok" : "error"
-        Counter(label: "surge_kafka_produced_total", dimensions: [("topic", topic), ("result", outcome)]).increment()
-        if outcome == "ok" {
-            Metrics.Timer(label: "surge_kafka_produce_seconds", dimensions: [("topic", topic)]).record(duration: ContinuousClock.now - started)
+        switch result {
+        case .success:
+            metrics.acknowledged.increment()
+            metrics.latency.record(duration: ContinuousClock.now - started)
+        case .failure:
+            metrics.failed.increment()
         }
         let waiter = state.withLock { state -> CheckedContinuation<KafkaDeliveryReport, any Error>? in
             state.result = result

@@ -6,6 +6,7 @@ import ServiceLifecycle
 import SurgeContracts
 import SurgeKafka
 import SurgePostgres
+import Synchronization
 
 /// Consumes CloudEvents for one consumer group and applies each at most once in effect.
 ///
@@ -44,7 +45,8 @@ public final class EventConsumer: Service, Sendable {
         handlers: EventHandlers, logger: Logger
     ) throws {
         let processor = EventProcessor(
-            configuration: configuration, client: client, producer: producer, handlers: handlers, logger: logger)
+            configuration: configuration, client: client, producer: producer, handlers: handlers, metrics: EventMetrics(group: configuration.group),
+            logger: logger)
         self.consumer = try KafkaConsumer(
             configuration: kafka, groupID: configuration.group, topics: handlers.topics.sorted(), logger: logger,
             handler: processor.handle)
@@ -67,6 +69,7 @@ struct EventProcessor: Sendable {
     let client: PostgresClient
     let producer: KafkaProducer
     let handlers: EventHandlers
+    let metrics: EventMetrics
     let logger: Logger
 
     private typealias DeadLetterHeader = EventConsumer.DeadLetterHeader
@@ -81,7 +84,7 @@ struct EventProcessor: Sendable {
             record = try EventRecord(
                 kafkaKey: message.key, value: message.value, headers: message.headers.map { ($0.name, $0.value) })
             guard let prepare = handlers.preparers[record.type] else {
-                count(record.type, "ignored")
+                metrics.count(record.type, "ignored")
                 return .handled
             }
             apply = try prepare(record)
@@ -94,22 +97,24 @@ struct EventProcessor: Sendable {
         while true {
             do {
                 let applied = try await applyOnce(record, apply)
-                count(record.type, applied ? "applied" : "duplicate")
-                Metrics.Timer(label: "surge_event_handle_seconds", dimensions: [("consumer", configuration.group), ("type", record.type)])
-                    .record(duration: ContinuousClock.now - start)
+                metrics.count(record.type, applied ? "applied" : "duplicate")
+                metrics.timer(record.type).record(duration: ContinuousClock.now - start)
                 return .handled
-            } catch where error.isDatabaseUnavailable {
-                if Task.isCancelled || Task.isShuttingDownGracefully { return .abandoned }
-                logger.warning("Database unavailable; will retry event", metadata: ["event.id": "\(record.id)", "error": "\(error)"])
             } catch {
-                attempt += 1
-                if attempt >= configuration.maxAttempts {
-                    return await deadLetter(message, type: record.type, error: error, attempts: attempt)
+                // Stopping: the failure may be our own shutdown (a cancelled request, a closed pool), not the handler's.
+                if Task.isCancelled || Task.isShuttingDownGracefully { return .abandoned }
+                if error.isDatabaseUnavailable {
+                    logger.warning("Database unavailable; will retry event", metadata: ["event.id": "\(record.id)", "error": "\(error)"])
+                } else {
+                    attempt += 1
+                    if attempt >= configuration.maxAttempts {
+                        return await deadLetter(message, type: record.type, error: error, attempts: attempt)
+                    }
+                    logger.info("Event handler failed; retrying", metadata: [
+                        "event.id": "\(record.id)", "event.type": "\(record.type)", "attempt": "\(attempt)", "error": "\(error)",
+                    ])
+                    metrics.count(record.type, "retried")
                 }
-                logger.info("Event handler failed; retrying", metadata: [
-                    "event.id": "\(record.id)", "event.type": "\(record.type)", "attempt": "\(attempt)", "error": "\(error)",
-                ])
-                count(record.type, "retried")
             }
             do {
                 try await Task.sleep(for: backoff)
@@ -154,7 +159,7 @@ struct EventProcessor: Sendable {
         while true {
             do {
                 _ = try await producer.send(record)
-                count(type, "deadlettered")
+                metrics.count(type, "deadlettered")
                 return .handled
             } catch {
                 logger.warning("Dead-letter publish failed; retrying", metadata: ["error": "\(error)"])
@@ -162,9 +167,33 @@ struct EventProcessor: Sendable {
             }
         }
     }
+}
 
-    private func count(_ type: String, _ result: String) {
-        Counter(label: "surge_events_handled_total", dimensions: [("consumer", configuration.group), ("type", type), ("result", result)])
-            .increment()
+/// A consumer group's metrics per event type, made once rather than per record.
+final class EventMetrics: Sendable {
+    private let group: String
+    private let counters = Mutex<[String: [String: Counter]]>([:])
+    private let timers = Mutex<[String: Metrics.Timer]>([:])
+
+    init(group: String) {
+        self.group = group
+    }
+
+    func count(_ type: String, _ result: String) {
+        counters.withLock { byType in
+            if let counter = byType[type]?[result] { return counter }
+            let counter = Counter(label: "surge_events_handled_total", dimensions: [("consumer", group), ("type", type), ("result", result)])
+            byType[type, default: [:]][result] = counter
+            return counter
+        }.increment()
+    }
+
+    func timer(_ type: String) -> Metrics.Timer {
+        timers.withLock { timers in
+            if let timer = timers[type] { return timer }
+            let timer = Metrics.Timer(label: "surge_event_handle_seconds", dimensions: [("consumer", group), ("type", type)])
+            timers[type] = timer
+            return timer
+        }
     }
 }

@@ -25,6 +25,4 @@ public struct EventHandlers: Sendable {
         }
         topics.insert(Payload.descriptor.topic.name)
     }
-
-    public var isEmpty: Bool { preparers.isEmpty }
 }

@@ -9,20 +9,30 @@ import SurgeKafka
 /// Publishes the outbox to Kafka in order and marks rows published only after the broker acknowledged them.
 ///
 /// Woken by `LISTEN` on the schema's outbox channel, with a polling fallback. With several replicas, each batch is
-/// taken under a transaction-scoped advisory lock, so one replica publishes at a time and per-key order holds.
-/// Published rows and processed-event records older than the retention are purged.
+/// taken under a transaction-scoped advisory lock, so one replica publishes at a time, in `position` order.
+/// `position` is taken at insert, not at commit: of two transactions writing events for one key, the later insert
+/// can commit (and be published) first. Per-key order therefore holds only because writers of one key serialise
+/// their transactions, which services do through the rows they lock.
+///
+/// Published rows older than the outbox retention and processed-event records older than the inbox retention are
+/// purged. The inbox retention must exceed the topics' retention, or a redelivered old record would be applied again.
 public final class OutboxRelay: Service {
     public struct Configuration: Sendable {
         public var schema: String
         public var pollInterval: Duration
         public var batchSize: Int
-        public var retention: Duration
+        public var outboxRetention: Duration
+        public var inboxRetention: Duration
 
-        public init(schema: String, pollInterval: Duration = .seconds(1), batchSize: Int = 500, retention: Duration = .seconds(7 * 24 * 3600)) {
+        public init(
+            schema: String, pollInterval: Duration = .seconds(1), batchSize: Int = 500, outboxRetention: Duration = .seconds(7 * 24 * 3600),
+            inboxRetention: Duration = .seconds(30 * 24 * 3600)
+        ) {
             self.schema = schema
             self.pollInterval = pollInterval
             self.batchSize = batchSize
-            self.retention = retention
+            self.outboxRetention = outboxRetention
+            self.inboxRetention = inboxRetention
         }
     }
 
@@ -120,12 +130,13 @@ public final class OutboxRelay: Service {
         }
     }
 
-    private func purge() async throws {
-        let seconds = Double(configuration.retention.components.seconds)
+    func purge() async throws {
+        let outboxSeconds = Double(configuration.outboxRetention.components.seconds)
+        let inboxSeconds = Double(configuration.inboxRetention.components.seconds)
         try await client.query(
-            "DELETE FROM outbox WHERE published_at < now() - make_interval(secs => \(seconds))", logger: logger)
+            "DELETE FROM outbox WHERE published_at < now() - make_interval(secs => \(outboxSeconds))", logger: logger)
         try await client.query(
-            "DELETE FROM processed_events WHERE processed_at < now() - make_interval(secs => \(seconds))", logger: logger)
+            "DELETE FROM processed_events WHERE processed_at < now() - make_interval(secs => \(inboxSeconds))", logger: logger)
     }
 
     /// Rings the doorbell on every outbox insert; reconnects after a lost connection.

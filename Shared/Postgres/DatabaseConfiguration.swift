@@ -39,8 +39,7 @@ public struct DatabaseConfiguration: Sendable, Equatable {
         let sslMode = components.queryItems?.first { $0.name == "sslmode" }?.value ?? "disable"
         guard let tls = TLSMode(rawValue: sslMode) else { throw DatabaseConfigurationError.unsupportedSSLMode(sslMode) }
         self.init(
-            host: host, port: components.port ?? 5432, username: username.removingPercentEncoding ?? username,
-            password: components.password?.removingPercentEncoding, database: database, tls: tls,
+            host: host, port: components.port ?? 5432, username: username, password: components.password, database: database, tls: tls,
             maximumConnections: maximumConnections)
     }
 

@@ -45,15 +45,8 @@ public enum DatabaseProvisioner {
         for account in accounts {
             let role = try identifier(account.role)
             let schema = try identifier(account.schema)
-            let password = literal(account.password)
+            try await createOrUpdateRole(account.role, password: account.password, admin: admin, logger: logger)
             let statements = [
-                """
-                DO $$ BEGIN
-                    CREATE ROLE \(role) LOGIN PASSWORD \(password);
-                EXCEPTION WHEN duplicate_object OR unique_violation THEN
-                    ALTER ROLE \(role) LOGIN PASSWORD \(password);
-                END $$
-                """,
                 "GRANT CONNECT, TEMPORARY ON DATABASE \(databaseName) TO \(role)",
                 "CREATE SCHEMA IF NOT EXISTS \(schema) AUTHORIZATION \(role)",
                 "ALTER SCHEMA \(schema) OWNER TO \(role)",
@@ -67,6 +60,23 @@ public enum DatabaseProvisioner {
         }
     }
 
+    /// Creates the login role, or sets its password if it exists (also when another provisioner created it meanwhile).
+    static func createOrUpdateRole(_ name: String, password: String, admin: PostgresClient, logger: Logger) async throws {
+        let role = try identifier(name)
+        let alter = PostgresQuery(unsafeSQL: "ALTER ROLE \(role) LOGIN PASSWORD \(literal(password))")
+        let exists = try await admin.query("SELECT 1 FROM pg_roles WHERE rolname = \(name)", logger: logger).collect()
+        guard exists.isEmpty else {
+            try await admin.query(alter, logger: logger)
+            return
+        }
+        do {
+            try await admin.query(PostgresQuery(unsafeSQL: "CREATE ROLE \(role) LOGIN PASSWORD \(literal(password))"), logger: logger)
+        } catch where error.sqlState == "42710" || error.isUniqueViolation {
+            // duplicate_object: created concurrently
+            try await admin.query(alter, logger: logger)
+        }
+    }
+
     static func identifier(_ name: String) throws -> String {
         let valid = !name.isEmpty && name.count <= 63
             && name.first.map { $0 == "_" || ("a"..."z").contains($0) } == true
@@ -75,7 +85,8 @@ public enum DatabaseProvisioner {
         return "\"\(name)\""
     }
 
+    /// An escape-string literal, read the same whatever `standard_conforming_strings` says.
     static func literal(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+        "E'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "''") + "'"
     }
 }

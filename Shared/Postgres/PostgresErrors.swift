@@ -1,4 +1,5 @@
 import PostgresNIO
+import _ConnectionPoolModule
 
 /// What went wrong in a query, seen through PostgresNIO's transaction wrapper.
 extension Error {
@@ -19,8 +20,15 @@ extension Error {
 
     /// The database could not be reached or the connection broke: retrying later may succeed, and the work in hand
     /// was not at fault.
+    ///
+    /// While the pool cannot connect, requests wait; after a minute of failed attempts its circuit breaker fails them
+    /// all, and every new one at once, with `connectionCreationCircuitBreakerTripped` until a connection succeeds.
     public var isDatabaseUnavailable: Bool {
-        guard let error = unwrappingTransaction as? PSQLError else { return false }
+        let error = unwrappingTransaction
+        if let error = error as? ConnectionPoolError {
+            return error == .connectionCreationCircuitBreakerTripped || error == .poolShutdown
+        }
+        guard let error = error as? PSQLError else { return false }
         switch error.code {
         case .connectionError, .serverClosedConnection, .uncleanShutdown, .clientClosedConnection, .poolClosed:
             return true

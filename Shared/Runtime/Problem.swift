@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import SurgeContracts
+import SurgePostgres
 
 /// An RFC 9457 problem: the only shape Surge's HTTP errors take. `type` is stable per kind of error, so clients can
 /// branch on it; `errors` names each offending field.
@@ -125,7 +126,8 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
 }
 
 extension Problem {
-    /// The problem document for any error; unexpected errors are logged and become a generic 500.
+    /// The problem document for any error; a database outage is a 503 the client may retry, other unexpected errors
+    /// are logged and become a generic 500.
     public static func from(_ error: any Error, logger: Logger) -> Problem {
         switch error {
         case let problem as Problem:
@@ -134,6 +136,9 @@ extension Problem {
             return Problem.forStatus(error.status, detail: error.body)
         case let error as any HTTPResponseError:
             return Problem.forStatus(error.status, detail: nil)
+        case _ where error.isDatabaseUnavailable:
+            logger.warning("Database unavailable", metadata: ["error": "\(String(reflecting: error))"])
+            return Problem.unavailable("The database is not reachable right now.")
         default:
             logger.error("Unhandled error", metadata: ["error": "\(String(reflecting: error))"])
             return Problem.internalError

@@ -20,7 +20,9 @@ public struct ServiceInfrastructure: Sendable {
     public let clock: ServiceClock
 
     /// Bootstraps logging and metrics, applies the service's migrations (plus the outbox and inbox tables), and
-    /// creates the long-lived clients. Waits up to a minute for the database to accept connections.
+    /// creates the long-lived clients. Waits about a minute for the database to accept connections: that wait is the
+    /// pool's, which holds the first query while it retries connecting until its circuit breaker gives up; the loop
+    /// below retries a connection that breaks during the migration.
     public static func start(_ settings: ServiceSettings, migrations: [MigrationSet]) async throws -> ServiceInfrastructure {
         Observability.bootstrap(format: settings.logFormat, level: settings.logLevel)
         let logger = {

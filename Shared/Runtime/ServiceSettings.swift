@@ -62,7 +62,8 @@ public struct ServiceSettings: Sendable {
                 schema: service,
                 pollInterval: try reader.milliseconds("OUTBOX_POLL_INTERVAL_MS", default: 1000),
                 batchSize: try reader.int("OUTBOX_BATCH_SIZE", default: 500, range: 1...10_000),
-                retention: .seconds(3600 * (try reader.int("OUTBOX_RETENTION_HOURS", default: 168, range: 1...100_000)))),
+                outboxRetention: .seconds(3600 * (try reader.int("OUTBOX_RETENTION_HOURS", default: 168, range: 1...100_000))),
+                inboxRetention: .seconds(3600 * (try reader.int("INBOX_RETENTION_HOURS", default: 720, range: 1...100_000)))),
             consumerMaxAttempts: try reader.int("CONSUMER_MAX_ATTEMPTS", default: 5, range: 1...100),
             consumerInitialBackoff: try reader.milliseconds("CONSUMER_RETRY_BACKOFF_MS", default: 100),
             reader: reader)

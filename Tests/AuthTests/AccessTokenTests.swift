@@ -93,6 +93,51 @@ struct AccessTokenTests {
         await #expect(throws: AccessTokenVerifier.Failure.keysUnavailable) { try await verifier.verify(token.token) }
     }
 
+    @Test("50 concurrent verifications with stale keys cause one fetch, which they all wait for")
+    func oneFetchForConcurrentVerifications() async throws {
+        let issuer = await AccessTokenIssuer(signingKey: try .generate())
+        let fetches = LockedCounter()
+        let verifier = AccessTokenVerifier(refreshInterval: .seconds(1), logger: Logger(label: "test")) {
+            fetches.increment()
+            // The refetch stays in flight while the verifications arrive.
+            if fetches.value > 1 { try await Task.sleep(for: .milliseconds(300)) }
+            return String(decoding: try JSONEncoder().encode(issuer.jwks), as: UTF8.self)
+        }
+        let token = try await issuer.issue(userID: userID, kind: "guest").token
+        _ = try await verifier.verify(token)
+        try await Task.sleep(for: .milliseconds(1100))  // the keys become stale
+        let verified = try await withThrowingTaskGroup(of: UUID?.self) { group in
+            for _ in 0..<50 { group.addTask { try await verifier.verify(token).userID } }
+            return try await group.reduce(into: 0) { count, id in count += id == self.userID ? 1 : 0 }
+        }
+        #expect(verified == 50)
+        #expect(fetches.value == 2)
+    }
+
+    @Test("while identity is down, tokens cause at most one fetch per retry interval")
+    func fetchesLimitedWithoutKeys() async throws {
+        struct Down: Error {}
+        let fetches = LockedCounter()
+        let verifier = AccessTokenVerifier(retryInterval: .seconds(60), logger: Logger(label: "test")) {
+            fetches.increment()
+            throw Down()
+        }
+        let issuer = await AccessTokenIssuer(signingKey: try .generate())
+        var tokens: [String] = []
+        for _ in 0..<20 { tokens.append(try await issuer.issue(userID: UUID(), kind: "guest").token) }
+        await withTaskGroup(of: Void.self) { group in
+            for token in tokens {
+                group.addTask {
+                    await #expect(throws: AccessTokenVerifier.Failure.keysUnavailable) { try await verifier.verify(token) }
+                }
+            }
+        }
+        for token in tokens {
+            await #expect(throws: AccessTokenVerifier.Failure.keysUnavailable) { try await verifier.verify(token) }
+        }
+        #expect(fetches.value == 1)
+    }
+
     @Test("retired keys are read from kid:x pairs")
     func retiredKeyList() {
         #expect(PublicSigningKey.parseList("a:xxx,b:yyy") == [PublicSigningKey(id: "a", x: "xxx"), PublicSigningKey(id: "b", x: "yyy")])
@@ -108,7 +153,7 @@ struct AccessTokenTests {
 
 final class LockedCounter: Sendable {
     private let box = LockedValueBox(0)
-    func increment() { box.set(box.value + 1) }
+    func increment() { box.update { $0 += 1 } }
     var value: Int { box.value }
 }
 
@@ -118,4 +163,5 @@ final class LockedValueBox<Value: Sendable>: Sendable {
     init(_ value: Value) { stored = value }
     var value: Value { lock.withLock { stored } }
     func set(_ value: Value) { lock.withLock { stored = value } }
+    func update(_ change: (inout Value) -> Void) { lock.withLock { change(&stored) } }
 }

@@ -61,4 +61,15 @@ struct CloudEventTests {
         record.data = Data("{\"userID\": 1}".utf8)
         #expect(throws: DecodingError.self) { try record.decode(as: UserRegistered.self) }
     }
+
+    @Test("base64url uses - and _ without padding, and reads what it wrote")
+    func base64URL() {
+        let bytes = Data([0xfb, 0xff, 0xbf, 0x00, 0x10])
+        let text = Base64URL.encode(bytes)
+        #expect(text == "-_-_ABA")
+        #expect(Base64URL.decode(text) == bytes)
+        #expect(Base64URL.decode("-_-_ABA=") == bytes)
+        #expect(Base64URL.decode("") == Data())
+        #expect(Base64URL.decode("not base64!") == nil)
+    }
 }

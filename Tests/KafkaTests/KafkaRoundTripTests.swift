@@ -118,6 +118,46 @@ struct KafkaRoundTripTests {
         for run in runs { try await run.value }
     }
 
+    @Test("after a fatal idempotence error the producer reports not ready and run() throws, so the process restarts")
+    func fatalError() async throws {
+        let kafka = try TestKafka()
+        let producer = try KafkaProducer(configuration: kafka.configuration(), logger: logger)
+        let record = KafkaRecord(topic: "surge.identity.events", key: Data("k".utf8), value: Data("v".utf8))
+        _ = try await producer.send(record)
+        // The broker answering a produce with OUT_OF_ORDER_SEQUENCE_NUMBER (45) is fatal for an idempotent producer.
+        kafka.cluster.failRequests(apiKey: 0, with: [45])
+        await #expect(throws: KafkaError.self) { try await producer.send(record) }
+        await #expect(throws: KafkaError.self) { try await producer.send(record) }
+        let notReady = await #expect(throws: KafkaError.self) { try await producer.checkConnectivity() }
+        #expect(notReady.map(Self.isFatal) == true)
+        let stopped = await #expect(throws: KafkaError.self) { try await producer.run() }
+        #expect(stopped.map(Self.isFatal) == true)
+    }
+
+    static func isFatal(_ error: KafkaError) -> Bool {
+        if case .fatal(let message) = error { return message.contains("sequence") }
+        return false
+    }
+
+    @Test("overrides that would break the delivery guarantees are refused; others apply")
+    func guardedProperties() throws {
+        let kafka = try TestKafka()
+        func configuration(properties: [String: String] = [:], producer: [String: String] = [:], consumer: [String: String] = [:]) -> KafkaConfiguration {
+            KafkaConfiguration(
+                bootstrapServers: kafka.bootstrapServers, clientID: "guarded", properties: properties, producerProperties: producer,
+                consumerProperties: consumer)
+        }
+        func consumer(_ configuration: KafkaConfiguration) throws -> KafkaConsumer {
+            try KafkaConsumer(configuration: configuration, groupID: "g", topics: ["surge.identity.events"], logger: logger) { _ in .handled }
+        }
+        #expect(throws: KafkaError.self) { try KafkaProducer(configuration: configuration(producer: ["enable.idempotence": "false"]), logger: logger) }
+        #expect(throws: KafkaError.self) { try KafkaProducer(configuration: configuration(properties: ["enable.idempotence": "0"]), logger: logger) }
+        #expect(throws: KafkaError.self) { try KafkaProducer(configuration: configuration(producer: ["acks": "1"]), logger: logger) }
+        #expect(throws: KafkaError.self) { try consumer(configuration(consumer: ["enable.auto.offset.store": "true"])) }
+        _ = try KafkaProducer(configuration: configuration(producer: ["enable.idempotence": "TRUE", "linger.ms": "20"]), logger: logger)
+        _ = try consumer(configuration(consumer: ["enable.auto.offset.store": "false", "enable.auto.commit": "false"]))
+    }
+
     @Test("connectivity check fails fast when no broker answers")
     func connectivity() async throws {
         let kafka = try TestKafka()

@@ -7,6 +7,7 @@ import SurgeKafka
 import SurgeMessaging
 import SurgePostgres
 import SurgeTestSupport
+import Synchronization
 
 /// One service's messaging plumbing in the test process: its schema migrated, a producer, the outbox.
 struct MessagingHarness {
@@ -58,7 +59,10 @@ struct MessagingHarness {
 
     /// A consumer whose effect increments `effects.applied` for the event's display name: a second application
     /// would show.
-    func consumer(group: String = "surge-progress", maxAttempts: Int = 3, effect: (@Sendable (CloudEvent<UserRegistered>) throws -> Void)? = nil) throws -> EventConsumer {
+    func consumer(
+        group: String = "surge-progress", maxAttempts: Int = 3, logger: Logger? = nil,
+        effect: (@Sendable (CloudEvent<UserRegistered>) throws -> Void)? = nil
+    ) throws -> EventConsumer {
         var handlers = EventHandlers()
         handlers.on(UserRegistered.self) { event, connection, logger in
             try effect?(event)
@@ -70,7 +74,7 @@ struct MessagingHarness {
         }
         return try EventConsumer(
             configuration: .init(group: group, maxAttempts: maxAttempts, initialBackoff: .milliseconds(10)),
-            kafka: kafka.configuration(), client: client, producer: producer, handlers: handlers, logger: logger)
+            kafka: kafka.configuration(), client: client, producer: producer, handlers: handlers, logger: logger ?? self.logger)
     }
 
     func applied(_ key: String) async throws -> Int {
@@ -88,5 +92,33 @@ func running<Result>(_ services: [any Service], _ body: () async throws -> Resul
         for service in services { group.addTask { try await service.run() } }
         defer { group.cancelAll() }
         return try await body()
+    }
+}
+
+/// A logger that keeps every message, to wait on what a component reported.
+final class CapturedLog: Sendable {
+    private let messages = Mutex<[String]>([])
+
+    var logger: Logger {
+        Logger(label: "captured") { _ in Handler(log: self) }
+    }
+
+    func count(where matches: (String) -> Bool) -> Int {
+        messages.withLock { $0.filter(matches).count }
+    }
+
+    private struct Handler: LogHandler {
+        let log: CapturedLog
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .info
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            log.messages.withLock { $0.append(event.message.description) }
+        }
     }
 }

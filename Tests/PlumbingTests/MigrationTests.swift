@@ -1,6 +1,6 @@
 import Logging
 import PostgresNIO
-import SurgePostgres
+@testable import SurgePostgres
 import SurgeTestSupport
 import Testing
 
@@ -59,6 +59,51 @@ struct MigrationTests {
                 await #expect(throws: MigrationError.self) {
                     try await Migrator.migrate([backwards], schema: "identity", client: client, logger: logger)
                 }
+            }
+        }
+    }
+
+    @Test("a role created twice at once, then provisioned with new passwords, takes any characters in the password")
+    func provisioningPasswords() async throws {
+        try await withTestDatabase(services: ["identity"]) { database in
+            let logger = self.logger
+            let role = database.role(for: "tricky")
+            let first = #"pa$$word'with\back$$slash"#
+            let second = #"$$'\'$$ ; DROP ROLE x; --"#
+            func provision(_ password: String) async throws {
+                try await database.withAdmin { admin in
+                    try await DatabaseProvisioner.provision(
+                        [.init(role: role, schema: "tricky", password: password)], database: database.name, admin: admin, logger: logger)
+                }
+            }
+            func canLogIn(_ password: String) async -> Bool {
+                let admin = database.admin
+                let configuration = PostgresConnection.Configuration(
+                    host: admin.host, port: admin.port, username: role, password: password, database: admin.database, tls: .disable)
+                guard let connection = try? await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger) else { return false }
+                try? await connection.close()
+                return true
+            }
+            do {
+                try await database.withAdmin { admin in
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        for _ in 0..<2 {
+                            group.addTask { try await DatabaseProvisioner.createOrUpdateRole(role, password: first, admin: admin, logger: logger) }
+                        }
+                        try await group.waitForAll()
+                    }
+                }
+                try await provision(first)
+                #expect(await canLogIn(first))
+                try await provision(second)
+                #expect(await canLogIn(second))
+                #expect(!(await canLogIn(first)))
+            } catch {
+                Issue.record(error)
+            }
+            try await database.withAdmin { admin in
+                try await admin.query(PostgresQuery(unsafeSQL: "DROP OWNED BY \"\(role)\""), logger: logger)
+                try await admin.query(PostgresQuery(unsafeSQL: "DROP ROLE \"\(role)\""), logger: logger)
             }
         }
     }

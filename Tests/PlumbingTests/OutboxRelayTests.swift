@@ -3,7 +3,7 @@ import Logging
 import PostgresNIO
 import SurgeContracts
 import SurgeKafka
-import SurgeMessaging
+@testable import SurgeMessaging
 import SurgeTestSupport
 import Testing
 
@@ -74,6 +74,27 @@ struct OutboxRelayTests {
                 let rounds = events.filter { $0.data.userID == user }.map { Int($0.data.displayName.split(separator: "-").last!)! }
                 #expect(rounds == Array(0..<20))
             }
+        }
+    }
+
+    @Test("processed events are kept for the inbox retention, published outbox rows for the outbox retention")
+    func purgeRetentions() async throws {
+        try await MessagingHarness.with { harness in
+            try await harness.commit([harness.registration("old"), harness.registration("recent")])
+            try await harness.database.withAdmin { admin in
+                let logger = harness.logger
+                try await admin.query("UPDATE identity.outbox SET published_at = now() - interval '8 days' WHERE payload->>'displayName' = 'old'", logger: logger)
+                try await admin.query("UPDATE identity.outbox SET published_at = now() - interval '6 days' WHERE payload->>'displayName' = 'recent'", logger: logger)
+                try await admin.query(
+                    """
+                    INSERT INTO identity.processed_events (consumer, event_id, event_type, processed_at)
+                    VALUES ('g', gen_random_uuid(), 't', now() - interval '8 days'), ('g', gen_random_uuid(), 't', now() - interval '31 days')
+                    """, logger: logger)
+            }
+            try await harness.relay().purge()
+            #expect(try await harness.database.count("SELECT count(*) FROM identity.outbox") == 1)
+            #expect(try await harness.database.count("SELECT count(*) FROM identity.processed_events WHERE processed_at > now() - interval '9 days'") == 1)
+            #expect(try await harness.database.count("SELECT count(*) FROM identity.processed_events") == 1)
         }
     }
 

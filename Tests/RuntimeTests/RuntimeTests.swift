@@ -1,7 +1,9 @@
 import Foundation
 import Logging
 import SurgeContracts
+import SurgePostgres
 import SurgeRuntime
+import _ConnectionPoolModule
 import Synchronization
 import Testing
 
@@ -23,6 +25,8 @@ struct RuntimeTests {
         #expect(settings.kafka.bootstrapServers == "localhost:9092")
         #expect(settings.logFormat == .json)
         #expect(settings.outbox.pollInterval == .milliseconds(1000))
+        #expect(settings.outbox.outboxRetention == .seconds(168 * 3600))
+        #expect(settings.outbox.inboxRetention == .seconds(720 * 3600))
         #expect(settings.consumerMaxAttempts == 5)
     }
 
@@ -44,6 +48,7 @@ struct RuntimeTests {
         #expect(failure(["DATABASE_URL": "mysql://x"]) == "DATABASE_URL")
         #expect(failure(["KAFKA_PROPERTIES": "novalue"]) == "KAFKA_PROPERTIES")
         #expect(failure(["CONSUMER_MAX_ATTEMPTS": "0"]) == "CONSUMER_MAX_ATTEMPTS")
+        #expect(failure(["INBOX_RETENTION_HOURS": "0"]) == "INBOX_RETENTION_HOURS")
         #expect(throws: ConfigurationError.self) { try ServiceSettings.fromEnvironment(service: "x", defaultPort: 1, EnvironmentReader([:])) }
     }
 
@@ -140,5 +145,31 @@ struct RuntimeTests {
         #expect(Problem.forStatus(.methodNotAllowed, detail: nil).status == .methodNotAllowed)
         struct Boom: Error {}
         #expect(Problem.from(Boom(), logger: Logger(label: "t")).status == .internalServerError)
+    }
+
+    @Test("a database outage answers 503 with Retry-After and is logged as a warning, not as an unhandled error")
+    func databaseOutageProblem() throws {
+        let levels = Mutex<[String]>([])
+        let logger = Logger(label: "test") { label in JSONLogHandler(label: label) { line in levels.withLock { $0.append(line) } } }
+        let problem = Problem.from(ConnectionPoolError.connectionCreationCircuitBreakerTripped, logger: logger)
+        #expect(problem.status == .serviceUnavailable)
+        #expect(problem.retryAfter != nil)
+        #expect(problem.type.hasSuffix("unavailable"))
+        let lines = levels.withLock { $0 }
+        #expect(lines.count == 1)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
+        #expect(object["level"] as? String == "warning")
+    }
+
+    @Test("database URLs keep percent-encoded characters of the password, and round-trip")
+    func databaseURLs() throws {
+        let percent = try DatabaseConfiguration(url: "postgres://u:50%25off@h/db")
+        #expect(percent.password == "50%off")
+        #expect(try DatabaseConfiguration(url: "postgres://us%40er:p%3Aw@h/db").username == "us@er")
+        for password in ["50%off", "a@b", "a:b", "%41%", "p@ss:w%rd/?#[]"] {
+            let configuration = DatabaseConfiguration(host: "db.internal", port: 5433, username: "surge", password: password, database: "surge")
+            let parsed = try DatabaseConfiguration(url: configuration.url)
+            #expect(parsed == configuration, "\(password) via \(configuration.url)")
+        }
     }
 }

@@ -1,6 +1,8 @@
 import Foundation
 
-/// The one JSON dialect Surge speaks on the wire and on Kafka: ISO 8601 timestamps with milliseconds, sorted keys.
+/// The one JSON dialect Surge speaks on the wire and on Kafka: ISO 8601 timestamps with milliseconds. HTTP bodies
+/// have sorted keys; event payloads reach Kafka through the outbox's `jsonb` column, so their key order and spacing
+/// are PostgreSQL's, and no reader may depend on either.
 public enum SurgeJSON {
     public static func encoder() -> JSONEncoder {
         let encoder = JSONEncoder()

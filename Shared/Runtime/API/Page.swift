@@ -59,15 +59,11 @@ public struct PageRequest<Position: Codable & Sendable>: Sendable {
 /// Opaque cursors: base64url of the JSON of a sort position.
 public enum Cursor {
     public static func encode(_ position: some Encodable) -> String {
-        let data = (try? SurgeJSON.encode(position)) ?? Data()
-        return data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        Base64URL.encode((try? SurgeJSON.encode(position)) ?? Data())
     }
 
     public static func decode<Position: Decodable>(_ type: Position.Type, from text: String) -> Position? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        guard let data = Data(base64Encoded: base64) else { return nil }
+        guard let data = Base64URL.decode(text) else { return nil }
         return try? SurgeJSON.decode(type, from: data)
     }
 }

@@ -1,0 +1,67 @@
+import Foundation
+import Logging
+import PostgresNIO
+import SurgeContracts
+import SurgeKafka
+import SurgeMessaging
+import SurgePostgres
+import SurgeTestSupport
+import Testing
+import _ConnectionPoolModule
+
+@Suite("Database outages")
+struct DatabaseAvailabilityTests {
+    let logger = Logger.test("database-availability")
+
+    @Test("a client that cannot connect fails with errors that count as the database being unavailable", .timeLimit(.minutes(3)))
+    func unreachableClient() async throws {
+        let nowhere = DatabaseConfiguration(host: "127.0.0.1", port: 1, username: "nobody", password: "x", database: "nowhere")
+        let client = nowhere.makeClient(logger: logger)
+        let run = Task { await client.run() }
+        // The pool keeps requests waiting while it retries; after a minute its circuit breaker fails them.
+        let tripped = await #expect(throws: ConnectionPoolError.self) { try await client.query("SELECT 1", logger: logger) }
+        #expect(tripped == .connectionCreationCircuitBreakerTripped)
+        #expect(tripped?.isDatabaseUnavailable == true)
+        let fastFailure = await #expect(throws: ConnectionPoolError.self) {
+            try await client.transaction(logger: logger) { connection in try await connection.query("SELECT 1", logger: logger) }
+        }
+        #expect(fastFailure?.isDatabaseUnavailable == true)
+        run.cancel()
+        await run.value
+        let closed = await #expect(throws: ConnectionPoolError.self) { try await client.query("SELECT 1", logger: logger) }
+        #expect(closed == .poolShutdown)
+        #expect(closed?.isDatabaseUnavailable == true)
+    }
+
+    @Test("while the database refuses the consumer, its event waits instead of being dead-lettered, then applies once", .timeLimit(.minutes(4)))
+    func consumerWaitsOutAnOutage() async throws {
+        try await MessagingHarness.with { harness in
+            let role = harness.database.role(for: "identity")
+            try await setLogin(role, allowed: false, database: harness.database)
+            let log = CapturedLog()
+            let consumer = try harness.consumer(maxAttempts: 3, logger: log.logger)
+            let record = try EventRecord(CloudEvent(source: "/surge/identity", time: Date(), data: harness.registration("patient")))
+            _ = try await harness.producer.send(KafkaRecord(publishing: record, to: Topic.identity.name))
+            try await running([consumer]) {
+                // Counted as handler failures, these would have dead-lettered the event after three.
+                try await waitUntil("more unavailable attempts than the consumer may fail", timeout: .seconds(150)) {
+                    log.count { $0 == "Database unavailable; will retry event" } > 3
+                }
+                try await setLogin(role, allowed: true, database: harness.database)
+                try await waitUntil("event applied after the outage", timeout: .seconds(120)) { try await harness.applied("patient") == 1 }
+            }
+            #expect(log.count { $0 == "Event dead-lettered" } == 0)
+        }
+    }
+
+    /// Refuses or allows the role's logins; refusing also ends its open sessions, so the pool must reconnect.
+    private func setLogin(_ role: String, allowed: Bool, database: TestDatabase) async throws {
+        let logger = self.logger
+        try await database.withAdmin { admin in
+            try await admin.query(PostgresQuery(unsafeSQL: "ALTER ROLE \"\(role)\" \(allowed ? "LOGIN" : "NOLOGIN")"), logger: logger)
+            if !allowed {
+                try await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = \(role)", logger: logger)
+            }
+        }
+    }
+}
