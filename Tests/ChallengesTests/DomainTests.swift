@@ -84,6 +84,22 @@ struct VersionTests {
         #expect(!patch.changesMembership)
         #expect(ChallengePatch(chore: Fixtures.chore.chore).changesMembership)
     }
+
+    @Test("an edit away from group visibility drops the group; one to group visibility takes the group named")
+    func visibilityAwayFromGroup() {
+        let team = UUID()
+        var grouped = Fixtures.competition
+        grouped.visibility = .group
+        grouped.groupID = team
+        let opened = ChallengePatch(visibility: .public).applied(to: grouped)
+        #expect(opened.visibility == .public)
+        #expect(opened.groupID == nil)
+        #expect(ChallengePatch(name: "Renamed").applied(to: grouped).groupID == team)
+        let other = UUID()
+        let moved = ChallengePatch(visibility: .group, groupID: other).applied(to: Fixtures.competition)
+        #expect(moved.visibility == .group)
+        #expect(moved.groupID == other)
+    }
 }
 
 @Suite("Rule descriptions")

@@ -327,7 +327,7 @@ struct StorageTests {
 
             let unconfirmed = await problem { try await h.repository.delete(id, confirmed: false, caller: owner, trace: TraceContext()) }
             #expect(unconfirmed?.type == Problem.typeBase + "confirmation-required")
-            #expect(unconfirmed?.status == .conflict)
+            #expect(unconfirmed?.status == .unprocessableContent)
             #expect(await problem { try await h.repository.delete(id, confirmed: true, caller: other, trace: TraceContext()) }?.status == .forbidden)
             #expect(
                 await problem { try await h.repository.delete(CuratedContent.seventyFiveHardID, confirmed: true, caller: owner, trace: TraceContext()) }?

@@ -223,7 +223,7 @@ struct ChallengesSystemTests {
 
             // Deleting needs explicit confirmation.
             let unconfirmed = try await alice.http.delete("/v1/challenges/\(habitID)")
-            #expect(unconfirmed.status == 409)
+            #expect(unconfirmed.status == 422)
             #expect(unconfirmed.json["type"] as? String == "https://surge.example/problems/confirmation-required")
             #expect(try await alice.http.get("/v1/challenges/\(habitID)").status == 200)
             #expect(try await carol.http.delete("/v1/challenges/\(habitID)?confirm=true").status == 404)

@@ -42,7 +42,7 @@ enum ChallengesAPI {
 
     static let delete = APIOperation(
         .delete, "/v1/challenges/{challengeID}", id: "deleteChallenge", service: .challenges,
-        summary: "Delete a definition with its whole history. Needs ?confirm=true; without it answers 409 confirmation-required.",
+        summary: "Delete a definition with its whole history. Needs ?confirm=true; without it answers 422 confirmation-required.",
         query: [.init("confirm", "Must be true: deleting removes the history for good.", schema: .boolean)], status: .noContent,
         errors: [.forbidden, .conflict])
 

@@ -53,7 +53,11 @@ public struct ChallengePatch: Codable, Sendable, Equatable {
         if let description { draft.description = description }
         if let category { draft.category = category }
         if let difficulty { draft.difficulty = difficulty }
-        if let visibility { draft.visibility = visibility }
+        if let visibility {
+            draft.visibility = visibility
+            // JSON cannot say "no group" with an absent field: leaving group visibility leaves the group.
+            if visibility != .group && groupID == nil { draft.groupID = nil }
+        }
         if let groupID { draft.groupID = groupID }
         if let durationDays { draft.durationDays = durationDays }
         if let estimatedDailyMinutes { draft.estimatedDailyMinutes = estimatedDailyMinutes }

@@ -25,7 +25,7 @@ public protocol ChallengeRepository: Sendable {
 extension Problem {
     static func confirmationRequired() -> Problem {
         Problem(
-            slug: "confirmation-required", title: "Confirmation required", status: .conflict,
+            slug: "confirmation-required", title: "Confirmation required", status: .unprocessableContent,
             detail: "Deleting removes the definition and its whole history for good. Repeat the request with ?confirm=true.")
     }
 

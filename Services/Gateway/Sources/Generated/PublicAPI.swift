@@ -5496,7 +5496,7 @@ enum PublicAPI {
             ]
           }
         ],
-        "summary" : "Delete a definition with its whole history. Needs ?confirm=true; without it answers 409 confirmation-required.",
+        "summary" : "Delete a definition with its whole history. Needs ?confirm=true; without it answers 422 confirmation-required.",
         "tags" : [
           "challenges"
         ],
