@@ -43,12 +43,17 @@ struct ProgressDomainTests {
         #expect(Points.dailyCap(dailyGoal: 100, level: 1, bands: []) == nil)
     }
 
+    /// A push-up challenge rewarded by series, with a daily goal of 20, on its first day.
+    static func pushUpContext() -> CheckInEngine.Context {
+        let task = ChallengeTask(taskID: "pushups", title: "Push-ups", kind: .quantity, target: 20, unit: "push-ups")
+        let definition = definition(tasks: [task], points: PointsRule(kind: .series, series: pushUps))
+        return CheckInEngine.Context(definition: definition, dailyGoal: 20, streak: 0, totalPoints: 0)
+    }
+
     @Test("push-ups beyond the daily cap are logged and shown, not rewarded")
     func antiCheatCap() throws {
-        let task = ChallengeTask(taskID: "pushups", title: "Push-ups", kind: .quantity, target: 20, unit: "push-ups")
-        let definition = Self.definition(tasks: [task], points: PointsRule(kind: .series, series: Self.pushUps))
         var record = DayRecord(date: LocalDate("2026-11-20")!)
-        let context = CheckInEngine.Context(definition: definition, dailyGoal: 20, streak: 0, totalPoints: 0)
+        let context = Self.pushUpContext()
         let first = try CheckInEngine.apply(CheckIn(taskID: "pushups", action: .log(quantity: 25, series: 5), happenedAt: Date()), to: &record, context: context)
         #expect(first.rewardedQuantity == 25)
         #expect(first.excess == nil)
@@ -70,10 +75,8 @@ struct ProgressDomainTests {
 
     @Test("the series number cannot carry repetitions past the cap, and an absurd one is refused")
     func seriesBounds() throws {
-        let task = ChallengeTask(taskID: "pushups", title: "Push-ups", kind: .quantity, target: 20, unit: "push-ups")
-        let definition = Self.definition(tasks: [task], points: PointsRule(kind: .series, series: Self.pushUps))
         var record = DayRecord(date: LocalDate("2026-11-20")!)
-        let context = CheckInEngine.Context(definition: definition, dailyGoal: 20, streak: 0, totalPoints: 0)
+        let context = Self.pushUpContext()
         let inflated = try CheckInEngine.apply(CheckIn(taskID: "pushups", action: .log(quantity: 2, series: 9_000), happenedAt: Date()), to: &record, context: context)
         #expect(inflated.pointsDelta == Points.series(Self.pushUps, reps: 2, seriesNumber: 2, streak: 0))
         #expect(Points.series(Self.pushUps, reps: 1_000_000, seriesNumber: 1_000_000, streak: 100) <= Int(Points.maximumAward))
