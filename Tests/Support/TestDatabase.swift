@@ -10,7 +10,13 @@ public final class TestDatabase: Sendable {
     public let name: String
     public let admin: DatabaseConfiguration
     public let passwords: [String: String]
-    let logger = Logger.test("test-database")
+    /// At error level: PostgresNIO warns when a query is issued before the pool's `run()` task has started, which
+    /// `withRunning` cannot order; the query simply waits for the pool.
+    let logger = {
+        var logger = Logger.test("test-database")
+        logger.logLevel = max(logger.logLevel, .error)
+        return logger
+    }()
 
     public static func create(services: [String] = SurgeService.allCases.map(\.rawValue)) async throws -> TestDatabase {
         let admin = try DatabaseConfiguration(url: try TestEnvironment.adminDatabaseURL, maximumConnections: 2)
