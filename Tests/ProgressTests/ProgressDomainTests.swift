@@ -163,6 +163,42 @@ struct ProgressDomainTests {
         #expect(state.status == .failed)
     }
 
+    @Test("weekly and monthly quantity targets ask a partial first or last period for its share only")
+    func partialPeriodTargets() {
+        let run = ChallengeTask(taskID: "run", title: "Run", kind: .quantity, target: 70, unit: "km", cadence: Cadence(kind: .weekly))
+        let read = ChallengeTask(taskID: "read", title: "Read", kind: .quantity, target: 300, unit: "pages", cadence: Cadence(kind: .monthly))
+        let stretch = ChallengeTask(taskID: "stretch", title: "Stretch", kind: .checkbox, cadence: Cadence(kind: .weekly))
+        let water = ChallengeTask(taskID: "water", title: "Water", kind: .quantity, target: 2, unit: "l")
+        let saturday = LocalDate("2026-11-21")!
+        let weekend = [saturday, saturday.adding(days: 1)]
+        let november = (0..<30).map { LocalDate("2026-11-01")!.adding(days: $0) }
+        let february = (0..<28).map { LocalDate("2026-02-01")!.adding(days: $0) }
+        let target = { (task: ChallengeTask, days: [LocalDate]) in PeriodRequirement.target(of: task, over: days, dailyGoal: 20, goalDays: days.count) }
+        #expect(target(run, weekend) == 20)
+        #expect(target(run, (0..<7).map { saturday.adding(days: $0 - 5) }) == 70)
+        #expect(target(read, Array(november.suffix(10))) == 100)
+        #expect(target(read, november) == 300)
+        #expect(target(read, Array(february.prefix(7))) == 75)
+        #expect(target(stretch, weekend) == nil)
+        #expect(target(water, weekend) == 4)
+
+        func logged(_ amounts: [Double]) -> [LocalDate: DayRecord] {
+            Dictionary(uniqueKeysWithValues: zip(weekend, amounts).map { date, amount in
+                var record = DayRecord(date: date)
+                var progress = TaskProgress()
+                progress.quantity = amount
+                progress.rewardedQuantity = amount
+                record.tasks["run"] = progress
+                return (date, record)
+            })
+        }
+        let met = { (records: [LocalDate: DayRecord]) in
+            PeriodRequirement.isMet(run, over: weekend, records: records, dailyGoal: 20, goalDays: 2, cappedOnly: false)
+        }
+        #expect(met(logged([12, 8])))
+        #expect(!met(logged([12, 7.5])))
+    }
+
     @Test("N-times-a-week and weekday tasks are judged on their own terms")
     func periodTasks() {
         let definition = Self.definition(

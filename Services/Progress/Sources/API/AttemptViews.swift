@@ -110,9 +110,8 @@ extension AttemptView {
             let done = task.map {
                 WeekGoal.total(of: $0.taskID, days: days, records: snapshot.openRecords, cappedOnly: WeekGoal.countsCappedOnly(definition))
             } ?? 0
-            var target: Double?
-            if let task, let perPeriod = Requirements.target(of: task, dailyGoal: dailyGoal) {
-                target = task.cadence.kind == .daily ? perPeriod * Double(definition.rules.streak.weeklyGoalDays ?? 7) : perPeriod
+            let target = task.flatMap {
+                PeriodRequirement.target(of: $0, over: days, dailyGoal: dailyGoal, goalDays: WeekGoal.goalDays(definition, days: days))
             }
             let factors = met ? [1.0, 1.1, 1.2] : [0.9, 0.8, 0.7]
             week = WeekView(

@@ -6,11 +6,17 @@ public enum WeekGoal {
     public static func isMet(_ days: [LocalDate], records: [LocalDate: DayRecord], definition: ChallengeDefinition, dailyGoal: Int) -> Bool {
         let tasks = definition.tasks.filter { $0.cadence.kind != .monthly }
         guard !tasks.isEmpty, !days.isEmpty else { return false }
-        let goalDays = min(definition.rules.streak.weeklyGoalDays ?? 7, days.count)
         return tasks.allSatisfy {
             PeriodRequirement.isMet(
-                $0, over: days, records: records, dailyGoal: dailyGoal, goalDays: goalDays, cappedOnly: countsCappedOnly(definition))
+                $0, over: days, records: records, dailyGoal: dailyGoal, goalDays: goalDays(definition, days: days),
+                cappedOnly: countsCappedOnly(definition))
         }
+    }
+
+    /// How many days' worth of every-day tasks the week asks for: the rule's weekly goal days, at most the week's
+    /// days inside the attempt.
+    public static func goalDays(_ definition: ChallengeDefinition, days: [LocalDate]) -> Int {
+        min(definition.rules.streak.weeklyGoalDays ?? 7, days.count)
     }
 
     /// The days of the week starting `weekStart` that belong to an attempt from `startedOn` to `endOn`.
