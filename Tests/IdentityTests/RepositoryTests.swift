@@ -170,6 +170,22 @@ struct RepositoryTests {
         }
     }
 
+    @Test("dead refresh-token families are pruned for users who never come back; live ones stay")
+    func pruning() async throws {
+        try await withIdentityStore { store in
+            let (gone, staying) = (try await store.guest("Gone"), try await store.guest("Staying"))
+            let old = try await store.sessions.start(userID: gone.id)
+            _ = try await store.sessions.rotate(old.token)
+            store.advance(20 * 86_400)
+            let live = try await store.sessions.start(userID: staying.id)
+            store.advance(11 * 86_400)
+            #expect(try await store.sessions.pruneDeadFamilies() == 2)
+            #expect(try await store.count("SELECT count(*) FROM refresh_tokens WHERE user_id = \(gone.id)") == 0)
+            guard case .rotated = try await store.sessions.rotate(live.token) else { Issue.record("live family pruned"); return }
+            #expect(try await store.sessions.pruneDeadFamilies() == 0)
+        }
+    }
+
     @Test("sign-in throttling counts failures per e-mail in the database and lifts when the window passes")
     func throttling() async throws {
         try await withIdentityStore { store in

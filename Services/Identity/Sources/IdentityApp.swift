@@ -28,6 +28,9 @@ public enum IdentityService {
         AccountController(accounts: accounts, exports: exports, passwords: passwords).addRoutes(to: router)
         FriendsController(friends: friends).addRoutes(to: router)
         GroupsController(groups: groups).addRoutes(to: router)
-        return infrastructure.makeApplication(router: router)
+        let pruning = PeriodicService("refresh-token-pruning", every: .seconds(3600), logger: logger) {
+            try await sessions.pruneDeadFamilies()
+        }
+        return infrastructure.makeApplication(router: router, services: [pruning])
     }
 }

@@ -41,6 +41,19 @@ struct SessionRepository: Sendable {
         }
     }
 
+    /// Drops up to `limit` dead families of any user (every token expired), for users who never sign in again;
+    /// returns how many tokens went. Idempotent, so every replica may run it.
+    @discardableResult
+    func pruneDeadFamilies(limit: Int = 10_000) async throws -> Int {
+        let rows = try await client.query(
+            """
+            WITH dead AS (
+                SELECT family_id FROM refresh_tokens GROUP BY family_id HAVING max(expires_at) <= \(clock.now()) LIMIT \(limit))
+            DELETE FROM refresh_tokens WHERE family_id IN (SELECT family_id FROM dead) RETURNING 1
+            """, logger: logger)
+        return try await rows.collect().count
+    }
+
     /// Exchanges a refresh token for the next one of its family. Presenting a token that was already used revokes the
     /// whole family (committed before the caller answers 401); a revoked one that was never used is merely refused.
     func rotate(_ token: String) async throws -> RotationOutcome {
