@@ -22,18 +22,47 @@ public struct LocalCalendar: Sendable {
         self.init(timeZone: zone)
     }
 
-    /// The local date at `instant`.
+    /// UTC: the fallback for a zone name that is not (or no longer) valid here.
+    public static let utc = LocalCalendar(timeZone: TimeZone(identifier: "UTC") ?? .gmt)
+
+    /// The calendar for an IANA name, or UTC if the name is not one. For names that arrive from elsewhere (events,
+    /// stored rows), where a bad name must not stop the service.
+    public init(zoneNamedOrUTC name: String) {
+        self = LocalCalendar(zoneNamed: name) ?? .utc
+    }
+
+    /// The local date at `instant`. Total: the zone's offset at that instant, then whole days since 1970-01-01
+    /// (proleptic Gregorian, like `LocalDate` itself). Instants whose date `LocalDate` cannot hold (or that are not
+    /// finite) saturate at `LocalDate.earliest` or `LocalDate.latest`; accepted instants are far from either.
     public func date(at instant: Date) -> LocalDate {
-        let parts = calendar.dateComponents([.year, .month, .day], from: instant)
-        return LocalDate(year: parts.year!, month: parts.month!, day: parts.day!)!
+        let local = instant.timeIntervalSince1970 + Double(timeZone.secondsFromGMT(for: instant))
+        let days = (local / 86_400).rounded(.down)
+        guard days.isFinite, days > Double(LocalDate.earliest.dayNumber) else {
+            return days == .infinity ? .latest : .earliest
+        }
+        guard days < Double(LocalDate.latest.dayNumber) else { return .latest }
+        return LocalDate(dayNumber: Int(days))
     }
 
     /// The first instant of the local date (local midnight, or the first existing instant after it).
     public func start(of date: LocalDate) -> Date {
-        calendar.startOfDay(for: calendar.date(from: DateComponents(year: date.year, month: date.month, day: date.day, hour: 12))!)
+        if date.year > Self.lastJulianYear,
+            let noon = calendar.date(from: DateComponents(year: date.year, month: date.month, day: date.day, hour: 12))
+        {
+            return calendar.startOfDay(for: noon)
+        }
+        // Foundation's Gregorian calendar is Julian before October 1582 while `LocalDate` is proleptic Gregorian, so
+        // those dates (and any Foundation could not build) start at local midnight by the zone's offset there.
+        let midnight = Double(date.dayNumber) * 86_400
+        let offset = timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: midnight))
+        return Date(timeIntervalSince1970: midnight - Double(timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: midnight - Double(offset)))))
     }
 
-    /// The first instant of the next local date: when `date` is over.
+    /// 1582, the year Foundation's Gregorian calendar switches from Julian dates.
+    private static let lastJulianYear = 1582
+
+    /// The first instant of the next local date: when `date` is over. (At `LocalDate.latest`, which accepted input
+    /// cannot reach, that is its own start.)
     public func end(of date: LocalDate) -> Date {
         start(of: date.adding(days: 1))
     }
@@ -42,6 +71,16 @@ public struct LocalCalendar: Sendable {
     /// repeated hour the first occurrence is used.
     public func instant(of time: LocalTime, on date: LocalDate) -> Date {
         let components = DateComponents(year: date.year, month: date.month, day: date.day, hour: time.hour, minute: time.minute)
-        return calendar.date(from: components) ?? start(of: date).addingTimeInterval(Double(time.minutesSinceMidnight * 60))
+        if date.year > Self.lastJulianYear, let instant = calendar.date(from: components) { return instant }
+        return start(of: date).addingTimeInterval(Double(time.minutesSinceMidnight * 60))
     }
+}
+
+extension LocalCalendar {
+    /// The instants that fall on a supported date (`LocalDate.supportedRange`) in every time zone on Earth, UTC−12 to
+    /// UTC+14: from 1970-01-01T12:00:00Z (when 1970-01-01 begins at UTC−12) to 2200-12-31T10:00:00Z (when
+    /// 2200-12-31 ends at UTC+14). Rules judged in each participant's own zone (competitions) must stay inside it, or
+    /// someone's local dates would leave the supported range.
+    public static let supportedEverywhere =
+        Timestamp.supportedRange.lowerBound.addingTimeInterval(12 * 3600)...Timestamp.supportedRange.upperBound.addingTimeInterval(-14 * 3600)
 }

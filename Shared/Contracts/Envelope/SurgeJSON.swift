@@ -23,6 +23,9 @@ public enum SurgeJSON {
                 throw DecodingError.dataCorruptedError(
                     in: container, debugDescription: "expected an RFC 3339 timestamp, got \(text)")
             }
+            guard Timestamp.isSupported(date) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: Timestamp.unsupportedMessage(text))
+            }
             return date
         }
         return decoder
@@ -49,5 +52,17 @@ public enum Timestamp {
 
     public static func parse(_ text: String) -> Date? {
         (try? withFraction.parse(text)) ?? (try? withoutFraction.parse(text))
+    }
+
+    /// The instants Surge accepts: UTC years 1970 to 2200, from 1970-01-01T00:00:00Z up to (not including)
+    /// 2201-01-01T00:00:00Z, the same years as `LocalDate.supportedYears`. The decoder refuses the rest; `parse` alone
+    /// does not, so a caller parsing a query parameter checks `isSupported` itself.
+    public static let supportedRange = Date(timeIntervalSince1970: 0)..<Date(timeIntervalSince1970: 7_289_654_400)
+
+    public static func isSupported(_ date: Date) -> Bool { supportedRange.contains(date) }
+
+    /// The field message for a well-formed timestamp outside `supportedRange`.
+    public static func unsupportedMessage(_ text: String) -> String {
+        "expected a timestamp from 1970-01-01T00:00:00Z to before 2201-01-01T00:00:00Z, got \(text)"
     }
 }

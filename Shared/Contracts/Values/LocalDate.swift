@@ -1,19 +1,44 @@
 import Foundation
 
 /// A calendar date in someone's own time zone, without a time: `2026-11-21`.
+///
+/// Two ranges matter. A `LocalDate` can hold any proleptic Gregorian date from 0001-01-01 to 9999-12-31 (what
+/// `YYYY-MM-DD` can write), and its arithmetic stays inside that range without trapping. Surge *accepts* only
+/// `supportedRange` (1970-01-01 to 2200-12-31): decoding refuses the rest, and services refuse rules that would reach
+/// past it, so arithmetic on accepted dates never comes near the representable ends.
 public struct LocalDate: Hashable, Comparable, Sendable, Codable, CustomStringConvertible, JSONSchemaDescribing {
     public let year: Int
     public let month: Int
     public let day: Int
 
     public init?(year: Int, month: Int, day: Int) {
-        guard (1...9999).contains(year), (1...12).contains(month), (1...31).contains(day),
+        guard Self.representableYears.contains(year), (1...12).contains(month), (1...31).contains(day),
             day <= Self.daysIn(month: month, year: year)
         else { return nil }
+        self.init(validYear: year, month: month, day: day)
+    }
+
+    /// For parts already known to name a real date in `representableYears`.
+    private init(validYear year: Int, month: Int, day: Int) {
         self.year = year
         self.month = month
         self.day = day
     }
+
+    /// The years a `LocalDate` can hold.
+    public static let representableYears = 1...9999
+    /// The first and last dates a `LocalDate` can hold; arithmetic saturates at them.
+    public static let earliest = LocalDate(validYear: 1, month: 1, day: 1)
+    public static let latest = LocalDate(validYear: 9999, month: 12, day: 31)
+
+    /// The years Surge accepts, on the wire and in rules: far enough back for any real history (Unix time starts in
+    /// 1970) and far enough ahead for any real plan, while leaving centuries of headroom before the representable end.
+    public static let supportedYears = 1970...2200
+    /// 1970-01-01 ... 2200-12-31.
+    public static let supportedRange = LocalDate(validYear: 1970, month: 1, day: 1)...LocalDate(validYear: 2200, month: 12, day: 31)
+
+    /// Whether Surge accepts this date (see `supportedRange`).
+    public var isSupported: Bool { Self.supportedRange.contains(self) }
 
     /// Parses `YYYY-MM-DD`.
     public init?(_ text: String) {
@@ -48,6 +73,9 @@ public struct LocalDate: Hashable, Comparable, Sendable, Codable, CustomStringCo
         guard let date = LocalDate(text) else {
             throw DecodingError.dataCorruptedError(in: container, debugDescription: "expected a date as YYYY-MM-DD, got \(text)")
         }
+        guard date.isSupported else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: Self.unsupportedMessage(text))
+        }
         self = date
     }
 
@@ -56,8 +84,13 @@ public struct LocalDate: Hashable, Comparable, Sendable, Codable, CustomStringCo
         try container.encode(description)
     }
 
+    /// The field message for a well-formed date outside `supportedRange`.
+    public static func unsupportedMessage(_ text: String) -> String {
+        "expected a date from \(supportedRange.lowerBound) to \(supportedRange.upperBound), got \(text)"
+    }
+
     public static let jsonSchema = JSONSchema.string(format: "date")
-    public static let schemaPlaceholder = LocalDate(year: 2026, month: 1, day: 1)!
+    public static let schemaPlaceholder = LocalDate(validYear: 2026, month: 1, day: 1)
 }
 
 extension LocalDate {
@@ -73,8 +106,13 @@ extension LocalDate {
         return era * 146_097 + dayOfEra - 719_468
     }
 
+    /// The date `dayNumber` days after 1970-01-01. Total: a day number beyond the representable range saturates at
+    /// `earliest` or `latest` rather than trapping. Accepted input never gets there (see `supportedRange`); a
+    /// saturated date is as wrong as any other far-off date, but it cannot bring a service down.
     public init(dayNumber: Int) {
-        let z = dayNumber + 719_468
+        let clamped = min(max(dayNumber, Self.earliestDayNumber), Self.latestDayNumber)
+        // Howard Hinnant's civil_from_days; for clamped input it yields a valid date in representableYears.
+        let z = clamped + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097
         let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
@@ -82,23 +120,42 @@ extension LocalDate {
         let monthIndex = (5 * dayOfYear + 2) / 153
         let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
         let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        self.init(year: yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month: month, day: day)!
+        self.init(validYear: yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month: month, day: day)
     }
 
-    public func adding(days: Int) -> LocalDate { LocalDate(dayNumber: dayNumber + days) }
+    private static let earliestDayNumber = earliest.dayNumber
+    private static let latestDayNumber = latest.dayNumber
+
+    /// `days` later (earlier if negative), saturating at `earliest` and `latest`.
+    public func adding(days: Int) -> LocalDate {
+        let (sum, overflow) = dayNumber.addingReportingOverflow(days)
+        if overflow { return days < 0 ? .earliest : .latest }
+        return LocalDate(dayNumber: sum)
+    }
 
     /// Whole days from `self` to `other` (negative if `other` is earlier).
     public func days(until other: LocalDate) -> Int { other.dayNumber - dayNumber }
 
     public var weekday: Weekday {
-        // 1970-01-01 was a Thursday.
-        Weekday(isoNumber: ((dayNumber % 7 + 7 + 3) % 7) + 1)!
+        // 1970-01-01 (day 0) was a Thursday; the remainder is 0 for Mondays.
+        switch ((dayNumber % 7) + 7 + 3) % 7 {
+        case 0: .monday
+        case 1: .tuesday
+        case 2: .wednesday
+        case 3: .thursday
+        case 4: .friday
+        case 5: .saturday
+        default: .sunday
+        }
     }
 
     /// The Monday of this date's Monday-to-Sunday week.
     public var startOfWeek: LocalDate { adding(days: -(weekday.isoNumber - 1)) }
 
-    public var startOfMonth: LocalDate { LocalDate(year: year, month: month, day: 1)! }
+    public var startOfMonth: LocalDate { LocalDate(validYear: year, month: month, day: 1) }
+
+    /// The last day of this date's month.
+    public var endOfMonth: LocalDate { LocalDate(validYear: year, month: month, day: Self.daysIn(month: month, year: year)) }
 }
 
 /// A wall-clock time of day: `07:30`.
@@ -108,6 +165,10 @@ public struct LocalTime: Hashable, Comparable, Sendable, Codable, CustomStringCo
 
     public init?(hour: Int, minute: Int) {
         guard (0...23).contains(hour), (0...59).contains(minute) else { return nil }
+        self.init(validHour: hour, minute: minute)
+    }
+
+    private init(validHour hour: Int, minute: Int) {
         self.hour = hour
         self.minute = minute
     }
@@ -141,7 +202,7 @@ public struct LocalTime: Hashable, Comparable, Sendable, Codable, CustomStringCo
     }
 
     public static let jsonSchema = JSONSchema.string(format: "time")
-    public static let schemaPlaceholder = LocalTime(hour: 9, minute: 0)!
+    public static let schemaPlaceholder = LocalTime(validHour: 9, minute: 0)
 }
 
 /// ISO weekdays, Monday first.
@@ -149,7 +210,17 @@ public enum Weekday: String, Codable, Sendable, CaseIterable, JSONSchemaEnum, Co
     case monday, tuesday, wednesday, thursday, friday, saturday, sunday
 
     /// 1 (Monday) ... 7 (Sunday).
-    public var isoNumber: Int { Self.allCases.firstIndex(of: self)! + 1 }
+    public var isoNumber: Int {
+        switch self {
+        case .monday: 1
+        case .tuesday: 2
+        case .wednesday: 3
+        case .thursday: 4
+        case .friday: 5
+        case .saturday: 6
+        case .sunday: 7
+        }
+    }
 
     public init?(isoNumber: Int) {
         guard (1...7).contains(isoNumber) else { return nil }
