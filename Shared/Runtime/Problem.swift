@@ -69,6 +69,21 @@ extension Problem {
         Problem(slug: "malformed-body", title: "Malformed request body", status: .badRequest, detail: detail)
     }
 
+    /// Text the request carries (body strings and keys, query parameters) contains U+0000, which PostgreSQL cannot
+    /// store: a 400 naming each field.
+    public static func invalidCharacters(_ errors: [FieldError]) -> Problem {
+        Problem(
+            slug: "invalid-characters", title: "Invalid characters", status: .badRequest,
+            detail: "Text must not contain NUL (U+0000) characters.", errors: errors)
+    }
+
+    /// Refuses NUL characters in query parameters (names or values) before they reach a query.
+    public static func checkNoNUL(in parameters: [String: String]) throws {
+        let fields = parameters.filter { $0.key.unicodeScalars.contains("\u{0}") || $0.value.unicodeScalars.contains("\u{0}") }
+            .map { $0.key.replacingOccurrences(of: "\u{0}", with: "\\u0000") }.sorted()
+        guard fields.isEmpty else { throw invalidCharacters(fields.map { FieldError(field: $0, message: "must not contain NUL characters") }) }
+    }
+
     public static func notFound(_ detail: String = "No such resource.") -> Problem {
         Problem(slug: "not-found", title: "Not found", status: .notFound, detail: detail)
     }

@@ -4,8 +4,9 @@ import NIOFoundationCompat
 import SurgeContracts
 import Synchronization
 
-/// Decodes request bodies as Surge JSON, strictly: the body must be JSON, fields the type does not know are refused,
-/// and every decoding failure becomes a problem that names the field.
+/// Decodes request bodies as Surge JSON, strictly: the body must be JSON, no string (key or value) may contain U+0000
+/// (PostgreSQL cannot store it in text or jsonb), fields the type does not know are refused, and every decoding failure
+/// becomes a problem that names the field.
 public struct StrictJSONDecoder: RequestDecoder {
     public init() {}
 
@@ -32,6 +33,10 @@ public struct StrictJSONDecoder: RequestDecoder {
             json = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
         } catch {
             throw Problem.malformedBody(data.isEmpty ? "The request needs a JSON body." : "The body is not valid JSON.")
+        }
+        let withNUL = stringsWithNUL(in: json, path: "")
+        if !withNUL.isEmpty {
+            throw Problem.invalidCharacters(withNUL.map { .init(field: $0, message: "must not contain NUL characters") })
         }
         if let schema = RequestSchemaCache.shared.schema(for: type) {
             let unknown = unknownFields(in: json, schema: schema, path: "")
@@ -81,6 +86,25 @@ public struct StrictJSONDecoder: RequestDecoder {
         case is Double.Type, is Float.Type, is Decimal.Type: "a number"
         case is [Any].Type: "an array"
         default: "an object"
+        }
+    }
+
+    /// The paths of every key or string value containing U+0000, in key order. A key containing it is named by its
+    /// own path, with the character written as `\u0000`.
+    static func stringsWithNUL(in json: Any, path: String) -> [String] {
+        switch json {
+        case let text as String:
+            return text.unicodeScalars.contains("\u{0}") ? [path.isEmpty ? "body" : path] : []
+        case let object as [String: Any]:
+            return object.sorted(by: { $0.key < $1.key }).flatMap { key, value in
+                let name = key.replacingOccurrences(of: "\u{0}", with: "\\u0000")
+                let fieldPath = path.isEmpty ? name : "\(path).\(name)"
+                return (name == key ? [] : [fieldPath]) + stringsWithNUL(in: value, path: fieldPath)
+            }
+        case let array as [Any]:
+            return array.enumerated().flatMap { stringsWithNUL(in: $1, path: "\(path)[\($0)]") }
+        default:
+            return []
         }
     }
 

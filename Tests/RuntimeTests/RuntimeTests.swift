@@ -102,6 +102,68 @@ struct RuntimeTests {
         #expect(fields("") == ["(https://surge.example/problems/malformed-body)"])
     }
 
+    func problem(_ json: String) -> Problem? {
+        do {
+            _ = try StrictJSONDecoder.decode(Body.self, from: Data(json.utf8))
+            return nil
+        } catch {
+            return error as? Problem
+        }
+    }
+
+    @Test("a NUL character anywhere in the body is a 400 naming each field, keys included")
+    func nulCharacters() throws {
+        let value = try #require(problem(#"{"name":"a\u0000b","count":1}"#))
+        #expect(value.status == .badRequest)
+        #expect(value.type == "https://surge.example/problems/invalid-characters")
+        #expect(value.errors == [.init(field: "name", message: "must not contain NUL characters")])
+        #expect(fields(#"{"name":"\u0000","count":1,"tags":["ok","x\u0000"],"inner":{"amount":1}}"#) == ["name", "tags[1]"])
+        #expect(fields(#"{"name":"a","count":1,"na\u0000me":"b"}"#) == [#"na\u0000me"#])
+        #expect(fields(#"{"name":"a","count":1,"inner":{"amount":1,"\u0000":{"x":"\u0000"}}}"#) == [#"inner.\u0000"#, #"inner.\u0000.x"#])
+        #expect(fields(#""\u0000""#) == ["body"])
+        // Other control characters are text like any other; only NUL cannot be stored.
+        #expect(fields(#"{"name":"a\u0001\t","count":1}"#) == [])
+        // A raw NUL byte is not JSON at all.
+        let raw = Data(#"{"name":"a"#.utf8) + Data([0]) + Data(#"","count":1}"#.utf8)
+        #expect(throws: Problem.malformedBody("The body is not valid JSON.")) { try StrictJSONDecoder.decode(Body.self, from: raw) }
+    }
+
+    @Test("NUL in a query parameter (name or value) is a 400 naming it")
+    func nulInQueries() throws {
+        #expect(throws: Never.self) { try Problem.checkNoNUL(in: ["q": "yoga", "kind": "habit"]) }
+        #expect(throws: Problem.invalidCharacters([
+            .init(field: #"k\u0000"#, message: "must not contain NUL characters"), .init(field: "q", message: "must not contain NUL characters"),
+        ])) { try Problem.checkNoNUL(in: ["q": "yo\u{0}ga", "k\u{0}": "v", "kind": "habit"]) }
+    }
+
+    @Test("dates and instants outside 1970...2200 are 422 field errors naming the field", arguments: [
+        (#"{"name":"a","count":1,"day":"9999-12-31"}"#, "day"), (#"{"name":"a","count":1,"day":"1969-12-31"}"#, "day"),
+        (#"{"name":"a","count":1,"day":"2201-01-01"}"#, "day"), (#"{"name":"a","count":1,"day":"10000-01-01"}"#, "day"),
+        (#"{"name":"a","count":1,"at":"10000-01-01T00:00:00Z"}"#, "at"), (#"{"name":"a","count":1,"at":"9999-12-31T23:59:59Z"}"#, "at"),
+        (#"{"name":"a","count":1,"at":"2201-01-01T00:00:00Z"}"#, "at"), (#"{"name":"a","count":1,"at":"1969-12-31T23:59:59Z"}"#, "at"),
+        (#"{"name":"a","count":1,"events":[{"at":"2026-01-01T00:00:00Z"},{"at":"2201-01-01T00:00:00Z"}]}"#, "events[1].at"),
+    ])
+    func dateBounds(_ json: String, _ field: String) throws {
+        struct Event: Codable { var at: Date }
+        struct Timed: Codable {
+            var name: String
+            var count: Int
+            var day: LocalDate?
+            var at: Date?
+            var events: [Event]?
+        }
+        do {
+            _ = try StrictJSONDecoder.decode(Timed.self, from: Data(json.utf8))
+            Issue.record("accepted \(json)")
+        } catch let problem as Problem {
+            #expect(problem.status == .unprocessableContent)
+            #expect(problem.errors?.map(\.field) == [field])
+            #expect(problem.errors?.first?.message.hasPrefix("expected a ") == true)
+        }
+        let edges = #"{"name":"a","count":1,"day":"2200-12-31","at":"2200-12-31T23:59:59.999Z","events":[{"at":"1970-01-01T00:00:00Z"}]}"#
+        #expect(try StrictJSONDecoder.decode(Timed.self, from: Data(edges.utf8)).day == LocalDate("2200-12-31"))
+    }
+
     @Test("cursors round-trip and refuse what the API did not issue")
     func cursors() {
         struct Position: Codable, Equatable { var at: Date; var id: UUID }
