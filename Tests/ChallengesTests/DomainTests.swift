@@ -282,6 +282,15 @@ struct AccessPolicyTests {
 
 @Suite("Browse query parameters")
 struct BrowseQueryTests {
+    @Test("a NUL character in any parameter is a 400 naming it, before it can reach SQL")
+    func nulCharacters() throws {
+        let problem = try #require(throws: Problem.self) { try BrowseQuery(parameters: ["q": "yoga\u{0}", "category": "fit\u{0}ness", "sort": "liked"]) }
+        #expect(problem.status == .badRequest)
+        #expect(problem.type == Problem.typeBase + "invalid-characters")
+        #expect(problem.errors?.map(\.field) == ["category", "q"])
+        #expect(problem.errors?.allSatisfy { $0.message == "must not contain NUL characters" } == true)
+    }
+
     @Test("defaults: newest, or relevance when searching")
     func defaults() throws {
         #expect(try BrowseQuery(parameters: [:]).sort == .newest)

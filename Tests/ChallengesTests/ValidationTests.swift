@@ -78,6 +78,12 @@ struct BrokenRule: Sendable, CustomTestStringConvertible {
         BrokenRule(rule: "a chore is open-ended", field: "durationDays", draft: with(Fixtures.chore) { $0.durationDays = 30 }, context: Fixtures.member),
         BrokenRule(
             rule: "a competition's duration is its time limit", field: "durationDays", draft: with(Fixtures.competition) { $0.durationDays = 10 }),
+        BrokenRule(
+            rule: "a duration ending after 2200 when started today", field: "durationDays",
+            draft: with(Fixtures.habit) { $0.durationDays = 365 }, context: DraftContext(source: .user(Fixtures.caller), today: LocalDate("2200-06-01"))),
+        BrokenRule(
+            rule: "a weekly challenge ending after 2200 when started today", field: "durationDays",
+            draft: with(Fixtures.weekly) { $0.durationDays = 14 }, context: DraftContext(source: .user(Fixtures.caller), today: LocalDate("2200-12-20"))),
     ]
 
     static let tasks: [BrokenRule] = [
@@ -311,6 +317,15 @@ struct BrokenRule: Sendable, CustomTestStringConvertible {
         BrokenRule(
             rule: "chore details on a habit", field: "chore",
             draft: with(Fixtures.habit) { $0.chore = Fixtures.chore.chore }),
+        BrokenRule(
+            rule: "first due on 9999-12-31", field: "chore.firstDueOn",
+            draft: with(Fixtures.chore) { $0.chore?.firstDueOn = LocalDate("9999-12-31")! }, context: Fixtures.member),
+        BrokenRule(
+            rule: "first due after 2200", field: "chore.firstDueOn",
+            draft: with(Fixtures.chore) { $0.chore?.firstDueOn = LocalDate("2201-01-01")! }, context: Fixtures.member),
+        BrokenRule(
+            rule: "first due before 1970", field: "chore.firstDueOn",
+            draft: with(Fixtures.chore) { $0.chore?.firstDueOn = LocalDate("1969-12-31")! }, context: Fixtures.member),
     ]
 
     static let habits: [BrokenRule] = [
@@ -351,6 +366,25 @@ struct BrokenRule: Sendable, CustomTestStringConvertible {
         BrokenRule(
             rule: "competition details on a habit", field: "competition",
             draft: with(Fixtures.habit) { $0.competition = Fixtures.competition.competition }),
+        // The production crash: 9999-12-31T23:59:59Z is already 10000-01-01 in Rome.
+        BrokenRule(
+            rule: "ending on 9999-12-31 in Rome", field: "competition.endsAt",
+            draft: with(Fixtures.competition) {
+                $0.competition?.startsAt = Fixtures.instant("9999-12-25T00:00:00Z")
+                $0.competition?.endsAt = Fixtures.instant("9999-12-31T23:59:59Z")
+            }),
+        BrokenRule(
+            rule: "ending on 2200-12-31 in UTC, already 2201 at UTC+14", field: "competition.endsAt",
+            draft: with(Fixtures.competition) {
+                $0.competition?.startsAt = Fixtures.instant("2200-12-24T00:00:00Z")
+                $0.competition?.endsAt = Fixtures.instant("2200-12-31T10:00:00.001Z")
+            }),
+        BrokenRule(
+            rule: "starting at 1970-01-01T00:00Z, still 1969 at UTC-12", field: "competition.startsAt",
+            draft: with(Fixtures.competition) {
+                $0.competition?.startsAt = Fixtures.instant("1970-01-01T00:00:00Z")
+                $0.competition?.endsAt = Fixtures.instant("1970-01-08T00:00:00Z")
+            }),
     ]
 
     static let weeklies: [BrokenRule] = [
@@ -480,6 +514,54 @@ struct ValidationTests {
         #expect(BrokenRule.cadence(Cadence(kind: .monthly), durationDays: nil).validate(.content).isEmpty)
         #expect(BrokenRule.cadence(Cadence(kind: .weekly), durationDays: 7).validate(.content).isEmpty)
         #expect(BrokenRule.cadence(Cadence(kind: .monthly), durationDays: 28).validate(.content).isEmpty)
+    }
+
+    @Test("the last supported dates and instants are accepted")
+    func lastSupportedDates() {
+        var competition = Fixtures.competition
+        competition.competition?.startsAt = Fixtures.instant("2200-12-24T10:00:00Z")
+        competition.competition?.endsAt = Fixtures.instant("2200-12-31T10:00:00Z")
+        #expect(competition.validate(Fixtures.user).isEmpty)
+        competition.competition?.startsAt = Fixtures.instant("1970-01-01T12:00:00Z")
+        competition.competition?.endsAt = Fixtures.instant("1970-01-08T12:00:00Z")
+        #expect(competition.validate(Fixtures.user).isEmpty)
+        var chore = Fixtures.chore
+        chore.chore?.firstDueOn = LocalDate("2200-12-31")!
+        #expect(chore.validate(Fixtures.member).isEmpty)
+        chore.chore?.firstDueOn = LocalDate("1970-01-01")!
+        #expect(chore.validate(Fixtures.member).isEmpty)
+        var habit = Fixtures.habit
+        habit.durationDays = 365
+        #expect(habit.validate(DraftContext(source: .user(Fixtures.caller), today: LocalDate("2200-01-01"))).isEmpty)
+        #expect(habit.validate(DraftContext(source: .user(Fixtures.caller), today: LocalDate("2200-01-02"))).map(\.field) == ["durationDays"])
+        // The latest local date anywhere is the date at UTC+14.
+        #expect(VersionSchedule.latestDate(at: Fixtures.instant("2026-06-01T10:00:00Z")) == LocalDate("2026-06-02"))
+    }
+
+    @Test("request bodies with far-future dates are refused at the field, before any calendar arithmetic")
+    func farFutureBodies() throws {
+        func fields(_ json: String) throws -> [String] {
+            let problem = try #require(throws: Problem.self) { _ = try StrictJSONDecoder.decode(ChallengeDraft.self, from: Data(json.utf8)) }
+            #expect(problem.status == .unprocessableContent)
+            return problem.errors?.map(\.field) ?? []
+        }
+        let competition = #"""
+            {"kind":"competition","name":"x","competition":{"startsAt":"9999-12-25T00:00:00Z","endsAt":"9999-12-31T23:59:59Z",
+             "timeZone":"Europe/Rome","unit":"litres"}}
+            """#
+        #expect(try fields(competition) == ["competition.startsAt"])
+        let ending = #"{"kind":"competition","name":"x","competition":{"startsAt":"2026-12-25T00:00:00Z","endsAt":"10000-01-01T00:00:00Z","timeZone":"Europe/Rome","unit":"litres"}}"#
+        #expect(try fields(ending) == ["competition.endsAt"])
+        let chore = #"{"kind":"chore","name":"x","chore":{"firstDueOn":"9999-12-31","recurrence":{"kind":"daily"}}}"#
+        #expect(try fields(chore) == ["chore.firstDueOn"])
+    }
+
+    @Test("NUL characters in a draft are a 400 naming the field")
+    func nulCharacters() throws {
+        let json = #"{"kind":"habit","name":"Guitar\u0000","habit":{"notes":"ok"},"tasks":[{"taskID":"a","title":"\u0000","kind":"checkbox"}]}"#
+        let problem = try #require(throws: Problem.self) { _ = try StrictJSONDecoder.decode(ChallengeDraft.self, from: Data(json.utf8)) }
+        #expect(problem.status == .badRequest)
+        #expect(problem.errors?.map(\.field) == ["name", "tasks[0].title"])
     }
 
     @Test("request bodies: unknown fields, wrong types and malformed JSON are refused with the field named")

@@ -38,8 +38,11 @@ public struct BrowseQuery: Sendable, Equatable {
 
     public static let maxQueryLength = 200
 
-    /// Parses `q`, `kind`, `difficulty`, `category`, `minDays`, `maxDays` and `sort`; other parameters are ignored.
+    /// Parses `q`, `kind`, `difficulty`, `category`, `minDays`, `maxDays` and `sort`; other parameters are ignored. A NUL
+    /// character in any parameter is a 400.
     public init(parameters: [String: String]) throws {
+        // `q` and `category` reach SQL, which cannot take U+0000; refuse it in any parameter.
+        try Problem.checkNoNUL(in: parameters)
         var errors: [Problem.FieldError] = []
         func nonEmpty(_ name: String) -> String? {
             parameters[name].map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }

@@ -18,11 +18,15 @@ public struct DraftContext: Sendable, Equatable {
     /// Whether the caller's and the assignee's membership are checked: on creation, and on edits that change the
     /// group or the chore (a member who left does not block unrelated edits).
     public var checksMembership: Bool
+    /// The latest local date anywhere when the draft is saved (see `VersionSchedule.latestDate(at:)`): an attempt
+    /// started now ends `durationDays` later, which must stay within the supported dates. Nil skips that check.
+    public var today: LocalDate?
 
-    public init(source: Source, groupMembers: Set<UUID>? = nil, checksMembership: Bool = true) {
+    public init(source: Source, groupMembers: Set<UUID>? = nil, checksMembership: Bool = true, today: LocalDate? = nil) {
         self.source = source
         self.groupMembers = groupMembers
         self.checksMembership = checksMembership
+        self.today = today
     }
 
     public static let content = DraftContext(source: .content, checksMembership: false)
@@ -171,7 +175,11 @@ struct DraftValidation {
             return
         }
         if let days = draft.durationDays {
-            if !DraftLimits.duration.contains(days) { fail("durationDays", "must be from 1 to 365 days") }
+            if !DraftLimits.duration.contains(days) {
+                fail("durationDays", "must be from 1 to 365 days")
+            } else if let today = context.today, today.adding(days: days - 1) > LocalDate.supportedRange.upperBound {
+                fail("durationDays", "would end after \(LocalDate.supportedRange.upperBound), the last date Surge supports")
+            }
             if kind == .chore { fail("durationDays", "a chore is open-ended; omit durationDays") }
         } else if ![.habit, .chore, .weekly].contains(kind) && !(kind == .curated && isContent) {
             fail("durationDays", "is required (1 to 365 days) for a \(kind.rawValue)")
@@ -419,6 +427,9 @@ struct DraftValidation {
             fail("chore", "is required for a chore (firstDueOn and recurrence)")
             return
         }
+        if !chore.firstDueOn.isSupported {
+            fail("chore.firstDueOn", LocalDate.unsupportedMessage(chore.firstDueOn.description))
+        }
         if let points = chore.points, !DraftLimits.chorePoints.contains(points) {
             fail("chore.points", "must be from 1 to \(DraftLimits.chorePoints.upperBound)")
         }
@@ -472,6 +483,14 @@ struct DraftValidation {
             fail("\(path).endsAt", "must be after startsAt")
         } else if competition.endsAt.timeIntervalSince(competition.startsAt) > CompetitionWindow.maximumSeconds {
             fail("\(path).endsAt", "must be at most 366 days after startsAt")
+        }
+        // Each participant is judged in their own zone, so the window must be on supported dates in every zone.
+        let everywhere = LocalCalendar.supportedEverywhere
+        if competition.startsAt < everywhere.lowerBound {
+            fail("\(path).startsAt", "must be no earlier than \(Timestamp.format(everywhere.lowerBound)), when 1970-01-01 has begun in every time zone")
+        }
+        if competition.endsAt > everywhere.upperBound {
+            fail("\(path).endsAt", "must be no later than \(Timestamp.format(everywhere.upperBound)), when 2200-12-31 ends in the easternmost time zone")
         }
         if !IANATimeZone.isValid(competition.timeZone) {
             fail("\(path).timeZone", "must be an IANA time zone such as Europe/Rome")

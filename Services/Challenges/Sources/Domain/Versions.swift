@@ -22,17 +22,22 @@ public struct VersionSummary: Codable, Sendable, Equatable {
 /// date that has not begun anywhere.
 public enum VersionSchedule {
     /// The easternmost time zone (UTC+14). Its date is the latest local date anywhere on Earth.
-    public static let easternmostZone = TimeZone(identifier: "Pacific/Kiritimati")!
+    public static let easternmostZone = TimeZone(identifier: "Pacific/Kiritimati") ?? TimeZone(secondsFromGMT: 14 * 3600) ?? .gmt
 
     /// An edit made at `instant` applies from the next local date in `zone` (the owner's, or the group's).
     public static func effectiveFrom(editedAt instant: Date, in zone: TimeZone) -> LocalDate {
         LocalCalendar(timeZone: zone).date(at: instant).adding(days: 1)
     }
 
+    /// The latest local date anywhere on Earth at `instant` (the date in the easternmost zone).
+    public static func latestDate(at instant: Date) -> LocalDate {
+        LocalCalendar(timeZone: easternmostZone).date(at: instant)
+    }
+
     /// A content upgrade or a competition edit (judged in every participant's own zone) applies from the first date
     /// that has not begun anywhere: the day after the current date in the easternmost zone.
     public static func contentEffectiveFrom(at instant: Date) -> LocalDate {
-        effectiveFrom(editedAt: instant, in: easternmostZone)
+        latestDate(at: instant).adding(days: 1)
     }
 
     /// The version in force on `date`: the latest whose effective date has come. Version 1 is always in force from

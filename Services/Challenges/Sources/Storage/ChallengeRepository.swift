@@ -211,7 +211,7 @@ struct PostgresChallengeRepository: ChallengeRepository {
         let logger = self.logger
         return try await client.transaction(logger: logger) { connection in
             let members = try await DirectoryStore.members(of: draft.groupID, on: connection, logger: logger)
-            let context = DraftContext(source: .user(caller), groupMembers: members)
+            let context = DraftContext(source: .user(caller), groupMembers: members, today: VersionSchedule.latestDate(at: now))
             let definition = try draft.build(challengeID: UUID(), version: 1, effectiveFrom: nil, ownerID: caller, context: context)
             try await Self.insert(definition, contentVersion: nil, createdBy: caller, at: now, on: connection, logger: logger)
             try await outbox.append(
@@ -236,7 +236,8 @@ struct PostgresChallengeRepository: ChallengeRepository {
             }
             let draft = patch.applied(to: ChallengeDraft(latest))
             let members = try await DirectoryStore.members(of: draft.groupID, on: connection, logger: logger)
-            let context = DraftContext(source: .user(caller), groupMembers: members, checksMembership: patch.changesMembership)
+            let context = DraftContext(
+                source: .user(caller), groupMembers: members, checksMembership: patch.changesMembership, today: VersionSchedule.latestDate(at: now))
             var next = try draft.build(
                 challengeID: challengeID, version: latest.version + 1, effectiveFrom: nil, ownerID: latest.ownerID, context: context)
             if next.hasSameContent(as: latest) {
@@ -506,8 +507,8 @@ struct PostgresChallengeRepository: ChallengeRepository {
 /// on the challenge row so the trending sort reads an index. Writes refresh the one challenge they touch; a periodic
 /// `refreshAll` (`TRENDING_REFRESH_SECONDS`, default 10 minutes) lets old days drop out of the window.
 enum Trending {
-    static let utcZone = TimeZone(identifier: "UTC")!
-    static let utc = LocalCalendar(timeZone: utcZone)
+    static let utcZone = LocalCalendar.utc.timeZone
+    static let utc = LocalCalendar.utc
     static let windowDays = 7
 
     static func day(at instant: Date) -> LocalDate { utc.date(at: instant) }
