@@ -137,7 +137,7 @@ struct ProgressDomainTests {
     func tolerantAndFreezes() {
         let tasks = [ChallengeTask(taskID: "a", title: "A", kind: .checkbox), ChallengeTask(taskID: "b", title: "B", kind: .checkbox)]
         let definition = Self.definition(tasks: tasks, failure: .init(mode: .tolerant, allowedMissedDays: 1), streak: .init(freezesPerMonth: 1), duration: 10)
-        let timeline = DefinitionTimeline([definition])
+        let timeline = DefinitionTimeline([definition])!
         let start = LocalDate("2026-11-01")!
         var state = AttemptState()
         var records: [LocalDate: DayRecord] = [:]
@@ -207,7 +207,7 @@ struct ProgressDomainTests {
                 ChallengeTask(taskID: "yoga", title: "Yoga", kind: .checkbox, cadence: Cadence(kind: .weekdays, weekdays: [.tuesday])),
             ],
             failure: .init(mode: .strict))
-        let timeline = DefinitionTimeline([definition])
+        let timeline = DefinitionTimeline([definition])!
         let monday = LocalDate("2026-11-16")!
         var state = AttemptState()
         var records: [LocalDate: DayRecord] = [:]
@@ -245,7 +245,7 @@ struct ProgressDomainTests {
         let task = ChallengeTask(taskID: "pushups", title: "Push-ups", kind: .quantity, targetFromDailyGoal: 1, unit: "push-ups")
         let definition = Self.definition(
             tasks: [task], streak: .init(period: .week, freezesPerMonth: 1, activityKeepsWeeklyStreak: true, weeklyGoalDays: 5))
-        let timeline = DefinitionTimeline([definition])
+        let timeline = DefinitionTimeline([definition])!
         let start = LocalDate("2026-11-02")!
         var state = AttemptState()
         var records: [LocalDate: DayRecord] = [:]
@@ -332,7 +332,7 @@ struct ProgressDomainTests {
         second.effectiveFrom = LocalDate("2026-11-20")
         second.tasks.append(ChallengeTask(taskID: "b", title: "B", kind: .checkbox))
         first.version = 1
-        let timeline = DefinitionTimeline([second, first])
+        let timeline = DefinitionTimeline([second, first])!
         #expect(timeline.version(on: LocalDate("2026-11-19")!).version == 1)
         #expect(timeline.version(on: LocalDate("2026-11-20")!).version == 2)
         #expect(Requirements.dayTasks(timeline.version(on: LocalDate("2026-11-25")!), on: LocalDate("2026-11-25")!).count == 2)

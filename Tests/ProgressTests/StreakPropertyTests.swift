@@ -99,7 +99,7 @@ struct StreakPropertyTests {
             let checkIns = Self.history(definition, start: start, days: days, calendar: calendar, random: &random)
             let now = calendar.end(of: start.adding(days: days)).addingTimeInterval(2 * 86_400)
             let incremental = IncrementalRun.run(
-                timeline: DefinitionTimeline([definition]), startedOn: start, endOn: endOn, calendar: calendar, checkIns: checkIns, until: now,
+                timeline: DefinitionTimeline([definition])!, startedOn: start, endOn: endOn, calendar: calendar, checkIns: checkIns, until: now,
                 dailyGoal: 20)
             let lastJudged = incremental.state.judgedThrough ?? start.adding(days: -1)
             let scratch = FromScratch.recompute(

@@ -1,12 +1,27 @@
 import Foundation
 import SurgeCalendar
 import SurgeContracts
+import SurgeRuntime
 
 /// When a day is open for check-ins and when it is judged: a day stays open until its local end plus the rules'
 /// grace (offline clients syncing late), and is judged the moment it closes.
 public enum CheckInWindow {
     /// Clients' clocks may run this far ahead of ours.
     public static let clockSkew: TimeInterval = 300
+
+    /// Field errors for a client-stated `happenedAt` or `date` outside the supported instants and dates. JSON bodies
+    /// are bounded by the decoder already; query parameters (a photo's) are not, and a stored command must not be
+    /// trusted either.
+    public static func unsupportedFields(happenedAt: Date?, date: LocalDate?) -> [Problem.FieldError] {
+        var errors: [Problem.FieldError] = []
+        if let happenedAt, !Timestamp.isSupported(happenedAt) {
+            errors.append(.init(field: "happenedAt", message: Timestamp.unsupportedMessage(Timestamp.format(happenedAt))))
+        }
+        if let date, !date.isSupported {
+            errors.append(.init(field: "date", message: LocalDate.unsupportedMessage(date.description)))
+        }
+        return errors
+    }
 
     public static func closes(_ date: LocalDate, calendar: LocalCalendar, graceMinutes: Int) -> Date {
         calendar.end(of: date).addingTimeInterval(Double(graceMinutes) * 60)

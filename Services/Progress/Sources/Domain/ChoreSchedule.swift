@@ -8,15 +8,25 @@ import SurgeContracts
 public enum ChoreSchedule {
     /// - Parameter anchorDay: the day of the month a monthly chore without `dayOfMonth` keeps (its first due day), so
     ///   one first due on the 31st does not drift to the 28th after February.
+    ///
+    /// Nil when the chore does not recur, or when its next date would be past the last supported date
+    /// (`LocalDate.supportedRange`): the chore ends there rather than produce dates no consumer accepts.
     public static func nextDue(after dueOn: LocalDate, completedOn: LocalDate, recurrence: ChoreRecurrence, anchorDay: Int) -> LocalDate? {
-        let after = max(dueOn, completedOn)
+        guard let next = recurrenceDate(after: max(dueOn, completedOn), dueOn: dueOn, recurrence: recurrence, anchorDay: anchorDay),
+            next <= LocalDate.supportedRange.upperBound
+        else { return nil }
+        return next
+    }
+
+    private static func recurrenceDate(after: LocalDate, dueOn: LocalDate, recurrence: ChoreRecurrence, anchorDay: Int) -> LocalDate? {
         switch recurrence.kind {
         case .none:
             return nil
         case .daily:
             return after.adding(days: 1)
         case .weekly:
-            let days = Set(recurrence.weekdays?.isEmpty == false ? recurrence.weekdays! : [dueOn.weekday])
+            let listed = recurrence.weekdays ?? []
+            let days = Set(listed.isEmpty ? [dueOn.weekday] : listed)
             return (1...7).map { after.adding(days: $0) }.first { days.contains($0.weekday) }
         case .monthly:
             let wanted = recurrence.dayOfMonth ?? anchorDay

@@ -4,16 +4,21 @@ import SurgeContracts
 public struct DefinitionTimeline: Sendable, Equatable {
     public let versions: [ChallengeDefinition]
 
-    /// Versions in any order; at least one.
-    public init(_ versions: [ChallengeDefinition]) {
-        precondition(!versions.isEmpty, "a timeline needs a version")
-        self.versions = versions.sorted { $0.version < $1.version }
+    /// The first version: in force until a later one takes effect.
+    public let first: ChallengeDefinition
+    public let latest: ChallengeDefinition
+
+    /// Versions in any order; nil without any.
+    public init?(_ versions: [ChallengeDefinition]) {
+        let sorted = versions.sorted { $0.version < $1.version }
+        guard let first = sorted.first, let latest = sorted.last else { return nil }
+        self.versions = sorted
+        self.first = first
+        self.latest = latest
     }
 
     /// The version in force on `date`: the newest whose effective date is not after it.
     public func version(on date: LocalDate) -> ChallengeDefinition {
-        versions.last { $0.effectiveFrom.map { $0 <= date } ?? true } ?? versions[0]
+        versions.last { $0.effectiveFrom.map { $0 <= date } ?? true } ?? first
     }
-
-    public var latest: ChallengeDefinition { versions[versions.count - 1] }
 }

@@ -19,6 +19,9 @@ public struct Judgement: Sendable, Equatable {
 public enum Judge {
     /// The last day of the next period to judge, or nil when nothing is left (the attempt's last day is judged).
     public static func nextPeriodEnd(_ state: AttemptState, startedOn: LocalDate, endOn: LocalDate?, period: StreakPeriod) -> LocalDate? {
+        // Date arithmetic saturates at the last representable date: once that is judged, nothing is left (rather
+        // than the same day again, forever).
+        if let judged = state.judgedThrough, judged >= .latest { return nil }
         let first = state.judgedThrough.map { $0.adding(days: 1) } ?? startedOn
         if let endOn, first > endOn { return nil }
         switch period {
@@ -140,6 +143,7 @@ public enum Judge {
             default:
                 return false
             }
+            guard first <= date else { return false }
             let days = (0...first.days(until: date)).map { first.adding(days: $0) }
             return !PeriodRequirement.isMet(
                 task, over: days, records: records, dailyGoal: dailyGoal, goalDays: days.count,

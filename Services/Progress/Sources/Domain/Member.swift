@@ -16,6 +16,7 @@ public struct Member: Sendable, Equatable {
         self.dailyGoal = dailyGoal
     }
 
-    public var calendar: LocalCalendar { LocalCalendar(zoneNamed: timeZone) ?? LocalCalendar(timeZone: TimeZone(identifier: "UTC")!) }
+    /// The member's calendar; UTC if the zone name identity sent is not one this build knows.
+    public var calendar: LocalCalendar { LocalCalendar(zoneNamedOrUTC: timeZone) }
     public var effectiveDailyGoal: Int { dailyGoal ?? Self.defaultDailyGoal }
 }

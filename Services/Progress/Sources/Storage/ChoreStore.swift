@@ -57,7 +57,7 @@ struct ChoreStore: Sendable {
     /// Creates the first occurrence of a new chore, or brings the pending one in line with an edited definition.
     func sync(_ definition: ChallengeDefinition, on connection: PostgresConnection) async throws {
         guard let chore = definition.chore, let groupID = definition.groupID else { return }
-        let calendar = LocalCalendar(zoneNamed: try await projections.groupTimeZone(groupID, on: connection) ?? "UTC")!
+        let calendar = LocalCalendar(zoneNamedOrUTC: try await projections.groupTimeZone(groupID, on: connection) ?? "UTC")
         let pending = try await occurrences(
             "SELECT \(unescaped: Self.columns) FROM chore_occurrences WHERE chore_id = \(definition.challengeID) AND status = 'pending'",
             on: connection
@@ -93,7 +93,7 @@ struct ChoreStore: Sendable {
 
     /// A household's time zone changed (or became known): pending due instants follow it.
     func regroup(_ groupID: UUID, on connection: PostgresConnection) async throws {
-        let calendar = LocalCalendar(zoneNamed: try await projections.groupTimeZone(groupID, on: connection) ?? "UTC")!
+        let calendar = LocalCalendar(zoneNamedOrUTC: try await projections.groupTimeZone(groupID, on: connection) ?? "UTC")
         let pending = try await occurrences(
             "SELECT \(unescaped: Self.columns) FROM chore_occurrences WHERE group_id = \(groupID) AND status = 'pending'", on: connection)
         for occurrence in pending {
@@ -121,7 +121,7 @@ struct ChoreStore: Sendable {
                     WHERE group_id = \(groupID) AND status = 'completed' AND (completed_at, occurrence_id) < (\(after.at), \(after.occurrenceID))
                     ORDER BY completed_at DESC, occurrence_id DESC LIMIT \(page.limit + 1)
                     """, on: connection)
-                return page.page(fetched) { ChoreCursor(at: $0.completedAt ?? .distantPast, occurrenceID: $0.occurrenceID) }
+                return page.page(fetched) { ChoreCursor(at: $0.completedAt ?? Timestamp.supportedRange.lowerBound, occurrenceID: $0.occurrenceID) }
             }
             let after = page.after ?? ChoreCursor(at: .distantPast, occurrenceID: UUID(uuidString: "00000000-0000-0000-0000-000000000000")!)
             fetched = try await occurrences(
@@ -146,7 +146,7 @@ struct ChoreStore: Sendable {
                 throw Problem.conflict("chore-already-completed", "This chore was already completed.")
             }
             let member = try await projections.member(userID, on: connection)
-            let groupCalendar = LocalCalendar(zoneNamed: try await projections.groupTimeZone(occurrence.groupID, on: connection) ?? "UTC")!
+            let groupCalendar = LocalCalendar(zoneNamedOrUTC: try await projections.groupTimeZone(occurrence.groupID, on: connection) ?? "UTC")
             let completedOn = groupCalendar.date(at: now)
             try await connection.query(
                 """

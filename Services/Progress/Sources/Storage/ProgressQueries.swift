@@ -52,7 +52,9 @@ extension ProgressRepository {
     func attachPhoto(
         _ data: Data, contentType: String, taskID: String, attemptID: UUID, userID: UUID, happenedAt: Date?, date: LocalDate?, trace: TraceContext
     ) async throws -> (AttemptSnapshot, UUID) {
-        try await client.transaction(logger: logger) { connection in
+        let unsupported = CheckInWindow.unsupportedFields(happenedAt: happenedAt, date: date)
+        guard unsupported.isEmpty else { throw Problem.validation(unsupported) }
+        return try await client.transaction(logger: logger) { connection in
             guard var attempt = try await attempts.lock(attemptID, of: userID, on: connection) else { throw Problem.notFound("No such attempt.") }
             let now = clock.now()
             guard attempt.state.status == .active else {
@@ -102,18 +104,21 @@ extension ProgressRepository {
                 views.append(AttemptView(try await snapshot(row, member: member, timeline: timeline, now: clock.now(), on: connection)))
             }
             let started = Dictionary(uniqueKeysWithValues: rows.map { ($0.id, $0.startedAt) })
-            return page.page(views) { AttemptCursor(startedAt: started[$0.attemptID] ?? .distantPast, attemptID: $0.attemptID) }
+            return page.page(views) { AttemptCursor(startedAt: started[$0.attemptID] ?? Timestamp.supportedRange.lowerBound, attemptID: $0.attemptID) }
         }
     }
 
     /// One month of an attempt (the current one in the user's zone by default), day by day.
     func calendar(_ attemptID: UUID, userID: UUID, month: LocalDate?) async throws -> (month: LocalDate, days: [CalendarDay]) {
-        try await client.withConnection { connection in
+        if let month, !month.isSupported {
+            throw Problem.validation(field: "month", "must be a month from 1970-01 to 2200-12")
+        }
+        return try await client.withConnection { connection in
             guard let attempt = try await attempts.find(attemptID, of: userID, on: connection) else { throw Problem.notFound("No such attempt.") }
             let member = try await requireMember(userID, on: connection)
             let today = member.calendar.date(at: clock.now())
             let first = (month ?? today).startOfMonth
-            let last = LocalDate(year: first.year, month: first.month, day: LocalDate.daysIn(month: first.month, year: first.year))!
+            let last = first.endOfMonth
             let records = try await attempts.days(attemptID, from: first, through: last, on: connection)
             let days = (0...first.days(until: last)).map { offset in
                 let date = first.adding(days: offset)

@@ -116,6 +116,11 @@ struct ProgressRepository: Sendable {
             startedOn = max(startedOn, calendar.date(at: competition.startsAt))
             endsOn = calendar.date(at: competition.endsAt.addingTimeInterval(-1))
         }
+        if let endsOn, !endsOn.isSupported {
+            throw Problem(
+                slug: "beyond-supported-dates", title: "Ends beyond the supported dates", status: .unprocessableContent,
+                detail: "Started today, this would end on \(endsOn), after \(LocalDate.supportedRange.upperBound), the last date Surge supports.")
+        }
         var state = AttemptState()
         state.freezesLeft = definition.rules.streak.freezesPerMonth
         state.freezeMonth = String(startedOn.description.prefix(7))
@@ -155,7 +160,9 @@ struct ProgressRepository: Sendable {
     // MARK: Check-ins
 
     func checkIn(_ command: CheckInCommand, attemptID: UUID, userID: UUID, trace: TraceContext) async throws -> AttemptSnapshot {
-        try await client.transaction(logger: logger) { connection in
+        let unsupported = CheckInWindow.unsupportedFields(happenedAt: command.happenedAt, date: command.date)
+        guard unsupported.isEmpty else { throw Problem.validation(unsupported) }
+        return try await client.transaction(logger: logger) { connection in
             guard var attempt = try await attempts.lock(attemptID, of: userID, on: connection) else { throw Problem.notFound("No such attempt.") }
             // Read after the lock: a check-in that waited for the judgement of its day must see that it came too late.
             let now = clock.now()

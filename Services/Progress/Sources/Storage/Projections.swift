@@ -60,7 +60,7 @@ struct Projections {
         for try await text in rows.decode(String.self) {
             versions.append(try SurgeJSON.decode(ChallengeDefinition.self, from: Data(text.utf8)))
         }
-        return versions.isEmpty ? nil : DefinitionTimeline(versions)
+        return DefinitionTimeline(versions)
     }
 
     func invite(_ userID: UUID, to challengeID: UUID, on connection: PostgresConnection) async throws {
