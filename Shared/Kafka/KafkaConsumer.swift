@@ -13,6 +13,12 @@ import Synchronization
 /// stored. A rebalance, which librdkafka runs inside a poll, can still revoke a partition during the polls that fill
 /// a batch: its records are then handled anyway, their offsets are not stored, and the new owner receives them
 /// again, which the inbox makes harmless. Stored offsets are committed in the background, on revocation and on close.
+///
+/// `close()` (also run at the end of `run()`) is safe while other tasks poll or check connectivity: librdkafka calls
+/// already running finish first, later ones throw `KafkaError.closed`. If librdkafka refuses a partition assignment
+/// during a rebalance, the member would hold partitions it does not consume (or consume ones it gave away): the error
+/// is logged and counted, `checkConnectivity` throws it, and `run()` closes the consumer and throws it so that the
+/// process restarts.
 public final class KafkaConsumer: Service, Sendable {
     /// What became of a record. An abandoned record's offset is not stored and its partition is rewound to it, so
     /// it is consumed again (by this member or, after shutdown, by the next owner).
@@ -35,7 +41,6 @@ public final class KafkaConsumer: Service, Sendable {
     private let handler: Handler
     private let maxBatchSize: Int
     private let logger: Logger
-    private let closed = Atomic<Bool>(false)
 
     public init(
         configuration: KafkaConfiguration, groupID: String, topics: [String], maxBatchSize: Int = 256,
@@ -47,7 +52,11 @@ public final class KafkaConsumer: Service, Sendable {
         self.handle = try KafkaHandle(type: RD_KAFKA_CONSUMER, properties: properties, context: context) { conf in
             rd_kafka_conf_set_rebalance_cb(conf, consumerRebalanceCallback)
         }
-        rd_kafka_poll_set_consumer(handle.pointer)
+        let redirected = try handle.withPointer { pointer in rd_kafka_poll_set_consumer(pointer) }
+        guard redirected == RD_KAFKA_RESP_ERR_NO_ERROR else {
+            handle.destroy()
+            throw KafkaError(redirected)
+        }
         self.context = context
         self.groupID = groupID
         self.topics = topics
@@ -58,20 +67,24 @@ public final class KafkaConsumer: Service, Sendable {
     }
 
     deinit {
-        if !closed.exchange(true, ordering: .sequentiallyConsistent) {
-            handle.destroy()
-        }
+        // Does nothing when already closed; otherwise rd_kafka_destroy leaves the group itself.
+        let context = self.context
+        handle.destroy { _ in context.closing.store(true, ordering: .sequentiallyConsistent) }
     }
 
     /// Partitions currently assigned to this member.
     public var assignedPartitionCount: Int { context.assignedPartitions.load(ordering: .relaxed) }
 
+    /// Polls and handles records until graceful shutdown, cancellation or `close()`, then closes. Throws
+    /// `KafkaError.closed` when the consumer was closed before, and a partition assignment error (see above).
     public func run() async throws {
         try subscribe()
         let stopping = Atomic<Bool>(false)
+        let context = self.context
         await withGracefulShutdownHandler {
-            while !stopping.load(ordering: .relaxed), !Task.isCancelled {
-                let batch = await poll()
+            while !stopping.load(ordering: .relaxed), !Task.isCancelled, context.assignmentFailure == nil {
+                // Throws only `KafkaError.closed`: someone called `close()`.
+                guard let batch = try? await poll() else { break }
                 guard !batch.isEmpty else { continue }
                 let progress = await handle(batch)
                 storeOffsets(progress.handled)
@@ -80,11 +93,15 @@ public final class KafkaConsumer: Service, Sendable {
         } onGracefulShutdown: {
             stopping.store(true, ordering: .relaxed)
         }
+        let failure = context.assignmentFailure
         await close()
+        if let failure { throw failure }
     }
 
-    /// Succeeds when a broker answered a metadata request within the timeout.
+    /// Succeeds when a broker answered a metadata request within the timeout and no partition assignment failed;
+    /// throws `KafkaError.closed` once the consumer is closing.
     public func checkConnectivity(timeout: Duration = .seconds(2)) async throws {
+        if let failure = context.assignmentFailure { throw failure }
         let handle = self.handle
         if let error = await offThePool({ handle.fetchMetadata(timeout: timeout) }) { throw error }
     }
@@ -93,31 +110,38 @@ public final class KafkaConsumer: Service, Sendable {
         let list = rd_kafka_topic_partition_list_new(Int32(topics.count))
         defer { rd_kafka_topic_partition_list_destroy(list) }
         for topic in topics { rd_kafka_topic_partition_list_add(list, topic, RD_KAFKA_PARTITION_UA) }
-        let error = rd_kafka_subscribe(handle.pointer, list)
+        let error = try handle.withPointer { pointer in rd_kafka_subscribe(pointer, list) }
         guard error == RD_KAFKA_RESP_ERR_NO_ERROR else { throw KafkaError(error) }
         logger.info("Kafka consumer subscribed", metadata: ["group": "\(groupID)", "topics": "\(topics.joined(separator: ","))"])
     }
 
-    private func poll() async -> [KafkaMessage] {
+    /// Polls one batch on the consumer's queue; throws `KafkaError.closed` once the consumer is closing.
+    private func poll() async throws(KafkaError) -> [KafkaMessage] {
         let handle = self.handle
         let maxBatchSize = self.maxBatchSize
         let logger = self.logger
-        return await withCheckedContinuation { continuation in
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<[KafkaMessage], KafkaError>, Never>) in
             queue.async {
-                var batch: [KafkaMessage] = []
-                var timeout: Int32 = 100
-                while batch.count < maxBatchSize, let message = rd_kafka_consumer_poll(handle.pointer, timeout) {
-                    timeout = 0
-                    defer { rd_kafka_message_destroy(message) }
-                    if message.pointee.err == RD_KAFKA_RESP_ERR_NO_ERROR {
-                        batch.append(KafkaMessage(copying: message))
-                    } else {
-                        logger.warning("Kafka consumer error", metadata: ["error": "\(KafkaError(message.pointee.err))"])
-                    }
-                }
-                continuation.resume(returning: batch)
+                continuation.resume(
+                    returning: Result { () throws(KafkaError) -> [KafkaMessage] in
+                        try handle.withPointer { pointer in
+                            var batch: [KafkaMessage] = []
+                            var timeout: Int32 = 100
+                            while batch.count < maxBatchSize, let message = rd_kafka_consumer_poll(pointer, timeout) {
+                                timeout = 0
+                                defer { rd_kafka_message_destroy(message) }
+                                if message.pointee.err == RD_KAFKA_RESP_ERR_NO_ERROR {
+                                    batch.append(KafkaMessage(copying: message))
+                                } else {
+                                    logger.warning("Kafka consumer error", metadata: ["error": "\(KafkaError(message.pointee.err))"])
+                                }
+                            }
+                            return batch
+                        }
+                    })
             }
         }
+        return try result.get()
     }
 
     private struct BatchProgress {
@@ -165,7 +189,13 @@ public final class KafkaConsumer: Service, Sendable {
         for (id, offset) in next {
             rd_kafka_topic_partition_list_add(list, id.topic, id.partition).pointee.offset = offset
         }
-        let error = rd_kafka_offsets_store(handle.pointer, list)
+        let error: rd_kafka_resp_err_t
+        do {
+            error = try handle.withPointer { pointer in rd_kafka_offsets_store(pointer, list) }
+        } catch {
+            logger.info("Kafka offsets not stored: the consumer is closing")
+            return
+        }
         if error != RD_KAFKA_RESP_ERR_NO_ERROR {
             // A partition revoked while we worked: its new owner will see the record again; the inbox makes that safe.
             logger.info("Kafka offsets not stored", metadata: ["error": "\(KafkaError(error))"])
@@ -184,30 +214,37 @@ public final class KafkaConsumer: Service, Sendable {
                 for (topic, partition, offset) in targets {
                     rd_kafka_topic_partition_list_add(list, topic, partition).pointee.offset = offset
                 }
-                if let error = rd_kafka_seek_partitions(handle.pointer, list, 5000) {
-                    logger.warning("Kafka seek failed", metadata: ["error": "\(KafkaError(consuming: error))"])
+                do {
+                    if let error = try handle.withPointer({ pointer in rd_kafka_seek_partitions(pointer, list, 5000) }) {
+                        logger.warning("Kafka seek failed", metadata: ["error": "\(KafkaError(consuming: error))"])
+                    }
+                } catch {
+                    // Closing: the abandoned records are not committed, so the next owner receives them.
+                    logger.info("Kafka seek skipped: the consumer is closing")
                 }
                 continuation.resume()
             }
         }
     }
 
-    /// Leaves the group (committing stored offsets) and frees the handle.
-    private func close() async {
-        guard !closed.exchange(true, ordering: .sequentiallyConsistent) else { return }
+    /// Leaves the group (committing stored offsets) and frees the handle, after the librdkafka calls in flight (a
+    /// poll, a connectivity check) returned. `run()` then stops, and later calls throw `KafkaError.closed`. Safe to
+    /// call more than once and concurrently: every call returns once the handle is destroyed.
+    public func close() async {
         let handle = self.handle
+        let context = self.context
         let logger = self.logger
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            queue.async {
-                let error = rd_kafka_consumer_close(handle.pointer)
+        let closedHere = await offThePool {
+            handle.destroy { pointer in
+                // Assignment errors while leaving the group are logged, not raised: the member is going away.
+                context.closing.store(true, ordering: .sequentiallyConsistent)
+                let error = rd_kafka_consumer_close(pointer)
                 if error != RD_KAFKA_RESP_ERR_NO_ERROR {
                     logger.warning("Kafka consumer close failed", metadata: ["error": "\(KafkaError(error))"])
                 }
-                handle.destroy()
-                continuation.resume()
             }
         }
-        logger.info("Kafka consumer closed", metadata: ["group": "\(groupID)"])
+        if closedHere { logger.info("Kafka consumer closed", metadata: ["group": "\(groupID)"]) }
     }
 }
 
@@ -219,11 +256,17 @@ private struct PartitionID: Hashable {
 final class ConsumerCallbackContext: KafkaCallbackContext, @unchecked Sendable {
     let groupID: String
     let assignedPartitions = Atomic<Int>(0)
+    /// Set once `rd_kafka_consumer_close` starts.
+    let closing = Atomic<Bool>(false)
+    private let failure = Mutex<KafkaError?>(nil)
 
     init(logger: Logger, groupID: String) {
         self.groupID = groupID
         super.init(logger: logger)
     }
+
+    /// The first partition assignment librdkafka refused while the member was not closing.
+    var assignmentFailure: KafkaError? { failure.withLock { $0 } }
 
     func assignmentChanged(by delta: Int, replace: Bool) {
         let count: Int
@@ -235,9 +278,48 @@ final class ConsumerCallbackContext: KafkaCallbackContext, @unchecked Sendable {
         }
         Gauge(label: "surge_kafka_assigned_partitions", dimensions: [("group", groupID)]).record(count)
     }
+
+    /// Logs and counts a refused (un)assignment and, unless closing, keeps it for `checkConnectivity` and `run()`.
+    func assignmentFailed(_ operation: String, _ error: KafkaError) {
+        let closing = closing.load(ordering: .sequentiallyConsistent)
+        logger.log(
+            level: closing ? .warning : .error, "Kafka partition \(operation) failed",
+            metadata: ["group": "\(groupID)", "error": "\(error)", "closing": "\(closing)"])
+        Counter(label: "surge_kafka_assign_errors_total", dimensions: [("group", groupID)]).increment()
+        guard !closing else { return }
+        failure.withLock { failure in
+            guard failure == nil else { return }
+            if case .broker(let code, let message) = error {
+                failure = .broker(code: code, message: "partition \(operation) failed: \(message)")
+            } else {
+                failure = error
+            }
+        }
+    }
+
+    /// Runs `rd_kafka_assign` (nil `partitions` unassigns all) and records the outcome.
+    func assign(_ handle: OpaquePointer, _ partitions: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?, count: Int) {
+        let error = rd_kafka_assign(handle, partitions)
+        if error == RD_KAFKA_RESP_ERR_NO_ERROR {
+            assignmentChanged(by: partitions == nil ? 0 : count, replace: true)
+        } else {
+            assignmentFailed(partitions == nil ? "unassignment" : "assignment", KafkaError(error))
+        }
+    }
+
+    /// Runs `rd_kafka_incremental_assign` or `_unassign` and records the outcome.
+    func incrementalAssign(_ handle: OpaquePointer, _ partitions: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?, count: Int, adding: Bool) {
+        let error = adding ? rd_kafka_incremental_assign(handle, partitions) : rd_kafka_incremental_unassign(handle, partitions)
+        if let error {
+            assignmentFailed(adding ? "assignment" : "unassignment", KafkaError(consuming: error))
+        } else {
+            assignmentChanged(by: adding ? count : -count, replace: false)
+        }
+    }
 }
 
-/// Applies assignments and, before giving partitions away, synchronously commits the offsets stored so far.
+/// Applies assignments and, before giving partitions away, synchronously commits the offsets stored so far. Runs inside
+/// `rd_kafka_consumer_poll` or `rd_kafka_consumer_close`, which hold the handle, so it uses `handle` directly.
 private let consumerRebalanceCallback: @convention(c) (
     OpaquePointer?, rd_kafka_resp_err_t, UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?, UnsafeMutableRawPointer?
 ) -> Void = { handle, reason, partitions, _ in
@@ -248,11 +330,9 @@ private let consumerRebalanceCallback: @convention(c) (
     case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:
         context.logger.info("Kafka partitions assigned", metadata: ["group": "\(context.groupID)", "count": "\(count)"])
         if cooperative {
-            if let error = rd_kafka_incremental_assign(handle, partitions) { context.logger.error("\(KafkaError(consuming: error))") }
-            context.assignmentChanged(by: count, replace: false)
+            context.incrementalAssign(handle, partitions, count: count, adding: true)
         } else {
-            rd_kafka_assign(handle, partitions)
-            context.assignmentChanged(by: count, replace: true)
+            context.assign(handle, partitions, count: count)
         }
     case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:
         context.logger.info("Kafka partitions revoked", metadata: ["group": "\(context.groupID)", "count": "\(count)"])
@@ -261,15 +341,12 @@ private let consumerRebalanceCallback: @convention(c) (
             context.logger.warning("Kafka commit on revoke failed", metadata: ["error": "\(KafkaError(commit))"])
         }
         if cooperative {
-            if let error = rd_kafka_incremental_unassign(handle, partitions) { context.logger.error("\(KafkaError(consuming: error))") }
-            context.assignmentChanged(by: -count, replace: false)
+            context.incrementalAssign(handle, partitions, count: count, adding: false)
         } else {
-            rd_kafka_assign(handle, nil)
-            context.assignmentChanged(by: 0, replace: true)
+            context.assign(handle, nil, count: 0)
         }
     default:
         context.logger.error("Kafka rebalance error", metadata: ["error": "\(KafkaError(reason))"])
-        rd_kafka_assign(handle, nil)
-        context.assignmentChanged(by: 0, replace: true)
+        context.assign(handle, nil, count: 0)
     }
 }

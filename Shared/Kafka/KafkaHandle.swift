@@ -4,10 +4,22 @@ import Logging
 import Synchronization
 
 /// Owns one `rd_kafka_t` and the callback context librdkafka hands back to our C callbacks.
+///
+/// Every librdkafka call on the handle goes through `withPointer`, which holds a lease for the call's duration.
+/// `destroy` stops new leases (they fail with `KafkaError.closed` without touching the handle), waits for the leases
+/// in flight to be returned, then destroys the handle exactly once; concurrent and later `destroy` calls wait for that
+/// and return false. No lock is held while librdkafka runs, so a callback that librdkafka invokes inside a leased call
+/// may use the pointer it is given; it must not take a lease or call `destroy` (that would wait for itself).
 final class KafkaHandle: @unchecked Sendable {
-    let pointer: OpaquePointer
+    private let pointer: OpaquePointer
     let context: KafkaCallbackContext
     private let retainedContext: Unmanaged<KafkaCallbackContext>
+    /// Guards `phase` and `leases`; waited on by `destroy` (for leases to drain) and by later closers.
+    private let condition = NSCondition()
+    private var phase = Phase.open
+    private var leases = 0
+
+    private enum Phase { case open, destroying, destroyed }
 
     init(
         type: rd_kafka_type_t, properties: [String: String], context: KafkaCallbackContext,
@@ -36,24 +48,75 @@ final class KafkaHandle: @unchecked Sendable {
         self.retainedContext = retained
     }
 
+    /// Runs `body` with the handle, which is not destroyed before `body` returns; throws `KafkaError.closed` without
+    /// calling `body` once `destroy` began. A blocking `body` delays `destroy` until it returns, so give blocking calls
+    /// a timeout, and run them off the cooperative pool.
+    func withPointer<Result>(_ body: (OpaquePointer) throws(KafkaError) -> Result) throws(KafkaError) -> Result {
+        condition.lock()
+        guard phase == .open else {
+            condition.unlock()
+            throw KafkaError.closed
+        }
+        leases += 1
+        condition.unlock()
+        defer {
+            condition.lock()
+            leases -= 1
+            if leases == 0 { condition.broadcast() }
+            condition.unlock()
+        }
+        return try body(pointer)
+    }
+
     /// Asks the cluster for metadata: proves a broker answers. Blocks, so callers run it off the cooperative pool.
     func fetchMetadata(timeout: Duration) -> KafkaError? {
-        var metadata: UnsafePointer<rd_kafka_metadata>?
-        let error = rd_kafka_metadata(pointer, 0, nil, &metadata, Int32(timeout.milliseconds))
-        if let metadata { rd_kafka_metadata_destroy(metadata) }
-        return error == RD_KAFKA_RESP_ERR_NO_ERROR ? nil : KafkaError(error)
+        do throws(KafkaError) {
+            return try withPointer { pointer in
+                var metadata: UnsafePointer<rd_kafka_metadata>?
+                let error = rd_kafka_metadata(pointer, 0, nil, &metadata, Int32(timeout.milliseconds))
+                if let metadata { rd_kafka_metadata_destroy(metadata) }
+                return error == RD_KAFKA_RESP_ERR_NO_ERROR ? nil : KafkaError(error)
+            }
+        } catch {
+            return error
+        }
     }
 
-    /// The fatal error librdkafka raised, if any (the idempotent producer cannot continue after one).
-    var fatalError: KafkaError? {
-        var text = [CChar](repeating: 0, count: 512)
-        let code = rd_kafka_fatal_error(pointer, &text, text.count)
-        return code == RD_KAFKA_RESP_ERR_NO_ERROR ? nil : .fatal(String(cBuffer: text))
+    /// The fatal error librdkafka raised, if any (the idempotent producer cannot continue after one). Throws
+    /// `KafkaError.closed` once the handle is being destroyed.
+    func fatalError() throws(KafkaError) -> KafkaError? {
+        try withPointer { pointer in
+            var text = [CChar](repeating: 0, count: 512)
+            let code = rd_kafka_fatal_error(pointer, &text, text.count)
+            return code == RD_KAFKA_RESP_ERR_NO_ERROR ? nil : .fatal(String(cBuffer: text))
+        }
     }
 
-    func destroy() {
+    /// Refuses new leases, waits for those in flight, runs `beforeDestroy` with exclusive use of the handle (e.g.
+    /// `rd_kafka_consumer_close`), then destroys it. Only the first call does this and returns true; the others wait
+    /// until the handle is destroyed and return false. Blocks: call it off the cooperative pool, and never from inside
+    /// `withPointer` or a librdkafka callback.
+    @discardableResult
+    func destroy(beforeDestroy: (OpaquePointer) -> Void = { _ in }) -> Bool {
+        condition.lock()
+        guard phase == .open else {
+            while phase != .destroyed { condition.wait() }
+            condition.unlock()
+            return false
+        }
+        phase = .destroying
+        while leases > 0 { condition.wait() }
+        condition.unlock()
+
+        beforeDestroy(pointer)
         rd_kafka_destroy(pointer)
         retainedContext.release()
+
+        condition.lock()
+        phase = .destroyed
+        condition.broadcast()
+        condition.unlock()
+        return true
     }
 }
 

@@ -11,7 +11,7 @@ public final class KafkaMockCluster: @unchecked Sendable {
 
     public init(brokers: Int = 1, logger: Logger) throws {
         self.handle = try KafkaHandle(type: RD_KAFKA_PRODUCER, properties: [:], context: KafkaCallbackContext(logger: logger))
-        guard let cluster = rd_kafka_mock_cluster_new(handle.pointer, Int32(brokers)) else {
+        guard let cluster = try handle.withPointer({ pointer in rd_kafka_mock_cluster_new(pointer, Int32(brokers)) }) else {
             handle.destroy()
             throw KafkaError.configuration("could not start the mock cluster")
         }

@@ -11,6 +11,10 @@ import Synchronization
 /// `run()` flushes what is in flight, then closes. Services that produce must be listed after it in the service group so that
 /// they stop first. After a fatal error (such as the idempotent producer losing its sequence with the broker) every send
 /// fails for good, so `run()` throws, which stops the service group and lets the orchestrator restart the process.
+///
+/// Closing (`close()`, the end of `run()`, or deinit) is safe while other tasks send, flush or check connectivity:
+/// librdkafka calls already running finish before the handle is destroyed, calls made afterwards throw
+/// `KafkaError.closed`, and every record not yet acknowledged fails with `KafkaError.closed`.
 public final class KafkaProducer: Service, Sendable {
     public static let defaultProperties: [String: String] = [
         "enable.idempotence": "true",
@@ -23,11 +27,8 @@ public final class KafkaProducer: Service, Sendable {
     private let handle: KafkaHandle
     private let deliveries: DeliveryTracker
     private let poller: BlockingLoop
-    private let state = Mutex(State.open)
     private let metricsByTopic = Mutex<[String: TopicMetrics]>([:])
     private let logger: Logger
-
-    private enum State { case open, closed }
 
     public init(configuration: KafkaConfiguration, logger: Logger) throws {
         let deliveries = DeliveryTracker()
@@ -40,12 +41,15 @@ public final class KafkaProducer: Service, Sendable {
         self.deliveries = deliveries
         self.logger = logger
         let handle = self.handle
-        self.poller = BlockingLoop(name: "kafka-producer-poll") { _ = rd_kafka_poll(handle.pointer, 100) }
+        // Serves delivery reports until the handle starts closing: `destroy` waits for the poll in flight.
+        self.poller = BlockingLoop(name: "kafka-producer-poll") {
+            (try? handle.withPointer { pointer in _ = rd_kafka_poll(pointer, 100) }) != nil
+        }
         poller.start()
     }
 
     deinit {
-        close()
+        closeNow()
     }
 
     /// Produces one record and waits for the broker's acknowledgement.
@@ -79,9 +83,10 @@ public final class KafkaProducer: Service, Sendable {
             let delivery = PendingDelivery(metrics: metrics)
             let id = deliveries.register(delivery)
             guard let error = enqueue(record, id: id) else { return delivery }
-            deliveries.forget(id)
+            // When `close()` already failed the delivery, it also counted it.
+            let stillPending = deliveries.forget(id)
             guard error.isQueueFull else {
-                metrics.failed.increment()
+                if stillPending { metrics.failed.increment() }
                 throw error
             }
             try await Task.sleep(for: .milliseconds(5))
@@ -97,12 +102,11 @@ public final class KafkaProducer: Service, Sendable {
         }
     }
 
-    /// Succeeds when a broker answered a metadata request within the timeout and no fatal error was raised.
+    /// Succeeds when a broker answered a metadata request within the timeout and no fatal error was raised; throws
+    /// `KafkaError.closed` once the producer is closing.
     public func checkConnectivity(timeout: Duration = .seconds(2)) async throws {
         let handle = self.handle
-        let isOpen = state.withLock { $0 == .open }
-        guard isOpen else { throw KafkaError.closed }
-        if let fatal = handle.fatalError { throw fatal }
+        if let fatal = try handle.fatalError() { throw fatal }
         if let error = await offThePool({ handle.fetchMetadata(timeout: timeout) }) { throw error }
     }
 
@@ -110,13 +114,17 @@ public final class KafkaProducer: Service, Sendable {
     public func run() async throws {
         let fatalErrorRaised = await cancelWhenGracefulShutdown { await self.waitForFatalError() }
         if fatalErrorRaised {
-            let error = handle.fatalError ?? .fatal("unknown")
+            let error = ((try? handle.fatalError()) ?? nil) ?? .fatal("unknown")
             logger.critical("Kafka producer cannot continue; stopping the service", metadata: ["error": "\(error)"])
-            await offThePool { self.close() }
+            await close()
             throw error
         }
-        await flush(timeout: .seconds(10))
-        await offThePool { self.close() }
+        do {
+            try await flush(timeout: .seconds(10))
+        } catch {
+            logger.warning("Kafka producer flush did not complete", metadata: ["error": "\(error)"])
+        }
+        await close()
     }
 
     /// Returns true once a fatal error was raised, false when cancelled.
@@ -127,34 +135,43 @@ public final class KafkaProducer: Service, Sendable {
         return true
     }
 
-    /// Waits until every record in flight is acknowledged or failed.
-    public func flush(timeout: Duration) async {
+    /// Waits until every record in flight is acknowledged or failed. Throws the timeout error (`_TIMED_OUT`) when
+    /// records were still in flight at the deadline, and `KafkaError.closed` once the producer is closing (a close
+    /// waits for a flush in flight to return).
+    public func flush(timeout: Duration) async throws {
         let handle = self.handle
-        let isOpen = state.withLock { $0 == .open }
-        guard isOpen else { return }
-        let error = await offThePool { rd_kafka_flush(handle.pointer, Int32(timeout.milliseconds)) }
-        if error != RD_KAFKA_RESP_ERR_NO_ERROR {
-            logger.warning("Kafka producer flush did not complete", metadata: ["error": "\(KafkaError(error))"])
+        let error = try await offThePool { () throws(KafkaError) -> rd_kafka_resp_err_t in
+            try handle.withPointer { pointer in rd_kafka_flush(pointer, Int32(timeout.milliseconds)) }
         }
+        if error != RD_KAFKA_RESP_ERR_NO_ERROR { throw KafkaError(error) }
     }
 
-    private func close() {
-        let wasOpen = state.withLock { state -> Bool in
-            defer { state = .closed }
-            return state == .open
-        }
-        guard wasOpen else { return }
-        poller.stop()
-        handle.destroy()
+    /// Closes now, without flushing (call `flush(timeout:)` first to wait for records in flight): waits for the
+    /// librdkafka calls in flight to return, destroys the handle, and fails every record not yet acknowledged with
+    /// `KafkaError.closed`. Later calls throw `KafkaError.closed`. Safe to call more than once and concurrently.
+    public func close() async {
+        await offThePool { self.closeNow() }
+    }
+
+    /// Blocks until the handle is destroyed (by this call or a concurrent one).
+    private func closeNow() {
+        let poller = self.poller
+        guard handle.destroy(beforeDestroy: { _ in poller.stop() }) else { return }
         deliveries.failAll(with: KafkaError.closed)
+        logger.debug("Kafka producer closed")
     }
 
     private func enqueue(_ record: KafkaRecord, id: UInt64) -> KafkaError? {
-        let isOpen = state.withLock { $0 == .open }
-        guard isOpen else { return .closed }
-        return ProduceArguments.with(record, opaque: UnsafeMutableRawPointer(bitPattern: UInt(id))) { arguments, count in
-            guard let error = rd_kafka_produceva(handle.pointer, arguments, count) else { return nil }
-            return KafkaError(consuming: error)
+        let handle = self.handle
+        return ProduceArguments.with(record, opaque: UnsafeMutableRawPointer(bitPattern: UInt(id))) { arguments, count -> KafkaError? in
+            do throws(KafkaError) {
+                return try handle.withPointer { pointer -> KafkaError? in
+                    guard let error = rd_kafka_produceva(pointer, arguments, count) else { return nil }
+                    return KafkaError(consuming: error)
+                }
+            } catch {
+                return error
+            }
         }
     }
 }
@@ -254,8 +271,10 @@ final class DeliveryTracker: Sendable {
         }
     }
 
-    func forget(_ id: UInt64) {
-        _ = pending.withLock { $0.waiting.removeValue(forKey: id) }
+    /// Returns false when the delivery was no longer pending (already completed or failed by a close).
+    @discardableResult
+    func forget(_ id: UInt64) -> Bool {
+        pending.withLock { $0.waiting.removeValue(forKey: id) } != nil
     }
 
     func succeed(_ id: UInt64, with report: KafkaDeliveryReport) {
