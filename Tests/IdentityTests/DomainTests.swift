@@ -266,20 +266,6 @@ struct SessionDomainTests {
         // A rotated token stays evidence of reuse even after it expired.
         #expect(RefreshTokenDecision.decide(token(usedAt: now.addingTimeInterval(-100), expiresIn: -10), now: now) == .reused)
     }
-
-    @Test("sign-in throttling: 5 failures in 15 minutes lock the e-mail until the 5th most recent leaves the window")
-    func throttle() {
-        let throttle = SignInThrottle()
-        let minutesAgo = { (minutes: Double) in self.now.addingTimeInterval(-minutes * 60) }
-        #expect(throttle.retryAfter(failures: [], now: now) == nil)
-        #expect(throttle.retryAfter(failures: (1...4).map { minutesAgo(Double($0)) }, now: now) == nil)
-        #expect(throttle.retryAfter(failures: (1...5).map { minutesAgo(Double($0)) }, now: now) == 10 * 60)
-        #expect(throttle.retryAfter(failures: [1, 2, 3, 4, 16].map(minutesAgo), now: now) == nil)
-        #expect(throttle.retryAfter(failures: [0, 0, 0, 0, 0].map(minutesAgo), now: now) == 15 * 60)
-        // Six failures: the lock lasts until only four remain, i.e. until the 5th most recent expires.
-        #expect(throttle.retryAfter(failures: [1, 2, 3, 4, 5, 14].map(minutesAgo), now: now) == 10 * 60)
-        #expect(throttle.retryAfter(failures: [14.99, 14.99, 14.99, 14.99, 14.99].map(minutesAgo), now: now) == 1)
-    }
 }
 
 @Suite("Identity: groups")

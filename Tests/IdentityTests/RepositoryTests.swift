@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import SurgeAuth
 import SurgeContracts
 import SurgeMessaging
 import SurgePostgres
@@ -186,23 +187,117 @@ struct RepositoryTests {
         }
     }
 
-    @Test("sign-in throttling counts failures per e-mail in the database and lifts when the window passes")
+    @Test("sign-in throttling counts failures per (e-mail, source) in the database: the attacker's source waits, the owner's signs in")
     func throttling() async throws {
         try await withIdentityStore { store in
+            let (attacker, owner) = (SignInSource(address: "198.51.100.66"), SignInSource(address: "2001:db8:0:1::7"))
             for _ in 0..<5 {
-                guard case .admitted = try await store.sessions.admitAttempt(email: "victim@example.com") else { Issue.record("refused early"); return }
+                #expect(try await store.sessions.admitAttempt(email: "victim@example.com", source: attacker) == .admitted)
                 store.advance(10)
             }
-            guard case .refused(let retryAfter) = try await store.sessions.admitAttempt(email: "victim@example.com") else {
+            guard case .refused(let retryAfter, .pair) = try await store.sessions.admitAttempt(email: "victim@example.com", source: attacker) else {
                 Issue.record("not throttled"); return
             }
-            // The simulated clock keeps running in real time between the steps, so a second or two may have passed.
-            #expect((15 * 60 - 50 - 10)...(15 * 60 - 50) ~= retryAfter)
-            guard case .admitted = try await store.sessions.admitAttempt(email: "other@example.com") else { Issue.record("other e-mail throttled"); return }
+            // A minute from the 5th failure, 10 s ago; the simulated clock keeps running in real time between steps.
+            #expect((40...50) ~= retryAfter)
+            // The owner from another address, and the attacker against another e-mail, are let through.
+            #expect(try await store.sessions.admitAttempt(email: "victim@example.com", source: owner) == .admitted)
+            try await store.sessions.succeeded(email: "victim@example.com", source: owner)
+            #expect(try await store.sessions.admitAttempt(email: "other@example.com", source: attacker) == .admitted)
+            // The owner's success forgot her own pair only.
+            #expect(try await store.count("SELECT count(*) FROM sign_in_failures WHERE email = 'victim@example.com' AND source = '2001:db8:0:1::/64'") == 0)
+            #expect(try await store.count("SELECT count(*) FROM sign_in_failures WHERE email = 'victim@example.com' AND source = '198.51.100.66'") == 5)
+            // After the wait one more try; its failure doubles the wait.
             store.advance(Double(retryAfter))
-            guard case .admitted = try await store.sessions.admitAttempt(email: "victim@example.com") else { Issue.record("still throttled"); return }
-            try await store.sessions.succeeded(email: "victim@example.com")
-            #expect(try await store.count("SELECT count(*) FROM sign_in_failures WHERE email = 'victim@example.com'") == 0)
+            #expect(try await store.sessions.admitAttempt(email: "victim@example.com", source: attacker) == .admitted)
+            guard case .refused(let doubled, .pair) = try await store.sessions.admitAttempt(email: "victim@example.com", source: attacker) else {
+                Issue.record("not throttled again"); return
+            }
+            #expect((110...120) ~= doubled)
+            // Failures older than a day go with the hourly pruning; a rolling upgrade's sourceless failures are the unknown source's.
+            try await store.client.execute(
+                "INSERT INTO sign_in_failures (id, email, failed_at) VALUES (\(UUID()), 'old@example.com', \(store.clock.now()))", logger: .test("t"))
+            #expect(try await store.count("SELECT count(*) FROM sign_in_failures WHERE source = ''") == 1)
+            #expect(try await store.sessions.pruneSignInFailures() == 0)
+            store.advance(86_400 + 60)
+            #expect(try await store.sessions.pruneSignInFailures() == 8)
+        }
+    }
+
+    @Test("a source failing against 20 e-mails within 15 minutes is refused for any e-mail, across repository instances (replicas)")
+    func sprayAcrossReplicas() async throws {
+        try await withIdentityStore { store in
+            let replica = SessionRepository(
+                client: store.client, logger: .test("replica"), clock: store.clock, refreshTokenLifetime: 86_400, throttle: SignInThrottle())
+            let sprayer = SignInSource(address: "192.0.2.99")
+            for index in 0..<20 {
+                let sessions = index.isMultiple(of: 2) ? store.sessions : replica
+                #expect(try await sessions.admitAttempt(email: "user\(index)@example.com", source: sprayer) == .admitted)
+            }
+            guard case .refused(let retryAfter, .source) = try await replica.admitAttempt(email: "new@example.com", source: sprayer) else {
+                Issue.record("spray not stopped"); return
+            }
+            #expect((890...900) ~= retryAfter)
+            #expect(try await store.sessions.admitAttempt(email: "new@example.com", source: SignInSource(address: "192.0.2.100")) == .admitted)
+            // Concurrent attempts from one source cannot squeeze past the limit together.
+            let other = SignInSource(address: "192.0.2.150")
+            let outcomes = try await withThrowingTaskGroup(of: SessionRepository.AttemptAdmission.self) { group in
+                for index in 0..<30 {
+                    group.addTask { try await (index.isMultiple(of: 2) ? store.sessions : replica).admitAttempt(email: "c\(index)@example.com", source: other) }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(outcomes.filter { $0 == .admitted }.count == 20)
+        }
+    }
+
+    @Test("without JWT_SIGNING_KEY the development key is created once, race-free, and a token issued before a restart verifies against the JWKS after it")
+    func developmentSigningKey() async throws {
+        try await withIdentityStore { store in
+            let logger = Logger.test("signing-keys")
+            let development = EnvironmentReader(["ACCESS_TOKEN_TTL_SECONDS": "600"])
+            // Two replicas starting at once on an empty table, each with its own connection pool: one key for both.
+            let other = store.database.configuration(for: "identity").makeClient(schema: "identity", logger: logger)
+            let (first, second) = try await PostgresClient.withRunning(other) { other in
+                async let first = TokenSettings.issuer(
+                    development, environment: .test, developmentKey: SigningKeyRepository(client: store.client, logger: logger).developmentKey)
+                async let second = TokenSettings.issuer(
+                    development, environment: .development, developmentKey: SigningKeyRepository(client: other, logger: logger).developmentKey)
+                return try await (first, second)
+            }
+            #expect(first.signingKey.id == second.signingKey.id)
+            #expect(first.signingKey.seed == second.signingKey.seed)
+            #expect(first.signingKey.id.hasPrefix("dev-"))
+            #expect(try await store.count("SELECT count(*) FROM development_signing_key") == 1)
+
+            let userID = UUID()
+            let token = try await first.issue(userID: userID, kind: "guest")
+
+            // "Restart": a new connection pool and a new issuer over the same database, then the gateway's verifier
+            // fed the JWKS it serves.
+            let restarted = store.database.configuration(for: "identity").makeClient(schema: "identity", logger: logger)
+            let jwks = try await PostgresClient.withRunning(restarted) { restarted in
+                let issuer = try await TokenSettings.issuer(
+                    development, environment: .test, developmentKey: SigningKeyRepository(client: restarted, logger: logger).developmentKey)
+                return String(decoding: try JSONEncoder().encode(issuer.jwks), as: UTF8.self)
+            }
+            let verifier = AccessTokenVerifier(logger: logger) { jwks }
+            let claims = try await verifier.verify(token.token)
+            #expect(claims.userID == userID)
+            #expect(try await store.count("SELECT count(*) FROM development_signing_key") == 1)
+
+            // A configured key wins and the stored one is not even read; production insists on a configured key.
+            let configured = try SigningKey.generate(id: "primary-2")
+            let fromEnvironment = try await TokenSettings.issuer(
+                EnvironmentReader(["JWT_SIGNING_KEY": configured.seed, "JWT_SIGNING_KEY_ID": configured.id]), environment: .production
+            ) { Issue.record("read the development key"); return first.signingKey }
+            #expect(fromEnvironment.signingKey.id == "primary-2")
+            #expect(fromEnvironment.signingKey.seed == configured.seed)
+            await #expect(throws: ConfigurationError.self) {
+                _ = try await TokenSettings.issuer(EnvironmentReader([:]), environment: .production) {
+                    Issue.record("production used the development key"); return first.signingKey
+                }
+            }
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import NIOHTTP1
 import SurgeAuth
 import SurgeContracts
@@ -223,6 +224,119 @@ struct IdentitySecuritySystemTests {
 
             // The tester is intact after all that.
             #expect(try await asTester.get("/v1/me").status == 200)
+        }
+    }
+
+    @Test("lockout is no weapon: after an address fails five times, a correct password from a fresh address still signs in; the attacking address stays refused with Retry-After; a spray still stops at the 11th try")
+    func lockoutIsNoWeapon() async throws {
+        try await withTestStack("identity-lockout") { stack in
+            let key = try SigningKey.generate(id: "identity-test")
+            try await stack.start(
+                "identity", environment: ["BCRYPT_COST": "4", "SIMULATED_CLOCK": "true", "JWT_SIGNING_KEY": key.seed, "JWT_SIGNING_KEY_ID": key.id])
+            // The gateway's real budget for credential routes (10 a minute per address), the address taken from
+            // X-Forwarded-For as behind one trusted proxy.
+            try await stack.start("gateway", environment: ["TRUSTED_PROXY_HOPS": "1", "RATE_LIMIT_CREDENTIALS_PER_MINUTE": "10"])
+            let http = try stack.http()
+            let identity = try stack.http("identity")
+            // Identity reads the client address from X-Surge-Client-Address, which the gateway is to set from the
+            // address it determined; the test sends the same address in both headers, so it holds either way.
+            func from(_ address: String) -> [(String, String)] { [("X-Forwarded-For", address), ("X-Surge-Client-Address", address)] }
+            func signIn(_ email: String, _ password: String, from address: String) async throws -> TestResponse {
+                try await http.post("/v1/auth/sign-in", json: ["email": email, "password": password], headers: from(address))
+            }
+            let (owner, attacker, fresh, sprayer) = ("203.0.113.7", "198.51.100.66", "192.0.2.44", "203.0.113.200")
+
+            let registered = try await http.post(
+                "/v1/auth/register", json: ["email": "victim@example.com", "password": "correct horse battery", "displayName": "Vic", "timeZone": "UTC"],
+                headers: from(owner))
+            #expect(registered.status == 201, "\(registered.text)")
+            let victimID = try #require((registered.json["user"] as? [String: Any])?["id"] as? String)
+
+            // The attacker's address fails five times; its sixth try is refused even with the right password.
+            for _ in 0..<5 { expectProblem(try await signIn("victim@example.com", "guess guess guess", from: attacker), 401, "invalid-credentials") }
+            let refused = try await signIn("victim@example.com", "correct horse battery", from: attacker)
+            expectProblem(refused, 429, "sign-in-throttled")
+            let retryAfter = try #require(refused.header("Retry-After").flatMap(Int.init), "\(refused.headers)")
+            #expect((1...60).contains(retryAfter))
+
+            // The owner, from an address that has not failed, signs in at once.
+            let signedIn = try await signIn("victim@example.com", "correct horse battery", from: fresh)
+            #expect(signedIn.status == 200, "\(signedIn.text)")
+            #expect(try TestSession(signedIn).userID == victimID)
+
+            // Her success does not forgive the attacker: still refused, with Retry-After.
+            let stillRefused = try await signIn("victim@example.com", "correct horse battery", from: attacker)
+            expectProblem(stillRefused, 429, "sign-in-throttled")
+            #expect((1...60).contains(stillRefused.header("Retry-After").flatMap(Int.init) ?? 0), "\(stillRefused.headers)")
+
+            // Once the wait is over the attacker gets one more try, and its failure doubles the wait.
+            let clockText = try #require(try await identity.get("/internal/clock").json["now"] as? String)
+            let clock = try #require(Timestamp.parse(clockText))
+            #expect(try await identity.put("/internal/clock", json: ["now": Timestamp.format(clock.addingTimeInterval(Double(retryAfter) + 1))]).status == 200)
+            expectProblem(try await signIn("victim@example.com", "guess again, again", from: attacker), 401, "invalid-credentials")
+            let doubled = try await signIn("victim@example.com", "correct horse battery", from: attacker)
+            expectProblem(doubled, 429, "sign-in-throttled")
+            #expect((61...120).contains(doubled.header("Retry-After").flatMap(Int.init) ?? 0), "\(doubled.headers)")
+
+            // A spray, one try per account from one address, is stopped by the gateway at the 11th try.
+            for index in 1...10 {
+                expectProblem(try await signIn("user\(index)@example.com", "Summer2024!!", from: sprayer), 401, "invalid-credentials")
+            }
+            let sprayed = try await signIn("user11@example.com", "Summer2024!!", from: sprayer)
+            expectProblem(sprayed, 429, "rate-limited")
+            #expect(sprayed.header("Retry-After").flatMap(Int.init) != nil, "\(sprayed.headers)")
+
+            // Only the gateway may say where a request comes from. Until it replaces a client's own
+            // X-Surge-Client-Address (and signs it along with the caller), a refused address can claim a fresh one.
+            let spoofed = try await http.post(
+                "/v1/auth/sign-in", json: ["email": "victim@example.com", "password": "correct horse battery"],
+                headers: [("X-Forwarded-For", attacker), ("X-Surge-Client-Address", "192.0.2.250")])
+            withKnownIssue("the gateway passes a client's X-Surge-Client-Address through to identity") {
+                #expect(spoofed.status == 429, "\(spoofed.text)")
+            }
+        }
+    }
+
+    @Test("without JWT_SIGNING_KEY identity keeps one development key in its database: two replicas agree, and a token issued before a restart verifies against the JWKS after it")
+    func developmentKeySurvivesRestarts() async throws {
+        try await withTestStack("identity-dev-key") { stack in
+            // Two replicas starting together on an empty database.
+            async let first = stack.start("identity", environment: ["BCRYPT_COST": "4"])
+            async let second = stack.start("identity", instance: "identity-b", environment: ["BCRYPT_COST": "4"])
+            let (identity, _) = try await (first, second)
+            // The published keys as kid:x pairs (JSON member order varies).
+            func publishedKeys(_ response: TestResponse) -> [String] {
+                ((response.json["keys"] as? [[String: Any]]) ?? []).map { "\($0["kid"] as? String ?? "?"):\($0["x"] as? String ?? "?")" }
+            }
+            let keys = publishedKeys(try await stack.http("identity").get("/internal/jwks.json"))
+            #expect(keys.count == 1)
+            #expect(publishedKeys(try await stack.http("identity-b").get("/internal/jwks.json")) == keys)
+            try await stack.start("gateway")
+            let http = try stack.http()
+
+            let guest = try await http.post("/v1/auth/guest", json: ["displayName": "Gus", "timeZone": "UTC"])
+            #expect(guest.status == 201, "\(guest.text)")
+            let before = try TestSession(guest)
+
+            // Restart identity on the same port and database, still without JWT_SIGNING_KEY.
+            let port = try identity.port
+            await identity.stop()
+            try await stack.process("identity-b").stop()
+            try await stack.start("identity", environment: ["BCRYPT_COST": "4", "HTTP_PORT": "\(port)"])
+            let served = try await stack.http("identity").get("/internal/jwks.json")
+            #expect(served.status == 200)
+            #expect(publishedKeys(served) == keys)
+
+            // The token from before the restart verifies against the keys served after it, as a freshly started
+            // gateway would check it; and the gateway accepts both it and a token issued after the restart.
+            let verifier = AccessTokenVerifier(logger: Logger.test("verifier")) { served.text }
+            let claims = try await verifier.verify(before.accessToken)
+            #expect(claims.userID?.uuidString.lowercased() == before.userID.lowercased())
+            try await waitUntil("the gateway accepts the old token at the restarted identity", timeout: .seconds(10)) {
+                try await http.authorized(before.accessToken).get("/v1/me").status == 200
+            }
+            let after = try TestSession(try await http.post("/v1/auth/guest", json: ["displayName": "Ida", "timeZone": "UTC"]))
+            #expect(try await http.authorized(after.accessToken).get("/v1/me").status == 200)
         }
     }
 }

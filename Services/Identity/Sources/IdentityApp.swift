@@ -1,4 +1,6 @@
 import Hummingbird
+import PostgresNIO
+import SurgePostgres
 import SurgeRuntime
 
 public enum IdentityService {
@@ -16,14 +18,22 @@ public enum IdentityService {
         let friends = FriendRepository(client: database, outbox: outbox, logger: logger, clock: clock)
         let groups = GroupRepository(client: database, outbox: outbox, logger: logger, clock: clock, inviteLink: identity.inviteLink)
         let exports = ExportRepository(client: database, logger: logger, clock: clock)
+        // Read before the long-lived pool runs (it starts with the application), so on a short-lived one, like the
+        // migrations; only outside production without JWT_SIGNING_KEY.
+        let developmentKey = {
+            try await PostgresClient.withRunning(settings.database.makeClient(schema: settings.service, logger: logger)) { client in
+                try await SigningKeyRepository(client: client, logger: logger).developmentKey()
+            }
+        }
         let passwords = try await PasswordHasher(cost: identity.bcryptCost)
         let social = SocialTokenVerifier(configurations: identity.social, logger: logger, fetch: SocialTokenVerifier.httpFetch)
 
         let router = infrastructure.makeRouter()
         router.add(middleware: AccountExistsMiddleware(accounts: accounts))
         AuthController(
-            accounts: accounts, sessions: sessions, issuer: try await TokenSettings.issuer(settings), passwords: passwords, social: social,
-            clock: clock
+            accounts: accounts, sessions: sessions,
+            issuer: try await TokenSettings.issuer(settings.reader, environment: settings.environment, developmentKey: developmentKey),
+            passwords: passwords, social: social, clock: clock
         ).addRoutes(to: router)
         AccountController(accounts: accounts, exports: exports, passwords: passwords).addRoutes(to: router)
         FriendsController(friends: friends).addRoutes(to: router)
@@ -31,6 +41,9 @@ public enum IdentityService {
         let pruning = PeriodicService("refresh-token-pruning", every: .seconds(3600), logger: logger) {
             try await sessions.pruneDeadFamilies()
         }
-        return infrastructure.makeApplication(router: router, services: [pruning])
+        let failurePruning = PeriodicService("sign-in-failure-pruning", every: .seconds(3600), logger: logger) {
+            try await sessions.pruneSignInFailures()
+        }
+        return infrastructure.makeApplication(router: router, services: [pruning, failurePruning])
     }
 }

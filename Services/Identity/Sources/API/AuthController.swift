@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import HummingbirdBcrypt
 import Hummingbird
 import JWTKit
@@ -77,17 +78,20 @@ struct AuthController {
         return EditedResponse(status: .created, response: try await session(for: account))
     }
 
-    /// A wrong e-mail and a wrong password look the same (same answer, same bcrypt work). After five failures for
-    /// an e-mail within 15 minutes, attempts for it are refused with 429 until the window passes.
+    /// A wrong e-mail and a wrong password look the same (same answer, same bcrypt work). Throttling (see
+    /// `SignInThrottle`) is per (e-mail, source): after five failures from one source, that source waits 1 minute,
+    /// doubling per further failure up to 15; a source with no failures is let through. A source failing across
+    /// many e-mails, and an e-mail failing from very many sources, are refused too. Refusals are 429 with
+    /// Retry-After, decided before the password is checked.
     @Sendable func signIn(request: Request, context: SurgeRequestContext) async throws -> SessionResponse {
         let body = try await request.decode(as: SignInRequest.self, context: context)
         let email = EmailAddress.normalise(body.email)
         guard !email.isEmpty, email.count <= EmailAddress.maxLength else { throw Self.invalidCredentials }
-        switch try await sessions.admitAttempt(email: email) {
-        case .refused(let retryAfter):
-            throw Problem(
-                slug: "sign-in-throttled", title: "Too many attempts", status: .tooManyRequests,
-                detail: "Too many failed sign-ins for this account. Try again later.", retryAfter: retryAfter)
+        let source = SignInSource(address: request.headers[.surgeClientAddress])
+        switch try await sessions.admitAttempt(email: email, source: source) {
+        case .refused(let retryAfter, let limit):
+            context.logger.info("Sign-in throttled", metadata: ["limit": "\(limit.rawValue)", "source": "\(source)"])
+            throw Self.throttled(limit, retryAfter: retryAfter)
         case .admitted:
             break
         }
@@ -96,8 +100,19 @@ struct AuthController {
         guard try await passwords.verify(body.password, hash: found?.passwordHash), let account = found?.account else {
             throw Self.invalidCredentials
         }
-        try await sessions.succeeded(email: email)
+        try await sessions.succeeded(email: email, source: source)
         return try await session(for: account)
+    }
+
+    static func throttled(_ limit: SignInThrottle.Limit, retryAfter: Int) -> Problem {
+        let detail =
+            switch limit {
+            case .pair: "Too many failed sign-ins for this account from your address. Try again later."
+            case .source: "Too many failed sign-ins from your address. Try again later."
+            case .account: "Too many failed sign-ins for this account. Try again later."
+            }
+        return Problem(
+            slug: "sign-in-throttled", title: "Too many attempts", status: .tooManyRequests, detail: detail, retryAfter: retryAfter)
     }
 
     @Sendable func socialSignIn(request: Request, context: SurgeRequestContext) async throws -> SocialSessionResponse {
@@ -156,4 +171,10 @@ struct AuthController {
             accessToken: access.token, accessTokenExpiresAt: access.expiresAt, refreshToken: refresh.token,
             refreshTokenExpiresAt: refresh.expiresAt)
     }
+}
+
+extension HTTPField.Name {
+    /// The client's address as the gateway determined it (the TCP peer, or the trusted `X-Forwarded-For` hop). Only
+    /// the gateway may set it: it must replace whatever a client sent under this name.
+    static let surgeClientAddress = Self("X-Surge-Client-Address")!
 }

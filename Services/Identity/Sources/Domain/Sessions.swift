@@ -72,29 +72,6 @@ public enum RefreshTokenDecision: Sendable, Equatable {
     }
 }
 
-/// Per-account sign-in throttling: after `maxFailures` wrong passwords for one e-mail within `window`, further
-/// attempts are refused (without checking the password) until enough of those failures are older than the window.
-public struct SignInThrottle: Sendable, Equatable {
-    public var maxFailures: Int
-    public var window: TimeInterval
-
-    public init(maxFailures: Int = 5, window: TimeInterval = 15 * 60) {
-        self.maxFailures = maxFailures
-        self.window = window
-    }
-
-    /// Seconds until an attempt may be made, or nil if one may be made now. `failures` are the recent failures'
-    /// times, in any order.
-    public func retryAfter(failures: [Date], now: Date) -> Int? {
-        let recent = failures.filter { $0 > now.addingTimeInterval(-window) }.sorted(by: >)
-        guard recent.count >= maxFailures else { return nil }
-        // The attempt is allowed again once fewer than `maxFailures` failures remain in the window: when the
-        // maxFailures-th most recent one leaves it.
-        let freedAt = recent[maxFailures - 1].addingTimeInterval(window)
-        return max(1, Int(freedAt.timeIntervalSince(now).rounded(.up)))
-    }
-}
-
 extension Data {
     /// base64url without padding (RFC 4648 §5).
     var base64URLEncoded: String {

@@ -149,5 +149,23 @@ enum IdentityMigrations {
             """,
             "CREATE INDEX group_invites_group ON group_invites (group_id, seq)",
         ]),
+        // Outside production without JWT_SIGNING_KEY: the one key every replica signs with, kept across restarts.
+        Migration(3, "development signing key", [
+            """
+            CREATE TABLE development_signing_key (
+                singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+                key_id text NOT NULL,
+                seed text NOT NULL,
+                created_at timestamptz NOT NULL DEFAULT now()
+            )
+            """,
+        ]),
+        // Sign-in failures per (e-mail, source). The default keeps replicas of the previous version working during a
+        // rolling upgrade: their failures count as the unknown source's.
+        Migration(4, "sign-in failures per source", [
+            "ALTER TABLE sign_in_failures ADD COLUMN source text NOT NULL DEFAULT ''",
+            "CREATE INDEX sign_in_failures_pair ON sign_in_failures (email, source, failed_at)",
+            "CREATE INDEX sign_in_failures_source ON sign_in_failures (source, failed_at)",
+        ]),
     ])
 }

@@ -5,7 +5,7 @@ import SurgeMessaging
 import SurgePostgres
 import SurgeRuntime
 
-/// Refresh-token families and per-account sign-in throttling, both in the database so every replica agrees.
+/// Refresh-token families and sign-in throttling (`SignInThrottle`), both in the database so every replica agrees.
 struct SessionRepository: Sendable {
     let client: PostgresClient
     let logger: Logger
@@ -118,40 +118,67 @@ struct SessionRepository: Sendable {
 
     // MARK: Sign-in throttling
 
-    /// Either refuses the attempt (seconds to wait) or records it as a failure in advance, so that concurrent
-    /// attempts on any replica count it. A successful attempt then clears the failures with `succeeded`.
-    enum AttemptAdmission: Sendable {
-        case refused(retryAfter: Int)
-        case admitted(attemptID: UUID)
+    /// Either refuses the attempt (seconds to wait, and which limit) or records it as a failure in advance, so that
+    /// concurrent attempts on any replica count it. A successful attempt then clears its pair with `succeeded`.
+    enum AttemptAdmission: Sendable, Equatable {
+        case refused(retryAfter: Int, limit: SignInThrottle.Limit)
+        case admitted
     }
 
-    func admitAttempt(email: String) async throws -> AttemptAdmission {
+    func admitAttempt(email: String, source: SignInSource) async throws -> AttemptAdmission {
         let now = clock.now()
-        let windowStart = now.addingTimeInterval(-throttle.window)
         return try await client.transaction(logger: logger) { connection in
-            // Serialises attempts on one e-mail for the few milliseconds of this check.
+            // Serialises attempts on one e-mail, then on one source (always in this order, so never a deadlock), for
+            // the few milliseconds of this check.
             try await connection.execute("SELECT pg_advisory_xact_lock(hashtextextended(\(email), 7))", logger: logger)
-            let failures = try await connection.run(
-                """
-                SELECT failed_at FROM sign_in_failures WHERE email = \(email) AND failed_at > \(windowStart)
-                ORDER BY failed_at DESC LIMIT \(throttle.maxFailures)
-                """, logger: logger
-            ).collect().map { try $0.decode(Date.self) }
-            if let retryAfter = throttle.retryAfter(failures: failures, now: now) {
-                return .refused(retryAfter: retryAfter)
+            if source.isKnown {
+                try await connection.execute("SELECT pg_advisory_xact_lock(hashtextextended(\(source.key), 8))", logger: logger)
             }
-            let attemptID = UUID()
+            let pair = try await failureTimes(
+                """
+                SELECT failed_at FROM sign_in_failures
+                WHERE email = \(email) AND source = \(source.key) AND failed_at > \(now.addingTimeInterval(-throttle.memory))
+                ORDER BY failed_at DESC LIMIT \(throttle.pairFailuresConsidered)
+                """, on: connection)
+            let bySource =
+                source.isKnown
+                ? try await failureTimes(
+                    """
+                    SELECT failed_at FROM sign_in_failures
+                    WHERE source = \(source.key) AND failed_at > \(now.addingTimeInterval(-throttle.perSource.window))
+                    ORDER BY failed_at DESC LIMIT \(throttle.perSource.maxFailures)
+                    """, on: connection) : []
+            let byAccount = try await failureTimes(
+                """
+                SELECT failed_at FROM sign_in_failures
+                WHERE email = \(email) AND failed_at > \(now.addingTimeInterval(-throttle.perAccount.window))
+                ORDER BY failed_at DESC LIMIT \(throttle.perAccount.maxFailures)
+                """, on: connection)
+            if case .refuse(let retryAfter, let limit) = throttle.decide(pair: pair, source: bySource, account: byAccount, now: now) {
+                return .refused(retryAfter: retryAfter, limit: limit)
+            }
             try await connection.execute(
-                "INSERT INTO sign_in_failures (id, email, failed_at) VALUES (\(attemptID), \(email), \(now))", logger: logger)
-            // Old failures of any address are of no use any more.
-            try await connection.execute(
-                "DELETE FROM sign_in_failures WHERE failed_at < \(now.addingTimeInterval(-2 * throttle.window))", logger: logger)
-            return .admitted(attemptID: attemptID)
+                "INSERT INTO sign_in_failures (id, email, source, failed_at) VALUES (\(UUID()), \(email), \(source.key), \(now))",
+                logger: logger)
+            return .admitted
         }
     }
 
-    /// The attempt succeeded: the e-mail's failure count starts again from zero.
-    func succeeded(email: String) async throws {
-        try await client.execute("DELETE FROM sign_in_failures WHERE email = \(email)", logger: logger)
+    /// The attempt succeeded: this source's failures for the e-mail are forgotten. Other sources' are not, so an
+    /// attacker's source stays refused after the owner signed in.
+    func succeeded(email: String, source: SignInSource) async throws {
+        try await client.execute("DELETE FROM sign_in_failures WHERE email = \(email) AND source = \(source.key)", logger: logger)
+    }
+
+    /// Drops failures too old to matter to any limit; returns how many went. Idempotent, so every replica may run it.
+    @discardableResult
+    func pruneSignInFailures() async throws -> Int {
+        let rows = try await client.query(
+            "DELETE FROM sign_in_failures WHERE failed_at < \(clock.now().addingTimeInterval(-throttle.retention)) RETURNING 1", logger: logger)
+        return try await rows.collect().count
+    }
+
+    private func failureTimes(_ query: PostgresQuery, on connection: PostgresConnection) async throws -> [Date] {
+        try await connection.run(query, logger: logger).collect().map { try $0.decode(Date.self) }
     }
 }
