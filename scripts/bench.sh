@@ -26,6 +26,7 @@ log "Starting PostgreSQL on 127.0.0.1:$PG_PORT"
 pg_start "$BENCH/pgdata" "$PG_PORT" "$BENCH/admin-password"
 export SURGE_ADMIN_DATABASE_URL="postgres://surge_admin:$(cat "$BENCH/admin-password")@127.0.0.1:$PG_PORT/postgres"
 for service in identity progress gateway; do export "SURGE_DB_PASSWORD_${service^^}=$(random_secret)"; done
+export INTERNAL_AUTH_SECRET="$(random_secret)"
 "$RELEASE/surge-admin" provision --database surge --services identity progress gateway >/dev/null
 
 "$RELEASE/surge-broker" --bootstrap-file "$BENCH/bootstrap" >"$BENCH/logs/broker.log" 2>&1 &

@@ -17,6 +17,8 @@ up() {
       for service in "${SERVICES[@]}"; do echo "SURGE_DB_PASSWORD_${service^^}=$(random_secret)"; done
     } >"$LOCAL/secrets.env"
   fi
+  grep -q '^INTERNAL_AUTH_SECRET=' "$LOCAL/secrets.env" || echo "INTERNAL_AUTH_SECRET=$(random_secret)" >>"$LOCAL/secrets.env"
+
   set -a; source "$LOCAL/secrets.env"; set +a
   printf '%s' "$SURGE_ADMIN_PASSWORD" >"$LOCAL/admin-password"
 
@@ -39,6 +41,7 @@ up() {
     env SURGE_ENV=development LOG_FORMAT=text HTTP_HOST=127.0.0.1 HTTP_PORT="$(port_of "$service")" \
       DATABASE_URL="postgres://surge_$service:${!password_var}@127.0.0.1:$PG_PORT/surge" \
       KAFKA_BOOTSTRAP_SERVERS="$bootstrap" KAFKA_CONSUMER_PROPERTIES="fetch.wait.max.ms=10" \
+      INTERNAL_AUTH_SECRET="$INTERNAL_AUTH_SECRET" SIMULATED_CLOCK="${SIMULATED_CLOCK:-false}" \
       nohup "$BIN/surge-$service" >"$LOCAL/logs/$service.log" 2>&1 &
     echo $! >"$LOCAL/run/$service.pid"
   done

@@ -69,7 +69,7 @@ public struct ServiceInfrastructure: Sendable {
     /// and the operational routes.
     public func makeRouter(consumers: [EventConsumer] = []) -> Router<SurgeRequestContext> {
         let router = makeRouter(context: SurgeRequestContext.self, consumers: consumers)
-        router.add(middleware: ForwardedContextMiddleware())
+        router.add(middleware: ForwardedContextMiddleware(signer: settings.internalCalls))
         return router
     }
 
@@ -97,7 +97,8 @@ public struct ServiceInfrastructure: Sendable {
     /// On SIGTERM the server stops first, then consumers finish their batch, the relay stops, the producer flushes
     /// and the database client closes.
     public func makeApplication<Context: RequestContext>(
-        router: Router<Context>, consumers: [EventConsumer] = [], services: [any Service] = []
+        router: Router<Context>, consumers: [EventConsumer] = [], services: [any Service] = [],
+        beforeServerStarts: [@Sendable () async throws -> Void] = []
     ) -> some ApplicationProtocol where Context.Source == ApplicationRequestContextSource {
         let portFile = settings.reader.string("SURGE_PORT_FILE")
         let logger = self.logger
@@ -115,6 +116,7 @@ public struct ServiceInfrastructure: Sendable {
         app.addServices(database, producer, relay)
         app.addServices(consumers)
         app.addServices(services)
+        for step in beforeServerStarts { app.beforeServerStarts(perform: step) }
         return app
     }
 }

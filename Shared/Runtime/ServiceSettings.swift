@@ -26,6 +26,10 @@ public struct ServiceSettings: Sendable {
     public var outbox: OutboxRelay.Configuration
     public var consumerMaxAttempts: Int
     public var consumerInitialBackoff: Duration
+    /// Signs (gateway) and checks (services) calls between the gateway and the services.
+    public var internalCalls: InternalCallSigner
+    /// How long a graceful shutdown may take before the process exits regardless.
+    public var shutdownTimeout: Duration
     /// The whole environment, for the service's own settings.
     public var reader: EnvironmentReader
 
@@ -66,6 +70,8 @@ public struct ServiceSettings: Sendable {
                 inboxRetention: .seconds(3600 * (try reader.int("INBOX_RETENTION_HOURS", default: 720, range: 1...100_000)))),
             consumerMaxAttempts: try reader.int("CONSUMER_MAX_ATTEMPTS", default: 5, range: 1...100),
             consumerInitialBackoff: try reader.milliseconds("CONSUMER_RETRY_BACKOFF_MS", default: 100),
+            internalCalls: try InternalCallSigner.from(reader),
+            shutdownTimeout: .seconds(try reader.int("SHUTDOWN_TIMEOUT_SECONDS", default: 10, range: 1...600)),
             reader: reader)
     }
 

@@ -5,8 +5,11 @@ import SurgeContracts
 
 /// Headers the gateway sets on requests it forwards to services.
 public enum InternalHeaders {
-    /// The authenticated caller's user id. Services trust it because only the gateway can reach them.
+    /// The authenticated caller's user id, trusted only under a valid `InternalCallSigner` signature.
     public static let caller = HTTPField.Name("X-Surge-Caller")!
+    /// The client's address as the gateway determined it (the TCP peer, or the trusted `X-Forwarded-For` hop),
+    /// trusted only under a valid signature.
+    public static let clientAddress = HTTPField.Name("X-Surge-Client-Address")!
     public static let requestID = HTTPField.Name("X-Request-ID")!
     public static let traceparent = HTTPField.Name("traceparent")!
     public static let tracestate = HTTPField.Name("tracestate")!
@@ -16,6 +19,8 @@ public enum InternalHeaders {
 public struct SurgeRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     public var callerID: UUID?
+    /// The end client's address, as the gateway saw it; nil for a call the gateway did not sign.
+    public var clientAddress: String?
     public var trace = TraceContext()
 
     public init(source: ApplicationRequestContextSource) {
@@ -33,17 +38,52 @@ public struct SurgeRequestContext: RequestContext {
     }
 }
 
-/// Reads the caller, request id and W3C trace context the gateway forwarded, tags the log with them and echoes the
-/// request id.
+/// Checks that a request comes from the gateway (`InternalCallSigner`), then reads the caller, request id and W3C
+/// trace context it forwarded, tags the log with them and echoes the request id. A request without a valid signature
+/// is refused with 401 before any handler runs; only the operational routes, the public signing keys and the
+/// development clock answer anyone.
 public struct ForwardedContextMiddleware: RouterMiddleware {
     public typealias Context = SurgeRequestContext
 
-    public init() {}
+    let signer: InternalCallSigner
+
+    public init(signer: InternalCallSigner) {
+        self.signer = signer
+    }
+
+    /// The only routes that answer an unsigned call: health, metrics, the public signing keys, the development clock.
+    static let openPaths: Set<String> = ["/healthz", "/readyz", "/metrics", "/internal/jwks.json", "/internal/clock"]
+
+    /// Decided on the raw request target, not the decoded path: a target whose percent-encoding does not decode must
+    /// not slip past as some other path.
+    static func needsSignature(_ target: String) -> Bool {
+        !openPaths.contains(String(target.prefix { $0 != "?" }))
+    }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
-        context.callerID = request.headers[InternalHeaders.caller].flatMap(UUID.init(uuidString:))
-        let requestID = request.headers[InternalHeaders.requestID] ?? UUID().uuidString.lowercased()
+        let forwardedID = request.headers[InternalHeaders.requestID]
+        let requestID = forwardedID ?? UUID().uuidString.lowercased()
+        let target = request.head.path ?? ""
+        if Self.needsSignature(target) {
+            let caller = request.headers[InternalHeaders.caller]
+            let clientAddress = request.headers[InternalHeaders.clientAddress]
+            guard
+                signer.isValid(
+                    request.headers[InternalCallSigner.header], method: request.method.rawValue, target: target,
+                    caller: caller, clientAddress: clientAddress, requestID: forwardedID ?? "")
+            else {
+                throw Problem(
+                    slug: "unauthenticated-call", title: "Unauthenticated call", status: .unauthorized,
+                    detail: "Services answer only calls signed by the gateway.")
+            }
+            context.callerID = caller.flatMap(UUID.init(uuidString:))
+            context.clientAddress = clientAddress
+            // PostgreSQL cannot store or compare U+0000 in text: refused here for every query parameter of every route.
+            var parameters: [String: String] = [:]
+            for (key, value) in request.uri.queryParameters { parameters[String(key)] = String(value) }
+            try Problem.checkNoNUL(in: parameters)
+        }
         context.trace = TraceContext(
             traceparent: request.headers[InternalHeaders.traceparent], tracestate: request.headers[InternalHeaders.tracestate],
             requestID: requestID)

@@ -9,7 +9,10 @@ import Testing
 
 @Suite("Service runtime")
 struct RuntimeTests {
-    static let base = ["DATABASE_URL": "postgres://surge_identity:secret@db.internal:5433/surge?sslmode=require"]
+    static let base = [
+        "DATABASE_URL": "postgres://surge_identity:secret@db.internal:5433/surge?sslmode=require",
+        "INTERNAL_AUTH_SECRET": String(repeating: "x", count: 32),
+    ]
 
     @Test("settings come from the environment with documented defaults")
     func defaults() throws {
@@ -28,6 +31,7 @@ struct RuntimeTests {
         #expect(settings.outbox.outboxRetention == .seconds(168 * 3600))
         #expect(settings.outbox.inboxRetention == .seconds(720 * 3600))
         #expect(settings.consumerMaxAttempts == 5)
+        #expect(settings.shutdownTimeout == .seconds(10))
     }
 
     @Test("each bad setting is named in the error")
@@ -49,6 +53,8 @@ struct RuntimeTests {
         #expect(failure(["KAFKA_PROPERTIES": "novalue"]) == "KAFKA_PROPERTIES")
         #expect(failure(["CONSUMER_MAX_ATTEMPTS": "0"]) == "CONSUMER_MAX_ATTEMPTS")
         #expect(failure(["INBOX_RETENTION_HOURS": "0"]) == "INBOX_RETENTION_HOURS")
+        #expect(failure(["INTERNAL_AUTH_SECRET": "too short"]) == "INTERNAL_AUTH_SECRET")
+        #expect(failure(["SHUTDOWN_TIMEOUT_SECONDS": "0"]) == "SHUTDOWN_TIMEOUT_SECONDS")
         #expect(throws: ConfigurationError.self) { try ServiceSettings.fromEnvironment(service: "x", defaultPort: 1, EnvironmentReader([:])) }
     }
 

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
+import SurgeRuntime
 
 /// A response as a test sees it.
 public struct TestResponse: Sendable {
@@ -36,6 +37,8 @@ public struct TestResponse: Sendable {
 public struct TestHTTP: Sendable {
     public let baseURL: String
     public var defaultHeaders: [(String, String)] = []
+    /// Set to call a service directly as the gateway would, on behalf of `caller`.
+    var gatewaySigner: (signer: InternalCallSigner, caller: String?)?
 
     public init(baseURL: String) {
         self.baseURL = baseURL
@@ -45,6 +48,14 @@ public struct TestHTTP: Sendable {
     public func authorized(_ token: String) -> TestHTTP {
         var copy = self
         copy.defaultHeaders.append(("Authorization", "Bearer \(token)"))
+        return copy
+    }
+
+    /// The same client, calling a service as the gateway does: signed with the stack's internal secret, on behalf of
+    /// `caller` (nil: no caller).
+    public func signedAsGateway(_ signer: InternalCallSigner, caller: String?) -> TestHTTP {
+        var copy = self
+        copy.gatewaySigner = (signer, caller)
         return copy
     }
 
@@ -88,6 +99,14 @@ public struct TestHTTP: Sendable {
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = method
         for (name, value) in defaultHeaders + headers { request.headers.add(name: name, value: value) }
+        if let (signer, caller) = gatewaySigner {
+            let requestID = UUID().uuidString.lowercased()
+            if let caller { request.headers.replaceOrAdd(name: InternalHeaders.caller.rawName, value: caller) }
+            request.headers.replaceOrAdd(name: InternalHeaders.requestID.rawName, value: requestID)
+            request.headers.replaceOrAdd(
+                name: InternalCallSigner.header.rawName,
+                value: signer.signature(method: method.rawValue, target: path, caller: caller, requestID: requestID))
+        }
         if let body {
             if !request.headers.contains(name: "content-type") { request.headers.add(name: "content-type", value: contentType) }
             request.body = .bytes(ByteBuffer(data: body))

@@ -286,14 +286,12 @@ struct IdentitySecuritySystemTests {
             expectProblem(sprayed, 429, "rate-limited")
             #expect(sprayed.header("Retry-After").flatMap(Int.init) != nil, "\(sprayed.headers)")
 
-            // Only the gateway may say where a request comes from. Until it replaces a client's own
-            // X-Surge-Client-Address (and signs it along with the caller), a refused address can claim a fresh one.
+            // Only the gateway may say where a request comes from: it replaces a client's own X-Surge-Client-Address
+            // and signs the one it derived, so a refused address cannot claim a fresh one.
             let spoofed = try await http.post(
                 "/v1/auth/sign-in", json: ["email": "victim@example.com", "password": "correct horse battery"],
                 headers: [("X-Forwarded-For", attacker), ("X-Surge-Client-Address", "192.0.2.250")])
-            withKnownIssue("the gateway passes a client's X-Surge-Client-Address through to identity") {
-                #expect(spoofed.status == 429, "\(spoofed.text)")
-            }
+            expectProblem(spoofed, 429, "sign-in-throttled")
         }
     }
 

@@ -86,7 +86,7 @@ struct IdentitySocialSystemTests {
             #expect(try TestSession(linked).userID == gina.userID)
             #expect(try TestSession(linked).kind == "social")
             func linkedProviders(_ userID: String) async throws -> Set<String> {
-                let export = try await system.identity.get("/internal/export", headers: [("X-Surge-Caller", userID)])
+                let export = try await system.identity(as: userID).get("/internal/export")
                 #expect(export.status == 200, "\(export.text)")
                 let identities = ((export.json["credentials"] as? [String: Any])?["socialIdentities"] as? [[String: Any]]) ?? []
                 return Set(identities.compactMap { $0["provider"] as? String })

@@ -60,6 +60,9 @@ struct IdentityStack: Sendable {
     /// Identity itself, bypassing the gateway (internal routes).
     var identity: TestHTTP { get throws { try stack.http("identity") } }
 
+    /// Identity called directly as the gateway calls it, on behalf of `caller`.
+    func identity(as caller: String) throws -> TestHTTP { try stack.signedHTTP("identity", caller: caller) }
+
     func register(_ email: String, name: String, password: String = "correct horse battery", timeZone: String = "Europe/Rome") async throws -> TestSession {
         let response = try await http.post(
             "/v1/auth/register", json: ["email": email, "password": password, "displayName": name, "timeZone": timeZone])

@@ -384,7 +384,7 @@ struct IdentitySystemTests {
                 return goal == 1 && members == 2
             }
 
-            let export = try await system.identity.get("/internal/export", headers: [("X-Surge-Caller", dora.userID)])
+            let export = try await system.identity(as: dora.userID).get("/internal/export")
             #expect(export.status == 200, "\(export.text)")
             #expect((export.json["account"] as? [String: Any])?["email"] as? String == "dora@example.com")
             #expect(((export.json["credentials"] as? [String: Any])?["password"] as? [String: Any])?["createdAt"] is String)
@@ -395,7 +395,10 @@ struct IdentitySystemTests {
             #expect(((export.json["groups"] as? [[String: Any]]) ?? []).compactMap { ($0["group"] as? [String: Any])?["name"] as? String } == ["Dora's team"])
             #expect(((export.json["sessions"] as? [[String: Any]]) ?? []).count == 1)
             #expect(!export.text.contains("$2b$") && !export.text.contains(dora.refreshToken) && !export.text.lowercased().contains("hash"))
-            expectProblem(try await system.identity.get("/internal/export"), 401)
+            expectProblem(try await system.identity.get("/internal/export"), 401, "unauthenticated-call")
+            // A caller header without the gateway's signature is refused: nobody inside the network can pose as Dora.
+            expectProblem(
+                try await system.identity.get("/internal/export", headers: [("X-Surge-Caller", dora.userID)]), 401, "unauthenticated-call")
             expectProblem(try await system.http.authorized(dora.accessToken).get("/internal/export"), 404)
             // The gateway's export carries every service's part: identity's as is, and what challenges and progress
             // keep (a like, an attempt at 75 Hard).
@@ -427,7 +430,7 @@ struct IdentitySystemTests {
             expectProblem(try await asDora.post("/v1/groups", json: ["name": "Ghost", "kind": "team", "timeZone": "UTC"]), 401, "account-deleted")
             expectProblem(try await system.http.post("/v1/auth/refresh", json: ["refreshToken": dora.refreshToken]), 401, "invalid-refresh-token")
             expectProblem(try await system.signIn("dora@example.com", password: "my secret passphrase"), 401, "invalid-credentials")
-            expectProblem(try await system.identity.get("/internal/export", headers: [("X-Surge-Caller", dora.userID)]), 401, "account-deleted")
+            expectProblem(try await system.identity(as: dora.userID).get("/internal/export"), 401, "account-deleted")
 
             // What others see: the friendship and request are gone; the team passed to Ed.
             #expect(items(try await asEd.get("/v1/friends")).isEmpty)

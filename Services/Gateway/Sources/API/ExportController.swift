@@ -11,6 +11,7 @@ import SurgeRuntime
 struct ExportController {
     let client: HTTPClient
     let upstreams: Upstreams
+    let signer: InternalCallSigner
     let now: @Sendable () -> Date
 
     struct ExportDocument: Codable, ResponseEncodable {
@@ -20,12 +21,11 @@ struct ExportController {
         var services: [String: JSONValue]
     }
 
-    static let services: [SurgeService] = [.identity, .challenges, .progress, .leaderboard, .badges, .notifications]
 
     func export(request: Request, context: GatewayRequestContext) async throws -> Response {
         guard let callerID = context.callerID else { throw Problem.unauthorized() }
         let parts = try await withThrowingTaskGroup(of: (SurgeService, JSONValue?).self) { group in
-            for service in Self.services {
+            for service in SurgeService.exporting {
                 group.addTask { (service, try await fetch(service, callerID: callerID, context: context)) }
             }
             var parts: [String: JSONValue] = [:]
@@ -43,8 +43,7 @@ struct ExportController {
     /// A service's part; nil when the service keeps nothing per user (answers 404).
     private func fetch(_ service: SurgeService, callerID: UUID, context: GatewayRequestContext) async throws -> JSONValue? {
         var request = HTTPClientRequest(url: upstreams.url(for: service) + "/internal/export")
-        request.headers.add(name: InternalHeaders.caller.rawName, value: callerID.key)
-        request.headers.add(name: InternalHeaders.requestID.rawName, value: context.requestID)
+        signer.sign(&request, target: "/internal/export", caller: callerID, requestID: context.requestID)
         do {
             let response = try await client.execute(request, timeout: .seconds(30))
             if response.status == .notFound { return nil }

@@ -13,6 +13,8 @@ public struct GatewayRequestContext: RequestContext {
     public var traceState: String?
     /// The TCP peer; the client's address is derived from it and trusted `X-Forwarded-For` hops.
     public let peerAddress: String
+    /// The client's address as the route pipeline derived it.
+    public var clientAddress: String?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

@@ -7,32 +7,35 @@ import NIOHTTP1
 import SurgeContracts
 import SurgeRuntime
 
-/// Forwards each public route to its service, streaming bodies both ways. The caller's identity, request id and trace
+/// Forwards each public route to its service: the request body as the pipeline collected it, the response streamed. The caller's identity, request id and trace
 /// travel as headers; anything a client sent in the internal caller header is dropped.
 struct ProxyController {
     let client: HTTPClient
     let upstreams: Upstreams
+    let signer: InternalCallSigner
     let timeout: TimeAmount
 
     static let hopByHopHeaders: Set<String> = [
         "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding",
-        "upgrade", "host", "x-surge-caller",
+        "upgrade", "host", "x-surge-caller", "x-surge-client-address", "x-surge-signature",
     ]
 
 
     func forward(_ request: Request, context: GatewayRequestContext, to service: SurgeService) async throws -> Response {
-        var outgoing = HTTPClientRequest(url: upstreams.url(for: service) + request.uri.description)
+        let target = request.head.path ?? request.uri.description
+        var outgoing = HTTPClientRequest(url: upstreams.url(for: service) + target)
         outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
         for field in request.headers where !Self.hopByHopHeaders.contains(field.name.canonicalName) {
             outgoing.headers.add(name: field.name.rawName, value: field.value)
         }
-        if let callerID = context.callerID { outgoing.headers.replaceOrAdd(name: InternalHeaders.caller.rawName, value: callerID.key) }
-        outgoing.headers.replaceOrAdd(name: InternalHeaders.requestID.rawName, value: context.requestID)
+        signer.sign(
+            &outgoing, target: target, caller: context.callerID, clientAddress: context.clientAddress,
+            requestID: context.requestID)
         outgoing.headers.replaceOrAdd(name: InternalHeaders.traceparent.rawName, value: context.traceParent.header)
-        if let length = request.headers[.contentLength].flatMap(Int.init) {
-            outgoing.body = .stream(request.body, length: .known(Int64(length)))
-        } else if request.method != .get, request.method != .head {
-            outgoing.body = .stream(request.body, length: .unknown)
+        // The pipeline has already read the body into memory: this takes the buffer, it does not read the socket.
+        let body = try await request.body.collect(upTo: .max)
+        if body.readableBytes > 0 || (request.method != .get && request.method != .head) {
+            outgoing.body = .bytes(body)
         }
         let response: HTTPClientResponse
         do {
@@ -53,19 +56,37 @@ struct ProxyController {
     }
 }
 
-/// Where each service's internal HTTP API listens.
+/// Where each service's internal HTTP API listens: `UPSTREAM_URL_TEMPLATE` with `{service}` and `{port}` filled in
+/// from the registry (a new service needs no gateway setting), or one service's `UPSTREAM_<SERVICE>_URL`.
 struct Upstreams: Sendable {
     let urls: [SurgeService: String]
 
     init(_ reader: EnvironmentReader) {
-        let defaults: [SurgeService: Int] = [.identity: 8081, .challenges: 8082, .progress: 8083, .leaderboard: 8084, .badges: 8085, .notifications: 8086]
+        let template = reader.string("UPSTREAM_URL_TEMPLATE", default: "http://127.0.0.1:{port}")
         var urls: [SurgeService: String] = [:]
-        for (service, port) in defaults {
-            let url = reader.string("UPSTREAM_\(service.rawValue.uppercased())_URL", default: "http://127.0.0.1:\(port)")
+        for service in SurgeService.allCases where service != .gateway {
+            let fromTemplate = template.replacingOccurrences(of: "{service}", with: service.rawValue)
+                .replacingOccurrences(of: "{port}", with: String(service.entry.port))
+            let url = reader.string(Self.variable(for: service), default: fromTemplate)
             urls[service] = url.hasSuffix("/") ? String(url.dropLast()) : url
         }
         self.urls = urls
     }
 
     func url(for service: SurgeService) -> String { urls[service] ?? "" }
+
+    static func variable(for service: SurgeService) -> String { "UPSTREAM_\(service.rawValue.uppercased())_URL" }
+}
+
+extension InternalCallSigner {
+    /// Sets the caller, the request id and the signature that lets the service trust them.
+    func sign(_ request: inout HTTPClientRequest, target: String, caller: UUID?, clientAddress: String? = nil, requestID: String) {
+        if let caller { request.headers.replaceOrAdd(name: InternalHeaders.caller.rawName, value: caller.key) }
+        if let clientAddress { request.headers.replaceOrAdd(name: InternalHeaders.clientAddress.rawName, value: clientAddress) }
+        request.headers.replaceOrAdd(name: InternalHeaders.requestID.rawName, value: requestID)
+        request.headers.replaceOrAdd(
+            name: InternalCallSigner.header.rawName,
+            value: signature(
+                method: request.method.rawValue, target: target, caller: caller?.key, clientAddress: clientAddress, requestID: requestID))
+    }
 }

@@ -27,6 +27,7 @@ struct RoutePipeline: Sendable {
         }
         // The IP's budgets are spent before the token is checked, so bad tokens cannot be tried without limit.
         let ip = clientAddress.of(request, peer: context.peerAddress)
+        context.clientAddress = ip
         var decisions = limits.budgets(ip: ip, userID: nil, throttle: route.throttle).map { take($0, $1) }
         var response: Response
         if decisions.allSatisfy(\.allowed), route.access == .authenticated {
@@ -48,9 +49,11 @@ struct RoutePipeline: Sendable {
         } else {
             do {
                 var request = request
-                if request.headers[.contentLength] == nil {
-                    request.body = RequestBody(asyncSequence: LimitedBody(base: request.body, limit: bodyLimit))
-                }
+                // The whole body is read here, before anything can answer. An answer sent while the body is still
+                // arriving (a 415 or 404 from a service that never reads it, a 413 half-way) would leave its reader
+                // suspended on the connection while the server drains the rest: two readers of one HTTP stream,
+                // which NIO traps on. Bodies are small and capped, so buffering them costs little.
+                try await Self.collectBody(of: &request, limit: bodyLimit)
                 if route.idempotent, let key = request.headers[.idempotencyKey] {
                     response = try await idempotent(request, context: context, key: key, ip: ip, bodyLimit: bodyLimit, handler: handler)
                 } else {
@@ -61,6 +64,22 @@ struct RoutePipeline: Sendable {
             }
         }
         return withRateLimitHeaders(response, decisions)
+    }
+
+    /// Replaces the streamed body by the collected one; 413 past `limit`.
+    static func collectBody(of request: inout Request, limit: Int) async throws {
+        do {
+            _ = try await request.collectBody(upTo: limit)
+        } catch is NIOTooManyBytesError {
+            throw Problem.tooLarge(limit: limit)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw Problem.tooLarge(limit: limit)
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            // A malformed chunk, or a connection that ended before its Content-Length: the client's fault, not ours.
+            throw Problem.malformedBody("The request body could not be read: it was cut short or badly framed.")
+        }
     }
 
     private func take(_ key: String, _ policy: RateLimitPolicy) -> RateLimitDecision {
@@ -137,27 +156,6 @@ struct RoutePipeline: Sendable {
     }
 }
 
-/// A request body without a length, cut off with 413 once it exceeds the limit.
-struct LimitedBody: AsyncSequence, Sendable {
-    typealias Element = ByteBuffer
-    let base: RequestBody
-    let limit: Int
-
-    struct AsyncIterator: AsyncIteratorProtocol {
-        var base: RequestBody.AsyncIterator
-        let limit: Int
-        var seen = 0
-
-        mutating func next() async throws -> ByteBuffer? {
-            guard let buffer = try await base.next() else { return nil }
-            seen += buffer.readableBytes
-            guard seen <= limit else { throw Problem.tooLarge(limit: limit) }
-            return buffer
-        }
-    }
-
-    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: base.makeAsyncIterator(), limit: limit) }
-}
 
 /// Gathers a response body so it can be stored and then sent.
 private final class CollectedBody: @unchecked Sendable {

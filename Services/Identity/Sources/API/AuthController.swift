@@ -87,7 +87,7 @@ struct AuthController {
         let body = try await request.decode(as: SignInRequest.self, context: context)
         let email = EmailAddress.normalise(body.email)
         guard !email.isEmpty, email.count <= EmailAddress.maxLength else { throw Self.invalidCredentials }
-        let source = SignInSource(address: request.headers[.surgeClientAddress])
+        let source = SignInSource(address: context.clientAddress)
         switch try await sessions.admitAttempt(email: email, source: source) {
         case .refused(let retryAfter, let limit):
             context.logger.info("Sign-in throttled", metadata: ["limit": "\(limit.rawValue)", "source": "\(source)"])
@@ -171,10 +171,4 @@ struct AuthController {
             accessToken: access.token, accessTokenExpiresAt: access.expiresAt, refreshToken: refresh.token,
             refreshTokenExpiresAt: refresh.expiresAt)
     }
-}
-
-extension HTTPField.Name {
-    /// The client's address as the gateway determined it (the TCP peer, or the trusted `X-Forwarded-For` hop). Only
-    /// the gateway may set it: it must replace whatever a client sent under this name.
-    static let surgeClientAddress = Self("X-Surge-Client-Address")!
 }

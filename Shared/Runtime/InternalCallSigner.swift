@@ -1,0 +1,64 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import SurgeContracts
+
+/// Proves to a service that a request comes from the gateway, and on whose behalf. The gateway signs the method,
+/// target, forwarded caller, request id and time with `INTERNAL_AUTH_SECRET` (HMAC-SHA256); a service accepts the
+/// forwarded caller only with a valid, fresh signature, so a process inside the network cannot pose as a user by
+/// setting `X-Surge-Caller` itself. The body is not signed: a signature cannot be moved to another route or caller,
+/// and it expires after `maximumAge`.
+public struct InternalCallSigner: Sendable {
+    public static let header = HTTPField.Name("X-Surge-Signature")!
+    public static let secretVariable = "INTERNAL_AUTH_SECRET"
+    public static let minimumSecretLength = 32
+    /// How far a signature's time may be from the verifier's clock, either way.
+    public static let maximumAge: TimeInterval = 60
+
+    private let key: SymmetricKey
+
+    public init(secret: String) throws {
+        guard secret.utf8.count >= Self.minimumSecretLength else {
+            throw ConfigurationError(variable: Self.secretVariable, problem: "must be at least \(Self.minimumSecretLength) characters")
+        }
+        key = SymmetricKey(data: Data(secret.utf8))
+    }
+
+    public static func from(_ reader: EnvironmentReader) throws -> InternalCallSigner {
+        try InternalCallSigner(secret: reader.required(secretVariable))
+    }
+
+    /// The header value for a call. Time is the real clock's, never a simulated one.
+    public func signature(
+        method: String, target: String, caller: String?, clientAddress: String? = nil, requestID: String, at instant: Date = Date()
+    ) -> String {
+        let seconds = Int64(instant.timeIntervalSince1970.rounded(.down))
+        let code = mac(seconds: seconds, method: method, target: target, caller: caller, clientAddress: clientAddress, requestID: requestID)
+        return "v1;t=\(seconds);sig=\(code)"
+    }
+
+    public func isValid(
+        _ header: String?, method: String, target: String, caller: String?, clientAddress: String? = nil, requestID: String,
+        now: Date = Date()
+    ) -> Bool {
+        guard let header else { return false }
+        let parts = header.split(separator: ";")
+        guard parts.count == 3, parts[0] == "v1", parts[1].hasPrefix("t="), parts[2].hasPrefix("sig="),
+            let seconds = Int64(parts[1].dropFirst(2)),
+            abs(Double(seconds) - now.timeIntervalSince1970) <= Self.maximumAge
+        else { return false }
+        let expected = mac(seconds: seconds, method: method, target: target, caller: caller, clientAddress: clientAddress, requestID: requestID)
+        // Constant-time comparison of the two codes.
+        let given = Array(parts[2].dropFirst(4).utf8)
+        let wanted = Array(expected.utf8)
+        guard given.count == wanted.count else { return false }
+        return zip(given, wanted).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+
+    private func mac(seconds: Int64, method: String, target: String, caller: String?, clientAddress: String?, requestID: String) -> String {
+        let message = ["v1", String(seconds), method.uppercased(), target, caller?.lowercased() ?? "-", clientAddress ?? "-", requestID]
+            .joined(separator: "\n")
+        let code = HMAC<SHA256>.authenticationCode(for: Data(message.utf8), using: key)
+        return Base64URL.encode(Data(code))
+    }
+}
