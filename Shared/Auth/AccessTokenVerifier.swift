@@ -5,10 +5,11 @@ import SurgeContracts
 import Synchronization
 
 /// Verifies access tokens against identity's published keys. Keys are fetched on the first verification, again once
-/// `refreshInterval` has passed, and when a token names a key id not yet known (at most every 30 seconds), so a key
-/// rotation needs no gateway restart. One fetch runs at a time and concurrent verifications wait for it; while no
+/// `refreshInterval` has passed, and at once when a token names a key id not yet known (at most once per
+/// `unknownKeyInterval`), so a token signed by a newly rotated key is accepted within a second. One fetch runs at a time and concurrent verifications wait for it; while no
 /// keys could be loaded, fetches are at least `retryInterval` apart, so tokens arriving while identity is down do not
-/// hammer it. A token must name its key: it is never tried against some other key.
+/// hammer it. A token must name its key, and its header's `alg` must be the algorithm of Surge's keys (`EdDSA`): it is
+/// never tried against some other key or algorithm.
 public final class AccessTokenVerifier: Sendable {
     public enum Failure: Error, Equatable {
         /// No keys could be loaded yet: identity has not answered.
@@ -33,17 +34,25 @@ public final class AccessTokenVerifier: Sendable {
     private let logger: Logger
     public let refreshInterval: Duration
     public let retryInterval: Duration
+    public let unknownKeyInterval: Duration
+    /// The only `alg` an access token may name: identity signs with Ed25519.
+    public static let algorithm = "EdDSA"
 
-    public init(refreshInterval: Duration = .seconds(300), retryInterval: Duration = .seconds(2), logger: Logger, fetch: @escaping FetchJWKS) {
+    public init(
+        refreshInterval: Duration = .seconds(300), retryInterval: Duration = .seconds(2), unknownKeyInterval: Duration = .milliseconds(500),
+        logger: Logger, fetch: @escaping FetchJWKS
+    ) {
         self.fetch = fetch
         self.logger = logger
         self.refreshInterval = refreshInterval
         self.retryInterval = retryInterval
+        self.unknownKeyInterval = unknownKeyInterval
     }
 
     /// Returns the caller's claims, or throws `Failure`.
     public func verify(_ token: String) async throws -> AccessTokenClaims {
-        guard let keyID = Self.keyID(of: token) else { throw Failure.invalid }
+        guard let header = Self.header(of: token), header.algorithm == Self.algorithm else { throw Failure.invalid }
+        let keyID = header.keyID
         await fetchIfNeeded(for: keyID)
         let (keys, known) = state.withLock { ($0.keys, $0.keyIDs.contains(keyID)) }
         guard let keys else { throw Failure.keysUnavailable }
@@ -67,7 +76,7 @@ public final class AccessTokenVerifier: Sendable {
             } else if let sinceFetch, sinceFetch > refreshInterval {
                 needed = true
             } else if !state.keyIDs.contains(keyID) {
-                needed = state.lastUnknownKeyFetch.map { now - $0 >= .seconds(30) } ?? true
+                needed = state.lastUnknownKeyFetch.map { now - $0 >= unknownKeyInterval } ?? true
                 if needed { state.lastUnknownKeyFetch = now }
             } else {
                 needed = false
@@ -101,12 +110,13 @@ public final class AccessTokenVerifier: Sendable {
         }
     }
 
-    /// The `kid` of a compact JWS, read from its (not yet verified) header.
-    static func keyID(of token: String) -> String? {
+    /// The `kid` and `alg` of a compact JWS, read from its (not yet verified) header.
+    static func header(of token: String) -> (keyID: String, algorithm: String)? {
         guard let header = token.split(separator: ".", omittingEmptySubsequences: false).first,
             let data = Base64URL.decode(header),
-            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let keyID = object["kid"] as? String, let algorithm = object["alg"] as? String
         else { return nil }
-        return object["kid"] as? String
+        return (keyID, algorithm)
     }
 }

@@ -17,7 +17,7 @@ enum IdentityAPI {
 
     static let signIn = APIOperation(
         .post, "/v1/auth/sign-in", id: "signIn", service: .identity,
-        summary: "Sign in with e-mail and password. Wrong e-mail or password: 401 invalid-credentials; after 5 failures in 15 minutes: 429 with Retry-After.",
+        summary: "Sign in with e-mail and password. Wrong e-mail or password: 401 invalid-credentials; after 5 failures from one address: 429 with Retry-After (1 minute, doubling up to 15); other addresses are not locked out.",
         access: .anonymous, throttle: .credentials, request: SignInRequest.self, response: SessionResponse.self)
 
     static let socialSignIn = APIOperation(

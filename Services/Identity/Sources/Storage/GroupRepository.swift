@@ -111,6 +111,8 @@ struct GroupRepository: Sendable {
         let now = clock.now()
         let expiresAt = try InvitePolicy.expiry(hours: expiresInHours, now: now)
         return try await client.transaction(logger: logger) { connection in
+            // Held until commit, so the group cannot be deleted between the membership check and the insert.
+            try await connection.execute("SELECT 1 FROM groups WHERE id = \(groupID) FOR KEY SHARE", logger: logger)
             guard try await isMember(userID, of: groupID, on: connection) else { throw Self.groupNotFound }
             // A collision among 30^10 codes is unlikely; should one happen, try another code.
             for _ in 0..<5 {
