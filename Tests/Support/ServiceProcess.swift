@@ -82,10 +82,11 @@ public final class ServiceProcess: Sendable {
         running.withLock { $0 = process }
         TestEnvironment.recordChild(process.processIdentifier)
         let file = announcementFile
-        let value = try await eventually("\(service) to listen (log: \(logFile.path))", timeout: .seconds(60)) { () -> String? in
-            guard process.isRunning else { throw ServiceProcessError.exited(service, logFile.path) }
-            return (try? String(contentsOf: file, encoding: .utf8)).flatMap { $0.isEmpty ? nil : $0 }
+        let listening = try await eventually("\(service) to listen (log: \(logFile.path))", timeout: .seconds(60)) { () -> String?? in
+            guard process.isRunning else { return .some(nil) }
+            return (try? String(contentsOf: file, encoding: .utf8)).flatMap { $0.isEmpty ? nil : .some($0) }
         }
+        guard let value = listening else { throw ServiceProcessError.exited(service, logFile.path) }
         announced.withLock { $0 = value }
     }
 

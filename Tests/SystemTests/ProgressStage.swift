@@ -88,9 +88,17 @@ struct ProgressStage {
     }
 
     func setClock(_ instant: Date) async throws {
-        let response = try await TestHTTP(baseURL: try stack.process("progress").baseURL)
-            .put("/internal/clock", json: ["now": Timestamp.format(instant)])
-        guard response.status == 200 else { throw StageError("clock refused: \(response.text)") }
+        try await stack.setClock(instant)
+    }
+
+    /// Waits until the day judge has completed two more rounds: one that was under way may have read the time before
+    /// the clock moved, the next has certainly judged at the new time.
+    func waitForJudgement() async throws {
+        let progress = try stack.process("progress")
+        let before = try await MetricsPage.scrape(progress).sum("surge_judgement_rounds_total")
+        try await waitUntil("two day-judgement rounds") {
+            try await MetricsPage.scrape(progress).sum("surge_judgement_rounds_total") >= before + 2
+        }
     }
 
     /// The progress outbox's event types, in order.

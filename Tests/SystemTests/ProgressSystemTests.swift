@@ -106,7 +106,7 @@ struct ProgressSystemTests {
             try await stage.setClock(dayFifteen, "21:00", for: elena)
             _ = try await completeDay(elena, attemptID: attemptID, skip: "water")
             try await stage.setClock(dayFifteen, "23:59", for: elena)
-            try await Task.sleep(for: .milliseconds(400))
+            try await stage.waitForJudgement()
             #expect(attempt(try await elena.http.get("/v1/attempts/\(attemptID)"))["status"] as? String == "active")
             try await stage.setClock(dayFifteen.adding(days: 1), "00:00", for: elena)
             let failed = try await eventually("failed at local midnight") { () -> TestResponse? in

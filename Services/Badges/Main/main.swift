@@ -1,5 +1,4 @@
 import BadgesService
 import SurgeRuntime
 
-let settings = try ServiceSettings.fromEnvironment(service: BadgesService.name, defaultPort: BadgesService.defaultPort)
-try await BadgesService.buildApplication(settings).runService()
+await ServiceMain.run(.badges, build: BadgesService.buildApplication)

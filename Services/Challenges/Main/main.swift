@@ -1,5 +1,4 @@
 import ChallengesService
 import SurgeRuntime
 
-let settings = try ServiceSettings.fromEnvironment(service: ChallengesService.name, defaultPort: ChallengesService.defaultPort)
-try await ChallengesService.buildApplication(settings).runService()
+await ServiceMain.run(.challenges, build: ChallengesService.buildApplication)

@@ -6,11 +6,10 @@ import SurgePostgres
 import SurgeRuntime
 
 public enum ChallengesService {
-    public static let name = "challenges"
     public static var api: [APIOperation] { ChallengesAPI.all }
-    public static let defaultPort = 8082
 
     public static func buildApplication(_ settings: ServiceSettings) async throws -> some ApplicationProtocol {
+        let trendingRefresh = try settings.reader.int("TRENDING_REFRESH_SECONDS", default: 600, range: 1...86_400)
         let infrastructure = try await ServiceInfrastructure.start(settings, migrations: [ChallengesMigrations.set])
         let logger = infrastructure.logger
         let report = try await PostgresClient.withRunning(settings.database.makeClient(schema: settings.service, logger: logger)) { client in
@@ -30,7 +29,7 @@ public enum ChallengesService {
         let database = infrastructure.database
         let clock = infrastructure.clock
         let refresher = PeriodicService(
-            "trending-refresh", every: .seconds(try settings.reader.int("TRENDING_REFRESH_SECONDS", default: 600, range: 1...86_400)),
+            "trending-refresh", every: .seconds(trendingRefresh),
             logger: logger
         ) {
             _ = try await Trending.refreshAll(today: Trending.day(at: clock.now()), client: database, logger: logger)

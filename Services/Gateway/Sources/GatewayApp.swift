@@ -8,20 +8,24 @@ import ServiceLifecycle
 import SurgeRuntime
 
 public enum GatewayService {
-    public static let name = "gateway"
-    public static let defaultPort = 8080
     public static var api: [APIOperation] { GatewayAPI.all }
 
     public static func buildApplication(_ settings: ServiceSettings) async throws -> some ApplicationProtocol {
-        let infrastructure = try await ServiceInfrastructure.start(settings, migrations: [GatewayMigrations.set])
+        // Every setting is read before anything connects, so a bad one is reported alone.
         let reader = settings.reader
+        let upstreamTimeout = try reader.int("UPSTREAM_TIMEOUT_SECONDS", default: 30, range: 1...600)
+        let limits = try RateLimits.from(reader)
+        let clientAddress = ClientAddress(trustedHops: try reader.int("TRUSTED_PROXY_HOPS", default: 0, range: 0...10))
+        let maxBodyBytes = try reader.int("MAX_REQUEST_BYTES", default: 1 << 20, range: 1024...(64 << 20))
+        let maxUploadBytes = try reader.int("MAX_UPLOAD_BYTES", default: 10 << 20, range: 1024...(256 << 20))
+        let cors = try CORSPolicy.from(reader)
+        let infrastructure = try await ServiceInfrastructure.start(settings, migrations: [GatewayMigrations.set])
         var clientConfiguration = HTTPClient.Configuration()
         clientConfiguration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
         let upstreams = Upstreams(reader)
         let clock = infrastructure.clock
         let now: @Sendable () -> Date = { clock.now() }
-        let upstreamTimeout = try reader.int("UPSTREAM_TIMEOUT_SECONDS", default: 30, range: 1...600)
         // A claim is only taken over once the request that made it must have ended.
         let idempotency = IdempotencyStore(
             client: infrastructure.database, logger: infrastructure.logger, abandonAfter: .seconds(upstreamTimeout + 30))
@@ -31,7 +35,6 @@ public enum GatewayService {
             try await ErasedUsers.record(event.data.userID, at: event.data.deletedAt, on: connection, logger: logger)
         }
         let consumer = try infrastructure.consumer(handlers)
-        let limits = try RateLimits.from(reader)
         let limiter = RateLimiter()
         let pipeline = RoutePipeline(
             limits: limits,
@@ -41,14 +44,14 @@ public enum GatewayService {
                 jwksURL: reader.string("IDENTITY_JWKS_URL", default: upstreams.url(for: .identity) + "/internal/jwks.json"),
                 erased: erased, logger: infrastructure.logger),
             idempotency: idempotency,
-            clientAddress: ClientAddress(trustedHops: try reader.int("TRUSTED_PROXY_HOPS", default: 0, range: 0...10)),
-            maxBodyBytes: try reader.int("MAX_REQUEST_BYTES", default: 1 << 20, range: 1024...(64 << 20)),
-            maxUploadBytes: try reader.int("MAX_UPLOAD_BYTES", default: 10 << 20, range: 1024...(256 << 20)),
+            clientAddress: clientAddress,
+            maxBodyBytes: maxBodyBytes,
+            maxUploadBytes: maxUploadBytes,
             now: now)
-        let export = ExportController(client: client, upstreams: upstreams, now: now)
+        let export = ExportController(client: client, upstreams: upstreams, signer: settings.internalCalls, now: now)
 
         let router = infrastructure.makeRouter(context: GatewayRequestContext.self, consumers: [consumer])
-        if let cors = try CORSPolicy.from(reader) { router.add(middleware: cors) }
+        if let cors { router.add(middleware: cors) }
         router.add(middleware: TraceMiddleware())
         router.get("/openapi.json") { _, _ in
             Response(
@@ -58,15 +61,18 @@ public enum GatewayService {
         PublicRouter(
             pipeline: pipeline,
             proxy: ProxyController(
-                client: client, upstreams: upstreams,
+                client: client, upstreams: upstreams, signer: settings.internalCalls,
                 timeout: .seconds(Int64(upstreamTimeout))),
             local: [PublicRouter.key(GatewayAPI.export.method, GatewayAPI.export.path): export.export]
         ).addRoutes(PublicAPI.routes, to: router)
         return infrastructure.makeApplication(
             router: router, consumers: [consumer],
             services: [
-                PeriodicService("erased-users", every: .seconds(2), logger: infrastructure.logger) {
-                    try await erased.refresh(now: now())
+                PeriodicService("erased-users", every: ErasedUsers.refreshInterval, logger: infrastructure.logger) {
+                    try await erased.refresh()
+                },
+                PeriodicService("erased-users-purge", every: .seconds(600), logger: infrastructure.logger) {
+                    try await erased.purge(now: now())
                 },
                 HTTPClientService(client: client),
                 PeriodicService("idempotency-purge", every: .seconds(600), logger: infrastructure.logger) {
@@ -75,7 +81,8 @@ public enum GatewayService {
                 PeriodicService("rate-limit-eviction", every: .seconds(60), logger: infrastructure.logger) {
                     limiter.evictFull(now: Double(DispatchTime.now().uptimeNanoseconds) / 1e9, policies: limits.all)
                 },
-            ])
+            ],
+            beforeServerStarts: [{ try await erased.refresh() }])
     }
 }
 

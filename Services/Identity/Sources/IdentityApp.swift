@@ -4,8 +4,6 @@ import SurgePostgres
 import SurgeRuntime
 
 public enum IdentityService {
-    public static let name = "identity"
-    public static let defaultPort = 8081
     public static var api: [APIOperation] { IdentityAPI.all }
 
     public static func buildApplication(_ settings: ServiceSettings) async throws -> some ApplicationProtocol {

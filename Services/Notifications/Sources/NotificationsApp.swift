@@ -2,9 +2,7 @@ import Hummingbird
 import SurgeRuntime
 
 public enum NotificationsService {
-    public static let name = "notifications"
     public static let api: [APIOperation] = []
-    public static let defaultPort = 8086
 
     public static func buildApplication(_ settings: ServiceSettings) async throws -> some ApplicationProtocol {
         let infrastructure = try await ServiceInfrastructure.start(settings, migrations: [])

@@ -1,5 +1,4 @@
 import ProgressService
 import SurgeRuntime
 
-let settings = try ServiceSettings.fromEnvironment(service: ProgressService.name, defaultPort: ProgressService.defaultPort)
-try await ProgressService.buildApplication(settings).runService()
+await ServiceMain.run(.progress, build: ProgressService.buildApplication)

@@ -1,15 +1,17 @@
 import Hummingbird
+import Metrics
 import SurgeMessaging
 import SurgeRuntime
 
 public enum ProgressService {
-    public static let name = "progress"
-    public static let defaultPort = 8083
     public static var api: [APIOperation] { ProgressAPI.all }
 
     public static func buildApplication(_ settings: ServiceSettings) async throws -> some ApplicationProtocol {
-        let infrastructure = try await ServiceInfrastructure.start(settings, migrations: [ProgressMigrations.set])
         let reader = settings.reader
+        let maxPhotoBytes = try reader.int("PHOTO_MAX_BYTES", default: 10 << 20, range: 1024...(256 << 20))
+        let judgementBatch = try reader.int("JUDGEMENT_BATCH_SIZE", default: 200, range: 1...10_000)
+        let judgementInterval = try reader.milliseconds("JUDGEMENT_INTERVAL_MS", default: 5000)
+        let infrastructure = try await ServiceInfrastructure.start(settings, migrations: [ProgressMigrations.set])
         let repository = ProgressRepository(
             client: infrastructure.database, outbox: infrastructure.outbox, clock: infrastructure.clock, logger: infrastructure.logger)
         let chores = ChoreStore(client: infrastructure.database, outbox: infrastructure.outbox, clock: infrastructure.clock, logger: infrastructure.logger)
@@ -20,7 +22,7 @@ public enum ProgressService {
         let router = infrastructure.makeRouter(consumers: [consumer])
         AttemptsController(repository: repository).addRoutes(to: router)
         CheckInsController(
-            repository: repository, maxPhotoBytes: try reader.int("PHOTO_MAX_BYTES", default: 10 << 20, range: 1024...(256 << 20))
+            repository: repository, maxPhotoBytes: maxPhotoBytes
         ).addRoutes(to: router)
         ChoresController(chores: chores).addRoutes(to: router)
         router.get("/internal/export") { _, context in
@@ -29,12 +31,13 @@ public enum ProgressService {
                 body: .init(byteBuffer: ByteBuffer(bytes: try await repository.export(userID: try context.caller()))))
         }
 
-        let batch = try reader.int("JUDGEMENT_BATCH_SIZE", default: 200, range: 1...10_000)
+        let judgementRounds = Counter(label: "surge_judgement_rounds_total")
         let judgement = PeriodicService(
-            "day-judgement", every: try reader.milliseconds("JUDGEMENT_INTERVAL_MS", default: 5000), logger: infrastructure.logger
+            "day-judgement", every: judgementInterval, logger: infrastructure.logger
         ) {
-            while try await repository.judgeDue(limit: batch) == batch {}
+            while try await repository.judgeDue(limit: judgementBatch) == judgementBatch {}
             while try await chores.flagOverdue() == 500 {}
+            judgementRounds.increment()
         }
         return infrastructure.makeApplication(router: router, consumers: [consumer], services: [judgement])
     }

@@ -1,0 +1,68 @@
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+import SurgeContracts
+
+/// What every `surge-<name>` executable's `main.swift` calls: settings from the environment, the service's
+/// `buildApplication`, then the application under a signal-aware service group whose graceful shutdown is bounded.
+///
+/// A configuration error prints one line naming the variable and exits with 78 (`EX_CONFIG`), without a backtrace.
+/// On SIGTERM the application shuts down gracefully; whatever is still running after `SHUTDOWN_TIMEOUT_SECONDS` is
+/// cancelled, and the process exits at the deadline regardless, so an orchestrator never has to SIGKILL it.
+public enum ServiceMain {
+    public static let configurationErrorStatus: Int32 = 78
+
+    public static func run<App: ApplicationProtocol>(_ surgeService: SurgeService, build: (ServiceSettings) async throws -> App) async -> Never {
+        let service = surgeService.rawValue
+        let settings: ServiceSettings
+        let app: App
+        do {
+            settings = try ServiceSettings.fromEnvironment(service: service, defaultPort: surgeService.entry.port)
+            app = try await build(settings)
+        } catch let error as ConfigurationError {
+            fail(printing: "surge-\(service): \(error.description)", status: configurationErrorStatus)
+        } catch {
+            fail(printing: "surge-\(service): could not start: \(error)", status: 1)
+        }
+        var logger = Logger(label: "surge-\(service)")
+        logger.logLevel = settings.logLevel
+        var configuration = ServiceGroupConfiguration(
+            services: [
+                .init(service: app),
+                // Last in the list, so the first to hear of the shutdown: it arms the deadline before anything stops.
+                .init(service: ShutdownDeadline(timeout: settings.shutdownTimeout, logger: logger)),
+            ],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger)
+        configuration.maximumGracefulShutdownDuration = settings.shutdownTimeout * 0.8
+        do {
+            try await ServiceGroup(configuration: configuration).run()
+            Foundation.exit(0)
+        } catch {
+            fail(printing: "surge-\(service): stopped: \(error)", status: 1)
+        }
+    }
+
+    private static func fail(printing line: String, status: Int32) -> Never {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+        Foundation.exit(status)
+    }
+}
+
+/// Ends the process once a graceful shutdown has taken `timeout`, whatever is still running.
+struct ShutdownDeadline: Service {
+    let timeout: Duration
+    let logger: Logger
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        let (timeout, logger) = (timeout, logger)
+        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        Thread.detachNewThread {
+            Thread.sleep(forTimeInterval: seconds)
+            logger.warning("Graceful shutdown took longer than allowed; exiting", metadata: ["timeoutSeconds": "\(seconds)"])
+            exit(0)
+        }
+    }
+}
