@@ -46,7 +46,7 @@ let sharedTargets: [Target] = [
     ),
     .target(
         name: "SurgeRuntime",
-        dependencies: ["SurgeKafka", "SurgePostgres", "SurgeMessaging", "SurgeContracts", .hummingbird, .httpTypes, .postgres, .logging, .metrics, .prometheus, .lifecycle],
+        dependencies: ["SurgeKafka", "SurgePostgres", "SurgeMessaging", "SurgeContracts", .hummingbird, .httpTypes, .postgres, .logging, .metrics, .prometheus, .lifecycle, .crypto],
         path: "Shared/Runtime",
         swiftSettings: swiftSettings
     ),
@@ -57,7 +57,7 @@ func service(_ name: String, module: String, dependencies: [Target.Dependency] =
     [
         .target(
             name: module,
-            dependencies: ["SurgeRuntime", "SurgeMessaging", "SurgeContracts", "SurgeCalendar", "SurgePostgres", .hummingbird, .postgres, .logging]
+            dependencies: ["SurgeRuntime", "SurgeMessaging", "SurgeContracts", "SurgeCalendar", "SurgePostgres", .hummingbird, .postgres, .logging, .metrics]
                 + dependencies,
             path: "Services/\(name)/Sources",
             swiftSettings: swiftSettings
@@ -104,7 +104,7 @@ let toolTargets: [Target] = [
     ),
     .executableTarget(
         name: "surge-admin",
-        dependencies: ["SurgeContracts", "SurgePostgres", "SurgeAPICatalogue", .argumentParser, .logging, .postgres],
+        dependencies: ["SurgeContracts", "SurgePostgres", "SurgeAPICatalogue", .argumentParser, .logging, .postgres, .httpClient],
         path: "Tools/Admin",
         swiftSettings: swiftSettings
     ),
@@ -120,13 +120,13 @@ let testTargets: [Target] = [
     .testTarget(
         name: "ProgressTests", dependencies: ["ProgressService", "SurgeCalendar", "SurgeContracts", "SurgeTestSupport"],
         path: "Tests/ProgressTests", swiftSettings: swiftSettings),
-    .testTarget(name: "RuntimeTests", dependencies: ["SurgeRuntime", "SurgeContracts", "SurgePostgres", .connectionPool, .logging], path: "Tests/RuntimeTests", swiftSettings: swiftSettings),
+    .testTarget(name: "RuntimeTests", dependencies: ["SurgeRuntime", "SurgeContracts", "SurgePostgres", .connectionPool, .logging, .hummingbird, .hummingbirdTesting], path: "Tests/RuntimeTests", swiftSettings: swiftSettings),
     .testTarget(name: "GatewayTests", dependencies: ["GatewayService", "SurgeRuntime", .hummingbird], path: "Tests/GatewayTests", swiftSettings: swiftSettings),
     .testTarget(name: "CalendarTests", dependencies: ["SurgeCalendar", "SurgeContracts"], path: "Tests/CalendarTests", swiftSettings: swiftSettings),
-    .testTarget(name: "AuthTests", dependencies: ["SurgeAuth", .jwt], path: "Tests/AuthTests", swiftSettings: swiftSettings),
+    .testTarget(name: "AuthTests", dependencies: ["SurgeAuth", "SurgeContracts", .jwt], path: "Tests/AuthTests", swiftSettings: swiftSettings),
     .testTarget(name: "ContractsTests", dependencies: ["SurgeContracts"], path: "Tests/ContractsTests", swiftSettings: swiftSettings),
     .testTarget(
-        name: "APIContractTests", dependencies: ["SurgeAPICatalogue", "GatewayService", "SurgeRuntime", .hummingbird],
+        name: "APIContractTests", dependencies: ["SurgeAPICatalogue", "GatewayService", "SurgeRuntime", "SurgeContracts", .hummingbird],
         path: "Tests/APIContractTests", swiftSettings: swiftSettings),
     .testTarget(
         name: "ChallengesTests",

@@ -3,7 +3,7 @@
 # separate processes), and stops everything it started, pass or fail. Extra arguments go to `swift test`.
 source "$(dirname "$0")/lib.sh"
 
-TEST_STATE="$STATE/test"
+TEST_STATE="${SURGE_TEST_STATE:-$STATE/test}"
 PG_PORT="${SURGE_TEST_PG_PORT:-55433}"
 
 ensure_dependencies

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import SurgeAPICatalogue
+import SurgeContracts
 import SurgeRuntime
 import Testing
 
@@ -33,6 +34,14 @@ struct PublicAPITests {
         let routed = Set(PublicAPI.routes.map { "\($0.method.rawValue) \($0.path) -> \($0.upstream.rawValue)" })
         #expect(documented == routed)
         #expect(!routed.isEmpty)
+    }
+
+    @Test("the catalogue has every registry service, and each declares only operations routed to itself")
+    func catalogueFollowsTheRegistry() {
+        #expect(Set(PublicAPICatalogue.byService.keys) == Set(SurgeService.allCases), "add the service's `api` to PublicAPICatalogue.byService")
+        for (service, operations) in PublicAPICatalogue.byService {
+            for operation in operations { #expect(operation.service == service, "\(operation.id) is declared by \(service.rawValue)") }
+        }
     }
 
     @Test("operation ids are unique and every path is versioned")

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import SurgeContracts
+import SurgeRuntime
 import Synchronization
 
 /// A whole Surge system for one test: a fresh database, a broker, and services as separate processes.
@@ -16,6 +17,8 @@ public final class TestStack: Sendable {
     public let kafka: TestKafka?
     public let bootstrapServers: String
     public let logDirectory: URL
+    /// The `INTERNAL_AUTH_SECRET` every service of this stack shares.
+    public let internalSecret = "test-" + UUID().uuidString + UUID().uuidString
     private let brokerProcess: ServiceProcess?
     private let processes = Mutex<[String: ServiceProcess]>([:])
 
@@ -57,6 +60,7 @@ public final class TestStack: Sendable {
             "KAFKA_PRODUCER_PROPERTIES": "message.timeout.ms=60000",
             "OUTBOX_POLL_INTERVAL_MS": "200",
             "CONSUMER_RETRY_BACKOFF_MS": "20",
+            "INTERNAL_AUTH_SECRET": internalSecret,
         ]
     }
 
@@ -79,8 +83,9 @@ public final class TestStack: Sendable {
         }
         environment.merge(extra) { _, new in new }
         let process = ServiceProcess.service(service, instance: instance, environment: environment, logDirectory: logDirectory)
-        try await process.start()
+        // Recorded before it starts, so a test can read the log and exit status of a process that refused to start.
         processes.withLock { $0[instance] = process }
+        try await process.start()
         return process
     }
 
@@ -92,6 +97,25 @@ public final class TestStack: Sendable {
     /// An HTTP client for the gateway (or any started instance).
     public func http(_ instance: String = "gateway") throws -> TestHTTP {
         TestHTTP(baseURL: try process(instance).baseURL)
+    }
+
+    /// Moves the simulated clock of every running service that has one to `instant`, as `surge-admin clock set` does
+    /// for a stack started by `make run`: one clock for the whole system.
+    public func setClock(_ instant: Date) async throws {
+        let running = processes.withLock { $0.values.filter(\.isRunning) }
+        var moved = 0
+        for process in running {
+            let response = try await TestHTTP(baseURL: try process.baseURL).put("/internal/clock", json: ["now": Timestamp.format(instant)])
+            if response.status == 200 { moved += 1 } else if response.status != 404 { throw ClockRefused(detail: response.text) }
+        }
+        if moved == 0 { throw ClockRefused(detail: "no running service has a simulated clock") }
+    }
+
+    struct ClockRefused: Error { let detail: String }
+
+    /// A client for a service called directly as the gateway calls it, on behalf of `caller`.
+    public func signedHTTP(_ instance: String, caller: String?) throws -> TestHTTP {
+        try http(instance).signedAsGateway(InternalCallSigner(secret: internalSecret), caller: caller)
     }
 
     /// Stops every process and drops the database.

@@ -6,14 +6,22 @@ import IdentityService
 import LeaderboardService
 import NotificationsService
 import ProgressService
+import SurgeContracts
 import SurgeRuntime
 
 /// Every operation of the public API, gathered from the services that declare them, and the files generated from
 /// them: the OpenAPI document and the gateway's route table.
 public enum PublicAPICatalogue {
+    /// Each registry service's declared operations.
+    public static var byService: [SurgeService: [APIOperation]] {
+        [
+            .gateway: GatewayService.api, .identity: IdentityService.api, .challenges: ChallengesService.api, .progress: ProgressService.api,
+            .leaderboard: LeaderboardService.api, .badges: BadgesService.api, .notifications: NotificationsService.api,
+        ]
+    }
+
     public static var operations: [APIOperation] {
-        GatewayService.api + IdentityService.api + ChallengesService.api + ProgressService.api + LeaderboardService.api + BadgesService.api
-            + NotificationsService.api
+        SurgeService.allCases.flatMap { byService[$0] ?? [] }
     }
 
     public static let documentPath = "docs/openapi.json"

@@ -1,4 +1,6 @@
 import ArgumentParser
+import AsyncHTTPClient
+import NIOFoundationCompat
 import Foundation
 import Logging
 import PostgresNIO
@@ -10,8 +12,8 @@ import SurgePostgres
 struct SurgeAdmin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "surge-admin",
-        abstract: "Operational tasks for Surge: database provisioning, event schemas, the topic list.",
-        subcommands: [Provision.self, EventSchemas.self, OpenAPI.self, Topics.self])
+        abstract: "Operational tasks for Surge: database provisioning, event schemas, the topic list, the development clock.",
+        subcommands: [Provision.self, EventSchemas.self, OpenAPI.self, Topics.self, Clock.self])
 }
 
 struct Provision: AsyncParsableCommand {
@@ -112,5 +114,76 @@ struct Topics: ParsableCommand {
         for topic in Topic.all + Topic.deadLetters {
             print("\(topic.name) \(topic.partitions)")
         }
+    }
+}
+
+struct Clock: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show or move the simulated clock of every service of a stack started with SIMULATED_CLOCK=true.",
+        discussion: """
+            `surge-admin clock set 2026-12-24T18:00:00Z` moves every service to that instant; `surge-admin clock advance
+            36h` (s, m, h, d) moves them all from the first service's now; `surge-admin clock show` prints each one's now.
+            All services get the same instant, so days judged, boards and reminders agree. Services started without a
+            simulated clock are listed and left alone.
+            """)
+
+    @Argument(help: "show, set or advance.")
+    var action: String
+
+    @Argument(help: "An ISO 8601 instant for set; a duration such as 90m, 36h or 7d for advance.")
+    var value: String?
+
+    @Option(help: "Where each service listens: {service} and {port} are filled in from the registry.")
+    var urlTemplate = "http://127.0.0.1:{port}"
+
+    struct ClockBody: Codable { var now: Date }
+
+    func run() async throws {
+        let urls = SurgeService.allCases.map { service in
+            (service, urlTemplate.replacingOccurrences(of: "{service}", with: service.rawValue)
+                .replacingOccurrences(of: "{port}", with: String(service.entry.port)) + "/internal/clock")
+        }
+        var simulated: [(SurgeService, String, Date)] = []
+        for (service, url) in urls {
+            let response = try? await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(5))
+            guard let response, response.status == .ok else {
+                print("\(service.rawValue): not simulated or not running")
+                continue
+            }
+            let body = try await response.body.collect(upTo: 1 << 16)
+            simulated.append((service, url, try SurgeJSON.decoder().decode(ClockBody.self, from: Data(buffer: body)).now))
+        }
+        guard let first = simulated.first else { throw ValidationError("no running service has a simulated clock") }
+        let target: Date
+        switch action {
+        case "show":
+            for (service, _, now) in simulated { print("\(service.rawValue): \(Timestamp.format(now))") }
+            return
+        case "set":
+            guard let value, let instant = Timestamp.parse(value) else { throw ValidationError("set needs an ISO 8601 instant") }
+            target = instant
+        case "advance":
+            guard let value, let seconds = Self.seconds(in: value) else { throw ValidationError("advance needs a duration such as 90m, 36h or 7d") }
+            target = first.2.addingTimeInterval(seconds)
+        default:
+            throw ValidationError("the action is show, set or advance")
+        }
+        let body = try SurgeJSON.encoder().encode(ClockBody(now: target))
+        for (service, url, _) in simulated {
+            var request = HTTPClientRequest(url: url)
+            request.method = .PUT
+            request.headers.add(name: "content-type", value: "application/json")
+            request.body = .bytes(body)
+            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(5))
+            guard response.status == .ok else { throw ValidationError("\(service.rawValue) refused the clock: \(response.status.code)") }
+        }
+        print("clock of \(simulated.map(\.0.rawValue).joined(separator: ", ")) set to \(Timestamp.format(target))")
+    }
+
+    /// `90m`, `36h`, `7d`, `45s`, or plain seconds.
+    static func seconds(in text: String) -> TimeInterval? {
+        let units: [Character: TimeInterval] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+        if let last = text.last, let unit = units[last], let amount = Double(text.dropLast()) { return amount * unit }
+        return Double(text)
     }
 }

@@ -36,8 +36,8 @@ public struct Topic: Hashable, Sendable, CustomStringConvertible {
         name: "surge.notifications.events", producer: "notifications",
         summary: "Notifications scheduled and delivered.")
 
-    /// Every topic that carries domain events, in catalogue order.
-    public static let all: [Topic] = [.identity, .challenges, .progress, .leaderboard, .badges, .notifications]
+    /// Every topic that carries domain events, in catalogue order: those the registry's services produce.
+    public static let all: [Topic] = SurgeService.allCases.compactMap(\.entry.topic)
 
     /// Where a consumer group parks records it could not handle, with the error in the headers.
     public static func deadLetter(consumerGroup: String) -> Topic {
@@ -48,11 +48,4 @@ public struct Topic: Hashable, Sendable, CustomStringConvertible {
 
     /// The dead-letter topic of every service's consumer group.
     public static let deadLetters: [Topic] = SurgeService.allCases.map { deadLetter(consumerGroup: $0.consumerGroup) }
-}
-
-/// The executables of Surge. Each consumes as the consumer group `surge-<name>`.
-public enum SurgeService: String, Sendable, CaseIterable {
-    case gateway, identity, challenges, progress, leaderboard, badges, notifications
-
-    public var consumerGroup: String { "surge-\(rawValue)" }
 }

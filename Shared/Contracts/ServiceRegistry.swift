@@ -1,0 +1,77 @@
+/// The one registry of Surge's services. Everything outside a service's folder that needs to know the services
+/// (the gateway's upstreams and data export, the API catalogue, the topic catalogue, the scripts, docker-compose.yml,
+/// deploy/k8s, the test harness) reads this list or is checked against it by `RegistryConsistencyTests`.
+///
+/// Adding a service: copy `Services/Template`, add a case and its entry here, add its targets to Package.swift with
+/// `service(...)`, run `make contracts`. docs/architecture.md has the recipe.
+public enum SurgeService: String, Sendable, CaseIterable {
+    case gateway, identity, challenges, progress, leaderboard, badges, notifications
+
+    public var consumerGroup: String { "surge-\(rawValue)" }
+    public var executable: String { "surge-\(rawValue)" }
+    /// The PostgreSQL schema and the login role's suffix (`surge_<name>`).
+    public var schema: String { rawValue }
+
+    public var entry: ServiceEntry {
+        switch self {
+        case .gateway:
+            ServiceEntry(
+                port: 8080, topic: nil, exportsUserData: false,
+                owns: "the only public door: routing, access tokens, rate limits, idempotency keys, CORS, data export",
+                variables: [
+                    "UPSTREAM_URL_TEMPLATE", "UPSTREAM_TIMEOUT_SECONDS", "IDENTITY_JWKS_URL", "RATE_LIMIT_PER_IP_PER_MINUTE", "RATE_LIMIT_PER_USER_PER_MINUTE",
+                    "RATE_LIMIT_CREDENTIALS_PER_MINUTE", "TRUSTED_PROXY_HOPS", "CORS_ALLOWED_ORIGINS", "CORS_MAX_AGE_SECONDS",
+                    "MAX_REQUEST_BYTES", "MAX_UPLOAD_BYTES",
+                ])
+        case .identity:
+            ServiceEntry(
+                port: 8081, topic: .identity, exportsUserData: true,
+                owns: "accounts, guests, social sign-in, tokens, profiles and preferences, onboarding, friends, groups and households",
+                variables: [
+                    "JWT_SIGNING_KEY", "JWT_SIGNING_KEY_ID", "JWT_RETIRED_PUBLIC_KEYS", "ACCESS_TOKEN_TTL_SECONDS", "REFRESH_TOKEN_TTL_DAYS",
+                    "BCRYPT_COST", "APPLE_CLIENT_IDS", "GOOGLE_CLIENT_IDS", "APPLE_JWKS_URL", "GOOGLE_JWKS_URL", "INVITE_LINK_BASE",
+                ])
+        case .challenges:
+            ServiceEntry(
+                port: 8082, topic: .challenges, exportsUserData: true,
+                owns: "the catalogue: curated challenges, competitions, habits, chores, weekly challenges, versions, search",
+                variables: ["TRENDING_REFRESH_SECONDS"])
+        case .progress:
+            ServiceEntry(
+                port: 8083, topic: .progress, exportsUserData: true,
+                owns: "attempts, check-ins, days judged in the user's time zone, streaks, points ledger, chores, photos",
+                variables: ["JUDGEMENT_INTERVAL_MS", "JUDGEMENT_BATCH_SIZE", "PHOTO_MAX_BYTES"])
+        case .leaderboard:
+            ServiceEntry(port: 8084, topic: .leaderboard, exportsUserData: true, owns: "(a skeleton: its features arrive with their issue)")
+        case .badges:
+            ServiceEntry(port: 8085, topic: .badges, exportsUserData: true, owns: "(a skeleton: its features arrive with their issue)")
+        case .notifications:
+            ServiceEntry(port: 8086, topic: .notifications, exportsUserData: true, owns: "(a skeleton: its features arrive with their issue)")
+        }
+    }
+
+    /// The services that keep data about users and answer `GET /internal/export`.
+    public static var exporting: [SurgeService] { allCases.filter(\.entry.exportsUserData) }
+}
+
+/// What the rest of the system needs to know about one service.
+public struct ServiceEntry: Sendable {
+    /// Where it listens by default (`HTTP_PORT`), locally and in every deployment file.
+    public let port: Int
+    /// The topic it produces, if any.
+    public let topic: Topic?
+    /// Whether the gateway's data export asks it for the caller's data.
+    public let exportsUserData: Bool
+    /// What it owns, as the README's table says.
+    public let owns: String
+    /// Environment variables only this service reads (the shared ones are `ServiceSettings`').
+    public let variables: [String]
+
+    public init(port: Int, topic: Topic?, exportsUserData: Bool, owns: String, variables: [String] = []) {
+        self.port = port
+        self.topic = topic
+        self.exportsUserData = exportsUserData
+        self.owns = owns
+        self.variables = variables
+    }
+}
