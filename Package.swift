@@ -52,13 +52,18 @@ let sharedTargets: [Target] = [
     ),
 ]
 
-/// Each service is a library (domain, storage, events, API) plus a thin `surge-<name>` executable.
-func service(_ name: String, module: String, dependencies: [Target.Dependency] = []) -> [Target] {
-    [
+/// Each service is a library (storage, events, API) plus a thin `surge-<name>` executable. A service with a
+/// `Domain/` folder of its own gets a `<Name>Domain` module that may import only Contracts and Calendar, so the compiler
+/// keeps its rules free of I/O.
+func service(_ name: String, module: String, domain: Bool = false, dependencies: [Target.Dependency] = []) -> [Target] {
+    let domainTargets: [Target] = domain
+        ? [.target(name: "\(name)Domain", dependencies: ["SurgeContracts", "SurgeCalendar"], path: "Services/\(name)/Domain", swiftSettings: swiftSettings)]
+        : []
+    return domainTargets + [
         .target(
             name: module,
             dependencies: ["SurgeRuntime", "SurgeMessaging", "SurgeContracts", "SurgeCalendar", "SurgePostgres", .hummingbird, .postgres, .logging, .metrics]
-                + dependencies,
+                + (domain ? [.target(name: "\(name)Domain")] : []) + dependencies,
             path: "Services/\(name)/Sources",
             swiftSettings: swiftSettings
         ),
@@ -79,6 +84,7 @@ let serviceTargets: [Target] =
     + service("Leaderboard", module: "LeaderboardService")
     + service("Badges", module: "BadgesService")
     + service("Notifications", module: "NotificationsService")
+    + service("Template", module: "TemplateService", domain: true)
 
 let toolTargets: [Target] = [
     .executableTarget(
@@ -135,6 +141,9 @@ let testTargets: [Target] = [
             .postgres, .logging,
         ],
         path: "Tests/ChallengesTests", swiftSettings: swiftSettings),
+    .testTarget(
+        name: "TemplateTests", dependencies: ["TemplateService", "TemplateDomain", "SurgeRuntime", "SurgeContracts", .hummingbird, .hummingbirdTesting],
+        path: "Tests/TemplateTests", swiftSettings: swiftSettings),
     .testTarget(name: "KafkaTests", dependencies: ["SurgeKafka", "SurgeTestSupport"], path: "Tests/KafkaTests", swiftSettings: swiftSettings),
     .testTarget(name: "PlumbingTests", dependencies: ["SurgeMessaging", "SurgePostgres", "SurgeRuntime", "SurgeTestSupport", .connectionPool, .hummingbird, .hummingbirdTesting], path: "Tests/PlumbingTests", swiftSettings: swiftSettings),
     .testTarget(
@@ -162,6 +171,7 @@ let package = Package(
         .executable(name: "surge-leaderboard", targets: ["surge-leaderboard"]),
         .executable(name: "surge-badges", targets: ["surge-badges"]),
         .executable(name: "surge-notifications", targets: ["surge-notifications"]),
+        .executable(name: "surge-template", targets: ["surge-template"]),
         .executable(name: "surge-broker", targets: ["surge-broker"]),
         .executable(name: "surge-admin", targets: ["surge-admin"]),
         .executable(name: "surge-bench", targets: ["surge-bench"]),

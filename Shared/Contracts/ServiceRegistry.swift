@@ -6,6 +6,8 @@
 /// `service(...)`, run `make contracts`. docs/architecture.md has the recipe.
 public enum SurgeService: String, Sendable, CaseIterable {
     case gateway, identity, challenges, progress, leaderboard, badges, notifications
+    /// `Services/Template`: built and tested like the others, never deployed; new services start as a copy of it.
+    case template
 
     public var consumerGroup: String { "surge-\(rawValue)" }
     public var executable: String { "surge-\(rawValue)" }
@@ -47,11 +49,18 @@ public enum SurgeService: String, Sendable, CaseIterable {
             ServiceEntry(port: 8085, topic: .badges, exportsUserData: true, owns: "(a skeleton: its features arrive with their issue)")
         case .notifications:
             ServiceEntry(port: 8086, topic: .notifications, exportsUserData: true, owns: "(a skeleton: its features arrive with their issue)")
+        case .template:
+            ServiceEntry(
+                port: 8099, topic: nil, exportsUserData: true, owns: "the pattern every service follows, in miniature", deployed: false,
+                variables: ["TALLY_MILESTONE_EVERY"])
         }
     }
 
-    /// The services that keep data about users and answer `GET /internal/export`.
-    public static var exporting: [SurgeService] { allCases.filter(\.entry.exportsUserData) }
+    /// The services a deployment runs: every one but the template.
+    public static var deployed: [SurgeService] { allCases.filter(\.entry.deployed) }
+
+    /// The deployed services that keep data about users and answer `GET /internal/export`.
+    public static var exporting: [SurgeService] { deployed.filter(\.entry.exportsUserData) }
 }
 
 /// What the rest of the system needs to know about one service.
@@ -66,12 +75,15 @@ public struct ServiceEntry: Sendable {
     public let owns: String
     /// Environment variables only this service reads (the shared ones are `ServiceSettings`').
     public let variables: [String]
+    /// Whether deployments (scripts, compose, Kubernetes, the gateway's routes) run it.
+    public let deployed: Bool
 
-    public init(port: Int, topic: Topic?, exportsUserData: Bool, owns: String, variables: [String] = []) {
+    public init(port: Int, topic: Topic?, exportsUserData: Bool, owns: String, deployed: Bool = true, variables: [String] = []) {
         self.port = port
         self.topic = topic
         self.exportsUserData = exportsUserData
         self.owns = owns
+        self.deployed = deployed
         self.variables = variables
     }
 }

@@ -13,7 +13,7 @@ struct RegistryConsistencyTests {
         try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
     }
 
-    static let services = SurgeService.allCases
+    static let services = SurgeService.deployed
 
     @Test("ports and topics are unique; every topic is produced by the service that owns it")
     func registryIsWellFormed() {
@@ -23,6 +23,7 @@ struct RegistryConsistencyTests {
             if let topic = service.entry.topic { #expect(topic.producer == service.rawValue) }
         }
         #expect(Topic.all.map(\.name) == Self.services.compactMap(\.entry.topic?.name))
+        #expect(SurgeService.allCases.filter { !$0.entry.deployed } == [.template])
         #expect(Set(Topic.deadLetters.map(\.name)) == Set(Self.services.map { "surge.deadletter.\($0.consumerGroup)" }))
     }
 
@@ -92,7 +93,7 @@ struct RegistryConsistencyTests {
 
     @Test("each service reads only the settings the registry lists for it")
     func variablesAreRegistered() throws {
-        for service in Self.services {
+        for service in SurgeService.allCases {
             let folder = Self.root.appendingPathComponent("Services/\(service.rawValue.capitalized)/Sources")
             let files = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? []
             var read: Set<String> = []

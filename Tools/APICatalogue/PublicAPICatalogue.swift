@@ -21,7 +21,7 @@ public enum PublicAPICatalogue {
     }
 
     public static var operations: [APIOperation] {
-        SurgeService.allCases.flatMap { byService[$0] ?? [] }
+        SurgeService.deployed.flatMap { byService[$0] ?? [] }
     }
 
     public static let documentPath = "docs/openapi.json"

@@ -32,7 +32,7 @@ struct Provision: AsyncParsableCommand {
     var rolePrefix = "surge_"
 
     @Option(parsing: .upToNextOption, help: "Services to provision (default: all).")
-    var services: [String] = SurgeService.allCases.map(\.rawValue)
+    var services: [String] = SurgeService.deployed.map(\.rawValue)
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
@@ -139,7 +139,7 @@ struct Clock: AsyncParsableCommand {
     struct ClockBody: Codable { var now: Date }
 
     func run() async throws {
-        let urls = SurgeService.allCases.map { service in
+        let urls = SurgeService.deployed.map { service in
             (service, urlTemplate.replacingOccurrences(of: "{service}", with: service.rawValue)
                 .replacingOccurrences(of: "{port}", with: String(service.entry.port)) + "/internal/clock")
         }

@@ -37,7 +37,7 @@ public struct Topic: Hashable, Sendable, CustomStringConvertible {
         summary: "Notifications scheduled and delivered.")
 
     /// Every topic that carries domain events, in catalogue order: those the registry's services produce.
-    public static let all: [Topic] = SurgeService.allCases.compactMap(\.entry.topic)
+    public static let all: [Topic] = SurgeService.deployed.compactMap(\.entry.topic)
 
     /// Where a consumer group parks records it could not handle, with the error in the headers.
     public static func deadLetter(consumerGroup: String) -> Topic {
@@ -47,5 +47,5 @@ public struct Topic: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The dead-letter topic of every service's consumer group.
-    public static let deadLetters: [Topic] = SurgeService.allCases.map { deadLetter(consumerGroup: $0.consumerGroup) }
+    public static let deadLetters: [Topic] = SurgeService.deployed.map { deadLetter(consumerGroup: $0.consumerGroup) }
 }

@@ -64,7 +64,7 @@ struct Upstreams: Sendable {
     init(_ reader: EnvironmentReader) {
         let template = reader.string("UPSTREAM_URL_TEMPLATE", default: "http://127.0.0.1:{port}")
         var urls: [SurgeService: String] = [:]
-        for service in SurgeService.allCases where service != .gateway {
+        for service in SurgeService.deployed where service != .gateway {
             let fromTemplate = template.replacingOccurrences(of: "{service}", with: service.rawValue)
                 .replacingOccurrences(of: "{port}", with: String(service.entry.port))
             let url = reader.string(Self.variable(for: service), default: fromTemplate)

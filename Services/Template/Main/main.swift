@@ -1,0 +1,4 @@
+import SurgeRuntime
+import TemplateService
+
+await ServiceMain.run(.template, build: TemplateService.buildApplication)

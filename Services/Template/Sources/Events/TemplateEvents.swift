@@ -1,0 +1,42 @@
+import Foundation
+import Logging
+import PostgresNIO
+import SurgeContracts
+import SurgeMessaging
+import TemplateDomain
+
+/// The event the template produces. A real service declares its payloads in `Shared/Contracts/Events` and lists them
+/// in `EventCatalogue.all` (so consumers can decode them and docs/events documents them); the template keeps its one
+/// here, on a topic of its own, so the public catalogue does not list a service that is never deployed.
+public struct TallyMilestoneReached: EventPayload {
+    public static let descriptor = EventDescriptor(
+        type: "surge.template.tally.milestone.v1", topic: TemplateEvents.topic,
+        summary: "A user's check-ins on one local day reached a multiple of the milestone.")
+
+    public var userID: UUID
+    public var date: LocalDate
+    public var checkIns: Int
+
+    public var partitionKey: String { userID.key }
+    public var subject: String { "users/\(userID.key)" }
+}
+
+enum TemplateEvents {
+    static let topic = Topic(name: "surge.template.events", producer: "template", summary: "The template service's milestones.")
+
+    /// What the template consumes: each check-in counts towards its day's tally (and may produce a milestone event in
+    /// the same transaction, through the outbox); a deleted user is forgotten.
+    static func register(in handlers: inout EventHandlers, outbox: Outbox, milestoneEvery: Int) {
+        handlers.on(CheckInRecorded.self) { event, connection, logger in
+            let tally = try await PostgresTallyStore.record(event.data.userID, on: event.data.localDate, connection: connection, logger: logger)
+            if tally.isMilestone(every: milestoneEvery) {
+                try await outbox.append(
+                    TallyMilestoneReached(userID: tally.userID, date: tally.date, checkIns: tally.checkIns), on: connection,
+                    trace: event.trace, logger: logger)
+            }
+        }
+        handlers.on(UserDeleted.self) { event, connection, logger in
+            try await PostgresTallyStore.erase(event.data.userID, connection: connection, logger: logger)
+        }
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+import Hummingbird
+import Logging
+import SurgeMessaging
+import SurgeRuntime
+
+/// The template every new service starts from: copy `Services/Template`, rename, and follow the recipe in
+/// docs/architecture.md. `buildApplication` only wires: settings are read first, migrations run in
+/// `ServiceInfrastructure.start`, and the router is built by `makeRouter` so tests can build it without I/O.
+public enum TemplateService {
+    public static var api: [APIOperation] { TemplateAPI.all }
+
+    /// The template's own settings, read once, before anything connects.
+    struct Settings {
+        var milestoneEvery: Int
+
+        static func from(_ reader: EnvironmentReader) throws -> Settings {
+            Settings(milestoneEvery: try reader.int("TALLY_MILESTONE_EVERY", default: 10, range: 1...1000))
+        }
+    }
+
+    public static func buildApplication(_ settings: ServiceSettings) async throws -> some ApplicationProtocol {
+        let template = try Settings.from(settings.reader)
+        let infrastructure = try await ServiceInfrastructure.start(settings, migrations: [TemplateMigrations.set])
+        var handlers = EventHandlers()
+        TemplateEvents.register(in: &handlers, outbox: infrastructure.outbox, milestoneEvery: template.milestoneEvery)
+        let consumer = try infrastructure.consumer(handlers)
+        let router = infrastructure.makeRouter(consumers: [consumer])
+        let clock = infrastructure.clock
+        addRoutes(to: router, tallies: PostgresTallyStore(client: infrastructure.database, logger: infrastructure.logger), now: { clock.now() })
+        return infrastructure.makeApplication(router: router, consumers: [consumer])
+    }
+
+    static func addRoutes(to router: Router<SurgeRequestContext>, tallies: any TallyStore, now: @escaping @Sendable () -> Date) {
+        TallyController(tallies: tallies, now: now).addRoutes(to: router)
+    }
+}
