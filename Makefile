@@ -1,6 +1,6 @@
 # Surge: the two commands a newcomer needs are `make run` and `make test`.
 
-.PHONY: run stop test bench build contracts clean
+.PHONY: run stop test test-unit test-integration test-system bench build contracts clean
 
 run:        ## Install what is missing, build, start PostgreSQL, the dev broker and every service
 	scripts/local.sh up
@@ -10,6 +10,15 @@ stop:       ## Stop everything `make run` started
 
 test:       ## Build and run every test against a private PostgreSQL and real brokers
 	scripts/test.sh
+
+test-unit:  ## Only the unit tests (tag unit); a plain `swift test` without PostgreSQL runs these too
+	SURGE_TEST_KINDS=unit scripts/test.sh
+
+test-integration:  ## Only the integration tests (tag integration): PostgreSQL and the in-process broker
+	SURGE_TEST_KINDS=integration scripts/test.sh
+
+test-system:  ## Only the system tests (tag system): services as processes behind the gateway
+	SURGE_TEST_KINDS=system scripts/test.sh
 
 bench:      ## Release build, private stack, benchmarks with printed figures
 	scripts/bench.sh

@@ -126,13 +126,13 @@ let testTargets: [Target] = [
     .testTarget(
         name: "ProgressTests", dependencies: ["ProgressService", "SurgeCalendar", "SurgeContracts", "SurgeTestSupport"],
         path: "Tests/ProgressTests", swiftSettings: swiftSettings),
-    .testTarget(name: "RuntimeTests", dependencies: ["SurgeRuntime", "SurgeContracts", "SurgePostgres", .connectionPool, .logging, .hummingbird, .hummingbirdTesting], path: "Tests/RuntimeTests", swiftSettings: swiftSettings),
-    .testTarget(name: "GatewayTests", dependencies: ["GatewayService", "SurgeRuntime", .hummingbird], path: "Tests/GatewayTests", swiftSettings: swiftSettings),
-    .testTarget(name: "CalendarTests", dependencies: ["SurgeCalendar", "SurgeContracts"], path: "Tests/CalendarTests", swiftSettings: swiftSettings),
-    .testTarget(name: "AuthTests", dependencies: ["SurgeAuth", "SurgeContracts", .jwt], path: "Tests/AuthTests", swiftSettings: swiftSettings),
-    .testTarget(name: "ContractsTests", dependencies: ["SurgeContracts"], path: "Tests/ContractsTests", swiftSettings: swiftSettings),
+    .testTarget(name: "RuntimeTests", dependencies: ["SurgeTestSupport", "SurgeRuntime", "SurgeContracts", "SurgePostgres", .connectionPool, .logging, .hummingbird, .hummingbirdTesting], path: "Tests/RuntimeTests", swiftSettings: swiftSettings),
+    .testTarget(name: "GatewayTests", dependencies: ["SurgeTestSupport", "GatewayService", "SurgeRuntime", .hummingbird], path: "Tests/GatewayTests", swiftSettings: swiftSettings),
+    .testTarget(name: "CalendarTests", dependencies: ["SurgeTestSupport", "SurgeCalendar", "SurgeContracts"], path: "Tests/CalendarTests", swiftSettings: swiftSettings),
+    .testTarget(name: "AuthTests", dependencies: ["SurgeTestSupport", "SurgeAuth", "SurgeContracts", .jwt], path: "Tests/AuthTests", swiftSettings: swiftSettings),
+    .testTarget(name: "ContractsTests", dependencies: ["SurgeTestSupport", "SurgeContracts"], path: "Tests/ContractsTests", swiftSettings: swiftSettings),
     .testTarget(
-        name: "APIContractTests", dependencies: ["SurgeAPICatalogue", "GatewayService", "SurgeRuntime", "SurgeContracts", .hummingbird],
+        name: "APIContractTests", dependencies: ["SurgeTestSupport", "SurgeAPICatalogue", "GatewayService", "SurgeRuntime", "SurgeContracts", .hummingbird],
         path: "Tests/APIContractTests", swiftSettings: swiftSettings),
     .testTarget(
         name: "ChallengesTests",
@@ -142,7 +142,7 @@ let testTargets: [Target] = [
         ],
         path: "Tests/ChallengesTests", swiftSettings: swiftSettings),
     .testTarget(
-        name: "TemplateTests", dependencies: ["TemplateService", "TemplateDomain", "SurgeRuntime", "SurgeContracts", .hummingbird, .hummingbirdTesting],
+        name: "TemplateTests", dependencies: ["SurgeTestSupport", "TemplateService", "TemplateDomain", "SurgeRuntime", "SurgeContracts", .hummingbird, .hummingbirdTesting],
         path: "Tests/TemplateTests", swiftSettings: swiftSettings),
     .testTarget(name: "KafkaTests", dependencies: ["SurgeKafka", "SurgeTestSupport"], path: "Tests/KafkaTests", swiftSettings: swiftSettings),
     .testTarget(name: "PlumbingTests", dependencies: ["SurgeMessaging", "SurgePostgres", "SurgeRuntime", "SurgeTestSupport", .connectionPool, .hummingbird, .hummingbirdTesting], path: "Tests/PlumbingTests", swiftSettings: swiftSettings),

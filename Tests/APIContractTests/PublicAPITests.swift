@@ -3,11 +3,12 @@ import Hummingbird
 import SurgeAPICatalogue
 import SurgeContracts
 import SurgeRuntime
+import SurgeTestSupport
 import Testing
 
 @testable import GatewayService
 
-@Suite("Public API contract")
+@Suite("Public API contract", .tags(.unit), .kind(.unit))
 struct PublicAPITests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 

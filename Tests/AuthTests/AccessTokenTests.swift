@@ -2,9 +2,10 @@ import Foundation
 import JWTKit
 import Logging
 import SurgeAuth
+import SurgeTestSupport
 import Testing
 
-@Suite("Access tokens")
+@Suite("Access tokens", .tags(.unit), .kind(.unit))
 struct AccessTokenTests {
     let userID = UUID()
 

@@ -3,9 +3,10 @@ import JWTKit
 import Logging
 import SurgeAuth
 import SurgeContracts
+import SurgeTestSupport
 import Testing
 
-@Suite("Access-token headers and key rotation")
+@Suite("Access-token headers and key rotation", .tags(.unit), .kind(.unit))
 struct TokenHeaderTests {
     let userID = UUID()
 

@@ -1,11 +1,12 @@
 import Foundation
 import SurgeCalendar
 import SurgeContracts
+import SurgeTestSupport
 import Testing
 
 /// Calendar and date arithmetic are total: whatever instant or date reaches them, they answer without trapping, and
 /// over the supported range (1970...2200) they answer exactly.
-@Suite("Calendar bounds")
+@Suite("Calendar bounds", .tags(.unit), .kind(.unit))
 struct CalendarBoundsTests {
     static let zones = [
         "UTC", "Europe/Rome", "America/New_York", "America/Los_Angeles", "America/Santiago", "America/Sao_Paulo", "Asia/Beirut",

@@ -1,9 +1,10 @@
 import Foundation
 import SurgeCalendar
 import SurgeContracts
+import SurgeTestSupport
 import Testing
 
-@Suite("Local calendar")
+@Suite("Local calendar", .tags(.unit), .kind(.unit))
 struct LocalCalendarTests {
     @Test("day numbers round-trip for every day from 1900 to 2200 and agree with Foundation")
     func dayNumbers() throws {

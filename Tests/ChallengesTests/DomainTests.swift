@@ -1,11 +1,12 @@
 import Foundation
 import SurgeContracts
 import SurgeRuntime
+import SurgeTestSupport
 import Testing
 
 @testable import ChallengesService
 
-@Suite("Versions and effective dates")
+@Suite("Versions and effective dates", .tags(.unit), .kind(.unit))
 struct VersionTests {
     let rome = TimeZone(identifier: "Europe/Rome")!
     let newYork = TimeZone(identifier: "America/New_York")!
@@ -102,7 +103,7 @@ struct VersionTests {
     }
 }
 
-@Suite("Rule descriptions")
+@Suite("Rule descriptions", .tags(.unit), .kind(.unit))
 struct RuleDescriptionTests {
     @Test("75 Hard: restart at day 1, one failure condition per task, judged at midnight")
     func seventyFiveHard() {
@@ -161,7 +162,7 @@ struct RuleDescriptionTests {
     }
 }
 
-@Suite("Curated content")
+@Suite("Curated content", .tags(.unit), .kind(.unit))
 struct ContentTests {
     @Test("every curated definition validates as content and survives the draft round trip")
     func everyEntryValidates() {
@@ -239,7 +240,7 @@ struct ContentTests {
     }
 }
 
-@Suite("Access policy")
+@Suite("Access policy", .tags(.unit), .kind(.unit))
 struct AccessPolicyTests {
     func facts(
         _ kind: ChallengeKind, _ visibility: Visibility, owner: Bool = false, invited: Bool = false, member: Bool = false
@@ -280,7 +281,7 @@ struct AccessPolicyTests {
     }
 }
 
-@Suite("Browse query parameters")
+@Suite("Browse query parameters", .tags(.unit), .kind(.unit))
 struct BrowseQueryTests {
     @Test("a NUL character in any parameter is a 400 naming it, before it can reach SQL")
     func nulCharacters() throws {

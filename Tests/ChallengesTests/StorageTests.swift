@@ -9,7 +9,7 @@ import Testing
 
 @testable import ChallengesService
 
-@Suite("Challenges storage against PostgreSQL")
+@Suite("Challenges storage against PostgreSQL", .tags(.integration), .kind(.integration))
 struct StorageTests {
     @Test("search is ranked: \"fitness\" finds the 30-Day Fitness Challenge first")
     func searchRelevance() async throws {

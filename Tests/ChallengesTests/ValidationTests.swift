@@ -1,6 +1,7 @@
 import Foundation
 import SurgeContracts
 import SurgeRuntime
+import SurgeTestSupport
 import Testing
 
 @testable import ChallengesService
@@ -401,7 +402,7 @@ struct BrokenRule: Sendable, CustomTestStringConvertible {
     ]
 }
 
-@Suite("Definition validation")
+@Suite("Definition validation", .tags(.unit), .kind(.unit))
 struct ValidationTests {
     @Test("a valid draft of each kind has no errors and builds with its kind's defaults")
     func validDrafts() throws {

@@ -1,8 +1,9 @@
 import Foundation
 import SurgeContracts
+import SurgeTestSupport
 import Testing
 
-@Suite("CloudEvents envelope and Kafka binding")
+@Suite("CloudEvents envelope and Kafka binding", .tags(.unit), .kind(.unit))
 struct CloudEventTests {
     let payload = UserRegistered(
         userID: UUID(), displayName: "Sarah", timeZone: "Europe/Rome", locale: "it-IT", kind: .guest,

@@ -1,10 +1,11 @@
 import Foundation
 import SurgeContracts
+import SurgeTestSupport
 import Testing
 
 /// Surge's JSON accepts dates and instants in the years 1970 to 2200 only; the rest is a decoding error (a field error
 /// on HTTP, a dead letter on Kafka), never a value that reaches calendar arithmetic.
-@Suite("Date bounds on the wire")
+@Suite("Date bounds on the wire", .tags(.unit), .kind(.unit))
 struct DateBoundsTests {
     struct Day: Codable, Equatable { var day: LocalDate }
     struct Moment: Codable, Equatable { var at: Date }

@@ -1,8 +1,9 @@
 import Foundation
 import SurgeContracts
+import SurgeTestSupport
 import Testing
 
-@Suite("Event catalogue")
+@Suite("Event catalogue", .tags(.unit), .kind(.unit))
 struct EventCatalogueTests {
     static let docs = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

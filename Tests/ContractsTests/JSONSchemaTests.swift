@@ -1,8 +1,9 @@
 import Foundation
 import SurgeContracts
+import SurgeTestSupport
 import Testing
 
-@Suite("JSON Schema derived from Codable types")
+@Suite("JSON Schema derived from Codable types", .tags(.unit), .kind(.unit))
 struct JSONSchemaTests {
     enum Colour: String, Codable, JSONSchemaEnum { case red, green }
 

@@ -1,10 +1,11 @@
 import Foundation
 import SurgeContracts
+import SurgeTestSupport
 import Testing
 
 /// Everything outside the services' folders that names services must agree with `SurgeService`, the one registry.
 /// When one of these fails after adding a service, the message says which file to extend and how.
-@Suite("Service registry")
+@Suite("Service registry", .tags(.unit), .kind(.unit))
 struct RegistryConsistencyTests {
     static let root = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -1,11 +1,12 @@
 import Foundation
 import Hummingbird
 import SurgeRuntime
+import SurgeTestSupport
 import Testing
 
 @testable import GatewayService
 
-@Suite("Gateway domain")
+@Suite("Gateway domain", .tags(.unit), .kind(.unit))
 struct GatewayDomainTests {
     let policy = RateLimitPolicy(name: "ip", limit: 3, windowSeconds: 60)
 

@@ -1,6 +1,7 @@
 import Foundation
 import SurgeContracts
 import SurgeRuntime
+import SurgeTestSupport
 import Testing
 
 @testable import IdentityService
@@ -17,7 +18,7 @@ func fieldErrors(_ body: () throws -> Void) -> [Problem.FieldError] {
     }
 }
 
-@Suite("Identity: e-mail addresses")
+@Suite("Identity: e-mail addresses", .tags(.unit), .kind(.unit))
 struct EmailAddressTests {
     @Test("addresses are trimmed and lowercased")
     func normalisation() {
@@ -43,7 +44,7 @@ struct EmailAddressTests {
     }
 }
 
-@Suite("Identity: password rules")
+@Suite("Identity: password rules", .tags(.unit), .kind(.unit))
 struct PasswordPolicyTests {
     let email = EmailAddress("marcus@example.com")
 
@@ -97,7 +98,7 @@ struct PasswordPolicyTests {
     }
 }
 
-@Suite("Identity: profile rules")
+@Suite("Identity: profile rules", .tags(.unit), .kind(.unit))
 struct ProfileRulesTests {
     @Test("time zones must be IANA names")
     func timeZones() {
@@ -164,7 +165,7 @@ struct ProfileRulesTests {
     }
 }
 
-@Suite("Identity: onboarding recommendations")
+@Suite("Identity: onboarding recommendations", .tags(.unit), .kind(.unit))
 struct RecommendationTests {
     @Test(
         "starting series by capacity: 0-9 → 1, 10-24 → 2, 25-49 → 5, 50+ → 10 (every band and boundary)",
@@ -229,7 +230,7 @@ struct RecommendationTests {
     }
 }
 
-@Suite("Identity: sessions")
+@Suite("Identity: sessions", .tags(.unit), .kind(.unit))
 struct SessionDomainTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
 
@@ -268,7 +269,7 @@ struct SessionDomainTests {
     }
 }
 
-@Suite("Identity: groups")
+@Suite("Identity: groups", .tags(.unit), .kind(.unit))
 struct GroupDomainTests {
     @Test("invite codes: 10 characters from an unambiguous alphabet, random, normalised case- and dash-insensitively")
     func inviteCodes() {
@@ -322,7 +323,7 @@ struct GroupDomainTests {
     }
 }
 
-@Suite("Identity: social identities")
+@Suite("Identity: social identities", .tags(.unit), .kind(.unit))
 struct SocialIdentityTests {
     let configuration = SocialProviderConfiguration(provider: .google, jwksURL: "http://keys", clientIDs: ["app-1", "app-2"])
     let now = Date(timeIntervalSince1970: 1_800_000_000)

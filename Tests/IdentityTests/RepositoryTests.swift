@@ -86,7 +86,7 @@ extension Problem {
     var slug: String { String(type.dropFirst(Problem.typeBase.count)) }
 }
 
-@Suite("Identity repositories (PostgreSQL)", .serialized)
+@Suite("Identity repositories (PostgreSQL)", .tags(.integration), .kind(.integration), .serialized)
 struct RepositoryTests {
     @Test("e-mail accounts: unique case-insensitively, found by normalised e-mail; a guest upgrades in place")
     func accounts() async throws {

@@ -1,4 +1,5 @@
 import Foundation
+import SurgeTestSupport
 import Testing
 
 @testable import IdentityService
@@ -39,7 +40,7 @@ private struct SimulatedSignIns {
 private let attacker = SignInSource(address: "198.51.100.66")
 private let owner = SignInSource(address: "203.0.113.7")
 
-@Suite("Identity: sign-in throttling")
+@Suite("Identity: sign-in throttling", .tags(.unit), .kind(.unit))
 struct SignInThrottleTests {
     let now = Date(timeIntervalSince1970: 1_800_000_000)
 

@@ -4,7 +4,7 @@ import SurgeKafka
 import SurgeTestSupport
 import Testing
 
-@Suite("Kafka producer and consumer against the mock cluster")
+@Suite("Kafka producer and consumer against the mock cluster", .tags(.integration), .kind(.integration, needsDatabase: false))
 struct KafkaRoundTripTests {
     let logger = Logger.test("kafka-tests")
 

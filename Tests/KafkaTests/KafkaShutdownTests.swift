@@ -8,7 +8,7 @@ import Testing
 /// Closes producers and consumers in the middle of heavy concurrent use, several times over: nothing may crash (a
 /// librdkafka call on a destroyed handle would), nothing may hang (every wait has a deadline), every send ends with a
 /// delivery report or an error, and every call after the close throws `KafkaError.closed`.
-@Suite("Closing Kafka clients while they are in heavy use")
+@Suite("Closing Kafka clients while they are in heavy use", .tags(.integration), .kind(.integration, needsDatabase: false))
 struct KafkaShutdownTests {
     let logger = Logger.test("kafka-shutdown-tests")
     static let topic = "surge.progress.events"

@@ -9,7 +9,7 @@ import SurgeTestSupport
 import Testing
 import _ConnectionPoolModule
 
-@Suite("Database outages")
+@Suite("Database outages", .tags(.integration), .kind(.integration))
 struct DatabaseAvailabilityTests {
     let logger = Logger.test("database-availability")
 

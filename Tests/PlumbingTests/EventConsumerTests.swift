@@ -7,7 +7,7 @@ import SurgeMessaging
 import SurgeTestSupport
 import Testing
 
-@Suite("Idempotent consumers, retries and dead letters")
+@Suite("Idempotent consumers, retries and dead letters", .tags(.integration), .kind(.integration))
 struct EventConsumerTests {
     func publish(_ payload: UserRegistered, id: UUID = UUID(), via producer: KafkaProducer) async throws {
         let record = try EventRecord(CloudEvent(id: id, source: "/surge/identity", time: Date(), data: payload))

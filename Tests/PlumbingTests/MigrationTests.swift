@@ -4,7 +4,7 @@ import PostgresNIO
 import SurgeTestSupport
 import Testing
 
-@Suite("Migrations and database roles")
+@Suite("Migrations and database roles", .tags(.integration), .kind(.integration))
 struct MigrationTests {
     let logger = Logger.test("migrations")
 

@@ -7,7 +7,7 @@ import SurgeKafka
 import SurgeTestSupport
 import Testing
 
-@Suite("Transactional outbox and relay")
+@Suite("Transactional outbox and relay", .tags(.integration), .kind(.integration))
 struct OutboxRelayTests {
     @Test("events committed with the state change are published in order and marked published")
     func publishesInOrder() async throws {

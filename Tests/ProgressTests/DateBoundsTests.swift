@@ -2,13 +2,14 @@ import Foundation
 import SurgeCalendar
 import SurgeContracts
 import SurgeRuntime
+import SurgeTestSupport
 import Testing
 
 @testable import ProgressService
 
 /// The inputs that crashed progress (a check-in, log or photo happening in 10000, a chore first due on 9999-12-31) are
 /// refused with field errors, and the rules they reach never trap even if such a value gets through.
-@Suite("Progress date bounds")
+@Suite("Progress date bounds", .tags(.unit), .kind(.unit))
 struct ProgressDateBoundsTests {
     static func instant(_ text: String) -> Date { Timestamp.parse(text)! }
     static let rome = LocalCalendar(zoneNamed: "Europe/Rome")!

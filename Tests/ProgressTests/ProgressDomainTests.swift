@@ -2,11 +2,12 @@ import Foundation
 import SurgeCalendar
 import SurgeContracts
 import SurgeRuntime
+import SurgeTestSupport
 import Testing
 
 @testable import ProgressService
 
-@Suite("Progress domain rules")
+@Suite("Progress domain rules", .tags(.unit), .kind(.unit))
 struct ProgressDomainTests {
     static let pushUps = SeriesFormula(
         basePoints: 10, repMultiplier: 0.3, seriesMultiplier: 0.8,

@@ -1,11 +1,12 @@
 import Foundation
 import SurgeCalendar
 import SurgeContracts
+import SurgeTestSupport
 import Testing
 
 @testable import ProgressService
 
-@Suite("Incremental progress equals a from-scratch recomputation")
+@Suite("Incremental progress equals a from-scratch recomputation", .tags(.unit), .kind(.unit))
 struct StreakPropertyTests {
     static let zones = [
         "Europe/Rome", "America/New_York", "Australia/Sydney", "Asia/Kolkata", "Pacific/Chatham", "America/Sao_Paulo",

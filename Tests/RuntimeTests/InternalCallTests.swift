@@ -2,9 +2,10 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import SurgeRuntime
+import SurgeTestSupport
 import Testing
 
-@Suite("Calls between the gateway and the services")
+@Suite("Calls between the gateway and the services", .tags(.unit), .kind(.unit))
 struct InternalCallTests {
     let signer: InternalCallSigner
     let caller = "6f1c1d3e-5b0a-4c4e-9a57-2f6a1f6c9d10"

@@ -5,9 +5,10 @@ import SurgePostgres
 import SurgeRuntime
 import _ConnectionPoolModule
 import Synchronization
+import SurgeTestSupport
 import Testing
 
-@Suite("Service runtime")
+@Suite("Service runtime", .tags(.unit), .kind(.unit))
 struct RuntimeTests {
     static let base = [
         "DATABASE_URL": "postgres://surge_identity:secret@db.internal:5433/surge?sslmode=require",

@@ -11,7 +11,7 @@ typealias JSONObject = [String: any Sendable]
 
 /// The challenges service end to end, through the gateway, with real users, tokens, friendships and households from
 /// identity: challenges learns them from identity's events.
-@Suite("Challenges: end to end through the gateway", .serialized)
+@Suite("Challenges: end to end through the gateway", .tags(.system), .kind(.system), .serialized)
 struct ChallengesSystemTests {
     static let seventyFiveHard = "c4a11e00-0075-4000-8000-000000000001"
     static let meditation = "c4a11e00-0021-4000-8000-000000000004"

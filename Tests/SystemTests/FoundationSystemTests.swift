@@ -7,7 +7,7 @@ import SurgeTestSupport
 import Testing
 
 /// The foundation's promises, proven with every service as its own process.
-@Suite("Foundation: events across processes", .serialized)
+@Suite("Foundation: events across processes", .tags(.system), .kind(.system), .serialized)
 struct FoundationSystemTests {
     func registerGuest(_ http: TestHTTP, name: String = "Sam") async throws -> UUID {
         let response = try await http.post("/v1/auth/guest", json: ["displayName": name, "timeZone": "Europe/Rome"])

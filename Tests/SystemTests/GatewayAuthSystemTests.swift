@@ -3,7 +3,7 @@ import SurgeAuth
 import SurgeTestSupport
 import Testing
 
-@Suite("Gateway: access tokens", .serialized)
+@Suite("Gateway: access tokens", .tags(.system), .kind(.system), .serialized)
 struct GatewayAuthSystemTests {
     @Test("a guest's access token opens authenticated routes; missing, expired, tampered and foreign tokens do not")
     func tokens() async throws {

@@ -2,7 +2,7 @@ import Foundation
 import SurgeTestSupport
 import Testing
 
-@Suite("Gateway: limits, idempotency, CORS and errors", .serialized)
+@Suite("Gateway: limits, idempotency, CORS and errors", .tags(.system), .kind(.system), .serialized)
 struct GatewaySystemTests {
     func guest(_ http: TestHTTP, name: String, headers: [(String, String)] = []) async throws -> TestResponse {
         try await http.post("/v1/auth/guest", json: ["displayName": name, "timeZone": "Europe/Rome"], headers: headers)

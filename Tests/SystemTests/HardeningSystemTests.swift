@@ -18,7 +18,7 @@ import Testing
 ///
 /// `make test` runs the short form (a few hundred requests). `SURGE_FUZZ_LONG=1` runs thousands; `SURGE_FUZZ_SEED=<n>`
 /// repeats a run (the seed is printed at the start).
-@Suite("Hardening: fuzzed requests and poison events", .serialized, .tags(.hardening))
+@Suite("Hardening: fuzzed requests and poison events", .tags(.system), .kind(.system), .serialized, .tags(.hardening))
 struct HardeningSystemTests {
     static let environment = ProcessInfo.processInfo.environment
     static let long = environment["SURGE_FUZZ_LONG"] == "1"

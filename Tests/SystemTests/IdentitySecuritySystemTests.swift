@@ -48,7 +48,7 @@ struct DocumentedOperation: Sendable, CustomStringConvertible {
     var httpMethod: HTTPMethod { HTTPMethod(rawValue: method) }
 }
 
-@Suite("Identity: security and bad input", .serialized)
+@Suite("Identity: security and bad input", .tags(.system), .kind(.system), .serialized)
 struct IdentitySecuritySystemTests {
     /// Bodies a different user may legitimately send, so each route gets past decoding and shows what it does.
     static func attackerBody(_ operation: DocumentedOperation, victim: String) -> [String: any Sendable]? {

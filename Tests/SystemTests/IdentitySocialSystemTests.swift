@@ -5,7 +5,7 @@ import SurgeTestSupport
 import Testing
 
 /// Sign in with Apple and Google against local JWKS servers the test runs, with keys it generates.
-@Suite("Identity: social sign-in against local JWKS servers", .serialized)
+@Suite("Identity: social sign-in against local JWKS servers", .tags(.system), .kind(.system), .serialized)
 struct IdentitySocialSystemTests {
     static let appleAudience = "com.surge.ios"
     static let googleAudience = "surge-web.apps.googleusercontent.com"

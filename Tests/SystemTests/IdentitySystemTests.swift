@@ -6,7 +6,7 @@ import SurgeTestSupport
 import Testing
 
 /// Identity end to end: every call goes through the gateway to identity, each running as its own process.
-@Suite("Identity: end to end through the gateway", .serialized)
+@Suite("Identity: end to end through the gateway", .tags(.system), .kind(.system), .serialized)
 struct IdentitySystemTests {
     @Test("sign-up, sign-in, refresh, refresh-token reuse, sign-out, per-account throttling; the new user reaches progress")
     func accountsAndSessions() async throws {

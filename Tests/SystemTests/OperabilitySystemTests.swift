@@ -4,7 +4,7 @@ import SurgeContracts
 import SurgeTestSupport
 import Testing
 
-@Suite("Operability: configuration errors, bounded shutdown, calls only from the gateway", .serialized)
+@Suite("Operability: configuration errors, bounded shutdown, calls only from the gateway", .tags(.system), .kind(.system), .serialized)
 struct OperabilitySystemTests {
     @Test("a bad setting ends the process with one line naming the variable and status 78, no crash dump")
     func configurationErrors() async throws {

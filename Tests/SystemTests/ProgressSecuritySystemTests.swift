@@ -4,7 +4,7 @@ import SurgeContracts
 import SurgeTestSupport
 import Testing
 
-@Suite("Progress: privacy and time-zone moves", .serialized)
+@Suite("Progress: privacy and time-zone moves", .tags(.system), .kind(.system), .serialized)
 struct ProgressSecuritySystemTests {
     @Test("another user's token reaches none of a user's attempts, check-ins, photos, history or household chores")
     func secondUserSeesNothing() async throws {

@@ -5,7 +5,7 @@ import SurgeTestSupport
 import Testing
 
 /// Issue 5's scenarios, through the gateway, with progress on a simulated clock.
-@Suite("Progress: scenarios through the gateway", .serialized)
+@Suite("Progress: scenarios through the gateway", .tags(.system), .kind(.system), .serialized)
 struct ProgressSystemTests {
     func attempt(_ response: TestResponse) -> [String: Any] { response.json["attempt"] as? [String: Any] ?? [:] }
     func stats(_ response: TestResponse) -> [String: Any] { attempt(response)["stats"] as? [String: Any] ?? [:] }
@@ -253,7 +253,7 @@ struct ProgressSystemTests {
     }
 }
 
-@Suite("Progress: the push-up trainer (001)", .serialized)
+@Suite("Progress: the push-up trainer (001)", .tags(.system), .kind(.system), .serialized)
 struct PushUpTrainerSystemTests {
     func attempt(_ response: TestResponse) -> [String: Any] { response.json["attempt"] as? [String: Any] ?? [:] }
 

@@ -6,7 +6,7 @@ import Testing
 
 /// The template as a process: it consumes check-ins from the progress topic (once each, whatever the redelivery),
 /// produces its milestone event through the outbox, forgets a deleted user, and answers only signed calls.
-@Suite("Template service", .serialized)
+@Suite("Template service", .tags(.system), .kind(.system), .serialized)
 struct TemplateSystemTests {
     func checkIn(_ user: UUID, on date: LocalDate) -> CloudEvent<CheckInRecorded> {
         CloudEvent(

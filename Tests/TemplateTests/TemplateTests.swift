@@ -4,11 +4,12 @@ import HummingbirdTesting
 import SurgeContracts
 import SurgeRuntime
 import TemplateDomain
+import SurgeTestSupport
 import Testing
 
 @testable import TemplateService
 
-@Suite("Template: domain rules")
+@Suite("Template: domain rules", .tags(.unit), .kind(.unit))
 struct TallyDomainTests {
     let user = UUID()
 
@@ -36,7 +37,7 @@ struct TallyDomainTests {
     }
 }
 
-@Suite("Template: routes")
+@Suite("Template: routes", .tags(.unit), .kind(.unit))
 struct TallyRouterTests {
     let signer: InternalCallSigner
     let user = UUID()
