@@ -1,23 +1,9 @@
 import Foundation
 import SurgeCalendar
 import SurgeContracts
+import SurgeTestSupport
 
 @testable import ProgressService
-
-/// A deterministic random source, so a failing history can be replayed from its seed.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// One check-in as a client made it: what, for when, and when it reached the server.
 struct SimulatedCheckIn {

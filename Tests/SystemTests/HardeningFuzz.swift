@@ -4,22 +4,7 @@ import SurgeTestSupport
 // The pieces of the hardening fuzz test: a seeded random source, JSON written by hand (so it can be wrong on purpose),
 // the public route table read from docs/openapi.json, and a generator of mutated requests over it.
 
-/// SplitMix64: small, fast and the same on every platform, so a printed seed reproduces a run.
-struct FuzzRandom: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+extension SeededRandom {
     mutating func chance(_ probability: Double) -> Bool { Double.random(in: 0..<1, using: &self) < probability }
     mutating func pick<T>(_ values: [T]) -> T { values[Int.random(in: 0..<values.count, using: &self)] }
     mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
@@ -217,7 +202,7 @@ struct FuzzFixtures: Sendable {
 
 /// Makes mutated requests from the route table.
 struct FuzzGenerator {
-    var random: FuzzRandom
+    var random: SeededRandom
     let routes: [FuzzRoute]
     let fixtures: FuzzFixtures
 

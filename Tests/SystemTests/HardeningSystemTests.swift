@@ -53,7 +53,7 @@ struct HardeningSystemTests {
 
             // Random requests from the route table (to the gateway, and straight to progress signed and unsigned),
             // while the raw-socket shapes arrive at the same time.
-            var generator = FuzzGenerator(random: FuzzRandom(seed: seed), routes: try FuzzRoute.load(), fixtures: fixtures)
+            var generator = FuzzGenerator(random: SeededRandom(seed: seed), routes: try FuzzRoute.load(), fixtures: fixtures)
             var requests = (0..<sizes.gateway).map { _ in generator.next() }
             let progressRoutes = generator.routes.filter { $0.service == "progress" }
             for _ in 0..<sizes.signed {
