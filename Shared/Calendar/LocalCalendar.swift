@@ -74,6 +74,16 @@ public struct LocalCalendar: Sendable {
         if date.year > Self.lastJulianYear, let instant = calendar.date(from: components) { return instant }
         return start(of: date).addingTimeInterval(Double(time.minutesSinceMidnight * 60))
     }
+
+    /// Local days from one instant to a later one, a part day counting as a whole: 09:00 Monday to 09:00 the next
+    /// Monday is 7 across a DST change too (167 or 169 hours), to 09:01 it is 8. At least 1.
+    public func wholeDays(from start: Date, to end: Date) -> Int {
+        guard start < end else { return 1 }
+        let elapsed = date(at: start).days(until: date(at: end))
+        // The same wall-clock time `elapsed` local days later.
+        guard let sameTimeLater = calendar.date(byAdding: .day, value: elapsed, to: start) else { return max(1, elapsed) }
+        return max(1, sameTimeLater < end ? elapsed + 1 : elapsed)
+    }
 }
 
 extension LocalCalendar {

@@ -70,4 +70,24 @@ struct LocalCalendarTests {
         #expect(!IANATimeZone.isValid("GMT+5"))
         #expect(!IANATimeZone.isValid(""))
     }
+
+    @Test("whole days of a window: a week from Monday 09:00 is 7 across either DST change, a minute more is 8, a part day is 1")
+    func wholeDays() {
+        let rome = LocalCalendar(zoneNamed: "Europe/Rome")!
+        func days(_ from: String, _ fromTime: String, _ to: String, _ toTime: String) -> Int {
+            rome.wholeDays(
+                from: rome.instant(of: LocalTime(fromTime)!, on: LocalDate(from)!), to: rome.instant(of: LocalTime(toTime)!, on: LocalDate(to)!))
+        }
+        #expect(days("2026-11-16", "09:00", "2026-11-23", "09:00") == 7)
+        #expect(days("2026-11-16", "09:00", "2026-11-23", "09:01") == 8)
+        #expect(days("2026-11-16", "09:00", "2026-11-23", "08:59") == 7)
+        // 167 hours (spring forward on 29 March 2026) and 169 hours (fall back on 25 October 2026).
+        #expect(days("2026-03-23", "09:00", "2026-03-30", "09:00") == 7)
+        #expect(days("2026-10-19", "09:00", "2026-10-26", "09:00") == 7)
+        // A window starting on the DST day itself.
+        #expect(days("2026-03-29", "09:00", "2026-04-05", "09:00") == 7)
+        #expect(days("2026-11-16", "09:00", "2026-11-16", "12:00") == 1)
+        #expect(days("2026-11-16", "23:00", "2026-11-17", "01:00") == 1)
+        #expect(days("2026-11-16", "09:00", "2026-11-16", "09:00") == 1)
+    }
 }

@@ -243,6 +243,23 @@ struct BrokenRule: Sendable, CustomTestStringConvertible {
         BrokenRule(rule: "per-task points on no points", field: "rules.points.pointsPerTask", draft: points(PointsRule(kind: .none, pointsPerTask: 5)), context: .content),
         BrokenRule(rule: "zero points per task", field: "rules.points.pointsPerTask", draft: points(PointsRule(kind: .perTask, pointsPerTask: 0)), context: .content),
         BrokenRule(
+            rule: "more than 100 points a tick", field: "rules.points.pointsPerTask",
+            draft: with(Fixtures.habit) { $0.rules = RulesDraft(points: PointsRule(kind: .perTask, pointsPerTask: 101)) }),
+        BrokenRule(
+            rule: "more than 100 points for one task", field: "tasks[0].points",
+            draft: points(PointsRule(kind: .perTask), tasks: [TaskDraft(taskID: "a", title: "A", kind: .checkbox, points: 101)]), context: .content),
+        BrokenRule(
+            rule: "a completion bonus over 1000", field: "rules.points.completionBonus",
+            draft: points(PointsRule(kind: .perTask, pointsPerTask: 10, completionBonus: 1001)), context: .content),
+        BrokenRule(
+            rule: "a weekly goal bonus over 1000", field: "rules.points.weeklyGoalBonus",
+            draft: points(PointsRule(kind: .perTask, pointsPerTask: 10, weeklyGoalBonus: 1001)), context: .content),
+        BrokenRule(rule: "base points over 100", field: "rules.points.series.basePoints", draft: series { $0.basePoints = 101 }, context: .content),
+        BrokenRule(rule: "a rep multiplier over 10", field: "rules.points.series.repMultiplier", draft: series { $0.repMultiplier = 10.5 }, context: .content),
+        BrokenRule(
+            rule: "a streak multiplier over 10", field: "rules.points.series.streakMultipliers[1].multiplier",
+            draft: series { $0.streakMultipliers[1].multiplier = 11 }, context: .content),
+        BrokenRule(
             rule: "a series formula on per-task points", field: "rules.points.series",
             draft: points(PointsRule(kind: .perTask, series: CuratedContent.pushUpSeries)), context: .content),
         BrokenRule(

@@ -35,10 +35,10 @@ struct ProgressDomainTests {
 
     @Test("levels from total points, and the cap bands: levels 1-3 x1.5, level 4 x2.0, level 5+ x2.5")
     func levelsAndCaps() {
-        #expect(Points.level(totalPoints: 0, thresholds: Self.pushUps.levelThresholds) == 1)
-        #expect(Points.level(totalPoints: 299, thresholds: Self.pushUps.levelThresholds) == 2)
-        #expect(Points.level(totalPoints: 600, thresholds: Self.pushUps.levelThresholds) == 4)
-        #expect(Points.level(totalPoints: 5000, thresholds: Self.pushUps.levelThresholds) == 5)
+        #expect(Points.level(points: 0, thresholds: Self.pushUps.levelThresholds) == 1)
+        #expect(Points.level(points: 299, thresholds: Self.pushUps.levelThresholds) == 2)
+        #expect(Points.level(points: 600, thresholds: Self.pushUps.levelThresholds) == 4)
+        #expect(Points.level(points: 5000, thresholds: Self.pushUps.levelThresholds) == 5)
         let caps = (1...6).map { Points.dailyCap(dailyGoal: 100, level: $0, bands: Self.pushUps.capBands) }
         #expect(caps == [150, 150, 150, 200, 250, 250])
         #expect(Points.dailyCap(dailyGoal: 100, level: 1, bands: []) == nil)
@@ -48,7 +48,7 @@ struct ProgressDomainTests {
     static func pushUpContext() -> CheckInEngine.Context {
         let task = ChallengeTask(taskID: "pushups", title: "Push-ups", kind: .quantity, target: 20, unit: "push-ups")
         let definition = definition(tasks: [task], points: PointsRule(kind: .series, series: pushUps))
-        return CheckInEngine.Context(definition: definition, dailyGoal: 20, streak: 0, totalPoints: 0)
+        return CheckInEngine.Context(definition: definition, dailyGoal: 20, streak: 0, levelPoints: 0)
     }
 
     @Test("push-ups beyond the daily cap are logged and shown, not rewarded")
@@ -95,7 +95,7 @@ struct ProgressDomainTests {
     func latestChangeWins() throws {
         let definition = Self.definition(tasks: [ChallengeTask(taskID: "photo", title: "Photo", kind: .photo)])
         var record = DayRecord(date: LocalDate("2026-11-20")!)
-        let context = CheckInEngine.Context(definition: definition, dailyGoal: 20, streak: 0, totalPoints: 0)
+        let context = CheckInEngine.Context(definition: definition, dailyGoal: 20, streak: 0, levelPoints: 0)
         let now = Date()
         let photo = UUID()
         _ = try CheckInEngine.apply(CheckIn(taskID: "photo", action: .photo(photo), happenedAt: now), to: &record, context: context)
@@ -125,11 +125,11 @@ struct ProgressDomainTests {
     func wrongShapes() {
         let definition = Self.definition(tasks: [ChallengeTask(taskID: "read", title: "Read", kind: .checkbox)])
         var record = DayRecord(date: LocalDate("2026-11-20")!)
-        let context = CheckInEngine.Context(definition: definition, dailyGoal: 20, streak: 0, totalPoints: 0)
+        let context = CheckInEngine.Context(definition: definition, dailyGoal: 20, streak: 0, levelPoints: 0)
         #expect(throws: Problem.self) { try CheckInEngine.apply(CheckIn(taskID: "nope", action: .setDone(true), happenedAt: Date()), to: &record, context: context) }
         #expect(throws: Problem.self) { try CheckInEngine.apply(CheckIn(taskID: "read", action: .log(quantity: 3, series: nil), happenedAt: Date()), to: &record, context: context) }
         let quantity = Self.definition(tasks: [ChallengeTask(taskID: "water", title: "Water", kind: .quantity, target: 2, unit: "litres")])
-        let quantityContext = CheckInEngine.Context(definition: quantity, dailyGoal: 20, streak: 0, totalPoints: 0)
+        let quantityContext = CheckInEngine.Context(definition: quantity, dailyGoal: 20, streak: 0, levelPoints: 0)
         #expect(throws: Problem.self) { try CheckInEngine.apply(CheckIn(taskID: "water", action: .log(quantity: -1, series: nil), happenedAt: Date()), to: &record, context: quantityContext) }
         #expect(throws: Problem.self) { try CheckInEngine.apply(CheckIn(taskID: "water", action: .log(quantity: 0, series: nil), happenedAt: Date()), to: &record, context: quantityContext) }
     }
@@ -323,6 +323,25 @@ struct ProgressDomainTests {
         #expect(check(endOfDay, LocalDate("2026-02-28")!, happened: endOfDay) == .beforeStart)
         // The spring-forward day in Rome is 23 hours long.
         #expect(calendar.end(of: LocalDate("2026-03-29")!).timeIntervalSince(calendar.start(of: LocalDate("2026-03-29")!)) == 23 * 3600)
+    }
+
+    @Test("a judged day is refused with the instant its window closed, even when the current zone's window would still be open")
+    func judgedDayNamesItsClose() {
+        // Judged at Tokyo's midnight, then the member moved to New York, where the day is still under way.
+        let tokyo = LocalCalendar(zoneNamed: "Asia/Tokyo")!
+        let newYork = LocalCalendar(zoneNamed: "America/New_York")!
+        let day = LocalDate("2026-11-16")!
+        let closedInTokyo = tokyo.end(of: day)
+        let now = closedInTokyo.addingTimeInterval(3600)
+        #expect(newYork.date(at: now) == day)
+        let refusal = CheckInWindow.check(
+            date: day, happenedAt: now, now: now, startedOn: day, endOn: nil, calendar: newYork, graceMinutes: 0, judgedThrough: day,
+            judgedThroughClosedAt: closedInTokyo)
+        #expect(refusal == .tooLate(closedAt: closedInTokyo))
+        // Without the recorded close (attempts judged before it was kept), never later than now.
+        let legacy = CheckInWindow.check(
+            date: day, happenedAt: now, now: now, startedOn: day, endOn: nil, calendar: newYork, graceMinutes: 0, judgedThrough: day)
+        #expect(legacy == .tooLate(closedAt: now))
     }
 
     @Test("a definition's version is chosen by the day judged")

@@ -56,7 +56,7 @@ struct IncrementalRun {
                 continue
             }
             var record = run.records[date] ?? DayRecord(date: date)
-            let context = CheckInEngine.Context(definition: timeline.version(on: date), dailyGoal: dailyGoal, streak: run.state.currentStreak, totalPoints: run.ledger)
+            let context = CheckInEngine.Context(definition: timeline.version(on: date), dailyGoal: dailyGoal, streak: run.state.currentStreak, levelPoints: run.ledger)
             guard let result = try? CheckInEngine.apply(CheckIn(taskID: checkIn.taskID, action: checkIn.action, happenedAt: checkIn.happenedAt), to: &record, context: context)
             else { continue }
             run.records[date] = record

@@ -242,3 +242,39 @@ struct RuntimeTests {
         }
     }
 }
+
+@Suite("Catching up with other services' events", .tags(.unit), .kind(.unit))
+struct CatchUpTests {
+    @Test("a value that appears while waiting is returned as soon as it is seen")
+    func appears() async throws {
+        let checks = Mutex(0)
+        let value = try await CatchUp(timeout: .seconds(30)).value { () -> String? in
+            let count = checks.withLock { count in
+                count += 1
+                return count
+            }
+            return count >= 3 ? "profile" : nil
+        }
+        #expect(value == "profile")
+        #expect(checks.withLock { $0 } == 3)
+    }
+
+    @Test("a value that never appears gives nil once the timeout has passed, not before")
+    func neverAppears() async throws {
+        let clock = ContinuousClock()
+        let started = clock.now
+        let value = try await CatchUp(timeout: .milliseconds(200)).value { () -> Int? in nil }
+        #expect(value == nil)
+        #expect(clock.now - started >= .milliseconds(200))
+        #expect(try await CatchUp(timeout: .milliseconds(50)).until { false } == false)
+        #expect(try await CatchUp(timeout: .seconds(30)).until { true } == true)
+    }
+
+    @Test("a wait that runs out is one retryable problem")
+    func problem() {
+        let problem = CatchUp.problem("Your account is still being set up here.")
+        #expect(problem.status == .serviceUnavailable)
+        #expect(problem.retryAfter == 1)
+        #expect(problem.type == Problem.typeBase + "catching-up")
+    }
+}

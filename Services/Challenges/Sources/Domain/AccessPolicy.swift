@@ -22,14 +22,10 @@ public struct AccessFacts: Sendable, Equatable {
 /// Who may see, edit, delete and invite to a definition. The list queries apply the same visibility rule in SQL
 /// (`ChallengeQueries.visibleTo`); integration tests hold the two together.
 public enum AccessPolicy {
-    /// Curated and public: everyone. Private: the owner and invitees. Group: the group's current members (and
-    /// invitees of a group competition).
+    /// `ChallengeAccess.canSee`, the rule progress applies too.
     public static func canSee(_ facts: AccessFacts) -> Bool {
-        switch facts.visibility {
-        case .curated, .public: true
-        case .private: facts.isOwner || facts.isInvited
-        case .group: facts.isGroupMember || facts.isInvited
-        }
+        ChallengeAccess.canSee(
+            .init(visibility: facts.visibility, isOwner: facts.isOwner, isInvited: facts.isInvited, isGroupMember: facts.isGroupMember))
     }
 
     /// Curated content changes only through the content file. A chore may be edited by any member of its household

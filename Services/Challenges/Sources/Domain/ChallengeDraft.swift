@@ -247,11 +247,10 @@ extension ChoreRecurrence {
 enum CompetitionWindow {
     static let maximumSeconds: TimeInterval = 366 * 86_400
 
-    /// How many local dates (in the competition's zone) the window touches; nil if the window or zone is invalid.
+    /// How many days the window lasts in the competition's zone, a part day counting as a whole (a week from Monday
+    /// 09:00 is 7); nil if the window or zone is invalid.
     static func days(_ competition: CompetitionDetails) -> Int? {
         guard competition.startsAt < competition.endsAt, let calendar = LocalCalendar(zoneNamed: competition.timeZone) else { return nil }
-        let first = calendar.date(at: competition.startsAt)
-        let last = calendar.date(at: competition.endsAt.addingTimeInterval(-0.001))
-        return first.days(until: last) + 1
+        return calendar.wholeDays(from: competition.startsAt, to: competition.endsAt)
     }
 }

@@ -42,13 +42,19 @@ public enum DraftLimits {
     public static let tasks = 1...20
     public static let taskTitle = 1...100
     public static let taskDetails = 500
-    public static let taskPoints = 1...10_000
+    /// Points values are bounded so that no challenge, curated or a user's own, makes one tick worth more than a
+    /// good day in the library (10 a task, 200 for finishing): rankings among participants stay meaningful, and
+    /// levels count curated points only (progress), so no value here can buy a higher anti-cheat cap.
+    public static let taskPoints = 1...100
     public static let target = 1_000_000.0
     public static let freezesPerMonth = 0...4
     public static let weeklyGoalDays = 1...7
     public static let graceMinutes = 0...2880
-    public static let bonus = 0...100_000
-    public static let chorePoints = 1...1000
+    public static let bonus = 0...1000
+    public static let chorePoints = 1...100
+    /// Series formula factors (001's push-ups: base 10, ×0.3 a rep, ×0.8 a series).
+    public static let seriesBasePoints = 100.0
+    public static let seriesMultipliers = 10.0
     public static let habitNotes = 1000
     public static let priority = 1...5
     public static let timesPerWeek = 1...7
@@ -373,13 +379,17 @@ struct DraftValidation {
             }
         }
         for (name, value) in [("weeklyGoalBonus", points.weeklyGoalBonus), ("completionBonus", points.completionBonus)] {
-            if let value, !DraftLimits.bonus.contains(value) { fail("\(path).\(name)", "must be from 0 to 100000") }
+            if let value, !DraftLimits.bonus.contains(value) { fail("\(path).\(name)", "must be from 0 to \(DraftLimits.bonus.upperBound)") }
         }
     }
 
     mutating func checkSeries(_ series: SeriesFormula, at path: String) {
-        for (name, value) in [("basePoints", series.basePoints), ("repMultiplier", series.repMultiplier), ("seriesMultiplier", series.seriesMultiplier)] {
-            if !(value > 0 && value <= 10_000) { fail("\(path).\(name)", "must be greater than 0 (and at most 10000)") }
+        let factors = [
+            ("basePoints", series.basePoints, DraftLimits.seriesBasePoints), ("repMultiplier", series.repMultiplier, DraftLimits.seriesMultipliers),
+            ("seriesMultiplier", series.seriesMultiplier, DraftLimits.seriesMultipliers),
+        ]
+        for (name, value, limit) in factors where !(value > 0 && value <= limit) {
+            fail("\(path).\(name)", "must be greater than 0 (and at most \(Int(limit)))")
         }
         if series.streakMultipliers.isEmpty {
             fail("\(path).streakMultipliers", "must list at least one multiplier, from streak 0")
@@ -390,7 +400,9 @@ struct DraftValidation {
             if index > 0 && step.fromStreak <= series.streakMultipliers[index - 1].fromStreak {
                 fail("\(at).fromStreak", "must be greater than streakMultipliers[\(index - 1)].fromStreak")
             }
-            if !(step.multiplier >= 1 && step.multiplier <= 100) { fail("\(at).multiplier", "must be at least 1 (and at most 100)") }
+            if !(step.multiplier >= 1 && step.multiplier <= DraftLimits.seriesMultipliers) {
+                fail("\(at).multiplier", "must be at least 1 (and at most \(Int(DraftLimits.seriesMultipliers)))")
+            }
         }
         if series.capBands.isEmpty {
             fail("\(path).capBands", "must list at least one band, from level 1")

@@ -210,7 +210,7 @@ struct PostgresChallengeRepository: ChallengeRepository {
         let now = clock.now()
         let logger = self.logger
         return try await client.transaction(logger: logger) { connection in
-            let members = try await DirectoryStore.members(of: draft.groupID, on: connection, logger: logger)
+            let members = try await Self.members(of: draft.groupID, awaiting: caller, on: connection, logger: logger)
             let context = DraftContext(source: .user(caller), groupMembers: members, today: VersionSchedule.latestDate(at: now))
             let definition = try draft.build(challengeID: UUID(), version: 1, effectiveFrom: nil, ownerID: caller, context: context)
             try await Self.insert(definition, contentVersion: nil, createdBy: caller, at: now, on: connection, logger: logger)
@@ -235,7 +235,10 @@ struct PostgresChallengeRepository: ChallengeRepository {
                 throw Problem.notFound("No such challenge.")
             }
             let draft = patch.applied(to: ChallengeDraft(latest))
-            let members = try await DirectoryStore.members(of: draft.groupID, on: connection, logger: logger)
+            let members =
+                patch.changesMembership
+                ? try await Self.members(of: draft.groupID, awaiting: caller, on: connection, logger: logger)
+                : try await DirectoryStore.members(of: draft.groupID, on: connection, logger: logger)
             let context = DraftContext(
                 source: .user(caller), groupMembers: members, checksMembership: patch.changesMembership, today: VersionSchedule.latestDate(at: now))
             var next = try draft.build(
@@ -278,6 +281,18 @@ struct PostgresChallengeRepository: ChallengeRepository {
         }
     }
 
+    /// A group's members as identity's events have described them. A caller not among them yet (a household
+    /// created or joined a moment ago) is waited for; after the wait, the members as they are.
+    static func members(of groupID: UUID?, awaiting caller: UUID, on connection: PostgresConnection, logger: Logger) async throws -> Set<UUID>? {
+        guard let groupID else { return nil }
+        let withCaller = try await CatchUp.standard.value {
+            let members = try await DirectoryStore.members(of: groupID, on: connection, logger: logger)
+            return members?.contains(caller) == true ? members : nil
+        }
+        if let withCaller { return withCaller }
+        return try await DirectoryStore.members(of: groupID, on: connection, logger: logger)
+    }
+
     // MARK: Invitations
 
     func invite(_ challengeID: UUID, _ request: InvitationRequest, caller: UUID, trace: TraceContext) async throws -> InvitationResult {
@@ -294,6 +309,11 @@ struct PostgresChallengeRepository: ChallengeRepository {
             let row = try await visibleRow(challengeID, caller: caller, forUpdate: true, on: connection)
             guard AccessPolicy.isInvitable(row.kind) else { throw Problem.notInvitable(row.kind) }
             guard AccessPolicy.canInvite(row.facts) else { throw Problem.forbidden("Only the owner may invite people to this challenge.") }
+            let others = Set(userIDs).subtracting([caller])
+            // Friends accepted a moment ago are waited for.
+            _ = try await CatchUp.standard.until {
+                try await DirectoryStore.friends(of: caller, among: userIDs, on: connection, logger: logger).isSuperset(of: others)
+            }
             let friends = try await DirectoryStore.friends(of: caller, among: userIDs, on: connection, logger: logger)
             var errors: [Problem.FieldError] = []
             for (index, userID) in userIDs.enumerated() {
@@ -305,7 +325,7 @@ struct PostgresChallengeRepository: ChallengeRepository {
             }
             var invitees: [(UUID, UUID?)] = userIDs.filter { $0 != caller }.map { ($0, nil) }
             if let groupID = request.groupID {
-                let members = try await DirectoryStore.members(of: groupID, on: connection, logger: logger) ?? []
+                let members = try await Self.members(of: groupID, awaiting: caller, on: connection, logger: logger) ?? []
                 if members.contains(caller) {
                     invitees += members.subtracting([caller]).sorted { $0.uuidString < $1.uuidString }.map { ($0, groupID) }
                 } else {
@@ -470,7 +490,7 @@ struct PostgresChallengeRepository: ChallengeRepository {
 
     func chores(groupID: UUID, page: PageRequest<SequencePosition>, caller: UUID) async throws -> Page<ChallengeSummary> {
         let member = try await client.withConnection { connection in
-            try await DirectoryStore.isMember(caller, of: groupID, on: connection, logger: logger)
+            try await CatchUp.standard.until { try await DirectoryStore.isMember(caller, of: groupID, on: connection, logger: logger) }
         }
         guard member else { throw Problem.notFound("No such group.") }
         var sql = SQLBuilder()

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import SurgeCalendar
 import SurgeContracts
 
 struct TaskView: Codable, Sendable {
@@ -34,6 +35,11 @@ struct StatsView: Codable, Sendable {
     var freezesLeft: Int
     /// The last judged period was saved by a freeze (001's snowflake).
     var freezeActive: Bool
+    /// Series challenges: the member's level, from points earned in curated challenges only.
+    var level: Int?
+    /// Series challenges: repetitions a day that earn points at that level (001's anti-cheat cap); more are kept
+    /// but earn nothing.
+    var dailyCap: Double?
 }
 
 /// The current week of a weekly-streak attempt (001's weekly goal and Sunday summary).
@@ -121,12 +127,16 @@ extension AttemptView {
             if active && met { openCompleted = 1; liveStreak += 1 }
         }
         let completed = state.periodsCompleted + (active ? openCompleted : 0)
+        let level = definition.rules.points.series.map { Points.level(points: snapshot.levelPoints, thresholds: $0.levelThresholds) }
         let stats = StatsView(
             currentStreak: active ? liveStreak : state.currentStreak, bestStreak: max(state.bestStreak, active ? liveStreak : 0),
             streakPeriod: period, daysCompleted: completed, daysMissed: state.periodsMissed,
-            progressPercent: definition.durationDays.map { Int((Double(completed) / Double($0) * 100).rounded(.down)) },
+            progressPercent: definition.durationDays.map { min(100, Int((Double(completed) / Double($0) * 100).rounded(.down))) },
             points: state.points, freezesLeft: state.freezesLeft,
-            freezeActive: state.judgedThrough.flatMap { snapshot.openRecords[$0]?.outcome } == .frozen)
+            freezeActive: state.judgedThrough.flatMap { snapshot.openRecords[$0]?.outcome } == .frozen,
+            level: level, dailyCap: level.flatMap { level in
+                definition.rules.points.series.flatMap { Points.dailyCap(dailyGoal: dailyGoal, level: level, bands: $0.capBands) }
+            })
 
         var today: DayView?
         if active, snapshot.today >= attempt.startedOn, snapshot.today <= (attempt.endsOn ?? snapshot.today) {
@@ -148,8 +158,20 @@ extension AttemptView {
         self.init(
             attemptID: attempt.id, challengeID: attempt.challengeID, challengeName: definition.name, kind: attempt.kind,
             status: state.status.rawValue, attemptNumber: attempt.attemptNumber, startedOn: attempt.startedOn, endsOn: attempt.endsOn,
-            dayNumber: max(1, attempt.startedOn.days(until: min(snapshot.today, state.endedOn ?? snapshot.today)) + 1),
+            dayNumber: Self.dayNumber(snapshot, definition: definition),
             durationDays: definition.durationDays, timeZone: snapshot.member.timeZone, endedOn: state.endedOn,
             failureReason: state.failureReason, missedTaskIDs: state.missedTaskIDs, stats: stats, today: today, week: week)
+    }
+
+    /// "Day 3 of 7". A competition counts whole days from its start instant in its own zone, so a week from Monday
+    /// 09:00 is days 1 to 7 (`durationDays`); anything else counts local dates from the first day.
+    static func dayNumber(_ snapshot: AttemptSnapshot, definition: ChallengeDefinition) -> Int {
+        let attempt = snapshot.attempt
+        if let competition = definition.competition, let duration = definition.durationDays {
+            let calendar = LocalCalendar(zoneNamedOrUTC: competition.timeZone)
+            let until = min(max(snapshot.now, competition.startsAt), competition.endsAt)
+            return min(duration, calendar.wholeDays(from: competition.startsAt, to: until.addingTimeInterval(1)))
+        }
+        return max(1, attempt.startedOn.days(until: min(snapshot.today, attempt.state.endedOn ?? snapshot.today)) + 1)
     }
 }

@@ -41,17 +41,19 @@ public enum CheckInWindow {
     /// Whether a check-in for `date`, happening at `happenedAt` and arriving `now`, is accepted.
     /// - Parameters:
     ///   - judgedThrough: days up to this one are judged and closed for good.
+    ///   - judgedThroughClosedAt: when the window of the period ending `judgedThrough` closed (a competition's closes
+    ///     at its end; after a move west the day was closed by the old zone's midnight).
     ///   - closesNoEarlierThan: when the period in progress is judged; after a move east the new zone's midnight comes
     ///     first, and the day stays open until then.
     public static func check(
         date: LocalDate, happenedAt: Date, now: Date, startedOn: LocalDate, endOn: LocalDate?, calendar: LocalCalendar, graceMinutes: Int,
-        judgedThrough: LocalDate? = nil, closesNoEarlierThan: Date? = nil
+        judgedThrough: LocalDate? = nil, judgedThroughClosedAt: Date? = nil, closesNoEarlierThan: Date? = nil
     ) -> Refusal? {
         if happenedAt.timeIntervalSince(now) > clockSkew || date > calendar.date(at: now.addingTimeInterval(clockSkew)) { return .inFuture }
         if date < startedOn { return .beforeStart }
         if let endOn, date > endOn { return .afterEnd }
         var closedAt = closes(date, calendar: calendar, graceMinutes: graceMinutes)
-        if let judgedThrough, date <= judgedThrough { return .tooLate(closedAt: min(closedAt, now)) }
+        if let judgedThrough, date <= judgedThrough { return .tooLate(closedAt: min(closedAt, judgedThroughClosedAt ?? now)) }
         if let floor = closesNoEarlierThan { closedAt = max(closedAt, floor) }
         if now >= closedAt { return .tooLate(closedAt: closedAt) }
         return nil

@@ -47,14 +47,14 @@ public enum CheckInEngine {
         public var dailyGoal: Int
         /// The attempt's judged streak (for the series streak multiplier).
         public var streak: Int
-        /// The member's total points (their level sets the anti-cheat cap).
-        public var totalPoints: Int
+        /// The member's points from curated challenges: their level, which sets the anti-cheat cap.
+        public var levelPoints: Int
 
-        public init(definition: ChallengeDefinition, dailyGoal: Int, streak: Int, totalPoints: Int) {
+        public init(definition: ChallengeDefinition, dailyGoal: Int, streak: Int, levelPoints: Int) {
             self.definition = definition
             self.dailyGoal = dailyGoal
             self.streak = streak
-            self.totalPoints = totalPoints
+            self.levelPoints = levelPoints
         }
     }
 
@@ -102,7 +102,7 @@ public enum CheckInEngine {
             progress.quantity += quantity
             rewarded = quantity
             if definition.rules.points.kind == .series, let formula = definition.rules.points.series {
-                let level = Points.level(totalPoints: context.totalPoints, thresholds: formula.levelThresholds)
+                let level = Points.level(points: context.levelPoints, thresholds: formula.levelThresholds)
                 if let cap = Points.dailyCap(dailyGoal: context.dailyGoal, level: level, bands: formula.capBands) {
                     rewarded = min(quantity, max(0, cap - progress.rewardedQuantity))
                 }

@@ -3,8 +3,8 @@ import SurgeContracts
 /// 001's points arithmetic: levels from total points, streak multipliers, the anti-cheat daily cap, series points.
 public enum Points {
     /// Level 1 plus one for every threshold reached.
-    public static func level(totalPoints: Int, thresholds: [Int]) -> Int {
-        1 + thresholds.filter { totalPoints >= $0 }.count
+    public static func level(points: Int, thresholds: [Int]) -> Int {
+        1 + thresholds.filter { points >= $0 }.count
     }
 
     /// The multiplier of the highest band the streak has reached (1 below every band).

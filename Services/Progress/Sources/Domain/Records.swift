@@ -46,6 +46,8 @@ public struct AttemptState: Codable, Sendable, Equatable {
     public var status: AttemptStatus = .active
     /// The last day (or, for weekly streaks, the last Sunday) already judged.
     public var judgedThrough: LocalDate?
+    /// When the window of the period ending `judgedThrough` closed: what a refused late check-in is told.
+    public var judgedThroughClosedAt: Date?
     public var currentStreak = 0
     public var bestStreak = 0
     public var periodsCompleted = 0

@@ -111,7 +111,9 @@ struct ChoreStore: Sendable {
     /// A page of a household's occurrences, pending ones by due time, completed ones newest first. Members only.
     func list(groupID: UUID, userID: UUID, status: String, page: PageRequest<ChoreCursor>) async throws -> Page<ChoreOccurrence> {
         try await client.withConnection { connection in
-            guard try await projections.isMember(userID, of: groupID, on: connection) else { throw Problem.notFound("No such group.") }
+            guard try await CatchUp.standard.until({ try await projections.isMember(userID, of: groupID, on: connection) }) else {
+                throw Problem.notFound("No such group.")
+            }
             let fetched: [ChoreOccurrence]
             if status == "completed" {
                 let after = page.after ?? ChoreCursor(at: .distantFuture, occurrenceID: UUID(uuidString: "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF")!)
@@ -140,7 +142,7 @@ struct ChoreStore: Sendable {
             let now = clock.now()
             guard var occurrence = try await occurrences(
                 "SELECT \(unescaped: Self.columns) FROM chore_occurrences WHERE occurrence_id = \(occurrenceID) FOR UPDATE", on: connection
-            ).first, try await projections.isMember(userID, of: occurrence.groupID, on: connection)
+            ).first, try await CatchUp.standard.until({ try await projections.isMember(userID, of: occurrence.groupID, on: connection) })
             else { throw Problem.notFound("No such chore.") }
             guard occurrence.status == "pending" else {
                 throw Problem.conflict("chore-already-completed", "This chore was already completed.")
@@ -160,7 +162,7 @@ struct ChoreStore: Sendable {
             try await ledger.append(
                 .init(
                     userID: userID, groupID: occurrence.groupID, challengeID: occurrence.choreID, attemptID: nil, points: occurrence.points,
-                    reason: .chore, localDate: (member?.calendar ?? groupCalendar).date(at: now), excessQuantity: nil),
+                    reason: .chore, localDate: (member?.calendar ?? groupCalendar).date(at: now), excessQuantity: nil, countsTowardLevel: false),
                 at: now, trace: trace, on: connection)
             var nextDue: LocalDate?
             if let definition = try await projections.timeline(occurrence.choreID, on: connection)?.latest, let chore = definition.chore {

@@ -18,10 +18,16 @@ struct LedgerStore {
         var reason: PointsReason
         var localDate: LocalDate
         var excessQuantity: Double?
+        /// Points from a curated challenge, whose values Surge chose. Only these raise a member's level (and with it
+        /// the anti-cheat cap): points a user's own challenge awards cannot buy a higher cap.
+        var countsTowardLevel: Bool
+        /// The check-in that earned (or took back) the points; nil for bonuses and chores.
+        var checkInID: UUID? = nil
     }
 
-    func total(_ userID: UUID, on connection: PostgresConnection) async throws -> Int {
-        try await connection.query("SELECT total FROM member_points WHERE user_id = \(userID)", logger: logger)
+    /// The points that set the member's level: those of curated challenges.
+    func levelPoints(_ userID: UUID, on connection: PostgresConnection) async throws -> Int {
+        try await connection.query("SELECT level_points FROM member_points WHERE user_id = \(userID)", logger: logger)
             .collect().first?.decode(Int.self) ?? 0
     }
 
@@ -31,14 +37,20 @@ struct LedgerStore {
         let entryID = UUID()
         try await connection.query(
             """
-            INSERT INTO points_ledger (entry_id, user_id, group_id, challenge_id, attempt_id, points, reason, local_date, excess_quantity, awarded_at)
+            INSERT INTO points_ledger (
+                entry_id, user_id, group_id, challenge_id, attempt_id, points, reason, local_date, excess_quantity, awarded_at, counts_toward_level,
+                checkin_id)
             VALUES (\(entryID), \(entry.userID), \(entry.groupID), \(entry.challengeID), \(entry.attemptID), \(entry.points),
-                    \(entry.reason.rawValue), \(entry.localDate), \(entry.excessQuantity), \(now))
+                    \(entry.reason.rawValue), \(entry.localDate), \(entry.excessQuantity), \(now), \(entry.countsTowardLevel),
+                    \(entry.checkInID))
             """, logger: logger)
+        let levelPoints = entry.countsTowardLevel ? entry.points : 0
         let total = try await connection.query(
             """
-            INSERT INTO member_points (user_id, total) VALUES (\(entry.userID), \(entry.points))
-            ON CONFLICT (user_id) DO UPDATE SET total = member_points.total + EXCLUDED.total RETURNING total
+            INSERT INTO member_points (user_id, total, level_points) VALUES (\(entry.userID), \(entry.points), \(levelPoints))
+            ON CONFLICT (user_id) DO UPDATE
+            SET total = member_points.total + EXCLUDED.total, level_points = member_points.level_points + EXCLUDED.level_points
+            RETURNING total
             """, logger: logger
         ).collect().first?.decode(Int.self) ?? entry.points
         try await outbox.append(

@@ -149,5 +149,19 @@ enum ProgressMigrations {
             "CREATE INDEX points_ledger_user_day ON points_ledger (user_id, local_date)",
             "CREATE INDEX chore_occurrences_completed ON chore_occurrences (group_id, completed_at DESC, occurrence_id) WHERE status = 'completed'",
         ]),
+        Migration(4, "levels count only points from curated challenges; ledger rows name their check-in", [
+            "ALTER TABLE points_ledger ADD COLUMN counts_toward_level boolean NOT NULL DEFAULT false",
+            """
+            UPDATE points_ledger l SET counts_toward_level = true
+            WHERE EXISTS (SELECT 1 FROM definitions d WHERE d.challenge_id = l.challenge_id AND d.definition->>'visibility' = 'curated')
+            """,
+            // The check-in behind a row, so that a 0-point row (repetitions over the cap) can be explained.
+            "ALTER TABLE points_ledger ADD COLUMN checkin_id uuid",
+            "ALTER TABLE member_points ADD COLUMN level_points integer NOT NULL DEFAULT 0",
+            """
+            UPDATE member_points m SET level_points = COALESCE(
+                (SELECT sum(points) FROM points_ledger l WHERE l.user_id = m.user_id AND l.counts_toward_level), 0)
+            """,
+        ]),
     ])
 }

@@ -22,6 +22,9 @@ struct HistoryDay: Codable, Sendable {
 
 struct PointsSummary: Codable, Sendable, ResponseEncodable {
     var total: Int
+    /// Points from curated challenges: they alone set the level (and the anti-cheat cap of series challenges);
+    /// points a user's own challenges award count everywhere else.
+    var levelPoints: Int
     var thisWeek: Int
     var thisMonth: Int
     var weekStart: LocalDate
@@ -38,6 +41,19 @@ struct LedgerEntryView: Codable, Sendable {
     var groupID: UUID?
     var excessQuantity: Double?
     var awardedAt: Date
+    /// The check-in behind the row (its `checkInID`, the log id a logged amount is removed by); absent for bonuses
+    /// and chores.
+    var checkIn: LedgerCheckIn?
+}
+
+/// What a ledger row's check-in did: which task, and for a logged amount how much of it earned points.
+struct LedgerCheckIn: Codable, Sendable {
+    var checkInID: UUID
+    var taskID: String
+    var action: String
+    var quantity: Double?
+    /// The part of `quantity` under the day's cap, which earned the points.
+    var rewardedQuantity: Double?
 }
 
 struct LedgerCursor: Codable, Sendable {
@@ -178,8 +194,11 @@ extension ProgressRepository {
                 week = w
                 month = m
             }
+            let totals = try await connection.query(
+                "SELECT total, level_points FROM member_points WHERE user_id = \(userID)", logger: logger
+            ).collect().first?.decode((Int, Int).self) ?? (0, 0)
             return PointsSummary(
-                total: try await ledger.total(userID, on: connection), thisWeek: week, thisMonth: month, weekStart: today.startOfWeek,
+                total: totals.0, levelPoints: totals.1, thisWeek: week, thisMonth: month, weekStart: today.startOfWeek,
                 monthStart: today.startOfMonth)
         }
     }
@@ -189,17 +208,22 @@ extension ProgressRepository {
             let after = page.after ?? LedgerCursor(awardedAt: .distantFuture, entryID: UUID(uuidString: "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF")!)
             let rows = try await connection.query(
                 """
-                SELECT entry_id, points, reason, local_date, challenge_id, attempt_id, group_id, excess_quantity, awarded_at
-                FROM points_ledger WHERE user_id = \(userID) AND (awarded_at, entry_id) < (\(after.awardedAt), \(after.entryID))
-                ORDER BY awarded_at DESC, entry_id DESC LIMIT \(page.limit + 1)
+                SELECT l.entry_id, l.points, l.reason, l.local_date, l.challenge_id, l.attempt_id, l.group_id, l.excess_quantity, l.awarded_at,
+                       c.checkin_id, c.task_id, c.action, c.quantity, c.rewarded_quantity
+                FROM points_ledger l LEFT JOIN checkins c ON c.user_id = l.user_id AND c.checkin_id = l.checkin_id
+                WHERE l.user_id = \(userID) AND (l.awarded_at, l.entry_id) < (\(after.awardedAt), \(after.entryID))
+                ORDER BY l.awarded_at DESC, l.entry_id DESC LIMIT \(page.limit + 1)
                 """, logger: logger)
             var entries: [LedgerEntryView] = []
-            for try await (id, points, reason, date, challengeID, attemptID, groupID, excess, awardedAt) in rows.decode(
-                (UUID, Int, String, LocalDate, UUID?, UUID?, UUID?, Double?, Date).self)
+            for try await (id, points, reason, date, challengeID, attemptID, groupID, excess, awardedAt, checkInID, taskID, action, quantity, rewarded)
+                in rows.decode((UUID, Int, String, LocalDate, UUID?, UUID?, UUID?, Double?, Date, UUID?, String?, String?, Double?, Double?).self)
             {
                 entries.append(LedgerEntryView(
                     entryID: id, points: points, reason: PointsReason(rawValue: reason) ?? .task, localDate: date, challengeID: challengeID,
-                    attemptID: attemptID, groupID: groupID, excessQuantity: excess, awardedAt: awardedAt))
+                    attemptID: attemptID, groupID: groupID, excessQuantity: excess, awardedAt: awardedAt,
+                    checkIn: checkInID.map {
+                        LedgerCheckIn(checkInID: $0, taskID: taskID ?? "", action: action ?? "", quantity: quantity, rewardedQuantity: rewarded)
+                    }))
             }
             return page.page(entries) { LedgerCursor(awardedAt: $0.awardedAt, entryID: $0.entryID) }
         }

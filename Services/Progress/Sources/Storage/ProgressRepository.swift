@@ -14,6 +14,9 @@ struct AttemptSnapshot: Sendable {
     var timeline: DefinitionTimeline
     var member: Member
     var today: LocalDate
+    var now: Date
+    /// The member's points from curated challenges (their level), read for series challenges only.
+    var levelPoints: Int
     /// Records from the last judged day (or the current week's Monday, if earlier) through today.
     var openRecords: [LocalDate: DayRecord]
 }
@@ -51,9 +54,9 @@ struct ProgressRepository: Sendable {
         try await client.transaction(logger: logger) { connection in
             let now = clock.now()
             let member = try await requireMember(userID, on: connection)
-            guard let timeline = try await projections.timeline(challengeID, on: connection),
-                try await mayJoin(timeline.latest, userID: userID, on: connection)
-            else { throw Problem.notFound("No such challenge.") }
+            guard let timeline = try await joinableTimeline(challengeID, userID: userID, on: connection) else {
+                throw Problem.notFound("No such challenge.")
+            }
             if let active = try await attempts.active(userID, challengeID: challengeID, on: connection) {
                 throw Problem.conflict("already-started", "You already have an active attempt (\(active.id.key)) at this challenge.")
             }
@@ -206,20 +209,24 @@ struct ProgressRepository: Sendable {
             throw Problem(slug: "outside-competition", title: "Outside the competition", status: .unprocessableContent,
                           detail: "The competition runs from \(Timestamp.format(competition.startsAt)) to \(Timestamp.format(competition.endsAt)).")
         }
+        if let competition = definition.competition, now >= competition.endsAt {
+            // Its standings are final at its end, even for amounts logged offline before it.
+            throw Self.problem(for: .tooLate(closedAt: competition.endsAt), date: date)
+        }
         let inProgress = Judge.nextPeriodEnd(
             attempt.state, startedOn: attempt.startedOn, endOn: attempt.endsOn, period: timeline.latest.rules.streak.period)
         if let refusal = CheckInWindow.check(
             date: date, happenedAt: happenedAt, now: now, startedOn: attempt.startedOn, endOn: attempt.endsOn, calendar: calendar,
             graceMinutes: definition.rules.checkInGraceMinutes, judgedThrough: attempt.state.judgedThrough,
-            closesNoEarlierThan: inProgress.flatMap { date <= $0 ? attempt.nextJudgementAt : nil })
+            judgedThroughClosedAt: attempt.state.judgedThroughClosedAt, closesNoEarlierThan: inProgress.flatMap { date <= $0 ? attempt.nextJudgementAt : nil })
         {
             throw Self.problem(for: refusal, date: date)
         }
         var record = try await attempts.day(attempt.id, date, on: connection) ?? DayRecord(date: date)
-        let total = definition.rules.points.kind == .series ? try await ledger.total(attempt.userID, on: connection) : 0
+        let levelPoints = definition.rules.points.kind == .series ? try await ledger.levelPoints(attempt.userID, on: connection) : 0
         let result = try CheckInEngine.apply(
             CheckIn(taskID: taskID, action: action, happenedAt: happenedAt), to: &record,
-            context: .init(definition: definition, dailyGoal: member.effectiveDailyGoal, streak: attempt.state.currentStreak, totalPoints: total))
+            context: .init(definition: definition, dailyGoal: member.effectiveDailyGoal, streak: attempt.state.currentStreak, levelPoints: levelPoints))
         let actionName: String =
             switch action {
             case .setDone(let done): result.applied ? (done ? "done" : "undone") : "superseded"
@@ -250,7 +257,8 @@ struct ProgressRepository: Sendable {
             try await ledger.append(
                 .init(
                     userID: attempt.userID, groupID: attempt.groupID, challengeID: attempt.challengeID, attemptID: attempt.id,
-                    points: result.pointsDelta, reason: reason, localDate: date, excessQuantity: result.excess),
+                    points: result.pointsDelta, reason: reason, localDate: date, excessQuantity: result.excess,
+                    countsTowardLevel: definition.visibility == .curated, checkInID: command.checkInID),
                 at: now, trace: trace, on: connection)
         }
         let dayNumber = attempt.startedOn.days(until: date) + 1
@@ -308,7 +316,8 @@ struct ProgressRepository: Sendable {
             try await ledger.append(
                 .init(
                     userID: attempt.userID, groupID: attempt.groupID, challengeID: attempt.challengeID, attemptID: attempt.id, points: delta,
-                    reason: met ? (bonus == .goal ? .weeklyGoalBonus : .challengeBonus) : .correction, localDate: date, excessQuantity: nil),
+                    reason: met ? (bonus == .goal ? .weeklyGoalBonus : .challengeBonus) : .correction, localDate: date, excessQuantity: nil,
+                    countsTowardLevel: definition.visibility == .curated),
                 at: now, trace: trace, on: connection)
         }
     }
@@ -369,7 +378,7 @@ struct ProgressRepository: Sendable {
         let period = timeline.latest.rules.streak.period
         while attempt.state.status == .active,
             let periodEnd = Judge.nextPeriodEnd(attempt.state, startedOn: attempt.startedOn, endOn: attempt.endsOn, period: period),
-            CheckInWindow.closes(periodEnd, calendar: calendar, graceMinutes: timeline.version(on: periodEnd).rules.checkInGraceMinutes) <= now
+            case let closedAt = Self.windowCloses(periodEnd, timeline: timeline, calendar: calendar), closedAt <= now
         {
             let from = max(attempt.startedOn, min(periodEnd.startOfWeek, periodEnd.startOfMonth))
             let records = try await attempts.days(attempt.id, from: from, through: periodEnd, on: connection)
@@ -377,17 +386,21 @@ struct ProgressRepository: Sendable {
             let judgement = Judge.judge(
                 periodEnding: periodEnd, startedOn: attempt.startedOn, endOn: attempt.endsOn, state: &attempt.state, timeline: timeline,
                 records: records, dailyGoal: member.effectiveDailyGoal)
+            attempt.state.judgedThroughClosedAt = closedAt
             var record = records[periodEnd] ?? DayRecord(date: periodEnd)
             record.outcome = judgement.outcome
             try await attempts.saveDay(attempt.id, record, on: connection)
-            try await emit(judgement, attempt: attempt, previous: previous, period: period, now: now, on: connection)
+            try await emit(
+                judgement, attempt: attempt, previous: previous, period: period, curated: timeline.latest.visibility == .curated, now: now,
+                on: connection)
         }
         attempt.nextJudgementAt = nextJudgement(attempt, timeline: timeline, calendar: calendar)
         try await attempts.update(attempt, now: now, on: connection)
     }
 
     private func emit(
-        _ judgement: Judgement, attempt: AttemptRow, previous: AttemptState, period: StreakPeriod, now: Date, on connection: PostgresConnection
+        _ judgement: Judgement, attempt: AttemptRow, previous: AttemptState, period: StreakPeriod, curated: Bool, now: Date,
+        on connection: PostgresConnection
     ) async throws {
         let state = attempt.state
         let dayNumber = attempt.startedOn.days(until: judgement.date) + 1
@@ -409,7 +422,8 @@ struct ProgressRepository: Sendable {
             try await ledger.append(
                 .init(
                     userID: attempt.userID, groupID: attempt.groupID, challengeID: attempt.challengeID, attemptID: attempt.id,
-                    points: judgement.completionBonus, reason: .challengeBonus, localDate: judgement.date, excessQuantity: nil),
+                    points: judgement.completionBonus, reason: .challengeBonus, localDate: judgement.date, excessQuantity: nil,
+                    countsTowardLevel: curated),
                 at: now, trace: nil, on: connection)
         }
         if let end = judgement.ended {
@@ -428,7 +442,15 @@ struct ProgressRepository: Sendable {
         guard attempt.state.status == .active,
             let periodEnd = Judge.nextPeriodEnd(attempt.state, startedOn: attempt.startedOn, endOn: attempt.endsOn, period: timeline.latest.rules.streak.period)
         else { return nil }
-        return CheckInWindow.closes(periodEnd, calendar: calendar, graceMinutes: timeline.version(on: periodEnd).rules.checkInGraceMinutes)
+        return Self.windowCloses(periodEnd, timeline: timeline, calendar: calendar)
+    }
+
+    /// When the check-in window of the period ending `periodEnd` closes and the period is judged: the day's end plus
+    /// the rules' grace, and for a competition no later than its end (docs/progress.md: competitions end at `endsAt`).
+    static func windowCloses(_ periodEnd: LocalDate, timeline: DefinitionTimeline, calendar: LocalCalendar) -> Date {
+        let closes = CheckInWindow.closes(periodEnd, calendar: calendar, graceMinutes: timeline.version(on: periodEnd).rules.checkInGraceMinutes)
+        guard let competition = timeline.latest.competition else { return closes }
+        return min(closes, competition.endsAt)
     }
 
     // MARK: Reading
@@ -446,28 +468,36 @@ struct ProgressRepository: Sendable {
         let today = member.calendar.date(at: now)
         let firstOpen = min(attempt.state.judgedThrough ?? attempt.startedOn, today.startOfWeek)
         let records = try await attempts.days(attempt.id, from: firstOpen, through: today, on: connection)
-        return AttemptSnapshot(attempt: attempt, timeline: timeline, member: member, today: today, openRecords: records)
+        let levelPoints = timeline.latest.rules.points.kind == .series ? try await ledger.levelPoints(attempt.userID, on: connection) : 0
+        return AttemptSnapshot(
+            attempt: attempt, timeline: timeline, member: member, today: today, now: now, levelPoints: levelPoints, openRecords: records)
     }
 
+    /// The caller's profile as identity's events described it; a caller who has only just signed up waits for it.
     func requireMember(_ userID: UUID, on connection: PostgresConnection) async throws -> Member {
-        guard let member = try await projections.member(userID, on: connection) else {
-            throw Problem(
-                slug: "profile-not-ready", title: "Profile not ready", status: .conflict,
-                detail: "Your account is still being set up here; retry in a moment.", retryAfter: 1)
+        guard let member = try await CatchUp.standard.value({ try await projections.member(userID, on: connection) }) else {
+            throw CatchUp.problem("Your account is still being set up here; retry in a moment.")
         }
         return member
     }
 
-    /// Curated and public challenges are open to all; private ones to the owner and invitees; group ones to members.
-    func mayJoin(_ definition: ChallengeDefinition, userID: UUID, on connection: PostgresConnection) async throws -> Bool {
-        switch definition.visibility {
-        case .curated, .public: return true
-        case .private:
-            if definition.ownerID == userID { return true }
-            return try await projections.isInvited(userID, to: definition.challengeID, on: connection)
-        case .group:
-            guard let groupID = definition.groupID else { return false }
-            return try await projections.isMember(userID, of: groupID, on: connection)
+    /// The challenge's definitions, if the caller may join it; one that was only just published or shared with the
+    /// caller (an invitation, a group joined a moment ago) is waited for.
+    func joinableTimeline(_ challengeID: UUID, userID: UUID, on connection: PostgresConnection) async throws -> DefinitionTimeline? {
+        try await CatchUp.standard.value {
+            guard let timeline = try await projections.timeline(challengeID, on: connection),
+                try await mayJoin(timeline.latest, userID: userID, on: connection)
+            else { return nil }
+            return timeline
         }
+    }
+
+    /// Challenges' visibility rule (`ChallengeAccess`), with the facts this service's projections hold.
+    func mayJoin(_ definition: ChallengeDefinition, userID: UUID, on connection: PostgresConnection) async throws -> Bool {
+        var facts = ChallengeAccess.Facts(visibility: definition.visibility, isOwner: definition.ownerID == userID)
+        guard !ChallengeAccess.canSee(facts) else { return true }
+        facts.isInvited = try await projections.isInvited(userID, to: definition.challengeID, on: connection)
+        if let groupID = definition.groupID { facts.isGroupMember = try await projections.isMember(userID, of: groupID, on: connection) }
+        return ChallengeAccess.canSee(facts)
     }
 }
