@@ -35,6 +35,7 @@ struct ProductRulesSystemTests {
                     "chore": ["firstDueOn": "2026-12-01", "dueTime": "19:00", "recurrence": ["kind": "daily"] as JSONObject, "points": 3] as JSONObject,
                 ])
                 #expect(chore.status == 201, "round \(round): \(chore.text)")
+                #expect(((chore.json["definition"] as? [String: Any])?["chore"] as? [String: Any])?["points"] as? Int == 3)
                 #expect(try await user.http.get("/v1/groups/\(groupID)/chore-occurrences").status == 200)
 
                 let start = Date().addingTimeInterval(-60)

@@ -39,13 +39,15 @@ struct ProgressSecuritySystemTests {
             for (name, probe) in probes {
                 let response = try await probe()
                 #expect(response.status == 404, "\(name): \(response.status) \(response.text)")
-                #expect(!response.text.contains(owner.id.uuidString), "\(name) leaked the owner's id")
+                #expect(!response.text.lowercased().contains(owner.id.key), "\(name) leaked the owner's id")
             }
             let mine = try await stranger.http.get("/v1/attempts")
             #expect((mine.json["items"] as? [Any])?.isEmpty == true)
             #expect(try await stranger.http.get("/v1/me/points").json["total"] as? Int == 0)
             let gallery = try await stranger.http.get("/v1/challenges/\(Fixtures.seventyFiveHard)/photos")
             #expect((gallery.json["items"] as? [Any])?.isEmpty == true, "a curated challenge's gallery shows strangers nothing of others")
+            let unknownGallery = try await stranger.http.get("/v1/challenges/\(UUID())/photos")
+            #expect(unknownGallery.status == 404, "a gallery of an unknown challenge is a 404, as the challenge is: \(unknownGallery.text)")
             let anonymous = try await stage.stack.http().get("/v1/attempts/\(attemptID)")
             #expect(anonymous.status == 401)
             #expect(try await owner.http.get("/v1/attempts/\(attemptID)").status == 200)

@@ -259,12 +259,16 @@ public struct ChoreDetails: Codable, Sendable, Equatable {
     /// Due time on each due date; end of day when absent.
     public var dueTime: LocalTime?
     public var recurrence: ChoreRecurrence
+    /// Points for doing the chore once (the same as its one task's `points`); absent in definitions published
+    /// before it was carried here.
+    public var points: Int?
 
-    public init(assigneeID: UUID?, firstDueOn: LocalDate, dueTime: LocalTime?, recurrence: ChoreRecurrence) {
+    public init(assigneeID: UUID?, firstDueOn: LocalDate, dueTime: LocalTime?, recurrence: ChoreRecurrence, points: Int? = nil) {
         self.assigneeID = assigneeID
         self.firstDueOn = firstDueOn
         self.dueTime = dueTime
         self.recurrence = recurrence
+        self.points = points
     }
 }
 

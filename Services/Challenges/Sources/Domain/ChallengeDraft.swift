@@ -224,7 +224,11 @@ extension ChallengeDraft {
             difficulty: resolvedDifficulty, visibility: resolvedVisibility, ownerID: ownerID, groupID: groupID,
             durationDays: resolvedDurationDays, estimatedDailyMinutes: estimatedDailyMinutes, tasks: resolvedTasks,
             rules: resolvedRules,
-            chore: chore.map { ChoreDetails(assigneeID: $0.assigneeID, firstDueOn: $0.firstDueOn, dueTime: $0.dueTime, recurrence: $0.recurrence) },
+            chore: chore.map {
+                ChoreDetails(
+                    assigneeID: $0.assigneeID, firstDueOn: $0.firstDueOn, dueTime: $0.dueTime, recurrence: $0.recurrence,
+                    points: resolvedTasks.first?.points)
+            },
             habit: habit, competition: competition)
     }
 }

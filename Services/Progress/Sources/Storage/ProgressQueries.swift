@@ -105,6 +105,13 @@ extension ProgressRepository {
             if let attemptID, try await attempts.find(attemptID, of: viewer, on: connection) == nil {
                 throw Problem.notFound("No such attempt.")
             }
+            if let challengeID {
+                // As the challenge itself: unknown, or invisible to a viewer who never took part, is a 404.
+                guard let timeline = try await projections.timeline(challengeID, on: connection) else { throw Problem.notFound("No such challenge.") }
+                let tookPart = try await attempts.previousAttempts(viewer, challengeID: challengeID, on: connection) > 0
+                let mayJoin = try await mayJoin(timeline.latest, userID: viewer, on: connection)
+                guard tookPart || mayJoin else { throw Problem.notFound("No such challenge.") }
+            }
             return try await photos.page(attemptID: attemptID, challengeID: challengeID, viewer: viewer, page: page, on: connection)
         }
     }
