@@ -38,7 +38,7 @@ public struct Problem: HTTPResponseError, Sendable, Equatable {
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         let body = Body(type: type, title: title, status: Int(status.code), detail: detail, instance: request.uri.path, errors: errors)
-        let data = try SurgeJSON.encode(body)
+        let data = try SurgeJSON.apiEncode(body)
         var headers: HTTPFields = [.contentType: "application/problem+json", .contentLength: String(data.count)]
         if let retryAfter { headers[.retryAfter] = String(retryAfter) }
         if status == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }

@@ -34,18 +34,27 @@ public final class ServiceClock: Sendable {
         offset.withLock { $0 = instant.timeIntervalSinceNow }
     }
 
-    struct ClockBody: Codable, ResponseEncodable {
+    struct ClockBody: Codable {
         var now: Date
+
+        /// With milliseconds, unlike the public API's whole seconds: `surge-admin clock advance` adds to this instant.
+        var response: Response {
+            get throws {
+                Response(
+                    status: .ok, headers: [.contentType: "application/json"],
+                    body: .init(byteBuffer: ByteBuffer(bytes: try SurgeJSON.encode(self))))
+            }
+        }
     }
 
     /// `GET`/`PUT /internal/clock`, only when simulated.
     public func addRoutes<Context: RequestContext>(to router: Router<Context>) {
         guard isSimulated else { return }
-        router.get("/internal/clock") { _, _ in ClockBody(now: self.now()) }
-        router.put("/internal/clock") { request, context -> ClockBody in
+        router.get("/internal/clock") { _, _ in try ClockBody(now: self.now()).response }
+        router.put("/internal/clock") { request, context -> Response in
             let body = try await request.decode(as: ClockBody.self, context: context)
             self.set(body.now)
-            return ClockBody(now: self.now())
+            return try ClockBody(now: self.now()).response
         }
     }
 }

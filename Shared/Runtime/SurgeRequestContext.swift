@@ -28,7 +28,8 @@ public struct SurgeRequestContext: RequestContext {
     }
 
     public var requestDecoder: StrictJSONDecoder { StrictJSONDecoder() }
-    public var responseEncoder: JSONEncoder { SurgeJSON.encoder() }
+    /// Whole-second instants and lower-case UUIDs (`SurgeJSON.apiEncoder`).
+    public var responseEncoder: JSONEncoder { SurgeJSON.apiEncoder() }
     public var maxUploadSize: Int { 256 * 1024 }
 
     /// The authenticated caller, or 401.

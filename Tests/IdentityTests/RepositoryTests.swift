@@ -332,8 +332,8 @@ struct RepositoryTests {
             let statuses = try await store.payloads(FriendshipChanged.descriptor.type).map { $0["status"] as? String }
             #expect(statuses == ["requested", "accepted", "removed"])
             let removed = try #require(try await store.payloads(FriendshipChanged.descriptor.type).last)
-            #expect(removed["requesterID"] as? String == ann.id.uuidString)
-            #expect(removed["actorID"] as? String == bob.id.uuidString)
+            #expect(removed["requesterID"] as? String == ann.id.key)
+            #expect(removed["actorID"] as? String == bob.id.key)
         }
     }
 
@@ -380,7 +380,7 @@ struct RepositoryTests {
             ])
             let groupChanges = try await store.payloads(GroupChanged.descriptor.type)
             #expect(groupChanges.map { $0["created"] as? Bool } == [true, false])
-            #expect(groupChanges.last?["ownerID"] as? String == pete.id.uuidString)
+            #expect(groupChanges.last?["ownerID"] as? String == pete.id.key)
         }
     }
 

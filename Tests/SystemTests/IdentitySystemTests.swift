@@ -107,7 +107,7 @@ struct IdentitySystemTests {
             let plan = try await system.client(gusAgain).get("/v1/me/training-plan")
             #expect(plan.json["maxPushUpsInOneSet"] as? Int == 12)
             #expect(items(try await system.client(gusAgain).get("/v1/groups")).map { $0["name"] as? String } == ["Gus's house"])
-            #expect(try await system.events(UserUpgraded.descriptor.type).map { $0["userID"] as? String } == [gus.userID.uppercased()])
+            #expect(try await system.events(UserUpgraded.descriptor.type).map { $0["userID"] as? String } == [gus.userID])
 
             // Profile and time zone.
             let ann = try await system.register("ann@example.com", name: "Ann", timeZone: "Europe/Rome")
@@ -151,7 +151,7 @@ struct IdentitySystemTests {
             #expect(read.json["telemetryOptOut"] as? Bool == true)
             let preferencesEvent = try #require(try await system.events(PreferencesChanged.descriptor.type).last)
             #expect(preferencesEvent["telemetryOptOut"] as? Bool == true)
-            #expect(preferencesEvent["userID"] as? String == ann.userID.uppercased())
+            #expect(preferencesEvent["userID"] as? String == ann.userID)
             let badTime = try await asAnn.put("/v1/me/preferences", json: ["notificationsEnabled": true, "dailyReminderTime": "25:00", "telemetryOptOut": false])
             expectProblem(badTime, 422, "validation")
             #expect(problemFields(badTime) == ["dailyReminderTime"])
@@ -338,7 +338,7 @@ struct IdentitySystemTests {
             // The owner leaves: Pete, the longest-standing member, becomes the owner.
             #expect(try await asOlga.post("/v1/groups/\(groupID)/leave").status == 204)
             let afterOwner = try await asPete.get("/v1/groups/\(groupID)")
-            #expect(afterOwner.json["ownerID"] as? String == pete.userID.uppercased())
+            #expect(afterOwner.json["ownerID"] as? String == pete.userID)
             #expect(afterOwner.json["myRole"] as? String == "owner")
             expectProblem(try await asOlga.get("/v1/groups/\(groupID)"), 404)
             // The last member leaves: the group is gone.
@@ -436,7 +436,7 @@ struct IdentitySystemTests {
             #expect(items(try await asEd.get("/v1/friends")).isEmpty)
             #expect(items(try await asFay.get("/v1/friend-requests?direction=outgoing")).isEmpty)
             let team = try await asEd.get("/v1/groups/\(groupID)")
-            #expect(team.json["ownerID"] as? String == ed.userID.uppercased())
+            #expect(team.json["ownerID"] as? String == ed.userID)
             #expect(team.json["memberCount"] as? Int == 1)
             for table in ["users", "refresh_tokens", "password_credentials", "preferences", "training_plans", "group_members"] {
                 let column = table == "users" ? "id" : "user_id"
@@ -447,7 +447,7 @@ struct IdentitySystemTests {
                 try await client.query("SELECT type FROM identity.outbox ORDER BY position", logger: .test("t")).collect().map { try $0.decode(String.self) }
             }
             #expect(positions.last == UserDeleted.descriptor.type)
-            #expect(try await system.events(UserDeleted.descriptor.type).map { $0["userID"] as? String } == [dora.userID.uppercased()])
+            #expect(try await system.events(UserDeleted.descriptor.type).map { $0["userID"] as? String } == [dora.userID])
             // Progress honours the deletion; Ed stays in the team there too.
             try await waitUntil("progress erased Dora") {
                 let member = try await stack.database.count("SELECT count(*) FROM progress.members WHERE user_id = \(doraID)")

@@ -1,17 +1,27 @@
 import Foundation
 
-/// The one JSON dialect Surge speaks on the wire and on Kafka: ISO 8601 timestamps with milliseconds. HTTP bodies
-/// have sorted keys; event payloads reach Kafka through the outbox's `jsonb` column, so their key order and spacing
-/// are PostgreSQL's, and no reader may depend on either.
+/// The one JSON dialect Surge speaks, in two precisions. Both write UUIDs lower-case (RFC 4122 output; Codable alone
+/// would write `uuidString`, which is upper-case) and accept either case.
+///
+/// - `apiEncoder()`: HTTP bodies, public and internal. Instants are whole seconds, `2026-09-21T14:13:20Z`, the form
+///   swift-openapi-generator's default transcoder (and most others) decode; the fraction is truncated, never rounded
+///   up, so a shown instant is never later than the real one.
+/// - `encoder()`: Kafka event payloads, what services store as JSON, and the positions inside opaque page cursors.
+///   Instants keep milliseconds (`2026-09-21T14:13:20.375Z`): consumers order and de-duplicate by them, and a cursor
+///   must resume exactly after the last row it saw.
+///
+/// Decoding accepts both forms everywhere, so clients may send fractional seconds. HTTP bodies have sorted keys; event
+/// payloads reach Kafka through the outbox's `jsonb` column, so their key order and spacing are PostgreSQL's, and no
+/// reader may depend on either.
 public enum SurgeJSON {
+    /// Events, storage and cursors: instants with milliseconds.
     public static func encoder() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(Timestamp.format(date))
-        }
-        return encoder
+        SurgeJSONEncoder(instants: Timestamp.format)
+    }
+
+    /// HTTP responses and problem documents: instants in whole seconds.
+    public static func apiEncoder() -> JSONEncoder {
+        SurgeJSONEncoder(instants: Timestamp.formatWholeSeconds)
     }
 
     public static func decoder() -> JSONDecoder {
@@ -35,6 +45,11 @@ public enum SurgeJSON {
         try encoder().encode(value)
     }
 
+    /// `value` as an HTTP body (whole-second instants).
+    public static func apiEncode(_ value: some Encodable) throws -> Data {
+        try apiEncoder().encode(value)
+    }
+
     public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
         try decoder().decode(type, from: data)
     }
@@ -46,8 +61,14 @@ public enum Timestamp {
     private static let withFraction = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
     private static let withoutFraction = Date.ISO8601FormatStyle()
 
+    /// `2026-09-21T14:13:20.375Z`: events, storage, logs.
     public static func format(_ date: Date) -> String {
         withFraction.format(date)
+    }
+
+    /// `2026-09-21T14:13:20Z`, the fraction truncated: what the public API writes.
+    public static func formatWholeSeconds(_ date: Date) -> String {
+        withoutFraction.format(Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down)))
     }
 
     public static func parse(_ text: String) -> Date? {

@@ -57,13 +57,29 @@ public struct PageRequest<Position: Codable & Sendable>: Sendable {
 }
 
 /// Opaque cursors: base64url of the JSON of a sort position.
+///
+/// A position's instants are kept exactly (the `Date`'s own value, finer than PostgreSQL's microseconds), not as
+/// millisecond text: the next page asks for rows before (or after) the last one's instant, and a truncated instant
+/// would skip the rows of that last millisecond (newest first) or repeat the last row (oldest first).
 public enum Cursor {
     public static func encode(_ position: some Encodable) -> String {
-        Base64URL.encode((try? SurgeJSON.encode(position)) ?? Data())
+        let encoder = SurgeJSON.encoder()
+        encoder.dateEncodingStrategy = .deferredToDate
+        return Base64URL.encode((try? encoder.encode(position)) ?? Data())
     }
 
     public static func decode<Position: Decodable>(_ type: Position.Type, from text: String) -> Position? {
         guard let data = Base64URL.decode(text) else { return nil }
-        return try? SurgeJSON.decode(type, from: data)
+        let decoder = SurgeJSON.decoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            if let exact = try? container.decode(Double.self) { return Date(timeIntervalSinceReferenceDate: exact) }
+            // Cursors issued before instants were kept exactly.
+            guard let date = Timestamp.parse(try container.decode(String.self)) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an instant")
+            }
+            return date
+        }
+        return try? decoder.decode(type, from: data)
     }
 }

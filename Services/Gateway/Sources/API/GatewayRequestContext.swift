@@ -16,6 +16,9 @@ public struct GatewayRequestContext: RequestContext {
     /// The client's address as the route pipeline derived it.
     public var clientAddress: String?
 
+    /// The services' dialect (`SurgeJSON.apiEncoder`) for what the gateway answers itself.
+    public var responseEncoder: JSONEncoder { SurgeJSON.apiEncoder() }
+
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         peerAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
