@@ -127,7 +127,9 @@ let testTargets: [Target] = [
         name: "ProgressTests", dependencies: ["ProgressService", "SurgeCalendar", "SurgeContracts", "SurgeTestSupport"],
         path: "Tests/ProgressTests", swiftSettings: swiftSettings),
     .testTarget(name: "RuntimeTests", dependencies: ["SurgeTestSupport", "SurgeRuntime", "SurgeContracts", "SurgePostgres", .connectionPool, .logging, .hummingbird, .hummingbirdTesting], path: "Tests/RuntimeTests", swiftSettings: swiftSettings),
-    .testTarget(name: "GatewayTests", dependencies: ["SurgeTestSupport", "GatewayService", "SurgeRuntime", .hummingbird], path: "Tests/GatewayTests", swiftSettings: swiftSettings),
+    .testTarget(
+        name: "GatewayTests", dependencies: ["SurgeTestSupport", "GatewayService", "SurgeRuntime", .hummingbird, .hummingbirdTesting],
+        path: "Tests/GatewayTests", swiftSettings: swiftSettings),
     .testTarget(name: "CalendarTests", dependencies: ["SurgeTestSupport", "SurgeCalendar", "SurgeContracts"], path: "Tests/CalendarTests", swiftSettings: swiftSettings),
     .testTarget(name: "AuthTests", dependencies: ["SurgeTestSupport", "SurgeAuth", "SurgeContracts", .jwt], path: "Tests/AuthTests", swiftSettings: swiftSettings),
     .testTarget(name: "ContractsTests", dependencies: ["SurgeTestSupport", "SurgeContracts"], path: "Tests/ContractsTests", swiftSettings: swiftSettings),

@@ -53,6 +53,9 @@ public enum GatewayService {
         let router = infrastructure.makeRouter(context: GatewayRequestContext.self, consumers: [consumer])
         if let cors { router.add(middleware: cors) }
         router.add(middleware: TraceMiddleware())
+        router.add(
+            middleware: MethodNotAllowedMiddleware(
+                allowed: AllowedMethods(MethodNotAllowedMiddleware.routes(PublicAPI.routes, simulatedClock: infrastructure.clock.isSimulated))))
         router.get("/openapi.json") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "application/json"],

@@ -1,0 +1,31 @@
+import Hummingbird
+import SurgeRuntime
+
+/// Answers 405 with `Allow` when the path is one the gateway routes but the method is not (TRACE, or DELETE on a
+/// path that only reads); a path the gateway does not route goes on to the router's 404. CORS preflights are answered
+/// before this, by `CORSPolicy`.
+struct MethodNotAllowedMiddleware: RouterMiddleware {
+    typealias Context = GatewayRequestContext
+
+    let allowed: AllowedMethods
+
+    /// The routes the gateway answers besides the public API: the document and the operational routes, and the
+    /// development clock when it is simulated.
+    static func routes(_ publicRoutes: [PublicRoute], simulatedClock: Bool) -> [(method: HTTPRequest.Method, path: String)] {
+        publicRoutes.map { ($0.method, $0.path) }
+            + [(.get, "/openapi.json"), (.get, "/healthz"), (.get, "/readyz"), (.get, "/metrics")]
+            + (simulatedClock ? [(.get, "/internal/clock"), (.put, "/internal/clock")] : [])
+    }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let methods = allowed.methods(for: request.uri.path)
+        guard !methods.isEmpty, !methods.contains(request.method) else { return try await next(request, context) }
+        let allow = methods.map(\.rawValue).joined(separator: ", ")
+        var response = try Problem(
+            slug: "method-not-allowed", title: "Method not allowed", status: .methodNotAllowed,
+            detail: "\(request.method.rawValue) is not allowed here; this path answers \(allow)."
+        ).response(from: request, context: context)
+        response.headers[.allow] = allow
+        return response
+    }
+}
