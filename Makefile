@@ -1,6 +1,6 @@
 # Surge: the two commands a newcomer needs are `make run` and `make test`.
 
-.PHONY: run stop test test-unit test-integration test-system bench build contracts clean
+.PHONY: run stop test test-unit test-integration test-system bench build contracts client clean
 
 run:        ## Install what is missing, build, start PostgreSQL, the dev broker and every service
 	scripts/local.sh up
@@ -26,10 +26,14 @@ bench:      ## Release build, private stack, benchmarks with printed figures
 build:
 	swift build
 
-contracts:  ## Regenerate docs/events, docs/openapi.json and the gateway route table from the code
+contracts:  ## Regenerate docs/events, docs/openapi.json, the gateway route table and the generated client from the code
 	swift build --product surge-admin
 	.build/debug/surge-admin event-schemas --output docs/events
 	.build/debug/surge-admin openapi --output .
+	scripts/generate-client.sh
+
+client:     ## Regenerate Tests/GeneratedClient from docs/openapi.json with swift-openapi-generator (built once in .build-openapi)
+	scripts/generate-client.sh
 
 clean: stop
 	rm -rf .build .surge

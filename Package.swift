@@ -23,6 +23,8 @@ extension Target.Dependency {
     static let httpTypes = Target.Dependency.product(name: "HTTPTypes", package: "swift-http-types")
     static let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
     static let cryptoExtras = Target.Dependency.product(name: "CryptoExtras", package: "swift-crypto")
+    static let openAPIRuntime = Target.Dependency.product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")
+    static let openAPIAsyncHTTPClient = Target.Dependency.product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client")
 }
 
 /// Shared modules every service may import. Services never import each other.
@@ -117,6 +119,14 @@ let toolTargets: [Target] = [
 ]
 
 let testTargets: [Target] = [
+    // The Swift client swift-openapi-generator makes from docs/openapi.json, committed (`make client` regenerates it;
+    // the generator is never built here, so CI does not pay for it). System tests drive the API through it.
+    .target(
+        name: "SurgeGeneratedClient",
+        dependencies: [.openAPIRuntime, .openAPIAsyncHTTPClient],
+        path: "Tests/GeneratedClient",
+        exclude: ["openapi-generator-config.yaml", "openapi.json.sha256", "README.md"]
+    ),
     .target(
         name: "SurgeTestSupport",
         dependencies: ["SurgeKafka", "SurgePostgres", "SurgeMessaging", "SurgeContracts", "SurgeRuntime", .postgres, .httpClient, .logging],
@@ -134,7 +144,8 @@ let testTargets: [Target] = [
     .testTarget(name: "AuthTests", dependencies: ["SurgeTestSupport", "SurgeAuth", "SurgeContracts", .jwt], path: "Tests/AuthTests", swiftSettings: swiftSettings),
     .testTarget(name: "ContractsTests", dependencies: ["SurgeTestSupport", "SurgeContracts"], path: "Tests/ContractsTests", swiftSettings: swiftSettings),
     .testTarget(
-        name: "APIContractTests", dependencies: ["SurgeTestSupport", "SurgeAPICatalogue", "GatewayService", "SurgeRuntime", "SurgeContracts", .hummingbird],
+        name: "APIContractTests",
+        dependencies: ["SurgeTestSupport", "SurgeAPICatalogue", "GatewayService", "SurgeRuntime", "SurgeContracts", .hummingbird, .crypto],
         path: "Tests/APIContractTests", swiftSettings: swiftSettings),
     .testTarget(
         name: "ChallengesTests",
@@ -157,7 +168,7 @@ let testTargets: [Target] = [
         dependencies: [
             "SurgeTestSupport", "SurgeContracts", "SurgeCalendar", "SurgeKafka", "SurgeMessaging", "SurgeAuth", .postgres, .httpClient, .hummingbird,
             .jwt,
-            .cryptoExtras, .lifecycle,
+            .cryptoExtras, .lifecycle, "SurgeGeneratedClient", .openAPIRuntime, .openAPIAsyncHTTPClient,
         ],
         path: "Tests/SystemTests", swiftSettings: swiftSettings),
 ]
@@ -192,6 +203,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", "4.0.0"..<"6.0.0"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.0"),
+        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
     ],
     targets: sharedTargets + serviceTargets + toolTargets + testTargets
 )
