@@ -20,6 +20,9 @@ struct MethodNotAllowedTests {
         #expect(allowed.allowHeader(for: "/v1/attempts/anything/tasks/push-ups") == "PUT")
         #expect(allowed.allowHeader(for: "/openapi.json") == "GET")
         #expect(allowed.allowHeader(for: "/healthz") == "GET")
+        // The router takes the literal `join` over `{groupID}`: PATCH is not allowed there, though it is on a group.
+        #expect(allowed.allowHeader(for: "/v1/groups/join") == "POST")
+        #expect(allowed.allowHeader(for: "/v1/groups/\(UUID().uuidString.lowercased())")?.contains("PATCH") == true)
         #expect(allowed.allowHeader(for: "/v1/nowhere") == nil)
         #expect(allowed.allowHeader(for: "/v1/me/extra/segments") == nil)
         #expect(allowed.allowHeader(for: "/internal/clock") == nil)
@@ -35,6 +38,8 @@ struct MethodNotAllowedTests {
         router.add(middleware: MethodNotAllowedMiddleware(allowed: allowed))
         router.get("/v1/me") { _, _ in "me" }
         router.post("/v1/auth/guest") { _, _ in "guest" }
+        router.post("/v1/groups/join") { _, _ in "joined" }
+        router.patch("/v1/groups/:groupID") { _, _ in "renamed" }
         let app = Application(router: router)
         try await app.test(.router) { client in
             try await client.execute(uri: "/v1/me", method: .init("TRACE")!) { response in
@@ -47,6 +52,10 @@ struct MethodNotAllowedTests {
                 #expect(problem.status == 405)
             }
             try await client.execute(uri: "/v1/auth/guest", method: .delete) { response in
+                #expect(response.status == .methodNotAllowed)
+                #expect(response.headers[.allow] == "POST")
+            }
+            try await client.execute(uri: "/v1/groups/join", method: .patch) { response in
                 #expect(response.status == .methodNotAllowed)
                 #expect(response.headers[.allow] == "POST")
             }

@@ -1,48 +1,51 @@
 import HTTPTypes
 
-/// Which methods the gateway answers on a path, from its route templates (`{x}` matches any one segment, as
-/// Hummingbird's router does). A path that some route has, asked with a method none of them has, is answered 405 with
-/// these in `Allow`; a path no route has stays a 404.
+/// Which methods the gateway answers on a path, resolved as Hummingbird's router resolves it: segment by segment, a
+/// literal segment before a `{parameter}`, backtracking only when the path runs into a dead end, and the first node
+/// that takes the whole path decides (so `PATCH /v1/groups/join` is judged by `POST /v1/groups/join`, not by
+/// `PATCH /v1/groups/{groupID}`). A path whose node has other methods is answered 405 with them in `Allow`; a path no
+/// route has stays a 404.
 struct AllowedMethods: Sendable {
-    private enum Segment: Sendable, Hashable {
-        case literal(String)
-        case parameter
+    private final class Node: @unchecked Sendable {
+        /// Literal segments; `nil` for a `{parameter}`.
+        let segment: String?
+        var children: [Node] = []
+        var methods: Set<HTTPRequest.Method> = []
+
+        init(segment: String?) {
+            self.segment = segment
+        }
+
+        func child(_ segment: String?) -> Node {
+            if let existing = children.first(where: { $0.segment == segment }) { return existing }
+            let node = Node(segment: segment)
+            children.append(node)
+            // Literals are tried before parameters, as the router does.
+            children.sort { ($0.segment != nil ? 0 : 1) < ($1.segment != nil ? 0 : 1) }
+            return node
+        }
     }
 
-    private struct Template: Sendable {
-        var segments: [Segment]
-        var methods: Set<HTTPRequest.Method>
-    }
-
-    private let templates: [Template]
+    /// Built once, then only read.
+    private let root = Node(segment: "")
 
     /// The order methods are listed in `Allow`.
     static let listingOrder: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete, .options]
 
     init(_ routes: [(method: HTTPRequest.Method, path: String)]) {
-        var byPath: [[Segment]: Set<HTTPRequest.Method>] = [:]
-        var order: [[Segment]] = []
         for route in routes {
-            let segments = Self.segments(route.path).map { $0.hasPrefix("{") && $0.hasSuffix("}") ? Segment.parameter : .literal(String($0)) }
-            if byPath[segments] == nil { order.append(segments) }
-            byPath[segments, default: []].insert(route.method)
+            var node = root
+            for segment in Self.segments(route.path) {
+                node = node.child(segment.hasPrefix("{") && segment.hasSuffix("}") ? nil : String(segment))
+            }
+            node.methods.insert(route.method)
         }
-        templates = order.map { Template(segments: $0, methods: byPath[$0]!) }
     }
 
-    /// The methods of every route whose template matches `path`, in `listingOrder`; empty when none matches.
+    /// The methods of the route the router would pick for `path`, in `listingOrder`; empty when it picks none.
     func methods(for path: String) -> [HTTPRequest.Method] {
         let parts = Self.segments(path)
-        var methods = Set<HTTPRequest.Method>()
-        for template in templates where template.segments.count == parts.count {
-            let matches = zip(template.segments, parts).allSatisfy { segment, part in
-                switch segment {
-                case .parameter: true
-                case .literal(let literal): literal[...] == part
-                }
-            }
-            if matches { methods.formUnion(template.methods) }
-        }
+        let methods = parts.isEmpty ? root.methods : (Self.resolve(parts[...], in: root)?.methods ?? [])
         return Self.listingOrder.filter(methods.contains) + methods.filter { !Self.listingOrder.contains($0) }.sorted { $0.rawValue < $1.rawValue }
     }
 
@@ -50,6 +53,15 @@ struct AllowedMethods: Sendable {
     func allowHeader(for path: String) -> String? {
         let methods = methods(for: path)
         return methods.isEmpty ? nil : methods.map(\.rawValue).joined(separator: ", ")
+    }
+
+    /// The first node, literals first, that takes every part.
+    private static func resolve(_ parts: ArraySlice<Substring>, in node: Node) -> Node? {
+        guard let part = parts.first else { return node }
+        for child in node.children where child.segment == nil || child.segment![...] == part {
+            if let found = resolve(parts.dropFirst(), in: child) { return found }
+        }
+        return nil
     }
 
     /// Empty segments are ignored, as the router ignores them (`/v1/me/` is `/v1/me`).
