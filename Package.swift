@@ -83,7 +83,7 @@ let serviceTargets: [Target] =
     + service("Identity", module: "IdentityService", dependencies: ["SurgeAuth", .jwt, .bcrypt, .httpClient, .crypto])
     + service("Challenges", module: "ChallengesService")
     + service("Progress", module: "ProgressService")
-    + service("Leaderboard", module: "LeaderboardService")
+    + service("Leaderboard", module: "LeaderboardService", domain: true)
     + service("Badges", module: "BadgesService")
     + service("Notifications", module: "NotificationsService")
     + service("Template", module: "TemplateService", domain: true)
@@ -157,6 +157,13 @@ let testTargets: [Target] = [
     .testTarget(
         name: "TemplateTests", dependencies: ["SurgeTestSupport", "TemplateService", "TemplateDomain", "SurgeRuntime", "SurgeContracts", .hummingbird, .hummingbirdTesting],
         path: "Tests/TemplateTests", swiftSettings: swiftSettings),
+    .testTarget(
+        name: "LeaderboardTests",
+        dependencies: [
+            "SurgeTestSupport", "LeaderboardService", "LeaderboardDomain", "SurgeRuntime", "SurgeContracts", "SurgeCalendar", .hummingbird,
+            .hummingbirdTesting,
+        ],
+        path: "Tests/LeaderboardTests", swiftSettings: swiftSettings),
     .testTarget(name: "KafkaTests", dependencies: ["SurgeKafka", "SurgeTestSupport"], path: "Tests/KafkaTests", swiftSettings: swiftSettings),
     .testTarget(name: "PlumbingTests", dependencies: ["SurgeMessaging", "SurgePostgres", "SurgeRuntime", "SurgeTestSupport", .connectionPool, .hummingbird, .hummingbirdTesting], path: "Tests/PlumbingTests", swiftSettings: swiftSettings),
     .testTarget(

@@ -44,7 +44,10 @@ public enum SurgeService: String, Sendable, CaseIterable {
                 owns: "attempts, check-ins, days judged in the user's time zone, streaks, points ledger, chores, photos",
                 variables: ["JUDGEMENT_INTERVAL_MS", "JUDGEMENT_BATCH_SIZE", "PHOTO_MAX_BYTES"])
         case .leaderboard:
-            ServiceEntry(port: 8084, topic: .leaderboard, exportsUserData: true, owns: "(a skeleton: its features arrive with their issue)")
+            ServiceEntry(
+                port: 8084, topic: .leaderboard, exportsUserData: true,
+                owns: "rankings per challenge, competition, group and friends; weekly, monthly and all-time windows with history",
+                variables: ["WINDOW_CLOSE_INTERVAL_MS"])
         case .badges:
             ServiceEntry(port: 8085, topic: .badges, exportsUserData: true, owns: "(a skeleton: its features arrive with their issue)")
         case .notifications:

@@ -1,12 +1,51 @@
+import Foundation
 import Hummingbird
+import LeaderboardDomain
+import Logging
+import SurgeCalendar
+import SurgeMessaging
 import SurgeRuntime
 
+/// Rankings per challenge, competition, group and friends, built only from the event stream. Scores are kept per
+/// board window in PostgreSQL (history included); each replica holds the current windows in memory as `RankIndex`es
+/// and catches up from PostgreSQL before every read, so any replica answers any board.
 public enum LeaderboardService {
-    public static let api: [APIOperation] = []
+    public static var api: [APIOperation] { LeaderboardAPI.all }
+
+    struct Settings {
+        var closeInterval: Duration
+
+        static func from(_ reader: EnvironmentReader) throws -> Settings {
+            Settings(closeInterval: .milliseconds(try reader.int("WINDOW_CLOSE_INTERVAL_MS", default: 1000, range: 10...600_000)))
+        }
+    }
 
     public static func buildApplication(_ settings: ServiceSettings) async throws -> some ApplicationProtocol {
-        let infrastructure = try await ServiceInfrastructure.start(settings, migrations: [])
-        let router = infrastructure.makeRouter()
-        return infrastructure.makeApplication(router: router)
+        let leaderboard = try Settings.from(settings.reader)
+        let infrastructure = try await ServiceInfrastructure.start(settings, migrations: [LeaderboardMigrations.set])
+        let logger = infrastructure.logger
+        let cache = BoardCache(client: infrastructure.database, logger: logger)
+        var handlers = EventHandlers()
+        LeaderboardEvents.register(in: &handlers, scoring: Scoring(cache: cache, outbox: infrastructure.outbox))
+        let consumer = try infrastructure.consumer(handlers)
+        let router = infrastructure.makeRouter(consumers: [consumer])
+        let clock = infrastructure.clock
+        let queries = BoardQueries(client: infrastructure.database, cache: cache, clock: clock, logger: logger)
+        BoardsController(queries: queries).addRoutes(to: router)
+        let closer = WindowCloser(client: infrastructure.database, cache: cache, outbox: infrastructure.outbox, logger: logger)
+        return infrastructure.makeApplication(
+            router: router, consumers: [consumer],
+            services: [PeriodicService("window-closer", every: leaderboard.closeInterval, logger: logger) { try await closer.closeDue(now: clock.now()) }],
+            beforeServerStarts: [{
+                // Not listening (so not ready) until the current windows are in memory.
+                let started = ContinuousClock.now
+                let today = WindowCloser.lastZone.date(at: clock.now())
+                let windows = Set([-1, 0, 1, 2].flatMap { Windows.of(today.adding(days: $0)) })
+                let boardWindows = try await ScoreStore.boardWindows(in: Array(windows), client: infrastructure.database, logger: logger)
+                try await cache.load(boardWindows)
+                logger.info(
+                    "Boards loaded",
+                    metadata: ["windows": "\(boardWindows.count)", "entries": "\(cache.entries)", "duration": "\(ContinuousClock.now - started)"])
+            }])
     }
 }

@@ -1,0 +1,234 @@
+import Foundation
+import Hummingbird
+import LeaderboardDomain
+import Logging
+import PostgresNIO
+import SurgeCalendar
+import SurgeContracts
+import SurgeRuntime
+
+/// The reads of the public API: who may see a board, which window is meant, and the standings from memory.
+struct BoardQueries: Sendable {
+    let client: PostgresClient
+    let cache: BoardCache
+    let clock: ServiceClock
+    let logger: Logger
+
+    /// A board the caller may see, with the zone its windows are in; 404 otherwise (existence is not leaked).
+    struct Visible: Sendable {
+        var board: Board
+        var info: BoardInfo
+        var calendar: LocalCalendar
+        var zone: String
+        var members: [UUID]?
+    }
+
+    func challenge(_ challengeID: UUID, caller: UUID) async throws -> Visible {
+        try await client.withConnection { connection in
+            let facts = try await CatchUp.standard.value {
+                guard let facts = try await Directory.challenge(challengeID, on: connection, logger: logger), facts.kind != .chore,
+                    try await Directory.maySee(facts, userID: caller, on: connection, logger: logger)
+                else { return nil as Directory.ChallengeFacts? }
+                return facts
+            }
+            guard let facts else { throw Problem.notFound("No such leaderboard.") }
+            let zone = try await Directory.profile(caller, on: connection, logger: logger)?.timeZone ?? "UTC"
+            return Visible(
+                board: facts.board, info: BoardInfo(scope: .challenge, id: challengeID, name: facts.name, measure: facts.kind == .competition ? facts.unit ?? "quantity" : "points"),
+                calendar: LocalCalendar(zoneNamedOrUTC: zone), zone: zone, members: nil)
+        }
+    }
+
+    func group(_ groupID: UUID, caller: UUID) async throws -> Visible {
+        try await client.withConnection { connection in
+            let member = try await CatchUp.standard.until { try await Directory.isMember(caller, of: groupID, on: connection, logger: logger) }
+            guard member, let group = try await Directory.group(groupID, on: connection, logger: logger) else {
+                throw Problem.notFound("No such leaderboard.")
+            }
+            return Visible(
+                board: Board(.group, groupID), info: BoardInfo(scope: .group, id: groupID, name: group.name, measure: "points"),
+                calendar: LocalCalendar(zoneNamedOrUTC: group.timeZone), zone: group.timeZone,
+                members: try await Directory.members(of: groupID, on: connection, logger: logger))
+        }
+    }
+
+    /// The window a `window` query parameter names, in the board's zone.
+    func window(_ text: String?, for visible: Visible) throws -> (WindowKey, WindowView) {
+        let today = visible.calendar.date(at: clock.now())
+        let key: WindowKey
+        switch text ?? "week" {
+        case "week": key = .week(containing: today)
+        case "month": key = .month(containing: today)
+        case "all-time": key = .allTime
+        case let other:
+            guard let parsed = WindowKey(other), parsed.kind != .allTime else {
+                throw Problem.validation(field: "window", "must be week, month, all-time, or a window key such as 2026-W47 or 2026-11")
+            }
+            key = parsed
+        }
+        let current = WindowKey.containing(today, kind: key.kind)
+        guard key <= current else { throw Problem.notFound("That window has not begun.") }
+        let bounds = key.bounds(in: visible.calendar)
+        return (
+            key,
+            WindowView(
+                key: key.description, kind: key.kind, timeZone: visible.zone, startsAt: bounds?.start, endsAt: bounds?.end,
+                nextResetAt: key == current ? bounds?.end : nil, closed: key < current)
+        )
+    }
+
+    /// The names and avatars of the users on a page.
+    func profiles(_ userIDs: [UUID]) async throws -> [UUID: Directory.Profile] {
+        try await client.withConnection { try await Directory.profiles(userIDs, on: $0, logger: logger) }
+    }
+
+    /// A page of the board window: from a cursor, or (around) centred on the caller.
+    func page(_ visible: Visible, window: WindowKey, view: WindowView, caller: UUID, limit: Int, after cursor: BoardCursor?, around: Bool) async throws
+        -> BoardPageView
+    {
+        let boardWindow = BoardWindow(board: visible.board, window: window)
+        let names = try await memberNames(visible)
+        let (entries, ranks, start, me) = try await cache.read(boardWindow) { index in
+            for (member, name) in names where index.entry(member) == nil { index.set(member, score: 0, name: name) }
+            var start = 0
+            if around, let position = index.position(of: caller) {
+                start = max(0, position - limit / 2)
+            } else if let cursor {
+                start = index.position(of: cursor.userID).map { $0 + 1 } ?? cursor.position + 1
+            }
+            let entries = index.entries(from: start, limit: limit + 1)
+            return (entries, entries.map { index.rank(forScore: $0.score) }, start, Self.standing(of: caller, in: index))
+        }
+        let shown = Array(entries.prefix(limit))
+        let items = try await standings(shown, ranks: ranks, caller: caller)
+        let next = entries.count > limit ? shown.last.map { Cursor.encode(BoardCursor(position: start + shown.count - 1, userID: $0.userID)) } : nil
+        return BoardPageView(board: visible.info, window: view, items: items, nextCursor: next, me: me)
+    }
+
+    /// The caller and their friends, ranked among themselves.
+    func friends(_ visible: Visible, window: WindowKey, view: WindowView, caller: UUID) async throws -> BoardPageView {
+        let friends = try await client.withConnection { try await Directory.friends(of: caller, on: $0, logger: logger) }
+        let circle = [caller] + friends
+        let boardWindow = BoardWindow(board: visible.board, window: window)
+        let profiles = try await profiles(circle)
+        let entries = try await cache.read(boardWindow) { index in
+            circle.map { index.entry($0) ?? RankEntry(userID: $0, score: 0, name: profiles[$0]?.displayName ?? "") }
+        }.filter { profiles[$0.userID] != nil }
+        let sorted = entries.sorted(by: Self.boardOrder)
+        var ranks: [Int] = []
+        for (offset, entry) in sorted.enumerated() {
+            ranks.append(offset > 0 && sorted[offset - 1].score == entry.score ? ranks[offset - 1] : offset + 1)
+        }
+        let items = try await standings(sorted, ranks: ranks, caller: caller)
+        let mine = items.first { $0.isCaller }
+        let me = MyStandingView(
+            rank: mine?.rank, score: mine?.score ?? 0, topPercent: mine.map { Int((100 * Double($0.rank) / Double(sorted.count)).rounded(.up)) },
+            participants: sorted.count)
+        return BoardPageView(board: visible.info, window: view, items: items, nextCursor: nil, me: me)
+    }
+
+    func me(_ visible: Visible, window: WindowKey, caller: UUID) async throws -> MyStandingView {
+        let names = try await memberNames(visible)
+        return try await cache.read(BoardWindow(board: visible.board, window: window)) { index in
+            for (member, name) in names where index.entry(member) == nil { index.set(member, score: 0, name: name) }
+            return Self.standing(of: caller, in: index)
+        }
+    }
+
+    /// Past windows of the board that have scores, newest first, each with its winners.
+    func history(_ visible: Visible, kind: WindowKind, caller: UUID, page: PageRequest<String>) async throws -> BoardHistoryView {
+        let today = visible.calendar.date(at: clock.now())
+        let current = WindowKey.containing(today, kind: kind)
+        let keys = try await client.withConnection { connection in
+            try await connection.query(
+                "SELECT window_key FROM boards WHERE board = \(visible.board.key)", logger: logger
+            ).collect().compactMap { WindowKey(try $0.decode(String.self)) }
+        }
+        let before = page.after.flatMap(WindowKey.init)
+        let past = keys.filter { key in key.kind == kind && key < current && before.map { key < $0 } ?? true }.sorted(by: >)
+        var items: [PastWindowView] = []
+        for key in past.prefix(page.limit) {
+            let bounds = key.bounds(in: visible.calendar)
+            let (winners, count) = try await cache.read(BoardWindow(board: visible.board, window: key)) { index -> ([RankEntry], Int) in
+                guard let top = index.topScore, top > 0 else { return ([], index.count) }
+                return (index.entries(from: 0, limit: index.rank(forScore: top.nextDown) - 1), index.count)
+            }
+            items.append(PastWindowView(
+                window: WindowView(
+                    key: key.description, kind: key.kind, timeZone: visible.zone, startsAt: bounds?.start, endsAt: bounds?.end, nextResetAt: nil,
+                    closed: true),
+                participants: count, winners: try await standings(winners, ranks: winners.map { _ in 1 }, caller: caller)))
+        }
+        let next = past.count > page.limit ? items.last.map { Cursor.encode($0.window.key) } : nil
+        return BoardHistoryView(board: visible.info, items: items, nextCursor: next)
+    }
+
+    /// Each board the caller can see, with this week's leaders and their own place.
+    func list(caller: UUID) async throws -> BoardListView {
+        let (challenges, groups) = try await client.withConnection { try await Directory.boardsOf(caller, on: $0, logger: logger) }
+        var items: [BoardSummaryView] = []
+        var visibles: [Visible] = []
+        for groupID in groups { visibles.append(try await group(groupID, caller: caller)) }
+        for challenge in challenges { visibles.append(try await self.challenge(challenge.challengeID, caller: caller)) }
+        for visible in visibles {
+            let (key, view) = try window(nil, for: visible)
+            let page = try await page(visible, window: key, view: view, caller: caller, limit: 3, after: nil, around: false)
+            items.append(BoardSummaryView(board: visible.info, window: view, me: page.me, leaders: page.items.filter(\.leader)))
+        }
+        return BoardListView(items: items)
+    }
+
+    // MARK: Helpers
+
+    /// A group's members (each on the board, at 0 until they score), with their names.
+    private func memberNames(_ visible: Visible) async throws -> [(UUID, String)] {
+        guard let members = visible.members, !members.isEmpty else { return [] }
+        let profiles = try await profiles(members)
+        return members.compactMap { id in profiles[id].map { (id, $0.displayName) } }
+    }
+
+    private func standings(_ entries: [RankEntry], ranks: [Int], caller: UUID) async throws -> [StandingView] {
+        let profiles = try await profiles(entries.map(\.userID))
+        return zip(entries, ranks).map { entry, rank in
+            StandingView(
+                rank: rank, userID: entry.userID, displayName: profiles[entry.userID]?.displayName ?? entry.name,
+                avatarURL: profiles[entry.userID]?.avatarURL, score: entry.score, leader: rank == 1 && entry.score > 0, isCaller: entry.userID == caller)
+        }
+    }
+
+    private static func standing(of caller: UUID, in index: RankIndex) -> MyStandingView {
+        MyStandingView(
+            rank: index.rank(of: caller), score: index.entry(caller)?.score ?? 0, topPercent: index.topPercent(of: caller), participants: index.count)
+    }
+
+    static func boardOrder(_ a: RankEntry, _ b: RankEntry) -> Bool {
+        if a.score != b.score { return a.score > b.score }
+        let (la, lb) = (a.name.lowercased(), b.name.lowercased())
+        if la != lb { return la < lb }
+        if a.name != b.name { return a.name < b.name }
+        return a.userID.uuidString < b.userID.uuidString
+    }
+}
+
+/// The caller's part of the data export: their score on every board window.
+struct LeaderboardExport: Codable, Sendable, ResponseEncodable {
+    struct Score: Codable, Sendable {
+        var board: String
+        var window: String
+        var score: Double
+    }
+
+    var scores: [Score]
+}
+
+extension BoardQueries {
+    func export(userID: UUID) async throws -> LeaderboardExport {
+        let rows = try await client.query(
+            "SELECT board, window_key, score FROM scores WHERE user_id = \(userID) AND NOT removed ORDER BY board, window_key", logger: logger)
+        var scores: [LeaderboardExport.Score] = []
+        for try await (board, window, score) in rows.decode((String, String, Double).self) {
+            scores.append(.init(board: board, window: window, score: score))
+        }
+        return LeaderboardExport(scores: scores)
+    }
+}

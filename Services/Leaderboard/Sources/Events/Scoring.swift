@@ -1,0 +1,77 @@
+import Foundation
+import LeaderboardDomain
+import Logging
+import PostgresNIO
+import SurgeContracts
+import SurgeMessaging
+
+/// Applies a score change to a board's windows and says whom it moved past: a `RankChanged` for the user on each
+/// window where their rank actually changed, written to the outbox in the same transaction.
+struct Scoring: Sendable {
+    let cache: BoardCache
+    let outbox: Outbox
+    static let namedUsers = 20
+
+    func apply(
+        _ delta: Double, userID: UUID, board: Board, windows: [WindowKey], at time: Date, trace: TraceContext?, connection: PostgresConnection,
+        logger: Logger
+    ) async throws {
+        var before: [WindowKey: RankIndex.Standing] = [:]
+        for window in windows {
+            before[window] = try await cache.read(BoardWindow(board: board, window: window)) { $0.standing(of: userID) }
+        }
+        let scores = try await ScoreStore.add(delta, for: userID, on: board, windows: windows, connection: connection, logger: logger)
+        for window in windows {
+            guard let score = scores[window], let previous = before[window] else { continue }
+            let moved = try await cache.read(BoardWindow(board: board, window: window)) { $0.move(userID, from: previous, to: score, naming: Self.namedUsers) }
+            guard let moved else { continue }
+            try await outbox.append(
+                RankChanged(
+                    board: board.key, scope: board.scope, subjectID: board.subjectID, window: window.description, userID: userID,
+                    previousRank: previous.rank, rank: moved.rank, score: score, overtook: moved.overtook, overtakenBy: moved.overtakenBy,
+                    changedAt: time),
+                on: connection, at: time, trace: trace, logger: logger)
+        }
+    }
+}
+
+extension RankIndex {
+    struct Standing: Sendable {
+        var rank: Int?
+        var score: Double?
+    }
+
+    struct Move: Sendable {
+        var rank: Int
+        var overtook: [UUID]
+        var overtakenBy: [UUID]
+    }
+
+    func standing(of userID: UUID) -> Standing {
+        Standing(rank: rank(of: userID), score: entry(userID)?.score)
+    }
+
+    /// Entries with a score of at least `score`.
+    private func count(atLeast score: Double) -> Int { rank(forScore: score.nextDown) - 1 }
+    /// Entries with a score above `score`.
+    private func count(above score: Double) -> Int { rank(forScore: score) - 1 }
+
+    /// The user's rank had their score gone from `previous` to `score` (the index still holds `previous`), and who
+    /// they passed or who passed them; nil when the rank stays the same.
+    func move(_ userID: UUID, from previous: Standing, to score: Double, naming limit: Int) -> Move? {
+        let selfAbove = (previous.score ?? -.infinity) > score ? 1 : 0
+        let rank = count(above: score) - selfAbove + 1
+        guard rank != previous.rank else { return nil }
+        func users(_ range: Range<Int>) -> [UUID] {
+            guard !range.isEmpty else { return [] }
+            return entries(from: range.lowerBound, limit: min(range.count, limit + 1)).map(\.userID).filter { $0 != userID }.prefix(limit).map { $0 }
+        }
+        guard let old = previous.score else { return Move(rank: rank, overtook: [], overtakenBy: []) }
+        if score > old {
+            // Those at or ahead of the old score and now below the new one.
+            return Move(rank: rank, overtook: users(count(atLeast: score)..<count(atLeast: old)), overtakenBy: [])
+        }
+        // Those at or behind the old score and now above the new one.
+        return Move(rank: rank, overtook: [], overtakenBy: users(count(above: old)..<count(above: score)))
+    }
+}

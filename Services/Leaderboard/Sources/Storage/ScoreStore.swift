@@ -1,0 +1,127 @@
+import Foundation
+import LeaderboardDomain
+import Logging
+import PostgresNIO
+import SurgeContracts
+
+/// Scores of board windows in PostgreSQL, the source of truth every replica's in-memory standings catch up from.
+/// Every change bumps its board window's `version` and stamps the changed rows with it: the row lock on `boards`
+/// makes versions follow commit order, so a replica that has applied version v has seen every change up to v.
+enum ScoreStore {
+    /// Adds `delta` to the user's score on each window of the board; returns the new score per window.
+    static func add(
+        _ delta: Double, for userID: UUID, on board: Board, windows: [WindowKey], connection: PostgresConnection, logger: Logger
+    ) async throws -> [WindowKey: Double] {
+        var scores: [WindowKey: Double] = [:]
+        for window in windows {
+            let version = try await bump(board, window, connection: connection, logger: logger)
+            let rows = try await connection.query(
+                """
+                INSERT INTO scores (board, window_key, user_id, score, version)
+                VALUES (\(board.key), \(window.description), \(userID), \(delta), \(version))
+                ON CONFLICT (board, window_key, user_id) DO UPDATE
+                SET score = CASE WHEN scores.removed THEN EXCLUDED.score ELSE scores.score + EXCLUDED.score END,
+                    removed = false, version = EXCLUDED.version
+                RETURNING score
+                """, logger: logger)
+            for try await score in rows.decode(Double.self) { scores[window] = score }
+        }
+        return scores
+    }
+
+    /// Takes the user off the board's windows (those given, or every one it has): a tombstone, so replicas remove them.
+    static func remove(_ userID: UUID, from board: Board, windows: [WindowKey]? = nil, connection: PostgresConnection, logger: Logger) async throws {
+        var keys = windows?.map(\.description) ?? []
+        if windows == nil {
+            keys = try await connection.query("SELECT window_key FROM boards WHERE board = \(board.key)", logger: logger)
+                .collect().map { try $0.decode(String.self) }
+        }
+        for key in keys {
+            guard let window = WindowKey(key) else { continue }
+            let version = try await bump(board, window, connection: connection, logger: logger)
+            try await connection.query(
+                """
+                INSERT INTO scores (board, window_key, user_id, score, removed, version)
+                VALUES (\(board.key), \(key), \(userID), 0, true, \(version))
+                ON CONFLICT (board, window_key, user_id) DO UPDATE SET score = 0, removed = true, version = EXCLUDED.version
+                """, logger: logger)
+        }
+    }
+
+    /// Re-stamps every row of the user so replicas re-read it (a new display name moves them within ties).
+    static func touch(_ userID: UUID, connection: PostgresConnection, logger: Logger) async throws {
+        let rows = try await connection.query(
+            "SELECT board, window_key FROM scores WHERE user_id = \(userID) AND NOT removed", logger: logger
+        ).collect().map { try $0.decode((String, String).self) }
+        for (key, windowKey) in rows {
+            guard let board = Board(key: key), let window = WindowKey(windowKey) else { continue }
+            let version = try await bump(board, window, connection: connection, logger: logger)
+            try await connection.query(
+                "UPDATE scores SET version = \(version) WHERE board = \(key) AND window_key = \(windowKey) AND user_id = \(userID)", logger: logger)
+        }
+    }
+
+    /// A deleted user leaves every board, current and past.
+    static func erase(_ userID: UUID, connection: PostgresConnection, logger: Logger) async throws {
+        let rows = try await connection.query(
+            "SELECT board, window_key FROM scores WHERE user_id = \(userID) AND NOT removed", logger: logger
+        ).collect().map { try $0.decode((String, String).self) }
+        for (key, windowKey) in rows {
+            guard let board = Board(key: key), let window = WindowKey(windowKey) else { continue }
+            try await remove(userID, from: board, windows: [window], connection: connection, logger: logger)
+        }
+    }
+
+    private static func bump(_ board: Board, _ window: WindowKey, connection: PostgresConnection, logger: Logger) async throws -> Int64 {
+        let rows = try await connection.query(
+            """
+            INSERT INTO boards (board, window_key, version) VALUES (\(board.key), \(window.description), 1)
+            ON CONFLICT (board, window_key) DO UPDATE SET version = boards.version + 1
+            RETURNING version
+            """, logger: logger)
+        var version: Int64 = 0
+        for try await bumped in rows.decode(Int64.self) { version = bumped }
+        return version
+    }
+
+    struct Change: Sendable {
+        var userID: UUID
+        var score: Double
+        var removed: Bool
+        var version: Int64
+        var name: String
+    }
+
+    /// The board window's version and the rows changed after `version` up to it.
+    static func changes(_ boardWindow: BoardWindow, after version: Int64, client: PostgresClient, logger: Logger) async throws -> (Int64, [Change]) {
+        try await client.withConnection { connection in
+            let current = try await connection.query(
+                "SELECT version FROM boards WHERE board = \(boardWindow.board.key) AND window_key = \(boardWindow.window.description)", logger: logger
+            ).collect().first?.decode(Int64.self) ?? 0
+            guard current > version else { return (current, []) }
+            var changes: [Change] = []
+            let rows = try await connection.query(
+                """
+                SELECT s.user_id, s.score, s.removed, s.version, COALESCE(p.display_name, '')
+                FROM scores s LEFT JOIN profiles p ON p.user_id = s.user_id
+                WHERE s.board = \(boardWindow.board.key) AND s.window_key = \(boardWindow.window.description)
+                  AND s.version > \(version) AND s.version <= \(current)
+                """, logger: logger)
+            for try await (userID, score, removed, rowVersion, name) in rows.decode((UUID, Double, Bool, Int64, String).self) {
+                changes.append(Change(userID: userID, score: score, removed: removed, version: rowVersion, name: name))
+            }
+            return (current, changes)
+        }
+    }
+
+    /// Board windows that have scores, among the given window keys (to load at start).
+    static func boardWindows(in windows: [WindowKey], client: PostgresClient, logger: Logger) async throws -> [BoardWindow] {
+        let keys = windows.map(\.description)
+        return try await client.query("SELECT board, window_key FROM boards WHERE window_key = ANY(\(keys))", logger: logger)
+            .collect().compactMap { row in
+                let (key, windowKey) = try row.decode((String, String).self)
+                guard let board = Board(key: key), let window = WindowKey(windowKey) else { return nil }
+                return BoardWindow(board: board, window: window)
+            }
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+
+/// Which board: a challenge's or competition's, or a group's (every member, points from anything of the group).
+public enum BoardScope: String, Codable, Sendable, JSONSchemaEnum {
+    case challenge, group
+}
+
+/// A user's rank on a board window changed (only when it actually changed): the mover's old and new rank and whom
+/// they overtook (or fell behind), so notifications can tell both sides.
+public struct RankChanged: EventPayload {
+    public static let descriptor = EventDescriptor(
+        type: "surge.leaderboard.rank.changed.v1", topic: .leaderboard,
+        summary: "A user's competition rank on one board window changed; lists who they overtook or who overtook them.")
+
+    public var board: String
+    public var scope: BoardScope
+    /// The challenge or group.
+    public var subjectID: UUID
+    /// `2026-W48`, `2026-11` or `all-time`.
+    public var window: String
+    public var userID: UUID
+    /// nil when the user was not on the window's board before.
+    public var previousRank: Int?
+    public var rank: Int
+    public var score: Double
+    /// Users the change moved this user past (a rise), at most 20.
+    public var overtook: [UUID]
+    /// Users who are now ahead of this user because of the change (a fall, e.g. a correction), at most 20.
+    public var overtakenBy: [UUID]
+    public var changedAt: Date
+
+    public init(
+        board: String, scope: BoardScope, subjectID: UUID, window: String, userID: UUID, previousRank: Int?, rank: Int, score: Double,
+        overtook: [UUID], overtakenBy: [UUID], changedAt: Date
+    ) {
+        self.board = board
+        self.scope = scope
+        self.subjectID = subjectID
+        self.window = window
+        self.userID = userID
+        self.previousRank = previousRank
+        self.rank = rank
+        self.score = score
+        self.overtook = overtook
+        self.overtakenBy = overtakenBy
+        self.changedAt = changedAt
+    }
+
+    public var partitionKey: String { subjectID.key }
+    public var subject: String { "boards/\(board)/windows/\(window)/users/\(userID.key)" }
+}
+
+/// One place of a window's final standings.
+public struct Standing: Codable, Sendable, Equatable {
+    public var userID: UUID
+    public var rank: Int
+    public var score: Double
+
+    public init(userID: UUID, rank: Int, score: Double) {
+        self.userID = userID
+        self.rank = rank
+        self.score = score
+    }
+}
+
+/// A board window is over: its final standings (the top 10 and every winner). A check-in still accepted in its
+/// day's grace window after the close changes them: the window is published again with the next `revision`.
+public struct WindowClosed: EventPayload {
+    public static let descriptor = EventDescriptor(
+        type: "surge.leaderboard.window.closed.v1", topic: .leaderboard,
+        summary: "A weekly or monthly board window ended: final standings and winners (republished with a higher revision if late check-ins change them).")
+
+    public var board: String
+    public var scope: BoardScope
+    public var subjectID: UUID
+    public var window: String
+    public var startsAt: Date
+    public var endsAt: Date
+    /// 1 at the close; each correction after it publishes the window again with the next number.
+    public var revision: Int
+    public var participants: Int
+    public var winners: [UUID]
+    public var standings: [Standing]
+    public var closedAt: Date
+
+    public init(
+        board: String, scope: BoardScope, subjectID: UUID, window: String, startsAt: Date, endsAt: Date, revision: Int, participants: Int,
+        winners: [UUID], standings: [Standing], closedAt: Date
+    ) {
+        self.board = board
+        self.scope = scope
+        self.subjectID = subjectID
+        self.window = window
+        self.startsAt = startsAt
+        self.endsAt = endsAt
+        self.revision = revision
+        self.participants = participants
+        self.winners = winners
+        self.standings = standings
+        self.closedAt = closedAt
+    }
+
+    public var partitionKey: String { subjectID.key }
+    public var subject: String { "boards/\(board)/windows/\(window)" }
+}
