@@ -1,6 +1,6 @@
 # Surge: the two commands a newcomer needs are `make run` and `make test`.
 
-.PHONY: run stop test test-unit test-integration test-system bench build contracts client clean
+.PHONY: run stop test test-unit test-integration test-system bench build contracts client api-fuzz clean
 
 run:        ## Install what is missing, build, start PostgreSQL, the dev broker and every service
 	scripts/local.sh up
@@ -31,6 +31,9 @@ contracts:  ## Regenerate docs/events, docs/openapi.json, the gateway route tabl
 	.build/debug/surge-admin event-schemas --output docs/events
 	.build/debug/surge-admin openapi --output .
 	scripts/generate-client.sh
+
+api-fuzz:   ## A bounded schemathesis pass over the public API of a private stack (installs schemathesis in .surge)
+	scripts/api-fuzz.sh
 
 client:     ## Regenerate Tests/GeneratedClient from docs/openapi.json with swift-openapi-generator (built once in .build-openapi)
 	scripts/generate-client.sh

@@ -2,8 +2,11 @@
 # The whole system on one machine without Docker: `scripts/local.sh up` or `scripts/local.sh down`.
 source "$(dirname "$0")/lib.sh"
 
-LOCAL="$STATE/local"
+# A second stack beside `make run` (scripts/api-fuzz.sh) sets its own state folder and moves every port by an offset.
+LOCAL="${SURGE_LOCAL_STATE:-$STATE/local}"
 PG_PORT="${SURGE_PG_PORT:-55432}"
+PORT_OFFSET="${SURGE_PORT_OFFSET:-0}"
+service_port() { echo $(($(port_of "$1") + PORT_OFFSET)); }
 
 up() {
   ensure_dependencies
@@ -35,10 +38,15 @@ up() {
   local bootstrap
   bootstrap="$(cat "$LOCAL/run/kafka-bootstrap")"
 
+  local upstreams=() service
   for service in "${SERVICES[@]}"; do
-    local password_var="SURGE_DB_PASSWORD_${service^^}"
-    log "Starting surge-$service on 127.0.0.1:$(port_of "$service")"
-    env SURGE_ENV=development LOG_FORMAT=text HTTP_HOST=127.0.0.1 HTTP_PORT="$(port_of "$service")" \
+    [ "$service" = gateway ] || upstreams+=("UPSTREAM_${service^^}_URL=http://127.0.0.1:$(service_port "$service")")
+  done
+  for service in "${SERVICES[@]}"; do
+    local password_var="SURGE_DB_PASSWORD_${service^^}" extra=()
+    [ "$service" = gateway ] && extra=("${upstreams[@]}")
+    log "Starting surge-$service on 127.0.0.1:$(service_port "$service")"
+    env SURGE_ENV=development LOG_FORMAT=text HTTP_HOST=127.0.0.1 HTTP_PORT="$(service_port "$service")" "${extra[@]}" \
       DATABASE_URL="postgres://surge_$service:${!password_var}@127.0.0.1:$PG_PORT/surge" \
       KAFKA_BOOTSTRAP_SERVERS="$bootstrap" KAFKA_CONSUMER_PROPERTIES="fetch.wait.max.ms=10" \
       INTERNAL_AUTH_SECRET="$INTERNAL_AUTH_SECRET" SIMULATED_CLOCK="${SIMULATED_CLOCK:-false}" \
@@ -46,12 +54,12 @@ up() {
     echo $! >"$LOCAL/run/$service.pid"
   done
   for service in "${SERVICES[@]}"; do
-    wait_for_url "http://127.0.0.1:$(port_of "$service")/readyz" 60 || {
+    wait_for_url "http://127.0.0.1:$(service_port "$service")/readyz" 60 || {
       echo "surge-$service did not become ready; see $LOCAL/logs/$service.log" >&2; exit 1; }
   done
   echo
   echo "Surge is running."
-  echo "  Gateway:  http://127.0.0.1:8080   (try: curl -X POST http://127.0.0.1:8080/v1/auth/guest -H 'content-type: application/json' -d '{\"displayName\":\"Sam\",\"timeZone\":\"Europe/Rome\"}')"
+  echo "  Gateway:  http://127.0.0.1:$(service_port gateway)   (try: curl -X POST http://127.0.0.1:$(service_port gateway)/v1/auth/guest -H 'content-type: application/json' -d '{\"displayName\":\"Sam\",\"timeZone\":\"Europe/Rome\"}')"
   echo "  Logs:     $LOCAL/logs/"
   echo "  Stop:     make stop"
 }

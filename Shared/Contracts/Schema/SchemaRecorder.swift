@@ -5,10 +5,10 @@ import Foundation
 enum SchemaRecorder {
     static func describe<T: Decodable>(_ type: T.Type) throws -> (T, JSONSchema) {
         if let described = type as? any JSONSchemaDescribing.Type {
-            return (described.schemaPlaceholder as! T, described.jsonSchema)
+            return (described.schemaPlaceholder as! T, .named(String(reflecting: type), described.jsonSchema))
         }
         if let enumType = type as? any JSONSchemaEnum.Type {
-            return (enumType.firstCase as! T, .enumeration(enumType.schemaCases))
+            return (enumType.firstCase as! T, .of(enumType))
         }
         if let map = type as? any StringKeyedMap.Type {
             return (map.empty as! T, .map(try map.valueSchema()))
@@ -35,9 +35,26 @@ enum SchemaRecorder {
         default:
             let decoder = RecordingDecoder()
             let value = try T(from: decoder)
-            return (value, decoder.schema)
+            guard case .object(var properties) = decoder.schema else { return (value, decoder.schema) }
+            let refinements = (type as? any JSONSchemaRefined.Type)?.fieldRefinements ?? [:]
+            for (name, refinement) in refinements {
+                guard let index = properties.firstIndex(where: { $0.name == name }) else {
+                    throw DecodingError.keyNotFound(
+                        SchemaKey(name), .init(codingPath: [], debugDescription: "\(type) refines \(name), which it does not decode"))
+                }
+                properties[index].schema = .refined(properties[index].schema, refinement)
+            }
+            return (value, .named(String(reflecting: type), .object(properties)))
         }
     }
+}
+
+private struct SchemaKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(_ name: String) { stringValue = name }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
 }
 
 private protocol StringKeyedMap {

@@ -209,6 +209,9 @@ public struct LocalTime: Hashable, Comparable, Sendable, Codable, CustomStringCo
 public enum Weekday: String, Codable, Sendable, CaseIterable, JSONSchemaEnum, Comparable {
     case monday, tuesday, wednesday, thursday, friday, saturday, sunday
 
+    /// There will not be an eighth.
+    public static var isExtensible: Bool { false }
+
     /// 1 (Monday) ... 7 (Sunday).
     public var isoNumber: Int {
         switch self {

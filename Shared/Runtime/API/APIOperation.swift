@@ -36,10 +36,36 @@ public struct APIOperation: Sendable {
 
         /// `limit` and `cursor` of every paginated list.
         public static let pagination: [QueryParameter] = [
-            QueryParameter("limit", "Items per page, 1-100 (default 20).", schema: .integer),
-            QueryParameter("cursor", "The `nextCursor` of the previous page."),
+            QueryParameter(
+                "limit", "Items per page.",
+                schema: .integer(in: 1...PageRequest<Int>.maximumLimit, default: PageRequest<Int>.defaultLimit)),
+            QueryParameter("cursor", "The `nextCursor` of the previous page; opaque."),
         ]
     }
+
+    /// A `{placeholder}` of a path: its schema and meaning.
+    public struct PathParameter: Sendable {
+        public var schema: JSONSchema
+        public var description: String
+    }
+
+    /// Every path parameter name the API uses. Only the ones parsed as UUIDs are UUIDs; the generator refuses a name
+    /// missing here.
+    public static let pathParameters: [String: PathParameter] = {
+        let uuids = [
+            "attemptID": "An attempt.", "challengeID": "A challenge (any version).", "groupID": "A group.", "logID": "A logged amount.",
+            "occurrenceID": "A chore occurrence.", "photoID": "A photo.", "requestID": "A friend request.", "userID": "A user.",
+        ].mapValues { PathParameter(schema: .string(format: "uuid"), description: $0) }
+        return uuids.merging([
+            "taskID": PathParameter(
+                schema: JSONSchema.string().refined(.init(pattern: "^[a-z0-9-]{1,40}$", example: "push-ups")),
+                description: "A task of the attempt's challenge, by its id within the definition (not a UUID)."),
+            "version": PathParameter(schema: JSONSchema.integer.refined(.init(minimum: 1, example: 2)), description: "A version number, from 1."),
+            "code": PathParameter(
+                schema: JSONSchema.string().refined(.init(pattern: "^[A-HJKMNP-TV-Za-hjkmnp-tv-z2-9-]+$", example: "K7MP-Q2RX-VA")),
+                description: "An invite code: 10 characters, case-insensitive; dashes are ignored."),
+        ]) { $1 }
+    }()
 
     public var id: String
     public var method: HTTPRequest.Method
@@ -53,9 +79,16 @@ public struct APIOperation: Sendable {
     public var requestType: (any (Decodable & Sendable).Type)?
     /// The request body's media type when it is not JSON (a photo upload).
     public var requestMediaTypes: [String]
+    /// Whether the JSON body may be left out (an empty body stands for the defaults).
+    public var requestRequired: Bool
     public var status: HTTPResponse.Status
     public var responseType: (any (Decodable & Sendable).Type)?
-    /// Error statuses worth documenting besides 400, 401, 422, 429 and 5xx.
+    /// The success response's media types when it is not JSON (a photo's bytes).
+    public var responseMediaTypes: [String]
+    /// The problem types particular to this operation; the generic ones (validation, authentication, rate limits,
+    /// 404 for a path that names nothing...) follow from the declaration.
+    public var problems: [ProblemType]
+    /// Error statuses worth documenting that no problem type above names.
     public var errors: [HTTPResponse.Status]
     /// POSTs that create something accept `Idempotency-Key`; the gateway replays the first response to a retry.
     public var idempotent: Bool
@@ -63,9 +96,9 @@ public struct APIOperation: Sendable {
     public init(
         _ method: HTTPRequest.Method, _ path: String, id: String, service: SurgeService, summary: String,
         access: Access = .authenticated, throttle: Throttle = .standard, query: [QueryParameter] = [],
-        request: (any (Decodable & Sendable).Type)? = nil, requestMediaTypes: [String] = ["application/json"],
-        status: HTTPResponse.Status = .ok, response: (any (Decodable & Sendable).Type)? = nil, errors: [HTTPResponse.Status] = [],
-        idempotent: Bool? = nil
+        request: (any (Decodable & Sendable).Type)? = nil, requestRequired: Bool = true, requestMediaTypes: [String] = ["application/json"],
+        status: HTTPResponse.Status = .ok, response: (any (Decodable & Sendable).Type)? = nil, responseMediaTypes: [String] = [],
+        problems: [ProblemType] = [], errors: [HTTPResponse.Status] = [], idempotent: Bool? = nil
     ) {
         self.id = id
         self.method = method
@@ -76,9 +109,12 @@ public struct APIOperation: Sendable {
         self.throttle = throttle
         self.query = query
         self.requestType = request
+        self.requestRequired = requestRequired
         self.requestMediaTypes = requestMediaTypes
         self.status = status
         self.responseType = response
+        self.responseMediaTypes = responseMediaTypes
+        self.problems = problems
         self.errors = errors
         self.idempotent = idempotent ?? (method == .post && status == .created)
     }
@@ -89,6 +125,9 @@ public struct APIOperation: Sendable {
             segment.hasPrefix("{") && segment.hasSuffix("}") ? ":" + segment.dropFirst().dropLast() : segment
         }.joined(separator: "/"))
     }
+
+    /// Whether the body is an upload (a photo), not JSON.
+    public var isUpload: Bool { requestMediaTypes != ["application/json"] }
 
     /// Names of the `{placeholders}` in the path.
     public var pathParameters: [String] {

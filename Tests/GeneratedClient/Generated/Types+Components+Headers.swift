@@ -17,5 +17,36 @@ public import struct Foundation.Data
 public import struct Foundation.Date
 extension Components {
     /// Types generated from the `#/components/headers` section of the OpenAPI document.
-    public enum Headers {}
+    public enum Headers {
+        /// `true` when this is the stored response to an earlier request with the same `Idempotency-Key`.
+        ///
+        /// - Remark: Generated from `#/components/headers/Idempotent-Replayed`.
+        @frozen public enum IdempotentReplayed: String, Codable, Hashable, Sendable, CaseIterable {
+            case _true = "true"
+        }
+        /// The request budget of the tightest limit that applies.
+        ///
+        /// - Remark: Generated from `#/components/headers/RateLimit-Limit`.
+        public typealias RateLimitLimit = Swift.Int
+        /// The limit as `<requests>;w=<window seconds>`.
+        ///
+        /// - Remark: Generated from `#/components/headers/RateLimit-Policy`.
+        public typealias RateLimitPolicy = Swift.String
+        /// Requests left in that budget.
+        ///
+        /// - Remark: Generated from `#/components/headers/RateLimit-Remaining`.
+        public typealias RateLimitRemaining = Swift.Int
+        /// Seconds until the budget is whole again.
+        ///
+        /// - Remark: Generated from `#/components/headers/RateLimit-Reset`.
+        public typealias RateLimitReset = Swift.Int
+        /// Seconds after which a retry may succeed.
+        ///
+        /// - Remark: Generated from `#/components/headers/Retry-After`.
+        public typealias RetryAfter = Swift.Int
+        /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+        ///
+        /// - Remark: Generated from `#/components/headers/X-Request-ID`.
+        public typealias XRequestID = Swift.String
+    }
 }

@@ -18,10 +18,56 @@ public import struct Foundation.Date
 extension Components {
     /// Types generated from the `#/components/responses` section of the OpenAPI document.
     public enum Responses {
-        public struct Problem: Sendable, Hashable {
-            /// - Remark: Generated from `#/components/responses/Problem/content`.
+        public struct BadRequest: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/BadRequest/headers`.
+            public struct Headers: Sendable, Hashable {
+                /// The request budget of the tightest limit that applies.
+                ///
+                /// - Remark: Generated from `#/components/responses/BadRequest/headers/RateLimit-Limit`.
+                public var rateLimitLimit: Components.Headers.RateLimitLimit?
+                /// The limit as `<requests>;w=<window seconds>`.
+                ///
+                /// - Remark: Generated from `#/components/responses/BadRequest/headers/RateLimit-Policy`.
+                public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
+                /// Requests left in that budget.
+                ///
+                /// - Remark: Generated from `#/components/responses/BadRequest/headers/RateLimit-Remaining`.
+                public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
+                /// Seconds until the budget is whole again.
+                ///
+                /// - Remark: Generated from `#/components/responses/BadRequest/headers/RateLimit-Reset`.
+                public var rateLimitReset: Components.Headers.RateLimitReset?
+                /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                ///
+                /// - Remark: Generated from `#/components/responses/BadRequest/headers/X-Request-ID`.
+                public var xRequestID: Components.Headers.XRequestID?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - rateLimitLimit: The request budget of the tightest limit that applies.
+                ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
+                ///   - rateLimitRemaining: Requests left in that budget.
+                ///   - rateLimitReset: Seconds until the budget is whole again.
+                ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                public init(
+                    rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
+                    rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
+                    rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
+                    rateLimitReset: Components.Headers.RateLimitReset? = nil,
+                    xRequestID: Components.Headers.XRequestID? = nil
+                ) {
+                    self.rateLimitLimit = rateLimitLimit
+                    self.rateLimitPolicy = rateLimitPolicy
+                    self.rateLimitRemaining = rateLimitRemaining
+                    self.rateLimitReset = rateLimitReset
+                    self.xRequestID = xRequestID
+                }
+            }
+            /// Received HTTP response headers
+            public var headers: Components.Responses.BadRequest.Headers
+            /// - Remark: Generated from `#/components/responses/BadRequest/content`.
             @frozen public enum Body: Sendable, Hashable {
-                /// - Remark: Generated from `#/components/responses/Problem/content/application\/problem+json`.
+                /// - Remark: Generated from `#/components/responses/BadRequest/content/application\/problem+json`.
                 case applicationProblemJson(Components.Schemas.Problem)
                 /// The associated value of the enum case if `self` is `.applicationProblemJson`.
                 ///
@@ -37,12 +83,828 @@ extension Components {
                 }
             }
             /// Received HTTP response body
-            public var body: Components.Responses.Problem.Body
-            /// Creates a new `Problem`.
+            public var body: Components.Responses.BadRequest.Body
+            /// Creates a new `BadRequest`.
             ///
             /// - Parameters:
+            ///   - headers: Received HTTP response headers
             ///   - body: Received HTTP response body
-            public init(body: Components.Responses.Problem.Body) {
+            public init(
+                headers: Components.Responses.BadRequest.Headers = .init(),
+                body: Components.Responses.BadRequest.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        public struct Conflict: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/Conflict/headers`.
+            public struct Headers: Sendable, Hashable {
+                /// The request budget of the tightest limit that applies.
+                ///
+                /// - Remark: Generated from `#/components/responses/Conflict/headers/RateLimit-Limit`.
+                public var rateLimitLimit: Components.Headers.RateLimitLimit?
+                /// The limit as `<requests>;w=<window seconds>`.
+                ///
+                /// - Remark: Generated from `#/components/responses/Conflict/headers/RateLimit-Policy`.
+                public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
+                /// Requests left in that budget.
+                ///
+                /// - Remark: Generated from `#/components/responses/Conflict/headers/RateLimit-Remaining`.
+                public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
+                /// Seconds until the budget is whole again.
+                ///
+                /// - Remark: Generated from `#/components/responses/Conflict/headers/RateLimit-Reset`.
+                public var rateLimitReset: Components.Headers.RateLimitReset?
+                /// Seconds after which a retry may succeed.
+                ///
+                /// - Remark: Generated from `#/components/responses/Conflict/headers/Retry-After`.
+                public var retryAfter: Components.Headers.RetryAfter?
+                /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                ///
+                /// - Remark: Generated from `#/components/responses/Conflict/headers/X-Request-ID`.
+                public var xRequestID: Components.Headers.XRequestID?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - rateLimitLimit: The request budget of the tightest limit that applies.
+                ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
+                ///   - rateLimitRemaining: Requests left in that budget.
+                ///   - rateLimitReset: Seconds until the budget is whole again.
+                ///   - retryAfter: Seconds after which a retry may succeed.
+                ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                public init(
+                    rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
+                    rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
+                    rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
+                    rateLimitReset: Components.Headers.RateLimitReset? = nil,
+                    retryAfter: Components.Headers.RetryAfter? = nil,
+                    xRequestID: Components.Headers.XRequestID? = nil
+                ) {
+                    self.rateLimitLimit = rateLimitLimit
+                    self.rateLimitPolicy = rateLimitPolicy
+                    self.rateLimitRemaining = rateLimitRemaining
+                    self.rateLimitReset = rateLimitReset
+                    self.retryAfter = retryAfter
+                    self.xRequestID = xRequestID
+                }
+            }
+            /// Received HTTP response headers
+            public var headers: Components.Responses.Conflict.Headers
+            /// - Remark: Generated from `#/components/responses/Conflict/content`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/Conflict/content/application\/problem+json`.
+                case applicationProblemJson(Components.Schemas.Problem)
+                /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                /// - SeeAlso: `.applicationProblemJson`.
+                public var applicationProblemJson: Components.Schemas.Problem {
+                    get throws {
+                        switch self {
+                        case let .applicationProblemJson(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            public var body: Components.Responses.Conflict.Body
+            /// Creates a new `Conflict`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            public init(
+                headers: Components.Responses.Conflict.Headers = .init(),
+                body: Components.Responses.Conflict.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        public struct ContentTooLarge: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/ContentTooLarge/headers`.
+            public struct Headers: Sendable, Hashable {
+                /// The request budget of the tightest limit that applies.
+                ///
+                /// - Remark: Generated from `#/components/responses/ContentTooLarge/headers/RateLimit-Limit`.
+                public var rateLimitLimit: Components.Headers.RateLimitLimit?
+                /// The limit as `<requests>;w=<window seconds>`.
+                ///
+                /// - Remark: Generated from `#/components/responses/ContentTooLarge/headers/RateLimit-Policy`.
+                public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
+                /// Requests left in that budget.
+                ///
+                /// - Remark: Generated from `#/components/responses/ContentTooLarge/headers/RateLimit-Remaining`.
+                public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
+                /// Seconds until the budget is whole again.
+                ///
+                /// - Remark: Generated from `#/components/responses/ContentTooLarge/headers/RateLimit-Reset`.
+                public var rateLimitReset: Components.Headers.RateLimitReset?
+                /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                ///
+                /// - Remark: Generated from `#/components/responses/ContentTooLarge/headers/X-Request-ID`.
+                public var xRequestID: Components.Headers.XRequestID?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - rateLimitLimit: The request budget of the tightest limit that applies.
+                ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
+                ///   - rateLimitRemaining: Requests left in that budget.
+                ///   - rateLimitReset: Seconds until the budget is whole again.
+                ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                public init(
+                    rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
+                    rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
+                    rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
+                    rateLimitReset: Components.Headers.RateLimitReset? = nil,
+                    xRequestID: Components.Headers.XRequestID? = nil
+                ) {
+                    self.rateLimitLimit = rateLimitLimit
+                    self.rateLimitPolicy = rateLimitPolicy
+                    self.rateLimitRemaining = rateLimitRemaining
+                    self.rateLimitReset = rateLimitReset
+                    self.xRequestID = xRequestID
+                }
+            }
+            /// Received HTTP response headers
+            public var headers: Components.Responses.ContentTooLarge.Headers
+            /// - Remark: Generated from `#/components/responses/ContentTooLarge/content`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/ContentTooLarge/content/application\/problem+json`.
+                case applicationProblemJson(Components.Schemas.Problem)
+                /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                /// - SeeAlso: `.applicationProblemJson`.
+                public var applicationProblemJson: Components.Schemas.Problem {
+                    get throws {
+                        switch self {
+                        case let .applicationProblemJson(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            public var body: Components.Responses.ContentTooLarge.Body
+            /// Creates a new `ContentTooLarge`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            public init(
+                headers: Components.Responses.ContentTooLarge.Headers = .init(),
+                body: Components.Responses.ContentTooLarge.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        public struct Forbidden: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/Forbidden/headers`.
+            public struct Headers: Sendable, Hashable {
+                /// The request budget of the tightest limit that applies.
+                ///
+                /// - Remark: Generated from `#/components/responses/Forbidden/headers/RateLimit-Limit`.
+                public var rateLimitLimit: Components.Headers.RateLimitLimit?
+                /// The limit as `<requests>;w=<window seconds>`.
+                ///
+                /// - Remark: Generated from `#/components/responses/Forbidden/headers/RateLimit-Policy`.
+                public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
+                /// Requests left in that budget.
+                ///
+                /// - Remark: Generated from `#/components/responses/Forbidden/headers/RateLimit-Remaining`.
+                public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
+                /// Seconds until the budget is whole again.
+                ///
+                /// - Remark: Generated from `#/components/responses/Forbidden/headers/RateLimit-Reset`.
+                public var rateLimitReset: Components.Headers.RateLimitReset?
+                /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                ///
+                /// - Remark: Generated from `#/components/responses/Forbidden/headers/X-Request-ID`.
+                public var xRequestID: Components.Headers.XRequestID?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - rateLimitLimit: The request budget of the tightest limit that applies.
+                ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
+                ///   - rateLimitRemaining: Requests left in that budget.
+                ///   - rateLimitReset: Seconds until the budget is whole again.
+                ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                public init(
+                    rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
+                    rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
+                    rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
+                    rateLimitReset: Components.Headers.RateLimitReset? = nil,
+                    xRequestID: Components.Headers.XRequestID? = nil
+                ) {
+                    self.rateLimitLimit = rateLimitLimit
+                    self.rateLimitPolicy = rateLimitPolicy
+                    self.rateLimitRemaining = rateLimitRemaining
+                    self.rateLimitReset = rateLimitReset
+                    self.xRequestID = xRequestID
+                }
+            }
+            /// Received HTTP response headers
+            public var headers: Components.Responses.Forbidden.Headers
+            /// - Remark: Generated from `#/components/responses/Forbidden/content`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/Forbidden/content/application\/problem+json`.
+                case applicationProblemJson(Components.Schemas.Problem)
+                /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                /// - SeeAlso: `.applicationProblemJson`.
+                public var applicationProblemJson: Components.Schemas.Problem {
+                    get throws {
+                        switch self {
+                        case let .applicationProblemJson(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            public var body: Components.Responses.Forbidden.Body
+            /// Creates a new `Forbidden`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            public init(
+                headers: Components.Responses.Forbidden.Headers = .init(),
+                body: Components.Responses.Forbidden.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        public struct Gone: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/Gone/headers`.
+            public struct Headers: Sendable, Hashable {
+                /// The request budget of the tightest limit that applies.
+                ///
+                /// - Remark: Generated from `#/components/responses/Gone/headers/RateLimit-Limit`.
+                public var rateLimitLimit: Components.Headers.RateLimitLimit?
+                /// The limit as `<requests>;w=<window seconds>`.
+                ///
+                /// - Remark: Generated from `#/components/responses/Gone/headers/RateLimit-Policy`.
+                public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
+                /// Requests left in that budget.
+                ///
+                /// - Remark: Generated from `#/components/responses/Gone/headers/RateLimit-Remaining`.
+                public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
+                /// Seconds until the budget is whole again.
+                ///
+                /// - Remark: Generated from `#/components/responses/Gone/headers/RateLimit-Reset`.
+                public var rateLimitReset: Components.Headers.RateLimitReset?
+                /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                ///
+                /// - Remark: Generated from `#/components/responses/Gone/headers/X-Request-ID`.
+                public var xRequestID: Components.Headers.XRequestID?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - rateLimitLimit: The request budget of the tightest limit that applies.
+                ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
+                ///   - rateLimitRemaining: Requests left in that budget.
+                ///   - rateLimitReset: Seconds until the budget is whole again.
+                ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                public init(
+                    rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
+                    rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
+                    rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
+                    rateLimitReset: Components.Headers.RateLimitReset? = nil,
+                    xRequestID: Components.Headers.XRequestID? = nil
+                ) {
+                    self.rateLimitLimit = rateLimitLimit
+                    self.rateLimitPolicy = rateLimitPolicy
+                    self.rateLimitRemaining = rateLimitRemaining
+                    self.rateLimitReset = rateLimitReset
+                    self.xRequestID = xRequestID
+                }
+            }
+            /// Received HTTP response headers
+            public var headers: Components.Responses.Gone.Headers
+            /// - Remark: Generated from `#/components/responses/Gone/content`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/Gone/content/application\/problem+json`.
+                case applicationProblemJson(Components.Schemas.Problem)
+                /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                /// - SeeAlso: `.applicationProblemJson`.
+                public var applicationProblemJson: Components.Schemas.Problem {
+                    get throws {
+                        switch self {
+                        case let .applicationProblemJson(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            public var body: Components.Responses.Gone.Body
+            /// Creates a new `Gone`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            public init(
+                headers: Components.Responses.Gone.Headers = .init(),
+                body: Components.Responses.Gone.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        public struct NotFound: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/NotFound/headers`.
+            public struct Headers: Sendable, Hashable {
+                /// The request budget of the tightest limit that applies.
+                ///
+                /// - Remark: Generated from `#/components/responses/NotFound/headers/RateLimit-Limit`.
+                public var rateLimitLimit: Components.Headers.RateLimitLimit?
+                /// The limit as `<requests>;w=<window seconds>`.
+                ///
+                /// - Remark: Generated from `#/components/responses/NotFound/headers/RateLimit-Policy`.
+                public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
+                /// Requests left in that budget.
+                ///
+                /// - Remark: Generated from `#/components/responses/NotFound/headers/RateLimit-Remaining`.
+                public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
+                /// Seconds until the budget is whole again.
+                ///
+                /// - Remark: Generated from `#/components/responses/NotFound/headers/RateLimit-Reset`.
+                public var rateLimitReset: Components.Headers.RateLimitReset?
+                /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                ///
+                /// - Remark: Generated from `#/components/responses/NotFound/headers/X-Request-ID`.
+                public var xRequestID: Components.Headers.XRequestID?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - rateLimitLimit: The request budget of the tightest limit that applies.
+                ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
+                ///   - rateLimitRemaining: Requests left in that budget.
+                ///   - rateLimitReset: Seconds until the budget is whole again.
+                ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                public init(
+                    rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
+                    rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
+                    rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
+                    rateLimitReset: Components.Headers.RateLimitReset? = nil,
+                    xRequestID: Components.Headers.XRequestID? = nil
+                ) {
+                    self.rateLimitLimit = rateLimitLimit
+                    self.rateLimitPolicy = rateLimitPolicy
+                    self.rateLimitRemaining = rateLimitRemaining
+                    self.rateLimitReset = rateLimitReset
+                    self.xRequestID = xRequestID
+                }
+            }
+            /// Received HTTP response headers
+            public var headers: Components.Responses.NotFound.Headers
+            /// - Remark: Generated from `#/components/responses/NotFound/content`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/NotFound/content/application\/problem+json`.
+                case applicationProblemJson(Components.Schemas.Problem)
+                /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                /// - SeeAlso: `.applicationProblemJson`.
+                public var applicationProblemJson: Components.Schemas.Problem {
+                    get throws {
+                        switch self {
+                        case let .applicationProblemJson(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            public var body: Components.Responses.NotFound.Body
+            /// Creates a new `NotFound`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            public init(
+                headers: Components.Responses.NotFound.Headers = .init(),
+                body: Components.Responses.NotFound.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        public struct ServiceUnavailable: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/ServiceUnavailable/headers`.
+            public struct Headers: Sendable, Hashable {
+                /// The request budget of the tightest limit that applies.
+                ///
+                /// - Remark: Generated from `#/components/responses/ServiceUnavailable/headers/RateLimit-Limit`.
+                public var rateLimitLimit: Components.Headers.RateLimitLimit?
+                /// The limit as `<requests>;w=<window seconds>`.
+                ///
+                /// - Remark: Generated from `#/components/responses/ServiceUnavailable/headers/RateLimit-Policy`.
+                public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
+                /// Requests left in that budget.
+                ///
+                /// - Remark: Generated from `#/components/responses/ServiceUnavailable/headers/RateLimit-Remaining`.
+                public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
+                /// Seconds until the budget is whole again.
+                ///
+                /// - Remark: Generated from `#/components/responses/ServiceUnavailable/headers/RateLimit-Reset`.
+                public var rateLimitReset: Components.Headers.RateLimitReset?
+                /// Seconds after which a retry may succeed.
+                ///
+                /// - Remark: Generated from `#/components/responses/ServiceUnavailable/headers/Retry-After`.
+                public var retryAfter: Components.Headers.RetryAfter?
+                /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                ///
+                /// - Remark: Generated from `#/components/responses/ServiceUnavailable/headers/X-Request-ID`.
+                public var xRequestID: Components.Headers.XRequestID?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - rateLimitLimit: The request budget of the tightest limit that applies.
+                ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
+                ///   - rateLimitRemaining: Requests left in that budget.
+                ///   - rateLimitReset: Seconds until the budget is whole again.
+                ///   - retryAfter: Seconds after which a retry may succeed.
+                ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                public init(
+                    rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
+                    rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
+                    rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
+                    rateLimitReset: Components.Headers.RateLimitReset? = nil,
+                    retryAfter: Components.Headers.RetryAfter? = nil,
+                    xRequestID: Components.Headers.XRequestID? = nil
+                ) {
+                    self.rateLimitLimit = rateLimitLimit
+                    self.rateLimitPolicy = rateLimitPolicy
+                    self.rateLimitRemaining = rateLimitRemaining
+                    self.rateLimitReset = rateLimitReset
+                    self.retryAfter = retryAfter
+                    self.xRequestID = xRequestID
+                }
+            }
+            /// Received HTTP response headers
+            public var headers: Components.Responses.ServiceUnavailable.Headers
+            /// - Remark: Generated from `#/components/responses/ServiceUnavailable/content`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/ServiceUnavailable/content/application\/problem+json`.
+                case applicationProblemJson(Components.Schemas.Problem)
+                /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                /// - SeeAlso: `.applicationProblemJson`.
+                public var applicationProblemJson: Components.Schemas.Problem {
+                    get throws {
+                        switch self {
+                        case let .applicationProblemJson(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            public var body: Components.Responses.ServiceUnavailable.Body
+            /// Creates a new `ServiceUnavailable`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            public init(
+                headers: Components.Responses.ServiceUnavailable.Headers = .init(),
+                body: Components.Responses.ServiceUnavailable.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        public struct TooManyRequests: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/TooManyRequests/headers`.
+            public struct Headers: Sendable, Hashable {
+                /// The request budget of the tightest limit that applies.
+                ///
+                /// - Remark: Generated from `#/components/responses/TooManyRequests/headers/RateLimit-Limit`.
+                public var rateLimitLimit: Components.Headers.RateLimitLimit?
+                /// The limit as `<requests>;w=<window seconds>`.
+                ///
+                /// - Remark: Generated from `#/components/responses/TooManyRequests/headers/RateLimit-Policy`.
+                public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
+                /// Requests left in that budget.
+                ///
+                /// - Remark: Generated from `#/components/responses/TooManyRequests/headers/RateLimit-Remaining`.
+                public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
+                /// Seconds until the budget is whole again.
+                ///
+                /// - Remark: Generated from `#/components/responses/TooManyRequests/headers/RateLimit-Reset`.
+                public var rateLimitReset: Components.Headers.RateLimitReset?
+                /// Seconds after which a retry may succeed.
+                ///
+                /// - Remark: Generated from `#/components/responses/TooManyRequests/headers/Retry-After`.
+                public var retryAfter: Components.Headers.RetryAfter?
+                /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                ///
+                /// - Remark: Generated from `#/components/responses/TooManyRequests/headers/X-Request-ID`.
+                public var xRequestID: Components.Headers.XRequestID?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - rateLimitLimit: The request budget of the tightest limit that applies.
+                ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
+                ///   - rateLimitRemaining: Requests left in that budget.
+                ///   - rateLimitReset: Seconds until the budget is whole again.
+                ///   - retryAfter: Seconds after which a retry may succeed.
+                ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                public init(
+                    rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
+                    rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
+                    rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
+                    rateLimitReset: Components.Headers.RateLimitReset? = nil,
+                    retryAfter: Components.Headers.RetryAfter? = nil,
+                    xRequestID: Components.Headers.XRequestID? = nil
+                ) {
+                    self.rateLimitLimit = rateLimitLimit
+                    self.rateLimitPolicy = rateLimitPolicy
+                    self.rateLimitRemaining = rateLimitRemaining
+                    self.rateLimitReset = rateLimitReset
+                    self.retryAfter = retryAfter
+                    self.xRequestID = xRequestID
+                }
+            }
+            /// Received HTTP response headers
+            public var headers: Components.Responses.TooManyRequests.Headers
+            /// - Remark: Generated from `#/components/responses/TooManyRequests/content`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/TooManyRequests/content/application\/problem+json`.
+                case applicationProblemJson(Components.Schemas.Problem)
+                /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                /// - SeeAlso: `.applicationProblemJson`.
+                public var applicationProblemJson: Components.Schemas.Problem {
+                    get throws {
+                        switch self {
+                        case let .applicationProblemJson(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            public var body: Components.Responses.TooManyRequests.Body
+            /// Creates a new `TooManyRequests`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            public init(
+                headers: Components.Responses.TooManyRequests.Headers = .init(),
+                body: Components.Responses.TooManyRequests.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        public struct Unauthorized: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/Unauthorized/headers`.
+            public struct Headers: Sendable, Hashable {
+                /// The request budget of the tightest limit that applies.
+                ///
+                /// - Remark: Generated from `#/components/responses/Unauthorized/headers/RateLimit-Limit`.
+                public var rateLimitLimit: Components.Headers.RateLimitLimit?
+                /// The limit as `<requests>;w=<window seconds>`.
+                ///
+                /// - Remark: Generated from `#/components/responses/Unauthorized/headers/RateLimit-Policy`.
+                public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
+                /// Requests left in that budget.
+                ///
+                /// - Remark: Generated from `#/components/responses/Unauthorized/headers/RateLimit-Remaining`.
+                public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
+                /// Seconds until the budget is whole again.
+                ///
+                /// - Remark: Generated from `#/components/responses/Unauthorized/headers/RateLimit-Reset`.
+                public var rateLimitReset: Components.Headers.RateLimitReset?
+                /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                ///
+                /// - Remark: Generated from `#/components/responses/Unauthorized/headers/X-Request-ID`.
+                public var xRequestID: Components.Headers.XRequestID?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - rateLimitLimit: The request budget of the tightest limit that applies.
+                ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
+                ///   - rateLimitRemaining: Requests left in that budget.
+                ///   - rateLimitReset: Seconds until the budget is whole again.
+                ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                public init(
+                    rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
+                    rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
+                    rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
+                    rateLimitReset: Components.Headers.RateLimitReset? = nil,
+                    xRequestID: Components.Headers.XRequestID? = nil
+                ) {
+                    self.rateLimitLimit = rateLimitLimit
+                    self.rateLimitPolicy = rateLimitPolicy
+                    self.rateLimitRemaining = rateLimitRemaining
+                    self.rateLimitReset = rateLimitReset
+                    self.xRequestID = xRequestID
+                }
+            }
+            /// Received HTTP response headers
+            public var headers: Components.Responses.Unauthorized.Headers
+            /// - Remark: Generated from `#/components/responses/Unauthorized/content`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/Unauthorized/content/application\/problem+json`.
+                case applicationProblemJson(Components.Schemas.Problem)
+                /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                /// - SeeAlso: `.applicationProblemJson`.
+                public var applicationProblemJson: Components.Schemas.Problem {
+                    get throws {
+                        switch self {
+                        case let .applicationProblemJson(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            public var body: Components.Responses.Unauthorized.Body
+            /// Creates a new `Unauthorized`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            public init(
+                headers: Components.Responses.Unauthorized.Headers = .init(),
+                body: Components.Responses.Unauthorized.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        public struct UnprocessableContent: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/UnprocessableContent/headers`.
+            public struct Headers: Sendable, Hashable {
+                /// The request budget of the tightest limit that applies.
+                ///
+                /// - Remark: Generated from `#/components/responses/UnprocessableContent/headers/RateLimit-Limit`.
+                public var rateLimitLimit: Components.Headers.RateLimitLimit?
+                /// The limit as `<requests>;w=<window seconds>`.
+                ///
+                /// - Remark: Generated from `#/components/responses/UnprocessableContent/headers/RateLimit-Policy`.
+                public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
+                /// Requests left in that budget.
+                ///
+                /// - Remark: Generated from `#/components/responses/UnprocessableContent/headers/RateLimit-Remaining`.
+                public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
+                /// Seconds until the budget is whole again.
+                ///
+                /// - Remark: Generated from `#/components/responses/UnprocessableContent/headers/RateLimit-Reset`.
+                public var rateLimitReset: Components.Headers.RateLimitReset?
+                /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                ///
+                /// - Remark: Generated from `#/components/responses/UnprocessableContent/headers/X-Request-ID`.
+                public var xRequestID: Components.Headers.XRequestID?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - rateLimitLimit: The request budget of the tightest limit that applies.
+                ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
+                ///   - rateLimitRemaining: Requests left in that budget.
+                ///   - rateLimitReset: Seconds until the budget is whole again.
+                ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                public init(
+                    rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
+                    rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
+                    rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
+                    rateLimitReset: Components.Headers.RateLimitReset? = nil,
+                    xRequestID: Components.Headers.XRequestID? = nil
+                ) {
+                    self.rateLimitLimit = rateLimitLimit
+                    self.rateLimitPolicy = rateLimitPolicy
+                    self.rateLimitRemaining = rateLimitRemaining
+                    self.rateLimitReset = rateLimitReset
+                    self.xRequestID = xRequestID
+                }
+            }
+            /// Received HTTP response headers
+            public var headers: Components.Responses.UnprocessableContent.Headers
+            /// - Remark: Generated from `#/components/responses/UnprocessableContent/content`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/UnprocessableContent/content/application\/problem+json`.
+                case applicationProblemJson(Components.Schemas.Problem)
+                /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                /// - SeeAlso: `.applicationProblemJson`.
+                public var applicationProblemJson: Components.Schemas.Problem {
+                    get throws {
+                        switch self {
+                        case let .applicationProblemJson(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            public var body: Components.Responses.UnprocessableContent.Body
+            /// Creates a new `UnprocessableContent`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            public init(
+                headers: Components.Responses.UnprocessableContent.Headers = .init(),
+                body: Components.Responses.UnprocessableContent.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        public struct UnsupportedMediaType: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/UnsupportedMediaType/headers`.
+            public struct Headers: Sendable, Hashable {
+                /// The request budget of the tightest limit that applies.
+                ///
+                /// - Remark: Generated from `#/components/responses/UnsupportedMediaType/headers/RateLimit-Limit`.
+                public var rateLimitLimit: Components.Headers.RateLimitLimit?
+                /// The limit as `<requests>;w=<window seconds>`.
+                ///
+                /// - Remark: Generated from `#/components/responses/UnsupportedMediaType/headers/RateLimit-Policy`.
+                public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
+                /// Requests left in that budget.
+                ///
+                /// - Remark: Generated from `#/components/responses/UnsupportedMediaType/headers/RateLimit-Remaining`.
+                public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
+                /// Seconds until the budget is whole again.
+                ///
+                /// - Remark: Generated from `#/components/responses/UnsupportedMediaType/headers/RateLimit-Reset`.
+                public var rateLimitReset: Components.Headers.RateLimitReset?
+                /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                ///
+                /// - Remark: Generated from `#/components/responses/UnsupportedMediaType/headers/X-Request-ID`.
+                public var xRequestID: Components.Headers.XRequestID?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - rateLimitLimit: The request budget of the tightest limit that applies.
+                ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
+                ///   - rateLimitRemaining: Requests left in that budget.
+                ///   - rateLimitReset: Seconds until the budget is whole again.
+                ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                public init(
+                    rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
+                    rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
+                    rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
+                    rateLimitReset: Components.Headers.RateLimitReset? = nil,
+                    xRequestID: Components.Headers.XRequestID? = nil
+                ) {
+                    self.rateLimitLimit = rateLimitLimit
+                    self.rateLimitPolicy = rateLimitPolicy
+                    self.rateLimitRemaining = rateLimitRemaining
+                    self.rateLimitReset = rateLimitReset
+                    self.xRequestID = xRequestID
+                }
+            }
+            /// Received HTTP response headers
+            public var headers: Components.Responses.UnsupportedMediaType.Headers
+            /// - Remark: Generated from `#/components/responses/UnsupportedMediaType/content`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/UnsupportedMediaType/content/application\/problem+json`.
+                case applicationProblemJson(Components.Schemas.Problem)
+                /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                /// - SeeAlso: `.applicationProblemJson`.
+                public var applicationProblemJson: Components.Schemas.Problem {
+                    get throws {
+                        switch self {
+                        case let .applicationProblemJson(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            public var body: Components.Responses.UnsupportedMediaType.Body
+            /// Creates a new `UnsupportedMediaType`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            public init(
+                headers: Components.Responses.UnsupportedMediaType.Headers = .init(),
+                body: Components.Responses.UnsupportedMediaType.Body
+            ) {
+                self.headers = headers
                 self.body = body
             }
         }

@@ -18,57 +18,4054 @@ public import struct Foundation.Date
 extension Components {
     /// Types generated from the `#/components/schemas` section of the OpenAPI document.
     public enum Schemas {
+        /// - Remark: Generated from `#/components/schemas/Account`.
+        public struct Account: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Account/avatarURL`.
+            public var avatarURL: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Account/createdAt`.
+            public var createdAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/Account/displayName`.
+            public var displayName: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Account/email`.
+            public var email: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Account/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Account/kind`.
+            public var kind: Components.Schemas.AccountKind
+            /// - Remark: Generated from `#/components/schemas/Account/locale`.
+            public var locale: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Account/timeZone`.
+            public var timeZone: Swift.String
+            /// Creates a new `Account`.
+            ///
+            /// - Parameters:
+            ///   - avatarURL:
+            ///   - createdAt:
+            ///   - displayName:
+            ///   - email:
+            ///   - id:
+            ///   - kind:
+            ///   - locale:
+            ///   - timeZone:
+            public init(
+                avatarURL: Swift.String? = nil,
+                createdAt: Foundation.Date,
+                displayName: Swift.String,
+                email: Swift.String? = nil,
+                id: Swift.String,
+                kind: Components.Schemas.AccountKind,
+                locale: Swift.String? = nil,
+                timeZone: Swift.String
+            ) {
+                self.avatarURL = avatarURL
+                self.createdAt = createdAt
+                self.displayName = displayName
+                self.email = email
+                self.id = id
+                self.kind = kind
+                self.locale = locale
+                self.timeZone = timeZone
+            }
+            public enum CodingKeys: String, CodingKey {
+                case avatarURL
+                case createdAt
+                case displayName
+                case email
+                case id
+                case kind
+                case locale
+                case timeZone
+            }
+        }
+        /// An open list: later versions may add values, so a client must accept one it does not know.
+        ///
+        /// - Remark: Generated from `#/components/schemas/AccountKind`.
+        public struct AccountKind: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/AccountKind/value1`.
+            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
+                case guest = "guest"
+                case password = "password"
+                case social = "social"
+            }
+            /// - Remark: Generated from `#/components/schemas/AccountKind/value1`.
+            public var value1: Components.Schemas.AccountKind.Value1Payload?
+            /// - Remark: Generated from `#/components/schemas/AccountKind/value2`.
+            public var value2: Swift.String?
+            /// Creates a new `AccountKind`.
+            ///
+            /// - Parameters:
+            ///   - value1:
+            ///   - value2:
+            public init(
+                value1: Components.Schemas.AccountKind.Value1Payload? = nil,
+                value2: Swift.String? = nil
+            ) {
+                self.value1 = value1
+                self.value2 = value2
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self.value1 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value2 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                    [
+                        self.value1,
+                        self.value2
+                    ],
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                    self.value1,
+                    self.value2
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/AccountResponse`.
+        public struct AccountResponse: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/AccountResponse/user`.
+            public var user: Components.Schemas.Account
+            /// Creates a new `AccountResponse`.
+            ///
+            /// - Parameters:
+            ///   - user:
+            public init(user: Components.Schemas.Account) {
+                self.user = user
+            }
+            public enum CodingKeys: String, CodingKey {
+                case user
+            }
+        }
+        /// An open list: later versions may add values, so a client must accept one it does not know.
+        ///
+        /// - Remark: Generated from `#/components/schemas/ActivityLevel`.
+        public struct ActivityLevel: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ActivityLevel/value1`.
+            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
+                case beginner = "beginner"
+                case intermediate = "intermediate"
+                case advanced = "advanced"
+            }
+            /// - Remark: Generated from `#/components/schemas/ActivityLevel/value1`.
+            public var value1: Components.Schemas.ActivityLevel.Value1Payload?
+            /// - Remark: Generated from `#/components/schemas/ActivityLevel/value2`.
+            public var value2: Swift.String?
+            /// Creates a new `ActivityLevel`.
+            ///
+            /// - Parameters:
+            ///   - value1:
+            ///   - value2:
+            public init(
+                value1: Components.Schemas.ActivityLevel.Value1Payload? = nil,
+                value2: Swift.String? = nil
+            ) {
+                self.value1 = value1
+                self.value2 = value2
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self.value1 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value2 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                    [
+                        self.value1,
+                        self.value2
+                    ],
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                    self.value1,
+                    self.value2
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/AttemptResponse`.
+        public struct AttemptResponse: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/AttemptResponse/attempt`.
+            public var attempt: Components.Schemas.AttemptView
+            /// Creates a new `AttemptResponse`.
+            ///
+            /// - Parameters:
+            ///   - attempt:
+            public init(attempt: Components.Schemas.AttemptView) {
+                self.attempt = attempt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case attempt
+            }
+        }
+        /// An open list: later versions may add values, so a client must accept one it does not know.
+        ///
+        /// - Remark: Generated from `#/components/schemas/AttemptStatus`.
+        public struct AttemptStatus: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/AttemptStatus/value1`.
+            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
+                case active = "active"
+                case failed = "failed"
+                case completed = "completed"
+                case abandoned = "abandoned"
+            }
+            /// - Remark: Generated from `#/components/schemas/AttemptStatus/value1`.
+            public var value1: Components.Schemas.AttemptStatus.Value1Payload?
+            /// - Remark: Generated from `#/components/schemas/AttemptStatus/value2`.
+            public var value2: Swift.String?
+            /// Creates a new `AttemptStatus`.
+            ///
+            /// - Parameters:
+            ///   - value1:
+            ///   - value2:
+            public init(
+                value1: Components.Schemas.AttemptStatus.Value1Payload? = nil,
+                value2: Swift.String? = nil
+            ) {
+                self.value1 = value1
+                self.value2 = value2
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self.value1 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value2 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                    [
+                        self.value1,
+                        self.value2
+                    ],
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                    self.value1,
+                    self.value2
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/AttemptView`.
+        public struct AttemptView: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/AttemptView/attemptID`.
+            public var attemptID: Swift.String
+            /// - Remark: Generated from `#/components/schemas/AttemptView/attemptNumber`.
+            public var attemptNumber: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/AttemptView/challengeID`.
+            public var challengeID: Swift.String
+            /// - Remark: Generated from `#/components/schemas/AttemptView/challengeName`.
+            public var challengeName: Swift.String
+            /// - Remark: Generated from `#/components/schemas/AttemptView/dayNumber`.
+            public var dayNumber: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/AttemptView/durationDays`.
+            public var durationDays: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/AttemptView/endedOn`.
+            public var endedOn: Components.Schemas.LocalDate?
+            /// - Remark: Generated from `#/components/schemas/AttemptView/endsOn`.
+            public var endsOn: Components.Schemas.LocalDate?
+            /// - Remark: Generated from `#/components/schemas/AttemptView/failureReason`.
+            public var failureReason: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/AttemptView/kind`.
+            public var kind: Components.Schemas.ChallengeKind
+            /// - Remark: Generated from `#/components/schemas/AttemptView/missedTaskIDs`.
+            public var missedTaskIDs: [Swift.String]
+            /// - Remark: Generated from `#/components/schemas/AttemptView/startedOn`.
+            public var startedOn: Components.Schemas.LocalDate
+            /// - Remark: Generated from `#/components/schemas/AttemptView/stats`.
+            public var stats: Components.Schemas.StatsView
+            /// - Remark: Generated from `#/components/schemas/AttemptView/status`.
+            public var status: Components.Schemas.AttemptStatus
+            /// - Remark: Generated from `#/components/schemas/AttemptView/timeZone`.
+            public var timeZone: Swift.String
+            /// - Remark: Generated from `#/components/schemas/AttemptView/today`.
+            public var today: Components.Schemas.DayView?
+            /// - Remark: Generated from `#/components/schemas/AttemptView/week`.
+            public var week: Components.Schemas.WeekView?
+            /// Creates a new `AttemptView`.
+            ///
+            /// - Parameters:
+            ///   - attemptID:
+            ///   - attemptNumber:
+            ///   - challengeID:
+            ///   - challengeName:
+            ///   - dayNumber:
+            ///   - durationDays:
+            ///   - endedOn:
+            ///   - endsOn:
+            ///   - failureReason:
+            ///   - kind:
+            ///   - missedTaskIDs:
+            ///   - startedOn:
+            ///   - stats:
+            ///   - status:
+            ///   - timeZone:
+            ///   - today:
+            ///   - week:
+            public init(
+                attemptID: Swift.String,
+                attemptNumber: Swift.Int,
+                challengeID: Swift.String,
+                challengeName: Swift.String,
+                dayNumber: Swift.Int,
+                durationDays: Swift.Int? = nil,
+                endedOn: Components.Schemas.LocalDate? = nil,
+                endsOn: Components.Schemas.LocalDate? = nil,
+                failureReason: Swift.String? = nil,
+                kind: Components.Schemas.ChallengeKind,
+                missedTaskIDs: [Swift.String],
+                startedOn: Components.Schemas.LocalDate,
+                stats: Components.Schemas.StatsView,
+                status: Components.Schemas.AttemptStatus,
+                timeZone: Swift.String,
+                today: Components.Schemas.DayView? = nil,
+                week: Components.Schemas.WeekView? = nil
+            ) {
+                self.attemptID = attemptID
+                self.attemptNumber = attemptNumber
+                self.challengeID = challengeID
+                self.challengeName = challengeName
+                self.dayNumber = dayNumber
+                self.durationDays = durationDays
+                self.endedOn = endedOn
+                self.endsOn = endsOn
+                self.failureReason = failureReason
+                self.kind = kind
+                self.missedTaskIDs = missedTaskIDs
+                self.startedOn = startedOn
+                self.stats = stats
+                self.status = status
+                self.timeZone = timeZone
+                self.today = today
+                self.week = week
+            }
+            public enum CodingKeys: String, CodingKey {
+                case attemptID
+                case attemptNumber
+                case challengeID
+                case challengeName
+                case dayNumber
+                case durationDays
+                case endedOn
+                case endsOn
+                case failureReason
+                case kind
+                case missedTaskIDs
+                case startedOn
+                case stats
+                case status
+                case timeZone
+                case today
+                case week
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/AttemptViewPage`.
+        public struct AttemptViewPage: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/AttemptViewPage/items`.
+            public var items: [Components.Schemas.AttemptView]
+            /// - Remark: Generated from `#/components/schemas/AttemptViewPage/nextCursor`.
+            public var nextCursor: Swift.String?
+            /// Creates a new `AttemptViewPage`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            ///   - nextCursor:
+            public init(
+                items: [Components.Schemas.AttemptView],
+                nextCursor: Swift.String? = nil
+            ) {
+                self.items = items
+                self.nextCursor = nextCursor
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+                case nextCursor
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/BoardHistoryView`.
+        public struct BoardHistoryView: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/BoardHistoryView/board`.
+            public var board: Components.Schemas.BoardInfo
+            /// - Remark: Generated from `#/components/schemas/BoardHistoryView/items`.
+            public var items: [Components.Schemas.PastWindowView]
+            /// - Remark: Generated from `#/components/schemas/BoardHistoryView/nextCursor`.
+            public var nextCursor: Swift.String?
+            /// Creates a new `BoardHistoryView`.
+            ///
+            /// - Parameters:
+            ///   - board:
+            ///   - items:
+            ///   - nextCursor:
+            public init(
+                board: Components.Schemas.BoardInfo,
+                items: [Components.Schemas.PastWindowView],
+                nextCursor: Swift.String? = nil
+            ) {
+                self.board = board
+                self.items = items
+                self.nextCursor = nextCursor
+            }
+            public enum CodingKeys: String, CodingKey {
+                case board
+                case items
+                case nextCursor
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/BoardInfo`.
+        public struct BoardInfo: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/BoardInfo/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/BoardInfo/measure`.
+            public var measure: Swift.String
+            /// - Remark: Generated from `#/components/schemas/BoardInfo/name`.
+            public var name: Swift.String
+            /// - Remark: Generated from `#/components/schemas/BoardInfo/scope`.
+            public var scope: Components.Schemas.BoardScope
+            /// Creates a new `BoardInfo`.
+            ///
+            /// - Parameters:
+            ///   - id:
+            ///   - measure:
+            ///   - name:
+            ///   - scope:
+            public init(
+                id: Swift.String,
+                measure: Swift.String,
+                name: Swift.String,
+                scope: Components.Schemas.BoardScope
+            ) {
+                self.id = id
+                self.measure = measure
+                self.name = name
+                self.scope = scope
+            }
+            public enum CodingKeys: String, CodingKey {
+                case id
+                case measure
+                case name
+                case scope
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/BoardListView`.
+        public struct BoardListView: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/BoardListView/items`.
+            public var items: [Components.Schemas.BoardSummaryView]
+            /// Creates a new `BoardListView`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            public init(items: [Components.Schemas.BoardSummaryView]) {
+                self.items = items
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/BoardPageView`.
+        public struct BoardPageView: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/BoardPageView/board`.
+            public var board: Components.Schemas.BoardInfo
+            /// - Remark: Generated from `#/components/schemas/BoardPageView/items`.
+            public var items: [Components.Schemas.StandingView]
+            /// - Remark: Generated from `#/components/schemas/BoardPageView/me`.
+            public var me: Components.Schemas.MyStandingView
+            /// - Remark: Generated from `#/components/schemas/BoardPageView/nextCursor`.
+            public var nextCursor: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/BoardPageView/window`.
+            public var window: Components.Schemas.WindowView
+            /// Creates a new `BoardPageView`.
+            ///
+            /// - Parameters:
+            ///   - board:
+            ///   - items:
+            ///   - me:
+            ///   - nextCursor:
+            ///   - window:
+            public init(
+                board: Components.Schemas.BoardInfo,
+                items: [Components.Schemas.StandingView],
+                me: Components.Schemas.MyStandingView,
+                nextCursor: Swift.String? = nil,
+                window: Components.Schemas.WindowView
+            ) {
+                self.board = board
+                self.items = items
+                self.me = me
+                self.nextCursor = nextCursor
+                self.window = window
+            }
+            public enum CodingKeys: String, CodingKey {
+                case board
+                case items
+                case me
+                case nextCursor
+                case window
+            }
+        }
+        /// An open list: later versions may add values, so a client must accept one it does not know.
+        ///
+        /// - Remark: Generated from `#/components/schemas/BoardScope`.
+        public struct BoardScope: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/BoardScope/value1`.
+            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
+                case challenge = "challenge"
+                case group = "group"
+            }
+            /// - Remark: Generated from `#/components/schemas/BoardScope/value1`.
+            public var value1: Components.Schemas.BoardScope.Value1Payload?
+            /// - Remark: Generated from `#/components/schemas/BoardScope/value2`.
+            public var value2: Swift.String?
+            /// Creates a new `BoardScope`.
+            ///
+            /// - Parameters:
+            ///   - value1:
+            ///   - value2:
+            public init(
+                value1: Components.Schemas.BoardScope.Value1Payload? = nil,
+                value2: Swift.String? = nil
+            ) {
+                self.value1 = value1
+                self.value2 = value2
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self.value1 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value2 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                    [
+                        self.value1,
+                        self.value2
+                    ],
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                    self.value1,
+                    self.value2
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/BoardSummaryView`.
+        public struct BoardSummaryView: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/BoardSummaryView/board`.
+            public var board: Components.Schemas.BoardInfo
+            /// - Remark: Generated from `#/components/schemas/BoardSummaryView/leaders`.
+            public var leaders: [Components.Schemas.StandingView]
+            /// - Remark: Generated from `#/components/schemas/BoardSummaryView/me`.
+            public var me: Components.Schemas.MyStandingView
+            /// - Remark: Generated from `#/components/schemas/BoardSummaryView/window`.
+            public var window: Components.Schemas.WindowView
+            /// Creates a new `BoardSummaryView`.
+            ///
+            /// - Parameters:
+            ///   - board:
+            ///   - leaders:
+            ///   - me:
+            ///   - window:
+            public init(
+                board: Components.Schemas.BoardInfo,
+                leaders: [Components.Schemas.StandingView],
+                me: Components.Schemas.MyStandingView,
+                window: Components.Schemas.WindowView
+            ) {
+                self.board = board
+                self.leaders = leaders
+                self.me = me
+                self.window = window
+            }
+            public enum CodingKeys: String, CodingKey {
+                case board
+                case leaders
+                case me
+                case window
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/BrowseSort`.
+        @frozen public enum BrowseSort: String, Codable, Hashable, Sendable, CaseIterable {
+            case newest = "newest"
+            case liked = "liked"
+            case trending = "trending"
+            case relevance = "relevance"
+        }
+        /// Sent in requests too: there, a field not listed here is refused (422 `validation`).
+        ///
+        /// - Remark: Generated from `#/components/schemas/Cadence`.
+        public struct Cadence: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Cadence/kind`.
+            public var kind: Components.Schemas.CadenceKind
+            /// - Remark: Generated from `#/components/schemas/Cadence/timesPerWeek`.
+            public var timesPerWeek: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/Cadence/weekdays`.
+            public var weekdays: [Components.Schemas.Weekday]?
+            /// Creates a new `Cadence`.
+            ///
+            /// - Parameters:
+            ///   - kind:
+            ///   - timesPerWeek:
+            ///   - weekdays:
+            public init(
+                kind: Components.Schemas.CadenceKind,
+                timesPerWeek: Swift.Int? = nil,
+                weekdays: [Components.Schemas.Weekday]? = nil
+            ) {
+                self.kind = kind
+                self.timesPerWeek = timesPerWeek
+                self.weekdays = weekdays
+            }
+            public enum CodingKeys: String, CodingKey {
+                case kind
+                case timesPerWeek
+                case weekdays
+            }
+        }
+        /// An open list: later versions may add values, so a client must accept one it does not know.
+        ///
+        /// - Remark: Generated from `#/components/schemas/CadenceKind`.
+        public struct CadenceKind: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/CadenceKind/value1`.
+            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
+                case daily = "daily"
+                case weekdays = "weekdays"
+                case timesPerWeek = "timesPerWeek"
+                case weekly = "weekly"
+                case monthly = "monthly"
+            }
+            /// - Remark: Generated from `#/components/schemas/CadenceKind/value1`.
+            public var value1: Components.Schemas.CadenceKind.Value1Payload?
+            /// - Remark: Generated from `#/components/schemas/CadenceKind/value2`.
+            public var value2: Swift.String?
+            /// Creates a new `CadenceKind`.
+            ///
+            /// - Parameters:
+            ///   - value1:
+            ///   - value2:
+            public init(
+                value1: Components.Schemas.CadenceKind.Value1Payload? = nil,
+                value2: Swift.String? = nil
+            ) {
+                self.value1 = value1
+                self.value2 = value2
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self.value1 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value2 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                    [
+                        self.value1,
+                        self.value2
+                    ],
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                    self.value1,
+                    self.value2
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/CalendarDay`.
+        public struct CalendarDay: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/CalendarDay/date`.
+            public var date: Components.Schemas.LocalDate
+            /// - Remark: Generated from `#/components/schemas/CalendarDay/status`.
+            public var status: Components.Schemas.CalendarDayStatus
+            /// - Remark: Generated from `#/components/schemas/CalendarDay/tasksDone`.
+            public var tasksDone: Swift.Int
+            /// Creates a new `CalendarDay`.
+            ///
+            /// - Parameters:
+            ///   - date:
+            ///   - status:
+            ///   - tasksDone:
+            public init(
+                date: Components.Schemas.LocalDate,
+                status: Components.Schemas.CalendarDayStatus,
+                tasksDone: Swift.Int
+            ) {
+                self.date = date
+                self.status = status
+                self.tasksDone = tasksDone
+            }
+            public enum CodingKeys: String, CodingKey {
+                case date
+                case status
+                case tasksDone
+            }
+        }
+        /// An open list: later versions may add values, so a client must accept one it does not know.
+        ///
+        /// - Remark: Generated from `#/components/schemas/CalendarDayStatus`.
+        public struct CalendarDayStatus: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/CalendarDayStatus/value1`.
+            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
+                case before = "before"
+                case completed = "completed"
+                case missed = "missed"
+                case frozen = "frozen"
+                case kept = "kept"
+                case rest = "rest"
+                case open = "open"
+                case future = "future"
+                case after = "after"
+            }
+            /// - Remark: Generated from `#/components/schemas/CalendarDayStatus/value1`.
+            public var value1: Components.Schemas.CalendarDayStatus.Value1Payload?
+            /// - Remark: Generated from `#/components/schemas/CalendarDayStatus/value2`.
+            public var value2: Swift.String?
+            /// Creates a new `CalendarDayStatus`.
+            ///
+            /// - Parameters:
+            ///   - value1:
+            ///   - value2:
+            public init(
+                value1: Components.Schemas.CalendarDayStatus.Value1Payload? = nil,
+                value2: Swift.String? = nil
+            ) {
+                self.value1 = value1
+                self.value2 = value2
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self.value1 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value2 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                    [
+                        self.value1,
+                        self.value2
+                    ],
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                    self.value1,
+                    self.value2
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/CalendarResponse`.
+        public struct CalendarResponse: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/CalendarResponse/days`.
+            public var days: [Components.Schemas.CalendarDay]
+            /// - Remark: Generated from `#/components/schemas/CalendarResponse/month`.
+            public var month: Swift.String
+            /// Creates a new `CalendarResponse`.
+            ///
+            /// - Parameters:
+            ///   - days:
+            ///   - month:
+            public init(
+                days: [Components.Schemas.CalendarDay],
+                month: Swift.String
+            ) {
+                self.days = days
+                self.month = month
+            }
+            public enum CodingKeys: String, CodingKey {
+                case days
+                case month
+            }
+        }
+        /// Sent in requests too: there, a field not listed here is refused (422 `validation`).
+        ///
+        /// - Remark: Generated from `#/components/schemas/CapBand`.
+        public struct CapBand: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/CapBand/fromLevel`.
+            public var fromLevel: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/CapBand/multiplierOfDailyGoal`.
+            public var multiplierOfDailyGoal: Swift.Double
+            /// Creates a new `CapBand`.
+            ///
+            /// - Parameters:
+            ///   - fromLevel:
+            ///   - multiplierOfDailyGoal:
+            public init(
+                fromLevel: Swift.Int,
+                multiplierOfDailyGoal: Swift.Double
+            ) {
+                self.fromLevel = fromLevel
+                self.multiplierOfDailyGoal = multiplierOfDailyGoal
+            }
+            public enum CodingKeys: String, CodingKey {
+                case fromLevel
+                case multiplierOfDailyGoal
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ChallengeDefinition`.
+        public struct ChallengeDefinition: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ChallengeDefinition/category`.
+            public var category: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ChallengeDefinition/challengeID`.
+            public var challengeID: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ChallengeDefinition/chore`.
+            public var chore: Components.Schemas.ChoreDetails?
+            /// - Remark: Generated from `#/components/schemas/ChallengeDefinition/competition`.
+            public var competition: Components.Schemas.CompetitionDetails?
+            /// - Remark: Generated from `#/components/schemas/ChallengeDefinition/description`.
+            public var description: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ChallengeDefinition/difficulty`.
+            public var difficulty: Components.Schemas.Difficulty
+            /// - Remark: Generated from `#/components/schemas/ChallengeDefinition/durationDays`.
+            public var durationDays: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/ChallengeDefinition/effectiveFrom`.
+            public var effectiveFrom: Components.Schemas.LocalDate?
+            /// - Remark: Generated from `#/components/schemas/ChallengeDefinition/estimatedDailyMinutes`.
+            public var estimatedDailyMinutes: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/ChallengeDefinition/groupID`.
+            public var groupID: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/ChallengeDefinition/habit`.
+            public var habit: Components.Schemas.HabitDetails?
+            /// - Remark: Generated from `#/components/schemas/ChallengeDefinition/kind`.
+            public var kind: Components.Schemas.ChallengeKind
+            /// - Remark: Generated from `#/components/schemas/ChallengeDefinition/name`.
+            public var name: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ChallengeDefinition/ownerID`.
+            public var ownerID: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/ChallengeDefinition/rules`.
+            public var rules: Components.Schemas.ChallengeRules
+            /// - Remark: Generated from `#/components/schemas/ChallengeDefinition/tasks`.
+            public var tasks: [Components.Schemas.ChallengeTask]
+            /// - Remark: Generated from `#/components/schemas/ChallengeDefinition/version`.
+            public var version: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/ChallengeDefinition/visibility`.
+            public var visibility: Components.Schemas.Visibility
+            /// Creates a new `ChallengeDefinition`.
+            ///
+            /// - Parameters:
+            ///   - category:
+            ///   - challengeID:
+            ///   - chore:
+            ///   - competition:
+            ///   - description:
+            ///   - difficulty:
+            ///   - durationDays:
+            ///   - effectiveFrom:
+            ///   - estimatedDailyMinutes:
+            ///   - groupID:
+            ///   - habit:
+            ///   - kind:
+            ///   - name:
+            ///   - ownerID:
+            ///   - rules:
+            ///   - tasks:
+            ///   - version:
+            ///   - visibility:
+            public init(
+                category: Swift.String,
+                challengeID: Swift.String,
+                chore: Components.Schemas.ChoreDetails? = nil,
+                competition: Components.Schemas.CompetitionDetails? = nil,
+                description: Swift.String,
+                difficulty: Components.Schemas.Difficulty,
+                durationDays: Swift.Int? = nil,
+                effectiveFrom: Components.Schemas.LocalDate? = nil,
+                estimatedDailyMinutes: Swift.Int? = nil,
+                groupID: Swift.String? = nil,
+                habit: Components.Schemas.HabitDetails? = nil,
+                kind: Components.Schemas.ChallengeKind,
+                name: Swift.String,
+                ownerID: Swift.String? = nil,
+                rules: Components.Schemas.ChallengeRules,
+                tasks: [Components.Schemas.ChallengeTask],
+                version: Swift.Int,
+                visibility: Components.Schemas.Visibility
+            ) {
+                self.category = category
+                self.challengeID = challengeID
+                self.chore = chore
+                self.competition = competition
+                self.description = description
+                self.difficulty = difficulty
+                self.durationDays = durationDays
+                self.effectiveFrom = effectiveFrom
+                self.estimatedDailyMinutes = estimatedDailyMinutes
+                self.groupID = groupID
+                self.habit = habit
+                self.kind = kind
+                self.name = name
+                self.ownerID = ownerID
+                self.rules = rules
+                self.tasks = tasks
+                self.version = version
+                self.visibility = visibility
+            }
+            public enum CodingKeys: String, CodingKey {
+                case category
+                case challengeID
+                case chore
+                case competition
+                case description
+                case difficulty
+                case durationDays
+                case effectiveFrom
+                case estimatedDailyMinutes
+                case groupID
+                case habit
+                case kind
+                case name
+                case ownerID
+                case rules
+                case tasks
+                case version
+                case visibility
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ChallengeDetail`.
+        public struct ChallengeDetail: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ChallengeDetail/canEdit`.
+            public var canEdit: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/ChallengeDetail/createdAt`.
+            public var createdAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/ChallengeDetail/definition`.
+            public var definition: Components.Schemas.ChallengeDefinition
+            /// - Remark: Generated from `#/components/schemas/ChallengeDetail/estimatedDailyMinutes`.
+            public var estimatedDailyMinutes: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/ChallengeDetail/failureConditions`.
+            public var failureConditions: [Swift.String]
+            /// - Remark: Generated from `#/components/schemas/ChallengeDetail/invited`.
+            public var invited: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/ChallengeDetail/latestVersion`.
+            public var latestVersion: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/ChallengeDetail/likedByMe`.
+            public var likedByMe: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/ChallengeDetail/likes`.
+            public var likes: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/ChallengeDetail/ruleSummary`.
+            public var ruleSummary: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ChallengeDetail/updatedAt`.
+            public var updatedAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/ChallengeDetail/versions`.
+            public var versions: [Components.Schemas.VersionSummary]
+            /// Creates a new `ChallengeDetail`.
+            ///
+            /// - Parameters:
+            ///   - canEdit:
+            ///   - createdAt:
+            ///   - definition:
+            ///   - estimatedDailyMinutes:
+            ///   - failureConditions:
+            ///   - invited:
+            ///   - latestVersion:
+            ///   - likedByMe:
+            ///   - likes:
+            ///   - ruleSummary:
+            ///   - updatedAt:
+            ///   - versions:
+            public init(
+                canEdit: Swift.Bool,
+                createdAt: Foundation.Date,
+                definition: Components.Schemas.ChallengeDefinition,
+                estimatedDailyMinutes: Swift.Int? = nil,
+                failureConditions: [Swift.String],
+                invited: Swift.Bool,
+                latestVersion: Swift.Int,
+                likedByMe: Swift.Bool,
+                likes: Swift.Int,
+                ruleSummary: Swift.String,
+                updatedAt: Foundation.Date,
+                versions: [Components.Schemas.VersionSummary]
+            ) {
+                self.canEdit = canEdit
+                self.createdAt = createdAt
+                self.definition = definition
+                self.estimatedDailyMinutes = estimatedDailyMinutes
+                self.failureConditions = failureConditions
+                self.invited = invited
+                self.latestVersion = latestVersion
+                self.likedByMe = likedByMe
+                self.likes = likes
+                self.ruleSummary = ruleSummary
+                self.updatedAt = updatedAt
+                self.versions = versions
+            }
+            public enum CodingKeys: String, CodingKey {
+                case canEdit
+                case createdAt
+                case definition
+                case estimatedDailyMinutes
+                case failureConditions
+                case invited
+                case latestVersion
+                case likedByMe
+                case likes
+                case ruleSummary
+                case updatedAt
+                case versions
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ChallengeDraft`.
+        public struct ChallengeDraft: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ChallengeDraft/category`.
+            public var category: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/ChallengeDraft/chore`.
+            public var chore: Components.Schemas.ChoreDraft?
+            /// - Remark: Generated from `#/components/schemas/ChallengeDraft/competition`.
+            public var competition: Components.Schemas.CompetitionDetails?
+            /// - Remark: Generated from `#/components/schemas/ChallengeDraft/description`.
+            public var description: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/ChallengeDraft/difficulty`.
+            public var difficulty: Components.Schemas.Difficulty?
+            /// - Remark: Generated from `#/components/schemas/ChallengeDraft/durationDays`.
+            public var durationDays: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/ChallengeDraft/estimatedDailyMinutes`.
+            public var estimatedDailyMinutes: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/ChallengeDraft/groupID`.
+            public var groupID: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/ChallengeDraft/habit`.
+            public var habit: Components.Schemas.HabitDetails?
+            /// - Remark: Generated from `#/components/schemas/ChallengeDraft/kind`.
+            public var kind: Components.Schemas.ChallengeKind
+            /// - Remark: Generated from `#/components/schemas/ChallengeDraft/name`.
+            public var name: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ChallengeDraft/rules`.
+            public var rules: Components.Schemas.RulesDraft?
+            /// - Remark: Generated from `#/components/schemas/ChallengeDraft/tasks`.
+            public var tasks: [Components.Schemas.TaskDraft]?
+            /// - Remark: Generated from `#/components/schemas/ChallengeDraft/visibility`.
+            public var visibility: Components.Schemas.Visibility?
+            /// Creates a new `ChallengeDraft`.
+            ///
+            /// - Parameters:
+            ///   - category:
+            ///   - chore:
+            ///   - competition:
+            ///   - description:
+            ///   - difficulty:
+            ///   - durationDays:
+            ///   - estimatedDailyMinutes:
+            ///   - groupID:
+            ///   - habit:
+            ///   - kind:
+            ///   - name:
+            ///   - rules:
+            ///   - tasks:
+            ///   - visibility:
+            public init(
+                category: Swift.String? = nil,
+                chore: Components.Schemas.ChoreDraft? = nil,
+                competition: Components.Schemas.CompetitionDetails? = nil,
+                description: Swift.String? = nil,
+                difficulty: Components.Schemas.Difficulty? = nil,
+                durationDays: Swift.Int? = nil,
+                estimatedDailyMinutes: Swift.Int? = nil,
+                groupID: Swift.String? = nil,
+                habit: Components.Schemas.HabitDetails? = nil,
+                kind: Components.Schemas.ChallengeKind,
+                name: Swift.String,
+                rules: Components.Schemas.RulesDraft? = nil,
+                tasks: [Components.Schemas.TaskDraft]? = nil,
+                visibility: Components.Schemas.Visibility? = nil
+            ) {
+                self.category = category
+                self.chore = chore
+                self.competition = competition
+                self.description = description
+                self.difficulty = difficulty
+                self.durationDays = durationDays
+                self.estimatedDailyMinutes = estimatedDailyMinutes
+                self.groupID = groupID
+                self.habit = habit
+                self.kind = kind
+                self.name = name
+                self.rules = rules
+                self.tasks = tasks
+                self.visibility = visibility
+            }
+            public enum CodingKeys: String, CodingKey {
+                case category
+                case chore
+                case competition
+                case description
+                case difficulty
+                case durationDays
+                case estimatedDailyMinutes
+                case groupID
+                case habit
+                case kind
+                case name
+                case rules
+                case tasks
+                case visibility
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.category = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .category
+                )
+                self.chore = try container.decodeIfPresent(
+                    Components.Schemas.ChoreDraft.self,
+                    forKey: .chore
+                )
+                self.competition = try container.decodeIfPresent(
+                    Components.Schemas.CompetitionDetails.self,
+                    forKey: .competition
+                )
+                self.description = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .description
+                )
+                self.difficulty = try container.decodeIfPresent(
+                    Components.Schemas.Difficulty.self,
+                    forKey: .difficulty
+                )
+                self.durationDays = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .durationDays
+                )
+                self.estimatedDailyMinutes = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .estimatedDailyMinutes
+                )
+                self.groupID = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .groupID
+                )
+                self.habit = try container.decodeIfPresent(
+                    Components.Schemas.HabitDetails.self,
+                    forKey: .habit
+                )
+                self.kind = try container.decode(
+                    Components.Schemas.ChallengeKind.self,
+                    forKey: .kind
+                )
+                self.name = try container.decode(
+                    Swift.String.self,
+                    forKey: .name
+                )
+                self.rules = try container.decodeIfPresent(
+                    Components.Schemas.RulesDraft.self,
+                    forKey: .rules
+                )
+                self.tasks = try container.decodeIfPresent(
+                    [Components.Schemas.TaskDraft].self,
+                    forKey: .tasks
+                )
+                self.visibility = try container.decodeIfPresent(
+                    Components.Schemas.Visibility.self,
+                    forKey: .visibility
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "category",
+                    "chore",
+                    "competition",
+                    "description",
+                    "difficulty",
+                    "durationDays",
+                    "estimatedDailyMinutes",
+                    "groupID",
+                    "habit",
+                    "kind",
+                    "name",
+                    "rules",
+                    "tasks",
+                    "visibility"
+                ])
+            }
+        }
+        /// An open list: later versions may add values, so a client must accept one it does not know.
+        ///
+        /// - Remark: Generated from `#/components/schemas/ChallengeKind`.
+        public struct ChallengeKind: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ChallengeKind/value1`.
+            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
+                case curated = "curated"
+                case competition = "competition"
+                case habit = "habit"
+                case chore = "chore"
+                case weekly = "weekly"
+            }
+            /// - Remark: Generated from `#/components/schemas/ChallengeKind/value1`.
+            public var value1: Components.Schemas.ChallengeKind.Value1Payload?
+            /// - Remark: Generated from `#/components/schemas/ChallengeKind/value2`.
+            public var value2: Swift.String?
+            /// Creates a new `ChallengeKind`.
+            ///
+            /// - Parameters:
+            ///   - value1:
+            ///   - value2:
+            public init(
+                value1: Components.Schemas.ChallengeKind.Value1Payload? = nil,
+                value2: Swift.String? = nil
+            ) {
+                self.value1 = value1
+                self.value2 = value2
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self.value1 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value2 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                    [
+                        self.value1,
+                        self.value2
+                    ],
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                    self.value1,
+                    self.value2
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ChallengePatch`.
+        public struct ChallengePatch: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ChallengePatch/category`.
+            public var category: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/ChallengePatch/chore`.
+            public var chore: Components.Schemas.ChoreDraft?
+            /// - Remark: Generated from `#/components/schemas/ChallengePatch/competition`.
+            public var competition: Components.Schemas.CompetitionDetails?
+            /// - Remark: Generated from `#/components/schemas/ChallengePatch/description`.
+            public var description: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/ChallengePatch/difficulty`.
+            public var difficulty: Components.Schemas.Difficulty?
+            /// - Remark: Generated from `#/components/schemas/ChallengePatch/durationDays`.
+            public var durationDays: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/ChallengePatch/estimatedDailyMinutes`.
+            public var estimatedDailyMinutes: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/ChallengePatch/groupID`.
+            public var groupID: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/ChallengePatch/habit`.
+            public var habit: Components.Schemas.HabitDetails?
+            /// - Remark: Generated from `#/components/schemas/ChallengePatch/name`.
+            public var name: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/ChallengePatch/rules`.
+            public var rules: Components.Schemas.RulesDraft?
+            /// - Remark: Generated from `#/components/schemas/ChallengePatch/tasks`.
+            public var tasks: [Components.Schemas.TaskDraft]?
+            /// - Remark: Generated from `#/components/schemas/ChallengePatch/visibility`.
+            public var visibility: Components.Schemas.Visibility?
+            /// Creates a new `ChallengePatch`.
+            ///
+            /// - Parameters:
+            ///   - category:
+            ///   - chore:
+            ///   - competition:
+            ///   - description:
+            ///   - difficulty:
+            ///   - durationDays:
+            ///   - estimatedDailyMinutes:
+            ///   - groupID:
+            ///   - habit:
+            ///   - name:
+            ///   - rules:
+            ///   - tasks:
+            ///   - visibility:
+            public init(
+                category: Swift.String? = nil,
+                chore: Components.Schemas.ChoreDraft? = nil,
+                competition: Components.Schemas.CompetitionDetails? = nil,
+                description: Swift.String? = nil,
+                difficulty: Components.Schemas.Difficulty? = nil,
+                durationDays: Swift.Int? = nil,
+                estimatedDailyMinutes: Swift.Int? = nil,
+                groupID: Swift.String? = nil,
+                habit: Components.Schemas.HabitDetails? = nil,
+                name: Swift.String? = nil,
+                rules: Components.Schemas.RulesDraft? = nil,
+                tasks: [Components.Schemas.TaskDraft]? = nil,
+                visibility: Components.Schemas.Visibility? = nil
+            ) {
+                self.category = category
+                self.chore = chore
+                self.competition = competition
+                self.description = description
+                self.difficulty = difficulty
+                self.durationDays = durationDays
+                self.estimatedDailyMinutes = estimatedDailyMinutes
+                self.groupID = groupID
+                self.habit = habit
+                self.name = name
+                self.rules = rules
+                self.tasks = tasks
+                self.visibility = visibility
+            }
+            public enum CodingKeys: String, CodingKey {
+                case category
+                case chore
+                case competition
+                case description
+                case difficulty
+                case durationDays
+                case estimatedDailyMinutes
+                case groupID
+                case habit
+                case name
+                case rules
+                case tasks
+                case visibility
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.category = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .category
+                )
+                self.chore = try container.decodeIfPresent(
+                    Components.Schemas.ChoreDraft.self,
+                    forKey: .chore
+                )
+                self.competition = try container.decodeIfPresent(
+                    Components.Schemas.CompetitionDetails.self,
+                    forKey: .competition
+                )
+                self.description = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .description
+                )
+                self.difficulty = try container.decodeIfPresent(
+                    Components.Schemas.Difficulty.self,
+                    forKey: .difficulty
+                )
+                self.durationDays = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .durationDays
+                )
+                self.estimatedDailyMinutes = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .estimatedDailyMinutes
+                )
+                self.groupID = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .groupID
+                )
+                self.habit = try container.decodeIfPresent(
+                    Components.Schemas.HabitDetails.self,
+                    forKey: .habit
+                )
+                self.name = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .name
+                )
+                self.rules = try container.decodeIfPresent(
+                    Components.Schemas.RulesDraft.self,
+                    forKey: .rules
+                )
+                self.tasks = try container.decodeIfPresent(
+                    [Components.Schemas.TaskDraft].self,
+                    forKey: .tasks
+                )
+                self.visibility = try container.decodeIfPresent(
+                    Components.Schemas.Visibility.self,
+                    forKey: .visibility
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "category",
+                    "chore",
+                    "competition",
+                    "description",
+                    "difficulty",
+                    "durationDays",
+                    "estimatedDailyMinutes",
+                    "groupID",
+                    "habit",
+                    "name",
+                    "rules",
+                    "tasks",
+                    "visibility"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ChallengeRules`.
+        public struct ChallengeRules: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ChallengeRules/checkInGraceMinutes`.
+            public var checkInGraceMinutes: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/ChallengeRules/failure`.
+            public var failure: Components.Schemas.FailureRule
+            /// - Remark: Generated from `#/components/schemas/ChallengeRules/points`.
+            public var points: Components.Schemas.PointsRule
+            /// - Remark: Generated from `#/components/schemas/ChallengeRules/streak`.
+            public var streak: Components.Schemas.StreakRule
+            /// Creates a new `ChallengeRules`.
+            ///
+            /// - Parameters:
+            ///   - checkInGraceMinutes:
+            ///   - failure:
+            ///   - points:
+            ///   - streak:
+            public init(
+                checkInGraceMinutes: Swift.Int,
+                failure: Components.Schemas.FailureRule,
+                points: Components.Schemas.PointsRule,
+                streak: Components.Schemas.StreakRule
+            ) {
+                self.checkInGraceMinutes = checkInGraceMinutes
+                self.failure = failure
+                self.points = points
+                self.streak = streak
+            }
+            public enum CodingKeys: String, CodingKey {
+                case checkInGraceMinutes
+                case failure
+                case points
+                case streak
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ChallengeSummary`.
+        public struct ChallengeSummary: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ChallengeSummary/category`.
+            public var category: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ChallengeSummary/challengeID`.
+            public var challengeID: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ChallengeSummary/chore`.
+            public var chore: Components.Schemas.ChoreDetails?
+            /// - Remark: Generated from `#/components/schemas/ChallengeSummary/competition`.
+            public var competition: Components.Schemas.CompetitionDetails?
+            /// - Remark: Generated from `#/components/schemas/ChallengeSummary/createdAt`.
+            public var createdAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/ChallengeSummary/description`.
+            public var description: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ChallengeSummary/difficulty`.
+            public var difficulty: Components.Schemas.Difficulty
+            /// - Remark: Generated from `#/components/schemas/ChallengeSummary/durationDays`.
+            public var durationDays: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/ChallengeSummary/estimatedDailyMinutes`.
+            public var estimatedDailyMinutes: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/ChallengeSummary/groupID`.
+            public var groupID: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/ChallengeSummary/habit`.
+            public var habit: Components.Schemas.HabitDetails?
+            /// - Remark: Generated from `#/components/schemas/ChallengeSummary/kind`.
+            public var kind: Components.Schemas.ChallengeKind
+            /// - Remark: Generated from `#/components/schemas/ChallengeSummary/latestVersion`.
+            public var latestVersion: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/ChallengeSummary/likes`.
+            public var likes: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/ChallengeSummary/name`.
+            public var name: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ChallengeSummary/ownerID`.
+            public var ownerID: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/ChallengeSummary/relevance`.
+            public var relevance: Swift.Double?
+            /// - Remark: Generated from `#/components/schemas/ChallengeSummary/taskCount`.
+            public var taskCount: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/ChallengeSummary/trendingScore`.
+            public var trendingScore: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/ChallengeSummary/visibility`.
+            public var visibility: Components.Schemas.Visibility
+            /// Creates a new `ChallengeSummary`.
+            ///
+            /// - Parameters:
+            ///   - category:
+            ///   - challengeID:
+            ///   - chore:
+            ///   - competition:
+            ///   - createdAt:
+            ///   - description:
+            ///   - difficulty:
+            ///   - durationDays:
+            ///   - estimatedDailyMinutes:
+            ///   - groupID:
+            ///   - habit:
+            ///   - kind:
+            ///   - latestVersion:
+            ///   - likes:
+            ///   - name:
+            ///   - ownerID:
+            ///   - relevance:
+            ///   - taskCount:
+            ///   - trendingScore:
+            ///   - visibility:
+            public init(
+                category: Swift.String,
+                challengeID: Swift.String,
+                chore: Components.Schemas.ChoreDetails? = nil,
+                competition: Components.Schemas.CompetitionDetails? = nil,
+                createdAt: Foundation.Date,
+                description: Swift.String,
+                difficulty: Components.Schemas.Difficulty,
+                durationDays: Swift.Int? = nil,
+                estimatedDailyMinutes: Swift.Int? = nil,
+                groupID: Swift.String? = nil,
+                habit: Components.Schemas.HabitDetails? = nil,
+                kind: Components.Schemas.ChallengeKind,
+                latestVersion: Swift.Int,
+                likes: Swift.Int,
+                name: Swift.String,
+                ownerID: Swift.String? = nil,
+                relevance: Swift.Double? = nil,
+                taskCount: Swift.Int,
+                trendingScore: Swift.Int,
+                visibility: Components.Schemas.Visibility
+            ) {
+                self.category = category
+                self.challengeID = challengeID
+                self.chore = chore
+                self.competition = competition
+                self.createdAt = createdAt
+                self.description = description
+                self.difficulty = difficulty
+                self.durationDays = durationDays
+                self.estimatedDailyMinutes = estimatedDailyMinutes
+                self.groupID = groupID
+                self.habit = habit
+                self.kind = kind
+                self.latestVersion = latestVersion
+                self.likes = likes
+                self.name = name
+                self.ownerID = ownerID
+                self.relevance = relevance
+                self.taskCount = taskCount
+                self.trendingScore = trendingScore
+                self.visibility = visibility
+            }
+            public enum CodingKeys: String, CodingKey {
+                case category
+                case challengeID
+                case chore
+                case competition
+                case createdAt
+                case description
+                case difficulty
+                case durationDays
+                case estimatedDailyMinutes
+                case groupID
+                case habit
+                case kind
+                case latestVersion
+                case likes
+                case name
+                case ownerID
+                case relevance
+                case taskCount
+                case trendingScore
+                case visibility
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ChallengeSummaryPage`.
+        public struct ChallengeSummaryPage: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ChallengeSummaryPage/items`.
+            public var items: [Components.Schemas.ChallengeSummary]
+            /// - Remark: Generated from `#/components/schemas/ChallengeSummaryPage/nextCursor`.
+            public var nextCursor: Swift.String?
+            /// Creates a new `ChallengeSummaryPage`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            ///   - nextCursor:
+            public init(
+                items: [Components.Schemas.ChallengeSummary],
+                nextCursor: Swift.String? = nil
+            ) {
+                self.items = items
+                self.nextCursor = nextCursor
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+                case nextCursor
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ChallengeTask`.
+        public struct ChallengeTask: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ChallengeTask/cadence`.
+            public var cadence: Components.Schemas.Cadence
+            /// - Remark: Generated from `#/components/schemas/ChallengeTask/details`.
+            public var details: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/ChallengeTask/kind`.
+            public var kind: Components.Schemas.TaskKind
+            /// - Remark: Generated from `#/components/schemas/ChallengeTask/points`.
+            public var points: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/ChallengeTask/target`.
+            public var target: Swift.Double?
+            /// - Remark: Generated from `#/components/schemas/ChallengeTask/targetFromDailyGoal`.
+            public var targetFromDailyGoal: Swift.Double?
+            /// - Remark: Generated from `#/components/schemas/ChallengeTask/taskID`.
+            public var taskID: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ChallengeTask/title`.
+            public var title: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ChallengeTask/unit`.
+            public var unit: Swift.String?
+            /// Creates a new `ChallengeTask`.
+            ///
+            /// - Parameters:
+            ///   - cadence:
+            ///   - details:
+            ///   - kind:
+            ///   - points:
+            ///   - target:
+            ///   - targetFromDailyGoal:
+            ///   - taskID:
+            ///   - title:
+            ///   - unit:
+            public init(
+                cadence: Components.Schemas.Cadence,
+                details: Swift.String? = nil,
+                kind: Components.Schemas.TaskKind,
+                points: Swift.Int? = nil,
+                target: Swift.Double? = nil,
+                targetFromDailyGoal: Swift.Double? = nil,
+                taskID: Swift.String,
+                title: Swift.String,
+                unit: Swift.String? = nil
+            ) {
+                self.cadence = cadence
+                self.details = details
+                self.kind = kind
+                self.points = points
+                self.target = target
+                self.targetFromDailyGoal = targetFromDailyGoal
+                self.taskID = taskID
+                self.title = title
+                self.unit = unit
+            }
+            public enum CodingKeys: String, CodingKey {
+                case cadence
+                case details
+                case kind
+                case points
+                case target
+                case targetFromDailyGoal
+                case taskID
+                case title
+                case unit
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ChoreDetails`.
+        public struct ChoreDetails: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ChoreDetails/assigneeID`.
+            public var assigneeID: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/ChoreDetails/dueTime`.
+            public var dueTime: Components.Schemas.LocalTime?
+            /// - Remark: Generated from `#/components/schemas/ChoreDetails/firstDueOn`.
+            public var firstDueOn: Components.Schemas.LocalDate
+            /// - Remark: Generated from `#/components/schemas/ChoreDetails/points`.
+            public var points: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/ChoreDetails/recurrence`.
+            public var recurrence: Components.Schemas.ChoreRecurrence
+            /// Creates a new `ChoreDetails`.
+            ///
+            /// - Parameters:
+            ///   - assigneeID:
+            ///   - dueTime:
+            ///   - firstDueOn:
+            ///   - points:
+            ///   - recurrence:
+            public init(
+                assigneeID: Swift.String? = nil,
+                dueTime: Components.Schemas.LocalTime? = nil,
+                firstDueOn: Components.Schemas.LocalDate,
+                points: Swift.Int? = nil,
+                recurrence: Components.Schemas.ChoreRecurrence
+            ) {
+                self.assigneeID = assigneeID
+                self.dueTime = dueTime
+                self.firstDueOn = firstDueOn
+                self.points = points
+                self.recurrence = recurrence
+            }
+            public enum CodingKeys: String, CodingKey {
+                case assigneeID
+                case dueTime
+                case firstDueOn
+                case points
+                case recurrence
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ChoreDraft`.
+        public struct ChoreDraft: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ChoreDraft/assigneeID`.
+            public var assigneeID: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/ChoreDraft/dueTime`.
+            public var dueTime: Components.Schemas.LocalTime?
+            /// - Remark: Generated from `#/components/schemas/ChoreDraft/firstDueOn`.
+            public var firstDueOn: Components.Schemas.LocalDate
+            /// - Remark: Generated from `#/components/schemas/ChoreDraft/points`.
+            public var points: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/ChoreDraft/recurrence`.
+            public var recurrence: Components.Schemas.ChoreRecurrence
+            /// Creates a new `ChoreDraft`.
+            ///
+            /// - Parameters:
+            ///   - assigneeID:
+            ///   - dueTime:
+            ///   - firstDueOn:
+            ///   - points:
+            ///   - recurrence:
+            public init(
+                assigneeID: Swift.String? = nil,
+                dueTime: Components.Schemas.LocalTime? = nil,
+                firstDueOn: Components.Schemas.LocalDate,
+                points: Swift.Int? = nil,
+                recurrence: Components.Schemas.ChoreRecurrence
+            ) {
+                self.assigneeID = assigneeID
+                self.dueTime = dueTime
+                self.firstDueOn = firstDueOn
+                self.points = points
+                self.recurrence = recurrence
+            }
+            public enum CodingKeys: String, CodingKey {
+                case assigneeID
+                case dueTime
+                case firstDueOn
+                case points
+                case recurrence
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.assigneeID = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .assigneeID
+                )
+                self.dueTime = try container.decodeIfPresent(
+                    Components.Schemas.LocalTime.self,
+                    forKey: .dueTime
+                )
+                self.firstDueOn = try container.decode(
+                    Components.Schemas.LocalDate.self,
+                    forKey: .firstDueOn
+                )
+                self.points = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .points
+                )
+                self.recurrence = try container.decode(
+                    Components.Schemas.ChoreRecurrence.self,
+                    forKey: .recurrence
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "assigneeID",
+                    "dueTime",
+                    "firstDueOn",
+                    "points",
+                    "recurrence"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ChoreOccurrence`.
+        public struct ChoreOccurrence: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ChoreOccurrence/assigneeID`.
+            public var assigneeID: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/ChoreOccurrence/choreID`.
+            public var choreID: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ChoreOccurrence/completedAt`.
+            public var completedAt: Foundation.Date?
+            /// - Remark: Generated from `#/components/schemas/ChoreOccurrence/completedBy`.
+            public var completedBy: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/ChoreOccurrence/dueAt`.
+            public var dueAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/ChoreOccurrence/dueOn`.
+            public var dueOn: Components.Schemas.LocalDate
+            /// - Remark: Generated from `#/components/schemas/ChoreOccurrence/groupID`.
+            public var groupID: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ChoreOccurrence/occurrenceID`.
+            public var occurrenceID: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ChoreOccurrence/overdue`.
+            public var overdue: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/ChoreOccurrence/points`.
+            public var points: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/ChoreOccurrence/status`.
+            public var status: Components.Schemas.ChoreOccurrenceStatus
+            /// - Remark: Generated from `#/components/schemas/ChoreOccurrence/title`.
+            public var title: Swift.String
+            /// Creates a new `ChoreOccurrence`.
+            ///
+            /// - Parameters:
+            ///   - assigneeID:
+            ///   - choreID:
+            ///   - completedAt:
+            ///   - completedBy:
+            ///   - dueAt:
+            ///   - dueOn:
+            ///   - groupID:
+            ///   - occurrenceID:
+            ///   - overdue:
+            ///   - points:
+            ///   - status:
+            ///   - title:
+            public init(
+                assigneeID: Swift.String? = nil,
+                choreID: Swift.String,
+                completedAt: Foundation.Date? = nil,
+                completedBy: Swift.String? = nil,
+                dueAt: Foundation.Date,
+                dueOn: Components.Schemas.LocalDate,
+                groupID: Swift.String,
+                occurrenceID: Swift.String,
+                overdue: Swift.Bool,
+                points: Swift.Int,
+                status: Components.Schemas.ChoreOccurrenceStatus,
+                title: Swift.String
+            ) {
+                self.assigneeID = assigneeID
+                self.choreID = choreID
+                self.completedAt = completedAt
+                self.completedBy = completedBy
+                self.dueAt = dueAt
+                self.dueOn = dueOn
+                self.groupID = groupID
+                self.occurrenceID = occurrenceID
+                self.overdue = overdue
+                self.points = points
+                self.status = status
+                self.title = title
+            }
+            public enum CodingKeys: String, CodingKey {
+                case assigneeID
+                case choreID
+                case completedAt
+                case completedBy
+                case dueAt
+                case dueOn
+                case groupID
+                case occurrenceID
+                case overdue
+                case points
+                case status
+                case title
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ChoreOccurrencePage`.
+        public struct ChoreOccurrencePage: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ChoreOccurrencePage/items`.
+            public var items: [Components.Schemas.ChoreOccurrence]
+            /// - Remark: Generated from `#/components/schemas/ChoreOccurrencePage/nextCursor`.
+            public var nextCursor: Swift.String?
+            /// Creates a new `ChoreOccurrencePage`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            ///   - nextCursor:
+            public init(
+                items: [Components.Schemas.ChoreOccurrence],
+                nextCursor: Swift.String? = nil
+            ) {
+                self.items = items
+                self.nextCursor = nextCursor
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+                case nextCursor
+            }
+        }
+        /// An open list: later versions may add values, so a client must accept one it does not know.
+        ///
+        /// - Remark: Generated from `#/components/schemas/ChoreOccurrenceStatus`.
+        public struct ChoreOccurrenceStatus: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ChoreOccurrenceStatus/value1`.
+            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
+                case pending = "pending"
+                case completed = "completed"
+            }
+            /// - Remark: Generated from `#/components/schemas/ChoreOccurrenceStatus/value1`.
+            public var value1: Components.Schemas.ChoreOccurrenceStatus.Value1Payload?
+            /// - Remark: Generated from `#/components/schemas/ChoreOccurrenceStatus/value2`.
+            public var value2: Swift.String?
+            /// Creates a new `ChoreOccurrenceStatus`.
+            ///
+            /// - Parameters:
+            ///   - value1:
+            ///   - value2:
+            public init(
+                value1: Components.Schemas.ChoreOccurrenceStatus.Value1Payload? = nil,
+                value2: Swift.String? = nil
+            ) {
+                self.value1 = value1
+                self.value2 = value2
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self.value1 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value2 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                    [
+                        self.value1,
+                        self.value2
+                    ],
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                    self.value1,
+                    self.value2
+                ])
+            }
+        }
+        /// Sent in requests too: there, a field not listed here is refused (422 `validation`).
+        ///
+        /// - Remark: Generated from `#/components/schemas/ChoreRecurrence`.
+        public struct ChoreRecurrence: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ChoreRecurrence/dayOfMonth`.
+            public var dayOfMonth: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/ChoreRecurrence/kind`.
+            public var kind: Components.Schemas.RecurrenceKind
+            /// - Remark: Generated from `#/components/schemas/ChoreRecurrence/weekdays`.
+            public var weekdays: [Components.Schemas.Weekday]?
+            /// Creates a new `ChoreRecurrence`.
+            ///
+            /// - Parameters:
+            ///   - dayOfMonth:
+            ///   - kind:
+            ///   - weekdays:
+            public init(
+                dayOfMonth: Swift.Int? = nil,
+                kind: Components.Schemas.RecurrenceKind,
+                weekdays: [Components.Schemas.Weekday]? = nil
+            ) {
+                self.dayOfMonth = dayOfMonth
+                self.kind = kind
+                self.weekdays = weekdays
+            }
+            public enum CodingKeys: String, CodingKey {
+                case dayOfMonth
+                case kind
+                case weekdays
+            }
+        }
+        /// Sent in requests too: there, a field not listed here is refused (422 `validation`).
+        ///
+        /// - Remark: Generated from `#/components/schemas/CompetitionDetails`.
+        public struct CompetitionDetails: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/CompetitionDetails/endsAt`.
+            public var endsAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/CompetitionDetails/startsAt`.
+            public var startsAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/CompetitionDetails/timeZone`.
+            public var timeZone: Swift.String
+            /// - Remark: Generated from `#/components/schemas/CompetitionDetails/unit`.
+            public var unit: Swift.String
+            /// Creates a new `CompetitionDetails`.
+            ///
+            /// - Parameters:
+            ///   - endsAt:
+            ///   - startsAt:
+            ///   - timeZone:
+            ///   - unit:
+            public init(
+                endsAt: Foundation.Date,
+                startsAt: Foundation.Date,
+                timeZone: Swift.String,
+                unit: Swift.String
+            ) {
+                self.endsAt = endsAt
+                self.startsAt = startsAt
+                self.timeZone = timeZone
+                self.unit = unit
+            }
+            public enum CodingKeys: String, CodingKey {
+                case endsAt
+                case startsAt
+                case timeZone
+                case unit
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/CompletedResponse`.
+        public struct CompletedResponse: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/CompletedResponse/occurrence`.
+            public var occurrence: Components.Schemas.ChoreOccurrence
+            /// Creates a new `CompletedResponse`.
+            ///
+            /// - Parameters:
+            ///   - occurrence:
+            public init(occurrence: Components.Schemas.ChoreOccurrence) {
+                self.occurrence = occurrence
+            }
+            public enum CodingKeys: String, CodingKey {
+                case occurrence
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/CredentialsRequest`.
+        public struct CredentialsRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/CredentialsRequest/email`.
+            public var email: Swift.String
+            /// - Remark: Generated from `#/components/schemas/CredentialsRequest/password`.
+            public var password: Swift.String
+            /// Creates a new `CredentialsRequest`.
+            ///
+            /// - Parameters:
+            ///   - email:
+            ///   - password:
+            public init(
+                email: Swift.String,
+                password: Swift.String
+            ) {
+                self.email = email
+                self.password = password
+            }
+            public enum CodingKeys: String, CodingKey {
+                case email
+                case password
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.email = try container.decode(
+                    Swift.String.self,
+                    forKey: .email
+                )
+                self.password = try container.decode(
+                    Swift.String.self,
+                    forKey: .password
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "email",
+                    "password"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/DayView`.
+        public struct DayView: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/DayView/complete`.
+            public var complete: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/DayView/date`.
+            public var date: Components.Schemas.LocalDate
+            /// - Remark: Generated from `#/components/schemas/DayView/dayNumber`.
+            public var dayNumber: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/DayView/remainingTaskIDs`.
+            public var remainingTaskIDs: [Swift.String]
+            /// - Remark: Generated from `#/components/schemas/DayView/tasks`.
+            public var tasks: [Components.Schemas.TaskView]
+            /// Creates a new `DayView`.
+            ///
+            /// - Parameters:
+            ///   - complete:
+            ///   - date:
+            ///   - dayNumber:
+            ///   - remainingTaskIDs:
+            ///   - tasks:
+            public init(
+                complete: Swift.Bool,
+                date: Components.Schemas.LocalDate,
+                dayNumber: Swift.Int,
+                remainingTaskIDs: [Swift.String],
+                tasks: [Components.Schemas.TaskView]
+            ) {
+                self.complete = complete
+                self.date = date
+                self.dayNumber = dayNumber
+                self.remainingTaskIDs = remainingTaskIDs
+                self.tasks = tasks
+            }
+            public enum CodingKeys: String, CodingKey {
+                case complete
+                case date
+                case dayNumber
+                case remainingTaskIDs
+                case tasks
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/DeleteAccountRequest`.
+        public struct DeleteAccountRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/DeleteAccountRequest/confirm`.
+            public var confirm: Swift.Bool?
+            /// Creates a new `DeleteAccountRequest`.
+            ///
+            /// - Parameters:
+            ///   - confirm:
+            public init(confirm: Swift.Bool? = nil) {
+                self.confirm = confirm
+            }
+            public enum CodingKeys: String, CodingKey {
+                case confirm
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.confirm = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .confirm
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "confirm"
+                ])
+            }
+        }
+        /// An open list: later versions may add values, so a client must accept one it does not know.
+        ///
+        /// - Remark: Generated from `#/components/schemas/Difficulty`.
+        public struct Difficulty: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Difficulty/value1`.
+            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
+                case beginner = "beginner"
+                case moderate = "moderate"
+                case hard = "hard"
+                case extreme = "extreme"
+            }
+            /// - Remark: Generated from `#/components/schemas/Difficulty/value1`.
+            public var value1: Components.Schemas.Difficulty.Value1Payload?
+            /// - Remark: Generated from `#/components/schemas/Difficulty/value2`.
+            public var value2: Swift.String?
+            /// Creates a new `Difficulty`.
+            ///
+            /// - Parameters:
+            ///   - value1:
+            ///   - value2:
+            public init(
+                value1: Components.Schemas.Difficulty.Value1Payload? = nil,
+                value2: Swift.String? = nil
+            ) {
+                self.value1 = value1
+                self.value2 = value2
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self.value1 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value2 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                    [
+                        self.value1,
+                        self.value2
+                    ],
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                    self.value1,
+                    self.value2
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ExportDocument`.
+        public struct ExportDocument: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ExportDocument/exportedAt`.
+            public var exportedAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/ExportDocument/services`.
+            public struct ServicesPayload: Codable, Hashable, Sendable {
+                /// A container of undocumented properties.
+                public var additionalProperties: [String: Components.Schemas.JSONValue]
+                /// Creates a new `ServicesPayload`.
+                ///
+                /// - Parameters:
+                ///   - additionalProperties: A container of undocumented properties.
+                public init(additionalProperties: [String: Components.Schemas.JSONValue] = .init()) {
+                    self.additionalProperties = additionalProperties
+                }
+                public init(from decoder: any Swift.Decoder) throws {
+                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                }
+                public func encode(to encoder: any Swift.Encoder) throws {
+                    try encoder.encodeAdditionalProperties(additionalProperties)
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/ExportDocument/services`.
+            public var services: Components.Schemas.ExportDocument.ServicesPayload
+            /// - Remark: Generated from `#/components/schemas/ExportDocument/userID`.
+            public var userID: Swift.String
+            /// Creates a new `ExportDocument`.
+            ///
+            /// - Parameters:
+            ///   - exportedAt:
+            ///   - services:
+            ///   - userID:
+            public init(
+                exportedAt: Foundation.Date,
+                services: Components.Schemas.ExportDocument.ServicesPayload,
+                userID: Swift.String
+            ) {
+                self.exportedAt = exportedAt
+                self.services = services
+                self.userID = userID
+            }
+            public enum CodingKeys: String, CodingKey {
+                case exportedAt
+                case services
+                case userID
+            }
+        }
+        /// An open list: later versions may add values, so a client must accept one it does not know.
+        ///
+        /// - Remark: Generated from `#/components/schemas/FailureMode`.
+        public struct FailureMode: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/FailureMode/value1`.
+            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
+                case strict = "strict"
+                case tolerant = "tolerant"
+                case none = "none"
+            }
+            /// - Remark: Generated from `#/components/schemas/FailureMode/value1`.
+            public var value1: Components.Schemas.FailureMode.Value1Payload?
+            /// - Remark: Generated from `#/components/schemas/FailureMode/value2`.
+            public var value2: Swift.String?
+            /// Creates a new `FailureMode`.
+            ///
+            /// - Parameters:
+            ///   - value1:
+            ///   - value2:
+            public init(
+                value1: Components.Schemas.FailureMode.Value1Payload? = nil,
+                value2: Swift.String? = nil
+            ) {
+                self.value1 = value1
+                self.value2 = value2
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self.value1 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value2 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                    [
+                        self.value1,
+                        self.value2
+                    ],
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                    self.value1,
+                    self.value2
+                ])
+            }
+        }
+        /// Sent in requests too: there, a field not listed here is refused (422 `validation`).
+        ///
+        /// - Remark: Generated from `#/components/schemas/FailureRule`.
+        public struct FailureRule: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/FailureRule/allowedMissedDays`.
+            public var allowedMissedDays: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/FailureRule/mode`.
+            public var mode: Components.Schemas.FailureMode
+            /// Creates a new `FailureRule`.
+            ///
+            /// - Parameters:
+            ///   - allowedMissedDays:
+            ///   - mode:
+            public init(
+                allowedMissedDays: Swift.Int? = nil,
+                mode: Components.Schemas.FailureMode
+            ) {
+                self.allowedMissedDays = allowedMissedDays
+                self.mode = mode
+            }
+            public enum CodingKeys: String, CodingKey {
+                case allowedMissedDays
+                case mode
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/FieldError`.
+        public struct FieldError: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/FieldError/field`.
+            public var field: Swift.String
+            /// - Remark: Generated from `#/components/schemas/FieldError/message`.
+            public var message: Swift.String
+            /// Creates a new `FieldError`.
+            ///
+            /// - Parameters:
+            ///   - field:
+            ///   - message:
+            public init(
+                field: Swift.String,
+                message: Swift.String
+            ) {
+                self.field = field
+                self.message = message
+            }
+            public enum CodingKeys: String, CodingKey {
+                case field
+                case message
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/Friend`.
+        public struct Friend: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Friend/since`.
+            public var since: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/Friend/user`.
+            public var user: Components.Schemas.PublicProfile
+            /// Creates a new `Friend`.
+            ///
+            /// - Parameters:
+            ///   - since:
+            ///   - user:
+            public init(
+                since: Foundation.Date,
+                user: Components.Schemas.PublicProfile
+            ) {
+                self.since = since
+                self.user = user
+            }
+            public enum CodingKeys: String, CodingKey {
+                case since
+                case user
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/FriendPage`.
+        public struct FriendPage: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/FriendPage/items`.
+            public var items: [Components.Schemas.Friend]
+            /// - Remark: Generated from `#/components/schemas/FriendPage/nextCursor`.
+            public var nextCursor: Swift.String?
+            /// Creates a new `FriendPage`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            ///   - nextCursor:
+            public init(
+                items: [Components.Schemas.Friend],
+                nextCursor: Swift.String? = nil
+            ) {
+                self.items = items
+                self.nextCursor = nextCursor
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+                case nextCursor
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/FriendRequest`.
+        public struct FriendRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/FriendRequest/addressee`.
+            public var addressee: Components.Schemas.PublicProfile
+            /// - Remark: Generated from `#/components/schemas/FriendRequest/createdAt`.
+            public var createdAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/FriendRequest/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/FriendRequest/requester`.
+            public var requester: Components.Schemas.PublicProfile
+            /// Creates a new `FriendRequest`.
+            ///
+            /// - Parameters:
+            ///   - addressee:
+            ///   - createdAt:
+            ///   - id:
+            ///   - requester:
+            public init(
+                addressee: Components.Schemas.PublicProfile,
+                createdAt: Foundation.Date,
+                id: Swift.String,
+                requester: Components.Schemas.PublicProfile
+            ) {
+                self.addressee = addressee
+                self.createdAt = createdAt
+                self.id = id
+                self.requester = requester
+            }
+            public enum CodingKeys: String, CodingKey {
+                case addressee
+                case createdAt
+                case id
+                case requester
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/FriendRequestCreation`.
+        public struct FriendRequestCreation: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/FriendRequestCreation/userID`.
+            public var userID: Swift.String
+            /// Creates a new `FriendRequestCreation`.
+            ///
+            /// - Parameters:
+            ///   - userID:
+            public init(userID: Swift.String) {
+                self.userID = userID
+            }
+            public enum CodingKeys: String, CodingKey {
+                case userID
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.userID = try container.decode(
+                    Swift.String.self,
+                    forKey: .userID
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "userID"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/FriendRequestDirection`.
+        @frozen public enum FriendRequestDirection: String, Codable, Hashable, Sendable, CaseIterable {
+            case incoming = "incoming"
+            case outgoing = "outgoing"
+        }
+        /// - Remark: Generated from `#/components/schemas/FriendRequestPage`.
+        public struct FriendRequestPage: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/FriendRequestPage/items`.
+            public var items: [Components.Schemas.FriendRequest]
+            /// - Remark: Generated from `#/components/schemas/FriendRequestPage/nextCursor`.
+            public var nextCursor: Swift.String?
+            /// Creates a new `FriendRequestPage`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            ///   - nextCursor:
+            public init(
+                items: [Components.Schemas.FriendRequest],
+                nextCursor: Swift.String? = nil
+            ) {
+                self.items = items
+                self.nextCursor = nextCursor
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+                case nextCursor
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/GroupCreationRequest`.
+        public struct GroupCreationRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/GroupCreationRequest/kind`.
+            public var kind: Components.Schemas.GroupKind
+            /// - Remark: Generated from `#/components/schemas/GroupCreationRequest/name`.
+            public var name: Swift.String
+            /// - Remark: Generated from `#/components/schemas/GroupCreationRequest/timeZone`.
+            public var timeZone: Swift.String
+            /// Creates a new `GroupCreationRequest`.
+            ///
+            /// - Parameters:
+            ///   - kind:
+            ///   - name:
+            ///   - timeZone:
+            public init(
+                kind: Components.Schemas.GroupKind,
+                name: Swift.String,
+                timeZone: Swift.String
+            ) {
+                self.kind = kind
+                self.name = name
+                self.timeZone = timeZone
+            }
+            public enum CodingKeys: String, CodingKey {
+                case kind
+                case name
+                case timeZone
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.kind = try container.decode(
+                    Components.Schemas.GroupKind.self,
+                    forKey: .kind
+                )
+                self.name = try container.decode(
+                    Swift.String.self,
+                    forKey: .name
+                )
+                self.timeZone = try container.decode(
+                    Swift.String.self,
+                    forKey: .timeZone
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "kind",
+                    "name",
+                    "timeZone"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/GroupInvite`.
+        public struct GroupInvite: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/GroupInvite/code`.
+            public var code: Swift.String
+            /// - Remark: Generated from `#/components/schemas/GroupInvite/createdAt`.
+            public var createdAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/GroupInvite/createdBy`.
+            public var createdBy: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/GroupInvite/expiresAt`.
+            public var expiresAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/GroupInvite/groupID`.
+            public var groupID: Swift.String
+            /// - Remark: Generated from `#/components/schemas/GroupInvite/link`.
+            public var link: Swift.String
+            /// Creates a new `GroupInvite`.
+            ///
+            /// - Parameters:
+            ///   - code:
+            ///   - createdAt:
+            ///   - createdBy:
+            ///   - expiresAt:
+            ///   - groupID:
+            ///   - link:
+            public init(
+                code: Swift.String,
+                createdAt: Foundation.Date,
+                createdBy: Swift.String? = nil,
+                expiresAt: Foundation.Date,
+                groupID: Swift.String,
+                link: Swift.String
+            ) {
+                self.code = code
+                self.createdAt = createdAt
+                self.createdBy = createdBy
+                self.expiresAt = expiresAt
+                self.groupID = groupID
+                self.link = link
+            }
+            public enum CodingKeys: String, CodingKey {
+                case code
+                case createdAt
+                case createdBy
+                case expiresAt
+                case groupID
+                case link
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/GroupInvitePage`.
+        public struct GroupInvitePage: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/GroupInvitePage/items`.
+            public var items: [Components.Schemas.GroupInvite]
+            /// - Remark: Generated from `#/components/schemas/GroupInvitePage/nextCursor`.
+            public var nextCursor: Swift.String?
+            /// Creates a new `GroupInvitePage`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            ///   - nextCursor:
+            public init(
+                items: [Components.Schemas.GroupInvite],
+                nextCursor: Swift.String? = nil
+            ) {
+                self.items = items
+                self.nextCursor = nextCursor
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+                case nextCursor
+            }
+        }
+        /// An open list: later versions may add values, so a client must accept one it does not know.
+        ///
+        /// - Remark: Generated from `#/components/schemas/GroupKind`.
+        public struct GroupKind: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/GroupKind/value1`.
+            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
+                case household = "household"
+                case friends = "friends"
+                case team = "team"
+            }
+            /// - Remark: Generated from `#/components/schemas/GroupKind/value1`.
+            public var value1: Components.Schemas.GroupKind.Value1Payload?
+            /// - Remark: Generated from `#/components/schemas/GroupKind/value2`.
+            public var value2: Swift.String?
+            /// Creates a new `GroupKind`.
+            ///
+            /// - Parameters:
+            ///   - value1:
+            ///   - value2:
+            public init(
+                value1: Components.Schemas.GroupKind.Value1Payload? = nil,
+                value2: Swift.String? = nil
+            ) {
+                self.value1 = value1
+                self.value2 = value2
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self.value1 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value2 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                    [
+                        self.value1,
+                        self.value2
+                    ],
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                    self.value1,
+                    self.value2
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/GroupMember`.
+        public struct GroupMember: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/GroupMember/joinedAt`.
+            public var joinedAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/GroupMember/role`.
+            public var role: Components.Schemas.GroupRole
+            /// - Remark: Generated from `#/components/schemas/GroupMember/user`.
+            public var user: Components.Schemas.PublicProfile
+            /// Creates a new `GroupMember`.
+            ///
+            /// - Parameters:
+            ///   - joinedAt:
+            ///   - role:
+            ///   - user:
+            public init(
+                joinedAt: Foundation.Date,
+                role: Components.Schemas.GroupRole,
+                user: Components.Schemas.PublicProfile
+            ) {
+                self.joinedAt = joinedAt
+                self.role = role
+                self.user = user
+            }
+            public enum CodingKeys: String, CodingKey {
+                case joinedAt
+                case role
+                case user
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/GroupMemberPage`.
+        public struct GroupMemberPage: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/GroupMemberPage/items`.
+            public var items: [Components.Schemas.GroupMember]
+            /// - Remark: Generated from `#/components/schemas/GroupMemberPage/nextCursor`.
+            public var nextCursor: Swift.String?
+            /// Creates a new `GroupMemberPage`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            ///   - nextCursor:
+            public init(
+                items: [Components.Schemas.GroupMember],
+                nextCursor: Swift.String? = nil
+            ) {
+                self.items = items
+                self.nextCursor = nextCursor
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+                case nextCursor
+            }
+        }
+        /// An open list: later versions may add values, so a client must accept one it does not know.
+        ///
+        /// - Remark: Generated from `#/components/schemas/GroupRole`.
+        public struct GroupRole: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/GroupRole/value1`.
+            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
+                case owner = "owner"
+                case member = "member"
+            }
+            /// - Remark: Generated from `#/components/schemas/GroupRole/value1`.
+            public var value1: Components.Schemas.GroupRole.Value1Payload?
+            /// - Remark: Generated from `#/components/schemas/GroupRole/value2`.
+            public var value2: Swift.String?
+            /// Creates a new `GroupRole`.
+            ///
+            /// - Parameters:
+            ///   - value1:
+            ///   - value2:
+            public init(
+                value1: Components.Schemas.GroupRole.Value1Payload? = nil,
+                value2: Swift.String? = nil
+            ) {
+                self.value1 = value1
+                self.value2 = value2
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self.value1 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value2 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                    [
+                        self.value1,
+                        self.value2
+                    ],
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                    self.value1,
+                    self.value2
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/GroupSummary`.
+        public struct GroupSummary: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/GroupSummary/createdAt`.
+            public var createdAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/GroupSummary/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/GroupSummary/kind`.
+            public var kind: Components.Schemas.GroupKind
+            /// - Remark: Generated from `#/components/schemas/GroupSummary/memberCount`.
+            public var memberCount: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/GroupSummary/myRole`.
+            public var myRole: Components.Schemas.GroupRole
+            /// - Remark: Generated from `#/components/schemas/GroupSummary/name`.
+            public var name: Swift.String
+            /// - Remark: Generated from `#/components/schemas/GroupSummary/ownerID`.
+            public var ownerID: Swift.String
+            /// - Remark: Generated from `#/components/schemas/GroupSummary/timeZone`.
+            public var timeZone: Swift.String
+            /// Creates a new `GroupSummary`.
+            ///
+            /// - Parameters:
+            ///   - createdAt:
+            ///   - id:
+            ///   - kind:
+            ///   - memberCount:
+            ///   - myRole:
+            ///   - name:
+            ///   - ownerID:
+            ///   - timeZone:
+            public init(
+                createdAt: Foundation.Date,
+                id: Swift.String,
+                kind: Components.Schemas.GroupKind,
+                memberCount: Swift.Int,
+                myRole: Components.Schemas.GroupRole,
+                name: Swift.String,
+                ownerID: Swift.String,
+                timeZone: Swift.String
+            ) {
+                self.createdAt = createdAt
+                self.id = id
+                self.kind = kind
+                self.memberCount = memberCount
+                self.myRole = myRole
+                self.name = name
+                self.ownerID = ownerID
+                self.timeZone = timeZone
+            }
+            public enum CodingKeys: String, CodingKey {
+                case createdAt
+                case id
+                case kind
+                case memberCount
+                case myRole
+                case name
+                case ownerID
+                case timeZone
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/GroupSummaryPage`.
+        public struct GroupSummaryPage: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/GroupSummaryPage/items`.
+            public var items: [Components.Schemas.GroupSummary]
+            /// - Remark: Generated from `#/components/schemas/GroupSummaryPage/nextCursor`.
+            public var nextCursor: Swift.String?
+            /// Creates a new `GroupSummaryPage`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            ///   - nextCursor:
+            public init(
+                items: [Components.Schemas.GroupSummary],
+                nextCursor: Swift.String? = nil
+            ) {
+                self.items = items
+                self.nextCursor = nextCursor
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+                case nextCursor
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/GroupUpdateRequest`.
+        public struct GroupUpdateRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/GroupUpdateRequest/name`.
+            public var name: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/GroupUpdateRequest/timeZone`.
+            public var timeZone: Swift.String?
+            /// Creates a new `GroupUpdateRequest`.
+            ///
+            /// - Parameters:
+            ///   - name:
+            ///   - timeZone:
+            public init(
+                name: Swift.String? = nil,
+                timeZone: Swift.String? = nil
+            ) {
+                self.name = name
+                self.timeZone = timeZone
+            }
+            public enum CodingKeys: String, CodingKey {
+                case name
+                case timeZone
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.name = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .name
+                )
+                self.timeZone = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .timeZone
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "name",
+                    "timeZone"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/GuestRequest`.
+        public struct GuestRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/GuestRequest/displayName`.
+            public var displayName: Swift.String
+            /// - Remark: Generated from `#/components/schemas/GuestRequest/locale`.
+            public var locale: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/GuestRequest/timeZone`.
+            public var timeZone: Swift.String
+            /// Creates a new `GuestRequest`.
+            ///
+            /// - Parameters:
+            ///   - displayName:
+            ///   - locale:
+            ///   - timeZone:
+            public init(
+                displayName: Swift.String,
+                locale: Swift.String? = nil,
+                timeZone: Swift.String
+            ) {
+                self.displayName = displayName
+                self.locale = locale
+                self.timeZone = timeZone
+            }
+            public enum CodingKeys: String, CodingKey {
+                case displayName
+                case locale
+                case timeZone
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.displayName = try container.decode(
+                    Swift.String.self,
+                    forKey: .displayName
+                )
+                self.locale = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .locale
+                )
+                self.timeZone = try container.decode(
+                    Swift.String.self,
+                    forKey: .timeZone
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "displayName",
+                    "locale",
+                    "timeZone"
+                ])
+            }
+        }
+        /// Sent in requests too: there, a field not listed here is refused (422 `validation`).
+        ///
+        /// - Remark: Generated from `#/components/schemas/HabitDetails`.
+        public struct HabitDetails: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/HabitDetails/colour`.
+            public var colour: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/HabitDetails/notes`.
+            public var notes: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/HabitDetails/priority`.
+            public var priority: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/HabitDetails/reminderTime`.
+            public var reminderTime: Components.Schemas.LocalTime?
+            /// Creates a new `HabitDetails`.
+            ///
+            /// - Parameters:
+            ///   - colour:
+            ///   - notes:
+            ///   - priority:
+            ///   - reminderTime:
+            public init(
+                colour: Swift.String? = nil,
+                notes: Swift.String? = nil,
+                priority: Swift.Int? = nil,
+                reminderTime: Components.Schemas.LocalTime? = nil
+            ) {
+                self.colour = colour
+                self.notes = notes
+                self.priority = priority
+                self.reminderTime = reminderTime
+            }
+            public enum CodingKeys: String, CodingKey {
+                case colour
+                case notes
+                case priority
+                case reminderTime
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/HistoryDay`.
+        public struct HistoryDay: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/HistoryDay/date`.
+            public var date: Components.Schemas.LocalDate
+            /// - Remark: Generated from `#/components/schemas/HistoryDay/tasksDone`.
+            public var tasksDone: Swift.Int
+            /// Creates a new `HistoryDay`.
+            ///
+            /// - Parameters:
+            ///   - date:
+            ///   - tasksDone:
+            public init(
+                date: Components.Schemas.LocalDate,
+                tasksDone: Swift.Int
+            ) {
+                self.date = date
+                self.tasksDone = tasksDone
+            }
+            public enum CodingKeys: String, CodingKey {
+                case date
+                case tasksDone
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/HistoryResponse`.
+        public struct HistoryResponse: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/HistoryResponse/days`.
+            public var days: [Components.Schemas.HistoryDay]
+            /// - Remark: Generated from `#/components/schemas/HistoryResponse/from`.
+            public var from: Components.Schemas.LocalDate
+            /// - Remark: Generated from `#/components/schemas/HistoryResponse/to`.
+            public var to: Components.Schemas.LocalDate
+            /// Creates a new `HistoryResponse`.
+            ///
+            /// - Parameters:
+            ///   - days:
+            ///   - from:
+            ///   - to:
+            public init(
+                days: [Components.Schemas.HistoryDay],
+                from: Components.Schemas.LocalDate,
+                to: Components.Schemas.LocalDate
+            ) {
+                self.days = days
+                self.from = from
+                self.to = to
+            }
+            public enum CodingKeys: String, CodingKey {
+                case days
+                case from
+                case to
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/Invitation`.
+        public struct Invitation: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Invitation/challengeID`.
+            public var challengeID: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Invitation/groupID`.
+            public var groupID: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/Invitation/invitationID`.
+            public var invitationID: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Invitation/inviteeID`.
+            public var inviteeID: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Invitation/sentAt`.
+            public var sentAt: Foundation.Date
+            /// Creates a new `Invitation`.
+            ///
+            /// - Parameters:
+            ///   - challengeID:
+            ///   - groupID:
+            ///   - invitationID:
+            ///   - inviteeID:
+            ///   - sentAt:
+            public init(
+                challengeID: Swift.String,
+                groupID: Swift.String? = nil,
+                invitationID: Swift.String,
+                inviteeID: Swift.String,
+                sentAt: Foundation.Date
+            ) {
+                self.challengeID = challengeID
+                self.groupID = groupID
+                self.invitationID = invitationID
+                self.inviteeID = inviteeID
+                self.sentAt = sentAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case challengeID
+                case groupID
+                case invitationID
+                case inviteeID
+                case sentAt
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/InvitationRequest`.
+        public struct InvitationRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/InvitationRequest/groupID`.
+            public var groupID: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/InvitationRequest/userIDs`.
+            public var userIDs: [Swift.String]?
+            /// Creates a new `InvitationRequest`.
+            ///
+            /// - Parameters:
+            ///   - groupID:
+            ///   - userIDs:
+            public init(
+                groupID: Swift.String? = nil,
+                userIDs: [Swift.String]? = nil
+            ) {
+                self.groupID = groupID
+                self.userIDs = userIDs
+            }
+            public enum CodingKeys: String, CodingKey {
+                case groupID
+                case userIDs
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.groupID = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .groupID
+                )
+                self.userIDs = try container.decodeIfPresent(
+                    [Swift.String].self,
+                    forKey: .userIDs
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "groupID",
+                    "userIDs"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/InvitationResult`.
+        public struct InvitationResult: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/InvitationResult/alreadyInvited`.
+            public var alreadyInvited: [Swift.String]
+            /// - Remark: Generated from `#/components/schemas/InvitationResult/invitations`.
+            public var invitations: [Components.Schemas.Invitation]
+            /// Creates a new `InvitationResult`.
+            ///
+            /// - Parameters:
+            ///   - alreadyInvited:
+            ///   - invitations:
+            public init(
+                alreadyInvited: [Swift.String],
+                invitations: [Components.Schemas.Invitation]
+            ) {
+                self.alreadyInvited = alreadyInvited
+                self.invitations = invitations
+            }
+            public enum CodingKeys: String, CodingKey {
+                case alreadyInvited
+                case invitations
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/InviteCreationRequest`.
+        public struct InviteCreationRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/InviteCreationRequest/expiresInHours`.
+            public var expiresInHours: Swift.Int?
+            /// Creates a new `InviteCreationRequest`.
+            ///
+            /// - Parameters:
+            ///   - expiresInHours:
+            public init(expiresInHours: Swift.Int? = nil) {
+                self.expiresInHours = expiresInHours
+            }
+            public enum CodingKeys: String, CodingKey {
+                case expiresInHours
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.expiresInHours = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .expiresInHours
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "expiresInHours"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/JoinGroupRequest`.
+        public struct JoinGroupRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/JoinGroupRequest/code`.
+            public var code: Swift.String
+            /// Creates a new `JoinGroupRequest`.
+            ///
+            /// - Parameters:
+            ///   - code:
+            public init(code: Swift.String) {
+                self.code = code
+            }
+            public enum CodingKeys: String, CodingKey {
+                case code
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.code = try container.decode(
+                    Swift.String.self,
+                    forKey: .code
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "code"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/JSONValue`.
+        public typealias JSONValue = OpenAPIRuntime.OpenAPIObjectContainer
+        /// - Remark: Generated from `#/components/schemas/LedgerCheckIn`.
+        public struct LedgerCheckIn: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/LedgerCheckIn/action`.
+            public var action: Swift.String
+            /// - Remark: Generated from `#/components/schemas/LedgerCheckIn/checkInID`.
+            public var checkInID: Swift.String
+            /// - Remark: Generated from `#/components/schemas/LedgerCheckIn/quantity`.
+            public var quantity: Swift.Double?
+            /// - Remark: Generated from `#/components/schemas/LedgerCheckIn/rewardedQuantity`.
+            public var rewardedQuantity: Swift.Double?
+            /// - Remark: Generated from `#/components/schemas/LedgerCheckIn/taskID`.
+            public var taskID: Swift.String
+            /// Creates a new `LedgerCheckIn`.
+            ///
+            /// - Parameters:
+            ///   - action:
+            ///   - checkInID:
+            ///   - quantity:
+            ///   - rewardedQuantity:
+            ///   - taskID:
+            public init(
+                action: Swift.String,
+                checkInID: Swift.String,
+                quantity: Swift.Double? = nil,
+                rewardedQuantity: Swift.Double? = nil,
+                taskID: Swift.String
+            ) {
+                self.action = action
+                self.checkInID = checkInID
+                self.quantity = quantity
+                self.rewardedQuantity = rewardedQuantity
+                self.taskID = taskID
+            }
+            public enum CodingKeys: String, CodingKey {
+                case action
+                case checkInID
+                case quantity
+                case rewardedQuantity
+                case taskID
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/LedgerEntryView`.
+        public struct LedgerEntryView: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/LedgerEntryView/attemptID`.
+            public var attemptID: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/LedgerEntryView/awardedAt`.
+            public var awardedAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/LedgerEntryView/challengeID`.
+            public var challengeID: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/LedgerEntryView/checkIn`.
+            public var checkIn: Components.Schemas.LedgerCheckIn?
+            /// - Remark: Generated from `#/components/schemas/LedgerEntryView/entryID`.
+            public var entryID: Swift.String
+            /// - Remark: Generated from `#/components/schemas/LedgerEntryView/excessQuantity`.
+            public var excessQuantity: Swift.Double?
+            /// - Remark: Generated from `#/components/schemas/LedgerEntryView/groupID`.
+            public var groupID: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/LedgerEntryView/localDate`.
+            public var localDate: Components.Schemas.LocalDate
+            /// - Remark: Generated from `#/components/schemas/LedgerEntryView/points`.
+            public var points: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/LedgerEntryView/reason`.
+            public var reason: Components.Schemas.PointsReason
+            /// Creates a new `LedgerEntryView`.
+            ///
+            /// - Parameters:
+            ///   - attemptID:
+            ///   - awardedAt:
+            ///   - challengeID:
+            ///   - checkIn:
+            ///   - entryID:
+            ///   - excessQuantity:
+            ///   - groupID:
+            ///   - localDate:
+            ///   - points:
+            ///   - reason:
+            public init(
+                attemptID: Swift.String? = nil,
+                awardedAt: Foundation.Date,
+                challengeID: Swift.String? = nil,
+                checkIn: Components.Schemas.LedgerCheckIn? = nil,
+                entryID: Swift.String,
+                excessQuantity: Swift.Double? = nil,
+                groupID: Swift.String? = nil,
+                localDate: Components.Schemas.LocalDate,
+                points: Swift.Int,
+                reason: Components.Schemas.PointsReason
+            ) {
+                self.attemptID = attemptID
+                self.awardedAt = awardedAt
+                self.challengeID = challengeID
+                self.checkIn = checkIn
+                self.entryID = entryID
+                self.excessQuantity = excessQuantity
+                self.groupID = groupID
+                self.localDate = localDate
+                self.points = points
+                self.reason = reason
+            }
+            public enum CodingKeys: String, CodingKey {
+                case attemptID
+                case awardedAt
+                case challengeID
+                case checkIn
+                case entryID
+                case excessQuantity
+                case groupID
+                case localDate
+                case points
+                case reason
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/LedgerEntryViewPage`.
+        public struct LedgerEntryViewPage: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/LedgerEntryViewPage/items`.
+            public var items: [Components.Schemas.LedgerEntryView]
+            /// - Remark: Generated from `#/components/schemas/LedgerEntryViewPage/nextCursor`.
+            public var nextCursor: Swift.String?
+            /// Creates a new `LedgerEntryViewPage`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            ///   - nextCursor:
+            public init(
+                items: [Components.Schemas.LedgerEntryView],
+                nextCursor: Swift.String? = nil
+            ) {
+                self.items = items
+                self.nextCursor = nextCursor
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+                case nextCursor
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/LikeState`.
+        public struct LikeState: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/LikeState/challengeID`.
+            public var challengeID: Swift.String
+            /// - Remark: Generated from `#/components/schemas/LikeState/likedByMe`.
+            public var likedByMe: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/LikeState/likes`.
+            public var likes: Swift.Int
+            /// Creates a new `LikeState`.
+            ///
+            /// - Parameters:
+            ///   - challengeID:
+            ///   - likedByMe:
+            ///   - likes:
+            public init(
+                challengeID: Swift.String,
+                likedByMe: Swift.Bool,
+                likes: Swift.Int
+            ) {
+                self.challengeID = challengeID
+                self.likedByMe = likedByMe
+                self.likes = likes
+            }
+            public enum CodingKeys: String, CodingKey {
+                case challengeID
+                case likedByMe
+                case likes
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/LocalDate`.
+        public typealias LocalDate = Swift.String
+        /// - Remark: Generated from `#/components/schemas/LocalTime`.
+        public typealias LocalTime = Swift.String
+        /// - Remark: Generated from `#/components/schemas/LogRequest`.
+        public struct LogRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/LogRequest/checkInID`.
+            public var checkInID: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/LogRequest/date`.
+            public var date: Components.Schemas.LocalDate?
+            /// - Remark: Generated from `#/components/schemas/LogRequest/happenedAt`.
+            public var happenedAt: Foundation.Date?
+            /// - Remark: Generated from `#/components/schemas/LogRequest/quantity`.
+            public var quantity: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/LogRequest/series`.
+            public var series: Swift.Int?
+            /// Creates a new `LogRequest`.
+            ///
+            /// - Parameters:
+            ///   - checkInID:
+            ///   - date:
+            ///   - happenedAt:
+            ///   - quantity:
+            ///   - series:
+            public init(
+                checkInID: Swift.String? = nil,
+                date: Components.Schemas.LocalDate? = nil,
+                happenedAt: Foundation.Date? = nil,
+                quantity: Swift.Double,
+                series: Swift.Int? = nil
+            ) {
+                self.checkInID = checkInID
+                self.date = date
+                self.happenedAt = happenedAt
+                self.quantity = quantity
+                self.series = series
+            }
+            public enum CodingKeys: String, CodingKey {
+                case checkInID
+                case date
+                case happenedAt
+                case quantity
+                case series
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.checkInID = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .checkInID
+                )
+                self.date = try container.decodeIfPresent(
+                    Components.Schemas.LocalDate.self,
+                    forKey: .date
+                )
+                self.happenedAt = try container.decodeIfPresent(
+                    Foundation.Date.self,
+                    forKey: .happenedAt
+                )
+                self.quantity = try container.decode(
+                    Swift.Double.self,
+                    forKey: .quantity
+                )
+                self.series = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .series
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "checkInID",
+                    "date",
+                    "happenedAt",
+                    "quantity",
+                    "series"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/LogResponse`.
+        public struct LogResponse: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/LogResponse/attempt`.
+            public var attempt: Components.Schemas.AttemptView
+            /// - Remark: Generated from `#/components/schemas/LogResponse/logID`.
+            public var logID: Swift.String
+            /// Creates a new `LogResponse`.
+            ///
+            /// - Parameters:
+            ///   - attempt:
+            ///   - logID:
+            public init(
+                attempt: Components.Schemas.AttemptView,
+                logID: Swift.String
+            ) {
+                self.attempt = attempt
+                self.logID = logID
+            }
+            public enum CodingKeys: String, CodingKey {
+                case attempt
+                case logID
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/MyStandingView`.
+        public struct MyStandingView: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/MyStandingView/participants`.
+            public var participants: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/MyStandingView/rank`.
+            public var rank: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/MyStandingView/score`.
+            public var score: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/MyStandingView/topPercent`.
+            public var topPercent: Swift.Int?
+            /// Creates a new `MyStandingView`.
+            ///
+            /// - Parameters:
+            ///   - participants:
+            ///   - rank:
+            ///   - score:
+            ///   - topPercent:
+            public init(
+                participants: Swift.Int,
+                rank: Swift.Int? = nil,
+                score: Swift.Double,
+                topPercent: Swift.Int? = nil
+            ) {
+                self.participants = participants
+                self.rank = rank
+                self.score = score
+                self.topPercent = topPercent
+            }
+            public enum CodingKeys: String, CodingKey {
+                case participants
+                case rank
+                case score
+                case topPercent
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/PastWindowView`.
+        public struct PastWindowView: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PastWindowView/participants`.
+            public var participants: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/PastWindowView/window`.
+            public var window: Components.Schemas.WindowView
+            /// - Remark: Generated from `#/components/schemas/PastWindowView/winners`.
+            public var winners: [Components.Schemas.StandingView]
+            /// Creates a new `PastWindowView`.
+            ///
+            /// - Parameters:
+            ///   - participants:
+            ///   - window:
+            ///   - winners:
+            public init(
+                participants: Swift.Int,
+                window: Components.Schemas.WindowView,
+                winners: [Components.Schemas.StandingView]
+            ) {
+                self.participants = participants
+                self.window = window
+                self.winners = winners
+            }
+            public enum CodingKeys: String, CodingKey {
+                case participants
+                case window
+                case winners
+            }
+        }
+        /// An open list: later versions may add values, so a client must accept one it does not know.
+        ///
+        /// - Remark: Generated from `#/components/schemas/PhotoMediaType`.
+        public struct PhotoMediaType: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PhotoMediaType/value1`.
+            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
+                case imageJpeg = "image/jpeg"
+                case imagePng = "image/png"
+                case imageHeic = "image/heic"
+                case imageWebp = "image/webp"
+            }
+            /// - Remark: Generated from `#/components/schemas/PhotoMediaType/value1`.
+            public var value1: Components.Schemas.PhotoMediaType.Value1Payload?
+            /// - Remark: Generated from `#/components/schemas/PhotoMediaType/value2`.
+            public var value2: Swift.String?
+            /// Creates a new `PhotoMediaType`.
+            ///
+            /// - Parameters:
+            ///   - value1:
+            ///   - value2:
+            public init(
+                value1: Components.Schemas.PhotoMediaType.Value1Payload? = nil,
+                value2: Swift.String? = nil
+            ) {
+                self.value1 = value1
+                self.value2 = value2
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self.value1 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value2 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                    [
+                        self.value1,
+                        self.value2
+                    ],
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                    self.value1,
+                    self.value2
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/PhotoResponse`.
+        public struct PhotoResponse: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PhotoResponse/attempt`.
+            public var attempt: Components.Schemas.AttemptView
+            /// - Remark: Generated from `#/components/schemas/PhotoResponse/photoID`.
+            public var photoID: Swift.String
+            /// Creates a new `PhotoResponse`.
+            ///
+            /// - Parameters:
+            ///   - attempt:
+            ///   - photoID:
+            public init(
+                attempt: Components.Schemas.AttemptView,
+                photoID: Swift.String
+            ) {
+                self.attempt = attempt
+                self.photoID = photoID
+            }
+            public enum CodingKeys: String, CodingKey {
+                case attempt
+                case photoID
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/PhotoView`.
+        public struct PhotoView: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PhotoView/attemptID`.
+            public var attemptID: Swift.String
+            /// - Remark: Generated from `#/components/schemas/PhotoView/challengeID`.
+            public var challengeID: Swift.String
+            /// - Remark: Generated from `#/components/schemas/PhotoView/contentType`.
+            public var contentType: Components.Schemas.PhotoMediaType
+            /// - Remark: Generated from `#/components/schemas/PhotoView/createdAt`.
+            public var createdAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/PhotoView/localDate`.
+            public var localDate: Components.Schemas.LocalDate
+            /// - Remark: Generated from `#/components/schemas/PhotoView/photoID`.
+            public var photoID: Swift.String
+            /// - Remark: Generated from `#/components/schemas/PhotoView/size`.
+            public var size: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/PhotoView/taskID`.
+            public var taskID: Swift.String
+            /// - Remark: Generated from `#/components/schemas/PhotoView/url`.
+            public var url: Swift.String
+            /// - Remark: Generated from `#/components/schemas/PhotoView/userID`.
+            public var userID: Swift.String
+            /// Creates a new `PhotoView`.
+            ///
+            /// - Parameters:
+            ///   - attemptID:
+            ///   - challengeID:
+            ///   - contentType:
+            ///   - createdAt:
+            ///   - localDate:
+            ///   - photoID:
+            ///   - size:
+            ///   - taskID:
+            ///   - url:
+            ///   - userID:
+            public init(
+                attemptID: Swift.String,
+                challengeID: Swift.String,
+                contentType: Components.Schemas.PhotoMediaType,
+                createdAt: Foundation.Date,
+                localDate: Components.Schemas.LocalDate,
+                photoID: Swift.String,
+                size: Swift.Int,
+                taskID: Swift.String,
+                url: Swift.String,
+                userID: Swift.String
+            ) {
+                self.attemptID = attemptID
+                self.challengeID = challengeID
+                self.contentType = contentType
+                self.createdAt = createdAt
+                self.localDate = localDate
+                self.photoID = photoID
+                self.size = size
+                self.taskID = taskID
+                self.url = url
+                self.userID = userID
+            }
+            public enum CodingKeys: String, CodingKey {
+                case attemptID
+                case challengeID
+                case contentType
+                case createdAt
+                case localDate
+                case photoID
+                case size
+                case taskID
+                case url
+                case userID
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/PhotoViewPage`.
+        public struct PhotoViewPage: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PhotoViewPage/items`.
+            public var items: [Components.Schemas.PhotoView]
+            /// - Remark: Generated from `#/components/schemas/PhotoViewPage/nextCursor`.
+            public var nextCursor: Swift.String?
+            /// Creates a new `PhotoViewPage`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            ///   - nextCursor:
+            public init(
+                items: [Components.Schemas.PhotoView],
+                nextCursor: Swift.String? = nil
+            ) {
+                self.items = items
+                self.nextCursor = nextCursor
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+                case nextCursor
+            }
+        }
+        /// An open list: later versions may add values, so a client must accept one it does not know.
+        ///
+        /// - Remark: Generated from `#/components/schemas/PointsKind`.
+        public struct PointsKind: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PointsKind/value1`.
+            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
+                case none = "none"
+                case perTask = "perTask"
+                case series = "series"
+            }
+            /// - Remark: Generated from `#/components/schemas/PointsKind/value1`.
+            public var value1: Components.Schemas.PointsKind.Value1Payload?
+            /// - Remark: Generated from `#/components/schemas/PointsKind/value2`.
+            public var value2: Swift.String?
+            /// Creates a new `PointsKind`.
+            ///
+            /// - Parameters:
+            ///   - value1:
+            ///   - value2:
+            public init(
+                value1: Components.Schemas.PointsKind.Value1Payload? = nil,
+                value2: Swift.String? = nil
+            ) {
+                self.value1 = value1
+                self.value2 = value2
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self.value1 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value2 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                    [
+                        self.value1,
+                        self.value2
+                    ],
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                    self.value1,
+                    self.value2
+                ])
+            }
+        }
+        /// An open list: later versions may add values, so a client must accept one it does not know.
+        ///
+        /// - Remark: Generated from `#/components/schemas/PointsReason`.
+        public struct PointsReason: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PointsReason/value1`.
+            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
+                case task = "task"
+                case series = "series"
+                case correction = "correction"
+                case weeklyGoalBonus = "weeklyGoalBonus"
+                case challengeBonus = "challengeBonus"
+                case chore = "chore"
+            }
+            /// - Remark: Generated from `#/components/schemas/PointsReason/value1`.
+            public var value1: Components.Schemas.PointsReason.Value1Payload?
+            /// - Remark: Generated from `#/components/schemas/PointsReason/value2`.
+            public var value2: Swift.String?
+            /// Creates a new `PointsReason`.
+            ///
+            /// - Parameters:
+            ///   - value1:
+            ///   - value2:
+            public init(
+                value1: Components.Schemas.PointsReason.Value1Payload? = nil,
+                value2: Swift.String? = nil
+            ) {
+                self.value1 = value1
+                self.value2 = value2
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self.value1 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value2 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                    [
+                        self.value1,
+                        self.value2
+                    ],
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                    self.value1,
+                    self.value2
+                ])
+            }
+        }
+        /// Sent in requests too: there, a field not listed here is refused (422 `validation`).
+        ///
+        /// - Remark: Generated from `#/components/schemas/PointsRule`.
+        public struct PointsRule: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PointsRule/completionBonus`.
+            public var completionBonus: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/PointsRule/kind`.
+            public var kind: Components.Schemas.PointsKind
+            /// - Remark: Generated from `#/components/schemas/PointsRule/pointsPerTask`.
+            public var pointsPerTask: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/PointsRule/series`.
+            public var series: Components.Schemas.SeriesFormula?
+            /// - Remark: Generated from `#/components/schemas/PointsRule/weeklyGoalBonus`.
+            public var weeklyGoalBonus: Swift.Int?
+            /// Creates a new `PointsRule`.
+            ///
+            /// - Parameters:
+            ///   - completionBonus:
+            ///   - kind:
+            ///   - pointsPerTask:
+            ///   - series:
+            ///   - weeklyGoalBonus:
+            public init(
+                completionBonus: Swift.Int? = nil,
+                kind: Components.Schemas.PointsKind,
+                pointsPerTask: Swift.Int? = nil,
+                series: Components.Schemas.SeriesFormula? = nil,
+                weeklyGoalBonus: Swift.Int? = nil
+            ) {
+                self.completionBonus = completionBonus
+                self.kind = kind
+                self.pointsPerTask = pointsPerTask
+                self.series = series
+                self.weeklyGoalBonus = weeklyGoalBonus
+            }
+            public enum CodingKeys: String, CodingKey {
+                case completionBonus
+                case kind
+                case pointsPerTask
+                case series
+                case weeklyGoalBonus
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/PointsSummary`.
+        public struct PointsSummary: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PointsSummary/levelPoints`.
+            public var levelPoints: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/PointsSummary/monthStart`.
+            public var monthStart: Components.Schemas.LocalDate
+            /// - Remark: Generated from `#/components/schemas/PointsSummary/thisMonth`.
+            public var thisMonth: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/PointsSummary/thisWeek`.
+            public var thisWeek: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/PointsSummary/total`.
+            public var total: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/PointsSummary/weekStart`.
+            public var weekStart: Components.Schemas.LocalDate
+            /// Creates a new `PointsSummary`.
+            ///
+            /// - Parameters:
+            ///   - levelPoints:
+            ///   - monthStart:
+            ///   - thisMonth:
+            ///   - thisWeek:
+            ///   - total:
+            ///   - weekStart:
+            public init(
+                levelPoints: Swift.Int,
+                monthStart: Components.Schemas.LocalDate,
+                thisMonth: Swift.Int,
+                thisWeek: Swift.Int,
+                total: Swift.Int,
+                weekStart: Components.Schemas.LocalDate
+            ) {
+                self.levelPoints = levelPoints
+                self.monthStart = monthStart
+                self.thisMonth = thisMonth
+                self.thisWeek = thisWeek
+                self.total = total
+                self.weekStart = weekStart
+            }
+            public enum CodingKeys: String, CodingKey {
+                case levelPoints
+                case monthStart
+                case thisMonth
+                case thisWeek
+                case total
+                case weekStart
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/PreferencesRequest`.
+        public struct PreferencesRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PreferencesRequest/dailyReminderTime`.
+            public var dailyReminderTime: Components.Schemas.LocalTime?
+            /// - Remark: Generated from `#/components/schemas/PreferencesRequest/notificationsEnabled`.
+            public var notificationsEnabled: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/PreferencesRequest/quietHours`.
+            public var quietHours: Components.Schemas.QuietHours?
+            /// - Remark: Generated from `#/components/schemas/PreferencesRequest/telemetryOptOut`.
+            public var telemetryOptOut: Swift.Bool
+            /// Creates a new `PreferencesRequest`.
+            ///
+            /// - Parameters:
+            ///   - dailyReminderTime:
+            ///   - notificationsEnabled:
+            ///   - quietHours:
+            ///   - telemetryOptOut:
+            public init(
+                dailyReminderTime: Components.Schemas.LocalTime? = nil,
+                notificationsEnabled: Swift.Bool,
+                quietHours: Components.Schemas.QuietHours? = nil,
+                telemetryOptOut: Swift.Bool
+            ) {
+                self.dailyReminderTime = dailyReminderTime
+                self.notificationsEnabled = notificationsEnabled
+                self.quietHours = quietHours
+                self.telemetryOptOut = telemetryOptOut
+            }
+            public enum CodingKeys: String, CodingKey {
+                case dailyReminderTime
+                case notificationsEnabled
+                case quietHours
+                case telemetryOptOut
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.dailyReminderTime = try container.decodeIfPresent(
+                    Components.Schemas.LocalTime.self,
+                    forKey: .dailyReminderTime
+                )
+                self.notificationsEnabled = try container.decode(
+                    Swift.Bool.self,
+                    forKey: .notificationsEnabled
+                )
+                self.quietHours = try container.decodeIfPresent(
+                    Components.Schemas.QuietHours.self,
+                    forKey: .quietHours
+                )
+                self.telemetryOptOut = try container.decode(
+                    Swift.Bool.self,
+                    forKey: .telemetryOptOut
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "dailyReminderTime",
+                    "notificationsEnabled",
+                    "quietHours",
+                    "telemetryOptOut"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/PreferencesResponse`.
+        public struct PreferencesResponse: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PreferencesResponse/dailyReminderTime`.
+            public var dailyReminderTime: Components.Schemas.LocalTime?
+            /// - Remark: Generated from `#/components/schemas/PreferencesResponse/notificationsEnabled`.
+            public var notificationsEnabled: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/PreferencesResponse/quietHours`.
+            public var quietHours: Components.Schemas.QuietHours?
+            /// - Remark: Generated from `#/components/schemas/PreferencesResponse/telemetryOptOut`.
+            public var telemetryOptOut: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/PreferencesResponse/updatedAt`.
+            public var updatedAt: Foundation.Date?
+            /// Creates a new `PreferencesResponse`.
+            ///
+            /// - Parameters:
+            ///   - dailyReminderTime:
+            ///   - notificationsEnabled:
+            ///   - quietHours:
+            ///   - telemetryOptOut:
+            ///   - updatedAt:
+            public init(
+                dailyReminderTime: Components.Schemas.LocalTime? = nil,
+                notificationsEnabled: Swift.Bool,
+                quietHours: Components.Schemas.QuietHours? = nil,
+                telemetryOptOut: Swift.Bool,
+                updatedAt: Foundation.Date? = nil
+            ) {
+                self.dailyReminderTime = dailyReminderTime
+                self.notificationsEnabled = notificationsEnabled
+                self.quietHours = quietHours
+                self.telemetryOptOut = telemetryOptOut
+                self.updatedAt = updatedAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case dailyReminderTime
+                case notificationsEnabled
+                case quietHours
+                case telemetryOptOut
+                case updatedAt
+            }
+        }
+        /// An RFC 9457 problem document.
+        ///
         /// - Remark: Generated from `#/components/schemas/Problem`.
         public struct Problem: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/Problem/detail`.
             public var detail: Swift.String?
-            /// - Remark: Generated from `#/components/schemas/Problem/ErrorsPayload`.
-            public struct ErrorsPayloadPayload: Codable, Hashable, Sendable {
-                /// - Remark: Generated from `#/components/schemas/Problem/ErrorsPayload/field`.
-                public var field: Swift.String
-                /// - Remark: Generated from `#/components/schemas/Problem/ErrorsPayload/message`.
-                public var message: Swift.String
-                /// Creates a new `ErrorsPayloadPayload`.
-                ///
-                /// - Parameters:
-                ///   - field:
-                ///   - message:
-                public init(
-                    field: Swift.String,
-                    message: Swift.String
-                ) {
-                    self.field = field
-                    self.message = message
-                }
-                public enum CodingKeys: String, CodingKey {
-                    case field
-                    case message
-                }
-            }
+            /// The offending fields, for 400 and 422.
+            ///
             /// - Remark: Generated from `#/components/schemas/Problem/errors`.
-            public typealias ErrorsPayload = [Components.Schemas.Problem.ErrorsPayloadPayload]
-            /// - Remark: Generated from `#/components/schemas/Problem/errors`.
-            public var errors: Components.Schemas.Problem.ErrorsPayload?
+            public var errors: [Components.Schemas.FieldError]?
             /// - Remark: Generated from `#/components/schemas/Problem/instance`.
             public var instance: Swift.String?
             /// - Remark: Generated from `#/components/schemas/Problem/status`.
             public var status: Swift.Int
             /// - Remark: Generated from `#/components/schemas/Problem/title`.
             public var title: Swift.String
+            /// Stable per kind of problem: https://surge.example/problems/ followed by one of these slugs (later versions may add others; `http-<status>` stands for any other HTTP error):
+            /// - `rate-limited` (429): Too many requests from this address or account; retry after `Retry-After` seconds.
+            /// - `unavailable` (503): Something Surge depends on (its database, another service, a sign-in provider) cannot be reached; retry after `Retry-After` seconds.
+            /// - `catching-up` (503): This service has not yet seen something the request needs (an account or group created a moment ago); retry after `Retry-After` seconds.
+            /// - `internal` (500): A fault on Surge's side; it has been logged.
+            /// - `method-not-allowed` (405): The path exists, but not with this method.
+            /// - `not-found` (404): No such resource, or none the caller may see.
+            /// - `unauthorized` (401): No access token was sent.
+            /// - `invalid-token` (401): The access token is malformed, expired or not Surge's: refresh it or sign in again.
+            /// - `account-deleted` (401): The token's account was deleted.
+            /// - `unauthenticated-call` (401): A service was called directly, not through the gateway (internal calls only).
+            /// - `malformed-body` (400): The body is not JSON, or could not be read.
+            /// - `invalid-characters` (400): A text field or query parameter contains NUL (U+0000); `errors` names each.
+            /// - `unsupported-media-type` (415): The body's Content-Type is not one the operation takes.
+            /// - `payload-too-large` (413): The body is larger than the operation takes.
+            /// - `validation` (422): A field, query parameter or header breaks a rule (unknown fields included); `errors` names each with the rule broken.
+            /// - `idempotency-key-reused` (422): This `Idempotency-Key` was used for a different request.
+            /// - `idempotency-key-in-progress` (409): A request with this `Idempotency-Key` is still running; retry after `Retry-After` seconds.
+            /// - `forbidden` (403): The caller may not do this.
+            /// - `confirmation-required` (422): Deleting for good needs an explicit confirmation.
+            /// - `email-taken` (409): An account with this e-mail exists: sign in instead.
+            /// - `account-exists` (409): A password account has this e-mail: sign in with e-mail and password instead.
+            /// - `credentials-exist` (409): The account already has credentials; only a guest attaches them.
+            /// - `invalid-credentials` (401): The e-mail or the password is wrong.
+            /// - `sign-in-throttled` (429): Too many failed sign-ins from this address; retry after `Retry-After` seconds.
+            /// - `invalid-refresh-token` (401): The refresh token is unknown, expired or signed out: sign in again.
+            /// - `refresh-token-reused` (401): The refresh token was already used; every session of its family was signed out.
+            /// - `invalid-id-token` (401): The provider's ID token is malformed, expired, wrongly signed or meant for another app.
+            /// - `training-plan-not-found` (404): No training plan yet: onboarding has not saved one.
+            /// - `already-friends` (409): You are already friends.
+            /// - `friend-request-exists` (409): A friend request between the two of you is pending; answer or cancel it.
+            /// - `owner-only` (403): Only the group's owner may do this.
+            /// - `invite-expired` (410): The invite has expired; ask for a new one.
+            /// - `cannot-remove-self` (409): The owner cannot remove themselves; leave the group instead.
+            /// - `not-invitable` (409): This kind of challenge takes no invitations.
+            /// - `already-started` (409): You already have an active attempt at this challenge.
+            /// - `attempt-completed` (409): A completed attempt is archived; start the challenge again instead.
+            /// - `attempt-not-active` (409): The attempt has ended (failed, completed or abandoned); restart it to check in again.
+            /// - `chore` (409): Household chores are completed occurrence by occurrence, not started.
+            /// - `competition-ended` (409): The competition has ended.
+            /// - `beyond-supported-dates` (422): The attempt would end after the last date Surge supports (2200-12-31).
+            /// - `already-removed` (409): That logged amount was already removed.
+            /// - `chore-already-completed` (409): This chore occurrence was already completed.
+            /// - `outside-competition` (422): The check-in falls outside the competition's time limit.
+            /// - `check-in-window-closed` (422): Too late for that day: its check-in window has closed (`detail` says when).
+            /// - `check-in-in-future` (422): The check-in is for a day that has not begun.
+            /// - `check-in-before-start` (422): The check-in is for a day before the attempt began.
+            /// - `check-in-after-end` (422): The check-in is for a day after the attempt's last day.
+            ///
             /// - Remark: Generated from `#/components/schemas/Problem/type`.
             public var _type: Swift.String
             /// Creates a new `Problem`.
             ///
             /// - Parameters:
             ///   - detail:
-            ///   - errors:
+            ///   - errors: The offending fields, for 400 and 422.
             ///   - instance:
             ///   - status:
             ///   - title:
-            ///   - _type:
+            ///   - _type: Stable per kind of problem: https://surge.example/problems/ followed by one of these slugs (later versions may add others; `http-<status>` stands for any other HTTP error):
             public init(
                 detail: Swift.String? = nil,
-                errors: Components.Schemas.Problem.ErrorsPayload? = nil,
+                errors: [Components.Schemas.FieldError]? = nil,
                 instance: Swift.String? = nil,
                 status: Swift.Int,
                 title: Swift.String,
@@ -88,6 +4085,1586 @@ extension Components {
                 case status
                 case title
                 case _type = "type"
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ProfileUpdateRequest`.
+        public struct ProfileUpdateRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ProfileUpdateRequest/avatarURL`.
+            public var avatarURL: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/ProfileUpdateRequest/displayName`.
+            public var displayName: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/ProfileUpdateRequest/locale`.
+            public var locale: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/ProfileUpdateRequest/timeZone`.
+            public var timeZone: Swift.String?
+            /// Creates a new `ProfileUpdateRequest`.
+            ///
+            /// - Parameters:
+            ///   - avatarURL:
+            ///   - displayName:
+            ///   - locale:
+            ///   - timeZone:
+            public init(
+                avatarURL: Swift.String? = nil,
+                displayName: Swift.String? = nil,
+                locale: Swift.String? = nil,
+                timeZone: Swift.String? = nil
+            ) {
+                self.avatarURL = avatarURL
+                self.displayName = displayName
+                self.locale = locale
+                self.timeZone = timeZone
+            }
+            public enum CodingKeys: String, CodingKey {
+                case avatarURL
+                case displayName
+                case locale
+                case timeZone
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.avatarURL = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .avatarURL
+                )
+                self.displayName = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .displayName
+                )
+                self.locale = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .locale
+                )
+                self.timeZone = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .timeZone
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "avatarURL",
+                    "displayName",
+                    "locale",
+                    "timeZone"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/PublicProfile`.
+        public struct PublicProfile: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PublicProfile/avatarURL`.
+            public var avatarURL: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/PublicProfile/displayName`.
+            public var displayName: Swift.String
+            /// - Remark: Generated from `#/components/schemas/PublicProfile/id`.
+            public var id: Swift.String
+            /// Creates a new `PublicProfile`.
+            ///
+            /// - Parameters:
+            ///   - avatarURL:
+            ///   - displayName:
+            ///   - id:
+            public init(
+                avatarURL: Swift.String? = nil,
+                displayName: Swift.String,
+                id: Swift.String
+            ) {
+                self.avatarURL = avatarURL
+                self.displayName = displayName
+                self.id = id
+            }
+            public enum CodingKeys: String, CodingKey {
+                case avatarURL
+                case displayName
+                case id
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/PublicProfilePage`.
+        public struct PublicProfilePage: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PublicProfilePage/items`.
+            public var items: [Components.Schemas.PublicProfile]
+            /// - Remark: Generated from `#/components/schemas/PublicProfilePage/nextCursor`.
+            public var nextCursor: Swift.String?
+            /// Creates a new `PublicProfilePage`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            ///   - nextCursor:
+            public init(
+                items: [Components.Schemas.PublicProfile],
+                nextCursor: Swift.String? = nil
+            ) {
+                self.items = items
+                self.nextCursor = nextCursor
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+                case nextCursor
+            }
+        }
+        /// Sent in requests too: there, a field not listed here is refused (422 `validation`).
+        ///
+        /// - Remark: Generated from `#/components/schemas/QuietHours`.
+        public struct QuietHours: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/QuietHours/end`.
+            public var end: Components.Schemas.LocalTime
+            /// - Remark: Generated from `#/components/schemas/QuietHours/start`.
+            public var start: Components.Schemas.LocalTime
+            /// Creates a new `QuietHours`.
+            ///
+            /// - Parameters:
+            ///   - end:
+            ///   - start:
+            public init(
+                end: Components.Schemas.LocalTime,
+                start: Components.Schemas.LocalTime
+            ) {
+                self.end = end
+                self.start = start
+            }
+            public enum CodingKeys: String, CodingKey {
+                case end
+                case start
+            }
+        }
+        /// An open list: later versions may add values, so a client must accept one it does not know.
+        ///
+        /// - Remark: Generated from `#/components/schemas/RecurrenceKind`.
+        public struct RecurrenceKind: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/RecurrenceKind/value1`.
+            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
+                case none = "none"
+                case daily = "daily"
+                case weekly = "weekly"
+                case monthly = "monthly"
+            }
+            /// - Remark: Generated from `#/components/schemas/RecurrenceKind/value1`.
+            public var value1: Components.Schemas.RecurrenceKind.Value1Payload?
+            /// - Remark: Generated from `#/components/schemas/RecurrenceKind/value2`.
+            public var value2: Swift.String?
+            /// Creates a new `RecurrenceKind`.
+            ///
+            /// - Parameters:
+            ///   - value1:
+            ///   - value2:
+            public init(
+                value1: Components.Schemas.RecurrenceKind.Value1Payload? = nil,
+                value2: Swift.String? = nil
+            ) {
+                self.value1 = value1
+                self.value2 = value2
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self.value1 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value2 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                    [
+                        self.value1,
+                        self.value2
+                    ],
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                    self.value1,
+                    self.value2
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/RefreshTokenRequest`.
+        public struct RefreshTokenRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/RefreshTokenRequest/refreshToken`.
+            public var refreshToken: Swift.String
+            /// Creates a new `RefreshTokenRequest`.
+            ///
+            /// - Parameters:
+            ///   - refreshToken:
+            public init(refreshToken: Swift.String) {
+                self.refreshToken = refreshToken
+            }
+            public enum CodingKeys: String, CodingKey {
+                case refreshToken
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.refreshToken = try container.decode(
+                    Swift.String.self,
+                    forKey: .refreshToken
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "refreshToken"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/RegisterRequest`.
+        public struct RegisterRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/RegisterRequest/displayName`.
+            public var displayName: Swift.String
+            /// - Remark: Generated from `#/components/schemas/RegisterRequest/email`.
+            public var email: Swift.String
+            /// - Remark: Generated from `#/components/schemas/RegisterRequest/locale`.
+            public var locale: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/RegisterRequest/password`.
+            public var password: Swift.String
+            /// - Remark: Generated from `#/components/schemas/RegisterRequest/timeZone`.
+            public var timeZone: Swift.String
+            /// Creates a new `RegisterRequest`.
+            ///
+            /// - Parameters:
+            ///   - displayName:
+            ///   - email:
+            ///   - locale:
+            ///   - password:
+            ///   - timeZone:
+            public init(
+                displayName: Swift.String,
+                email: Swift.String,
+                locale: Swift.String? = nil,
+                password: Swift.String,
+                timeZone: Swift.String
+            ) {
+                self.displayName = displayName
+                self.email = email
+                self.locale = locale
+                self.password = password
+                self.timeZone = timeZone
+            }
+            public enum CodingKeys: String, CodingKey {
+                case displayName
+                case email
+                case locale
+                case password
+                case timeZone
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.displayName = try container.decode(
+                    Swift.String.self,
+                    forKey: .displayName
+                )
+                self.email = try container.decode(
+                    Swift.String.self,
+                    forKey: .email
+                )
+                self.locale = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .locale
+                )
+                self.password = try container.decode(
+                    Swift.String.self,
+                    forKey: .password
+                )
+                self.timeZone = try container.decode(
+                    Swift.String.self,
+                    forKey: .timeZone
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "displayName",
+                    "email",
+                    "locale",
+                    "password",
+                    "timeZone"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/RulesDraft`.
+        public struct RulesDraft: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/RulesDraft/checkInGraceMinutes`.
+            public var checkInGraceMinutes: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/RulesDraft/failure`.
+            public var failure: Components.Schemas.FailureRule?
+            /// - Remark: Generated from `#/components/schemas/RulesDraft/points`.
+            public var points: Components.Schemas.PointsRule?
+            /// - Remark: Generated from `#/components/schemas/RulesDraft/streak`.
+            public var streak: Components.Schemas.StreakRule?
+            /// Creates a new `RulesDraft`.
+            ///
+            /// - Parameters:
+            ///   - checkInGraceMinutes:
+            ///   - failure:
+            ///   - points:
+            ///   - streak:
+            public init(
+                checkInGraceMinutes: Swift.Int? = nil,
+                failure: Components.Schemas.FailureRule? = nil,
+                points: Components.Schemas.PointsRule? = nil,
+                streak: Components.Schemas.StreakRule? = nil
+            ) {
+                self.checkInGraceMinutes = checkInGraceMinutes
+                self.failure = failure
+                self.points = points
+                self.streak = streak
+            }
+            public enum CodingKeys: String, CodingKey {
+                case checkInGraceMinutes
+                case failure
+                case points
+                case streak
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.checkInGraceMinutes = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .checkInGraceMinutes
+                )
+                self.failure = try container.decodeIfPresent(
+                    Components.Schemas.FailureRule.self,
+                    forKey: .failure
+                )
+                self.points = try container.decodeIfPresent(
+                    Components.Schemas.PointsRule.self,
+                    forKey: .points
+                )
+                self.streak = try container.decodeIfPresent(
+                    Components.Schemas.StreakRule.self,
+                    forKey: .streak
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "checkInGraceMinutes",
+                    "failure",
+                    "points",
+                    "streak"
+                ])
+            }
+        }
+        /// Sent in requests too: there, a field not listed here is refused (422 `validation`).
+        ///
+        /// - Remark: Generated from `#/components/schemas/SeriesFormula`.
+        public struct SeriesFormula: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/SeriesFormula/basePoints`.
+            public var basePoints: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/SeriesFormula/capBands`.
+            public var capBands: [Components.Schemas.CapBand]
+            /// - Remark: Generated from `#/components/schemas/SeriesFormula/levelThresholds`.
+            public var levelThresholds: [Swift.Int]
+            /// - Remark: Generated from `#/components/schemas/SeriesFormula/repMultiplier`.
+            public var repMultiplier: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/SeriesFormula/seriesMultiplier`.
+            public var seriesMultiplier: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/SeriesFormula/streakMultipliers`.
+            public var streakMultipliers: [Components.Schemas.StreakMultiplier]
+            /// Creates a new `SeriesFormula`.
+            ///
+            /// - Parameters:
+            ///   - basePoints:
+            ///   - capBands:
+            ///   - levelThresholds:
+            ///   - repMultiplier:
+            ///   - seriesMultiplier:
+            ///   - streakMultipliers:
+            public init(
+                basePoints: Swift.Double,
+                capBands: [Components.Schemas.CapBand],
+                levelThresholds: [Swift.Int],
+                repMultiplier: Swift.Double,
+                seriesMultiplier: Swift.Double,
+                streakMultipliers: [Components.Schemas.StreakMultiplier]
+            ) {
+                self.basePoints = basePoints
+                self.capBands = capBands
+                self.levelThresholds = levelThresholds
+                self.repMultiplier = repMultiplier
+                self.seriesMultiplier = seriesMultiplier
+                self.streakMultipliers = streakMultipliers
+            }
+            public enum CodingKeys: String, CodingKey {
+                case basePoints
+                case capBands
+                case levelThresholds
+                case repMultiplier
+                case seriesMultiplier
+                case streakMultipliers
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/SessionResponse`.
+        public struct SessionResponse: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/SessionResponse/tokens`.
+            public var tokens: Components.Schemas.Tokens
+            /// - Remark: Generated from `#/components/schemas/SessionResponse/user`.
+            public var user: Components.Schemas.Account
+            /// Creates a new `SessionResponse`.
+            ///
+            /// - Parameters:
+            ///   - tokens:
+            ///   - user:
+            public init(
+                tokens: Components.Schemas.Tokens,
+                user: Components.Schemas.Account
+            ) {
+                self.tokens = tokens
+                self.user = user
+            }
+            public enum CodingKeys: String, CodingKey {
+                case tokens
+                case user
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/SignInRequest`.
+        public struct SignInRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/SignInRequest/email`.
+            public var email: Swift.String
+            /// - Remark: Generated from `#/components/schemas/SignInRequest/password`.
+            public var password: Swift.String
+            /// Creates a new `SignInRequest`.
+            ///
+            /// - Parameters:
+            ///   - email:
+            ///   - password:
+            public init(
+                email: Swift.String,
+                password: Swift.String
+            ) {
+                self.email = email
+                self.password = password
+            }
+            public enum CodingKeys: String, CodingKey {
+                case email
+                case password
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.email = try container.decode(
+                    Swift.String.self,
+                    forKey: .email
+                )
+                self.password = try container.decode(
+                    Swift.String.self,
+                    forKey: .password
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "email",
+                    "password"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/SocialProvider`.
+        @frozen public enum SocialProvider: String, Codable, Hashable, Sendable, CaseIterable {
+            case apple = "apple"
+            case google = "google"
+        }
+        /// - Remark: Generated from `#/components/schemas/SocialSessionResponse`.
+        public struct SocialSessionResponse: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/SocialSessionResponse/newAccount`.
+            public var newAccount: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/SocialSessionResponse/tokens`.
+            public var tokens: Components.Schemas.Tokens
+            /// - Remark: Generated from `#/components/schemas/SocialSessionResponse/user`.
+            public var user: Components.Schemas.Account
+            /// Creates a new `SocialSessionResponse`.
+            ///
+            /// - Parameters:
+            ///   - newAccount:
+            ///   - tokens:
+            ///   - user:
+            public init(
+                newAccount: Swift.Bool,
+                tokens: Components.Schemas.Tokens,
+                user: Components.Schemas.Account
+            ) {
+                self.newAccount = newAccount
+                self.tokens = tokens
+                self.user = user
+            }
+            public enum CodingKeys: String, CodingKey {
+                case newAccount
+                case tokens
+                case user
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/SocialSignInRequest`.
+        public struct SocialSignInRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/SocialSignInRequest/displayName`.
+            public var displayName: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/SocialSignInRequest/idToken`.
+            public var idToken: Swift.String
+            /// - Remark: Generated from `#/components/schemas/SocialSignInRequest/provider`.
+            public var provider: Components.Schemas.SocialProvider
+            /// - Remark: Generated from `#/components/schemas/SocialSignInRequest/timeZone`.
+            public var timeZone: Swift.String?
+            /// Creates a new `SocialSignInRequest`.
+            ///
+            /// - Parameters:
+            ///   - displayName:
+            ///   - idToken:
+            ///   - provider:
+            ///   - timeZone:
+            public init(
+                displayName: Swift.String? = nil,
+                idToken: Swift.String,
+                provider: Components.Schemas.SocialProvider,
+                timeZone: Swift.String? = nil
+            ) {
+                self.displayName = displayName
+                self.idToken = idToken
+                self.provider = provider
+                self.timeZone = timeZone
+            }
+            public enum CodingKeys: String, CodingKey {
+                case displayName
+                case idToken
+                case provider
+                case timeZone
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.displayName = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .displayName
+                )
+                self.idToken = try container.decode(
+                    Swift.String.self,
+                    forKey: .idToken
+                )
+                self.provider = try container.decode(
+                    Components.Schemas.SocialProvider.self,
+                    forKey: .provider
+                )
+                self.timeZone = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .timeZone
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "displayName",
+                    "idToken",
+                    "provider",
+                    "timeZone"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/StandingView`.
+        public struct StandingView: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/StandingView/avatarURL`.
+            public var avatarURL: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/StandingView/displayName`.
+            public var displayName: Swift.String
+            /// - Remark: Generated from `#/components/schemas/StandingView/isCaller`.
+            public var isCaller: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/StandingView/leader`.
+            public var leader: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/StandingView/rank`.
+            public var rank: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/StandingView/score`.
+            public var score: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/StandingView/userID`.
+            public var userID: Swift.String
+            /// Creates a new `StandingView`.
+            ///
+            /// - Parameters:
+            ///   - avatarURL:
+            ///   - displayName:
+            ///   - isCaller:
+            ///   - leader:
+            ///   - rank:
+            ///   - score:
+            ///   - userID:
+            public init(
+                avatarURL: Swift.String? = nil,
+                displayName: Swift.String,
+                isCaller: Swift.Bool,
+                leader: Swift.Bool,
+                rank: Swift.Int,
+                score: Swift.Double,
+                userID: Swift.String
+            ) {
+                self.avatarURL = avatarURL
+                self.displayName = displayName
+                self.isCaller = isCaller
+                self.leader = leader
+                self.rank = rank
+                self.score = score
+                self.userID = userID
+            }
+            public enum CodingKeys: String, CodingKey {
+                case avatarURL
+                case displayName
+                case isCaller
+                case leader
+                case rank
+                case score
+                case userID
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/StartRequest`.
+        public struct StartRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/StartRequest/challengeID`.
+            public var challengeID: Swift.String
+            /// Creates a new `StartRequest`.
+            ///
+            /// - Parameters:
+            ///   - challengeID:
+            public init(challengeID: Swift.String) {
+                self.challengeID = challengeID
+            }
+            public enum CodingKeys: String, CodingKey {
+                case challengeID
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.challengeID = try container.decode(
+                    Swift.String.self,
+                    forKey: .challengeID
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "challengeID"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/StatsView`.
+        public struct StatsView: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/StatsView/bestStreak`.
+            public var bestStreak: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/StatsView/currentStreak`.
+            public var currentStreak: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/StatsView/dailyCap`.
+            public var dailyCap: Swift.Double?
+            /// - Remark: Generated from `#/components/schemas/StatsView/daysCompleted`.
+            public var daysCompleted: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/StatsView/daysMissed`.
+            public var daysMissed: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/StatsView/freezeActive`.
+            public var freezeActive: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/StatsView/freezesLeft`.
+            public var freezesLeft: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/StatsView/level`.
+            public var level: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/StatsView/points`.
+            public var points: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/StatsView/progressPercent`.
+            public var progressPercent: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/StatsView/streakPeriod`.
+            public var streakPeriod: Components.Schemas.StreakPeriod
+            /// Creates a new `StatsView`.
+            ///
+            /// - Parameters:
+            ///   - bestStreak:
+            ///   - currentStreak:
+            ///   - dailyCap:
+            ///   - daysCompleted:
+            ///   - daysMissed:
+            ///   - freezeActive:
+            ///   - freezesLeft:
+            ///   - level:
+            ///   - points:
+            ///   - progressPercent:
+            ///   - streakPeriod:
+            public init(
+                bestStreak: Swift.Int,
+                currentStreak: Swift.Int,
+                dailyCap: Swift.Double? = nil,
+                daysCompleted: Swift.Int,
+                daysMissed: Swift.Int,
+                freezeActive: Swift.Bool,
+                freezesLeft: Swift.Int,
+                level: Swift.Int? = nil,
+                points: Swift.Int,
+                progressPercent: Swift.Int? = nil,
+                streakPeriod: Components.Schemas.StreakPeriod
+            ) {
+                self.bestStreak = bestStreak
+                self.currentStreak = currentStreak
+                self.dailyCap = dailyCap
+                self.daysCompleted = daysCompleted
+                self.daysMissed = daysMissed
+                self.freezeActive = freezeActive
+                self.freezesLeft = freezesLeft
+                self.level = level
+                self.points = points
+                self.progressPercent = progressPercent
+                self.streakPeriod = streakPeriod
+            }
+            public enum CodingKeys: String, CodingKey {
+                case bestStreak
+                case currentStreak
+                case dailyCap
+                case daysCompleted
+                case daysMissed
+                case freezeActive
+                case freezesLeft
+                case level
+                case points
+                case progressPercent
+                case streakPeriod
+            }
+        }
+        /// Sent in requests too: there, a field not listed here is refused (422 `validation`).
+        ///
+        /// - Remark: Generated from `#/components/schemas/StreakMultiplier`.
+        public struct StreakMultiplier: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/StreakMultiplier/fromStreak`.
+            public var fromStreak: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/StreakMultiplier/multiplier`.
+            public var multiplier: Swift.Double
+            /// Creates a new `StreakMultiplier`.
+            ///
+            /// - Parameters:
+            ///   - fromStreak:
+            ///   - multiplier:
+            public init(
+                fromStreak: Swift.Int,
+                multiplier: Swift.Double
+            ) {
+                self.fromStreak = fromStreak
+                self.multiplier = multiplier
+            }
+            public enum CodingKeys: String, CodingKey {
+                case fromStreak
+                case multiplier
+            }
+        }
+        /// An open list: later versions may add values, so a client must accept one it does not know.
+        ///
+        /// - Remark: Generated from `#/components/schemas/StreakPeriod`.
+        public struct StreakPeriod: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/StreakPeriod/value1`.
+            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
+                case day = "day"
+                case week = "week"
+            }
+            /// - Remark: Generated from `#/components/schemas/StreakPeriod/value1`.
+            public var value1: Components.Schemas.StreakPeriod.Value1Payload?
+            /// - Remark: Generated from `#/components/schemas/StreakPeriod/value2`.
+            public var value2: Swift.String?
+            /// Creates a new `StreakPeriod`.
+            ///
+            /// - Parameters:
+            ///   - value1:
+            ///   - value2:
+            public init(
+                value1: Components.Schemas.StreakPeriod.Value1Payload? = nil,
+                value2: Swift.String? = nil
+            ) {
+                self.value1 = value1
+                self.value2 = value2
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self.value1 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value2 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                    [
+                        self.value1,
+                        self.value2
+                    ],
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                    self.value1,
+                    self.value2
+                ])
+            }
+        }
+        /// Sent in requests too: there, a field not listed here is refused (422 `validation`).
+        ///
+        /// - Remark: Generated from `#/components/schemas/StreakRule`.
+        public struct StreakRule: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/StreakRule/activityKeepsWeeklyStreak`.
+            public var activityKeepsWeeklyStreak: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/StreakRule/freezesPerMonth`.
+            public var freezesPerMonth: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/StreakRule/period`.
+            public var period: Components.Schemas.StreakPeriod
+            /// - Remark: Generated from `#/components/schemas/StreakRule/weeklyGoalDays`.
+            public var weeklyGoalDays: Swift.Int?
+            /// Creates a new `StreakRule`.
+            ///
+            /// - Parameters:
+            ///   - activityKeepsWeeklyStreak:
+            ///   - freezesPerMonth:
+            ///   - period:
+            ///   - weeklyGoalDays:
+            public init(
+                activityKeepsWeeklyStreak: Swift.Bool,
+                freezesPerMonth: Swift.Int,
+                period: Components.Schemas.StreakPeriod,
+                weeklyGoalDays: Swift.Int? = nil
+            ) {
+                self.activityKeepsWeeklyStreak = activityKeepsWeeklyStreak
+                self.freezesPerMonth = freezesPerMonth
+                self.period = period
+                self.weeklyGoalDays = weeklyGoalDays
+            }
+            public enum CodingKeys: String, CodingKey {
+                case activityKeepsWeeklyStreak
+                case freezesPerMonth
+                case period
+                case weeklyGoalDays
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/TaskDraft`.
+        public struct TaskDraft: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/TaskDraft/cadence`.
+            public var cadence: Components.Schemas.Cadence?
+            /// - Remark: Generated from `#/components/schemas/TaskDraft/details`.
+            public var details: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/TaskDraft/kind`.
+            public var kind: Components.Schemas.TaskKind
+            /// - Remark: Generated from `#/components/schemas/TaskDraft/points`.
+            public var points: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/TaskDraft/target`.
+            public var target: Swift.Double?
+            /// - Remark: Generated from `#/components/schemas/TaskDraft/targetFromDailyGoal`.
+            public var targetFromDailyGoal: Swift.Double?
+            /// - Remark: Generated from `#/components/schemas/TaskDraft/taskID`.
+            public var taskID: Swift.String
+            /// - Remark: Generated from `#/components/schemas/TaskDraft/title`.
+            public var title: Swift.String
+            /// - Remark: Generated from `#/components/schemas/TaskDraft/unit`.
+            public var unit: Swift.String?
+            /// Creates a new `TaskDraft`.
+            ///
+            /// - Parameters:
+            ///   - cadence:
+            ///   - details:
+            ///   - kind:
+            ///   - points:
+            ///   - target:
+            ///   - targetFromDailyGoal:
+            ///   - taskID:
+            ///   - title:
+            ///   - unit:
+            public init(
+                cadence: Components.Schemas.Cadence? = nil,
+                details: Swift.String? = nil,
+                kind: Components.Schemas.TaskKind,
+                points: Swift.Int? = nil,
+                target: Swift.Double? = nil,
+                targetFromDailyGoal: Swift.Double? = nil,
+                taskID: Swift.String,
+                title: Swift.String,
+                unit: Swift.String? = nil
+            ) {
+                self.cadence = cadence
+                self.details = details
+                self.kind = kind
+                self.points = points
+                self.target = target
+                self.targetFromDailyGoal = targetFromDailyGoal
+                self.taskID = taskID
+                self.title = title
+                self.unit = unit
+            }
+            public enum CodingKeys: String, CodingKey {
+                case cadence
+                case details
+                case kind
+                case points
+                case target
+                case targetFromDailyGoal
+                case taskID
+                case title
+                case unit
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.cadence = try container.decodeIfPresent(
+                    Components.Schemas.Cadence.self,
+                    forKey: .cadence
+                )
+                self.details = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .details
+                )
+                self.kind = try container.decode(
+                    Components.Schemas.TaskKind.self,
+                    forKey: .kind
+                )
+                self.points = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .points
+                )
+                self.target = try container.decodeIfPresent(
+                    Swift.Double.self,
+                    forKey: .target
+                )
+                self.targetFromDailyGoal = try container.decodeIfPresent(
+                    Swift.Double.self,
+                    forKey: .targetFromDailyGoal
+                )
+                self.taskID = try container.decode(
+                    Swift.String.self,
+                    forKey: .taskID
+                )
+                self.title = try container.decode(
+                    Swift.String.self,
+                    forKey: .title
+                )
+                self.unit = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .unit
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "cadence",
+                    "details",
+                    "kind",
+                    "points",
+                    "target",
+                    "targetFromDailyGoal",
+                    "taskID",
+                    "title",
+                    "unit"
+                ])
+            }
+        }
+        /// An open list: later versions may add values, so a client must accept one it does not know.
+        ///
+        /// - Remark: Generated from `#/components/schemas/TaskKind`.
+        public struct TaskKind: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/TaskKind/value1`.
+            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
+                case checkbox = "checkbox"
+                case quantity = "quantity"
+                case photo = "photo"
+            }
+            /// - Remark: Generated from `#/components/schemas/TaskKind/value1`.
+            public var value1: Components.Schemas.TaskKind.Value1Payload?
+            /// - Remark: Generated from `#/components/schemas/TaskKind/value2`.
+            public var value2: Swift.String?
+            /// Creates a new `TaskKind`.
+            ///
+            /// - Parameters:
+            ///   - value1:
+            ///   - value2:
+            public init(
+                value1: Components.Schemas.TaskKind.Value1Payload? = nil,
+                value2: Swift.String? = nil
+            ) {
+                self.value1 = value1
+                self.value2 = value2
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self.value1 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value2 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                    [
+                        self.value1,
+                        self.value2
+                    ],
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                    self.value1,
+                    self.value2
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/TaskRequest`.
+        public struct TaskRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/TaskRequest/checkInID`.
+            public var checkInID: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/TaskRequest/date`.
+            public var date: Components.Schemas.LocalDate?
+            /// - Remark: Generated from `#/components/schemas/TaskRequest/done`.
+            public var done: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/TaskRequest/happenedAt`.
+            public var happenedAt: Foundation.Date?
+            /// Creates a new `TaskRequest`.
+            ///
+            /// - Parameters:
+            ///   - checkInID:
+            ///   - date:
+            ///   - done:
+            ///   - happenedAt:
+            public init(
+                checkInID: Swift.String? = nil,
+                date: Components.Schemas.LocalDate? = nil,
+                done: Swift.Bool,
+                happenedAt: Foundation.Date? = nil
+            ) {
+                self.checkInID = checkInID
+                self.date = date
+                self.done = done
+                self.happenedAt = happenedAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case checkInID
+                case date
+                case done
+                case happenedAt
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.checkInID = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .checkInID
+                )
+                self.date = try container.decodeIfPresent(
+                    Components.Schemas.LocalDate.self,
+                    forKey: .date
+                )
+                self.done = try container.decode(
+                    Swift.Bool.self,
+                    forKey: .done
+                )
+                self.happenedAt = try container.decodeIfPresent(
+                    Foundation.Date.self,
+                    forKey: .happenedAt
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "checkInID",
+                    "date",
+                    "done",
+                    "happenedAt"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/TaskView`.
+        public struct TaskView: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/TaskView/complete`.
+            public var complete: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/TaskView/done`.
+            public var done: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/TaskView/kind`.
+            public var kind: Components.Schemas.TaskKind
+            /// - Remark: Generated from `#/components/schemas/TaskView/photoID`.
+            public var photoID: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/TaskView/quantity`.
+            public var quantity: Swift.Double?
+            /// - Remark: Generated from `#/components/schemas/TaskView/target`.
+            public var target: Swift.Double?
+            /// - Remark: Generated from `#/components/schemas/TaskView/taskID`.
+            public var taskID: Swift.String
+            /// - Remark: Generated from `#/components/schemas/TaskView/title`.
+            public var title: Swift.String
+            /// - Remark: Generated from `#/components/schemas/TaskView/unit`.
+            public var unit: Swift.String?
+            /// Creates a new `TaskView`.
+            ///
+            /// - Parameters:
+            ///   - complete:
+            ///   - done:
+            ///   - kind:
+            ///   - photoID:
+            ///   - quantity:
+            ///   - target:
+            ///   - taskID:
+            ///   - title:
+            ///   - unit:
+            public init(
+                complete: Swift.Bool,
+                done: Swift.Bool,
+                kind: Components.Schemas.TaskKind,
+                photoID: Swift.String? = nil,
+                quantity: Swift.Double? = nil,
+                target: Swift.Double? = nil,
+                taskID: Swift.String,
+                title: Swift.String,
+                unit: Swift.String? = nil
+            ) {
+                self.complete = complete
+                self.done = done
+                self.kind = kind
+                self.photoID = photoID
+                self.quantity = quantity
+                self.target = target
+                self.taskID = taskID
+                self.title = title
+                self.unit = unit
+            }
+            public enum CodingKeys: String, CodingKey {
+                case complete
+                case done
+                case kind
+                case photoID
+                case quantity
+                case target
+                case taskID
+                case title
+                case unit
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/Tokens`.
+        public struct Tokens: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Tokens/accessToken`.
+            public var accessToken: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Tokens/accessTokenExpiresAt`.
+            public var accessTokenExpiresAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/Tokens/refreshToken`.
+            public var refreshToken: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Tokens/refreshTokenExpiresAt`.
+            public var refreshTokenExpiresAt: Foundation.Date
+            /// Creates a new `Tokens`.
+            ///
+            /// - Parameters:
+            ///   - accessToken:
+            ///   - accessTokenExpiresAt:
+            ///   - refreshToken:
+            ///   - refreshTokenExpiresAt:
+            public init(
+                accessToken: Swift.String,
+                accessTokenExpiresAt: Foundation.Date,
+                refreshToken: Swift.String,
+                refreshTokenExpiresAt: Foundation.Date
+            ) {
+                self.accessToken = accessToken
+                self.accessTokenExpiresAt = accessTokenExpiresAt
+                self.refreshToken = refreshToken
+                self.refreshTokenExpiresAt = refreshTokenExpiresAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case accessToken
+                case accessTokenExpiresAt
+                case refreshToken
+                case refreshTokenExpiresAt
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/TrainingPlanRequest`.
+        public struct TrainingPlanRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/TrainingPlanRequest/activityLevel`.
+            public var activityLevel: Components.Schemas.ActivityLevel
+            /// - Remark: Generated from `#/components/schemas/TrainingPlanRequest/dailyGoal`.
+            public var dailyGoal: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/TrainingPlanRequest/daysPerWeek`.
+            public var daysPerWeek: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/TrainingPlanRequest/maxPushUpsInOneSet`.
+            public var maxPushUpsInOneSet: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/TrainingPlanRequest/recoverySeconds`.
+            public var recoverySeconds: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/TrainingPlanRequest/startingSeries`.
+            public var startingSeries: Swift.Int?
+            /// Creates a new `TrainingPlanRequest`.
+            ///
+            /// - Parameters:
+            ///   - activityLevel:
+            ///   - dailyGoal:
+            ///   - daysPerWeek:
+            ///   - maxPushUpsInOneSet:
+            ///   - recoverySeconds:
+            ///   - startingSeries:
+            public init(
+                activityLevel: Components.Schemas.ActivityLevel,
+                dailyGoal: Swift.Int? = nil,
+                daysPerWeek: Swift.Int,
+                maxPushUpsInOneSet: Swift.Int,
+                recoverySeconds: Swift.Int? = nil,
+                startingSeries: Swift.Int? = nil
+            ) {
+                self.activityLevel = activityLevel
+                self.dailyGoal = dailyGoal
+                self.daysPerWeek = daysPerWeek
+                self.maxPushUpsInOneSet = maxPushUpsInOneSet
+                self.recoverySeconds = recoverySeconds
+                self.startingSeries = startingSeries
+            }
+            public enum CodingKeys: String, CodingKey {
+                case activityLevel
+                case dailyGoal
+                case daysPerWeek
+                case maxPushUpsInOneSet
+                case recoverySeconds
+                case startingSeries
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.activityLevel = try container.decode(
+                    Components.Schemas.ActivityLevel.self,
+                    forKey: .activityLevel
+                )
+                self.dailyGoal = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .dailyGoal
+                )
+                self.daysPerWeek = try container.decode(
+                    Swift.Int.self,
+                    forKey: .daysPerWeek
+                )
+                self.maxPushUpsInOneSet = try container.decode(
+                    Swift.Int.self,
+                    forKey: .maxPushUpsInOneSet
+                )
+                self.recoverySeconds = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .recoverySeconds
+                )
+                self.startingSeries = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .startingSeries
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "activityLevel",
+                    "dailyGoal",
+                    "daysPerWeek",
+                    "maxPushUpsInOneSet",
+                    "recoverySeconds",
+                    "startingSeries"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/TrainingPlanResponse`.
+        public struct TrainingPlanResponse: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/TrainingPlanResponse/activityLevel`.
+            public var activityLevel: Components.Schemas.ActivityLevel
+            /// - Remark: Generated from `#/components/schemas/TrainingPlanResponse/dailyGoal`.
+            public var dailyGoal: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/TrainingPlanResponse/daysPerWeek`.
+            public var daysPerWeek: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/TrainingPlanResponse/maxPushUpsInOneSet`.
+            public var maxPushUpsInOneSet: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/TrainingPlanResponse/recommendation`.
+            public var recommendation: Components.Schemas.TrainingRecommendation
+            /// - Remark: Generated from `#/components/schemas/TrainingPlanResponse/recoverySeconds`.
+            public var recoverySeconds: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/TrainingPlanResponse/startingSeries`.
+            public var startingSeries: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/TrainingPlanResponse/updatedAt`.
+            public var updatedAt: Foundation.Date?
+            /// Creates a new `TrainingPlanResponse`.
+            ///
+            /// - Parameters:
+            ///   - activityLevel:
+            ///   - dailyGoal:
+            ///   - daysPerWeek:
+            ///   - maxPushUpsInOneSet:
+            ///   - recommendation:
+            ///   - recoverySeconds:
+            ///   - startingSeries:
+            ///   - updatedAt:
+            public init(
+                activityLevel: Components.Schemas.ActivityLevel,
+                dailyGoal: Swift.Int,
+                daysPerWeek: Swift.Int,
+                maxPushUpsInOneSet: Swift.Int,
+                recommendation: Components.Schemas.TrainingRecommendation,
+                recoverySeconds: Swift.Int,
+                startingSeries: Swift.Int,
+                updatedAt: Foundation.Date? = nil
+            ) {
+                self.activityLevel = activityLevel
+                self.dailyGoal = dailyGoal
+                self.daysPerWeek = daysPerWeek
+                self.maxPushUpsInOneSet = maxPushUpsInOneSet
+                self.recommendation = recommendation
+                self.recoverySeconds = recoverySeconds
+                self.startingSeries = startingSeries
+                self.updatedAt = updatedAt
+            }
+            public enum CodingKeys: String, CodingKey {
+                case activityLevel
+                case dailyGoal
+                case daysPerWeek
+                case maxPushUpsInOneSet
+                case recommendation
+                case recoverySeconds
+                case startingSeries
+                case updatedAt
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/TrainingRecommendation`.
+        public struct TrainingRecommendation: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/TrainingRecommendation/dailyGoal`.
+            public var dailyGoal: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/TrainingRecommendation/recoverySeconds`.
+            public var recoverySeconds: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/TrainingRecommendation/startingSeries`.
+            public var startingSeries: Swift.Int
+            /// Creates a new `TrainingRecommendation`.
+            ///
+            /// - Parameters:
+            ///   - dailyGoal:
+            ///   - recoverySeconds:
+            ///   - startingSeries:
+            public init(
+                dailyGoal: Swift.Int,
+                recoverySeconds: Swift.Int,
+                startingSeries: Swift.Int
+            ) {
+                self.dailyGoal = dailyGoal
+                self.recoverySeconds = recoverySeconds
+                self.startingSeries = startingSeries
+            }
+            public enum CodingKeys: String, CodingKey {
+                case dailyGoal
+                case recoverySeconds
+                case startingSeries
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/VersionSummary`.
+        public struct VersionSummary: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/VersionSummary/createdAt`.
+            public var createdAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/VersionSummary/effectiveFrom`.
+            public var effectiveFrom: Components.Schemas.LocalDate?
+            /// - Remark: Generated from `#/components/schemas/VersionSummary/version`.
+            public var version: Swift.Int
+            /// Creates a new `VersionSummary`.
+            ///
+            /// - Parameters:
+            ///   - createdAt:
+            ///   - effectiveFrom:
+            ///   - version:
+            public init(
+                createdAt: Foundation.Date,
+                effectiveFrom: Components.Schemas.LocalDate? = nil,
+                version: Swift.Int
+            ) {
+                self.createdAt = createdAt
+                self.effectiveFrom = effectiveFrom
+                self.version = version
+            }
+            public enum CodingKeys: String, CodingKey {
+                case createdAt
+                case effectiveFrom
+                case version
+            }
+        }
+        /// An open list: later versions may add values, so a client must accept one it does not know.
+        ///
+        /// - Remark: Generated from `#/components/schemas/Visibility`.
+        public struct Visibility: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Visibility/value1`.
+            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
+                case curated = "curated"
+                case _public = "public"
+                case _private = "private"
+                case group = "group"
+            }
+            /// - Remark: Generated from `#/components/schemas/Visibility/value1`.
+            public var value1: Components.Schemas.Visibility.Value1Payload?
+            /// - Remark: Generated from `#/components/schemas/Visibility/value2`.
+            public var value2: Swift.String?
+            /// Creates a new `Visibility`.
+            ///
+            /// - Parameters:
+            ///   - value1:
+            ///   - value2:
+            public init(
+                value1: Components.Schemas.Visibility.Value1Payload? = nil,
+                value2: Swift.String? = nil
+            ) {
+                self.value1 = value1
+                self.value2 = value2
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self.value1 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value2 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                    [
+                        self.value1,
+                        self.value2
+                    ],
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                    self.value1,
+                    self.value2
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/Weekday`.
+        @frozen public enum Weekday: String, Codable, Hashable, Sendable, CaseIterable {
+            case monday = "monday"
+            case tuesday = "tuesday"
+            case wednesday = "wednesday"
+            case thursday = "thursday"
+            case friday = "friday"
+            case saturday = "saturday"
+            case sunday = "sunday"
+        }
+        /// - Remark: Generated from `#/components/schemas/WeekView`.
+        public struct WeekView: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/WeekView/done`.
+            public var done: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/WeekView/goalMet`.
+            public var goalMet: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/WeekView/percent`.
+            public var percent: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/WeekView/suggestedDailyGoals`.
+            public var suggestedDailyGoals: [Swift.Int]
+            /// - Remark: Generated from `#/components/schemas/WeekView/target`.
+            public var target: Swift.Double?
+            /// - Remark: Generated from `#/components/schemas/WeekView/unit`.
+            public var unit: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/WeekView/weekStart`.
+            public var weekStart: Components.Schemas.LocalDate
+            /// Creates a new `WeekView`.
+            ///
+            /// - Parameters:
+            ///   - done:
+            ///   - goalMet:
+            ///   - percent:
+            ///   - suggestedDailyGoals:
+            ///   - target:
+            ///   - unit:
+            ///   - weekStart:
+            public init(
+                done: Swift.Double,
+                goalMet: Swift.Bool,
+                percent: Swift.Int? = nil,
+                suggestedDailyGoals: [Swift.Int],
+                target: Swift.Double? = nil,
+                unit: Swift.String? = nil,
+                weekStart: Components.Schemas.LocalDate
+            ) {
+                self.done = done
+                self.goalMet = goalMet
+                self.percent = percent
+                self.suggestedDailyGoals = suggestedDailyGoals
+                self.target = target
+                self.unit = unit
+                self.weekStart = weekStart
+            }
+            public enum CodingKeys: String, CodingKey {
+                case done
+                case goalMet
+                case percent
+                case suggestedDailyGoals
+                case target
+                case unit
+                case weekStart
+            }
+        }
+        /// An open list: later versions may add values, so a client must accept one it does not know.
+        ///
+        /// - Remark: Generated from `#/components/schemas/WindowKind`.
+        public struct WindowKind: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/WindowKind/value1`.
+            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
+                case week = "week"
+                case month = "month"
+                case allTime = "all-time"
+            }
+            /// - Remark: Generated from `#/components/schemas/WindowKind/value1`.
+            public var value1: Components.Schemas.WindowKind.Value1Payload?
+            /// - Remark: Generated from `#/components/schemas/WindowKind/value2`.
+            public var value2: Swift.String?
+            /// Creates a new `WindowKind`.
+            ///
+            /// - Parameters:
+            ///   - value1:
+            ///   - value2:
+            public init(
+                value1: Components.Schemas.WindowKind.Value1Payload? = nil,
+                value2: Swift.String? = nil
+            ) {
+                self.value1 = value1
+                self.value2 = value2
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self.value1 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value2 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                    [
+                        self.value1,
+                        self.value2
+                    ],
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                    self.value1,
+                    self.value2
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/WindowView`.
+        public struct WindowView: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/WindowView/closed`.
+            public var closed: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/WindowView/endsAt`.
+            public var endsAt: Foundation.Date?
+            /// - Remark: Generated from `#/components/schemas/WindowView/key`.
+            public var key: Swift.String
+            /// - Remark: Generated from `#/components/schemas/WindowView/kind`.
+            public var kind: Components.Schemas.WindowKind
+            /// - Remark: Generated from `#/components/schemas/WindowView/nextResetAt`.
+            public var nextResetAt: Foundation.Date?
+            /// - Remark: Generated from `#/components/schemas/WindowView/startsAt`.
+            public var startsAt: Foundation.Date?
+            /// - Remark: Generated from `#/components/schemas/WindowView/timeZone`.
+            public var timeZone: Swift.String
+            /// Creates a new `WindowView`.
+            ///
+            /// - Parameters:
+            ///   - closed:
+            ///   - endsAt:
+            ///   - key:
+            ///   - kind:
+            ///   - nextResetAt:
+            ///   - startsAt:
+            ///   - timeZone:
+            public init(
+                closed: Swift.Bool,
+                endsAt: Foundation.Date? = nil,
+                key: Swift.String,
+                kind: Components.Schemas.WindowKind,
+                nextResetAt: Foundation.Date? = nil,
+                startsAt: Foundation.Date? = nil,
+                timeZone: Swift.String
+            ) {
+                self.closed = closed
+                self.endsAt = endsAt
+                self.key = key
+                self.kind = kind
+                self.nextResetAt = nextResetAt
+                self.startsAt = startsAt
+                self.timeZone = timeZone
+            }
+            public enum CodingKeys: String, CodingKey {
+                case closed
+                case endsAt
+                case key
+                case kind
+                case nextResetAt
+                case startsAt
+                case timeZone
             }
         }
     }

@@ -19,325 +19,786 @@ public import struct Foundation.Date
 public protocol APIProtocol: Sendable {
     /// The caller's attempts, newest first, with live stats; filter by status or challenge.
     ///
+    /// The caller's attempts, newest first, with live stats; filter by status or challenge.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `GET /v1/attempts`.
     /// - Remark: Generated from `#/paths//v1/attempts/get(listAttempts)`.
     func listAttempts(_ input: Operations.ListAttempts.Input) async throws -> Operations.ListAttempts.Output
     /// Start a challenge, habit, competition or weekly challenge (several may run at once).
+    ///
+    /// Start a challenge, habit, competition or weekly challenge (several may run at once).
+    ///
+    /// Problem types:
+    /// - 404 `not-found`: No such resource, or none the caller may see.
+    /// - 409 `already-started`: You already have an active attempt at this challenge.
+    /// - 409 `chore`: Household chores are completed occurrence by occurrence, not started.
+    /// - 409 `competition-ended`: The competition has ended.
+    /// - 422 `beyond-supported-dates`: The attempt would end after the last date Surge supports (2200-12-31).
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/attempts`.
     /// - Remark: Generated from `#/paths//v1/attempts/post(startAttempt)`.
     func startAttempt(_ input: Operations.StartAttempt.Input) async throws -> Operations.StartAttempt.Output
     /// Day N of M, streaks, progress, points, today's tasks and what remains, the week's goal.
     ///
+    /// Day N of M, streaks, progress, points, today's tasks and what remains, the week's goal.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `GET /v1/attempts/{attemptID}`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/get(getAttempt)`.
     func getAttempt(_ input: Operations.GetAttempt.Input) async throws -> Operations.GetAttempt.Output
     /// Give up an active attempt; it stays in the history.
+    ///
+    /// Give up an active attempt; it stays in the history.
+    ///
+    /// Problem types:
+    /// - 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/attempts/{attemptID}/abandon`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/abandon/post(abandonAttempt)`.
     func abandonAttempt(_ input: Operations.AbandonAttempt.Input) async throws -> Operations.AbandonAttempt.Output
     /// A month of an attempt, day by day: completed, missed, frozen, rest, open or future.
     ///
+    /// A month of an attempt, day by day: completed, missed, frozen, rest, open or future.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `GET /v1/attempts/{attemptID}/calendar`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/calendar/get(attemptCalendar)`.
     func attemptCalendar(_ input: Operations.AttemptCalendar.Input) async throws -> Operations.AttemptCalendar.Output
     /// Contribution history of one attempt: tasks done per day over the last weeks (12 by default).
+    ///
+    /// Contribution history of one attempt: tasks done per day over the last weeks (12 by default).
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/attempts/{attemptID}/history`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/history/get(attemptHistory)`.
     func attemptHistory(_ input: Operations.AttemptHistory.Input) async throws -> Operations.AttemptHistory.Output
     /// Take a logged amount back.
     ///
+    /// Take a logged amount back.
+    ///
+    /// Problem types:
+    /// - 409 `already-removed`: That logged amount was already removed.
+    /// - 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.
+    /// - 422 `check-in-after-end`: The check-in is for a day after the attempt's last day.
+    /// - 422 `check-in-before-start`: The check-in is for a day before the attempt began.
+    /// - 422 `check-in-in-future`: The check-in is for a day that has not begun.
+    /// - 422 `check-in-window-closed`: Too late for that day: its check-in window has closed (`detail` says when).
+    /// - 422 `outside-competition`: The check-in falls outside the competition's time limit.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `DELETE /v1/attempts/{attemptID}/logs/{logID}`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/logs/{logID}/delete(removeLog)`.
     func removeLog(_ input: Operations.RemoveLog.Input) async throws -> Operations.RemoveLog.Output
     /// The photo gallery of one of the caller's attempts.
+    ///
+    /// The photo gallery of one of the caller's attempts.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/attempts/{attemptID}/photos`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/photos/get(attemptPhotos)`.
     func attemptPhotos(_ input: Operations.AttemptPhotos.Input) async throws -> Operations.AttemptPhotos.Output
     /// Start again at day 1 after a failure (or give up an active attempt and start again); history is kept.
     ///
+    /// Start again at day 1 after a failure (or give up an active attempt and start again); history is kept.
+    ///
+    /// Problem types:
+    /// - 409 `already-started`: You already have an active attempt at this challenge.
+    /// - 409 `attempt-completed`: A completed attempt is archived; start the challenge again instead.
+    /// - 409 `competition-ended`: The competition has ended.
+    /// - 422 `beyond-supported-dates`: The attempt would end after the last date Surge supports (2200-12-31).
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `POST /v1/attempts/{attemptID}/restart`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/restart/post(restartAttempt)`.
     func restartAttempt(_ input: Operations.RestartAttempt.Input) async throws -> Operations.RestartAttempt.Output
     /// Tick or untick a checkbox task for the local day it happened on (offline clients send happenedAt and a checkInID).
+    ///
+    /// Tick or untick a checkbox task for the local day it happened on (offline clients send happenedAt and a checkInID).
+    ///
+    /// Problem types:
+    /// - 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.
+    /// - 422 `check-in-after-end`: The check-in is for a day after the attempt's last day.
+    /// - 422 `check-in-before-start`: The check-in is for a day before the attempt began.
+    /// - 422 `check-in-in-future`: The check-in is for a day that has not begun.
+    /// - 422 `check-in-window-closed`: Too late for that day: its check-in window has closed (`detail` says when).
+    /// - 422 `outside-competition`: The check-in falls outside the competition's time limit.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `PUT /v1/attempts/{attemptID}/tasks/{taskID}`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/put(setTaskDone)`.
     func setTaskDone(_ input: Operations.SetTaskDone.Input) async throws -> Operations.SetTaskDone.Output
     /// Log an amount of a quantity task (summed per day); series points and the anti-cheat cap apply.
     ///
+    /// Log an amount of a quantity task (summed per day); series points and the anti-cheat cap apply.
+    ///
+    /// Problem types:
+    /// - 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.
+    /// - 422 `check-in-after-end`: The check-in is for a day after the attempt's last day.
+    /// - 422 `check-in-before-start`: The check-in is for a day before the attempt began.
+    /// - 422 `check-in-in-future`: The check-in is for a day that has not begun.
+    /// - 422 `check-in-window-closed`: Too late for that day: its check-in window has closed (`detail` says when).
+    /// - 422 `outside-competition`: The check-in falls outside the competition's time limit.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `POST /v1/attempts/{attemptID}/tasks/{taskID}/logs`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/logs/post(logQuantity)`.
     func logQuantity(_ input: Operations.LogQuantity.Input) async throws -> Operations.LogQuantity.Output
     /// Upload the photo of a photo task (JPEG, PNG, HEIC or WebP, at most 10 MB); query `happenedAt` or `date` as for other check-ins.
+    ///
+    /// Upload the photo of a photo task (JPEG, PNG, HEIC or WebP, at most 10 MB); query `happenedAt` or `date` as for other check-ins.
+    ///
+    /// Problem types:
+    /// - 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.
+    /// - 422 `check-in-after-end`: The check-in is for a day after the attempt's last day.
+    /// - 422 `check-in-before-start`: The check-in is for a day before the attempt began.
+    /// - 422 `check-in-in-future`: The check-in is for a day that has not begun.
+    /// - 422 `check-in-window-closed`: Too late for that day: its check-in window has closed (`detail` says when).
+    /// - 422 `outside-competition`: The check-in falls outside the competition's time limit.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `PUT /v1/attempts/{attemptID}/tasks/{taskID}/photo`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/photo/put(attachPhoto)`.
     func attachPhoto(_ input: Operations.AttachPhoto.Input) async throws -> Operations.AttachPhoto.Output
     /// Create a guest account with a display name only (offline-first apps); credentials can be attached later.
     ///
+    /// Create a guest account with a display name only (offline-first apps); credentials can be attached later.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `POST /v1/auth/guest`.
     /// - Remark: Generated from `#/paths//v1/auth/guest/post(registerGuest)`.
     func registerGuest(_ input: Operations.RegisterGuest.Input) async throws -> Operations.RegisterGuest.Output
+    /// Exchange a refresh token for new tokens.
+    ///
     /// Exchange a refresh token for new tokens. Each refresh token works once; presenting a used one signs out its whole family (401 refresh-token-reused).
+    ///
+    /// Problem types:
+    /// - 401 `account-deleted`: The token's account was deleted.
+    /// - 401 `invalid-refresh-token`: The refresh token is unknown, expired or signed out: sign in again.
+    /// - 401 `refresh-token-reused`: The refresh token was already used; every session of its family was signed out.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/auth/refresh`.
     /// - Remark: Generated from `#/paths//v1/auth/refresh/post(refreshSession)`.
     func refreshSession(_ input: Operations.RefreshSession.Input) async throws -> Operations.RefreshSession.Output
+    /// Create an account with e-mail and password.
+    ///
     /// Create an account with e-mail and password. Each broken password rule is reported on `password`; a taken e-mail is 409 email-taken.
+    ///
+    /// Problem types:
+    /// - 409 `email-taken`: An account with this e-mail exists: sign in instead.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/auth/register`.
     /// - Remark: Generated from `#/paths//v1/auth/register/post(register)`.
     func register(_ input: Operations.Register.Input) async throws -> Operations.Register.Output
+    /// Sign in with e-mail and password.
+    ///
     /// Sign in with e-mail and password. Wrong e-mail or password: 401 invalid-credentials; after 5 failures from one address: 429 with Retry-After (1 minute, doubling up to 15); other addresses are not locked out.
+    ///
+    /// Problem types:
+    /// - 401 `invalid-credentials`: The e-mail or the password is wrong.
+    /// - 429 `sign-in-throttled`: Too many failed sign-ins from this address; retry after `Retry-After` seconds.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/auth/sign-in`.
     /// - Remark: Generated from `#/paths//v1/auth/sign-in/post(signIn)`.
     func signIn(_ input: Operations.SignIn.Input) async throws -> Operations.SignIn.Output
     /// Sign this device out: revokes the refresh token's family.
     ///
+    /// Sign this device out: revokes the refresh token's family.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `POST /v1/auth/sign-out`.
     /// - Remark: Generated from `#/paths//v1/auth/sign-out/post(signOut)`.
     func signOut(_ input: Operations.SignOut.Input) async throws -> Operations.SignOut.Output
+    /// Sign in with an Apple or Google ID token: a known identity signs in, a verified e-mail links to its social account, otherwise an account is created.
+    ///
     /// Sign in with an Apple or Google ID token: a known identity signs in, a verified e-mail links to its social account, otherwise an account is created. A password account with that e-mail is 409 account-exists.
+    ///
+    /// Problem types:
+    /// - 401 `invalid-id-token`: The provider's ID token is malformed, expired, wrongly signed or meant for another app.
+    /// - 409 `account-exists`: A password account has this e-mail: sign in with e-mail and password instead.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/auth/social`.
     /// - Remark: Generated from `#/paths//v1/auth/social/post(socialSignIn)`.
     func socialSignIn(_ input: Operations.SocialSignIn.Input) async throws -> Operations.SocialSignIn.Output
     /// Browse and search the challenges the caller may see: the curated library, public competitions, and their own, invited and household definitions.
     ///
+    /// Browse and search the challenges the caller may see: the curated library, public competitions, and their own, invited and household definitions.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `GET /v1/challenges`.
     /// - Remark: Generated from `#/paths//v1/challenges/get(listChallenges)`.
     func listChallenges(_ input: Operations.ListChallenges.Input) async throws -> Operations.ListChallenges.Output
     /// Create a competition, habit, household chore or weekly challenge (curated challenges come from the content library).
+    ///
+    /// Create a competition, habit, household chore or weekly challenge (curated challenges come from the content library).
+    ///
+    /// Problem types:
+    /// - 503 `catching-up`: This service has not yet seen something the request needs (an account or group created a moment ago); retry after `Retry-After` seconds.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/challenges`.
     /// - Remark: Generated from `#/paths//v1/challenges/post(createChallenge)`.
     func createChallenge(_ input: Operations.CreateChallenge.Input) async throws -> Operations.CreateChallenge.Output
     /// A definition as in force today: tasks, rules in words, failure conditions, estimated daily time, versions, likes.
     ///
+    /// A definition as in force today: tasks, rules in words, failure conditions, estimated daily time, versions, likes.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `GET /v1/challenges/{challengeID}`.
     /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/get(getChallenge)`.
     func getChallenge(_ input: Operations.GetChallenge.Input) async throws -> Operations.GetChallenge.Output
+    /// Edit a definition (owner; any household member for chores).
+    ///
     /// Edit a definition (owner; any household member for chores). Creates the next version, in force from the next local day (for competitions, the first day not yet begun anywhere).
+    ///
+    /// Problem types:
+    /// - 403 `forbidden`: The caller may not do this.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `PATCH /v1/challenges/{challengeID}`.
     /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/patch(updateChallenge)`.
     func updateChallenge(_ input: Operations.UpdateChallenge.Input) async throws -> Operations.UpdateChallenge.Output
+    /// Delete a definition with its whole history.
+    ///
     /// Delete a definition with its whole history. Needs ?confirm=true; without it answers 422 confirmation-required.
+    ///
+    /// Problem types:
+    /// - 403 `forbidden`: The caller may not do this.
+    /// - 422 `confirmation-required`: Deleting for good needs an explicit confirmation.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `DELETE /v1/challenges/{challengeID}`.
     /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/delete(deleteChallenge)`.
     func deleteChallenge(_ input: Operations.DeleteChallenge.Input) async throws -> Operations.DeleteChallenge.Output
     /// Invite friends (accepted friendships) or every member of a group you belong to; one invitation event per invitee.
     ///
+    /// Invite friends (accepted friendships) or every member of a group you belong to; one invitation event per invitee.
+    ///
+    /// Problem types:
+    /// - 403 `forbidden`: The caller may not do this.
+    /// - 409 `not-invitable`: This kind of challenge takes no invitations.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `POST /v1/challenges/{challengeID}/invitations`.
     /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/invitations/post(inviteToChallenge)`.
     func inviteToChallenge(_ input: Operations.InviteToChallenge.Input) async throws -> Operations.InviteToChallenge.Output
     /// Like a challenge (idempotent).
+    ///
+    /// Like a challenge (idempotent).
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `PUT /v1/challenges/{challengeID}/like`.
     /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/like/put(likeChallenge)`.
     func likeChallenge(_ input: Operations.LikeChallenge.Input) async throws -> Operations.LikeChallenge.Output
     /// Take a like back (idempotent).
     ///
+    /// Take a like back (idempotent).
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `DELETE /v1/challenges/{challengeID}/like`.
     /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/like/delete(unlikeChallenge)`.
     func unlikeChallenge(_ input: Operations.UnlikeChallenge.Input) async throws -> Operations.UnlikeChallenge.Output
     /// A competition's photo gallery, for its participants (others see only their own photos).
+    ///
+    /// A competition's photo gallery, for its participants (others see only their own photos).
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/challenges/{challengeID}/photos`.
     /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/photos/get(challengePhotos)`.
     func challengePhotos(_ input: Operations.ChallengePhotos.Input) async throws -> Operations.ChallengePhotos.Output
     /// One version of a definition, as it was (past days are judged by the version in force on them).
     ///
+    /// One version of a definition, as it was (past days are judged by the version in force on them).
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `GET /v1/challenges/{challengeID}/versions/{version}`.
     /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/versions/{version}/get(getChallengeVersion)`.
     func getChallengeVersion(_ input: Operations.GetChallengeVersion.Input) async throws -> Operations.GetChallengeVersion.Output
     /// Complete a chore: its points go to the caller and the next occurrence becomes due per the recurrence.
+    ///
+    /// Complete a chore: its points go to the caller and the next occurrence becomes due per the recurrence.
+    ///
+    /// Problem types:
+    /// - 409 `chore-already-completed`: This chore occurrence was already completed.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/chore-occurrences/{occurrenceID}/complete`.
     /// - Remark: Generated from `#/paths//v1/chore-occurrences/{occurrenceID}/complete/post(completeChore)`.
     func completeChore(_ input: Operations.CompleteChore.Input) async throws -> Operations.CompleteChore.Output
     /// Pending friend requests, oldest first.
     ///
+    /// Pending friend requests, oldest first.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `GET /v1/friend-requests`.
     /// - Remark: Generated from `#/paths//v1/friend-requests/get(listFriendRequests)`.
     func listFriendRequests(_ input: Operations.ListFriendRequests.Input) async throws -> Operations.ListFriendRequests.Output
     /// Ask someone to be friends (409 if already friends or a request between you is pending).
+    ///
+    /// Ask someone to be friends (409 if already friends or a request between you is pending).
+    ///
+    /// Problem types:
+    /// - 404 `not-found`: No such resource, or none the caller may see.
+    /// - 409 `already-friends`: You are already friends.
+    /// - 409 `friend-request-exists`: A friend request between the two of you is pending; answer or cancel it.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/friend-requests`.
     /// - Remark: Generated from `#/paths//v1/friend-requests/post(sendFriendRequest)`.
     func sendFriendRequest(_ input: Operations.SendFriendRequest.Input) async throws -> Operations.SendFriendRequest.Output
     /// Withdraw a request you sent.
     ///
+    /// Withdraw a request you sent.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `DELETE /v1/friend-requests/{requestID}`.
     /// - Remark: Generated from `#/paths//v1/friend-requests/{requestID}/delete(cancelFriendRequest)`.
     func cancelFriendRequest(_ input: Operations.CancelFriendRequest.Input) async throws -> Operations.CancelFriendRequest.Output
     /// Accept a request sent to you.
+    ///
+    /// Accept a request sent to you.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/friend-requests/{requestID}/accept`.
     /// - Remark: Generated from `#/paths//v1/friend-requests/{requestID}/accept/post(acceptFriendRequest)`.
     func acceptFriendRequest(_ input: Operations.AcceptFriendRequest.Input) async throws -> Operations.AcceptFriendRequest.Output
     /// Decline a request sent to you.
     ///
+    /// Decline a request sent to you.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `POST /v1/friend-requests/{requestID}/decline`.
     /// - Remark: Generated from `#/paths//v1/friend-requests/{requestID}/decline/post(declineFriendRequest)`.
     func declineFriendRequest(_ input: Operations.DeclineFriendRequest.Input) async throws -> Operations.DeclineFriendRequest.Output
     /// The caller's friends, by display name.
+    ///
+    /// The caller's friends, by display name.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/friends`.
     /// - Remark: Generated from `#/paths//v1/friends/get(listFriends)`.
     func listFriends(_ input: Operations.ListFriends.Input) async throws -> Operations.ListFriends.Output
     /// End a friendship.
     ///
+    /// End a friendship.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `DELETE /v1/friends/{userID}`.
     /// - Remark: Generated from `#/paths//v1/friends/{userID}/delete(removeFriend)`.
     func removeFriend(_ input: Operations.RemoveFriend.Input) async throws -> Operations.RemoveFriend.Output
     /// The groups you belong to, in the order you joined them.
+    ///
+    /// The groups you belong to, in the order you joined them.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups`.
     /// - Remark: Generated from `#/paths//v1/groups/get(listGroups)`.
     func listGroups(_ input: Operations.ListGroups.Input) async throws -> Operations.ListGroups.Output
     /// Create a group (household, friends or team); you own it.
     ///
+    /// Create a group (household, friends or team); you own it.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `POST /v1/groups`.
     /// - Remark: Generated from `#/paths//v1/groups/post(createGroup)`.
     func createGroup(_ input: Operations.CreateGroup.Input) async throws -> Operations.CreateGroup.Output
     /// A group you belong to (404 otherwise).
+    ///
+    /// A group you belong to (404 otherwise).
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/get(getGroup)`.
     func getGroup(_ input: Operations.GetGroup.Input) async throws -> Operations.GetGroup.Output
     /// Rename a group or change its time zone (owner only).
     ///
+    /// Rename a group or change its time zone (owner only).
+    ///
+    /// Problem types:
+    /// - 403 `owner-only`: Only the group's owner may do this.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `PATCH /v1/groups/{groupID}`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/patch(updateGroup)`.
     func updateGroup(_ input: Operations.UpdateGroup.Input) async throws -> Operations.UpdateGroup.Output
     /// A household's chore occurrences: pending ones by due time (overdue flagged), or completed ones.
+    ///
+    /// A household's chore occurrences: pending ones by due time (overdue flagged), or completed ones.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}/chore-occurrences`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/chore-occurrences/get(listChoreOccurrences)`.
     func listChoreOccurrences(_ input: Operations.ListChoreOccurrences.Input) async throws -> Operations.ListChoreOccurrences.Output
     /// A household's chores, newest first; for its members only.
     ///
+    /// A household's chores, newest first; for its members only.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}/chores`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/chores/get(listGroupChores)`.
     func listGroupChores(_ input: Operations.ListGroupChores.Input) async throws -> Operations.ListGroupChores.Output
     /// The group's usable invites.
+    ///
+    /// The group's usable invites.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}/invites`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/get(listGroupInvites)`.
     func listGroupInvites(_ input: Operations.ListGroupInvites.Input) async throws -> Operations.ListGroupInvites.Output
     /// Create an invite code and link (any member); expires after expiresInHours (1-720, default 72).
     ///
+    /// Create an invite code and link (any member); expires after expiresInHours (1-720, default 72).
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `POST /v1/groups/{groupID}/invites`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/post(createGroupInvite)`.
     func createGroupInvite(_ input: Operations.CreateGroupInvite.Input) async throws -> Operations.CreateGroupInvite.Output
     /// Revoke an invite (its creator or the owner).
     ///
+    /// Revoke an invite (its creator or the owner).
+    ///
+    /// Problem types:
+    /// - 403 `forbidden`: The caller may not do this.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `DELETE /v1/groups/{groupID}/invites/{code}`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/{code}/delete(revokeGroupInvite)`.
     func revokeGroupInvite(_ input: Operations.RevokeGroupInvite.Input) async throws -> Operations.RevokeGroupInvite.Output
+    /// Leave a group.
+    ///
     /// Leave a group. An owner's ownership passes to the longest-standing member; the last member leaving deletes the group.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/groups/{groupID}/leave`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/leave/post(leaveGroup)`.
     func leaveGroup(_ input: Operations.LeaveGroup.Input) async throws -> Operations.LeaveGroup.Output
     /// Members and their roles, in joining order.
     ///
+    /// Members and their roles, in joining order.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}/members`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/members/get(listGroupMembers)`.
     func listGroupMembers(_ input: Operations.ListGroupMembers.Input) async throws -> Operations.ListGroupMembers.Output
     /// Remove a member (owner only).
     ///
+    /// Remove a member (owner only).
+    ///
+    /// Problem types:
+    /// - 403 `owner-only`: Only the group's owner may do this.
+    /// - 409 `cannot-remove-self`: The owner cannot remove themselves; leave the group instead.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `DELETE /v1/groups/{groupID}/members/{userID}`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/members/{userID}/delete(removeGroupMember)`.
     func removeGroupMember(_ input: Operations.RemoveGroupMember.Input) async throws -> Operations.RemoveGroupMember.Output
+    /// Join a group with an invite code (404 unknown or revoked, 410 expired).
+    ///
     /// Join a group with an invite code (404 unknown or revoked, 410 expired). Joining again changes nothing.
+    ///
+    /// Problem types:
+    /// - 404 `not-found`: No such resource, or none the caller may see.
+    /// - 410 `invite-expired`: The invite has expired; ask for a new one.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/groups/join`.
     /// - Remark: Generated from `#/paths//v1/groups/join/post(joinGroup)`.
     func joinGroup(_ input: Operations.JoinGroup.Input) async throws -> Operations.JoinGroup.Output
+    /// The boards the caller can see: each group they belong to and each challenge they take part in, with this week's leaders and their own place.
+    ///
+    /// The boards the caller can see: each group they belong to and each challenge they take part in, with this week's leaders and their own place.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `GET /v1/leaderboards`.
+    /// - Remark: Generated from `#/paths//v1/leaderboards/get(listLeaderboards)`.
+    func listLeaderboards(_ input: Operations.ListLeaderboards.Input) async throws -> Operations.ListLeaderboards.Output
+    /// A challenge's standings (a competition's by total quantity in its unit), best first, ties sharing a rank and ordered by name.
+    ///
+    /// A challenge's standings (a competition's by total quantity in its unit), best first, ties sharing a rank and ordered by name.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `GET /v1/leaderboards/challenges/{challengeID}`.
+    /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/get(getChallengeLeaderboard)`.
+    func getChallengeLeaderboard(_ input: Operations.GetChallengeLeaderboard.Input) async throws -> Operations.GetChallengeLeaderboard.Output
+    /// The page of a challenge's board around the caller.
+    ///
+    /// The page of a challenge's board around the caller.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `GET /v1/leaderboards/challenges/{challengeID}/around-me`.
+    /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/around-me/get(getChallengeLeaderboardAroundMe)`.
+    func getChallengeLeaderboardAroundMe(_ input: Operations.GetChallengeLeaderboardAroundMe.Input) async throws -> Operations.GetChallengeLeaderboardAroundMe.Output
+    /// The caller and their friends on a challenge, ranked among themselves (1 to n), not by their global ranks.
+    ///
+    /// The caller and their friends on a challenge, ranked among themselves (1 to n), not by their global ranks.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `GET /v1/leaderboards/challenges/{challengeID}/friends`.
+    /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/friends/get(getChallengeFriendsLeaderboard)`.
+    func getChallengeFriendsLeaderboard(_ input: Operations.GetChallengeFriendsLeaderboard.Input) async throws -> Operations.GetChallengeFriendsLeaderboard.Output
+    /// Past weeks or months of a challenge's board, newest first, with their winners.
+    ///
+    /// Past weeks or months of a challenge's board, newest first, with their winners.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `GET /v1/leaderboards/challenges/{challengeID}/history`.
+    /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/history/get(getChallengeLeaderboardHistory)`.
+    func getChallengeLeaderboardHistory(_ input: Operations.GetChallengeLeaderboardHistory.Input) async throws -> Operations.GetChallengeLeaderboardHistory.Output
+    /// The caller's rank, score and percentile on a challenge's board.
+    ///
+    /// The caller's rank, score and percentile on a challenge's board.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `GET /v1/leaderboards/challenges/{challengeID}/me`.
+    /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/me/get(getMyChallengeStanding)`.
+    func getMyChallengeStanding(_ input: Operations.GetMyChallengeStanding.Input) async throws -> Operations.GetMyChallengeStanding.Output
+    /// A group's or household's standings: every member, by points earned in anything of the group; weeks run Monday to Sunday in the group's zone.
+    ///
+    /// A group's or household's standings: every member, by points earned in anything of the group; weeks run Monday to Sunday in the group's zone.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `GET /v1/leaderboards/groups/{groupID}`.
+    /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/get(getGroupLeaderboard)`.
+    func getGroupLeaderboard(_ input: Operations.GetGroupLeaderboard.Input) async throws -> Operations.GetGroupLeaderboard.Output
+    /// The page of a group's board around the caller.
+    ///
+    /// The page of a group's board around the caller.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `GET /v1/leaderboards/groups/{groupID}/around-me`.
+    /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/around-me/get(getGroupLeaderboardAroundMe)`.
+    func getGroupLeaderboardAroundMe(_ input: Operations.GetGroupLeaderboardAroundMe.Input) async throws -> Operations.GetGroupLeaderboardAroundMe.Output
+    /// Past weeks or months of a group's board, newest first, with their winners (last week's winner).
+    ///
+    /// Past weeks or months of a group's board, newest first, with their winners (last week's winner).
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `GET /v1/leaderboards/groups/{groupID}/history`.
+    /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/history/get(getGroupLeaderboardHistory)`.
+    func getGroupLeaderboardHistory(_ input: Operations.GetGroupLeaderboardHistory.Input) async throws -> Operations.GetGroupLeaderboardHistory.Output
+    /// The caller's rank, score and percentile on a group's board.
+    ///
+    /// The caller's rank, score and percentile on a group's board.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `GET /v1/leaderboards/groups/{groupID}/me`.
+    /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/me/get(getMyGroupStanding)`.
+    func getMyGroupStanding(_ input: Operations.GetMyGroupStanding.Input) async throws -> Operations.GetMyGroupStanding.Output
     /// The caller's account.
+    ///
+    /// The caller's account.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/me`.
     /// - Remark: Generated from `#/paths//v1/me/get(getMe)`.
     func getMe(_ input: Operations.GetMe.Input) async throws -> Operations.GetMe.Output
     /// Change display name, avatar (empty string removes it), IANA time zone or locale.
     ///
+    /// Change display name, avatar (empty string removes it), IANA time zone or locale.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `PATCH /v1/me`.
     /// - Remark: Generated from `#/paths//v1/me/patch(updateMe)`.
     func updateMe(_ input: Operations.UpdateMe.Input) async throws -> Operations.UpdateMe.Output
+    /// Delete the account and all its data.
+    ///
     /// Delete the account and all its data. The body must be {"confirm": true}, else 422 confirmation-required.
+    ///
+    /// Problem types:
+    /// - 422 `confirmation-required`: Deleting for good needs an explicit confirmation.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `DELETE /v1/me`.
     /// - Remark: Generated from `#/paths//v1/me/delete(deleteMe)`.
     func deleteMe(_ input: Operations.DeleteMe.Input) async throws -> Operations.DeleteMe.Output
     /// What the caller created or was invited to, newest first; filter by kind (e.g. kind=habit for my habits).
     ///
+    /// What the caller created or was invited to, newest first; filter by kind (e.g. kind=habit for my habits).
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `GET /v1/me/challenges`.
     /// - Remark: Generated from `#/paths//v1/me/challenges/get(listMyChallenges)`.
     func listMyChallenges(_ input: Operations.ListMyChallenges.Input) async throws -> Operations.ListMyChallenges.Output
     /// A guest attaches an e-mail and password, keeping the account and everything in it.
+    ///
+    /// A guest attaches an e-mail and password, keeping the account and everything in it.
+    ///
+    /// Problem types:
+    /// - 409 `credentials-exist`: The account already has credentials; only a guest attaches them.
+    /// - 409 `email-taken`: An account with this e-mail exists: sign in instead.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/me/credentials`.
     /// - Remark: Generated from `#/paths//v1/me/credentials/post(attachCredentials)`.
     func attachCredentials(_ input: Operations.AttachCredentials.Input) async throws -> Operations.AttachCredentials.Output
     /// Everything Surge keeps about the caller, from every service, as one JSON document (GDPR access).
     ///
+    /// Everything Surge keeps about the caller, from every service, as one JSON document (GDPR access).
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `GET /v1/me/export`.
     /// - Remark: Generated from `#/paths//v1/me/export/get(exportMyData)`.
     func exportMyData(_ input: Operations.ExportMyData.Input) async throws -> Operations.ExportMyData.Output
     /// Contribution history across everything the caller does: tasks done per local day over the last weeks (12 by default).
+    ///
+    /// Contribution history across everything the caller does: tasks done per local day over the last weeks (12 by default).
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/me/history`.
     /// - Remark: Generated from `#/paths//v1/me/history/get(myHistory)`.
     func myHistory(_ input: Operations.MyHistory.Input) async throws -> Operations.MyHistory.Output
     /// Total points, and this week's (Monday to Sunday) and this month's in the caller's time zone.
     ///
+    /// Total points, and this week's (Monday to Sunday) and this month's in the caller's time zone.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `GET /v1/me/points`.
     /// - Remark: Generated from `#/paths//v1/me/points/get(myPoints)`.
     func myPoints(_ input: Operations.MyPoints.Input) async throws -> Operations.MyPoints.Output
     /// The points ledger, newest first: every award or correction with its reason.
+    ///
+    /// The points ledger, newest first: every award or correction with its reason.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/me/points/ledger`.
     /// - Remark: Generated from `#/paths//v1/me/points/ledger/get(myPointsLedger)`.
     func myPointsLedger(_ input: Operations.MyPointsLedger.Input) async throws -> Operations.MyPointsLedger.Output
     /// Notification switch, daily reminder time, quiet hours and telemetry opt-out (defaults until saved).
     ///
+    /// Notification switch, daily reminder time, quiet hours and telemetry opt-out (defaults until saved).
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `GET /v1/me/preferences`.
     /// - Remark: Generated from `#/paths//v1/me/preferences/get(getPreferences)`.
     func getPreferences(_ input: Operations.GetPreferences.Input) async throws -> Operations.GetPreferences.Output
     /// Replace the preferences; takes effect at once (telemetry opt-out included).
+    ///
+    /// Replace the preferences; takes effect at once (telemetry opt-out included).
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `PUT /v1/me/preferences`.
     /// - Remark: Generated from `#/paths//v1/me/preferences/put(putPreferences)`.
     func putPreferences(_ input: Operations.PutPreferences.Input) async throws -> Operations.PutPreferences.Output
     /// The onboarding answers and accepted values, with the current recommendation (404 before onboarding).
     ///
+    /// The onboarding answers and accepted values, with the current recommendation (404 before onboarding).
+    ///
+    /// Problem types:
+    /// - 404 `training-plan-not-found`: No training plan yet: onboarding has not saved one.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `GET /v1/me/training-plan`.
     /// - Remark: Generated from `#/paths//v1/me/training-plan/get(getTrainingPlan)`.
     func getTrainingPlan(_ input: Operations.GetTrainingPlan.Input) async throws -> Operations.GetTrainingPlan.Output
     /// Save the onboarding answers and accepted values; omitted values take the recommendation.
+    ///
+    /// Save the onboarding answers and accepted values; omitted values take the recommendation.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `PUT /v1/me/training-plan`.
     /// - Remark: Generated from `#/paths//v1/me/training-plan/put(putTrainingPlan)`.
     func putTrainingPlan(_ input: Operations.PutTrainingPlan.Input) async throws -> Operations.PutTrainingPlan.Output
     /// The recommendations for these answers, without saving anything.
     ///
+    /// The recommendations for these answers, without saving anything.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `POST /v1/me/training-plan/preview`.
     /// - Remark: Generated from `#/paths//v1/me/training-plan/preview/post(previewTrainingPlan)`.
     func previewTrainingPlan(_ input: Operations.PreviewTrainingPlan.Input) async throws -> Operations.PreviewTrainingPlan.Output
-    /// A photo's bytes, for those allowed to see it.
+    /// A photo's bytes, in the media type it was uploaded as, for those allowed to see it (cacheable privately for a day).
+    ///
+    /// A photo's bytes, in the media type it was uploaded as, for those allowed to see it (cacheable privately for a day).
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/photos/{photoID}`.
     /// - Remark: Generated from `#/paths//v1/photos/{photoID}/get(getPhoto)`.
     func getPhoto(_ input: Operations.GetPhoto.Input) async throws -> Operations.GetPhoto.Output
     /// Find people by display name (public profiles only).
+    ///
+    /// Find people by display name (public profiles only).
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/users`.
     /// - Remark: Generated from `#/paths//v1/users/get(searchUsers)`.
@@ -347,6 +808,10 @@ public protocol APIProtocol: Sendable {
 /// Convenience overloads for operation inputs.
 extension APIProtocol {
     /// The caller's attempts, newest first, with live stats; filter by status or challenge.
+    ///
+    /// The caller's attempts, newest first, with live stats; filter by status or challenge.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/attempts`.
     /// - Remark: Generated from `#/paths//v1/attempts/get(listAttempts)`.
@@ -361,6 +826,17 @@ extension APIProtocol {
     }
     /// Start a challenge, habit, competition or weekly challenge (several may run at once).
     ///
+    /// Start a challenge, habit, competition or weekly challenge (several may run at once).
+    ///
+    /// Problem types:
+    /// - 404 `not-found`: No such resource, or none the caller may see.
+    /// - 409 `already-started`: You already have an active attempt at this challenge.
+    /// - 409 `chore`: Household chores are completed occurrence by occurrence, not started.
+    /// - 409 `competition-ended`: The competition has ended.
+    /// - 422 `beyond-supported-dates`: The attempt would end after the last date Surge supports (2200-12-31).
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `POST /v1/attempts`.
     /// - Remark: Generated from `#/paths//v1/attempts/post(startAttempt)`.
     public func startAttempt(
@@ -373,6 +849,10 @@ extension APIProtocol {
         ))
     }
     /// Day N of M, streaks, progress, points, today's tasks and what remains, the week's goal.
+    ///
+    /// Day N of M, streaks, progress, points, today's tasks and what remains, the week's goal.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/attempts/{attemptID}`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/get(getAttempt)`.
@@ -387,6 +867,13 @@ extension APIProtocol {
     }
     /// Give up an active attempt; it stays in the history.
     ///
+    /// Give up an active attempt; it stays in the history.
+    ///
+    /// Problem types:
+    /// - 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `POST /v1/attempts/{attemptID}/abandon`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/abandon/post(abandonAttempt)`.
     public func abandonAttempt(
@@ -399,6 +886,10 @@ extension APIProtocol {
         ))
     }
     /// A month of an attempt, day by day: completed, missed, frozen, rest, open or future.
+    ///
+    /// A month of an attempt, day by day: completed, missed, frozen, rest, open or future.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/attempts/{attemptID}/calendar`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/calendar/get(attemptCalendar)`.
@@ -415,6 +906,10 @@ extension APIProtocol {
     }
     /// Contribution history of one attempt: tasks done per day over the last weeks (12 by default).
     ///
+    /// Contribution history of one attempt: tasks done per day over the last weeks (12 by default).
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `GET /v1/attempts/{attemptID}/history`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/history/get(attemptHistory)`.
     public func attemptHistory(
@@ -430,6 +925,19 @@ extension APIProtocol {
     }
     /// Take a logged amount back.
     ///
+    /// Take a logged amount back.
+    ///
+    /// Problem types:
+    /// - 409 `already-removed`: That logged amount was already removed.
+    /// - 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.
+    /// - 422 `check-in-after-end`: The check-in is for a day after the attempt's last day.
+    /// - 422 `check-in-before-start`: The check-in is for a day before the attempt began.
+    /// - 422 `check-in-in-future`: The check-in is for a day that has not begun.
+    /// - 422 `check-in-window-closed`: Too late for that day: its check-in window has closed (`detail` says when).
+    /// - 422 `outside-competition`: The check-in falls outside the competition's time limit.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `DELETE /v1/attempts/{attemptID}/logs/{logID}`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/logs/{logID}/delete(removeLog)`.
     public func removeLog(
@@ -442,6 +950,10 @@ extension APIProtocol {
         ))
     }
     /// The photo gallery of one of the caller's attempts.
+    ///
+    /// The photo gallery of one of the caller's attempts.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/attempts/{attemptID}/photos`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/photos/get(attemptPhotos)`.
@@ -458,6 +970,16 @@ extension APIProtocol {
     }
     /// Start again at day 1 after a failure (or give up an active attempt and start again); history is kept.
     ///
+    /// Start again at day 1 after a failure (or give up an active attempt and start again); history is kept.
+    ///
+    /// Problem types:
+    /// - 409 `already-started`: You already have an active attempt at this challenge.
+    /// - 409 `attempt-completed`: A completed attempt is archived; start the challenge again instead.
+    /// - 409 `competition-ended`: The competition has ended.
+    /// - 422 `beyond-supported-dates`: The attempt would end after the last date Surge supports (2200-12-31).
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `POST /v1/attempts/{attemptID}/restart`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/restart/post(restartAttempt)`.
     public func restartAttempt(
@@ -470,6 +992,18 @@ extension APIProtocol {
         ))
     }
     /// Tick or untick a checkbox task for the local day it happened on (offline clients send happenedAt and a checkInID).
+    ///
+    /// Tick or untick a checkbox task for the local day it happened on (offline clients send happenedAt and a checkInID).
+    ///
+    /// Problem types:
+    /// - 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.
+    /// - 422 `check-in-after-end`: The check-in is for a day after the attempt's last day.
+    /// - 422 `check-in-before-start`: The check-in is for a day before the attempt began.
+    /// - 422 `check-in-in-future`: The check-in is for a day that has not begun.
+    /// - 422 `check-in-window-closed`: Too late for that day: its check-in window has closed (`detail` says when).
+    /// - 422 `outside-competition`: The check-in falls outside the competition's time limit.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `PUT /v1/attempts/{attemptID}/tasks/{taskID}`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/put(setTaskDone)`.
@@ -486,6 +1020,18 @@ extension APIProtocol {
     }
     /// Log an amount of a quantity task (summed per day); series points and the anti-cheat cap apply.
     ///
+    /// Log an amount of a quantity task (summed per day); series points and the anti-cheat cap apply.
+    ///
+    /// Problem types:
+    /// - 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.
+    /// - 422 `check-in-after-end`: The check-in is for a day after the attempt's last day.
+    /// - 422 `check-in-before-start`: The check-in is for a day before the attempt began.
+    /// - 422 `check-in-in-future`: The check-in is for a day that has not begun.
+    /// - 422 `check-in-window-closed`: Too late for that day: its check-in window has closed (`detail` says when).
+    /// - 422 `outside-competition`: The check-in falls outside the competition's time limit.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `POST /v1/attempts/{attemptID}/tasks/{taskID}/logs`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/logs/post(logQuantity)`.
     public func logQuantity(
@@ -500,6 +1046,18 @@ extension APIProtocol {
         ))
     }
     /// Upload the photo of a photo task (JPEG, PNG, HEIC or WebP, at most 10 MB); query `happenedAt` or `date` as for other check-ins.
+    ///
+    /// Upload the photo of a photo task (JPEG, PNG, HEIC or WebP, at most 10 MB); query `happenedAt` or `date` as for other check-ins.
+    ///
+    /// Problem types:
+    /// - 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.
+    /// - 422 `check-in-after-end`: The check-in is for a day after the attempt's last day.
+    /// - 422 `check-in-before-start`: The check-in is for a day before the attempt began.
+    /// - 422 `check-in-in-future`: The check-in is for a day that has not begun.
+    /// - 422 `check-in-window-closed`: Too late for that day: its check-in window has closed (`detail` says when).
+    /// - 422 `outside-competition`: The check-in falls outside the competition's time limit.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `PUT /v1/attempts/{attemptID}/tasks/{taskID}/photo`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/photo/put(attachPhoto)`.
@@ -518,6 +1076,10 @@ extension APIProtocol {
     }
     /// Create a guest account with a display name only (offline-first apps); credentials can be attached later.
     ///
+    /// Create a guest account with a display name only (offline-first apps); credentials can be attached later.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `POST /v1/auth/guest`.
     /// - Remark: Generated from `#/paths//v1/auth/guest/post(registerGuest)`.
     public func registerGuest(
@@ -529,7 +1091,16 @@ extension APIProtocol {
             body: body
         ))
     }
+    /// Exchange a refresh token for new tokens.
+    ///
     /// Exchange a refresh token for new tokens. Each refresh token works once; presenting a used one signs out its whole family (401 refresh-token-reused).
+    ///
+    /// Problem types:
+    /// - 401 `account-deleted`: The token's account was deleted.
+    /// - 401 `invalid-refresh-token`: The refresh token is unknown, expired or signed out: sign in again.
+    /// - 401 `refresh-token-reused`: The refresh token was already used; every session of its family was signed out.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/auth/refresh`.
     /// - Remark: Generated from `#/paths//v1/auth/refresh/post(refreshSession)`.
@@ -542,7 +1113,14 @@ extension APIProtocol {
             body: body
         ))
     }
+    /// Create an account with e-mail and password.
+    ///
     /// Create an account with e-mail and password. Each broken password rule is reported on `password`; a taken e-mail is 409 email-taken.
+    ///
+    /// Problem types:
+    /// - 409 `email-taken`: An account with this e-mail exists: sign in instead.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/auth/register`.
     /// - Remark: Generated from `#/paths//v1/auth/register/post(register)`.
@@ -555,7 +1133,15 @@ extension APIProtocol {
             body: body
         ))
     }
+    /// Sign in with e-mail and password.
+    ///
     /// Sign in with e-mail and password. Wrong e-mail or password: 401 invalid-credentials; after 5 failures from one address: 429 with Retry-After (1 minute, doubling up to 15); other addresses are not locked out.
+    ///
+    /// Problem types:
+    /// - 401 `invalid-credentials`: The e-mail or the password is wrong.
+    /// - 429 `sign-in-throttled`: Too many failed sign-ins from this address; retry after `Retry-After` seconds.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/auth/sign-in`.
     /// - Remark: Generated from `#/paths//v1/auth/sign-in/post(signIn)`.
@@ -570,6 +1156,10 @@ extension APIProtocol {
     }
     /// Sign this device out: revokes the refresh token's family.
     ///
+    /// Sign this device out: revokes the refresh token's family.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `POST /v1/auth/sign-out`.
     /// - Remark: Generated from `#/paths//v1/auth/sign-out/post(signOut)`.
     public func signOut(
@@ -581,7 +1171,15 @@ extension APIProtocol {
             body: body
         ))
     }
+    /// Sign in with an Apple or Google ID token: a known identity signs in, a verified e-mail links to its social account, otherwise an account is created.
+    ///
     /// Sign in with an Apple or Google ID token: a known identity signs in, a verified e-mail links to its social account, otherwise an account is created. A password account with that e-mail is 409 account-exists.
+    ///
+    /// Problem types:
+    /// - 401 `invalid-id-token`: The provider's ID token is malformed, expired, wrongly signed or meant for another app.
+    /// - 409 `account-exists`: A password account has this e-mail: sign in with e-mail and password instead.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/auth/social`.
     /// - Remark: Generated from `#/paths//v1/auth/social/post(socialSignIn)`.
@@ -596,6 +1194,10 @@ extension APIProtocol {
     }
     /// Browse and search the challenges the caller may see: the curated library, public competitions, and their own, invited and household definitions.
     ///
+    /// Browse and search the challenges the caller may see: the curated library, public competitions, and their own, invited and household definitions.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `GET /v1/challenges`.
     /// - Remark: Generated from `#/paths//v1/challenges/get(listChallenges)`.
     public func listChallenges(
@@ -608,6 +1210,13 @@ extension APIProtocol {
         ))
     }
     /// Create a competition, habit, household chore or weekly challenge (curated challenges come from the content library).
+    ///
+    /// Create a competition, habit, household chore or weekly challenge (curated challenges come from the content library).
+    ///
+    /// Problem types:
+    /// - 503 `catching-up`: This service has not yet seen something the request needs (an account or group created a moment ago); retry after `Retry-After` seconds.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/challenges`.
     /// - Remark: Generated from `#/paths//v1/challenges/post(createChallenge)`.
@@ -622,6 +1231,10 @@ extension APIProtocol {
     }
     /// A definition as in force today: tasks, rules in words, failure conditions, estimated daily time, versions, likes.
     ///
+    /// A definition as in force today: tasks, rules in words, failure conditions, estimated daily time, versions, likes.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `GET /v1/challenges/{challengeID}`.
     /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/get(getChallenge)`.
     public func getChallenge(
@@ -633,7 +1246,14 @@ extension APIProtocol {
             headers: headers
         ))
     }
+    /// Edit a definition (owner; any household member for chores).
+    ///
     /// Edit a definition (owner; any household member for chores). Creates the next version, in force from the next local day (for competitions, the first day not yet begun anywhere).
+    ///
+    /// Problem types:
+    /// - 403 `forbidden`: The caller may not do this.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `PATCH /v1/challenges/{challengeID}`.
     /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/patch(updateChallenge)`.
@@ -648,7 +1268,15 @@ extension APIProtocol {
             body: body
         ))
     }
+    /// Delete a definition with its whole history.
+    ///
     /// Delete a definition with its whole history. Needs ?confirm=true; without it answers 422 confirmation-required.
+    ///
+    /// Problem types:
+    /// - 403 `forbidden`: The caller may not do this.
+    /// - 422 `confirmation-required`: Deleting for good needs an explicit confirmation.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `DELETE /v1/challenges/{challengeID}`.
     /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/delete(deleteChallenge)`.
@@ -665,6 +1293,14 @@ extension APIProtocol {
     }
     /// Invite friends (accepted friendships) or every member of a group you belong to; one invitation event per invitee.
     ///
+    /// Invite friends (accepted friendships) or every member of a group you belong to; one invitation event per invitee.
+    ///
+    /// Problem types:
+    /// - 403 `forbidden`: The caller may not do this.
+    /// - 409 `not-invitable`: This kind of challenge takes no invitations.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `POST /v1/challenges/{challengeID}/invitations`.
     /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/invitations/post(inviteToChallenge)`.
     public func inviteToChallenge(
@@ -680,6 +1316,10 @@ extension APIProtocol {
     }
     /// Like a challenge (idempotent).
     ///
+    /// Like a challenge (idempotent).
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `PUT /v1/challenges/{challengeID}/like`.
     /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/like/put(likeChallenge)`.
     public func likeChallenge(
@@ -693,6 +1333,10 @@ extension APIProtocol {
     }
     /// Take a like back (idempotent).
     ///
+    /// Take a like back (idempotent).
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `DELETE /v1/challenges/{challengeID}/like`.
     /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/like/delete(unlikeChallenge)`.
     public func unlikeChallenge(
@@ -705,6 +1349,10 @@ extension APIProtocol {
         ))
     }
     /// A competition's photo gallery, for its participants (others see only their own photos).
+    ///
+    /// A competition's photo gallery, for its participants (others see only their own photos).
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/challenges/{challengeID}/photos`.
     /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/photos/get(challengePhotos)`.
@@ -721,6 +1369,10 @@ extension APIProtocol {
     }
     /// One version of a definition, as it was (past days are judged by the version in force on them).
     ///
+    /// One version of a definition, as it was (past days are judged by the version in force on them).
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `GET /v1/challenges/{challengeID}/versions/{version}`.
     /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/versions/{version}/get(getChallengeVersion)`.
     public func getChallengeVersion(
@@ -733,6 +1385,13 @@ extension APIProtocol {
         ))
     }
     /// Complete a chore: its points go to the caller and the next occurrence becomes due per the recurrence.
+    ///
+    /// Complete a chore: its points go to the caller and the next occurrence becomes due per the recurrence.
+    ///
+    /// Problem types:
+    /// - 409 `chore-already-completed`: This chore occurrence was already completed.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/chore-occurrences/{occurrenceID}/complete`.
     /// - Remark: Generated from `#/paths//v1/chore-occurrences/{occurrenceID}/complete/post(completeChore)`.
@@ -747,6 +1406,10 @@ extension APIProtocol {
     }
     /// Pending friend requests, oldest first.
     ///
+    /// Pending friend requests, oldest first.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `GET /v1/friend-requests`.
     /// - Remark: Generated from `#/paths//v1/friend-requests/get(listFriendRequests)`.
     public func listFriendRequests(
@@ -759,6 +1422,15 @@ extension APIProtocol {
         ))
     }
     /// Ask someone to be friends (409 if already friends or a request between you is pending).
+    ///
+    /// Ask someone to be friends (409 if already friends or a request between you is pending).
+    ///
+    /// Problem types:
+    /// - 404 `not-found`: No such resource, or none the caller may see.
+    /// - 409 `already-friends`: You are already friends.
+    /// - 409 `friend-request-exists`: A friend request between the two of you is pending; answer or cancel it.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/friend-requests`.
     /// - Remark: Generated from `#/paths//v1/friend-requests/post(sendFriendRequest)`.
@@ -773,6 +1445,10 @@ extension APIProtocol {
     }
     /// Withdraw a request you sent.
     ///
+    /// Withdraw a request you sent.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `DELETE /v1/friend-requests/{requestID}`.
     /// - Remark: Generated from `#/paths//v1/friend-requests/{requestID}/delete(cancelFriendRequest)`.
     public func cancelFriendRequest(
@@ -785,6 +1461,10 @@ extension APIProtocol {
         ))
     }
     /// Accept a request sent to you.
+    ///
+    /// Accept a request sent to you.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/friend-requests/{requestID}/accept`.
     /// - Remark: Generated from `#/paths//v1/friend-requests/{requestID}/accept/post(acceptFriendRequest)`.
@@ -799,6 +1479,10 @@ extension APIProtocol {
     }
     /// Decline a request sent to you.
     ///
+    /// Decline a request sent to you.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `POST /v1/friend-requests/{requestID}/decline`.
     /// - Remark: Generated from `#/paths//v1/friend-requests/{requestID}/decline/post(declineFriendRequest)`.
     public func declineFriendRequest(
@@ -811,6 +1495,10 @@ extension APIProtocol {
         ))
     }
     /// The caller's friends, by display name.
+    ///
+    /// The caller's friends, by display name.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/friends`.
     /// - Remark: Generated from `#/paths//v1/friends/get(listFriends)`.
@@ -825,6 +1513,10 @@ extension APIProtocol {
     }
     /// End a friendship.
     ///
+    /// End a friendship.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `DELETE /v1/friends/{userID}`.
     /// - Remark: Generated from `#/paths//v1/friends/{userID}/delete(removeFriend)`.
     public func removeFriend(
@@ -837,6 +1529,10 @@ extension APIProtocol {
         ))
     }
     /// The groups you belong to, in the order you joined them.
+    ///
+    /// The groups you belong to, in the order you joined them.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups`.
     /// - Remark: Generated from `#/paths//v1/groups/get(listGroups)`.
@@ -851,6 +1547,10 @@ extension APIProtocol {
     }
     /// Create a group (household, friends or team); you own it.
     ///
+    /// Create a group (household, friends or team); you own it.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `POST /v1/groups`.
     /// - Remark: Generated from `#/paths//v1/groups/post(createGroup)`.
     public func createGroup(
@@ -864,6 +1564,10 @@ extension APIProtocol {
     }
     /// A group you belong to (404 otherwise).
     ///
+    /// A group you belong to (404 otherwise).
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/get(getGroup)`.
     public func getGroup(
@@ -876,6 +1580,13 @@ extension APIProtocol {
         ))
     }
     /// Rename a group or change its time zone (owner only).
+    ///
+    /// Rename a group or change its time zone (owner only).
+    ///
+    /// Problem types:
+    /// - 403 `owner-only`: Only the group's owner may do this.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `PATCH /v1/groups/{groupID}`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/patch(updateGroup)`.
@@ -892,6 +1603,10 @@ extension APIProtocol {
     }
     /// A household's chore occurrences: pending ones by due time (overdue flagged), or completed ones.
     ///
+    /// A household's chore occurrences: pending ones by due time (overdue flagged), or completed ones.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}/chore-occurrences`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/chore-occurrences/get(listChoreOccurrences)`.
     public func listChoreOccurrences(
@@ -906,6 +1621,10 @@ extension APIProtocol {
         ))
     }
     /// A household's chores, newest first; for its members only.
+    ///
+    /// A household's chores, newest first; for its members only.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}/chores`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/chores/get(listGroupChores)`.
@@ -922,6 +1641,10 @@ extension APIProtocol {
     }
     /// The group's usable invites.
     ///
+    /// The group's usable invites.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}/invites`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/get(listGroupInvites)`.
     public func listGroupInvites(
@@ -937,12 +1660,16 @@ extension APIProtocol {
     }
     /// Create an invite code and link (any member); expires after expiresInHours (1-720, default 72).
     ///
+    /// Create an invite code and link (any member); expires after expiresInHours (1-720, default 72).
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `POST /v1/groups/{groupID}/invites`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/post(createGroupInvite)`.
     public func createGroupInvite(
         path: Operations.CreateGroupInvite.Input.Path,
         headers: Operations.CreateGroupInvite.Input.Headers = .init(),
-        body: Operations.CreateGroupInvite.Input.Body
+        body: Operations.CreateGroupInvite.Input.Body? = nil
     ) async throws -> Operations.CreateGroupInvite.Output {
         try await createGroupInvite(Operations.CreateGroupInvite.Input(
             path: path,
@@ -951,6 +1678,13 @@ extension APIProtocol {
         ))
     }
     /// Revoke an invite (its creator or the owner).
+    ///
+    /// Revoke an invite (its creator or the owner).
+    ///
+    /// Problem types:
+    /// - 403 `forbidden`: The caller may not do this.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `DELETE /v1/groups/{groupID}/invites/{code}`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/{code}/delete(revokeGroupInvite)`.
@@ -963,7 +1697,11 @@ extension APIProtocol {
             headers: headers
         ))
     }
+    /// Leave a group.
+    ///
     /// Leave a group. An owner's ownership passes to the longest-standing member; the last member leaving deletes the group.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/groups/{groupID}/leave`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/leave/post(leaveGroup)`.
@@ -977,6 +1715,10 @@ extension APIProtocol {
         ))
     }
     /// Members and their roles, in joining order.
+    ///
+    /// Members and their roles, in joining order.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}/members`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/members/get(listGroupMembers)`.
@@ -993,6 +1735,14 @@ extension APIProtocol {
     }
     /// Remove a member (owner only).
     ///
+    /// Remove a member (owner only).
+    ///
+    /// Problem types:
+    /// - 403 `owner-only`: Only the group's owner may do this.
+    /// - 409 `cannot-remove-self`: The owner cannot remove themselves; leave the group instead.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `DELETE /v1/groups/{groupID}/members/{userID}`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/members/{userID}/delete(removeGroupMember)`.
     public func removeGroupMember(
@@ -1004,7 +1754,15 @@ extension APIProtocol {
             headers: headers
         ))
     }
+    /// Join a group with an invite code (404 unknown or revoked, 410 expired).
+    ///
     /// Join a group with an invite code (404 unknown or revoked, 410 expired). Joining again changes nothing.
+    ///
+    /// Problem types:
+    /// - 404 `not-found`: No such resource, or none the caller may see.
+    /// - 410 `invite-expired`: The invite has expired; ask for a new one.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/groups/join`.
     /// - Remark: Generated from `#/paths//v1/groups/join/post(joinGroup)`.
@@ -1017,7 +1775,193 @@ extension APIProtocol {
             body: body
         ))
     }
+    /// The boards the caller can see: each group they belong to and each challenge they take part in, with this week's leaders and their own place.
+    ///
+    /// The boards the caller can see: each group they belong to and each challenge they take part in, with this week's leaders and their own place.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `GET /v1/leaderboards`.
+    /// - Remark: Generated from `#/paths//v1/leaderboards/get(listLeaderboards)`.
+    public func listLeaderboards(headers: Operations.ListLeaderboards.Input.Headers = .init()) async throws -> Operations.ListLeaderboards.Output {
+        try await listLeaderboards(Operations.ListLeaderboards.Input(headers: headers))
+    }
+    /// A challenge's standings (a competition's by total quantity in its unit), best first, ties sharing a rank and ordered by name.
+    ///
+    /// A challenge's standings (a competition's by total quantity in its unit), best first, ties sharing a rank and ordered by name.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `GET /v1/leaderboards/challenges/{challengeID}`.
+    /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/get(getChallengeLeaderboard)`.
+    public func getChallengeLeaderboard(
+        path: Operations.GetChallengeLeaderboard.Input.Path,
+        query: Operations.GetChallengeLeaderboard.Input.Query = .init(),
+        headers: Operations.GetChallengeLeaderboard.Input.Headers = .init()
+    ) async throws -> Operations.GetChallengeLeaderboard.Output {
+        try await getChallengeLeaderboard(Operations.GetChallengeLeaderboard.Input(
+            path: path,
+            query: query,
+            headers: headers
+        ))
+    }
+    /// The page of a challenge's board around the caller.
+    ///
+    /// The page of a challenge's board around the caller.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `GET /v1/leaderboards/challenges/{challengeID}/around-me`.
+    /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/around-me/get(getChallengeLeaderboardAroundMe)`.
+    public func getChallengeLeaderboardAroundMe(
+        path: Operations.GetChallengeLeaderboardAroundMe.Input.Path,
+        query: Operations.GetChallengeLeaderboardAroundMe.Input.Query = .init(),
+        headers: Operations.GetChallengeLeaderboardAroundMe.Input.Headers = .init()
+    ) async throws -> Operations.GetChallengeLeaderboardAroundMe.Output {
+        try await getChallengeLeaderboardAroundMe(Operations.GetChallengeLeaderboardAroundMe.Input(
+            path: path,
+            query: query,
+            headers: headers
+        ))
+    }
+    /// The caller and their friends on a challenge, ranked among themselves (1 to n), not by their global ranks.
+    ///
+    /// The caller and their friends on a challenge, ranked among themselves (1 to n), not by their global ranks.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `GET /v1/leaderboards/challenges/{challengeID}/friends`.
+    /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/friends/get(getChallengeFriendsLeaderboard)`.
+    public func getChallengeFriendsLeaderboard(
+        path: Operations.GetChallengeFriendsLeaderboard.Input.Path,
+        query: Operations.GetChallengeFriendsLeaderboard.Input.Query = .init(),
+        headers: Operations.GetChallengeFriendsLeaderboard.Input.Headers = .init()
+    ) async throws -> Operations.GetChallengeFriendsLeaderboard.Output {
+        try await getChallengeFriendsLeaderboard(Operations.GetChallengeFriendsLeaderboard.Input(
+            path: path,
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Past weeks or months of a challenge's board, newest first, with their winners.
+    ///
+    /// Past weeks or months of a challenge's board, newest first, with their winners.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `GET /v1/leaderboards/challenges/{challengeID}/history`.
+    /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/history/get(getChallengeLeaderboardHistory)`.
+    public func getChallengeLeaderboardHistory(
+        path: Operations.GetChallengeLeaderboardHistory.Input.Path,
+        query: Operations.GetChallengeLeaderboardHistory.Input.Query = .init(),
+        headers: Operations.GetChallengeLeaderboardHistory.Input.Headers = .init()
+    ) async throws -> Operations.GetChallengeLeaderboardHistory.Output {
+        try await getChallengeLeaderboardHistory(Operations.GetChallengeLeaderboardHistory.Input(
+            path: path,
+            query: query,
+            headers: headers
+        ))
+    }
+    /// The caller's rank, score and percentile on a challenge's board.
+    ///
+    /// The caller's rank, score and percentile on a challenge's board.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `GET /v1/leaderboards/challenges/{challengeID}/me`.
+    /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/me/get(getMyChallengeStanding)`.
+    public func getMyChallengeStanding(
+        path: Operations.GetMyChallengeStanding.Input.Path,
+        query: Operations.GetMyChallengeStanding.Input.Query = .init(),
+        headers: Operations.GetMyChallengeStanding.Input.Headers = .init()
+    ) async throws -> Operations.GetMyChallengeStanding.Output {
+        try await getMyChallengeStanding(Operations.GetMyChallengeStanding.Input(
+            path: path,
+            query: query,
+            headers: headers
+        ))
+    }
+    /// A group's or household's standings: every member, by points earned in anything of the group; weeks run Monday to Sunday in the group's zone.
+    ///
+    /// A group's or household's standings: every member, by points earned in anything of the group; weeks run Monday to Sunday in the group's zone.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `GET /v1/leaderboards/groups/{groupID}`.
+    /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/get(getGroupLeaderboard)`.
+    public func getGroupLeaderboard(
+        path: Operations.GetGroupLeaderboard.Input.Path,
+        query: Operations.GetGroupLeaderboard.Input.Query = .init(),
+        headers: Operations.GetGroupLeaderboard.Input.Headers = .init()
+    ) async throws -> Operations.GetGroupLeaderboard.Output {
+        try await getGroupLeaderboard(Operations.GetGroupLeaderboard.Input(
+            path: path,
+            query: query,
+            headers: headers
+        ))
+    }
+    /// The page of a group's board around the caller.
+    ///
+    /// The page of a group's board around the caller.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `GET /v1/leaderboards/groups/{groupID}/around-me`.
+    /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/around-me/get(getGroupLeaderboardAroundMe)`.
+    public func getGroupLeaderboardAroundMe(
+        path: Operations.GetGroupLeaderboardAroundMe.Input.Path,
+        query: Operations.GetGroupLeaderboardAroundMe.Input.Query = .init(),
+        headers: Operations.GetGroupLeaderboardAroundMe.Input.Headers = .init()
+    ) async throws -> Operations.GetGroupLeaderboardAroundMe.Output {
+        try await getGroupLeaderboardAroundMe(Operations.GetGroupLeaderboardAroundMe.Input(
+            path: path,
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Past weeks or months of a group's board, newest first, with their winners (last week's winner).
+    ///
+    /// Past weeks or months of a group's board, newest first, with their winners (last week's winner).
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `GET /v1/leaderboards/groups/{groupID}/history`.
+    /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/history/get(getGroupLeaderboardHistory)`.
+    public func getGroupLeaderboardHistory(
+        path: Operations.GetGroupLeaderboardHistory.Input.Path,
+        query: Operations.GetGroupLeaderboardHistory.Input.Query = .init(),
+        headers: Operations.GetGroupLeaderboardHistory.Input.Headers = .init()
+    ) async throws -> Operations.GetGroupLeaderboardHistory.Output {
+        try await getGroupLeaderboardHistory(Operations.GetGroupLeaderboardHistory.Input(
+            path: path,
+            query: query,
+            headers: headers
+        ))
+    }
+    /// The caller's rank, score and percentile on a group's board.
+    ///
+    /// The caller's rank, score and percentile on a group's board.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `GET /v1/leaderboards/groups/{groupID}/me`.
+    /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/me/get(getMyGroupStanding)`.
+    public func getMyGroupStanding(
+        path: Operations.GetMyGroupStanding.Input.Path,
+        query: Operations.GetMyGroupStanding.Input.Query = .init(),
+        headers: Operations.GetMyGroupStanding.Input.Headers = .init()
+    ) async throws -> Operations.GetMyGroupStanding.Output {
+        try await getMyGroupStanding(Operations.GetMyGroupStanding.Input(
+            path: path,
+            query: query,
+            headers: headers
+        ))
+    }
     /// The caller's account.
+    ///
+    /// The caller's account.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/me`.
     /// - Remark: Generated from `#/paths//v1/me/get(getMe)`.
@@ -1025,6 +1969,10 @@ extension APIProtocol {
         try await getMe(Operations.GetMe.Input(headers: headers))
     }
     /// Change display name, avatar (empty string removes it), IANA time zone or locale.
+    ///
+    /// Change display name, avatar (empty string removes it), IANA time zone or locale.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `PATCH /v1/me`.
     /// - Remark: Generated from `#/paths//v1/me/patch(updateMe)`.
@@ -1037,13 +1985,20 @@ extension APIProtocol {
             body: body
         ))
     }
+    /// Delete the account and all its data.
+    ///
     /// Delete the account and all its data. The body must be {"confirm": true}, else 422 confirmation-required.
+    ///
+    /// Problem types:
+    /// - 422 `confirmation-required`: Deleting for good needs an explicit confirmation.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `DELETE /v1/me`.
     /// - Remark: Generated from `#/paths//v1/me/delete(deleteMe)`.
     public func deleteMe(
         headers: Operations.DeleteMe.Input.Headers = .init(),
-        body: Operations.DeleteMe.Input.Body
+        body: Operations.DeleteMe.Input.Body? = nil
     ) async throws -> Operations.DeleteMe.Output {
         try await deleteMe(Operations.DeleteMe.Input(
             headers: headers,
@@ -1051,6 +2006,10 @@ extension APIProtocol {
         ))
     }
     /// What the caller created or was invited to, newest first; filter by kind (e.g. kind=habit for my habits).
+    ///
+    /// What the caller created or was invited to, newest first; filter by kind (e.g. kind=habit for my habits).
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/me/challenges`.
     /// - Remark: Generated from `#/paths//v1/me/challenges/get(listMyChallenges)`.
@@ -1065,6 +2024,14 @@ extension APIProtocol {
     }
     /// A guest attaches an e-mail and password, keeping the account and everything in it.
     ///
+    /// A guest attaches an e-mail and password, keeping the account and everything in it.
+    ///
+    /// Problem types:
+    /// - 409 `credentials-exist`: The account already has credentials; only a guest attaches them.
+    /// - 409 `email-taken`: An account with this e-mail exists: sign in instead.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `POST /v1/me/credentials`.
     /// - Remark: Generated from `#/paths//v1/me/credentials/post(attachCredentials)`.
     public func attachCredentials(
@@ -1078,12 +2045,20 @@ extension APIProtocol {
     }
     /// Everything Surge keeps about the caller, from every service, as one JSON document (GDPR access).
     ///
+    /// Everything Surge keeps about the caller, from every service, as one JSON document (GDPR access).
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `GET /v1/me/export`.
     /// - Remark: Generated from `#/paths//v1/me/export/get(exportMyData)`.
     public func exportMyData(headers: Operations.ExportMyData.Input.Headers = .init()) async throws -> Operations.ExportMyData.Output {
         try await exportMyData(Operations.ExportMyData.Input(headers: headers))
     }
     /// Contribution history across everything the caller does: tasks done per local day over the last weeks (12 by default).
+    ///
+    /// Contribution history across everything the caller does: tasks done per local day over the last weeks (12 by default).
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/me/history`.
     /// - Remark: Generated from `#/paths//v1/me/history/get(myHistory)`.
@@ -1098,12 +2073,20 @@ extension APIProtocol {
     }
     /// Total points, and this week's (Monday to Sunday) and this month's in the caller's time zone.
     ///
+    /// Total points, and this week's (Monday to Sunday) and this month's in the caller's time zone.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `GET /v1/me/points`.
     /// - Remark: Generated from `#/paths//v1/me/points/get(myPoints)`.
     public func myPoints(headers: Operations.MyPoints.Input.Headers = .init()) async throws -> Operations.MyPoints.Output {
         try await myPoints(Operations.MyPoints.Input(headers: headers))
     }
     /// The points ledger, newest first: every award or correction with its reason.
+    ///
+    /// The points ledger, newest first: every award or correction with its reason.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/me/points/ledger`.
     /// - Remark: Generated from `#/paths//v1/me/points/ledger/get(myPointsLedger)`.
@@ -1118,12 +2101,20 @@ extension APIProtocol {
     }
     /// Notification switch, daily reminder time, quiet hours and telemetry opt-out (defaults until saved).
     ///
+    /// Notification switch, daily reminder time, quiet hours and telemetry opt-out (defaults until saved).
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `GET /v1/me/preferences`.
     /// - Remark: Generated from `#/paths//v1/me/preferences/get(getPreferences)`.
     public func getPreferences(headers: Operations.GetPreferences.Input.Headers = .init()) async throws -> Operations.GetPreferences.Output {
         try await getPreferences(Operations.GetPreferences.Input(headers: headers))
     }
     /// Replace the preferences; takes effect at once (telemetry opt-out included).
+    ///
+    /// Replace the preferences; takes effect at once (telemetry opt-out included).
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `PUT /v1/me/preferences`.
     /// - Remark: Generated from `#/paths//v1/me/preferences/put(putPreferences)`.
@@ -1138,12 +2129,23 @@ extension APIProtocol {
     }
     /// The onboarding answers and accepted values, with the current recommendation (404 before onboarding).
     ///
+    /// The onboarding answers and accepted values, with the current recommendation (404 before onboarding).
+    ///
+    /// Problem types:
+    /// - 404 `training-plan-not-found`: No training plan yet: onboarding has not saved one.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `GET /v1/me/training-plan`.
     /// - Remark: Generated from `#/paths//v1/me/training-plan/get(getTrainingPlan)`.
     public func getTrainingPlan(headers: Operations.GetTrainingPlan.Input.Headers = .init()) async throws -> Operations.GetTrainingPlan.Output {
         try await getTrainingPlan(Operations.GetTrainingPlan.Input(headers: headers))
     }
     /// Save the onboarding answers and accepted values; omitted values take the recommendation.
+    ///
+    /// Save the onboarding answers and accepted values; omitted values take the recommendation.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `PUT /v1/me/training-plan`.
     /// - Remark: Generated from `#/paths//v1/me/training-plan/put(putTrainingPlan)`.
@@ -1158,6 +2160,10 @@ extension APIProtocol {
     }
     /// The recommendations for these answers, without saving anything.
     ///
+    /// The recommendations for these answers, without saving anything.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
     /// - Remark: HTTP `POST /v1/me/training-plan/preview`.
     /// - Remark: Generated from `#/paths//v1/me/training-plan/preview/post(previewTrainingPlan)`.
     public func previewTrainingPlan(
@@ -1169,7 +2175,11 @@ extension APIProtocol {
             body: body
         ))
     }
-    /// A photo's bytes, for those allowed to see it.
+    /// A photo's bytes, in the media type it was uploaded as, for those allowed to see it (cacheable privately for a day).
+    ///
+    /// A photo's bytes, in the media type it was uploaded as, for those allowed to see it (cacheable privately for a day).
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/photos/{photoID}`.
     /// - Remark: Generated from `#/paths//v1/photos/{photoID}/get(getPhoto)`.
@@ -1183,6 +2193,10 @@ extension APIProtocol {
         ))
     }
     /// Find people by display name (public profiles only).
+    ///
+    /// Find people by display name (public profiles only).
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/users`.
     /// - Remark: Generated from `#/paths//v1/users/get(searchUsers)`.
@@ -1199,18 +2213,21 @@ extension APIProtocol {
 
 /// Server URLs defined in the OpenAPI document.
 public enum Servers {
+    /// The gateway of a local stack (`make run`).
     public enum Server1 {
+        /// The gateway of a local stack (`make run`).
         public static func url() throws -> Foundation.URL {
             try Foundation.URL(
-                validatingOpenAPIServerURL: "/",
+                validatingOpenAPIServerURL: "http://localhost:8080",
                 variables: []
             )
         }
     }
+    /// The gateway of a local stack (`make run`).
     @available(*, deprecated, renamed: "Servers.Server1.url")
     public static func server1() throws -> Foundation.URL {
         try Foundation.URL(
-            validatingOpenAPIServerURL: "/",
+            validatingOpenAPIServerURL: "http://localhost:8080",
             variables: []
         )
     }

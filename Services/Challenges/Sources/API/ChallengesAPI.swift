@@ -4,15 +4,19 @@ import SurgeRuntime
 /// The public operations the challenges service answers.
 enum ChallengesAPI {
     static let browseQuery: [APIOperation.QueryParameter] = [
-        .init("q", "Full-text search in name (strongest), description and category; web-search syntax (\"quoted phrases\", -exclusions)."),
-        .init("kind", "Only this kind.", schema: .enumeration(ChallengeKind.allCases.map(\.rawValue))),
-        .init("difficulty", "Only this difficulty.", schema: .enumeration(Difficulty.allCases.map(\.rawValue))),
-        .init("category", "Only this category (e.g. fitness, mindfulness, nutrition)."),
-        .init("minDays", "Only definitions lasting at least this many days (open-ended ones are left out).", schema: .integer),
-        .init("maxDays", "Only definitions lasting at most this many days (open-ended ones are left out).", schema: .integer),
         .init(
-            "sort", "newest (default), liked, trending (joins and likes in the last 7 days) or relevance (default with q).",
-            schema: .enumeration(BrowseSort.allCases.map(\.rawValue))),
+            "q", "Full-text search in name (strongest), description and category; web-search syntax (\"quoted phrases\", -exclusions).",
+            schema: JSONSchema.string().refined(.init(maxLength: BrowseQuery.maxQueryLength, example: "push-ups"))),
+        .init("kind", "Only this kind.", schema: .of(ChallengeKind.self)),
+        .init("difficulty", "Only this difficulty.", schema: .of(Difficulty.self)),
+        .init(
+            "category", "Only this category.",
+            schema: JSONSchema.string().refined(.init(maxLength: DraftLimits.category.upperBound, example: "fitness"))),
+        .init("minDays", "Only definitions lasting at least this many days (open-ended ones are left out).", schema: .integer(in: 1...366)),
+        .init("maxDays", "Only definitions lasting at most this many days (open-ended ones are left out).", schema: .integer(in: 1...366)),
+        .init(
+            "sort", "newest (the default without q), liked, trending (joins and likes in the last 7 days) or relevance (the default with q; needs q).",
+            schema: .of(BrowseSort.self)),
     ] + APIOperation.QueryParameter.pagination
 
     static let browse = APIOperation(
@@ -23,7 +27,7 @@ enum ChallengesAPI {
     static let create = APIOperation(
         .post, "/v1/challenges", id: "createChallenge", service: .challenges,
         summary: "Create a competition, habit, household chore or weekly challenge (curated challenges come from the content library).",
-        request: ChallengeDraft.self, status: .created, response: ChallengeDetail.self)
+        request: ChallengeDraft.self, status: .created, response: ChallengeDetail.self, problems: [.catchingUp])
 
     static let detail = APIOperation(
         .get, "/v1/challenges/{challengeID}", id: "getChallenge", service: .challenges,
@@ -38,18 +42,18 @@ enum ChallengesAPI {
     static let update = APIOperation(
         .patch, "/v1/challenges/{challengeID}", id: "updateChallenge", service: .challenges,
         summary: "Edit a definition (owner; any household member for chores). Creates the next version, in force from the next local day (for competitions, the first day not yet begun anywhere).",
-        request: ChallengePatch.self, response: ChallengeDetail.self, errors: [.forbidden])
+        request: ChallengePatch.self, response: ChallengeDetail.self, problems: [.forbidden])
 
     static let delete = APIOperation(
         .delete, "/v1/challenges/{challengeID}", id: "deleteChallenge", service: .challenges,
         summary: "Delete a definition with its whole history. Needs ?confirm=true; without it answers 422 confirmation-required.",
-        query: [.init("confirm", "Must be true: deleting removes the history for good.", schema: .boolean)], status: .noContent,
-        errors: [.forbidden, .conflict])
+        query: [.init("confirm", "Must be true: deleting removes the history for good.", schema: JSONSchema.boolean.refined(.init(default: false)))],
+        status: .noContent, problems: [.forbidden, .confirmationRequired])
 
     static let invite = APIOperation(
         .post, "/v1/challenges/{challengeID}/invitations", id: "inviteToChallenge", service: .challenges,
         summary: "Invite friends (accepted friendships) or every member of a group you belong to; one invitation event per invitee.",
-        request: InvitationRequest.self, status: .created, response: InvitationResult.self, errors: [.forbidden, .conflict])
+        request: InvitationRequest.self, status: .created, response: InvitationResult.self, problems: [.forbidden, .notInvitable])
 
     static let like = APIOperation(
         .put, "/v1/challenges/{challengeID}/like", id: "likeChallenge", service: .challenges,
@@ -62,7 +66,7 @@ enum ChallengesAPI {
     static let mine = APIOperation(
         .get, "/v1/me/challenges", id: "listMyChallenges", service: .challenges,
         summary: "What the caller created or was invited to, newest first; filter by kind (e.g. kind=habit for my habits).",
-        query: [.init("kind", "Only this kind.", schema: .enumeration(ChallengeKind.allCases.map(\.rawValue)))]
+        query: [.init("kind", "Only this kind.", schema: .of(ChallengeKind.self))]
             + APIOperation.QueryParameter.pagination,
         response: Page<ChallengeSummary>.self)
 

@@ -1,3 +1,4 @@
+import SurgeContracts
 import SurgeRuntime
 
 /// Public operations the gateway answers itself.
@@ -8,4 +9,8 @@ enum GatewayAPI {
         response: ExportController.ExportDocument.self)
 
     static let all = [export]
+}
+
+extension ExportController.ExportDocument: JSONSchemaRefined {
+    static let fieldRefinements: [String: JSONSchema.Refinement] = ["userID": .init(schema: .string(format: "uuid"))]
 }

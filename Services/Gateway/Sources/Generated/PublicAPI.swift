@@ -51,6 +51,16 @@ enum PublicAPI {
         PublicRoute(.post, "/v1/groups/{groupID}/leave", .identity, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/groups/{groupID}/members", .identity, .authenticated, .standard, idempotent: false),
         PublicRoute(.delete, "/v1/groups/{groupID}/members/{userID}", .identity, .authenticated, .standard, idempotent: false),
+        PublicRoute(.get, "/v1/leaderboards", .leaderboard, .authenticated, .standard, idempotent: false),
+        PublicRoute(.get, "/v1/leaderboards/challenges/{challengeID}", .leaderboard, .authenticated, .standard, idempotent: false),
+        PublicRoute(.get, "/v1/leaderboards/challenges/{challengeID}/around-me", .leaderboard, .authenticated, .standard, idempotent: false),
+        PublicRoute(.get, "/v1/leaderboards/challenges/{challengeID}/friends", .leaderboard, .authenticated, .standard, idempotent: false),
+        PublicRoute(.get, "/v1/leaderboards/challenges/{challengeID}/history", .leaderboard, .authenticated, .standard, idempotent: false),
+        PublicRoute(.get, "/v1/leaderboards/challenges/{challengeID}/me", .leaderboard, .authenticated, .standard, idempotent: false),
+        PublicRoute(.get, "/v1/leaderboards/groups/{groupID}", .leaderboard, .authenticated, .standard, idempotent: false),
+        PublicRoute(.get, "/v1/leaderboards/groups/{groupID}/around-me", .leaderboard, .authenticated, .standard, idempotent: false),
+        PublicRoute(.get, "/v1/leaderboards/groups/{groupID}/history", .leaderboard, .authenticated, .standard, idempotent: false),
+        PublicRoute(.get, "/v1/leaderboards/groups/{groupID}/me", .leaderboard, .authenticated, .standard, idempotent: false),
         PublicRoute(.delete, "/v1/me", .identity, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/me", .identity, .authenticated, .standard, idempotent: false),
         PublicRoute(.patch, "/v1/me", .identity, .authenticated, .standard, idempotent: false),
@@ -72,8 +82,62 @@ enum PublicAPI {
     static let openAPIDocument = #"""
 {
   "components" : {
+    "headers" : {
+      "Idempotent-Replayed" : {
+        "description" : "`true` when this is the stored response to an earlier request with the same `Idempotency-Key`.",
+        "schema" : {
+          "enum" : [
+            "true"
+          ],
+          "type" : "string"
+        }
+      },
+      "RateLimit-Limit" : {
+        "description" : "The request budget of the tightest limit that applies.",
+        "schema" : {
+          "minimum" : 0,
+          "type" : "integer"
+        }
+      },
+      "RateLimit-Policy" : {
+        "description" : "The limit as `<requests>;w=<window seconds>`.",
+        "schema" : {
+          "examples" : [
+            "120;w=60"
+          ],
+          "type" : "string"
+        }
+      },
+      "RateLimit-Remaining" : {
+        "description" : "Requests left in that budget.",
+        "schema" : {
+          "minimum" : 0,
+          "type" : "integer"
+        }
+      },
+      "RateLimit-Reset" : {
+        "description" : "Seconds until the budget is whole again.",
+        "schema" : {
+          "minimum" : 0,
+          "type" : "integer"
+        }
+      },
+      "Retry-After" : {
+        "description" : "Seconds after which a retry may succeed.",
+        "schema" : {
+          "minimum" : 0,
+          "type" : "integer"
+        }
+      },
+      "X-Request-ID" : {
+        "description" : "The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.",
+        "schema" : {
+          "type" : "string"
+        }
+      }
+    },
     "responses" : {
-      "Problem" : {
+      "BadRequest" : {
         "content" : {
           "application/problem+json" : {
             "schema" : {
@@ -81,30 +145,2451 @@ enum PublicAPI {
             }
           }
         },
-        "description" : "An RFC 9457 problem document."
+        "description" : "Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.",
+        "headers" : {
+          "RateLimit-Limit" : {
+            "$ref" : "#/components/headers/RateLimit-Limit"
+          },
+          "RateLimit-Policy" : {
+            "$ref" : "#/components/headers/RateLimit-Policy"
+          },
+          "RateLimit-Remaining" : {
+            "$ref" : "#/components/headers/RateLimit-Remaining"
+          },
+          "RateLimit-Reset" : {
+            "$ref" : "#/components/headers/RateLimit-Reset"
+          },
+          "X-Request-ID" : {
+            "$ref" : "#/components/headers/X-Request-ID"
+          }
+        }
+      },
+      "Conflict" : {
+        "content" : {
+          "application/problem+json" : {
+            "schema" : {
+              "$ref" : "#/components/schemas/Problem"
+            }
+          }
+        },
+        "description" : "Conflict: a problem document (`idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`); each operation lists its own.",
+        "headers" : {
+          "RateLimit-Limit" : {
+            "$ref" : "#/components/headers/RateLimit-Limit"
+          },
+          "RateLimit-Policy" : {
+            "$ref" : "#/components/headers/RateLimit-Policy"
+          },
+          "RateLimit-Remaining" : {
+            "$ref" : "#/components/headers/RateLimit-Remaining"
+          },
+          "RateLimit-Reset" : {
+            "$ref" : "#/components/headers/RateLimit-Reset"
+          },
+          "Retry-After" : {
+            "$ref" : "#/components/headers/Retry-After"
+          },
+          "X-Request-ID" : {
+            "$ref" : "#/components/headers/X-Request-ID"
+          }
+        }
+      },
+      "ContentTooLarge" : {
+        "content" : {
+          "application/problem+json" : {
+            "schema" : {
+              "$ref" : "#/components/schemas/Problem"
+            }
+          }
+        },
+        "description" : "Content Too Large: a problem document (`payload-too-large`); each operation lists its own.",
+        "headers" : {
+          "RateLimit-Limit" : {
+            "$ref" : "#/components/headers/RateLimit-Limit"
+          },
+          "RateLimit-Policy" : {
+            "$ref" : "#/components/headers/RateLimit-Policy"
+          },
+          "RateLimit-Remaining" : {
+            "$ref" : "#/components/headers/RateLimit-Remaining"
+          },
+          "RateLimit-Reset" : {
+            "$ref" : "#/components/headers/RateLimit-Reset"
+          },
+          "X-Request-ID" : {
+            "$ref" : "#/components/headers/X-Request-ID"
+          }
+        }
+      },
+      "Forbidden" : {
+        "content" : {
+          "application/problem+json" : {
+            "schema" : {
+              "$ref" : "#/components/schemas/Problem"
+            }
+          }
+        },
+        "description" : "Forbidden: a problem document (`forbidden`, `owner-only`); each operation lists its own.",
+        "headers" : {
+          "RateLimit-Limit" : {
+            "$ref" : "#/components/headers/RateLimit-Limit"
+          },
+          "RateLimit-Policy" : {
+            "$ref" : "#/components/headers/RateLimit-Policy"
+          },
+          "RateLimit-Remaining" : {
+            "$ref" : "#/components/headers/RateLimit-Remaining"
+          },
+          "RateLimit-Reset" : {
+            "$ref" : "#/components/headers/RateLimit-Reset"
+          },
+          "X-Request-ID" : {
+            "$ref" : "#/components/headers/X-Request-ID"
+          }
+        }
+      },
+      "Gone" : {
+        "content" : {
+          "application/problem+json" : {
+            "schema" : {
+              "$ref" : "#/components/schemas/Problem"
+            }
+          }
+        },
+        "description" : "Gone: a problem document (`invite-expired`); each operation lists its own.",
+        "headers" : {
+          "RateLimit-Limit" : {
+            "$ref" : "#/components/headers/RateLimit-Limit"
+          },
+          "RateLimit-Policy" : {
+            "$ref" : "#/components/headers/RateLimit-Policy"
+          },
+          "RateLimit-Remaining" : {
+            "$ref" : "#/components/headers/RateLimit-Remaining"
+          },
+          "RateLimit-Reset" : {
+            "$ref" : "#/components/headers/RateLimit-Reset"
+          },
+          "X-Request-ID" : {
+            "$ref" : "#/components/headers/X-Request-ID"
+          }
+        }
+      },
+      "NotFound" : {
+        "content" : {
+          "application/problem+json" : {
+            "schema" : {
+              "$ref" : "#/components/schemas/Problem"
+            }
+          }
+        },
+        "description" : "Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.",
+        "headers" : {
+          "RateLimit-Limit" : {
+            "$ref" : "#/components/headers/RateLimit-Limit"
+          },
+          "RateLimit-Policy" : {
+            "$ref" : "#/components/headers/RateLimit-Policy"
+          },
+          "RateLimit-Remaining" : {
+            "$ref" : "#/components/headers/RateLimit-Remaining"
+          },
+          "RateLimit-Reset" : {
+            "$ref" : "#/components/headers/RateLimit-Reset"
+          },
+          "X-Request-ID" : {
+            "$ref" : "#/components/headers/X-Request-ID"
+          }
+        }
+      },
+      "ServiceUnavailable" : {
+        "content" : {
+          "application/problem+json" : {
+            "schema" : {
+              "$ref" : "#/components/schemas/Problem"
+            }
+          }
+        },
+        "description" : "Service Unavailable: a problem document (`unavailable`, `catching-up`); each operation lists its own.",
+        "headers" : {
+          "RateLimit-Limit" : {
+            "$ref" : "#/components/headers/RateLimit-Limit"
+          },
+          "RateLimit-Policy" : {
+            "$ref" : "#/components/headers/RateLimit-Policy"
+          },
+          "RateLimit-Remaining" : {
+            "$ref" : "#/components/headers/RateLimit-Remaining"
+          },
+          "RateLimit-Reset" : {
+            "$ref" : "#/components/headers/RateLimit-Reset"
+          },
+          "Retry-After" : {
+            "$ref" : "#/components/headers/Retry-After"
+          },
+          "X-Request-ID" : {
+            "$ref" : "#/components/headers/X-Request-ID"
+          }
+        }
+      },
+      "TooManyRequests" : {
+        "content" : {
+          "application/problem+json" : {
+            "schema" : {
+              "$ref" : "#/components/schemas/Problem"
+            }
+          }
+        },
+        "description" : "Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.",
+        "headers" : {
+          "RateLimit-Limit" : {
+            "$ref" : "#/components/headers/RateLimit-Limit"
+          },
+          "RateLimit-Policy" : {
+            "$ref" : "#/components/headers/RateLimit-Policy"
+          },
+          "RateLimit-Remaining" : {
+            "$ref" : "#/components/headers/RateLimit-Remaining"
+          },
+          "RateLimit-Reset" : {
+            "$ref" : "#/components/headers/RateLimit-Reset"
+          },
+          "Retry-After" : {
+            "$ref" : "#/components/headers/Retry-After"
+          },
+          "X-Request-ID" : {
+            "$ref" : "#/components/headers/X-Request-ID"
+          }
+        }
+      },
+      "Unauthorized" : {
+        "content" : {
+          "application/problem+json" : {
+            "schema" : {
+              "$ref" : "#/components/schemas/Problem"
+            }
+          }
+        },
+        "description" : "Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.",
+        "headers" : {
+          "RateLimit-Limit" : {
+            "$ref" : "#/components/headers/RateLimit-Limit"
+          },
+          "RateLimit-Policy" : {
+            "$ref" : "#/components/headers/RateLimit-Policy"
+          },
+          "RateLimit-Remaining" : {
+            "$ref" : "#/components/headers/RateLimit-Remaining"
+          },
+          "RateLimit-Reset" : {
+            "$ref" : "#/components/headers/RateLimit-Reset"
+          },
+          "X-Request-ID" : {
+            "$ref" : "#/components/headers/X-Request-ID"
+          }
+        }
+      },
+      "UnprocessableContent" : {
+        "content" : {
+          "application/problem+json" : {
+            "schema" : {
+              "$ref" : "#/components/schemas/Problem"
+            }
+          }
+        },
+        "description" : "Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.",
+        "headers" : {
+          "RateLimit-Limit" : {
+            "$ref" : "#/components/headers/RateLimit-Limit"
+          },
+          "RateLimit-Policy" : {
+            "$ref" : "#/components/headers/RateLimit-Policy"
+          },
+          "RateLimit-Remaining" : {
+            "$ref" : "#/components/headers/RateLimit-Remaining"
+          },
+          "RateLimit-Reset" : {
+            "$ref" : "#/components/headers/RateLimit-Reset"
+          },
+          "X-Request-ID" : {
+            "$ref" : "#/components/headers/X-Request-ID"
+          }
+        }
+      },
+      "UnsupportedMediaType" : {
+        "content" : {
+          "application/problem+json" : {
+            "schema" : {
+              "$ref" : "#/components/schemas/Problem"
+            }
+          }
+        },
+        "description" : "Unsupported Media Type: a problem document (`unsupported-media-type`); each operation lists its own.",
+        "headers" : {
+          "RateLimit-Limit" : {
+            "$ref" : "#/components/headers/RateLimit-Limit"
+          },
+          "RateLimit-Policy" : {
+            "$ref" : "#/components/headers/RateLimit-Policy"
+          },
+          "RateLimit-Remaining" : {
+            "$ref" : "#/components/headers/RateLimit-Remaining"
+          },
+          "RateLimit-Reset" : {
+            "$ref" : "#/components/headers/RateLimit-Reset"
+          },
+          "X-Request-ID" : {
+            "$ref" : "#/components/headers/X-Request-ID"
+          }
+        }
       }
     },
     "schemas" : {
+      "Account" : {
+        "properties" : {
+          "avatarURL" : {
+            "type" : "string"
+          },
+          "createdAt" : {
+            "format" : "date-time",
+            "type" : "string"
+          },
+          "displayName" : {
+            "type" : "string"
+          },
+          "email" : {
+            "type" : "string"
+          },
+          "id" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "kind" : {
+            "$ref" : "#/components/schemas/AccountKind"
+          },
+          "locale" : {
+            "type" : "string"
+          },
+          "timeZone" : {
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "createdAt",
+          "displayName",
+          "id",
+          "kind",
+          "timeZone"
+        ],
+        "type" : "object"
+      },
+      "AccountKind" : {
+        "anyOf" : [
+          {
+            "enum" : [
+              "guest",
+              "password",
+              "social"
+            ],
+            "type" : "string"
+          },
+          {
+            "type" : "string"
+          }
+        ],
+        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+      },
+      "AccountResponse" : {
+        "properties" : {
+          "user" : {
+            "$ref" : "#/components/schemas/Account"
+          }
+        },
+        "required" : [
+          "user"
+        ],
+        "type" : "object"
+      },
+      "ActivityLevel" : {
+        "anyOf" : [
+          {
+            "enum" : [
+              "beginner",
+              "intermediate",
+              "advanced"
+            ],
+            "type" : "string"
+          },
+          {
+            "type" : "string"
+          }
+        ],
+        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+      },
+      "AttemptResponse" : {
+        "properties" : {
+          "attempt" : {
+            "$ref" : "#/components/schemas/AttemptView"
+          }
+        },
+        "required" : [
+          "attempt"
+        ],
+        "type" : "object"
+      },
+      "AttemptStatus" : {
+        "anyOf" : [
+          {
+            "enum" : [
+              "active",
+              "failed",
+              "completed",
+              "abandoned"
+            ],
+            "type" : "string"
+          },
+          {
+            "type" : "string"
+          }
+        ],
+        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+      },
+      "AttemptView" : {
+        "properties" : {
+          "attemptID" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "attemptNumber" : {
+            "type" : "integer"
+          },
+          "challengeID" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "challengeName" : {
+            "type" : "string"
+          },
+          "dayNumber" : {
+            "type" : "integer"
+          },
+          "durationDays" : {
+            "type" : "integer"
+          },
+          "endedOn" : {
+            "$ref" : "#/components/schemas/LocalDate"
+          },
+          "endsOn" : {
+            "$ref" : "#/components/schemas/LocalDate"
+          },
+          "failureReason" : {
+            "type" : "string"
+          },
+          "kind" : {
+            "$ref" : "#/components/schemas/ChallengeKind"
+          },
+          "missedTaskIDs" : {
+            "items" : {
+              "type" : "string"
+            },
+            "type" : "array"
+          },
+          "startedOn" : {
+            "$ref" : "#/components/schemas/LocalDate"
+          },
+          "stats" : {
+            "$ref" : "#/components/schemas/StatsView"
+          },
+          "status" : {
+            "$ref" : "#/components/schemas/AttemptStatus"
+          },
+          "timeZone" : {
+            "type" : "string"
+          },
+          "today" : {
+            "$ref" : "#/components/schemas/DayView"
+          },
+          "week" : {
+            "$ref" : "#/components/schemas/WeekView"
+          }
+        },
+        "required" : [
+          "attemptID",
+          "attemptNumber",
+          "challengeID",
+          "challengeName",
+          "dayNumber",
+          "kind",
+          "missedTaskIDs",
+          "startedOn",
+          "stats",
+          "status",
+          "timeZone"
+        ],
+        "type" : "object"
+      },
+      "AttemptViewPage" : {
+        "properties" : {
+          "items" : {
+            "items" : {
+              "$ref" : "#/components/schemas/AttemptView"
+            },
+            "type" : "array"
+          },
+          "nextCursor" : {
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "items"
+        ],
+        "type" : "object"
+      },
+      "BoardHistoryView" : {
+        "properties" : {
+          "board" : {
+            "$ref" : "#/components/schemas/BoardInfo"
+          },
+          "items" : {
+            "items" : {
+              "$ref" : "#/components/schemas/PastWindowView"
+            },
+            "type" : "array"
+          },
+          "nextCursor" : {
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "board",
+          "items"
+        ],
+        "type" : "object"
+      },
+      "BoardInfo" : {
+        "properties" : {
+          "id" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "measure" : {
+            "type" : "string"
+          },
+          "name" : {
+            "type" : "string"
+          },
+          "scope" : {
+            "$ref" : "#/components/schemas/BoardScope"
+          }
+        },
+        "required" : [
+          "id",
+          "measure",
+          "name",
+          "scope"
+        ],
+        "type" : "object"
+      },
+      "BoardListView" : {
+        "properties" : {
+          "items" : {
+            "items" : {
+              "$ref" : "#/components/schemas/BoardSummaryView"
+            },
+            "type" : "array"
+          }
+        },
+        "required" : [
+          "items"
+        ],
+        "type" : "object"
+      },
+      "BoardPageView" : {
+        "properties" : {
+          "board" : {
+            "$ref" : "#/components/schemas/BoardInfo"
+          },
+          "items" : {
+            "items" : {
+              "$ref" : "#/components/schemas/StandingView"
+            },
+            "type" : "array"
+          },
+          "me" : {
+            "$ref" : "#/components/schemas/MyStandingView"
+          },
+          "nextCursor" : {
+            "type" : "string"
+          },
+          "window" : {
+            "$ref" : "#/components/schemas/WindowView"
+          }
+        },
+        "required" : [
+          "board",
+          "items",
+          "me",
+          "window"
+        ],
+        "type" : "object"
+      },
+      "BoardScope" : {
+        "anyOf" : [
+          {
+            "enum" : [
+              "challenge",
+              "group"
+            ],
+            "type" : "string"
+          },
+          {
+            "type" : "string"
+          }
+        ],
+        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+      },
+      "BoardSummaryView" : {
+        "properties" : {
+          "board" : {
+            "$ref" : "#/components/schemas/BoardInfo"
+          },
+          "leaders" : {
+            "items" : {
+              "$ref" : "#/components/schemas/StandingView"
+            },
+            "type" : "array"
+          },
+          "me" : {
+            "$ref" : "#/components/schemas/MyStandingView"
+          },
+          "window" : {
+            "$ref" : "#/components/schemas/WindowView"
+          }
+        },
+        "required" : [
+          "board",
+          "leaders",
+          "me",
+          "window"
+        ],
+        "type" : "object"
+      },
+      "BrowseSort" : {
+        "enum" : [
+          "newest",
+          "liked",
+          "trending",
+          "relevance"
+        ],
+        "type" : "string"
+      },
+      "Cadence" : {
+        "description" : "Sent in requests too: there, a field not listed here is refused (422 `validation`).",
+        "properties" : {
+          "kind" : {
+            "$ref" : "#/components/schemas/CadenceKind"
+          },
+          "timesPerWeek" : {
+            "type" : "integer"
+          },
+          "weekdays" : {
+            "items" : {
+              "$ref" : "#/components/schemas/Weekday"
+            },
+            "type" : "array"
+          }
+        },
+        "required" : [
+          "kind"
+        ],
+        "type" : "object"
+      },
+      "CadenceKind" : {
+        "anyOf" : [
+          {
+            "enum" : [
+              "daily",
+              "weekdays",
+              "timesPerWeek",
+              "weekly",
+              "monthly"
+            ],
+            "type" : "string"
+          },
+          {
+            "type" : "string"
+          }
+        ],
+        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+      },
+      "CalendarDay" : {
+        "properties" : {
+          "date" : {
+            "$ref" : "#/components/schemas/LocalDate"
+          },
+          "status" : {
+            "$ref" : "#/components/schemas/CalendarDayStatus"
+          },
+          "tasksDone" : {
+            "type" : "integer"
+          }
+        },
+        "required" : [
+          "date",
+          "status",
+          "tasksDone"
+        ],
+        "type" : "object"
+      },
+      "CalendarDayStatus" : {
+        "anyOf" : [
+          {
+            "enum" : [
+              "before",
+              "completed",
+              "missed",
+              "frozen",
+              "kept",
+              "rest",
+              "open",
+              "future",
+              "after"
+            ],
+            "type" : "string"
+          },
+          {
+            "type" : "string"
+          }
+        ],
+        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+      },
+      "CalendarResponse" : {
+        "properties" : {
+          "days" : {
+            "items" : {
+              "$ref" : "#/components/schemas/CalendarDay"
+            },
+            "type" : "array"
+          },
+          "month" : {
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "days",
+          "month"
+        ],
+        "type" : "object"
+      },
+      "CapBand" : {
+        "description" : "Sent in requests too: there, a field not listed here is refused (422 `validation`).",
+        "properties" : {
+          "fromLevel" : {
+            "type" : "integer"
+          },
+          "multiplierOfDailyGoal" : {
+            "type" : "number"
+          }
+        },
+        "required" : [
+          "fromLevel",
+          "multiplierOfDailyGoal"
+        ],
+        "type" : "object"
+      },
+      "ChallengeDefinition" : {
+        "properties" : {
+          "category" : {
+            "type" : "string"
+          },
+          "challengeID" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "chore" : {
+            "$ref" : "#/components/schemas/ChoreDetails"
+          },
+          "competition" : {
+            "$ref" : "#/components/schemas/CompetitionDetails"
+          },
+          "description" : {
+            "type" : "string"
+          },
+          "difficulty" : {
+            "$ref" : "#/components/schemas/Difficulty"
+          },
+          "durationDays" : {
+            "type" : "integer"
+          },
+          "effectiveFrom" : {
+            "$ref" : "#/components/schemas/LocalDate"
+          },
+          "estimatedDailyMinutes" : {
+            "type" : "integer"
+          },
+          "groupID" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "habit" : {
+            "$ref" : "#/components/schemas/HabitDetails"
+          },
+          "kind" : {
+            "$ref" : "#/components/schemas/ChallengeKind"
+          },
+          "name" : {
+            "type" : "string"
+          },
+          "ownerID" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "rules" : {
+            "$ref" : "#/components/schemas/ChallengeRules"
+          },
+          "tasks" : {
+            "items" : {
+              "$ref" : "#/components/schemas/ChallengeTask"
+            },
+            "type" : "array"
+          },
+          "version" : {
+            "type" : "integer"
+          },
+          "visibility" : {
+            "$ref" : "#/components/schemas/Visibility"
+          }
+        },
+        "required" : [
+          "category",
+          "challengeID",
+          "description",
+          "difficulty",
+          "kind",
+          "name",
+          "rules",
+          "tasks",
+          "version",
+          "visibility"
+        ],
+        "type" : "object"
+      },
+      "ChallengeDetail" : {
+        "properties" : {
+          "canEdit" : {
+            "type" : "boolean"
+          },
+          "createdAt" : {
+            "format" : "date-time",
+            "type" : "string"
+          },
+          "definition" : {
+            "$ref" : "#/components/schemas/ChallengeDefinition"
+          },
+          "estimatedDailyMinutes" : {
+            "type" : "integer"
+          },
+          "failureConditions" : {
+            "items" : {
+              "type" : "string"
+            },
+            "type" : "array"
+          },
+          "invited" : {
+            "type" : "boolean"
+          },
+          "latestVersion" : {
+            "type" : "integer"
+          },
+          "likedByMe" : {
+            "type" : "boolean"
+          },
+          "likes" : {
+            "type" : "integer"
+          },
+          "ruleSummary" : {
+            "type" : "string"
+          },
+          "updatedAt" : {
+            "format" : "date-time",
+            "type" : "string"
+          },
+          "versions" : {
+            "items" : {
+              "$ref" : "#/components/schemas/VersionSummary"
+            },
+            "type" : "array"
+          }
+        },
+        "required" : [
+          "canEdit",
+          "createdAt",
+          "definition",
+          "failureConditions",
+          "invited",
+          "latestVersion",
+          "likedByMe",
+          "likes",
+          "ruleSummary",
+          "updatedAt",
+          "versions"
+        ],
+        "type" : "object"
+      },
+      "ChallengeDraft" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "category" : {
+            "type" : "string"
+          },
+          "chore" : {
+            "$ref" : "#/components/schemas/ChoreDraft"
+          },
+          "competition" : {
+            "$ref" : "#/components/schemas/CompetitionDetails"
+          },
+          "description" : {
+            "type" : "string"
+          },
+          "difficulty" : {
+            "$ref" : "#/components/schemas/Difficulty"
+          },
+          "durationDays" : {
+            "type" : "integer"
+          },
+          "estimatedDailyMinutes" : {
+            "type" : "integer"
+          },
+          "groupID" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "habit" : {
+            "$ref" : "#/components/schemas/HabitDetails"
+          },
+          "kind" : {
+            "$ref" : "#/components/schemas/ChallengeKind"
+          },
+          "name" : {
+            "type" : "string"
+          },
+          "rules" : {
+            "$ref" : "#/components/schemas/RulesDraft"
+          },
+          "tasks" : {
+            "items" : {
+              "$ref" : "#/components/schemas/TaskDraft"
+            },
+            "type" : "array"
+          },
+          "visibility" : {
+            "$ref" : "#/components/schemas/Visibility"
+          }
+        },
+        "required" : [
+          "kind",
+          "name"
+        ],
+        "type" : "object"
+      },
+      "ChallengeKind" : {
+        "anyOf" : [
+          {
+            "enum" : [
+              "curated",
+              "competition",
+              "habit",
+              "chore",
+              "weekly"
+            ],
+            "type" : "string"
+          },
+          {
+            "type" : "string"
+          }
+        ],
+        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+      },
+      "ChallengePatch" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "category" : {
+            "type" : "string"
+          },
+          "chore" : {
+            "$ref" : "#/components/schemas/ChoreDraft"
+          },
+          "competition" : {
+            "$ref" : "#/components/schemas/CompetitionDetails"
+          },
+          "description" : {
+            "type" : "string"
+          },
+          "difficulty" : {
+            "$ref" : "#/components/schemas/Difficulty"
+          },
+          "durationDays" : {
+            "type" : "integer"
+          },
+          "estimatedDailyMinutes" : {
+            "type" : "integer"
+          },
+          "groupID" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "habit" : {
+            "$ref" : "#/components/schemas/HabitDetails"
+          },
+          "name" : {
+            "type" : "string"
+          },
+          "rules" : {
+            "$ref" : "#/components/schemas/RulesDraft"
+          },
+          "tasks" : {
+            "items" : {
+              "$ref" : "#/components/schemas/TaskDraft"
+            },
+            "type" : "array"
+          },
+          "visibility" : {
+            "$ref" : "#/components/schemas/Visibility"
+          }
+        },
+        "type" : "object"
+      },
+      "ChallengeRules" : {
+        "properties" : {
+          "checkInGraceMinutes" : {
+            "type" : "integer"
+          },
+          "failure" : {
+            "$ref" : "#/components/schemas/FailureRule"
+          },
+          "points" : {
+            "$ref" : "#/components/schemas/PointsRule"
+          },
+          "streak" : {
+            "$ref" : "#/components/schemas/StreakRule"
+          }
+        },
+        "required" : [
+          "checkInGraceMinutes",
+          "failure",
+          "points",
+          "streak"
+        ],
+        "type" : "object"
+      },
+      "ChallengeSummary" : {
+        "properties" : {
+          "category" : {
+            "type" : "string"
+          },
+          "challengeID" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "chore" : {
+            "$ref" : "#/components/schemas/ChoreDetails"
+          },
+          "competition" : {
+            "$ref" : "#/components/schemas/CompetitionDetails"
+          },
+          "createdAt" : {
+            "format" : "date-time",
+            "type" : "string"
+          },
+          "description" : {
+            "type" : "string"
+          },
+          "difficulty" : {
+            "$ref" : "#/components/schemas/Difficulty"
+          },
+          "durationDays" : {
+            "type" : "integer"
+          },
+          "estimatedDailyMinutes" : {
+            "type" : "integer"
+          },
+          "groupID" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "habit" : {
+            "$ref" : "#/components/schemas/HabitDetails"
+          },
+          "kind" : {
+            "$ref" : "#/components/schemas/ChallengeKind"
+          },
+          "latestVersion" : {
+            "type" : "integer"
+          },
+          "likes" : {
+            "type" : "integer"
+          },
+          "name" : {
+            "type" : "string"
+          },
+          "ownerID" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "relevance" : {
+            "type" : "number"
+          },
+          "taskCount" : {
+            "type" : "integer"
+          },
+          "trendingScore" : {
+            "type" : "integer"
+          },
+          "visibility" : {
+            "$ref" : "#/components/schemas/Visibility"
+          }
+        },
+        "required" : [
+          "category",
+          "challengeID",
+          "createdAt",
+          "description",
+          "difficulty",
+          "kind",
+          "latestVersion",
+          "likes",
+          "name",
+          "taskCount",
+          "trendingScore",
+          "visibility"
+        ],
+        "type" : "object"
+      },
+      "ChallengeSummaryPage" : {
+        "properties" : {
+          "items" : {
+            "items" : {
+              "$ref" : "#/components/schemas/ChallengeSummary"
+            },
+            "type" : "array"
+          },
+          "nextCursor" : {
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "items"
+        ],
+        "type" : "object"
+      },
+      "ChallengeTask" : {
+        "properties" : {
+          "cadence" : {
+            "$ref" : "#/components/schemas/Cadence"
+          },
+          "details" : {
+            "type" : "string"
+          },
+          "kind" : {
+            "$ref" : "#/components/schemas/TaskKind"
+          },
+          "points" : {
+            "type" : "integer"
+          },
+          "target" : {
+            "type" : "number"
+          },
+          "targetFromDailyGoal" : {
+            "type" : "number"
+          },
+          "taskID" : {
+            "type" : "string"
+          },
+          "title" : {
+            "type" : "string"
+          },
+          "unit" : {
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "cadence",
+          "kind",
+          "taskID",
+          "title"
+        ],
+        "type" : "object"
+      },
+      "ChoreDetails" : {
+        "properties" : {
+          "assigneeID" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "dueTime" : {
+            "$ref" : "#/components/schemas/LocalTime"
+          },
+          "firstDueOn" : {
+            "$ref" : "#/components/schemas/LocalDate"
+          },
+          "points" : {
+            "type" : "integer"
+          },
+          "recurrence" : {
+            "$ref" : "#/components/schemas/ChoreRecurrence"
+          }
+        },
+        "required" : [
+          "firstDueOn",
+          "recurrence"
+        ],
+        "type" : "object"
+      },
+      "ChoreDraft" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "assigneeID" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "dueTime" : {
+            "$ref" : "#/components/schemas/LocalTime"
+          },
+          "firstDueOn" : {
+            "$ref" : "#/components/schemas/LocalDate"
+          },
+          "points" : {
+            "type" : "integer"
+          },
+          "recurrence" : {
+            "$ref" : "#/components/schemas/ChoreRecurrence"
+          }
+        },
+        "required" : [
+          "firstDueOn",
+          "recurrence"
+        ],
+        "type" : "object"
+      },
+      "ChoreOccurrence" : {
+        "properties" : {
+          "assigneeID" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "choreID" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "completedAt" : {
+            "format" : "date-time",
+            "type" : "string"
+          },
+          "completedBy" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "dueAt" : {
+            "format" : "date-time",
+            "type" : "string"
+          },
+          "dueOn" : {
+            "$ref" : "#/components/schemas/LocalDate"
+          },
+          "groupID" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "occurrenceID" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "overdue" : {
+            "type" : "boolean"
+          },
+          "points" : {
+            "type" : "integer"
+          },
+          "status" : {
+            "$ref" : "#/components/schemas/ChoreOccurrenceStatus"
+          },
+          "title" : {
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "choreID",
+          "dueAt",
+          "dueOn",
+          "groupID",
+          "occurrenceID",
+          "overdue",
+          "points",
+          "status",
+          "title"
+        ],
+        "type" : "object"
+      },
+      "ChoreOccurrencePage" : {
+        "properties" : {
+          "items" : {
+            "items" : {
+              "$ref" : "#/components/schemas/ChoreOccurrence"
+            },
+            "type" : "array"
+          },
+          "nextCursor" : {
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "items"
+        ],
+        "type" : "object"
+      },
+      "ChoreOccurrenceStatus" : {
+        "anyOf" : [
+          {
+            "enum" : [
+              "pending",
+              "completed"
+            ],
+            "type" : "string"
+          },
+          {
+            "type" : "string"
+          }
+        ],
+        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+      },
+      "ChoreRecurrence" : {
+        "description" : "Sent in requests too: there, a field not listed here is refused (422 `validation`).",
+        "properties" : {
+          "dayOfMonth" : {
+            "type" : "integer"
+          },
+          "kind" : {
+            "$ref" : "#/components/schemas/RecurrenceKind"
+          },
+          "weekdays" : {
+            "items" : {
+              "$ref" : "#/components/schemas/Weekday"
+            },
+            "type" : "array"
+          }
+        },
+        "required" : [
+          "kind"
+        ],
+        "type" : "object"
+      },
+      "CompetitionDetails" : {
+        "description" : "Sent in requests too: there, a field not listed here is refused (422 `validation`).",
+        "properties" : {
+          "endsAt" : {
+            "format" : "date-time",
+            "type" : "string"
+          },
+          "startsAt" : {
+            "format" : "date-time",
+            "type" : "string"
+          },
+          "timeZone" : {
+            "type" : "string"
+          },
+          "unit" : {
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "endsAt",
+          "startsAt",
+          "timeZone",
+          "unit"
+        ],
+        "type" : "object"
+      },
+      "CompletedResponse" : {
+        "properties" : {
+          "occurrence" : {
+            "$ref" : "#/components/schemas/ChoreOccurrence"
+          }
+        },
+        "required" : [
+          "occurrence"
+        ],
+        "type" : "object"
+      },
+      "CredentialsRequest" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "email" : {
+            "type" : "string"
+          },
+          "password" : {
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "email",
+          "password"
+        ],
+        "type" : "object"
+      },
+      "DayView" : {
+        "properties" : {
+          "complete" : {
+            "type" : "boolean"
+          },
+          "date" : {
+            "$ref" : "#/components/schemas/LocalDate"
+          },
+          "dayNumber" : {
+            "type" : "integer"
+          },
+          "remainingTaskIDs" : {
+            "items" : {
+              "type" : "string"
+            },
+            "type" : "array"
+          },
+          "tasks" : {
+            "items" : {
+              "$ref" : "#/components/schemas/TaskView"
+            },
+            "type" : "array"
+          }
+        },
+        "required" : [
+          "complete",
+          "date",
+          "dayNumber",
+          "remainingTaskIDs",
+          "tasks"
+        ],
+        "type" : "object"
+      },
+      "DeleteAccountRequest" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "confirm" : {
+            "type" : "boolean"
+          }
+        },
+        "type" : "object"
+      },
+      "Difficulty" : {
+        "anyOf" : [
+          {
+            "enum" : [
+              "beginner",
+              "moderate",
+              "hard",
+              "extreme"
+            ],
+            "type" : "string"
+          },
+          {
+            "type" : "string"
+          }
+        ],
+        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+      },
+      "ExportDocument" : {
+        "properties" : {
+          "exportedAt" : {
+            "format" : "date-time",
+            "type" : "string"
+          },
+          "services" : {
+            "additionalProperties" : {
+              "$ref" : "#/components/schemas/JSONValue"
+            },
+            "type" : "object"
+          },
+          "userID" : {
+            "format" : "uuid",
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "exportedAt",
+          "services",
+          "userID"
+        ],
+        "type" : "object"
+      },
+      "FailureMode" : {
+        "anyOf" : [
+          {
+            "enum" : [
+              "strict",
+              "tolerant",
+              "none"
+            ],
+            "type" : "string"
+          },
+          {
+            "type" : "string"
+          }
+        ],
+        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+      },
+      "FailureRule" : {
+        "description" : "Sent in requests too: there, a field not listed here is refused (422 `validation`).",
+        "properties" : {
+          "allowedMissedDays" : {
+            "type" : "integer"
+          },
+          "mode" : {
+            "$ref" : "#/components/schemas/FailureMode"
+          }
+        },
+        "required" : [
+          "mode"
+        ],
+        "type" : "object"
+      },
+      "FieldError" : {
+        "properties" : {
+          "field" : {
+            "type" : "string"
+          },
+          "message" : {
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "field",
+          "message"
+        ],
+        "type" : "object"
+      },
+      "Friend" : {
+        "properties" : {
+          "since" : {
+            "format" : "date-time",
+            "type" : "string"
+          },
+          "user" : {
+            "$ref" : "#/components/schemas/PublicProfile"
+          }
+        },
+        "required" : [
+          "since",
+          "user"
+        ],
+        "type" : "object"
+      },
+      "FriendPage" : {
+        "properties" : {
+          "items" : {
+            "items" : {
+              "$ref" : "#/components/schemas/Friend"
+            },
+            "type" : "array"
+          },
+          "nextCursor" : {
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "items"
+        ],
+        "type" : "object"
+      },
+      "FriendRequest" : {
+        "properties" : {
+          "addressee" : {
+            "$ref" : "#/components/schemas/PublicProfile"
+          },
+          "createdAt" : {
+            "format" : "date-time",
+            "type" : "string"
+          },
+          "id" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "requester" : {
+            "$ref" : "#/components/schemas/PublicProfile"
+          }
+        },
+        "required" : [
+          "addressee",
+          "createdAt",
+          "id",
+          "requester"
+        ],
+        "type" : "object"
+      },
+      "FriendRequestCreation" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "userID" : {
+            "format" : "uuid",
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "userID"
+        ],
+        "type" : "object"
+      },
+      "FriendRequestDirection" : {
+        "enum" : [
+          "incoming",
+          "outgoing"
+        ],
+        "type" : "string"
+      },
+      "FriendRequestPage" : {
+        "properties" : {
+          "items" : {
+            "items" : {
+              "$ref" : "#/components/schemas/FriendRequest"
+            },
+            "type" : "array"
+          },
+          "nextCursor" : {
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "items"
+        ],
+        "type" : "object"
+      },
+      "GroupCreationRequest" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "kind" : {
+            "$ref" : "#/components/schemas/GroupKind"
+          },
+          "name" : {
+            "type" : "string"
+          },
+          "timeZone" : {
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "kind",
+          "name",
+          "timeZone"
+        ],
+        "type" : "object"
+      },
+      "GroupInvite" : {
+        "properties" : {
+          "code" : {
+            "type" : "string"
+          },
+          "createdAt" : {
+            "format" : "date-time",
+            "type" : "string"
+          },
+          "createdBy" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "expiresAt" : {
+            "format" : "date-time",
+            "type" : "string"
+          },
+          "groupID" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "link" : {
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "code",
+          "createdAt",
+          "expiresAt",
+          "groupID",
+          "link"
+        ],
+        "type" : "object"
+      },
+      "GroupInvitePage" : {
+        "properties" : {
+          "items" : {
+            "items" : {
+              "$ref" : "#/components/schemas/GroupInvite"
+            },
+            "type" : "array"
+          },
+          "nextCursor" : {
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "items"
+        ],
+        "type" : "object"
+      },
+      "GroupKind" : {
+        "anyOf" : [
+          {
+            "enum" : [
+              "household",
+              "friends",
+              "team"
+            ],
+            "type" : "string"
+          },
+          {
+            "type" : "string"
+          }
+        ],
+        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+      },
+      "GroupMember" : {
+        "properties" : {
+          "joinedAt" : {
+            "format" : "date-time",
+            "type" : "string"
+          },
+          "role" : {
+            "$ref" : "#/components/schemas/GroupRole"
+          },
+          "user" : {
+            "$ref" : "#/components/schemas/PublicProfile"
+          }
+        },
+        "required" : [
+          "joinedAt",
+          "role",
+          "user"
+        ],
+        "type" : "object"
+      },
+      "GroupMemberPage" : {
+        "properties" : {
+          "items" : {
+            "items" : {
+              "$ref" : "#/components/schemas/GroupMember"
+            },
+            "type" : "array"
+          },
+          "nextCursor" : {
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "items"
+        ],
+        "type" : "object"
+      },
+      "GroupRole" : {
+        "anyOf" : [
+          {
+            "enum" : [
+              "owner",
+              "member"
+            ],
+            "type" : "string"
+          },
+          {
+            "type" : "string"
+          }
+        ],
+        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+      },
+      "GroupSummary" : {
+        "properties" : {
+          "createdAt" : {
+            "format" : "date-time",
+            "type" : "string"
+          },
+          "id" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "kind" : {
+            "$ref" : "#/components/schemas/GroupKind"
+          },
+          "memberCount" : {
+            "type" : "integer"
+          },
+          "myRole" : {
+            "$ref" : "#/components/schemas/GroupRole"
+          },
+          "name" : {
+            "type" : "string"
+          },
+          "ownerID" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "timeZone" : {
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "createdAt",
+          "id",
+          "kind",
+          "memberCount",
+          "myRole",
+          "name",
+          "ownerID",
+          "timeZone"
+        ],
+        "type" : "object"
+      },
+      "GroupSummaryPage" : {
+        "properties" : {
+          "items" : {
+            "items" : {
+              "$ref" : "#/components/schemas/GroupSummary"
+            },
+            "type" : "array"
+          },
+          "nextCursor" : {
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "items"
+        ],
+        "type" : "object"
+      },
+      "GroupUpdateRequest" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "name" : {
+            "type" : "string"
+          },
+          "timeZone" : {
+            "type" : "string"
+          }
+        },
+        "type" : "object"
+      },
+      "GuestRequest" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "displayName" : {
+            "type" : "string"
+          },
+          "locale" : {
+            "type" : "string"
+          },
+          "timeZone" : {
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "displayName",
+          "timeZone"
+        ],
+        "type" : "object"
+      },
+      "HabitDetails" : {
+        "description" : "Sent in requests too: there, a field not listed here is refused (422 `validation`).",
+        "properties" : {
+          "colour" : {
+            "type" : "string"
+          },
+          "notes" : {
+            "type" : "string"
+          },
+          "priority" : {
+            "type" : "integer"
+          },
+          "reminderTime" : {
+            "$ref" : "#/components/schemas/LocalTime"
+          }
+        },
+        "type" : "object"
+      },
+      "HistoryDay" : {
+        "properties" : {
+          "date" : {
+            "$ref" : "#/components/schemas/LocalDate"
+          },
+          "tasksDone" : {
+            "type" : "integer"
+          }
+        },
+        "required" : [
+          "date",
+          "tasksDone"
+        ],
+        "type" : "object"
+      },
+      "HistoryResponse" : {
+        "properties" : {
+          "days" : {
+            "items" : {
+              "$ref" : "#/components/schemas/HistoryDay"
+            },
+            "type" : "array"
+          },
+          "from" : {
+            "$ref" : "#/components/schemas/LocalDate"
+          },
+          "to" : {
+            "$ref" : "#/components/schemas/LocalDate"
+          }
+        },
+        "required" : [
+          "days",
+          "from",
+          "to"
+        ],
+        "type" : "object"
+      },
+      "Invitation" : {
+        "properties" : {
+          "challengeID" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "groupID" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "invitationID" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "inviteeID" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "sentAt" : {
+            "format" : "date-time",
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "challengeID",
+          "invitationID",
+          "inviteeID",
+          "sentAt"
+        ],
+        "type" : "object"
+      },
+      "InvitationRequest" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "groupID" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "userIDs" : {
+            "items" : {
+              "format" : "uuid",
+              "type" : "string"
+            },
+            "type" : "array"
+          }
+        },
+        "type" : "object"
+      },
+      "InvitationResult" : {
+        "properties" : {
+          "alreadyInvited" : {
+            "items" : {
+              "format" : "uuid",
+              "type" : "string"
+            },
+            "type" : "array"
+          },
+          "invitations" : {
+            "items" : {
+              "$ref" : "#/components/schemas/Invitation"
+            },
+            "type" : "array"
+          }
+        },
+        "required" : [
+          "alreadyInvited",
+          "invitations"
+        ],
+        "type" : "object"
+      },
+      "InviteCreationRequest" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "expiresInHours" : {
+            "type" : "integer"
+          }
+        },
+        "type" : "object"
+      },
+      "JoinGroupRequest" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "code" : {
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "code"
+        ],
+        "type" : "object"
+      },
+      "JSONValue" : {
+        "type" : "object"
+      },
+      "LedgerCheckIn" : {
+        "properties" : {
+          "action" : {
+            "type" : "string"
+          },
+          "checkInID" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "quantity" : {
+            "type" : "number"
+          },
+          "rewardedQuantity" : {
+            "type" : "number"
+          },
+          "taskID" : {
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "action",
+          "checkInID",
+          "taskID"
+        ],
+        "type" : "object"
+      },
+      "LedgerEntryView" : {
+        "properties" : {
+          "attemptID" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "awardedAt" : {
+            "format" : "date-time",
+            "type" : "string"
+          },
+          "challengeID" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "checkIn" : {
+            "$ref" : "#/components/schemas/LedgerCheckIn"
+          },
+          "entryID" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "excessQuantity" : {
+            "type" : "number"
+          },
+          "groupID" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "localDate" : {
+            "$ref" : "#/components/schemas/LocalDate"
+          },
+          "points" : {
+            "type" : "integer"
+          },
+          "reason" : {
+            "$ref" : "#/components/schemas/PointsReason"
+          }
+        },
+        "required" : [
+          "awardedAt",
+          "entryID",
+          "localDate",
+          "points",
+          "reason"
+        ],
+        "type" : "object"
+      },
+      "LedgerEntryViewPage" : {
+        "properties" : {
+          "items" : {
+            "items" : {
+              "$ref" : "#/components/schemas/LedgerEntryView"
+            },
+            "type" : "array"
+          },
+          "nextCursor" : {
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "items"
+        ],
+        "type" : "object"
+      },
+      "LikeState" : {
+        "properties" : {
+          "challengeID" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "likedByMe" : {
+            "type" : "boolean"
+          },
+          "likes" : {
+            "type" : "integer"
+          }
+        },
+        "required" : [
+          "challengeID",
+          "likedByMe",
+          "likes"
+        ],
+        "type" : "object"
+      },
+      "LocalDate" : {
+        "format" : "date",
+        "type" : "string"
+      },
+      "LocalTime" : {
+        "format" : "time",
+        "type" : "string"
+      },
+      "LogRequest" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "checkInID" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "date" : {
+            "$ref" : "#/components/schemas/LocalDate"
+          },
+          "happenedAt" : {
+            "format" : "date-time",
+            "type" : "string"
+          },
+          "quantity" : {
+            "type" : "number"
+          },
+          "series" : {
+            "type" : "integer"
+          }
+        },
+        "required" : [
+          "quantity"
+        ],
+        "type" : "object"
+      },
+      "LogResponse" : {
+        "properties" : {
+          "attempt" : {
+            "$ref" : "#/components/schemas/AttemptView"
+          },
+          "logID" : {
+            "format" : "uuid",
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "attempt",
+          "logID"
+        ],
+        "type" : "object"
+      },
+      "MyStandingView" : {
+        "properties" : {
+          "participants" : {
+            "type" : "integer"
+          },
+          "rank" : {
+            "type" : "integer"
+          },
+          "score" : {
+            "type" : "number"
+          },
+          "topPercent" : {
+            "type" : "integer"
+          }
+        },
+        "required" : [
+          "participants",
+          "score"
+        ],
+        "type" : "object"
+      },
+      "PastWindowView" : {
+        "properties" : {
+          "participants" : {
+            "type" : "integer"
+          },
+          "window" : {
+            "$ref" : "#/components/schemas/WindowView"
+          },
+          "winners" : {
+            "items" : {
+              "$ref" : "#/components/schemas/StandingView"
+            },
+            "type" : "array"
+          }
+        },
+        "required" : [
+          "participants",
+          "window",
+          "winners"
+        ],
+        "type" : "object"
+      },
+      "PhotoMediaType" : {
+        "anyOf" : [
+          {
+            "enum" : [
+              "image/jpeg",
+              "image/png",
+              "image/heic",
+              "image/webp"
+            ],
+            "type" : "string"
+          },
+          {
+            "type" : "string"
+          }
+        ],
+        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+      },
+      "PhotoResponse" : {
+        "properties" : {
+          "attempt" : {
+            "$ref" : "#/components/schemas/AttemptView"
+          },
+          "photoID" : {
+            "format" : "uuid",
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "attempt",
+          "photoID"
+        ],
+        "type" : "object"
+      },
+      "PhotoView" : {
+        "properties" : {
+          "attemptID" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "challengeID" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "contentType" : {
+            "$ref" : "#/components/schemas/PhotoMediaType"
+          },
+          "createdAt" : {
+            "format" : "date-time",
+            "type" : "string"
+          },
+          "localDate" : {
+            "$ref" : "#/components/schemas/LocalDate"
+          },
+          "photoID" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "size" : {
+            "type" : "integer"
+          },
+          "taskID" : {
+            "type" : "string"
+          },
+          "url" : {
+            "type" : "string"
+          },
+          "userID" : {
+            "format" : "uuid",
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "attemptID",
+          "challengeID",
+          "contentType",
+          "createdAt",
+          "localDate",
+          "photoID",
+          "size",
+          "taskID",
+          "url",
+          "userID"
+        ],
+        "type" : "object"
+      },
+      "PhotoViewPage" : {
+        "properties" : {
+          "items" : {
+            "items" : {
+              "$ref" : "#/components/schemas/PhotoView"
+            },
+            "type" : "array"
+          },
+          "nextCursor" : {
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "items"
+        ],
+        "type" : "object"
+      },
+      "PointsKind" : {
+        "anyOf" : [
+          {
+            "enum" : [
+              "none",
+              "perTask",
+              "series"
+            ],
+            "type" : "string"
+          },
+          {
+            "type" : "string"
+          }
+        ],
+        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+      },
+      "PointsReason" : {
+        "anyOf" : [
+          {
+            "enum" : [
+              "task",
+              "series",
+              "correction",
+              "weeklyGoalBonus",
+              "challengeBonus",
+              "chore"
+            ],
+            "type" : "string"
+          },
+          {
+            "type" : "string"
+          }
+        ],
+        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+      },
+      "PointsRule" : {
+        "description" : "Sent in requests too: there, a field not listed here is refused (422 `validation`).",
+        "properties" : {
+          "completionBonus" : {
+            "type" : "integer"
+          },
+          "kind" : {
+            "$ref" : "#/components/schemas/PointsKind"
+          },
+          "pointsPerTask" : {
+            "type" : "integer"
+          },
+          "series" : {
+            "$ref" : "#/components/schemas/SeriesFormula"
+          },
+          "weeklyGoalBonus" : {
+            "type" : "integer"
+          }
+        },
+        "required" : [
+          "kind"
+        ],
+        "type" : "object"
+      },
+      "PointsSummary" : {
+        "properties" : {
+          "levelPoints" : {
+            "type" : "integer"
+          },
+          "monthStart" : {
+            "$ref" : "#/components/schemas/LocalDate"
+          },
+          "thisMonth" : {
+            "type" : "integer"
+          },
+          "thisWeek" : {
+            "type" : "integer"
+          },
+          "total" : {
+            "type" : "integer"
+          },
+          "weekStart" : {
+            "$ref" : "#/components/schemas/LocalDate"
+          }
+        },
+        "required" : [
+          "levelPoints",
+          "monthStart",
+          "thisMonth",
+          "thisWeek",
+          "total",
+          "weekStart"
+        ],
+        "type" : "object"
+      },
+      "PreferencesRequest" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "dailyReminderTime" : {
+            "$ref" : "#/components/schemas/LocalTime"
+          },
+          "notificationsEnabled" : {
+            "type" : "boolean"
+          },
+          "quietHours" : {
+            "$ref" : "#/components/schemas/QuietHours"
+          },
+          "telemetryOptOut" : {
+            "type" : "boolean"
+          }
+        },
+        "required" : [
+          "notificationsEnabled",
+          "telemetryOptOut"
+        ],
+        "type" : "object"
+      },
+      "PreferencesResponse" : {
+        "properties" : {
+          "dailyReminderTime" : {
+            "$ref" : "#/components/schemas/LocalTime"
+          },
+          "notificationsEnabled" : {
+            "type" : "boolean"
+          },
+          "quietHours" : {
+            "$ref" : "#/components/schemas/QuietHours"
+          },
+          "telemetryOptOut" : {
+            "type" : "boolean"
+          },
+          "updatedAt" : {
+            "format" : "date-time",
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "notificationsEnabled",
+          "telemetryOptOut"
+        ],
+        "type" : "object"
+      },
       "Problem" : {
+        "description" : "An RFC 9457 problem document.",
         "properties" : {
           "detail" : {
             "type" : "string"
           },
           "errors" : {
+            "description" : "The offending fields, for 400 and 422.",
             "items" : {
-              "properties" : {
-                "field" : {
-                  "type" : "string"
-                },
-                "message" : {
-                  "type" : "string"
-                }
-              },
-              "required" : [
-                "field",
-                "message"
-              ],
-              "type" : "object"
+              "$ref" : "#/components/schemas/FieldError"
             },
             "type" : "array"
           },
@@ -118,6 +2603,11 @@ enum PublicAPI {
             "type" : "string"
           },
           "type" : {
+            "description" : "Stable per kind of problem: https://surge.example/problems/ followed by one of these slugs (later versions may add others; `http-<status>` stands for any other HTTP error):\n- `rate-limited` (429): Too many requests from this address or account; retry after `Retry-After` seconds.\n- `unavailable` (503): Something Surge depends on (its database, another service, a sign-in provider) cannot be reached; retry after `Retry-After` seconds.\n- `catching-up` (503): This service has not yet seen something the request needs (an account or group created a moment ago); retry after `Retry-After` seconds.\n- `internal` (500): A fault on Surge's side; it has been logged.\n- `method-not-allowed` (405): The path exists, but not with this method.\n- `not-found` (404): No such resource, or none the caller may see.\n- `unauthorized` (401): No access token was sent.\n- `invalid-token` (401): The access token is malformed, expired or not Surge's: refresh it or sign in again.\n- `account-deleted` (401): The token's account was deleted.\n- `unauthenticated-call` (401): A service was called directly, not through the gateway (internal calls only).\n- `malformed-body` (400): The body is not JSON, or could not be read.\n- `invalid-characters` (400): A text field or query parameter contains NUL (U+0000); `errors` names each.\n- `unsupported-media-type` (415): The body's Content-Type is not one the operation takes.\n- `payload-too-large` (413): The body is larger than the operation takes.\n- `validation` (422): A field, query parameter or header breaks a rule (unknown fields included); `errors` names each with the rule broken.\n- `idempotency-key-reused` (422): This `Idempotency-Key` was used for a different request.\n- `idempotency-key-in-progress` (409): A request with this `Idempotency-Key` is still running; retry after `Retry-After` seconds.\n- `forbidden` (403): The caller may not do this.\n- `confirmation-required` (422): Deleting for good needs an explicit confirmation.\n- `email-taken` (409): An account with this e-mail exists: sign in instead.\n- `account-exists` (409): A password account has this e-mail: sign in with e-mail and password instead.\n- `credentials-exist` (409): The account already has credentials; only a guest attaches them.\n- `invalid-credentials` (401): The e-mail or the password is wrong.\n- `sign-in-throttled` (429): Too many failed sign-ins from this address; retry after `Retry-After` seconds.\n- `invalid-refresh-token` (401): The refresh token is unknown, expired or signed out: sign in again.\n- `refresh-token-reused` (401): The refresh token was already used; every session of its family was signed out.\n- `invalid-id-token` (401): The provider's ID token is malformed, expired, wrongly signed or meant for another app.\n- `training-plan-not-found` (404): No training plan yet: onboarding has not saved one.\n- `already-friends` (409): You are already friends.\n- `friend-request-exists` (409): A friend request between the two of you is pending; answer or cancel it.\n- `owner-only` (403): Only the group's owner may do this.\n- `invite-expired` (410): The invite has expired; ask for a new one.\n- `cannot-remove-self` (409): The owner cannot remove themselves; leave the group instead.\n- `not-invitable` (409): This kind of challenge takes no invitations.\n- `already-started` (409): You already have an active attempt at this challenge.\n- `attempt-completed` (409): A completed attempt is archived; start the challenge again instead.\n- `attempt-not-active` (409): The attempt has ended (failed, completed or abandoned); restart it to check in again.\n- `chore` (409): Household chores are completed occurrence by occurrence, not started.\n- `competition-ended` (409): The competition has ended.\n- `beyond-supported-dates` (422): The attempt would end after the last date Surge supports (2200-12-31).\n- `already-removed` (409): That logged amount was already removed.\n- `chore-already-completed` (409): This chore occurrence was already completed.\n- `outside-competition` (422): The check-in falls outside the competition's time limit.\n- `check-in-window-closed` (422): Too late for that day: its check-in window has closed (`detail` says when).\n- `check-in-in-future` (422): The check-in is for a day that has not begun.\n- `check-in-before-start` (422): The check-in is for a day before the attempt began.\n- `check-in-after-end` (422): The check-in is for a day after the attempt's last day.",
+            "examples" : [
+              "https://surge.example/problems/attempt-not-active"
+            ],
+            "format" : "uri",
             "type" : "string"
           }
         },
@@ -125,6 +2615,783 @@ enum PublicAPI {
           "status",
           "title",
           "type"
+        ],
+        "type" : "object"
+      },
+      "ProfileUpdateRequest" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "avatarURL" : {
+            "type" : "string"
+          },
+          "displayName" : {
+            "type" : "string"
+          },
+          "locale" : {
+            "type" : "string"
+          },
+          "timeZone" : {
+            "type" : "string"
+          }
+        },
+        "type" : "object"
+      },
+      "PublicProfile" : {
+        "properties" : {
+          "avatarURL" : {
+            "type" : "string"
+          },
+          "displayName" : {
+            "type" : "string"
+          },
+          "id" : {
+            "format" : "uuid",
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "displayName",
+          "id"
+        ],
+        "type" : "object"
+      },
+      "PublicProfilePage" : {
+        "properties" : {
+          "items" : {
+            "items" : {
+              "$ref" : "#/components/schemas/PublicProfile"
+            },
+            "type" : "array"
+          },
+          "nextCursor" : {
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "items"
+        ],
+        "type" : "object"
+      },
+      "QuietHours" : {
+        "description" : "Sent in requests too: there, a field not listed here is refused (422 `validation`).",
+        "properties" : {
+          "end" : {
+            "$ref" : "#/components/schemas/LocalTime"
+          },
+          "start" : {
+            "$ref" : "#/components/schemas/LocalTime"
+          }
+        },
+        "required" : [
+          "end",
+          "start"
+        ],
+        "type" : "object"
+      },
+      "RecurrenceKind" : {
+        "anyOf" : [
+          {
+            "enum" : [
+              "none",
+              "daily",
+              "weekly",
+              "monthly"
+            ],
+            "type" : "string"
+          },
+          {
+            "type" : "string"
+          }
+        ],
+        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+      },
+      "RefreshTokenRequest" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "refreshToken" : {
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "refreshToken"
+        ],
+        "type" : "object"
+      },
+      "RegisterRequest" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "displayName" : {
+            "type" : "string"
+          },
+          "email" : {
+            "type" : "string"
+          },
+          "locale" : {
+            "type" : "string"
+          },
+          "password" : {
+            "type" : "string"
+          },
+          "timeZone" : {
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "displayName",
+          "email",
+          "password",
+          "timeZone"
+        ],
+        "type" : "object"
+      },
+      "RulesDraft" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "checkInGraceMinutes" : {
+            "type" : "integer"
+          },
+          "failure" : {
+            "$ref" : "#/components/schemas/FailureRule"
+          },
+          "points" : {
+            "$ref" : "#/components/schemas/PointsRule"
+          },
+          "streak" : {
+            "$ref" : "#/components/schemas/StreakRule"
+          }
+        },
+        "type" : "object"
+      },
+      "SeriesFormula" : {
+        "description" : "Sent in requests too: there, a field not listed here is refused (422 `validation`).",
+        "properties" : {
+          "basePoints" : {
+            "type" : "number"
+          },
+          "capBands" : {
+            "items" : {
+              "$ref" : "#/components/schemas/CapBand"
+            },
+            "type" : "array"
+          },
+          "levelThresholds" : {
+            "items" : {
+              "type" : "integer"
+            },
+            "type" : "array"
+          },
+          "repMultiplier" : {
+            "type" : "number"
+          },
+          "seriesMultiplier" : {
+            "type" : "number"
+          },
+          "streakMultipliers" : {
+            "items" : {
+              "$ref" : "#/components/schemas/StreakMultiplier"
+            },
+            "type" : "array"
+          }
+        },
+        "required" : [
+          "basePoints",
+          "capBands",
+          "levelThresholds",
+          "repMultiplier",
+          "seriesMultiplier",
+          "streakMultipliers"
+        ],
+        "type" : "object"
+      },
+      "SessionResponse" : {
+        "properties" : {
+          "tokens" : {
+            "$ref" : "#/components/schemas/Tokens"
+          },
+          "user" : {
+            "$ref" : "#/components/schemas/Account"
+          }
+        },
+        "required" : [
+          "tokens",
+          "user"
+        ],
+        "type" : "object"
+      },
+      "SignInRequest" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "email" : {
+            "type" : "string"
+          },
+          "password" : {
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "email",
+          "password"
+        ],
+        "type" : "object"
+      },
+      "SocialProvider" : {
+        "enum" : [
+          "apple",
+          "google"
+        ],
+        "type" : "string"
+      },
+      "SocialSessionResponse" : {
+        "properties" : {
+          "newAccount" : {
+            "type" : "boolean"
+          },
+          "tokens" : {
+            "$ref" : "#/components/schemas/Tokens"
+          },
+          "user" : {
+            "$ref" : "#/components/schemas/Account"
+          }
+        },
+        "required" : [
+          "newAccount",
+          "tokens",
+          "user"
+        ],
+        "type" : "object"
+      },
+      "SocialSignInRequest" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "displayName" : {
+            "type" : "string"
+          },
+          "idToken" : {
+            "type" : "string"
+          },
+          "provider" : {
+            "$ref" : "#/components/schemas/SocialProvider"
+          },
+          "timeZone" : {
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "idToken",
+          "provider"
+        ],
+        "type" : "object"
+      },
+      "StandingView" : {
+        "properties" : {
+          "avatarURL" : {
+            "type" : "string"
+          },
+          "displayName" : {
+            "type" : "string"
+          },
+          "isCaller" : {
+            "type" : "boolean"
+          },
+          "leader" : {
+            "type" : "boolean"
+          },
+          "rank" : {
+            "type" : "integer"
+          },
+          "score" : {
+            "type" : "number"
+          },
+          "userID" : {
+            "format" : "uuid",
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "displayName",
+          "isCaller",
+          "leader",
+          "rank",
+          "score",
+          "userID"
+        ],
+        "type" : "object"
+      },
+      "StartRequest" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "challengeID" : {
+            "format" : "uuid",
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "challengeID"
+        ],
+        "type" : "object"
+      },
+      "StatsView" : {
+        "properties" : {
+          "bestStreak" : {
+            "type" : "integer"
+          },
+          "currentStreak" : {
+            "type" : "integer"
+          },
+          "dailyCap" : {
+            "type" : "number"
+          },
+          "daysCompleted" : {
+            "type" : "integer"
+          },
+          "daysMissed" : {
+            "type" : "integer"
+          },
+          "freezeActive" : {
+            "type" : "boolean"
+          },
+          "freezesLeft" : {
+            "type" : "integer"
+          },
+          "level" : {
+            "type" : "integer"
+          },
+          "points" : {
+            "type" : "integer"
+          },
+          "progressPercent" : {
+            "type" : "integer"
+          },
+          "streakPeriod" : {
+            "$ref" : "#/components/schemas/StreakPeriod"
+          }
+        },
+        "required" : [
+          "bestStreak",
+          "currentStreak",
+          "daysCompleted",
+          "daysMissed",
+          "freezeActive",
+          "freezesLeft",
+          "points",
+          "streakPeriod"
+        ],
+        "type" : "object"
+      },
+      "StreakMultiplier" : {
+        "description" : "Sent in requests too: there, a field not listed here is refused (422 `validation`).",
+        "properties" : {
+          "fromStreak" : {
+            "type" : "integer"
+          },
+          "multiplier" : {
+            "type" : "number"
+          }
+        },
+        "required" : [
+          "fromStreak",
+          "multiplier"
+        ],
+        "type" : "object"
+      },
+      "StreakPeriod" : {
+        "anyOf" : [
+          {
+            "enum" : [
+              "day",
+              "week"
+            ],
+            "type" : "string"
+          },
+          {
+            "type" : "string"
+          }
+        ],
+        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+      },
+      "StreakRule" : {
+        "description" : "Sent in requests too: there, a field not listed here is refused (422 `validation`).",
+        "properties" : {
+          "activityKeepsWeeklyStreak" : {
+            "type" : "boolean"
+          },
+          "freezesPerMonth" : {
+            "type" : "integer"
+          },
+          "period" : {
+            "$ref" : "#/components/schemas/StreakPeriod"
+          },
+          "weeklyGoalDays" : {
+            "type" : "integer"
+          }
+        },
+        "required" : [
+          "activityKeepsWeeklyStreak",
+          "freezesPerMonth",
+          "period"
+        ],
+        "type" : "object"
+      },
+      "TaskDraft" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "cadence" : {
+            "$ref" : "#/components/schemas/Cadence"
+          },
+          "details" : {
+            "type" : "string"
+          },
+          "kind" : {
+            "$ref" : "#/components/schemas/TaskKind"
+          },
+          "points" : {
+            "type" : "integer"
+          },
+          "target" : {
+            "type" : "number"
+          },
+          "targetFromDailyGoal" : {
+            "type" : "number"
+          },
+          "taskID" : {
+            "type" : "string"
+          },
+          "title" : {
+            "type" : "string"
+          },
+          "unit" : {
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "kind",
+          "taskID",
+          "title"
+        ],
+        "type" : "object"
+      },
+      "TaskKind" : {
+        "anyOf" : [
+          {
+            "enum" : [
+              "checkbox",
+              "quantity",
+              "photo"
+            ],
+            "type" : "string"
+          },
+          {
+            "type" : "string"
+          }
+        ],
+        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+      },
+      "TaskRequest" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "checkInID" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "date" : {
+            "$ref" : "#/components/schemas/LocalDate"
+          },
+          "done" : {
+            "type" : "boolean"
+          },
+          "happenedAt" : {
+            "format" : "date-time",
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "done"
+        ],
+        "type" : "object"
+      },
+      "TaskView" : {
+        "properties" : {
+          "complete" : {
+            "type" : "boolean"
+          },
+          "done" : {
+            "type" : "boolean"
+          },
+          "kind" : {
+            "$ref" : "#/components/schemas/TaskKind"
+          },
+          "photoID" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "quantity" : {
+            "type" : "number"
+          },
+          "target" : {
+            "type" : "number"
+          },
+          "taskID" : {
+            "type" : "string"
+          },
+          "title" : {
+            "type" : "string"
+          },
+          "unit" : {
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "complete",
+          "done",
+          "kind",
+          "taskID",
+          "title"
+        ],
+        "type" : "object"
+      },
+      "Tokens" : {
+        "properties" : {
+          "accessToken" : {
+            "type" : "string"
+          },
+          "accessTokenExpiresAt" : {
+            "format" : "date-time",
+            "type" : "string"
+          },
+          "refreshToken" : {
+            "type" : "string"
+          },
+          "refreshTokenExpiresAt" : {
+            "format" : "date-time",
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "accessToken",
+          "accessTokenExpiresAt",
+          "refreshToken",
+          "refreshTokenExpiresAt"
+        ],
+        "type" : "object"
+      },
+      "TrainingPlanRequest" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "activityLevel" : {
+            "$ref" : "#/components/schemas/ActivityLevel"
+          },
+          "dailyGoal" : {
+            "type" : "integer"
+          },
+          "daysPerWeek" : {
+            "type" : "integer"
+          },
+          "maxPushUpsInOneSet" : {
+            "type" : "integer"
+          },
+          "recoverySeconds" : {
+            "type" : "integer"
+          },
+          "startingSeries" : {
+            "type" : "integer"
+          }
+        },
+        "required" : [
+          "activityLevel",
+          "daysPerWeek",
+          "maxPushUpsInOneSet"
+        ],
+        "type" : "object"
+      },
+      "TrainingPlanResponse" : {
+        "properties" : {
+          "activityLevel" : {
+            "$ref" : "#/components/schemas/ActivityLevel"
+          },
+          "dailyGoal" : {
+            "type" : "integer"
+          },
+          "daysPerWeek" : {
+            "type" : "integer"
+          },
+          "maxPushUpsInOneSet" : {
+            "type" : "integer"
+          },
+          "recommendation" : {
+            "$ref" : "#/components/schemas/TrainingRecommendation"
+          },
+          "recoverySeconds" : {
+            "type" : "integer"
+          },
+          "startingSeries" : {
+            "type" : "integer"
+          },
+          "updatedAt" : {
+            "format" : "date-time",
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "activityLevel",
+          "dailyGoal",
+          "daysPerWeek",
+          "maxPushUpsInOneSet",
+          "recommendation",
+          "recoverySeconds",
+          "startingSeries"
+        ],
+        "type" : "object"
+      },
+      "TrainingRecommendation" : {
+        "properties" : {
+          "dailyGoal" : {
+            "type" : "integer"
+          },
+          "recoverySeconds" : {
+            "type" : "integer"
+          },
+          "startingSeries" : {
+            "type" : "integer"
+          }
+        },
+        "required" : [
+          "dailyGoal",
+          "recoverySeconds",
+          "startingSeries"
+        ],
+        "type" : "object"
+      },
+      "VersionSummary" : {
+        "properties" : {
+          "createdAt" : {
+            "format" : "date-time",
+            "type" : "string"
+          },
+          "effectiveFrom" : {
+            "$ref" : "#/components/schemas/LocalDate"
+          },
+          "version" : {
+            "type" : "integer"
+          }
+        },
+        "required" : [
+          "createdAt",
+          "version"
+        ],
+        "type" : "object"
+      },
+      "Visibility" : {
+        "anyOf" : [
+          {
+            "enum" : [
+              "curated",
+              "public",
+              "private",
+              "group"
+            ],
+            "type" : "string"
+          },
+          {
+            "type" : "string"
+          }
+        ],
+        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+      },
+      "Weekday" : {
+        "enum" : [
+          "monday",
+          "tuesday",
+          "wednesday",
+          "thursday",
+          "friday",
+          "saturday",
+          "sunday"
+        ],
+        "type" : "string"
+      },
+      "WeekView" : {
+        "properties" : {
+          "done" : {
+            "type" : "number"
+          },
+          "goalMet" : {
+            "type" : "boolean"
+          },
+          "percent" : {
+            "type" : "integer"
+          },
+          "suggestedDailyGoals" : {
+            "items" : {
+              "type" : "integer"
+            },
+            "type" : "array"
+          },
+          "target" : {
+            "type" : "number"
+          },
+          "unit" : {
+            "type" : "string"
+          },
+          "weekStart" : {
+            "$ref" : "#/components/schemas/LocalDate"
+          }
+        },
+        "required" : [
+          "done",
+          "goalMet",
+          "suggestedDailyGoals",
+          "weekStart"
+        ],
+        "type" : "object"
+      },
+      "WindowKind" : {
+        "anyOf" : [
+          {
+            "enum" : [
+              "week",
+              "month",
+              "all-time"
+            ],
+            "type" : "string"
+          },
+          {
+            "type" : "string"
+          }
+        ],
+        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+      },
+      "WindowView" : {
+        "properties" : {
+          "closed" : {
+            "type" : "boolean"
+          },
+          "endsAt" : {
+            "format" : "date-time",
+            "type" : "string"
+          },
+          "key" : {
+            "type" : "string"
+          },
+          "kind" : {
+            "$ref" : "#/components/schemas/WindowKind"
+          },
+          "nextResetAt" : {
+            "format" : "date-time",
+            "type" : "string"
+          },
+          "startsAt" : {
+            "format" : "date-time",
+            "type" : "string"
+          },
+          "timeZone" : {
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "closed",
+          "key",
+          "kind",
+          "timeZone"
         ],
         "type" : "object"
       }
@@ -138,7 +3405,7 @@ enum PublicAPI {
     }
   },
   "info" : {
-    "description" : "The JSON API of Surge, served by the gateway. Authenticated operations need `Authorization: Bearer <access token>`. Errors are RFC 9457 problem documents with a stable `type`. Lists are paginated with `limit` and an opaque `cursor`. POSTs that create something accept an `Idempotency-Key` header. Every response carries `X-Request-ID`; W3C `traceparent` is honoured.",
+    "description" : "The JSON API of Surge, served by the gateway. Authenticated operations need `Authorization: Bearer <access token>`. Errors are RFC 9457 problem documents whose `type` is https://surge.example/problems/<slug>; each operation lists the slugs it can answer (`x-problem-types`) and the `Problem` schema explains them all. Lists are paginated with `limit` and an opaque `cursor`. POSTs that create something accept an `Idempotency-Key` header. Every response carries `X-Request-ID` and the `RateLimit-*` headers; W3C `traceparent` is honoured. Request bodies are decoded strictly: a field the schema does not list is refused. Responses may gain fields and open lists may gain values in later versions.",
     "title" : "Surge public API",
     "version" : "1.0.0"
   },
@@ -146,21 +3413,16 @@ enum PublicAPI {
   "paths" : {
     "/v1/attempts" : {
       "get" : {
+        "description" : "The caller's attempts, newest first, with live stats; filter by status or challenge.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "listAttempts",
         "parameters" : [
           {
-            "description" : "active, failed, completed or abandoned.",
+            "description" : "Only attempts in this state.",
             "in" : "query",
             "name" : "status",
             "required" : false,
             "schema" : {
-              "enum" : [
-                "active",
-                "failed",
-                "completed",
-                "abandoned"
-              ],
-              "type" : "string"
+              "$ref" : "#/components/schemas/AttemptStatus"
             }
           },
           {
@@ -174,16 +3436,19 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "Items per page, 1-100 (default 20).",
+            "description" : "Items per page.",
             "in" : "query",
             "name" : "limit",
             "required" : false,
             "schema" : {
+              "default" : 20,
+              "maximum" : 100,
+              "minimum" : 1,
               "type" : "integer"
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page.",
+            "description" : "The `nextCursor` of the previous page; opaque.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
@@ -197,270 +3462,40 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "items" : {
-                      "items" : {
-                        "properties" : {
-                          "attemptID" : {
-                            "format" : "uuid",
-                            "type" : "string"
-                          },
-                          "attemptNumber" : {
-                            "type" : "integer"
-                          },
-                          "challengeID" : {
-                            "format" : "uuid",
-                            "type" : "string"
-                          },
-                          "challengeName" : {
-                            "type" : "string"
-                          },
-                          "dayNumber" : {
-                            "type" : "integer"
-                          },
-                          "durationDays" : {
-                            "type" : "integer"
-                          },
-                          "endedOn" : {
-                            "format" : "date",
-                            "type" : "string"
-                          },
-                          "endsOn" : {
-                            "format" : "date",
-                            "type" : "string"
-                          },
-                          "failureReason" : {
-                            "type" : "string"
-                          },
-                          "kind" : {
-                            "enum" : [
-                              "curated",
-                              "competition",
-                              "habit",
-                              "chore",
-                              "weekly"
-                            ],
-                            "type" : "string"
-                          },
-                          "missedTaskIDs" : {
-                            "items" : {
-                              "type" : "string"
-                            },
-                            "type" : "array"
-                          },
-                          "startedOn" : {
-                            "format" : "date",
-                            "type" : "string"
-                          },
-                          "stats" : {
-                            "properties" : {
-                              "bestStreak" : {
-                                "type" : "integer"
-                              },
-                              "currentStreak" : {
-                                "type" : "integer"
-                              },
-                              "daysCompleted" : {
-                                "type" : "integer"
-                              },
-                              "daysMissed" : {
-                                "type" : "integer"
-                              },
-                              "freezeActive" : {
-                                "type" : "boolean"
-                              },
-                              "freezesLeft" : {
-                                "type" : "integer"
-                              },
-                              "points" : {
-                                "type" : "integer"
-                              },
-                              "progressPercent" : {
-                                "type" : "integer"
-                              },
-                              "streakPeriod" : {
-                                "enum" : [
-                                  "day",
-                                  "week"
-                                ],
-                                "type" : "string"
-                              }
-                            },
-                            "required" : [
-                              "bestStreak",
-                              "currentStreak",
-                              "daysCompleted",
-                              "daysMissed",
-                              "freezeActive",
-                              "freezesLeft",
-                              "points",
-                              "streakPeriod"
-                            ],
-                            "type" : "object"
-                          },
-                          "status" : {
-                            "type" : "string"
-                          },
-                          "timeZone" : {
-                            "type" : "string"
-                          },
-                          "today" : {
-                            "properties" : {
-                              "complete" : {
-                                "type" : "boolean"
-                              },
-                              "date" : {
-                                "format" : "date",
-                                "type" : "string"
-                              },
-                              "dayNumber" : {
-                                "type" : "integer"
-                              },
-                              "remainingTaskIDs" : {
-                                "items" : {
-                                  "type" : "string"
-                                },
-                                "type" : "array"
-                              },
-                              "tasks" : {
-                                "items" : {
-                                  "properties" : {
-                                    "complete" : {
-                                      "type" : "boolean"
-                                    },
-                                    "done" : {
-                                      "type" : "boolean"
-                                    },
-                                    "kind" : {
-                                      "enum" : [
-                                        "checkbox",
-                                        "quantity",
-                                        "photo"
-                                      ],
-                                      "type" : "string"
-                                    },
-                                    "photoID" : {
-                                      "format" : "uuid",
-                                      "type" : "string"
-                                    },
-                                    "quantity" : {
-                                      "type" : "number"
-                                    },
-                                    "target" : {
-                                      "type" : "number"
-                                    },
-                                    "taskID" : {
-                                      "type" : "string"
-                                    },
-                                    "title" : {
-                                      "type" : "string"
-                                    },
-                                    "unit" : {
-                                      "type" : "string"
-                                    }
-                                  },
-                                  "required" : [
-                                    "complete",
-                                    "done",
-                                    "kind",
-                                    "taskID",
-                                    "title"
-                                  ],
-                                  "type" : "object"
-                                },
-                                "type" : "array"
-                              }
-                            },
-                            "required" : [
-                              "complete",
-                              "date",
-                              "dayNumber",
-                              "remainingTaskIDs",
-                              "tasks"
-                            ],
-                            "type" : "object"
-                          },
-                          "week" : {
-                            "properties" : {
-                              "done" : {
-                                "type" : "number"
-                              },
-                              "goalMet" : {
-                                "type" : "boolean"
-                              },
-                              "percent" : {
-                                "type" : "integer"
-                              },
-                              "suggestedDailyGoals" : {
-                                "items" : {
-                                  "type" : "integer"
-                                },
-                                "type" : "array"
-                              },
-                              "target" : {
-                                "type" : "number"
-                              },
-                              "unit" : {
-                                "type" : "string"
-                              },
-                              "weekStart" : {
-                                "format" : "date",
-                                "type" : "string"
-                              }
-                            },
-                            "required" : [
-                              "done",
-                              "goalMet",
-                              "suggestedDailyGoals",
-                              "weekStart"
-                            ],
-                            "type" : "object"
-                          }
-                        },
-                        "required" : [
-                          "attemptID",
-                          "attemptNumber",
-                          "challengeID",
-                          "challengeName",
-                          "dayNumber",
-                          "kind",
-                          "missedTaskIDs",
-                          "startedOn",
-                          "stats",
-                          "status",
-                          "timeZone"
-                        ],
-                        "type" : "object"
-                      },
-                      "type" : "array"
-                    },
-                    "nextCursor" : {
-                      "type" : "string"
-                    }
-                  },
-                  "required" : [
-                    "items"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/AttemptViewPage"
                 }
               }
             },
-            "description" : "OK"
-          },
-          "400" : {
-            "$ref" : "#/components/responses/Problem"
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "422" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/UnprocessableContent"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -474,19 +3509,34 @@ enum PublicAPI {
         "tags" : [
           "progress"
         ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "progress",
         "x-surge-throttle" : "standard"
       },
       "post" : {
+        "description" : "Start a challenge, habit, competition or weekly challenge (several may run at once).\n\nProblem types:\n- 404 `not-found`: No such resource, or none the caller may see.\n- 409 `already-started`: You already have an active attempt at this challenge.\n- 409 `chore`: Household chores are completed occurrence by occurrence, not started.\n- 409 `competition-ended`: The competition has ended.\n- 422 `beyond-supported-dates`: The attempt would end after the last date Surge supports (2200-12-31).\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "startAttempt",
         "parameters" : [
           {
-            "description" : "A client-chosen key (up to 255 characters); a retry with the same key and body gets the first response again.",
+            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.",
             "in" : "header",
             "name" : "Idempotency-Key",
             "required" : false,
             "schema" : {
+              "examples" : [
+                "2f1c6a0e-start"
+              ],
               "maxLength" : 255,
+              "minLength" : 1,
+              "pattern" : "^[!-~]+$",
               "type" : "string"
             }
           }
@@ -495,16 +3545,7 @@ enum PublicAPI {
           "content" : {
             "application/json" : {
               "schema" : {
-                "properties" : {
-                  "challengeID" : {
-                    "format" : "uuid",
-                    "type" : "string"
-                  }
-                },
-                "required" : [
-                  "challengeID"
-                ],
-                "type" : "object"
+                "$ref" : "#/components/schemas/StartRequest"
               }
             }
           },
@@ -515,270 +3556,58 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "attempt" : {
-                      "properties" : {
-                        "attemptID" : {
-                          "format" : "uuid",
-                          "type" : "string"
-                        },
-                        "attemptNumber" : {
-                          "type" : "integer"
-                        },
-                        "challengeID" : {
-                          "format" : "uuid",
-                          "type" : "string"
-                        },
-                        "challengeName" : {
-                          "type" : "string"
-                        },
-                        "dayNumber" : {
-                          "type" : "integer"
-                        },
-                        "durationDays" : {
-                          "type" : "integer"
-                        },
-                        "endedOn" : {
-                          "format" : "date",
-                          "type" : "string"
-                        },
-                        "endsOn" : {
-                          "format" : "date",
-                          "type" : "string"
-                        },
-                        "failureReason" : {
-                          "type" : "string"
-                        },
-                        "kind" : {
-                          "enum" : [
-                            "curated",
-                            "competition",
-                            "habit",
-                            "chore",
-                            "weekly"
-                          ],
-                          "type" : "string"
-                        },
-                        "missedTaskIDs" : {
-                          "items" : {
-                            "type" : "string"
-                          },
-                          "type" : "array"
-                        },
-                        "startedOn" : {
-                          "format" : "date",
-                          "type" : "string"
-                        },
-                        "stats" : {
-                          "properties" : {
-                            "bestStreak" : {
-                              "type" : "integer"
-                            },
-                            "currentStreak" : {
-                              "type" : "integer"
-                            },
-                            "daysCompleted" : {
-                              "type" : "integer"
-                            },
-                            "daysMissed" : {
-                              "type" : "integer"
-                            },
-                            "freezeActive" : {
-                              "type" : "boolean"
-                            },
-                            "freezesLeft" : {
-                              "type" : "integer"
-                            },
-                            "points" : {
-                              "type" : "integer"
-                            },
-                            "progressPercent" : {
-                              "type" : "integer"
-                            },
-                            "streakPeriod" : {
-                              "enum" : [
-                                "day",
-                                "week"
-                              ],
-                              "type" : "string"
-                            }
-                          },
-                          "required" : [
-                            "bestStreak",
-                            "currentStreak",
-                            "daysCompleted",
-                            "daysMissed",
-                            "freezeActive",
-                            "freezesLeft",
-                            "points",
-                            "streakPeriod"
-                          ],
-                          "type" : "object"
-                        },
-                        "status" : {
-                          "type" : "string"
-                        },
-                        "timeZone" : {
-                          "type" : "string"
-                        },
-                        "today" : {
-                          "properties" : {
-                            "complete" : {
-                              "type" : "boolean"
-                            },
-                            "date" : {
-                              "format" : "date",
-                              "type" : "string"
-                            },
-                            "dayNumber" : {
-                              "type" : "integer"
-                            },
-                            "remainingTaskIDs" : {
-                              "items" : {
-                                "type" : "string"
-                              },
-                              "type" : "array"
-                            },
-                            "tasks" : {
-                              "items" : {
-                                "properties" : {
-                                  "complete" : {
-                                    "type" : "boolean"
-                                  },
-                                  "done" : {
-                                    "type" : "boolean"
-                                  },
-                                  "kind" : {
-                                    "enum" : [
-                                      "checkbox",
-                                      "quantity",
-                                      "photo"
-                                    ],
-                                    "type" : "string"
-                                  },
-                                  "photoID" : {
-                                    "format" : "uuid",
-                                    "type" : "string"
-                                  },
-                                  "quantity" : {
-                                    "type" : "number"
-                                  },
-                                  "target" : {
-                                    "type" : "number"
-                                  },
-                                  "taskID" : {
-                                    "type" : "string"
-                                  },
-                                  "title" : {
-                                    "type" : "string"
-                                  },
-                                  "unit" : {
-                                    "type" : "string"
-                                  }
-                                },
-                                "required" : [
-                                  "complete",
-                                  "done",
-                                  "kind",
-                                  "taskID",
-                                  "title"
-                                ],
-                                "type" : "object"
-                              },
-                              "type" : "array"
-                            }
-                          },
-                          "required" : [
-                            "complete",
-                            "date",
-                            "dayNumber",
-                            "remainingTaskIDs",
-                            "tasks"
-                          ],
-                          "type" : "object"
-                        },
-                        "week" : {
-                          "properties" : {
-                            "done" : {
-                              "type" : "number"
-                            },
-                            "goalMet" : {
-                              "type" : "boolean"
-                            },
-                            "percent" : {
-                              "type" : "integer"
-                            },
-                            "suggestedDailyGoals" : {
-                              "items" : {
-                                "type" : "integer"
-                              },
-                              "type" : "array"
-                            },
-                            "target" : {
-                              "type" : "number"
-                            },
-                            "unit" : {
-                              "type" : "string"
-                            },
-                            "weekStart" : {
-                              "format" : "date",
-                              "type" : "string"
-                            }
-                          },
-                          "required" : [
-                            "done",
-                            "goalMet",
-                            "suggestedDailyGoals",
-                            "weekStart"
-                          ],
-                          "type" : "object"
-                        }
-                      },
-                      "required" : [
-                        "attemptID",
-                        "attemptNumber",
-                        "challengeID",
-                        "challengeName",
-                        "dayNumber",
-                        "kind",
-                        "missedTaskIDs",
-                        "startedOn",
-                        "stats",
-                        "status",
-                        "timeZone"
-                      ],
-                      "type" : "object"
-                    }
-                  },
-                  "required" : [
-                    "attempt"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/AttemptResponse"
                 }
               }
             },
-            "description" : "Created"
+            "description" : "Created",
+            "headers" : {
+              "Idempotent-Replayed" : {
+                "$ref" : "#/components/headers/Idempotent-Replayed"
+              },
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "400" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/BadRequest"
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "404" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/NotFound"
           },
           "409" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Conflict"
+          },
+          "413" : {
+            "$ref" : "#/components/responses/ContentTooLarge"
+          },
+          "415" : {
+            "$ref" : "#/components/responses/UnsupportedMediaType"
           },
           "422" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/UnprocessableContent"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -792,15 +3621,37 @@ enum PublicAPI {
         "tags" : [
           "progress"
         ],
+        "x-problem-types" : [
+          "invalid-characters",
+          "malformed-body",
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "already-started",
+          "chore",
+          "competition-ended",
+          "idempotency-key-in-progress",
+          "payload-too-large",
+          "unsupported-media-type",
+          "beyond-supported-dates",
+          "idempotency-key-reused",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "progress",
         "x-surge-throttle" : "standard"
       }
     },
     "/v1/attempts/{attemptID}" : {
       "get" : {
+        "description" : "Day N of M, streaks, progress, points, today's tasks and what remains, the week's goal.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "getAttempt",
         "parameters" : [
           {
+            "description" : "An attempt.",
             "in" : "path",
             "name" : "attemptID",
             "required" : true,
@@ -815,261 +3666,40 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "attempt" : {
-                      "properties" : {
-                        "attemptID" : {
-                          "format" : "uuid",
-                          "type" : "string"
-                        },
-                        "attemptNumber" : {
-                          "type" : "integer"
-                        },
-                        "challengeID" : {
-                          "format" : "uuid",
-                          "type" : "string"
-                        },
-                        "challengeName" : {
-                          "type" : "string"
-                        },
-                        "dayNumber" : {
-                          "type" : "integer"
-                        },
-                        "durationDays" : {
-                          "type" : "integer"
-                        },
-                        "endedOn" : {
-                          "format" : "date",
-                          "type" : "string"
-                        },
-                        "endsOn" : {
-                          "format" : "date",
-                          "type" : "string"
-                        },
-                        "failureReason" : {
-                          "type" : "string"
-                        },
-                        "kind" : {
-                          "enum" : [
-                            "curated",
-                            "competition",
-                            "habit",
-                            "chore",
-                            "weekly"
-                          ],
-                          "type" : "string"
-                        },
-                        "missedTaskIDs" : {
-                          "items" : {
-                            "type" : "string"
-                          },
-                          "type" : "array"
-                        },
-                        "startedOn" : {
-                          "format" : "date",
-                          "type" : "string"
-                        },
-                        "stats" : {
-                          "properties" : {
-                            "bestStreak" : {
-                              "type" : "integer"
-                            },
-                            "currentStreak" : {
-                              "type" : "integer"
-                            },
-                            "daysCompleted" : {
-                              "type" : "integer"
-                            },
-                            "daysMissed" : {
-                              "type" : "integer"
-                            },
-                            "freezeActive" : {
-                              "type" : "boolean"
-                            },
-                            "freezesLeft" : {
-                              "type" : "integer"
-                            },
-                            "points" : {
-                              "type" : "integer"
-                            },
-                            "progressPercent" : {
-                              "type" : "integer"
-                            },
-                            "streakPeriod" : {
-                              "enum" : [
-                                "day",
-                                "week"
-                              ],
-                              "type" : "string"
-                            }
-                          },
-                          "required" : [
-                            "bestStreak",
-                            "currentStreak",
-                            "daysCompleted",
-                            "daysMissed",
-                            "freezeActive",
-                            "freezesLeft",
-                            "points",
-                            "streakPeriod"
-                          ],
-                          "type" : "object"
-                        },
-                        "status" : {
-                          "type" : "string"
-                        },
-                        "timeZone" : {
-                          "type" : "string"
-                        },
-                        "today" : {
-                          "properties" : {
-                            "complete" : {
-                              "type" : "boolean"
-                            },
-                            "date" : {
-                              "format" : "date",
-                              "type" : "string"
-                            },
-                            "dayNumber" : {
-                              "type" : "integer"
-                            },
-                            "remainingTaskIDs" : {
-                              "items" : {
-                                "type" : "string"
-                              },
-                              "type" : "array"
-                            },
-                            "tasks" : {
-                              "items" : {
-                                "properties" : {
-                                  "complete" : {
-                                    "type" : "boolean"
-                                  },
-                                  "done" : {
-                                    "type" : "boolean"
-                                  },
-                                  "kind" : {
-                                    "enum" : [
-                                      "checkbox",
-                                      "quantity",
-                                      "photo"
-                                    ],
-                                    "type" : "string"
-                                  },
-                                  "photoID" : {
-                                    "format" : "uuid",
-                                    "type" : "string"
-                                  },
-                                  "quantity" : {
-                                    "type" : "number"
-                                  },
-                                  "target" : {
-                                    "type" : "number"
-                                  },
-                                  "taskID" : {
-                                    "type" : "string"
-                                  },
-                                  "title" : {
-                                    "type" : "string"
-                                  },
-                                  "unit" : {
-                                    "type" : "string"
-                                  }
-                                },
-                                "required" : [
-                                  "complete",
-                                  "done",
-                                  "kind",
-                                  "taskID",
-                                  "title"
-                                ],
-                                "type" : "object"
-                              },
-                              "type" : "array"
-                            }
-                          },
-                          "required" : [
-                            "complete",
-                            "date",
-                            "dayNumber",
-                            "remainingTaskIDs",
-                            "tasks"
-                          ],
-                          "type" : "object"
-                        },
-                        "week" : {
-                          "properties" : {
-                            "done" : {
-                              "type" : "number"
-                            },
-                            "goalMet" : {
-                              "type" : "boolean"
-                            },
-                            "percent" : {
-                              "type" : "integer"
-                            },
-                            "suggestedDailyGoals" : {
-                              "items" : {
-                                "type" : "integer"
-                              },
-                              "type" : "array"
-                            },
-                            "target" : {
-                              "type" : "number"
-                            },
-                            "unit" : {
-                              "type" : "string"
-                            },
-                            "weekStart" : {
-                              "format" : "date",
-                              "type" : "string"
-                            }
-                          },
-                          "required" : [
-                            "done",
-                            "goalMet",
-                            "suggestedDailyGoals",
-                            "weekStart"
-                          ],
-                          "type" : "object"
-                        }
-                      },
-                      "required" : [
-                        "attemptID",
-                        "attemptNumber",
-                        "challengeID",
-                        "challengeName",
-                        "dayNumber",
-                        "kind",
-                        "missedTaskIDs",
-                        "startedOn",
-                        "stats",
-                        "status",
-                        "timeZone"
-                      ],
-                      "type" : "object"
-                    }
-                  },
-                  "required" : [
-                    "attempt"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/AttemptResponse"
                 }
               }
             },
-            "description" : "OK"
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "404" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/NotFound"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -1083,15 +3713,26 @@ enum PublicAPI {
         "tags" : [
           "progress"
         ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "progress",
         "x-surge-throttle" : "standard"
       }
     },
     "/v1/attempts/{attemptID}/abandon" : {
       "post" : {
+        "description" : "Give up an active attempt; it stays in the history.\n\nProblem types:\n- 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "abandonAttempt",
         "parameters" : [
           {
+            "description" : "An attempt.",
             "in" : "path",
             "name" : "attemptID",
             "required" : true,
@@ -1106,264 +3747,43 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "attempt" : {
-                      "properties" : {
-                        "attemptID" : {
-                          "format" : "uuid",
-                          "type" : "string"
-                        },
-                        "attemptNumber" : {
-                          "type" : "integer"
-                        },
-                        "challengeID" : {
-                          "format" : "uuid",
-                          "type" : "string"
-                        },
-                        "challengeName" : {
-                          "type" : "string"
-                        },
-                        "dayNumber" : {
-                          "type" : "integer"
-                        },
-                        "durationDays" : {
-                          "type" : "integer"
-                        },
-                        "endedOn" : {
-                          "format" : "date",
-                          "type" : "string"
-                        },
-                        "endsOn" : {
-                          "format" : "date",
-                          "type" : "string"
-                        },
-                        "failureReason" : {
-                          "type" : "string"
-                        },
-                        "kind" : {
-                          "enum" : [
-                            "curated",
-                            "competition",
-                            "habit",
-                            "chore",
-                            "weekly"
-                          ],
-                          "type" : "string"
-                        },
-                        "missedTaskIDs" : {
-                          "items" : {
-                            "type" : "string"
-                          },
-                          "type" : "array"
-                        },
-                        "startedOn" : {
-                          "format" : "date",
-                          "type" : "string"
-                        },
-                        "stats" : {
-                          "properties" : {
-                            "bestStreak" : {
-                              "type" : "integer"
-                            },
-                            "currentStreak" : {
-                              "type" : "integer"
-                            },
-                            "daysCompleted" : {
-                              "type" : "integer"
-                            },
-                            "daysMissed" : {
-                              "type" : "integer"
-                            },
-                            "freezeActive" : {
-                              "type" : "boolean"
-                            },
-                            "freezesLeft" : {
-                              "type" : "integer"
-                            },
-                            "points" : {
-                              "type" : "integer"
-                            },
-                            "progressPercent" : {
-                              "type" : "integer"
-                            },
-                            "streakPeriod" : {
-                              "enum" : [
-                                "day",
-                                "week"
-                              ],
-                              "type" : "string"
-                            }
-                          },
-                          "required" : [
-                            "bestStreak",
-                            "currentStreak",
-                            "daysCompleted",
-                            "daysMissed",
-                            "freezeActive",
-                            "freezesLeft",
-                            "points",
-                            "streakPeriod"
-                          ],
-                          "type" : "object"
-                        },
-                        "status" : {
-                          "type" : "string"
-                        },
-                        "timeZone" : {
-                          "type" : "string"
-                        },
-                        "today" : {
-                          "properties" : {
-                            "complete" : {
-                              "type" : "boolean"
-                            },
-                            "date" : {
-                              "format" : "date",
-                              "type" : "string"
-                            },
-                            "dayNumber" : {
-                              "type" : "integer"
-                            },
-                            "remainingTaskIDs" : {
-                              "items" : {
-                                "type" : "string"
-                              },
-                              "type" : "array"
-                            },
-                            "tasks" : {
-                              "items" : {
-                                "properties" : {
-                                  "complete" : {
-                                    "type" : "boolean"
-                                  },
-                                  "done" : {
-                                    "type" : "boolean"
-                                  },
-                                  "kind" : {
-                                    "enum" : [
-                                      "checkbox",
-                                      "quantity",
-                                      "photo"
-                                    ],
-                                    "type" : "string"
-                                  },
-                                  "photoID" : {
-                                    "format" : "uuid",
-                                    "type" : "string"
-                                  },
-                                  "quantity" : {
-                                    "type" : "number"
-                                  },
-                                  "target" : {
-                                    "type" : "number"
-                                  },
-                                  "taskID" : {
-                                    "type" : "string"
-                                  },
-                                  "title" : {
-                                    "type" : "string"
-                                  },
-                                  "unit" : {
-                                    "type" : "string"
-                                  }
-                                },
-                                "required" : [
-                                  "complete",
-                                  "done",
-                                  "kind",
-                                  "taskID",
-                                  "title"
-                                ],
-                                "type" : "object"
-                              },
-                              "type" : "array"
-                            }
-                          },
-                          "required" : [
-                            "complete",
-                            "date",
-                            "dayNumber",
-                            "remainingTaskIDs",
-                            "tasks"
-                          ],
-                          "type" : "object"
-                        },
-                        "week" : {
-                          "properties" : {
-                            "done" : {
-                              "type" : "number"
-                            },
-                            "goalMet" : {
-                              "type" : "boolean"
-                            },
-                            "percent" : {
-                              "type" : "integer"
-                            },
-                            "suggestedDailyGoals" : {
-                              "items" : {
-                                "type" : "integer"
-                              },
-                              "type" : "array"
-                            },
-                            "target" : {
-                              "type" : "number"
-                            },
-                            "unit" : {
-                              "type" : "string"
-                            },
-                            "weekStart" : {
-                              "format" : "date",
-                              "type" : "string"
-                            }
-                          },
-                          "required" : [
-                            "done",
-                            "goalMet",
-                            "suggestedDailyGoals",
-                            "weekStart"
-                          ],
-                          "type" : "object"
-                        }
-                      },
-                      "required" : [
-                        "attemptID",
-                        "attemptNumber",
-                        "challengeID",
-                        "challengeName",
-                        "dayNumber",
-                        "kind",
-                        "missedTaskIDs",
-                        "startedOn",
-                        "stats",
-                        "status",
-                        "timeZone"
-                      ],
-                      "type" : "object"
-                    }
-                  },
-                  "required" : [
-                    "attempt"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/AttemptResponse"
                 }
               }
             },
-            "description" : "OK"
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "404" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/NotFound"
           },
           "409" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Conflict"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -1377,15 +3797,27 @@ enum PublicAPI {
         "tags" : [
           "progress"
         ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "attempt-not-active",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "progress",
         "x-surge-throttle" : "standard"
       }
     },
     "/v1/attempts/{attemptID}/calendar" : {
       "get" : {
+        "description" : "A month of an attempt, day by day: completed, missed, frozen, rest, open or future.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "attemptCalendar",
         "parameters" : [
           {
+            "description" : "An attempt.",
             "in" : "path",
             "name" : "attemptID",
             "required" : true,
@@ -1395,11 +3827,15 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "YYYY-MM; defaults to the current month.",
+            "description" : "The month, YYYY-MM from 1970-01 to 2200-12; the current one in the caller's time zone when omitted.",
             "in" : "query",
             "name" : "month",
             "required" : false,
             "schema" : {
+              "examples" : [
+                "2026-03"
+              ],
+              "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])$",
               "type" : "string"
             }
           }
@@ -1409,61 +3845,43 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "days" : {
-                      "items" : {
-                        "properties" : {
-                          "date" : {
-                            "format" : "date",
-                            "type" : "string"
-                          },
-                          "status" : {
-                            "type" : "string"
-                          },
-                          "tasksDone" : {
-                            "type" : "integer"
-                          }
-                        },
-                        "required" : [
-                          "date",
-                          "status",
-                          "tasksDone"
-                        ],
-                        "type" : "object"
-                      },
-                      "type" : "array"
-                    },
-                    "month" : {
-                      "type" : "string"
-                    }
-                  },
-                  "required" : [
-                    "days",
-                    "month"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/CalendarResponse"
                 }
               }
             },
-            "description" : "OK"
-          },
-          "400" : {
-            "$ref" : "#/components/responses/Problem"
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "404" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/NotFound"
           },
           "422" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/UnprocessableContent"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -1477,15 +3895,27 @@ enum PublicAPI {
         "tags" : [
           "progress"
         ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "progress",
         "x-surge-throttle" : "standard"
       }
     },
     "/v1/attempts/{attemptID}/history" : {
       "get" : {
+        "description" : "Contribution history of one attempt: tasks done per day over the last weeks (12 by default).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "attemptHistory",
         "parameters" : [
           {
+            "description" : "An attempt.",
             "in" : "path",
             "name" : "attemptID",
             "required" : true,
@@ -1495,11 +3925,14 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "1 to 53 (default 12).",
+            "description" : "How many weeks back.",
             "in" : "query",
             "name" : "weeks",
             "required" : false,
             "schema" : {
+              "default" : 12,
+              "maximum" : 53,
+              "minimum" : 1,
               "type" : "integer"
             }
           }
@@ -1509,63 +3942,43 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "days" : {
-                      "items" : {
-                        "properties" : {
-                          "date" : {
-                            "format" : "date",
-                            "type" : "string"
-                          },
-                          "tasksDone" : {
-                            "type" : "integer"
-                          }
-                        },
-                        "required" : [
-                          "date",
-                          "tasksDone"
-                        ],
-                        "type" : "object"
-                      },
-                      "type" : "array"
-                    },
-                    "from" : {
-                      "format" : "date",
-                      "type" : "string"
-                    },
-                    "to" : {
-                      "format" : "date",
-                      "type" : "string"
-                    }
-                  },
-                  "required" : [
-                    "days",
-                    "from",
-                    "to"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/HistoryResponse"
                 }
               }
             },
-            "description" : "OK"
-          },
-          "400" : {
-            "$ref" : "#/components/responses/Problem"
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "404" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/NotFound"
           },
           "422" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/UnprocessableContent"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -1579,15 +3992,27 @@ enum PublicAPI {
         "tags" : [
           "progress"
         ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "progress",
         "x-surge-throttle" : "standard"
       }
     },
     "/v1/attempts/{attemptID}/logs/{logID}" : {
       "delete" : {
+        "description" : "Take a logged amount back.\n\nProblem types:\n- 409 `already-removed`: That logged amount was already removed.\n- 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.\n- 422 `check-in-after-end`: The check-in is for a day after the attempt's last day.\n- 422 `check-in-before-start`: The check-in is for a day before the attempt began.\n- 422 `check-in-in-future`: The check-in is for a day that has not begun.\n- 422 `check-in-window-closed`: Too late for that day: its check-in window has closed (`detail` says when).\n- 422 `outside-competition`: The check-in falls outside the competition's time limit.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "removeLog",
         "parameters" : [
           {
+            "description" : "An attempt.",
             "in" : "path",
             "name" : "attemptID",
             "required" : true,
@@ -1597,6 +4022,7 @@ enum PublicAPI {
             }
           },
           {
+            "description" : "A logged amount.",
             "in" : "path",
             "name" : "logID",
             "required" : true,
@@ -1611,264 +4037,46 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "attempt" : {
-                      "properties" : {
-                        "attemptID" : {
-                          "format" : "uuid",
-                          "type" : "string"
-                        },
-                        "attemptNumber" : {
-                          "type" : "integer"
-                        },
-                        "challengeID" : {
-                          "format" : "uuid",
-                          "type" : "string"
-                        },
-                        "challengeName" : {
-                          "type" : "string"
-                        },
-                        "dayNumber" : {
-                          "type" : "integer"
-                        },
-                        "durationDays" : {
-                          "type" : "integer"
-                        },
-                        "endedOn" : {
-                          "format" : "date",
-                          "type" : "string"
-                        },
-                        "endsOn" : {
-                          "format" : "date",
-                          "type" : "string"
-                        },
-                        "failureReason" : {
-                          "type" : "string"
-                        },
-                        "kind" : {
-                          "enum" : [
-                            "curated",
-                            "competition",
-                            "habit",
-                            "chore",
-                            "weekly"
-                          ],
-                          "type" : "string"
-                        },
-                        "missedTaskIDs" : {
-                          "items" : {
-                            "type" : "string"
-                          },
-                          "type" : "array"
-                        },
-                        "startedOn" : {
-                          "format" : "date",
-                          "type" : "string"
-                        },
-                        "stats" : {
-                          "properties" : {
-                            "bestStreak" : {
-                              "type" : "integer"
-                            },
-                            "currentStreak" : {
-                              "type" : "integer"
-                            },
-                            "daysCompleted" : {
-                              "type" : "integer"
-                            },
-                            "daysMissed" : {
-                              "type" : "integer"
-                            },
-                            "freezeActive" : {
-                              "type" : "boolean"
-                            },
-                            "freezesLeft" : {
-                              "type" : "integer"
-                            },
-                            "points" : {
-                              "type" : "integer"
-                            },
-                            "progressPercent" : {
-                              "type" : "integer"
-                            },
-                            "streakPeriod" : {
-                              "enum" : [
-                                "day",
-                                "week"
-                              ],
-                              "type" : "string"
-                            }
-                          },
-                          "required" : [
-                            "bestStreak",
-                            "currentStreak",
-                            "daysCompleted",
-                            "daysMissed",
-                            "freezeActive",
-                            "freezesLeft",
-                            "points",
-                            "streakPeriod"
-                          ],
-                          "type" : "object"
-                        },
-                        "status" : {
-                          "type" : "string"
-                        },
-                        "timeZone" : {
-                          "type" : "string"
-                        },
-                        "today" : {
-                          "properties" : {
-                            "complete" : {
-                              "type" : "boolean"
-                            },
-                            "date" : {
-                              "format" : "date",
-                              "type" : "string"
-                            },
-                            "dayNumber" : {
-                              "type" : "integer"
-                            },
-                            "remainingTaskIDs" : {
-                              "items" : {
-                                "type" : "string"
-                              },
-                              "type" : "array"
-                            },
-                            "tasks" : {
-                              "items" : {
-                                "properties" : {
-                                  "complete" : {
-                                    "type" : "boolean"
-                                  },
-                                  "done" : {
-                                    "type" : "boolean"
-                                  },
-                                  "kind" : {
-                                    "enum" : [
-                                      "checkbox",
-                                      "quantity",
-                                      "photo"
-                                    ],
-                                    "type" : "string"
-                                  },
-                                  "photoID" : {
-                                    "format" : "uuid",
-                                    "type" : "string"
-                                  },
-                                  "quantity" : {
-                                    "type" : "number"
-                                  },
-                                  "target" : {
-                                    "type" : "number"
-                                  },
-                                  "taskID" : {
-                                    "type" : "string"
-                                  },
-                                  "title" : {
-                                    "type" : "string"
-                                  },
-                                  "unit" : {
-                                    "type" : "string"
-                                  }
-                                },
-                                "required" : [
-                                  "complete",
-                                  "done",
-                                  "kind",
-                                  "taskID",
-                                  "title"
-                                ],
-                                "type" : "object"
-                              },
-                              "type" : "array"
-                            }
-                          },
-                          "required" : [
-                            "complete",
-                            "date",
-                            "dayNumber",
-                            "remainingTaskIDs",
-                            "tasks"
-                          ],
-                          "type" : "object"
-                        },
-                        "week" : {
-                          "properties" : {
-                            "done" : {
-                              "type" : "number"
-                            },
-                            "goalMet" : {
-                              "type" : "boolean"
-                            },
-                            "percent" : {
-                              "type" : "integer"
-                            },
-                            "suggestedDailyGoals" : {
-                              "items" : {
-                                "type" : "integer"
-                              },
-                              "type" : "array"
-                            },
-                            "target" : {
-                              "type" : "number"
-                            },
-                            "unit" : {
-                              "type" : "string"
-                            },
-                            "weekStart" : {
-                              "format" : "date",
-                              "type" : "string"
-                            }
-                          },
-                          "required" : [
-                            "done",
-                            "goalMet",
-                            "suggestedDailyGoals",
-                            "weekStart"
-                          ],
-                          "type" : "object"
-                        }
-                      },
-                      "required" : [
-                        "attemptID",
-                        "attemptNumber",
-                        "challengeID",
-                        "challengeName",
-                        "dayNumber",
-                        "kind",
-                        "missedTaskIDs",
-                        "startedOn",
-                        "stats",
-                        "status",
-                        "timeZone"
-                      ],
-                      "type" : "object"
-                    }
-                  },
-                  "required" : [
-                    "attempt"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/AttemptResponse"
                 }
               }
             },
-            "description" : "OK"
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "404" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/NotFound"
           },
           "409" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Conflict"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/UnprocessableContent"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -1882,15 +4090,33 @@ enum PublicAPI {
         "tags" : [
           "progress"
         ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "already-removed",
+          "attempt-not-active",
+          "check-in-after-end",
+          "check-in-before-start",
+          "check-in-in-future",
+          "check-in-window-closed",
+          "outside-competition",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "progress",
         "x-surge-throttle" : "standard"
       }
     },
     "/v1/attempts/{attemptID}/photos" : {
       "get" : {
+        "description" : "The photo gallery of one of the caller's attempts.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "attemptPhotos",
         "parameters" : [
           {
+            "description" : "An attempt.",
             "in" : "path",
             "name" : "attemptID",
             "required" : true,
@@ -1900,16 +4126,19 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "Items per page, 1-100 (default 20).",
+            "description" : "Items per page.",
             "in" : "query",
             "name" : "limit",
             "required" : false,
             "schema" : {
+              "default" : 20,
+              "maximum" : 100,
+              "minimum" : 1,
               "type" : "integer"
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page.",
+            "description" : "The `nextCursor` of the previous page; opaque.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
@@ -1923,93 +4152,43 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "items" : {
-                      "items" : {
-                        "properties" : {
-                          "attemptID" : {
-                            "format" : "uuid",
-                            "type" : "string"
-                          },
-                          "challengeID" : {
-                            "format" : "uuid",
-                            "type" : "string"
-                          },
-                          "contentType" : {
-                            "type" : "string"
-                          },
-                          "createdAt" : {
-                            "format" : "date-time",
-                            "type" : "string"
-                          },
-                          "localDate" : {
-                            "format" : "date",
-                            "type" : "string"
-                          },
-                          "photoID" : {
-                            "format" : "uuid",
-                            "type" : "string"
-                          },
-                          "size" : {
-                            "type" : "integer"
-                          },
-                          "taskID" : {
-                            "type" : "string"
-                          },
-                          "url" : {
-                            "type" : "string"
-                          },
-                          "userID" : {
-                            "format" : "uuid",
-                            "type" : "string"
-                          }
-                        },
-                        "required" : [
-                          "attemptID",
-                          "challengeID",
-                          "contentType",
-                          "createdAt",
-                          "localDate",
-                          "photoID",
-                          "size",
-                          "taskID",
-                          "url",
-                          "userID"
-                        ],
-                        "type" : "object"
-                      },
-                      "type" : "array"
-                    },
-                    "nextCursor" : {
-                      "type" : "string"
-                    }
-                  },
-                  "required" : [
-                    "items"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/PhotoViewPage"
                 }
               }
             },
-            "description" : "OK"
-          },
-          "400" : {
-            "$ref" : "#/components/responses/Problem"
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "404" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/NotFound"
           },
           "422" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/UnprocessableContent"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -2023,15 +4202,27 @@ enum PublicAPI {
         "tags" : [
           "progress"
         ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "progress",
         "x-surge-throttle" : "standard"
       }
     },
     "/v1/attempts/{attemptID}/restart" : {
       "post" : {
+        "description" : "Start again at day 1 after a failure (or give up an active attempt and start again); history is kept.\n\nProblem types:\n- 409 `already-started`: You already have an active attempt at this challenge.\n- 409 `attempt-completed`: A completed attempt is archived; start the challenge again instead.\n- 409 `competition-ended`: The competition has ended.\n- 422 `beyond-supported-dates`: The attempt would end after the last date Surge supports (2200-12-31).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "restartAttempt",
         "parameters" : [
           {
+            "description" : "An attempt.",
             "in" : "path",
             "name" : "attemptID",
             "required" : true,
@@ -2041,12 +4232,17 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "A client-chosen key (up to 255 characters); a retry with the same key and body gets the first response again.",
+            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.",
             "in" : "header",
             "name" : "Idempotency-Key",
             "required" : false,
             "schema" : {
+              "examples" : [
+                "2f1c6a0e-start"
+              ],
               "maxLength" : 255,
+              "minLength" : 1,
+              "pattern" : "^[!-~]+$",
               "type" : "string"
             }
           }
@@ -2056,264 +4252,49 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "attempt" : {
-                      "properties" : {
-                        "attemptID" : {
-                          "format" : "uuid",
-                          "type" : "string"
-                        },
-                        "attemptNumber" : {
-                          "type" : "integer"
-                        },
-                        "challengeID" : {
-                          "format" : "uuid",
-                          "type" : "string"
-                        },
-                        "challengeName" : {
-                          "type" : "string"
-                        },
-                        "dayNumber" : {
-                          "type" : "integer"
-                        },
-                        "durationDays" : {
-                          "type" : "integer"
-                        },
-                        "endedOn" : {
-                          "format" : "date",
-                          "type" : "string"
-                        },
-                        "endsOn" : {
-                          "format" : "date",
-                          "type" : "string"
-                        },
-                        "failureReason" : {
-                          "type" : "string"
-                        },
-                        "kind" : {
-                          "enum" : [
-                            "curated",
-                            "competition",
-                            "habit",
-                            "chore",
-                            "weekly"
-                          ],
-                          "type" : "string"
-                        },
-                        "missedTaskIDs" : {
-                          "items" : {
-                            "type" : "string"
-                          },
-                          "type" : "array"
-                        },
-                        "startedOn" : {
-                          "format" : "date",
-                          "type" : "string"
-                        },
-                        "stats" : {
-                          "properties" : {
-                            "bestStreak" : {
-                              "type" : "integer"
-                            },
-                            "currentStreak" : {
-                              "type" : "integer"
-                            },
-                            "daysCompleted" : {
-                              "type" : "integer"
-                            },
-                            "daysMissed" : {
-                              "type" : "integer"
-                            },
-                            "freezeActive" : {
-                              "type" : "boolean"
-                            },
-                            "freezesLeft" : {
-                              "type" : "integer"
-                            },
-                            "points" : {
-                              "type" : "integer"
-                            },
-                            "progressPercent" : {
-                              "type" : "integer"
-                            },
-                            "streakPeriod" : {
-                              "enum" : [
-                                "day",
-                                "week"
-                              ],
-                              "type" : "string"
-                            }
-                          },
-                          "required" : [
-                            "bestStreak",
-                            "currentStreak",
-                            "daysCompleted",
-                            "daysMissed",
-                            "freezeActive",
-                            "freezesLeft",
-                            "points",
-                            "streakPeriod"
-                          ],
-                          "type" : "object"
-                        },
-                        "status" : {
-                          "type" : "string"
-                        },
-                        "timeZone" : {
-                          "type" : "string"
-                        },
-                        "today" : {
-                          "properties" : {
-                            "complete" : {
-                              "type" : "boolean"
-                            },
-                            "date" : {
-                              "format" : "date",
-                              "type" : "string"
-                            },
-                            "dayNumber" : {
-                              "type" : "integer"
-                            },
-                            "remainingTaskIDs" : {
-                              "items" : {
-                                "type" : "string"
-                              },
-                              "type" : "array"
-                            },
-                            "tasks" : {
-                              "items" : {
-                                "properties" : {
-                                  "complete" : {
-                                    "type" : "boolean"
-                                  },
-                                  "done" : {
-                                    "type" : "boolean"
-                                  },
-                                  "kind" : {
-                                    "enum" : [
-                                      "checkbox",
-                                      "quantity",
-                                      "photo"
-                                    ],
-                                    "type" : "string"
-                                  },
-                                  "photoID" : {
-                                    "format" : "uuid",
-                                    "type" : "string"
-                                  },
-                                  "quantity" : {
-                                    "type" : "number"
-                                  },
-                                  "target" : {
-                                    "type" : "number"
-                                  },
-                                  "taskID" : {
-                                    "type" : "string"
-                                  },
-                                  "title" : {
-                                    "type" : "string"
-                                  },
-                                  "unit" : {
-                                    "type" : "string"
-                                  }
-                                },
-                                "required" : [
-                                  "complete",
-                                  "done",
-                                  "kind",
-                                  "taskID",
-                                  "title"
-                                ],
-                                "type" : "object"
-                              },
-                              "type" : "array"
-                            }
-                          },
-                          "required" : [
-                            "complete",
-                            "date",
-                            "dayNumber",
-                            "remainingTaskIDs",
-                            "tasks"
-                          ],
-                          "type" : "object"
-                        },
-                        "week" : {
-                          "properties" : {
-                            "done" : {
-                              "type" : "number"
-                            },
-                            "goalMet" : {
-                              "type" : "boolean"
-                            },
-                            "percent" : {
-                              "type" : "integer"
-                            },
-                            "suggestedDailyGoals" : {
-                              "items" : {
-                                "type" : "integer"
-                              },
-                              "type" : "array"
-                            },
-                            "target" : {
-                              "type" : "number"
-                            },
-                            "unit" : {
-                              "type" : "string"
-                            },
-                            "weekStart" : {
-                              "format" : "date",
-                              "type" : "string"
-                            }
-                          },
-                          "required" : [
-                            "done",
-                            "goalMet",
-                            "suggestedDailyGoals",
-                            "weekStart"
-                          ],
-                          "type" : "object"
-                        }
-                      },
-                      "required" : [
-                        "attemptID",
-                        "attemptNumber",
-                        "challengeID",
-                        "challengeName",
-                        "dayNumber",
-                        "kind",
-                        "missedTaskIDs",
-                        "startedOn",
-                        "stats",
-                        "status",
-                        "timeZone"
-                      ],
-                      "type" : "object"
-                    }
-                  },
-                  "required" : [
-                    "attempt"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/AttemptResponse"
                 }
               }
             },
-            "description" : "Created"
+            "description" : "Created",
+            "headers" : {
+              "Idempotent-Replayed" : {
+                "$ref" : "#/components/headers/Idempotent-Replayed"
+              },
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "404" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/NotFound"
           },
           "409" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Conflict"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/UnprocessableContent"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -2327,15 +4308,33 @@ enum PublicAPI {
         "tags" : [
           "progress"
         ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "already-started",
+          "attempt-completed",
+          "competition-ended",
+          "idempotency-key-in-progress",
+          "beyond-supported-dates",
+          "idempotency-key-reused",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "progress",
         "x-surge-throttle" : "standard"
       }
     },
     "/v1/attempts/{attemptID}/tasks/{taskID}" : {
       "put" : {
+        "description" : "Tick or untick a checkbox task for the local day it happened on (offline clients send happenedAt and a checkInID).\n\nProblem types:\n- 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.\n- 422 `check-in-after-end`: The check-in is for a day after the attempt's last day.\n- 422 `check-in-before-start`: The check-in is for a day before the attempt began.\n- 422 `check-in-in-future`: The check-in is for a day that has not begun.\n- 422 `check-in-window-closed`: Too late for that day: its check-in window has closed (`detail` says when).\n- 422 `outside-competition`: The check-in falls outside the competition's time limit.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "setTaskDone",
         "parameters" : [
           {
+            "description" : "An attempt.",
             "in" : "path",
             "name" : "attemptID",
             "required" : true,
@@ -2345,11 +4344,15 @@ enum PublicAPI {
             }
           },
           {
+            "description" : "A task of the attempt's challenge, by its id within the definition (not a UUID).",
             "in" : "path",
             "name" : "taskID",
             "required" : true,
             "schema" : {
-              "format" : "uuid",
+              "examples" : [
+                "push-ups"
+              ],
+              "pattern" : "^[a-z0-9-]{1,40}$",
               "type" : "string"
             }
           }
@@ -2358,27 +4361,7 @@ enum PublicAPI {
           "content" : {
             "application/json" : {
               "schema" : {
-                "properties" : {
-                  "checkInID" : {
-                    "format" : "uuid",
-                    "type" : "string"
-                  },
-                  "date" : {
-                    "format" : "date",
-                    "type" : "string"
-                  },
-                  "done" : {
-                    "type" : "boolean"
-                  },
-                  "happenedAt" : {
-                    "format" : "date-time",
-                    "type" : "string"
-                  }
-                },
-                "required" : [
-                  "done"
-                ],
-                "type" : "object"
+                "$ref" : "#/components/schemas/TaskRequest"
               }
             }
           },
@@ -2389,270 +4372,55 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "attempt" : {
-                      "properties" : {
-                        "attemptID" : {
-                          "format" : "uuid",
-                          "type" : "string"
-                        },
-                        "attemptNumber" : {
-                          "type" : "integer"
-                        },
-                        "challengeID" : {
-                          "format" : "uuid",
-                          "type" : "string"
-                        },
-                        "challengeName" : {
-                          "type" : "string"
-                        },
-                        "dayNumber" : {
-                          "type" : "integer"
-                        },
-                        "durationDays" : {
-                          "type" : "integer"
-                        },
-                        "endedOn" : {
-                          "format" : "date",
-                          "type" : "string"
-                        },
-                        "endsOn" : {
-                          "format" : "date",
-                          "type" : "string"
-                        },
-                        "failureReason" : {
-                          "type" : "string"
-                        },
-                        "kind" : {
-                          "enum" : [
-                            "curated",
-                            "competition",
-                            "habit",
-                            "chore",
-                            "weekly"
-                          ],
-                          "type" : "string"
-                        },
-                        "missedTaskIDs" : {
-                          "items" : {
-                            "type" : "string"
-                          },
-                          "type" : "array"
-                        },
-                        "startedOn" : {
-                          "format" : "date",
-                          "type" : "string"
-                        },
-                        "stats" : {
-                          "properties" : {
-                            "bestStreak" : {
-                              "type" : "integer"
-                            },
-                            "currentStreak" : {
-                              "type" : "integer"
-                            },
-                            "daysCompleted" : {
-                              "type" : "integer"
-                            },
-                            "daysMissed" : {
-                              "type" : "integer"
-                            },
-                            "freezeActive" : {
-                              "type" : "boolean"
-                            },
-                            "freezesLeft" : {
-                              "type" : "integer"
-                            },
-                            "points" : {
-                              "type" : "integer"
-                            },
-                            "progressPercent" : {
-                              "type" : "integer"
-                            },
-                            "streakPeriod" : {
-                              "enum" : [
-                                "day",
-                                "week"
-                              ],
-                              "type" : "string"
-                            }
-                          },
-                          "required" : [
-                            "bestStreak",
-                            "currentStreak",
-                            "daysCompleted",
-                            "daysMissed",
-                            "freezeActive",
-                            "freezesLeft",
-                            "points",
-                            "streakPeriod"
-                          ],
-                          "type" : "object"
-                        },
-                        "status" : {
-                          "type" : "string"
-                        },
-                        "timeZone" : {
-                          "type" : "string"
-                        },
-                        "today" : {
-                          "properties" : {
-                            "complete" : {
-                              "type" : "boolean"
-                            },
-                            "date" : {
-                              "format" : "date",
-                              "type" : "string"
-                            },
-                            "dayNumber" : {
-                              "type" : "integer"
-                            },
-                            "remainingTaskIDs" : {
-                              "items" : {
-                                "type" : "string"
-                              },
-                              "type" : "array"
-                            },
-                            "tasks" : {
-                              "items" : {
-                                "properties" : {
-                                  "complete" : {
-                                    "type" : "boolean"
-                                  },
-                                  "done" : {
-                                    "type" : "boolean"
-                                  },
-                                  "kind" : {
-                                    "enum" : [
-                                      "checkbox",
-                                      "quantity",
-                                      "photo"
-                                    ],
-                                    "type" : "string"
-                                  },
-                                  "photoID" : {
-                                    "format" : "uuid",
-                                    "type" : "string"
-                                  },
-                                  "quantity" : {
-                                    "type" : "number"
-                                  },
-                                  "target" : {
-                                    "type" : "number"
-                                  },
-                                  "taskID" : {
-                                    "type" : "string"
-                                  },
-                                  "title" : {
-                                    "type" : "string"
-                                  },
-                                  "unit" : {
-                                    "type" : "string"
-                                  }
-                                },
-                                "required" : [
-                                  "complete",
-                                  "done",
-                                  "kind",
-                                  "taskID",
-                                  "title"
-                                ],
-                                "type" : "object"
-                              },
-                              "type" : "array"
-                            }
-                          },
-                          "required" : [
-                            "complete",
-                            "date",
-                            "dayNumber",
-                            "remainingTaskIDs",
-                            "tasks"
-                          ],
-                          "type" : "object"
-                        },
-                        "week" : {
-                          "properties" : {
-                            "done" : {
-                              "type" : "number"
-                            },
-                            "goalMet" : {
-                              "type" : "boolean"
-                            },
-                            "percent" : {
-                              "type" : "integer"
-                            },
-                            "suggestedDailyGoals" : {
-                              "items" : {
-                                "type" : "integer"
-                              },
-                              "type" : "array"
-                            },
-                            "target" : {
-                              "type" : "number"
-                            },
-                            "unit" : {
-                              "type" : "string"
-                            },
-                            "weekStart" : {
-                              "format" : "date",
-                              "type" : "string"
-                            }
-                          },
-                          "required" : [
-                            "done",
-                            "goalMet",
-                            "suggestedDailyGoals",
-                            "weekStart"
-                          ],
-                          "type" : "object"
-                        }
-                      },
-                      "required" : [
-                        "attemptID",
-                        "attemptNumber",
-                        "challengeID",
-                        "challengeName",
-                        "dayNumber",
-                        "kind",
-                        "missedTaskIDs",
-                        "startedOn",
-                        "stats",
-                        "status",
-                        "timeZone"
-                      ],
-                      "type" : "object"
-                    }
-                  },
-                  "required" : [
-                    "attempt"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/AttemptResponse"
                 }
               }
             },
-            "description" : "OK"
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "400" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/BadRequest"
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "404" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/NotFound"
           },
           "409" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Conflict"
+          },
+          "413" : {
+            "$ref" : "#/components/responses/ContentTooLarge"
+          },
+          "415" : {
+            "$ref" : "#/components/responses/UnsupportedMediaType"
           },
           "422" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/UnprocessableContent"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -2666,15 +4434,37 @@ enum PublicAPI {
         "tags" : [
           "progress"
         ],
+        "x-problem-types" : [
+          "invalid-characters",
+          "malformed-body",
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "attempt-not-active",
+          "payload-too-large",
+          "unsupported-media-type",
+          "check-in-after-end",
+          "check-in-before-start",
+          "check-in-in-future",
+          "check-in-window-closed",
+          "outside-competition",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "progress",
         "x-surge-throttle" : "standard"
       }
     },
     "/v1/attempts/{attemptID}/tasks/{taskID}/logs" : {
       "post" : {
+        "description" : "Log an amount of a quantity task (summed per day); series points and the anti-cheat cap apply.\n\nProblem types:\n- 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.\n- 422 `check-in-after-end`: The check-in is for a day after the attempt's last day.\n- 422 `check-in-before-start`: The check-in is for a day before the attempt began.\n- 422 `check-in-in-future`: The check-in is for a day that has not begun.\n- 422 `check-in-window-closed`: Too late for that day: its check-in window has closed (`detail` says when).\n- 422 `outside-competition`: The check-in falls outside the competition's time limit.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "logQuantity",
         "parameters" : [
           {
+            "description" : "An attempt.",
             "in" : "path",
             "name" : "attemptID",
             "required" : true,
@@ -2684,21 +4474,30 @@ enum PublicAPI {
             }
           },
           {
+            "description" : "A task of the attempt's challenge, by its id within the definition (not a UUID).",
             "in" : "path",
             "name" : "taskID",
             "required" : true,
             "schema" : {
-              "format" : "uuid",
+              "examples" : [
+                "push-ups"
+              ],
+              "pattern" : "^[a-z0-9-]{1,40}$",
               "type" : "string"
             }
           },
           {
-            "description" : "A client-chosen key (up to 255 characters); a retry with the same key and body gets the first response again.",
+            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.",
             "in" : "header",
             "name" : "Idempotency-Key",
             "required" : false,
             "schema" : {
+              "examples" : [
+                "2f1c6a0e-start"
+              ],
               "maxLength" : 255,
+              "minLength" : 1,
+              "pattern" : "^[!-~]+$",
               "type" : "string"
             }
           }
@@ -2707,30 +4506,7 @@ enum PublicAPI {
           "content" : {
             "application/json" : {
               "schema" : {
-                "properties" : {
-                  "checkInID" : {
-                    "format" : "uuid",
-                    "type" : "string"
-                  },
-                  "date" : {
-                    "format" : "date",
-                    "type" : "string"
-                  },
-                  "happenedAt" : {
-                    "format" : "date-time",
-                    "type" : "string"
-                  },
-                  "quantity" : {
-                    "type" : "number"
-                  },
-                  "series" : {
-                    "type" : "integer"
-                  }
-                },
-                "required" : [
-                  "quantity"
-                ],
-                "type" : "object"
+                "$ref" : "#/components/schemas/LogRequest"
               }
             }
           },
@@ -2741,275 +4517,58 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "attempt" : {
-                      "properties" : {
-                        "attemptID" : {
-                          "format" : "uuid",
-                          "type" : "string"
-                        },
-                        "attemptNumber" : {
-                          "type" : "integer"
-                        },
-                        "challengeID" : {
-                          "format" : "uuid",
-                          "type" : "string"
-                        },
-                        "challengeName" : {
-                          "type" : "string"
-                        },
-                        "dayNumber" : {
-                          "type" : "integer"
-                        },
-                        "durationDays" : {
-                          "type" : "integer"
-                        },
-                        "endedOn" : {
-                          "format" : "date",
-                          "type" : "string"
-                        },
-                        "endsOn" : {
-                          "format" : "date",
-                          "type" : "string"
-                        },
-                        "failureReason" : {
-                          "type" : "string"
-                        },
-                        "kind" : {
-                          "enum" : [
-                            "curated",
-                            "competition",
-                            "habit",
-                            "chore",
-                            "weekly"
-                          ],
-                          "type" : "string"
-                        },
-                        "missedTaskIDs" : {
-                          "items" : {
-                            "type" : "string"
-                          },
-                          "type" : "array"
-                        },
-                        "startedOn" : {
-                          "format" : "date",
-                          "type" : "string"
-                        },
-                        "stats" : {
-                          "properties" : {
-                            "bestStreak" : {
-                              "type" : "integer"
-                            },
-                            "currentStreak" : {
-                              "type" : "integer"
-                            },
-                            "daysCompleted" : {
-                              "type" : "integer"
-                            },
-                            "daysMissed" : {
-                              "type" : "integer"
-                            },
-                            "freezeActive" : {
-                              "type" : "boolean"
-                            },
-                            "freezesLeft" : {
-                              "type" : "integer"
-                            },
-                            "points" : {
-                              "type" : "integer"
-                            },
-                            "progressPercent" : {
-                              "type" : "integer"
-                            },
-                            "streakPeriod" : {
-                              "enum" : [
-                                "day",
-                                "week"
-                              ],
-                              "type" : "string"
-                            }
-                          },
-                          "required" : [
-                            "bestStreak",
-                            "currentStreak",
-                            "daysCompleted",
-                            "daysMissed",
-                            "freezeActive",
-                            "freezesLeft",
-                            "points",
-                            "streakPeriod"
-                          ],
-                          "type" : "object"
-                        },
-                        "status" : {
-                          "type" : "string"
-                        },
-                        "timeZone" : {
-                          "type" : "string"
-                        },
-                        "today" : {
-                          "properties" : {
-                            "complete" : {
-                              "type" : "boolean"
-                            },
-                            "date" : {
-                              "format" : "date",
-                              "type" : "string"
-                            },
-                            "dayNumber" : {
-                              "type" : "integer"
-                            },
-                            "remainingTaskIDs" : {
-                              "items" : {
-                                "type" : "string"
-                              },
-                              "type" : "array"
-                            },
-                            "tasks" : {
-                              "items" : {
-                                "properties" : {
-                                  "complete" : {
-                                    "type" : "boolean"
-                                  },
-                                  "done" : {
-                                    "type" : "boolean"
-                                  },
-                                  "kind" : {
-                                    "enum" : [
-                                      "checkbox",
-                                      "quantity",
-                                      "photo"
-                                    ],
-                                    "type" : "string"
-                                  },
-                                  "photoID" : {
-                                    "format" : "uuid",
-                                    "type" : "string"
-                                  },
-                                  "quantity" : {
-                                    "type" : "number"
-                                  },
-                                  "target" : {
-                                    "type" : "number"
-                                  },
-                                  "taskID" : {
-                                    "type" : "string"
-                                  },
-                                  "title" : {
-                                    "type" : "string"
-                                  },
-                                  "unit" : {
-                                    "type" : "string"
-                                  }
-                                },
-                                "required" : [
-                                  "complete",
-                                  "done",
-                                  "kind",
-                                  "taskID",
-                                  "title"
-                                ],
-                                "type" : "object"
-                              },
-                              "type" : "array"
-                            }
-                          },
-                          "required" : [
-                            "complete",
-                            "date",
-                            "dayNumber",
-                            "remainingTaskIDs",
-                            "tasks"
-                          ],
-                          "type" : "object"
-                        },
-                        "week" : {
-                          "properties" : {
-                            "done" : {
-                              "type" : "number"
-                            },
-                            "goalMet" : {
-                              "type" : "boolean"
-                            },
-                            "percent" : {
-                              "type" : "integer"
-                            },
-                            "suggestedDailyGoals" : {
-                              "items" : {
-                                "type" : "integer"
-                              },
-                              "type" : "array"
-                            },
-                            "target" : {
-                              "type" : "number"
-                            },
-                            "unit" : {
-                              "type" : "string"
-                            },
-                            "weekStart" : {
-                              "format" : "date",
-                              "type" : "string"
-                            }
-                          },
-                          "required" : [
-                            "done",
-                            "goalMet",
-                            "suggestedDailyGoals",
-                            "weekStart"
-                          ],
-                          "type" : "object"
-                        }
-                      },
-                      "required" : [
-                        "attemptID",
-                        "attemptNumber",
-                        "challengeID",
-                        "challengeName",
-                        "dayNumber",
-                        "kind",
-                        "missedTaskIDs",
-                        "startedOn",
-                        "stats",
-                        "status",
-                        "timeZone"
-                      ],
-                      "type" : "object"
-                    },
-                    "logID" : {
-                      "format" : "uuid",
-                      "type" : "string"
-                    }
-                  },
-                  "required" : [
-                    "attempt",
-                    "logID"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/LogResponse"
                 }
               }
             },
-            "description" : "Created"
+            "description" : "Created",
+            "headers" : {
+              "Idempotent-Replayed" : {
+                "$ref" : "#/components/headers/Idempotent-Replayed"
+              },
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "400" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/BadRequest"
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "404" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/NotFound"
           },
           "409" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Conflict"
+          },
+          "413" : {
+            "$ref" : "#/components/responses/ContentTooLarge"
+          },
+          "415" : {
+            "$ref" : "#/components/responses/UnsupportedMediaType"
           },
           "422" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/UnprocessableContent"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -3023,15 +4582,39 @@ enum PublicAPI {
         "tags" : [
           "progress"
         ],
+        "x-problem-types" : [
+          "invalid-characters",
+          "malformed-body",
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "attempt-not-active",
+          "idempotency-key-in-progress",
+          "payload-too-large",
+          "unsupported-media-type",
+          "check-in-after-end",
+          "check-in-before-start",
+          "check-in-in-future",
+          "check-in-window-closed",
+          "idempotency-key-reused",
+          "outside-competition",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "progress",
         "x-surge-throttle" : "standard"
       }
     },
     "/v1/attempts/{attemptID}/tasks/{taskID}/photo" : {
       "put" : {
+        "description" : "Upload the photo of a photo task (JPEG, PNG, HEIC or WebP, at most 10 MB); query `happenedAt` or `date` as for other check-ins.\n\nProblem types:\n- 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.\n- 422 `check-in-after-end`: The check-in is for a day after the attempt's last day.\n- 422 `check-in-before-start`: The check-in is for a day before the attempt began.\n- 422 `check-in-in-future`: The check-in is for a day that has not begun.\n- 422 `check-in-window-closed`: Too late for that day: its check-in window has closed (`detail` says when).\n- 422 `outside-competition`: The check-in falls outside the competition's time limit.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "attachPhoto",
         "parameters" : [
           {
+            "description" : "An attempt.",
             "in" : "path",
             "name" : "attemptID",
             "required" : true,
@@ -3041,11 +4624,15 @@ enum PublicAPI {
             }
           },
           {
+            "description" : "A task of the attempt's challenge, by its id within the definition (not a UUID).",
             "in" : "path",
             "name" : "taskID",
             "required" : true,
             "schema" : {
-              "format" : "uuid",
+              "examples" : [
+                "push-ups"
+              ],
+              "pattern" : "^[a-z0-9-]{1,40}$",
               "type" : "string"
             }
           },
@@ -3104,281 +4691,52 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "attempt" : {
-                      "properties" : {
-                        "attemptID" : {
-                          "format" : "uuid",
-                          "type" : "string"
-                        },
-                        "attemptNumber" : {
-                          "type" : "integer"
-                        },
-                        "challengeID" : {
-                          "format" : "uuid",
-                          "type" : "string"
-                        },
-                        "challengeName" : {
-                          "type" : "string"
-                        },
-                        "dayNumber" : {
-                          "type" : "integer"
-                        },
-                        "durationDays" : {
-                          "type" : "integer"
-                        },
-                        "endedOn" : {
-                          "format" : "date",
-                          "type" : "string"
-                        },
-                        "endsOn" : {
-                          "format" : "date",
-                          "type" : "string"
-                        },
-                        "failureReason" : {
-                          "type" : "string"
-                        },
-                        "kind" : {
-                          "enum" : [
-                            "curated",
-                            "competition",
-                            "habit",
-                            "chore",
-                            "weekly"
-                          ],
-                          "type" : "string"
-                        },
-                        "missedTaskIDs" : {
-                          "items" : {
-                            "type" : "string"
-                          },
-                          "type" : "array"
-                        },
-                        "startedOn" : {
-                          "format" : "date",
-                          "type" : "string"
-                        },
-                        "stats" : {
-                          "properties" : {
-                            "bestStreak" : {
-                              "type" : "integer"
-                            },
-                            "currentStreak" : {
-                              "type" : "integer"
-                            },
-                            "daysCompleted" : {
-                              "type" : "integer"
-                            },
-                            "daysMissed" : {
-                              "type" : "integer"
-                            },
-                            "freezeActive" : {
-                              "type" : "boolean"
-                            },
-                            "freezesLeft" : {
-                              "type" : "integer"
-                            },
-                            "points" : {
-                              "type" : "integer"
-                            },
-                            "progressPercent" : {
-                              "type" : "integer"
-                            },
-                            "streakPeriod" : {
-                              "enum" : [
-                                "day",
-                                "week"
-                              ],
-                              "type" : "string"
-                            }
-                          },
-                          "required" : [
-                            "bestStreak",
-                            "currentStreak",
-                            "daysCompleted",
-                            "daysMissed",
-                            "freezeActive",
-                            "freezesLeft",
-                            "points",
-                            "streakPeriod"
-                          ],
-                          "type" : "object"
-                        },
-                        "status" : {
-                          "type" : "string"
-                        },
-                        "timeZone" : {
-                          "type" : "string"
-                        },
-                        "today" : {
-                          "properties" : {
-                            "complete" : {
-                              "type" : "boolean"
-                            },
-                            "date" : {
-                              "format" : "date",
-                              "type" : "string"
-                            },
-                            "dayNumber" : {
-                              "type" : "integer"
-                            },
-                            "remainingTaskIDs" : {
-                              "items" : {
-                                "type" : "string"
-                              },
-                              "type" : "array"
-                            },
-                            "tasks" : {
-                              "items" : {
-                                "properties" : {
-                                  "complete" : {
-                                    "type" : "boolean"
-                                  },
-                                  "done" : {
-                                    "type" : "boolean"
-                                  },
-                                  "kind" : {
-                                    "enum" : [
-                                      "checkbox",
-                                      "quantity",
-                                      "photo"
-                                    ],
-                                    "type" : "string"
-                                  },
-                                  "photoID" : {
-                                    "format" : "uuid",
-                                    "type" : "string"
-                                  },
-                                  "quantity" : {
-                                    "type" : "number"
-                                  },
-                                  "target" : {
-                                    "type" : "number"
-                                  },
-                                  "taskID" : {
-                                    "type" : "string"
-                                  },
-                                  "title" : {
-                                    "type" : "string"
-                                  },
-                                  "unit" : {
-                                    "type" : "string"
-                                  }
-                                },
-                                "required" : [
-                                  "complete",
-                                  "done",
-                                  "kind",
-                                  "taskID",
-                                  "title"
-                                ],
-                                "type" : "object"
-                              },
-                              "type" : "array"
-                            }
-                          },
-                          "required" : [
-                            "complete",
-                            "date",
-                            "dayNumber",
-                            "remainingTaskIDs",
-                            "tasks"
-                          ],
-                          "type" : "object"
-                        },
-                        "week" : {
-                          "properties" : {
-                            "done" : {
-                              "type" : "number"
-                            },
-                            "goalMet" : {
-                              "type" : "boolean"
-                            },
-                            "percent" : {
-                              "type" : "integer"
-                            },
-                            "suggestedDailyGoals" : {
-                              "items" : {
-                                "type" : "integer"
-                              },
-                              "type" : "array"
-                            },
-                            "target" : {
-                              "type" : "number"
-                            },
-                            "unit" : {
-                              "type" : "string"
-                            },
-                            "weekStart" : {
-                              "format" : "date",
-                              "type" : "string"
-                            }
-                          },
-                          "required" : [
-                            "done",
-                            "goalMet",
-                            "suggestedDailyGoals",
-                            "weekStart"
-                          ],
-                          "type" : "object"
-                        }
-                      },
-                      "required" : [
-                        "attemptID",
-                        "attemptNumber",
-                        "challengeID",
-                        "challengeName",
-                        "dayNumber",
-                        "kind",
-                        "missedTaskIDs",
-                        "startedOn",
-                        "stats",
-                        "status",
-                        "timeZone"
-                      ],
-                      "type" : "object"
-                    },
-                    "photoID" : {
-                      "format" : "uuid",
-                      "type" : "string"
-                    }
-                  },
-                  "required" : [
-                    "attempt",
-                    "photoID"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/PhotoResponse"
                 }
               }
             },
-            "description" : "OK"
-          },
-          "400" : {
-            "$ref" : "#/components/responses/Problem"
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "404" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/NotFound"
           },
           "409" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Conflict"
           },
           "413" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ContentTooLarge"
           },
           "415" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/UnsupportedMediaType"
           },
           "422" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/UnprocessableContent"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -3392,21 +4750,45 @@ enum PublicAPI {
         "tags" : [
           "progress"
         ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "attempt-not-active",
+          "payload-too-large",
+          "unsupported-media-type",
+          "check-in-after-end",
+          "check-in-before-start",
+          "check-in-in-future",
+          "check-in-window-closed",
+          "outside-competition",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "progress",
         "x-surge-throttle" : "standard"
       }
     },
     "/v1/auth/guest" : {
       "post" : {
+        "description" : "Create a guest account with a display name only (offline-first apps); credentials can be attached later.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "registerGuest",
         "parameters" : [
           {
-            "description" : "A client-chosen key (up to 255 characters); a retry with the same key and body gets the first response again.",
+            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.",
             "in" : "header",
             "name" : "Idempotency-Key",
             "required" : false,
             "schema" : {
+              "examples" : [
+                "2f1c6a0e-start"
+              ],
               "maxLength" : 255,
+              "minLength" : 1,
+              "pattern" : "^[!-~]+$",
               "type" : "string"
             }
           }
@@ -3415,22 +4797,7 @@ enum PublicAPI {
           "content" : {
             "application/json" : {
               "schema" : {
-                "properties" : {
-                  "displayName" : {
-                    "type" : "string"
-                  },
-                  "locale" : {
-                    "type" : "string"
-                  },
-                  "timeZone" : {
-                    "type" : "string"
-                  }
-                },
-                "required" : [
-                  "displayName",
-                  "timeZone"
-                ],
-                "type" : "object"
+                "$ref" : "#/components/schemas/GuestRequest"
               }
             }
           },
@@ -3441,97 +4808,52 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "tokens" : {
-                      "properties" : {
-                        "accessToken" : {
-                          "type" : "string"
-                        },
-                        "accessTokenExpiresAt" : {
-                          "format" : "date-time",
-                          "type" : "string"
-                        },
-                        "refreshToken" : {
-                          "type" : "string"
-                        },
-                        "refreshTokenExpiresAt" : {
-                          "format" : "date-time",
-                          "type" : "string"
-                        }
-                      },
-                      "required" : [
-                        "accessToken",
-                        "accessTokenExpiresAt",
-                        "refreshToken",
-                        "refreshTokenExpiresAt"
-                      ],
-                      "type" : "object"
-                    },
-                    "user" : {
-                      "properties" : {
-                        "avatarURL" : {
-                          "type" : "string"
-                        },
-                        "createdAt" : {
-                          "format" : "date-time",
-                          "type" : "string"
-                        },
-                        "displayName" : {
-                          "type" : "string"
-                        },
-                        "email" : {
-                          "type" : "string"
-                        },
-                        "id" : {
-                          "format" : "uuid",
-                          "type" : "string"
-                        },
-                        "kind" : {
-                          "enum" : [
-                            "guest",
-                            "password",
-                            "social"
-                          ],
-                          "type" : "string"
-                        },
-                        "locale" : {
-                          "type" : "string"
-                        },
-                        "timeZone" : {
-                          "type" : "string"
-                        }
-                      },
-                      "required" : [
-                        "createdAt",
-                        "displayName",
-                        "id",
-                        "kind",
-                        "timeZone"
-                      ],
-                      "type" : "object"
-                    }
-                  },
-                  "required" : [
-                    "tokens",
-                    "user"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/SessionResponse"
                 }
               }
             },
-            "description" : "Created"
+            "description" : "Created",
+            "headers" : {
+              "Idempotent-Replayed" : {
+                "$ref" : "#/components/headers/Idempotent-Replayed"
+              },
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "400" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/BadRequest"
+          },
+          "409" : {
+            "$ref" : "#/components/responses/Conflict"
+          },
+          "413" : {
+            "$ref" : "#/components/responses/ContentTooLarge"
+          },
+          "415" : {
+            "$ref" : "#/components/responses/UnsupportedMediaType"
           },
           "422" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/UnprocessableContent"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -3541,26 +4863,31 @@ enum PublicAPI {
         "tags" : [
           "identity"
         ],
+        "x-problem-types" : [
+          "invalid-characters",
+          "malformed-body",
+          "idempotency-key-in-progress",
+          "payload-too-large",
+          "unsupported-media-type",
+          "idempotency-key-reused",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "identity",
         "x-surge-throttle" : "credentials"
       }
     },
     "/v1/auth/refresh" : {
       "post" : {
+        "description" : "Exchange a refresh token for new tokens. Each refresh token works once; presenting a used one signs out its whole family (401 refresh-token-reused).\n\nProblem types:\n- 401 `account-deleted`: The token's account was deleted.\n- 401 `invalid-refresh-token`: The refresh token is unknown, expired or signed out: sign in again.\n- 401 `refresh-token-reused`: The refresh token was already used; every session of its family was signed out.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "refreshSession",
         "requestBody" : {
           "content" : {
             "application/json" : {
               "schema" : {
-                "properties" : {
-                  "refreshToken" : {
-                    "type" : "string"
-                  }
-                },
-                "required" : [
-                  "refreshToken"
-                ],
-                "type" : "object"
+                "$ref" : "#/components/schemas/RefreshTokenRequest"
               }
             }
           },
@@ -3571,105 +4898,70 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "tokens" : {
-                      "properties" : {
-                        "accessToken" : {
-                          "type" : "string"
-                        },
-                        "accessTokenExpiresAt" : {
-                          "format" : "date-time",
-                          "type" : "string"
-                        },
-                        "refreshToken" : {
-                          "type" : "string"
-                        },
-                        "refreshTokenExpiresAt" : {
-                          "format" : "date-time",
-                          "type" : "string"
-                        }
-                      },
-                      "required" : [
-                        "accessToken",
-                        "accessTokenExpiresAt",
-                        "refreshToken",
-                        "refreshTokenExpiresAt"
-                      ],
-                      "type" : "object"
-                    },
-                    "user" : {
-                      "properties" : {
-                        "avatarURL" : {
-                          "type" : "string"
-                        },
-                        "createdAt" : {
-                          "format" : "date-time",
-                          "type" : "string"
-                        },
-                        "displayName" : {
-                          "type" : "string"
-                        },
-                        "email" : {
-                          "type" : "string"
-                        },
-                        "id" : {
-                          "format" : "uuid",
-                          "type" : "string"
-                        },
-                        "kind" : {
-                          "enum" : [
-                            "guest",
-                            "password",
-                            "social"
-                          ],
-                          "type" : "string"
-                        },
-                        "locale" : {
-                          "type" : "string"
-                        },
-                        "timeZone" : {
-                          "type" : "string"
-                        }
-                      },
-                      "required" : [
-                        "createdAt",
-                        "displayName",
-                        "id",
-                        "kind",
-                        "timeZone"
-                      ],
-                      "type" : "object"
-                    }
-                  },
-                  "required" : [
-                    "tokens",
-                    "user"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/SessionResponse"
                 }
               }
             },
-            "description" : "OK"
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "400" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/BadRequest"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "413" : {
+            "$ref" : "#/components/responses/ContentTooLarge"
+          },
+          "415" : {
+            "$ref" : "#/components/responses/UnsupportedMediaType"
           },
           "422" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/UnprocessableContent"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
 
         ],
-        "summary" : "Exchange a refresh token for new tokens. Each refresh token works once; presenting a used one signs out its whole family (401 refresh-token-reused).",
+        "summary" : "Exchange a refresh token for new tokens.",
         "tags" : [
           "identity"
+        ],
+        "x-problem-types" : [
+          "invalid-characters",
+          "malformed-body",
+          "account-deleted",
+          "invalid-refresh-token",
+          "refresh-token-reused",
+          "payload-too-large",
+          "unsupported-media-type",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
         ],
         "x-surge-service" : "identity",
         "x-surge-throttle" : "credentials"
@@ -3677,15 +4969,21 @@ enum PublicAPI {
     },
     "/v1/auth/register" : {
       "post" : {
+        "description" : "Create an account with e-mail and password. Each broken password rule is reported on `password`; a taken e-mail is 409 email-taken.\n\nProblem types:\n- 409 `email-taken`: An account with this e-mail exists: sign in instead.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "register",
         "parameters" : [
           {
-            "description" : "A client-chosen key (up to 255 characters); a retry with the same key and body gets the first response again.",
+            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.",
             "in" : "header",
             "name" : "Idempotency-Key",
             "required" : false,
             "schema" : {
+              "examples" : [
+                "2f1c6a0e-start"
+              ],
               "maxLength" : 255,
+              "minLength" : 1,
+              "pattern" : "^[!-~]+$",
               "type" : "string"
             }
           }
@@ -3694,30 +4992,7 @@ enum PublicAPI {
           "content" : {
             "application/json" : {
               "schema" : {
-                "properties" : {
-                  "displayName" : {
-                    "type" : "string"
-                  },
-                  "email" : {
-                    "type" : "string"
-                  },
-                  "locale" : {
-                    "type" : "string"
-                  },
-                  "password" : {
-                    "type" : "string"
-                  },
-                  "timeZone" : {
-                    "type" : "string"
-                  }
-                },
-                "required" : [
-                  "displayName",
-                  "email",
-                  "password",
-                  "timeZone"
-                ],
-                "type" : "object"
+                "$ref" : "#/components/schemas/RegisterRequest"
               }
             }
           },
@@ -3728,108 +5003,73 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "tokens" : {
-                      "properties" : {
-                        "accessToken" : {
-                          "type" : "string"
-                        },
-                        "accessTokenExpiresAt" : {
-                          "format" : "date-time",
-                          "type" : "string"
-                        },
-                        "refreshToken" : {
-                          "type" : "string"
-                        },
-                        "refreshTokenExpiresAt" : {
-                          "format" : "date-time",
-                          "type" : "string"
-                        }
-                      },
-                      "required" : [
-                        "accessToken",
-                        "accessTokenExpiresAt",
-                        "refreshToken",
-                        "refreshTokenExpiresAt"
-                      ],
-                      "type" : "object"
-                    },
-                    "user" : {
-                      "properties" : {
-                        "avatarURL" : {
-                          "type" : "string"
-                        },
-                        "createdAt" : {
-                          "format" : "date-time",
-                          "type" : "string"
-                        },
-                        "displayName" : {
-                          "type" : "string"
-                        },
-                        "email" : {
-                          "type" : "string"
-                        },
-                        "id" : {
-                          "format" : "uuid",
-                          "type" : "string"
-                        },
-                        "kind" : {
-                          "enum" : [
-                            "guest",
-                            "password",
-                            "social"
-                          ],
-                          "type" : "string"
-                        },
-                        "locale" : {
-                          "type" : "string"
-                        },
-                        "timeZone" : {
-                          "type" : "string"
-                        }
-                      },
-                      "required" : [
-                        "createdAt",
-                        "displayName",
-                        "id",
-                        "kind",
-                        "timeZone"
-                      ],
-                      "type" : "object"
-                    }
-                  },
-                  "required" : [
-                    "tokens",
-                    "user"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/SessionResponse"
                 }
               }
             },
-            "description" : "Created"
+            "description" : "Created",
+            "headers" : {
+              "Idempotent-Replayed" : {
+                "$ref" : "#/components/headers/Idempotent-Replayed"
+              },
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "400" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/BadRequest"
           },
           "409" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Conflict"
+          },
+          "413" : {
+            "$ref" : "#/components/responses/ContentTooLarge"
+          },
+          "415" : {
+            "$ref" : "#/components/responses/UnsupportedMediaType"
           },
           "422" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/UnprocessableContent"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
 
         ],
-        "summary" : "Create an account with e-mail and password. Each broken password rule is reported on `password`; a taken e-mail is 409 email-taken.",
+        "summary" : "Create an account with e-mail and password.",
         "tags" : [
           "identity"
+        ],
+        "x-problem-types" : [
+          "invalid-characters",
+          "malformed-body",
+          "email-taken",
+          "idempotency-key-in-progress",
+          "payload-too-large",
+          "unsupported-media-type",
+          "idempotency-key-reused",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
         ],
         "x-surge-service" : "identity",
         "x-surge-throttle" : "credentials"
@@ -3837,24 +5077,13 @@ enum PublicAPI {
     },
     "/v1/auth/sign-in" : {
       "post" : {
+        "description" : "Sign in with e-mail and password. Wrong e-mail or password: 401 invalid-credentials; after 5 failures from one address: 429 with Retry-After (1 minute, doubling up to 15); other addresses are not locked out.\n\nProblem types:\n- 401 `invalid-credentials`: The e-mail or the password is wrong.\n- 429 `sign-in-throttled`: Too many failed sign-ins from this address; retry after `Retry-After` seconds.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "signIn",
         "requestBody" : {
           "content" : {
             "application/json" : {
               "schema" : {
-                "properties" : {
-                  "email" : {
-                    "type" : "string"
-                  },
-                  "password" : {
-                    "type" : "string"
-                  }
-                },
-                "required" : [
-                  "email",
-                  "password"
-                ],
-                "type" : "object"
+                "$ref" : "#/components/schemas/SignInRequest"
               }
             }
           },
@@ -3865,105 +5094,69 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "tokens" : {
-                      "properties" : {
-                        "accessToken" : {
-                          "type" : "string"
-                        },
-                        "accessTokenExpiresAt" : {
-                          "format" : "date-time",
-                          "type" : "string"
-                        },
-                        "refreshToken" : {
-                          "type" : "string"
-                        },
-                        "refreshTokenExpiresAt" : {
-                          "format" : "date-time",
-                          "type" : "string"
-                        }
-                      },
-                      "required" : [
-                        "accessToken",
-                        "accessTokenExpiresAt",
-                        "refreshToken",
-                        "refreshTokenExpiresAt"
-                      ],
-                      "type" : "object"
-                    },
-                    "user" : {
-                      "properties" : {
-                        "avatarURL" : {
-                          "type" : "string"
-                        },
-                        "createdAt" : {
-                          "format" : "date-time",
-                          "type" : "string"
-                        },
-                        "displayName" : {
-                          "type" : "string"
-                        },
-                        "email" : {
-                          "type" : "string"
-                        },
-                        "id" : {
-                          "format" : "uuid",
-                          "type" : "string"
-                        },
-                        "kind" : {
-                          "enum" : [
-                            "guest",
-                            "password",
-                            "social"
-                          ],
-                          "type" : "string"
-                        },
-                        "locale" : {
-                          "type" : "string"
-                        },
-                        "timeZone" : {
-                          "type" : "string"
-                        }
-                      },
-                      "required" : [
-                        "createdAt",
-                        "displayName",
-                        "id",
-                        "kind",
-                        "timeZone"
-                      ],
-                      "type" : "object"
-                    }
-                  },
-                  "required" : [
-                    "tokens",
-                    "user"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/SessionResponse"
                 }
               }
             },
-            "description" : "OK"
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "400" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/BadRequest"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "413" : {
+            "$ref" : "#/components/responses/ContentTooLarge"
+          },
+          "415" : {
+            "$ref" : "#/components/responses/UnsupportedMediaType"
           },
           "422" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/UnprocessableContent"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
 
         ],
-        "summary" : "Sign in with e-mail and password. Wrong e-mail or password: 401 invalid-credentials; after 5 failures from one address: 429 with Retry-After (1 minute, doubling up to 15); other addresses are not locked out.",
+        "summary" : "Sign in with e-mail and password.",
         "tags" : [
           "identity"
+        ],
+        "x-problem-types" : [
+          "invalid-characters",
+          "malformed-body",
+          "invalid-credentials",
+          "payload-too-large",
+          "unsupported-media-type",
+          "validation",
+          "rate-limited",
+          "sign-in-throttled",
+          "catching-up",
+          "unavailable"
         ],
         "x-surge-service" : "identity",
         "x-surge-throttle" : "credentials"
@@ -3971,20 +5164,13 @@ enum PublicAPI {
     },
     "/v1/auth/sign-out" : {
       "post" : {
+        "description" : "Sign this device out: revokes the refresh token's family.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "signOut",
         "requestBody" : {
           "content" : {
             "application/json" : {
               "schema" : {
-                "properties" : {
-                  "refreshToken" : {
-                    "type" : "string"
-                  }
-                },
-                "required" : [
-                  "refreshToken"
-                ],
-                "type" : "object"
+                "$ref" : "#/components/schemas/RefreshTokenRequest"
               }
             }
           },
@@ -3992,19 +5178,42 @@ enum PublicAPI {
         },
         "responses" : {
           "204" : {
-            "description" : "No Content"
+            "description" : "No Content",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "400" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/BadRequest"
+          },
+          "413" : {
+            "$ref" : "#/components/responses/ContentTooLarge"
+          },
+          "415" : {
+            "$ref" : "#/components/responses/UnsupportedMediaType"
           },
           "422" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/UnprocessableContent"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -4014,40 +5223,29 @@ enum PublicAPI {
         "tags" : [
           "identity"
         ],
+        "x-problem-types" : [
+          "invalid-characters",
+          "malformed-body",
+          "payload-too-large",
+          "unsupported-media-type",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "identity",
         "x-surge-throttle" : "credentials"
       }
     },
     "/v1/auth/social" : {
       "post" : {
+        "description" : "Sign in with an Apple or Google ID token: a known identity signs in, a verified e-mail links to its social account, otherwise an account is created. A password account with that e-mail is 409 account-exists.\n\nProblem types:\n- 401 `invalid-id-token`: The provider's ID token is malformed, expired, wrongly signed or meant for another app.\n- 409 `account-exists`: A password account has this e-mail: sign in with e-mail and password instead.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "socialSignIn",
         "requestBody" : {
           "content" : {
             "application/json" : {
               "schema" : {
-                "properties" : {
-                  "displayName" : {
-                    "type" : "string"
-                  },
-                  "idToken" : {
-                    "type" : "string"
-                  },
-                  "provider" : {
-                    "enum" : [
-                      "apple",
-                      "google"
-                    ],
-                    "type" : "string"
-                  },
-                  "timeZone" : {
-                    "type" : "string"
-                  }
-                },
-                "required" : [
-                  "idToken",
-                  "provider"
-                ],
-                "type" : "object"
+                "$ref" : "#/components/schemas/SocialSignInRequest"
               }
             }
           },
@@ -4058,112 +5256,72 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "newAccount" : {
-                      "type" : "boolean"
-                    },
-                    "tokens" : {
-                      "properties" : {
-                        "accessToken" : {
-                          "type" : "string"
-                        },
-                        "accessTokenExpiresAt" : {
-                          "format" : "date-time",
-                          "type" : "string"
-                        },
-                        "refreshToken" : {
-                          "type" : "string"
-                        },
-                        "refreshTokenExpiresAt" : {
-                          "format" : "date-time",
-                          "type" : "string"
-                        }
-                      },
-                      "required" : [
-                        "accessToken",
-                        "accessTokenExpiresAt",
-                        "refreshToken",
-                        "refreshTokenExpiresAt"
-                      ],
-                      "type" : "object"
-                    },
-                    "user" : {
-                      "properties" : {
-                        "avatarURL" : {
-                          "type" : "string"
-                        },
-                        "createdAt" : {
-                          "format" : "date-time",
-                          "type" : "string"
-                        },
-                        "displayName" : {
-                          "type" : "string"
-                        },
-                        "email" : {
-                          "type" : "string"
-                        },
-                        "id" : {
-                          "format" : "uuid",
-                          "type" : "string"
-                        },
-                        "kind" : {
-                          "enum" : [
-                            "guest",
-                            "password",
-                            "social"
-                          ],
-                          "type" : "string"
-                        },
-                        "locale" : {
-                          "type" : "string"
-                        },
-                        "timeZone" : {
-                          "type" : "string"
-                        }
-                      },
-                      "required" : [
-                        "createdAt",
-                        "displayName",
-                        "id",
-                        "kind",
-                        "timeZone"
-                      ],
-                      "type" : "object"
-                    }
-                  },
-                  "required" : [
-                    "newAccount",
-                    "tokens",
-                    "user"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/SocialSessionResponse"
                 }
               }
             },
-            "description" : "OK"
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "400" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/BadRequest"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "409" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Conflict"
+          },
+          "413" : {
+            "$ref" : "#/components/responses/ContentTooLarge"
+          },
+          "415" : {
+            "$ref" : "#/components/responses/UnsupportedMediaType"
           },
           "422" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/UnprocessableContent"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
 
         ],
-        "summary" : "Sign in with an Apple or Google ID token: a known identity signs in, a verified e-mail links to its social account, otherwise an account is created. A password account with that e-mail is 409 account-exists.",
+        "summary" : "Sign in with an Apple or Google ID token: a known identity signs in, a verified e-mail links to its social account, otherwise an account is created.",
         "tags" : [
           "identity"
+        ],
+        "x-problem-types" : [
+          "invalid-characters",
+          "malformed-body",
+          "invalid-id-token",
+          "account-exists",
+          "payload-too-large",
+          "unsupported-media-type",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
         ],
         "x-surge-service" : "identity",
         "x-surge-throttle" : "credentials"
@@ -4171,6 +5329,7 @@ enum PublicAPI {
     },
     "/v1/challenges" : {
       "get" : {
+        "description" : "Browse and search the challenges the caller may see: the curated library, public competitions, and their own, invited and household definitions.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "listChallenges",
         "parameters" : [
           {
@@ -4179,6 +5338,10 @@ enum PublicAPI {
             "name" : "q",
             "required" : false,
             "schema" : {
+              "examples" : [
+                "push-ups"
+              ],
+              "maxLength" : 200,
               "type" : "string"
             }
           },
@@ -4188,14 +5351,7 @@ enum PublicAPI {
             "name" : "kind",
             "required" : false,
             "schema" : {
-              "enum" : [
-                "curated",
-                "competition",
-                "habit",
-                "chore",
-                "weekly"
-              ],
-              "type" : "string"
+              "$ref" : "#/components/schemas/ChallengeKind"
             }
           },
           {
@@ -4204,21 +5360,19 @@ enum PublicAPI {
             "name" : "difficulty",
             "required" : false,
             "schema" : {
-              "enum" : [
-                "beginner",
-                "moderate",
-                "hard",
-                "extreme"
-              ],
-              "type" : "string"
+              "$ref" : "#/components/schemas/Difficulty"
             }
           },
           {
-            "description" : "Only this category (e.g. fitness, mindfulness, nutrition).",
+            "description" : "Only this category.",
             "in" : "query",
             "name" : "category",
             "required" : false,
             "schema" : {
+              "examples" : [
+                "fitness"
+              ],
+              "maxLength" : 40,
               "type" : "string"
             }
           },
@@ -4228,6 +5382,8 @@ enum PublicAPI {
             "name" : "minDays",
             "required" : false,
             "schema" : {
+              "maximum" : 366,
+              "minimum" : 1,
               "type" : "integer"
             }
           },
@@ -4237,35 +5393,34 @@ enum PublicAPI {
             "name" : "maxDays",
             "required" : false,
             "schema" : {
+              "maximum" : 366,
+              "minimum" : 1,
               "type" : "integer"
             }
           },
           {
-            "description" : "newest (default), liked, trending (joins and likes in the last 7 days) or relevance (default with q).",
+            "description" : "newest (the default without q), liked, trending (joins and likes in the last 7 days) or relevance (the default with q; needs q).",
             "in" : "query",
             "name" : "sort",
             "required" : false,
             "schema" : {
-              "enum" : [
-                "newest",
-                "liked",
-                "trending",
-                "relevance"
-              ],
-              "type" : "string"
+              "$ref" : "#/components/schemas/BrowseSort"
             }
           },
           {
-            "description" : "Items per page, 1-100 (default 20).",
+            "description" : "Items per page.",
             "in" : "query",
             "name" : "limit",
             "required" : false,
             "schema" : {
+              "default" : 20,
+              "maximum" : 100,
+              "minimum" : 1,
               "type" : "integer"
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page.",
+            "description" : "The `nextCursor` of the previous page; opaque.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
@@ -4279,229 +5434,40 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "items" : {
-                      "items" : {
-                        "properties" : {
-                          "category" : {
-                            "type" : "string"
-                          },
-                          "challengeID" : {
-                            "format" : "uuid",
-                            "type" : "string"
-                          },
-                          "chore" : {
-                            "properties" : {
-                              "assigneeID" : {
-                                "format" : "uuid",
-                                "type" : "string"
-                              },
-                              "dueTime" : {
-                                "format" : "time",
-                                "type" : "string"
-                              },
-                              "firstDueOn" : {
-                                "format" : "date",
-                                "type" : "string"
-                              },
-                              "recurrence" : {
-                                "properties" : {
-                                  "dayOfMonth" : {
-                                    "type" : "integer"
-                                  },
-                                  "kind" : {
-                                    "enum" : [
-                                      "none",
-                                      "daily",
-                                      "weekly",
-                                      "monthly"
-                                    ],
-                                    "type" : "string"
-                                  },
-                                  "weekdays" : {
-                                    "items" : {
-                                      "enum" : [
-                                        "monday",
-                                        "tuesday",
-                                        "wednesday",
-                                        "thursday",
-                                        "friday",
-                                        "saturday",
-                                        "sunday"
-                                      ],
-                                      "type" : "string"
-                                    },
-                                    "type" : "array"
-                                  }
-                                },
-                                "required" : [
-                                  "kind"
-                                ],
-                                "type" : "object"
-                              }
-                            },
-                            "required" : [
-                              "firstDueOn",
-                              "recurrence"
-                            ],
-                            "type" : "object"
-                          },
-                          "competition" : {
-                            "properties" : {
-                              "endsAt" : {
-                                "format" : "date-time",
-                                "type" : "string"
-                              },
-                              "startsAt" : {
-                                "format" : "date-time",
-                                "type" : "string"
-                              },
-                              "timeZone" : {
-                                "type" : "string"
-                              },
-                              "unit" : {
-                                "type" : "string"
-                              }
-                            },
-                            "required" : [
-                              "endsAt",
-                              "startsAt",
-                              "timeZone",
-                              "unit"
-                            ],
-                            "type" : "object"
-                          },
-                          "createdAt" : {
-                            "format" : "date-time",
-                            "type" : "string"
-                          },
-                          "description" : {
-                            "type" : "string"
-                          },
-                          "difficulty" : {
-                            "enum" : [
-                              "beginner",
-                              "moderate",
-                              "hard",
-                              "extreme"
-                            ],
-                            "type" : "string"
-                          },
-                          "durationDays" : {
-                            "type" : "integer"
-                          },
-                          "estimatedDailyMinutes" : {
-                            "type" : "integer"
-                          },
-                          "groupID" : {
-                            "format" : "uuid",
-                            "type" : "string"
-                          },
-                          "habit" : {
-                            "properties" : {
-                              "colour" : {
-                                "type" : "string"
-                              },
-                              "notes" : {
-                                "type" : "string"
-                              },
-                              "priority" : {
-                                "type" : "integer"
-                              },
-                              "reminderTime" : {
-                                "format" : "time",
-                                "type" : "string"
-                              }
-                            },
-                            "type" : "object"
-                          },
-                          "kind" : {
-                            "enum" : [
-                              "curated",
-                              "competition",
-                              "habit",
-                              "chore",
-                              "weekly"
-                            ],
-                            "type" : "string"
-                          },
-                          "latestVersion" : {
-                            "type" : "integer"
-                          },
-                          "likes" : {
-                            "type" : "integer"
-                          },
-                          "name" : {
-                            "type" : "string"
-                          },
-                          "ownerID" : {
-                            "format" : "uuid",
-                            "type" : "string"
-                          },
-                          "relevance" : {
-                            "type" : "number"
-                          },
-                          "taskCount" : {
-                            "type" : "integer"
-                          },
-                          "trendingScore" : {
-                            "type" : "integer"
-                          },
-                          "visibility" : {
-                            "enum" : [
-                              "curated",
-                              "public",
-                              "private",
-                              "group"
-                            ],
-                            "type" : "string"
-                          }
-                        },
-                        "required" : [
-                          "category",
-                          "challengeID",
-                          "createdAt",
-                          "description",
-                          "difficulty",
-                          "kind",
-                          "latestVersion",
-                          "likes",
-                          "name",
-                          "taskCount",
-                          "trendingScore",
-                          "visibility"
-                        ],
-                        "type" : "object"
-                      },
-                      "type" : "array"
-                    },
-                    "nextCursor" : {
-                      "type" : "string"
-                    }
-                  },
-                  "required" : [
-                    "items"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/ChallengeSummaryPage"
                 }
               }
             },
-            "description" : "OK"
-          },
-          "400" : {
-            "$ref" : "#/components/responses/Problem"
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "422" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/UnprocessableContent"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -4515,19 +5481,34 @@ enum PublicAPI {
         "tags" : [
           "challenges"
         ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "challenges",
         "x-surge-throttle" : "standard"
       },
       "post" : {
+        "description" : "Create a competition, habit, household chore or weekly challenge (curated challenges come from the content library).\n\nProblem types:\n- 503 `catching-up`: This service has not yet seen something the request needs (an account or group created a moment ago); retry after `Retry-After` seconds.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "createChallenge",
         "parameters" : [
           {
-            "description" : "A client-chosen key (up to 255 characters); a retry with the same key and body gets the first response again.",
+            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.",
             "in" : "header",
             "name" : "Idempotency-Key",
             "required" : false,
             "schema" : {
+              "examples" : [
+                "2f1c6a0e-start"
+              ],
               "maxLength" : 255,
+              "minLength" : 1,
+              "pattern" : "^[!-~]+$",
               "type" : "string"
             }
           }
@@ -4536,382 +5517,7 @@ enum PublicAPI {
           "content" : {
             "application/json" : {
               "schema" : {
-                "properties" : {
-                  "category" : {
-                    "type" : "string"
-                  },
-                  "chore" : {
-                    "properties" : {
-                      "assigneeID" : {
-                        "format" : "uuid",
-                        "type" : "string"
-                      },
-                      "dueTime" : {
-                        "format" : "time",
-                        "type" : "string"
-                      },
-                      "firstDueOn" : {
-                        "format" : "date",
-                        "type" : "string"
-                      },
-                      "points" : {
-                        "type" : "integer"
-                      },
-                      "recurrence" : {
-                        "properties" : {
-                          "dayOfMonth" : {
-                            "type" : "integer"
-                          },
-                          "kind" : {
-                            "enum" : [
-                              "none",
-                              "daily",
-                              "weekly",
-                              "monthly"
-                            ],
-                            "type" : "string"
-                          },
-                          "weekdays" : {
-                            "items" : {
-                              "enum" : [
-                                "monday",
-                                "tuesday",
-                                "wednesday",
-                                "thursday",
-                                "friday",
-                                "saturday",
-                                "sunday"
-                              ],
-                              "type" : "string"
-                            },
-                            "type" : "array"
-                          }
-                        },
-                        "required" : [
-                          "kind"
-                        ],
-                        "type" : "object"
-                      }
-                    },
-                    "required" : [
-                      "firstDueOn",
-                      "recurrence"
-                    ],
-                    "type" : "object"
-                  },
-                  "competition" : {
-                    "properties" : {
-                      "endsAt" : {
-                        "format" : "date-time",
-                        "type" : "string"
-                      },
-                      "startsAt" : {
-                        "format" : "date-time",
-                        "type" : "string"
-                      },
-                      "timeZone" : {
-                        "type" : "string"
-                      },
-                      "unit" : {
-                        "type" : "string"
-                      }
-                    },
-                    "required" : [
-                      "endsAt",
-                      "startsAt",
-                      "timeZone",
-                      "unit"
-                    ],
-                    "type" : "object"
-                  },
-                  "description" : {
-                    "type" : "string"
-                  },
-                  "difficulty" : {
-                    "enum" : [
-                      "beginner",
-                      "moderate",
-                      "hard",
-                      "extreme"
-                    ],
-                    "type" : "string"
-                  },
-                  "durationDays" : {
-                    "type" : "integer"
-                  },
-                  "estimatedDailyMinutes" : {
-                    "type" : "integer"
-                  },
-                  "groupID" : {
-                    "format" : "uuid",
-                    "type" : "string"
-                  },
-                  "habit" : {
-                    "properties" : {
-                      "colour" : {
-                        "type" : "string"
-                      },
-                      "notes" : {
-                        "type" : "string"
-                      },
-                      "priority" : {
-                        "type" : "integer"
-                      },
-                      "reminderTime" : {
-                        "format" : "time",
-                        "type" : "string"
-                      }
-                    },
-                    "type" : "object"
-                  },
-                  "kind" : {
-                    "enum" : [
-                      "curated",
-                      "competition",
-                      "habit",
-                      "chore",
-                      "weekly"
-                    ],
-                    "type" : "string"
-                  },
-                  "name" : {
-                    "type" : "string"
-                  },
-                  "rules" : {
-                    "properties" : {
-                      "checkInGraceMinutes" : {
-                        "type" : "integer"
-                      },
-                      "failure" : {
-                        "properties" : {
-                          "allowedMissedDays" : {
-                            "type" : "integer"
-                          },
-                          "mode" : {
-                            "enum" : [
-                              "strict",
-                              "tolerant",
-                              "none"
-                            ],
-                            "type" : "string"
-                          }
-                        },
-                        "required" : [
-                          "mode"
-                        ],
-                        "type" : "object"
-                      },
-                      "points" : {
-                        "properties" : {
-                          "completionBonus" : {
-                            "type" : "integer"
-                          },
-                          "kind" : {
-                            "enum" : [
-                              "none",
-                              "perTask",
-                              "series"
-                            ],
-                            "type" : "string"
-                          },
-                          "pointsPerTask" : {
-                            "type" : "integer"
-                          },
-                          "series" : {
-                            "properties" : {
-                              "basePoints" : {
-                                "type" : "number"
-                              },
-                              "capBands" : {
-                                "items" : {
-                                  "properties" : {
-                                    "fromLevel" : {
-                                      "type" : "integer"
-                                    },
-                                    "multiplierOfDailyGoal" : {
-                                      "type" : "number"
-                                    }
-                                  },
-                                  "required" : [
-                                    "fromLevel",
-                                    "multiplierOfDailyGoal"
-                                  ],
-                                  "type" : "object"
-                                },
-                                "type" : "array"
-                              },
-                              "levelThresholds" : {
-                                "items" : {
-                                  "type" : "integer"
-                                },
-                                "type" : "array"
-                              },
-                              "repMultiplier" : {
-                                "type" : "number"
-                              },
-                              "seriesMultiplier" : {
-                                "type" : "number"
-                              },
-                              "streakMultipliers" : {
-                                "items" : {
-                                  "properties" : {
-                                    "fromStreak" : {
-                                      "type" : "integer"
-                                    },
-                                    "multiplier" : {
-                                      "type" : "number"
-                                    }
-                                  },
-                                  "required" : [
-                                    "fromStreak",
-                                    "multiplier"
-                                  ],
-                                  "type" : "object"
-                                },
-                                "type" : "array"
-                              }
-                            },
-                            "required" : [
-                              "basePoints",
-                              "capBands",
-                              "levelThresholds",
-                              "repMultiplier",
-                              "seriesMultiplier",
-                              "streakMultipliers"
-                            ],
-                            "type" : "object"
-                          },
-                          "weeklyGoalBonus" : {
-                            "type" : "integer"
-                          }
-                        },
-                        "required" : [
-                          "kind"
-                        ],
-                        "type" : "object"
-                      },
-                      "streak" : {
-                        "properties" : {
-                          "activityKeepsWeeklyStreak" : {
-                            "type" : "boolean"
-                          },
-                          "freezesPerMonth" : {
-                            "type" : "integer"
-                          },
-                          "period" : {
-                            "enum" : [
-                              "day",
-                              "week"
-                            ],
-                            "type" : "string"
-                          },
-                          "weeklyGoalDays" : {
-                            "type" : "integer"
-                          }
-                        },
-                        "required" : [
-                          "activityKeepsWeeklyStreak",
-                          "freezesPerMonth",
-                          "period"
-                        ],
-                        "type" : "object"
-                      }
-                    },
-                    "type" : "object"
-                  },
-                  "tasks" : {
-                    "items" : {
-                      "properties" : {
-                        "cadence" : {
-                          "properties" : {
-                            "kind" : {
-                              "enum" : [
-                                "daily",
-                                "weekdays",
-                                "timesPerWeek",
-                                "weekly",
-                                "monthly"
-                              ],
-                              "type" : "string"
-                            },
-                            "timesPerWeek" : {
-                              "type" : "integer"
-                            },
-                            "weekdays" : {
-                              "items" : {
-                                "enum" : [
-                                  "monday",
-                                  "tuesday",
-                                  "wednesday",
-                                  "thursday",
-                                  "friday",
-                                  "saturday",
-                                  "sunday"
-                                ],
-                                "type" : "string"
-                              },
-                              "type" : "array"
-                            }
-                          },
-                          "required" : [
-                            "kind"
-                          ],
-                          "type" : "object"
-                        },
-                        "details" : {
-                          "type" : "string"
-                        },
-                        "kind" : {
-                          "enum" : [
-                            "checkbox",
-                            "quantity",
-                            "photo"
-                          ],
-                          "type" : "string"
-                        },
-                        "points" : {
-                          "type" : "integer"
-                        },
-                        "target" : {
-                          "type" : "number"
-                        },
-                        "targetFromDailyGoal" : {
-                          "type" : "number"
-                        },
-                        "taskID" : {
-                          "type" : "string"
-                        },
-                        "title" : {
-                          "type" : "string"
-                        },
-                        "unit" : {
-                          "type" : "string"
-                        }
-                      },
-                      "required" : [
-                        "kind",
-                        "taskID",
-                        "title"
-                      ],
-                      "type" : "object"
-                    },
-                    "type" : "array"
-                  },
-                  "visibility" : {
-                    "enum" : [
-                      "curated",
-                      "public",
-                      "private",
-                      "group"
-                    ],
-                    "type" : "string"
-                  }
-                },
-                "required" : [
-                  "kind",
-                  "name"
-                ],
-                "type" : "object"
+                "$ref" : "#/components/schemas/ChallengeDraft"
               }
             }
           },
@@ -4922,504 +5528,55 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "canEdit" : {
-                      "type" : "boolean"
-                    },
-                    "createdAt" : {
-                      "format" : "date-time",
-                      "type" : "string"
-                    },
-                    "definition" : {
-                      "properties" : {
-                        "category" : {
-                          "type" : "string"
-                        },
-                        "challengeID" : {
-                          "format" : "uuid",
-                          "type" : "string"
-                        },
-                        "chore" : {
-                          "properties" : {
-                            "assigneeID" : {
-                              "format" : "uuid",
-                              "type" : "string"
-                            },
-                            "dueTime" : {
-                              "format" : "time",
-                              "type" : "string"
-                            },
-                            "firstDueOn" : {
-                              "format" : "date",
-                              "type" : "string"
-                            },
-                            "recurrence" : {
-                              "properties" : {
-                                "dayOfMonth" : {
-                                  "type" : "integer"
-                                },
-                                "kind" : {
-                                  "enum" : [
-                                    "none",
-                                    "daily",
-                                    "weekly",
-                                    "monthly"
-                                  ],
-                                  "type" : "string"
-                                },
-                                "weekdays" : {
-                                  "items" : {
-                                    "enum" : [
-                                      "monday",
-                                      "tuesday",
-                                      "wednesday",
-                                      "thursday",
-                                      "friday",
-                                      "saturday",
-                                      "sunday"
-                                    ],
-                                    "type" : "string"
-                                  },
-                                  "type" : "array"
-                                }
-                              },
-                              "required" : [
-                                "kind"
-                              ],
-                              "type" : "object"
-                            }
-                          },
-                          "required" : [
-                            "firstDueOn",
-                            "recurrence"
-                          ],
-                          "type" : "object"
-                        },
-                        "competition" : {
-                          "properties" : {
-                            "endsAt" : {
-                              "format" : "date-time",
-                              "type" : "string"
-                            },
-                            "startsAt" : {
-                              "format" : "date-time",
-                              "type" : "string"
-                            },
-                            "timeZone" : {
-                              "type" : "string"
-                            },
-                            "unit" : {
-                              "type" : "string"
-                            }
-                          },
-                          "required" : [
-                            "endsAt",
-                            "startsAt",
-                            "timeZone",
-                            "unit"
-                          ],
-                          "type" : "object"
-                        },
-                        "description" : {
-                          "type" : "string"
-                        },
-                        "difficulty" : {
-                          "enum" : [
-                            "beginner",
-                            "moderate",
-                            "hard",
-                            "extreme"
-                          ],
-                          "type" : "string"
-                        },
-                        "durationDays" : {
-                          "type" : "integer"
-                        },
-                        "effectiveFrom" : {
-                          "format" : "date",
-                          "type" : "string"
-                        },
-                        "estimatedDailyMinutes" : {
-                          "type" : "integer"
-                        },
-                        "groupID" : {
-                          "format" : "uuid",
-                          "type" : "string"
-                        },
-                        "habit" : {
-                          "properties" : {
-                            "colour" : {
-                              "type" : "string"
-                            },
-                            "notes" : {
-                              "type" : "string"
-                            },
-                            "priority" : {
-                              "type" : "integer"
-                            },
-                            "reminderTime" : {
-                              "format" : "time",
-                              "type" : "string"
-                            }
-                          },
-                          "type" : "object"
-                        },
-                        "kind" : {
-                          "enum" : [
-                            "curated",
-                            "competition",
-                            "habit",
-                            "chore",
-                            "weekly"
-                          ],
-                          "type" : "string"
-                        },
-                        "name" : {
-                          "type" : "string"
-                        },
-                        "ownerID" : {
-                          "format" : "uuid",
-                          "type" : "string"
-                        },
-                        "rules" : {
-                          "properties" : {
-                            "checkInGraceMinutes" : {
-                              "type" : "integer"
-                            },
-                            "failure" : {
-                              "properties" : {
-                                "allowedMissedDays" : {
-                                  "type" : "integer"
-                                },
-                                "mode" : {
-                                  "enum" : [
-                                    "strict",
-                                    "tolerant",
-                                    "none"
-                                  ],
-                                  "type" : "string"
-                                }
-                              },
-                              "required" : [
-                                "mode"
-                              ],
-                              "type" : "object"
-                            },
-                            "points" : {
-                              "properties" : {
-                                "completionBonus" : {
-                                  "type" : "integer"
-                                },
-                                "kind" : {
-                                  "enum" : [
-                                    "none",
-                                    "perTask",
-                                    "series"
-                                  ],
-                                  "type" : "string"
-                                },
-                                "pointsPerTask" : {
-                                  "type" : "integer"
-                                },
-                                "series" : {
-                                  "properties" : {
-                                    "basePoints" : {
-                                      "type" : "number"
-                                    },
-                                    "capBands" : {
-                                      "items" : {
-                                        "properties" : {
-                                          "fromLevel" : {
-                                            "type" : "integer"
-                                          },
-                                          "multiplierOfDailyGoal" : {
-                                            "type" : "number"
-                                          }
-                                        },
-                                        "required" : [
-                                          "fromLevel",
-                                          "multiplierOfDailyGoal"
-                                        ],
-                                        "type" : "object"
-                                      },
-                                      "type" : "array"
-                                    },
-                                    "levelThresholds" : {
-                                      "items" : {
-                                        "type" : "integer"
-                                      },
-                                      "type" : "array"
-                                    },
-                                    "repMultiplier" : {
-                                      "type" : "number"
-                                    },
-                                    "seriesMultiplier" : {
-                                      "type" : "number"
-                                    },
-                                    "streakMultipliers" : {
-                                      "items" : {
-                                        "properties" : {
-                                          "fromStreak" : {
-                                            "type" : "integer"
-                                          },
-                                          "multiplier" : {
-                                            "type" : "number"
-                                          }
-                                        },
-                                        "required" : [
-                                          "fromStreak",
-                                          "multiplier"
-                                        ],
-                                        "type" : "object"
-                                      },
-                                      "type" : "array"
-                                    }
-                                  },
-                                  "required" : [
-                                    "basePoints",
-                                    "capBands",
-                                    "levelThresholds",
-                                    "repMultiplier",
-                                    "seriesMultiplier",
-                                    "streakMultipliers"
-                                  ],
-                                  "type" : "object"
-                                },
-                                "weeklyGoalBonus" : {
-                                  "type" : "integer"
-                                }
-                              },
-                              "required" : [
-                                "kind"
-                              ],
-                              "type" : "object"
-                            },
-                            "streak" : {
-                              "properties" : {
-                                "activityKeepsWeeklyStreak" : {
-                                  "type" : "boolean"
-                                },
-                                "freezesPerMonth" : {
-                                  "type" : "integer"
-                                },
-                                "period" : {
-                                  "enum" : [
-                                    "day",
-                                    "week"
-                                  ],
-                                  "type" : "string"
-                                },
-                                "weeklyGoalDays" : {
-                                  "type" : "integer"
-                                }
-                              },
-                              "required" : [
-                                "activityKeepsWeeklyStreak",
-                                "freezesPerMonth",
-                                "period"
-                              ],
-                              "type" : "object"
-                            }
-                          },
-                          "required" : [
-                            "checkInGraceMinutes",
-                            "failure",
-                            "points",
-                            "streak"
-                          ],
-                          "type" : "object"
-                        },
-                        "tasks" : {
-                          "items" : {
-                            "properties" : {
-                              "cadence" : {
-                                "properties" : {
-                                  "kind" : {
-                                    "enum" : [
-                                      "daily",
-                                      "weekdays",
-                                      "timesPerWeek",
-                                      "weekly",
-                                      "monthly"
-                                    ],
-                                    "type" : "string"
-                                  },
-                                  "timesPerWeek" : {
-                                    "type" : "integer"
-                                  },
-                                  "weekdays" : {
-                                    "items" : {
-                                      "enum" : [
-                                        "monday",
-                                        "tuesday",
-                                        "wednesday",
-                                        "thursday",
-                                        "friday",
-                                        "saturday",
-                                        "sunday"
-                                      ],
-                                      "type" : "string"
-                                    },
-                                    "type" : "array"
-                                  }
-                                },
-                                "required" : [
-                                  "kind"
-                                ],
-                                "type" : "object"
-                              },
-                              "details" : {
-                                "type" : "string"
-                              },
-                              "kind" : {
-                                "enum" : [
-                                  "checkbox",
-                                  "quantity",
-                                  "photo"
-                                ],
-                                "type" : "string"
-                              },
-                              "points" : {
-                                "type" : "integer"
-                              },
-                              "target" : {
-                                "type" : "number"
-                              },
-                              "targetFromDailyGoal" : {
-                                "type" : "number"
-                              },
-                              "taskID" : {
-                                "type" : "string"
-                              },
-                              "title" : {
-                                "type" : "string"
-                              },
-                              "unit" : {
-                                "type" : "string"
-                              }
-                            },
-                            "required" : [
-                              "cadence",
-                              "kind",
-                              "taskID",
-                              "title"
-                            ],
-                            "type" : "object"
-                          },
-                          "type" : "array"
-                        },
-                        "version" : {
-                          "type" : "integer"
-                        },
-                        "visibility" : {
-                          "enum" : [
-                            "curated",
-                            "public",
-                            "private",
-                            "group"
-                          ],
-                          "type" : "string"
-                        }
-                      },
-                      "required" : [
-                        "category",
-                        "challengeID",
-                        "description",
-                        "difficulty",
-                        "kind",
-                        "name",
-                        "rules",
-                        "tasks",
-                        "version",
-                        "visibility"
-                      ],
-                      "type" : "object"
-                    },
-                    "estimatedDailyMinutes" : {
-                      "type" : "integer"
-                    },
-                    "failureConditions" : {
-                      "items" : {
-                        "type" : "string"
-                      },
-                      "type" : "array"
-                    },
-                    "invited" : {
-                      "type" : "boolean"
-                    },
-                    "latestVersion" : {
-                      "type" : "integer"
-                    },
-                    "likedByMe" : {
-                      "type" : "boolean"
-                    },
-                    "likes" : {
-                      "type" : "integer"
-                    },
-                    "ruleSummary" : {
-                      "type" : "string"
-                    },
-                    "updatedAt" : {
-                      "format" : "date-time",
-                      "type" : "string"
-                    },
-                    "versions" : {
-                      "items" : {
-                        "properties" : {
-                          "createdAt" : {
-                            "format" : "date-time",
-                            "type" : "string"
-                          },
-                          "effectiveFrom" : {
-                            "format" : "date",
-                            "type" : "string"
-                          },
-                          "version" : {
-                            "type" : "integer"
-                          }
-                        },
-                        "required" : [
-                          "createdAt",
-                          "version"
-                        ],
-                        "type" : "object"
-                      },
-                      "type" : "array"
-                    }
-                  },
-                  "required" : [
-                    "canEdit",
-                    "createdAt",
-                    "definition",
-                    "failureConditions",
-                    "invited",
-                    "latestVersion",
-                    "likedByMe",
-                    "likes",
-                    "ruleSummary",
-                    "updatedAt",
-                    "versions"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/ChallengeDetail"
                 }
               }
             },
-            "description" : "Created"
+            "description" : "Created",
+            "headers" : {
+              "Idempotent-Replayed" : {
+                "$ref" : "#/components/headers/Idempotent-Replayed"
+              },
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "400" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/BadRequest"
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "409" : {
+            "$ref" : "#/components/responses/Conflict"
+          },
+          "413" : {
+            "$ref" : "#/components/responses/ContentTooLarge"
+          },
+          "415" : {
+            "$ref" : "#/components/responses/UnsupportedMediaType"
           },
           "422" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/UnprocessableContent"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -5433,15 +5590,32 @@ enum PublicAPI {
         "tags" : [
           "challenges"
         ],
+        "x-problem-types" : [
+          "invalid-characters",
+          "malformed-body",
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "idempotency-key-in-progress",
+          "payload-too-large",
+          "unsupported-media-type",
+          "idempotency-key-reused",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "challenges",
         "x-surge-throttle" : "standard"
       }
     },
     "/v1/challenges/{challengeID}" : {
       "delete" : {
+        "description" : "Delete a definition with its whole history. Needs ?confirm=true; without it answers 422 confirmation-required.\n\nProblem types:\n- 403 `forbidden`: The caller may not do this.\n- 422 `confirmation-required`: Deleting for good needs an explicit confirmation.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "deleteChallenge",
         "parameters" : [
           {
+            "description" : "A challenge (any version).",
             "in" : "path",
             "name" : "challengeID",
             "required" : true,
@@ -5456,37 +5630,49 @@ enum PublicAPI {
             "name" : "confirm",
             "required" : false,
             "schema" : {
+              "default" : false,
               "type" : "boolean"
             }
           }
         ],
         "responses" : {
           "204" : {
-            "description" : "No Content"
-          },
-          "400" : {
-            "$ref" : "#/components/responses/Problem"
+            "description" : "No Content",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "403" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Forbidden"
           },
           "404" : {
-            "$ref" : "#/components/responses/Problem"
-          },
-          "409" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/NotFound"
           },
           "422" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/UnprocessableContent"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -5496,17 +5682,31 @@ enum PublicAPI {
             ]
           }
         ],
-        "summary" : "Delete a definition with its whole history. Needs ?confirm=true; without it answers 422 confirmation-required.",
+        "summary" : "Delete a definition with its whole history.",
         "tags" : [
           "challenges"
+        ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "forbidden",
+          "not-found",
+          "confirmation-required",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
         ],
         "x-surge-service" : "challenges",
         "x-surge-throttle" : "standard"
       },
       "get" : {
+        "description" : "A definition as in force today: tasks, rules in words, failure conditions, estimated daily time, versions, likes.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "getChallenge",
         "parameters" : [
           {
+            "description" : "A challenge (any version).",
             "in" : "path",
             "name" : "challengeID",
             "required" : true,
@@ -5521,501 +5721,40 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "canEdit" : {
-                      "type" : "boolean"
-                    },
-                    "createdAt" : {
-                      "format" : "date-time",
-                      "type" : "string"
-                    },
-                    "definition" : {
-                      "properties" : {
-                        "category" : {
-                          "type" : "string"
-                        },
-                        "challengeID" : {
-                          "format" : "uuid",
-                          "type" : "string"
-                        },
-                        "chore" : {
-                          "properties" : {
-                            "assigneeID" : {
-                              "format" : "uuid",
-                              "type" : "string"
-                            },
-                            "dueTime" : {
-                              "format" : "time",
-                              "type" : "string"
-                            },
-                            "firstDueOn" : {
-                              "format" : "date",
-                              "type" : "string"
-                            },
-                            "recurrence" : {
-                              "properties" : {
-                                "dayOfMonth" : {
-                                  "type" : "integer"
-                                },
-                                "kind" : {
-                                  "enum" : [
-                                    "none",
-                                    "daily",
-                                    "weekly",
-                                    "monthly"
-                                  ],
-                                  "type" : "string"
-                                },
-                                "weekdays" : {
-                                  "items" : {
-                                    "enum" : [
-                                      "monday",
-                                      "tuesday",
-                                      "wednesday",
-                                      "thursday",
-                                      "friday",
-                                      "saturday",
-                                      "sunday"
-                                    ],
-                                    "type" : "string"
-                                  },
-                                  "type" : "array"
-                                }
-                              },
-                              "required" : [
-                                "kind"
-                              ],
-                              "type" : "object"
-                            }
-                          },
-                          "required" : [
-                            "firstDueOn",
-                            "recurrence"
-                          ],
-                          "type" : "object"
-                        },
-                        "competition" : {
-                          "properties" : {
-                            "endsAt" : {
-                              "format" : "date-time",
-                              "type" : "string"
-                            },
-                            "startsAt" : {
-                              "format" : "date-time",
-                              "type" : "string"
-                            },
-                            "timeZone" : {
-                              "type" : "string"
-                            },
-                            "unit" : {
-                              "type" : "string"
-                            }
-                          },
-                          "required" : [
-                            "endsAt",
-                            "startsAt",
-                            "timeZone",
-                            "unit"
-                          ],
-                          "type" : "object"
-                        },
-                        "description" : {
-                          "type" : "string"
-                        },
-                        "difficulty" : {
-                          "enum" : [
-                            "beginner",
-                            "moderate",
-                            "hard",
-                            "extreme"
-                          ],
-                          "type" : "string"
-                        },
-                        "durationDays" : {
-                          "type" : "integer"
-                        },
-                        "effectiveFrom" : {
-                          "format" : "date",
-                          "type" : "string"
-                        },
-                        "estimatedDailyMinutes" : {
-                          "type" : "integer"
-                        },
-                        "groupID" : {
-                          "format" : "uuid",
-                          "type" : "string"
-                        },
-                        "habit" : {
-                          "properties" : {
-                            "colour" : {
-                              "type" : "string"
-                            },
-                            "notes" : {
-                              "type" : "string"
-                            },
-                            "priority" : {
-                              "type" : "integer"
-                            },
-                            "reminderTime" : {
-                              "format" : "time",
-                              "type" : "string"
-                            }
-                          },
-                          "type" : "object"
-                        },
-                        "kind" : {
-                          "enum" : [
-                            "curated",
-                            "competition",
-                            "habit",
-                            "chore",
-                            "weekly"
-                          ],
-                          "type" : "string"
-                        },
-                        "name" : {
-                          "type" : "string"
-                        },
-                        "ownerID" : {
-                          "format" : "uuid",
-                          "type" : "string"
-                        },
-                        "rules" : {
-                          "properties" : {
-                            "checkInGraceMinutes" : {
-                              "type" : "integer"
-                            },
-                            "failure" : {
-                              "properties" : {
-                                "allowedMissedDays" : {
-                                  "type" : "integer"
-                                },
-                                "mode" : {
-                                  "enum" : [
-                                    "strict",
-                                    "tolerant",
-                                    "none"
-                                  ],
-                                  "type" : "string"
-                                }
-                              },
-                              "required" : [
-                                "mode"
-                              ],
-                              "type" : "object"
-                            },
-                            "points" : {
-                              "properties" : {
-                                "completionBonus" : {
-                                  "type" : "integer"
-                                },
-                                "kind" : {
-                                  "enum" : [
-                                    "none",
-                                    "perTask",
-                                    "series"
-                                  ],
-                                  "type" : "string"
-                                },
-                                "pointsPerTask" : {
-                                  "type" : "integer"
-                                },
-                                "series" : {
-                                  "properties" : {
-                                    "basePoints" : {
-                                      "type" : "number"
-                                    },
-                                    "capBands" : {
-                                      "items" : {
-                                        "properties" : {
-                                          "fromLevel" : {
-                                            "type" : "integer"
-                                          },
-                                          "multiplierOfDailyGoal" : {
-                                            "type" : "number"
-                                          }
-                                        },
-                                        "required" : [
-                                          "fromLevel",
-                                          "multiplierOfDailyGoal"
-                                        ],
-                                        "type" : "object"
-                                      },
-                                      "type" : "array"
-                                    },
-                                    "levelThresholds" : {
-                                      "items" : {
-                                        "type" : "integer"
-                                      },
-                                      "type" : "array"
-                                    },
-                                    "repMultiplier" : {
-                                      "type" : "number"
-                                    },
-                                    "seriesMultiplier" : {
-                                      "type" : "number"
-                                    },
-                                    "streakMultipliers" : {
-                                      "items" : {
-                                        "properties" : {
-                                          "fromStreak" : {
-                                            "type" : "integer"
-                                          },
-                                          "multiplier" : {
-                                            "type" : "number"
-                                          }
-                                        },
-                                        "required" : [
-                                          "fromStreak",
-                                          "multiplier"
-                                        ],
-                                        "type" : "object"
-                                      },
-                                      "type" : "array"
-                                    }
-                                  },
-                                  "required" : [
-                                    "basePoints",
-                                    "capBands",
-                                    "levelThresholds",
-                                    "repMultiplier",
-                                    "seriesMultiplier",
-                                    "streakMultipliers"
-                                  ],
-                                  "type" : "object"
-                                },
-                                "weeklyGoalBonus" : {
-                                  "type" : "integer"
-                                }
-                              },
-                              "required" : [
-                                "kind"
-                              ],
-                              "type" : "object"
-                            },
-                            "streak" : {
-                              "properties" : {
-                                "activityKeepsWeeklyStreak" : {
-                                  "type" : "boolean"
-                                },
-                                "freezesPerMonth" : {
-                                  "type" : "integer"
-                                },
-                                "period" : {
-                                  "enum" : [
-                                    "day",
-                                    "week"
-                                  ],
-                                  "type" : "string"
-                                },
-                                "weeklyGoalDays" : {
-                                  "type" : "integer"
-                                }
-                              },
-                              "required" : [
-                                "activityKeepsWeeklyStreak",
-                                "freezesPerMonth",
-                                "period"
-                              ],
-                              "type" : "object"
-                            }
-                          },
-                          "required" : [
-                            "checkInGraceMinutes",
-                            "failure",
-                            "points",
-                            "streak"
-                          ],
-                          "type" : "object"
-                        },
-                        "tasks" : {
-                          "items" : {
-                            "properties" : {
-                              "cadence" : {
-                                "properties" : {
-                                  "kind" : {
-                                    "enum" : [
-                                      "daily",
-                                      "weekdays",
-                                      "timesPerWeek",
-                                      "weekly",
-                                      "monthly"
-                                    ],
-                                    "type" : "string"
-                                  },
-                                  "timesPerWeek" : {
-                                    "type" : "integer"
-                                  },
-                                  "weekdays" : {
-                                    "items" : {
-                                      "enum" : [
-                                        "monday",
-                                        "tuesday",
-                                        "wednesday",
-                                        "thursday",
-                                        "friday",
-                                        "saturday",
-                                        "sunday"
-                                      ],
-                                      "type" : "string"
-                                    },
-                                    "type" : "array"
-                                  }
-                                },
-                                "required" : [
-                                  "kind"
-                                ],
-                                "type" : "object"
-                              },
-                              "details" : {
-                                "type" : "string"
-                              },
-                              "kind" : {
-                                "enum" : [
-                                  "checkbox",
-                                  "quantity",
-                                  "photo"
-                                ],
-                                "type" : "string"
-                              },
-                              "points" : {
-                                "type" : "integer"
-                              },
-                              "target" : {
-                                "type" : "number"
-                              },
-                              "targetFromDailyGoal" : {
-                                "type" : "number"
-                              },
-                              "taskID" : {
-                                "type" : "string"
-                              },
-                              "title" : {
-                                "type" : "string"
-                              },
-                              "unit" : {
-                                "type" : "string"
-                              }
-                            },
-                            "required" : [
-                              "cadence",
-                              "kind",
-                              "taskID",
-                              "title"
-                            ],
-                            "type" : "object"
-                          },
-                          "type" : "array"
-                        },
-                        "version" : {
-                          "type" : "integer"
-                        },
-                        "visibility" : {
-                          "enum" : [
-                            "curated",
-                            "public",
-                            "private",
-                            "group"
-                          ],
-                          "type" : "string"
-                        }
-                      },
-                      "required" : [
-                        "category",
-                        "challengeID",
-                        "description",
-                        "difficulty",
-                        "kind",
-                        "name",
-                        "rules",
-                        "tasks",
-                        "version",
-                        "visibility"
-                      ],
-                      "type" : "object"
-                    },
-                    "estimatedDailyMinutes" : {
-                      "type" : "integer"
-                    },
-                    "failureConditions" : {
-                      "items" : {
-                        "type" : "string"
-                      },
-                      "type" : "array"
-                    },
-                    "invited" : {
-                      "type" : "boolean"
-                    },
-                    "latestVersion" : {
-                      "type" : "integer"
-                    },
-                    "likedByMe" : {
-                      "type" : "boolean"
-                    },
-                    "likes" : {
-                      "type" : "integer"
-                    },
-                    "ruleSummary" : {
-                      "type" : "string"
-                    },
-                    "updatedAt" : {
-                      "format" : "date-time",
-                      "type" : "string"
-                    },
-                    "versions" : {
-                      "items" : {
-                        "properties" : {
-                          "createdAt" : {
-                            "format" : "date-time",
-                            "type" : "string"
-                          },
-                          "effectiveFrom" : {
-                            "format" : "date",
-                            "type" : "string"
-                          },
-                          "version" : {
-                            "type" : "integer"
-                          }
-                        },
-                        "required" : [
-                          "createdAt",
-                          "version"
-                        ],
-                        "type" : "object"
-                      },
-                      "type" : "array"
-                    }
-                  },
-                  "required" : [
-                    "canEdit",
-                    "createdAt",
-                    "definition",
-                    "failureConditions",
-                    "invited",
-                    "latestVersion",
-                    "likedByMe",
-                    "likes",
-                    "ruleSummary",
-                    "updatedAt",
-                    "versions"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/ChallengeDetail"
                 }
               }
             },
-            "description" : "OK"
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "404" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/NotFound"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -6029,13 +5768,24 @@ enum PublicAPI {
         "tags" : [
           "challenges"
         ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "challenges",
         "x-surge-throttle" : "standard"
       },
       "patch" : {
+        "description" : "Edit a definition (owner; any household member for chores). Creates the next version, in force from the next local day (for competitions, the first day not yet begun anywhere).\n\nProblem types:\n- 403 `forbidden`: The caller may not do this.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "updateChallenge",
         "parameters" : [
           {
+            "description" : "A challenge (any version).",
             "in" : "path",
             "name" : "challengeID",
             "required" : true,
@@ -6049,368 +5799,7 @@ enum PublicAPI {
           "content" : {
             "application/json" : {
               "schema" : {
-                "properties" : {
-                  "category" : {
-                    "type" : "string"
-                  },
-                  "chore" : {
-                    "properties" : {
-                      "assigneeID" : {
-                        "format" : "uuid",
-                        "type" : "string"
-                      },
-                      "dueTime" : {
-                        "format" : "time",
-                        "type" : "string"
-                      },
-                      "firstDueOn" : {
-                        "format" : "date",
-                        "type" : "string"
-                      },
-                      "points" : {
-                        "type" : "integer"
-                      },
-                      "recurrence" : {
-                        "properties" : {
-                          "dayOfMonth" : {
-                            "type" : "integer"
-                          },
-                          "kind" : {
-                            "enum" : [
-                              "none",
-                              "daily",
-                              "weekly",
-                              "monthly"
-                            ],
-                            "type" : "string"
-                          },
-                          "weekdays" : {
-                            "items" : {
-                              "enum" : [
-                                "monday",
-                                "tuesday",
-                                "wednesday",
-                                "thursday",
-                                "friday",
-                                "saturday",
-                                "sunday"
-                              ],
-                              "type" : "string"
-                            },
-                            "type" : "array"
-                          }
-                        },
-                        "required" : [
-                          "kind"
-                        ],
-                        "type" : "object"
-                      }
-                    },
-                    "required" : [
-                      "firstDueOn",
-                      "recurrence"
-                    ],
-                    "type" : "object"
-                  },
-                  "competition" : {
-                    "properties" : {
-                      "endsAt" : {
-                        "format" : "date-time",
-                        "type" : "string"
-                      },
-                      "startsAt" : {
-                        "format" : "date-time",
-                        "type" : "string"
-                      },
-                      "timeZone" : {
-                        "type" : "string"
-                      },
-                      "unit" : {
-                        "type" : "string"
-                      }
-                    },
-                    "required" : [
-                      "endsAt",
-                      "startsAt",
-                      "timeZone",
-                      "unit"
-                    ],
-                    "type" : "object"
-                  },
-                  "description" : {
-                    "type" : "string"
-                  },
-                  "difficulty" : {
-                    "enum" : [
-                      "beginner",
-                      "moderate",
-                      "hard",
-                      "extreme"
-                    ],
-                    "type" : "string"
-                  },
-                  "durationDays" : {
-                    "type" : "integer"
-                  },
-                  "estimatedDailyMinutes" : {
-                    "type" : "integer"
-                  },
-                  "groupID" : {
-                    "format" : "uuid",
-                    "type" : "string"
-                  },
-                  "habit" : {
-                    "properties" : {
-                      "colour" : {
-                        "type" : "string"
-                      },
-                      "notes" : {
-                        "type" : "string"
-                      },
-                      "priority" : {
-                        "type" : "integer"
-                      },
-                      "reminderTime" : {
-                        "format" : "time",
-                        "type" : "string"
-                      }
-                    },
-                    "type" : "object"
-                  },
-                  "name" : {
-                    "type" : "string"
-                  },
-                  "rules" : {
-                    "properties" : {
-                      "checkInGraceMinutes" : {
-                        "type" : "integer"
-                      },
-                      "failure" : {
-                        "properties" : {
-                          "allowedMissedDays" : {
-                            "type" : "integer"
-                          },
-                          "mode" : {
-                            "enum" : [
-                              "strict",
-                              "tolerant",
-                              "none"
-                            ],
-                            "type" : "string"
-                          }
-                        },
-                        "required" : [
-                          "mode"
-                        ],
-                        "type" : "object"
-                      },
-                      "points" : {
-                        "properties" : {
-                          "completionBonus" : {
-                            "type" : "integer"
-                          },
-                          "kind" : {
-                            "enum" : [
-                              "none",
-                              "perTask",
-                              "series"
-                            ],
-                            "type" : "string"
-                          },
-                          "pointsPerTask" : {
-                            "type" : "integer"
-                          },
-                          "series" : {
-                            "properties" : {
-                              "basePoints" : {
-                                "type" : "number"
-                              },
-                              "capBands" : {
-                                "items" : {
-                                  "properties" : {
-                                    "fromLevel" : {
-                                      "type" : "integer"
-                                    },
-                                    "multiplierOfDailyGoal" : {
-                                      "type" : "number"
-                                    }
-                                  },
-                                  "required" : [
-                                    "fromLevel",
-                                    "multiplierOfDailyGoal"
-                                  ],
-                                  "type" : "object"
-                                },
-                                "type" : "array"
-                              },
-                              "levelThresholds" : {
-                                "items" : {
-                                  "type" : "integer"
-                                },
-                                "type" : "array"
-                              },
-                              "repMultiplier" : {
-                                "type" : "number"
-                              },
-                              "seriesMultiplier" : {
-                                "type" : "number"
-                              },
-                              "streakMultipliers" : {
-                                "items" : {
-                                  "properties" : {
-                                    "fromStreak" : {
-                                      "type" : "integer"
-                                    },
-                                    "multiplier" : {
-                                      "type" : "number"
-                                    }
-                                  },
-                                  "required" : [
-                                    "fromStreak",
-                                    "multiplier"
-                                  ],
-                                  "type" : "object"
-                                },
-                                "type" : "array"
-                              }
-                            },
-                            "required" : [
-                              "basePoints",
-                              "capBands",
-                              "levelThresholds",
-                              "repMultiplier",
-                              "seriesMultiplier",
-                              "streakMultipliers"
-                            ],
-                            "type" : "object"
-                          },
-                          "weeklyGoalBonus" : {
-                            "type" : "integer"
-                          }
-                        },
-                        "required" : [
-                          "kind"
-                        ],
-                        "type" : "object"
-                      },
-                      "streak" : {
-                        "properties" : {
-                          "activityKeepsWeeklyStreak" : {
-                            "type" : "boolean"
-                          },
-                          "freezesPerMonth" : {
-                            "type" : "integer"
-                          },
-                          "period" : {
-                            "enum" : [
-                              "day",
-                              "week"
-                            ],
-                            "type" : "string"
-                          },
-                          "weeklyGoalDays" : {
-                            "type" : "integer"
-                          }
-                        },
-                        "required" : [
-                          "activityKeepsWeeklyStreak",
-                          "freezesPerMonth",
-                          "period"
-                        ],
-                        "type" : "object"
-                      }
-                    },
-                    "type" : "object"
-                  },
-                  "tasks" : {
-                    "items" : {
-                      "properties" : {
-                        "cadence" : {
-                          "properties" : {
-                            "kind" : {
-                              "enum" : [
-                                "daily",
-                                "weekdays",
-                                "timesPerWeek",
-                                "weekly",
-                                "monthly"
-                              ],
-                              "type" : "string"
-                            },
-                            "timesPerWeek" : {
-                              "type" : "integer"
-                            },
-                            "weekdays" : {
-                              "items" : {
-                                "enum" : [
-                                  "monday",
-                                  "tuesday",
-                                  "wednesday",
-                                  "thursday",
-                                  "friday",
-                                  "saturday",
-                                  "sunday"
-                                ],
-                                "type" : "string"
-                              },
-                              "type" : "array"
-                            }
-                          },
-                          "required" : [
-                            "kind"
-                          ],
-                          "type" : "object"
-                        },
-                        "details" : {
-                          "type" : "string"
-                        },
-                        "kind" : {
-                          "enum" : [
-                            "checkbox",
-                            "quantity",
-                            "photo"
-                          ],
-                          "type" : "string"
-                        },
-                        "points" : {
-                          "type" : "integer"
-                        },
-                        "target" : {
-                          "type" : "number"
-                        },
-                        "targetFromDailyGoal" : {
-                          "type" : "number"
-                        },
-                        "taskID" : {
-                          "type" : "string"
-                        },
-                        "title" : {
-                          "type" : "string"
-                        },
-                        "unit" : {
-                          "type" : "string"
-                        }
-                      },
-                      "required" : [
-                        "kind",
-                        "taskID",
-                        "title"
-                      ],
-                      "type" : "object"
-                    },
-                    "type" : "array"
-                  },
-                  "visibility" : {
-                    "enum" : [
-                      "curated",
-                      "public",
-                      "private",
-                      "group"
-                    ],
-                    "type" : "string"
-                  }
-                },
-                "type" : "object"
+                "$ref" : "#/components/schemas/ChallengePatch"
               }
             }
           },
@@ -6421,510 +5810,55 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "canEdit" : {
-                      "type" : "boolean"
-                    },
-                    "createdAt" : {
-                      "format" : "date-time",
-                      "type" : "string"
-                    },
-                    "definition" : {
-                      "properties" : {
-                        "category" : {
-                          "type" : "string"
-                        },
-                        "challengeID" : {
-                          "format" : "uuid",
-                          "type" : "string"
-                        },
-                        "chore" : {
-                          "properties" : {
-                            "assigneeID" : {
-                              "format" : "uuid",
-                              "type" : "string"
-                            },
-                            "dueTime" : {
-                              "format" : "time",
-                              "type" : "string"
-                            },
-                            "firstDueOn" : {
-                              "format" : "date",
-                              "type" : "string"
-                            },
-                            "recurrence" : {
-                              "properties" : {
-                                "dayOfMonth" : {
-                                  "type" : "integer"
-                                },
-                                "kind" : {
-                                  "enum" : [
-                                    "none",
-                                    "daily",
-                                    "weekly",
-                                    "monthly"
-                                  ],
-                                  "type" : "string"
-                                },
-                                "weekdays" : {
-                                  "items" : {
-                                    "enum" : [
-                                      "monday",
-                                      "tuesday",
-                                      "wednesday",
-                                      "thursday",
-                                      "friday",
-                                      "saturday",
-                                      "sunday"
-                                    ],
-                                    "type" : "string"
-                                  },
-                                  "type" : "array"
-                                }
-                              },
-                              "required" : [
-                                "kind"
-                              ],
-                              "type" : "object"
-                            }
-                          },
-                          "required" : [
-                            "firstDueOn",
-                            "recurrence"
-                          ],
-                          "type" : "object"
-                        },
-                        "competition" : {
-                          "properties" : {
-                            "endsAt" : {
-                              "format" : "date-time",
-                              "type" : "string"
-                            },
-                            "startsAt" : {
-                              "format" : "date-time",
-                              "type" : "string"
-                            },
-                            "timeZone" : {
-                              "type" : "string"
-                            },
-                            "unit" : {
-                              "type" : "string"
-                            }
-                          },
-                          "required" : [
-                            "endsAt",
-                            "startsAt",
-                            "timeZone",
-                            "unit"
-                          ],
-                          "type" : "object"
-                        },
-                        "description" : {
-                          "type" : "string"
-                        },
-                        "difficulty" : {
-                          "enum" : [
-                            "beginner",
-                            "moderate",
-                            "hard",
-                            "extreme"
-                          ],
-                          "type" : "string"
-                        },
-                        "durationDays" : {
-                          "type" : "integer"
-                        },
-                        "effectiveFrom" : {
-                          "format" : "date",
-                          "type" : "string"
-                        },
-                        "estimatedDailyMinutes" : {
-                          "type" : "integer"
-                        },
-                        "groupID" : {
-                          "format" : "uuid",
-                          "type" : "string"
-                        },
-                        "habit" : {
-                          "properties" : {
-                            "colour" : {
-                              "type" : "string"
-                            },
-                            "notes" : {
-                              "type" : "string"
-                            },
-                            "priority" : {
-                              "type" : "integer"
-                            },
-                            "reminderTime" : {
-                              "format" : "time",
-                              "type" : "string"
-                            }
-                          },
-                          "type" : "object"
-                        },
-                        "kind" : {
-                          "enum" : [
-                            "curated",
-                            "competition",
-                            "habit",
-                            "chore",
-                            "weekly"
-                          ],
-                          "type" : "string"
-                        },
-                        "name" : {
-                          "type" : "string"
-                        },
-                        "ownerID" : {
-                          "format" : "uuid",
-                          "type" : "string"
-                        },
-                        "rules" : {
-                          "properties" : {
-                            "checkInGraceMinutes" : {
-                              "type" : "integer"
-                            },
-                            "failure" : {
-                              "properties" : {
-                                "allowedMissedDays" : {
-                                  "type" : "integer"
-                                },
-                                "mode" : {
-                                  "enum" : [
-                                    "strict",
-                                    "tolerant",
-                                    "none"
-                                  ],
-                                  "type" : "string"
-                                }
-                              },
-                              "required" : [
-                                "mode"
-                              ],
-                              "type" : "object"
-                            },
-                            "points" : {
-                              "properties" : {
-                                "completionBonus" : {
-                                  "type" : "integer"
-                                },
-                                "kind" : {
-                                  "enum" : [
-                                    "none",
-                                    "perTask",
-                                    "series"
-                                  ],
-                                  "type" : "string"
-                                },
-                                "pointsPerTask" : {
-                                  "type" : "integer"
-                                },
-                                "series" : {
-                                  "properties" : {
-                                    "basePoints" : {
-                                      "type" : "number"
-                                    },
-                                    "capBands" : {
-                                      "items" : {
-                                        "properties" : {
-                                          "fromLevel" : {
-                                            "type" : "integer"
-                                          },
-                                          "multiplierOfDailyGoal" : {
-                                            "type" : "number"
-                                          }
-                                        },
-                                        "required" : [
-                                          "fromLevel",
-                                          "multiplierOfDailyGoal"
-                                        ],
-                                        "type" : "object"
-                                      },
-                                      "type" : "array"
-                                    },
-                                    "levelThresholds" : {
-                                      "items" : {
-                                        "type" : "integer"
-                                      },
-                                      "type" : "array"
-                                    },
-                                    "repMultiplier" : {
-                                      "type" : "number"
-                                    },
-                                    "seriesMultiplier" : {
-                                      "type" : "number"
-                                    },
-                                    "streakMultipliers" : {
-                                      "items" : {
-                                        "properties" : {
-                                          "fromStreak" : {
-                                            "type" : "integer"
-                                          },
-                                          "multiplier" : {
-                                            "type" : "number"
-                                          }
-                                        },
-                                        "required" : [
-                                          "fromStreak",
-                                          "multiplier"
-                                        ],
-                                        "type" : "object"
-                                      },
-                                      "type" : "array"
-                                    }
-                                  },
-                                  "required" : [
-                                    "basePoints",
-                                    "capBands",
-                                    "levelThresholds",
-                                    "repMultiplier",
-                                    "seriesMultiplier",
-                                    "streakMultipliers"
-                                  ],
-                                  "type" : "object"
-                                },
-                                "weeklyGoalBonus" : {
-                                  "type" : "integer"
-                                }
-                              },
-                              "required" : [
-                                "kind"
-                              ],
-                              "type" : "object"
-                            },
-                            "streak" : {
-                              "properties" : {
-                                "activityKeepsWeeklyStreak" : {
-                                  "type" : "boolean"
-                                },
-                                "freezesPerMonth" : {
-                                  "type" : "integer"
-                                },
-                                "period" : {
-                                  "enum" : [
-                                    "day",
-                                    "week"
-                                  ],
-                                  "type" : "string"
-                                },
-                                "weeklyGoalDays" : {
-                                  "type" : "integer"
-                                }
-                              },
-                              "required" : [
-                                "activityKeepsWeeklyStreak",
-                                "freezesPerMonth",
-                                "period"
-                              ],
-                              "type" : "object"
-                            }
-                          },
-                          "required" : [
-                            "checkInGraceMinutes",
-                            "failure",
-                            "points",
-                            "streak"
-                          ],
-                          "type" : "object"
-                        },
-                        "tasks" : {
-                          "items" : {
-                            "properties" : {
-                              "cadence" : {
-                                "properties" : {
-                                  "kind" : {
-                                    "enum" : [
-                                      "daily",
-                                      "weekdays",
-                                      "timesPerWeek",
-                                      "weekly",
-                                      "monthly"
-                                    ],
-                                    "type" : "string"
-                                  },
-                                  "timesPerWeek" : {
-                                    "type" : "integer"
-                                  },
-                                  "weekdays" : {
-                                    "items" : {
-                                      "enum" : [
-                                        "monday",
-                                        "tuesday",
-                                        "wednesday",
-                                        "thursday",
-                                        "friday",
-                                        "saturday",
-                                        "sunday"
-                                      ],
-                                      "type" : "string"
-                                    },
-                                    "type" : "array"
-                                  }
-                                },
-                                "required" : [
-                                  "kind"
-                                ],
-                                "type" : "object"
-                              },
-                              "details" : {
-                                "type" : "string"
-                              },
-                              "kind" : {
-                                "enum" : [
-                                  "checkbox",
-                                  "quantity",
-                                  "photo"
-                                ],
-                                "type" : "string"
-                              },
-                              "points" : {
-                                "type" : "integer"
-                              },
-                              "target" : {
-                                "type" : "number"
-                              },
-                              "targetFromDailyGoal" : {
-                                "type" : "number"
-                              },
-                              "taskID" : {
-                                "type" : "string"
-                              },
-                              "title" : {
-                                "type" : "string"
-                              },
-                              "unit" : {
-                                "type" : "string"
-                              }
-                            },
-                            "required" : [
-                              "cadence",
-                              "kind",
-                              "taskID",
-                              "title"
-                            ],
-                            "type" : "object"
-                          },
-                          "type" : "array"
-                        },
-                        "version" : {
-                          "type" : "integer"
-                        },
-                        "visibility" : {
-                          "enum" : [
-                            "curated",
-                            "public",
-                            "private",
-                            "group"
-                          ],
-                          "type" : "string"
-                        }
-                      },
-                      "required" : [
-                        "category",
-                        "challengeID",
-                        "description",
-                        "difficulty",
-                        "kind",
-                        "name",
-                        "rules",
-                        "tasks",
-                        "version",
-                        "visibility"
-                      ],
-                      "type" : "object"
-                    },
-                    "estimatedDailyMinutes" : {
-                      "type" : "integer"
-                    },
-                    "failureConditions" : {
-                      "items" : {
-                        "type" : "string"
-                      },
-                      "type" : "array"
-                    },
-                    "invited" : {
-                      "type" : "boolean"
-                    },
-                    "latestVersion" : {
-                      "type" : "integer"
-                    },
-                    "likedByMe" : {
-                      "type" : "boolean"
-                    },
-                    "likes" : {
-                      "type" : "integer"
-                    },
-                    "ruleSummary" : {
-                      "type" : "string"
-                    },
-                    "updatedAt" : {
-                      "format" : "date-time",
-                      "type" : "string"
-                    },
-                    "versions" : {
-                      "items" : {
-                        "properties" : {
-                          "createdAt" : {
-                            "format" : "date-time",
-                            "type" : "string"
-                          },
-                          "effectiveFrom" : {
-                            "format" : "date",
-                            "type" : "string"
-                          },
-                          "version" : {
-                            "type" : "integer"
-                          }
-                        },
-                        "required" : [
-                          "createdAt",
-                          "version"
-                        ],
-                        "type" : "object"
-                      },
-                      "type" : "array"
-                    }
-                  },
-                  "required" : [
-                    "canEdit",
-                    "createdAt",
-                    "definition",
-                    "failureConditions",
-                    "invited",
-                    "latestVersion",
-                    "likedByMe",
-                    "likes",
-                    "ruleSummary",
-                    "updatedAt",
-                    "versions"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/ChallengeDetail"
                 }
               }
             },
-            "description" : "OK"
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "400" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/BadRequest"
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "403" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Forbidden"
           },
           "404" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/NotFound"
+          },
+          "413" : {
+            "$ref" : "#/components/responses/ContentTooLarge"
+          },
+          "415" : {
+            "$ref" : "#/components/responses/UnsupportedMediaType"
           },
           "422" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/UnprocessableContent"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -6934,9 +5868,24 @@ enum PublicAPI {
             ]
           }
         ],
-        "summary" : "Edit a definition (owner; any household member for chores). Creates the next version, in force from the next local day (for competitions, the first day not yet begun anywhere).",
+        "summary" : "Edit a definition (owner; any household member for chores).",
         "tags" : [
           "challenges"
+        ],
+        "x-problem-types" : [
+          "invalid-characters",
+          "malformed-body",
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "forbidden",
+          "not-found",
+          "payload-too-large",
+          "unsupported-media-type",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
         ],
         "x-surge-service" : "challenges",
         "x-surge-throttle" : "standard"
@@ -6944,9 +5893,11 @@ enum PublicAPI {
     },
     "/v1/challenges/{challengeID}/invitations" : {
       "post" : {
+        "description" : "Invite friends (accepted friendships) or every member of a group you belong to; one invitation event per invitee.\n\nProblem types:\n- 403 `forbidden`: The caller may not do this.\n- 409 `not-invitable`: This kind of challenge takes no invitations.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "inviteToChallenge",
         "parameters" : [
           {
+            "description" : "A challenge (any version).",
             "in" : "path",
             "name" : "challengeID",
             "required" : true,
@@ -6956,12 +5907,17 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "A client-chosen key (up to 255 characters); a retry with the same key and body gets the first response again.",
+            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.",
             "in" : "header",
             "name" : "Idempotency-Key",
             "required" : false,
             "schema" : {
+              "examples" : [
+                "2f1c6a0e-start"
+              ],
               "maxLength" : 255,
+              "minLength" : 1,
+              "pattern" : "^[!-~]+$",
               "type" : "string"
             }
           }
@@ -6970,20 +5926,7 @@ enum PublicAPI {
           "content" : {
             "application/json" : {
               "schema" : {
-                "properties" : {
-                  "groupID" : {
-                    "format" : "uuid",
-                    "type" : "string"
-                  },
-                  "userIDs" : {
-                    "items" : {
-                      "format" : "uuid",
-                      "type" : "string"
-                    },
-                    "type" : "array"
-                  }
-                },
-                "type" : "object"
+                "$ref" : "#/components/schemas/InvitationRequest"
               }
             }
           },
@@ -6994,82 +5937,61 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "alreadyInvited" : {
-                      "items" : {
-                        "format" : "uuid",
-                        "type" : "string"
-                      },
-                      "type" : "array"
-                    },
-                    "invitations" : {
-                      "items" : {
-                        "properties" : {
-                          "challengeID" : {
-                            "format" : "uuid",
-                            "type" : "string"
-                          },
-                          "groupID" : {
-                            "format" : "uuid",
-                            "type" : "string"
-                          },
-                          "invitationID" : {
-                            "format" : "uuid",
-                            "type" : "string"
-                          },
-                          "inviteeID" : {
-                            "format" : "uuid",
-                            "type" : "string"
-                          },
-                          "sentAt" : {
-                            "format" : "date-time",
-                            "type" : "string"
-                          }
-                        },
-                        "required" : [
-                          "challengeID",
-                          "invitationID",
-                          "inviteeID",
-                          "sentAt"
-                        ],
-                        "type" : "object"
-                      },
-                      "type" : "array"
-                    }
-                  },
-                  "required" : [
-                    "alreadyInvited",
-                    "invitations"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/InvitationResult"
                 }
               }
             },
-            "description" : "Created"
+            "description" : "Created",
+            "headers" : {
+              "Idempotent-Replayed" : {
+                "$ref" : "#/components/headers/Idempotent-Replayed"
+              },
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "400" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/BadRequest"
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "403" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Forbidden"
           },
           "404" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/NotFound"
           },
           "409" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Conflict"
+          },
+          "413" : {
+            "$ref" : "#/components/responses/ContentTooLarge"
+          },
+          "415" : {
+            "$ref" : "#/components/responses/UnsupportedMediaType"
           },
           "422" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/UnprocessableContent"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -7083,15 +6005,35 @@ enum PublicAPI {
         "tags" : [
           "challenges"
         ],
+        "x-problem-types" : [
+          "invalid-characters",
+          "malformed-body",
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "forbidden",
+          "not-found",
+          "idempotency-key-in-progress",
+          "not-invitable",
+          "payload-too-large",
+          "unsupported-media-type",
+          "idempotency-key-reused",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "challenges",
         "x-surge-throttle" : "standard"
       }
     },
     "/v1/challenges/{challengeID}/like" : {
       "delete" : {
+        "description" : "Take a like back (idempotent).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "unlikeChallenge",
         "parameters" : [
           {
+            "description" : "A challenge (any version).",
             "in" : "path",
             "name" : "challengeID",
             "required" : true,
@@ -7106,40 +6048,40 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "challengeID" : {
-                      "format" : "uuid",
-                      "type" : "string"
-                    },
-                    "likedByMe" : {
-                      "type" : "boolean"
-                    },
-                    "likes" : {
-                      "type" : "integer"
-                    }
-                  },
-                  "required" : [
-                    "challengeID",
-                    "likedByMe",
-                    "likes"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/LikeState"
                 }
               }
             },
-            "description" : "OK"
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "404" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/NotFound"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -7153,13 +6095,24 @@ enum PublicAPI {
         "tags" : [
           "challenges"
         ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "challenges",
         "x-surge-throttle" : "standard"
       },
       "put" : {
+        "description" : "Like a challenge (idempotent).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "likeChallenge",
         "parameters" : [
           {
+            "description" : "A challenge (any version).",
             "in" : "path",
             "name" : "challengeID",
             "required" : true,
@@ -7174,40 +6127,40 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "challengeID" : {
-                      "format" : "uuid",
-                      "type" : "string"
-                    },
-                    "likedByMe" : {
-                      "type" : "boolean"
-                    },
-                    "likes" : {
-                      "type" : "integer"
-                    }
-                  },
-                  "required" : [
-                    "challengeID",
-                    "likedByMe",
-                    "likes"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/LikeState"
                 }
               }
             },
-            "description" : "OK"
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "404" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/NotFound"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -7221,15 +6174,26 @@ enum PublicAPI {
         "tags" : [
           "challenges"
         ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "challenges",
         "x-surge-throttle" : "standard"
       }
     },
     "/v1/challenges/{challengeID}/photos" : {
       "get" : {
+        "description" : "A competition's photo gallery, for its participants (others see only their own photos).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "challengePhotos",
         "parameters" : [
           {
+            "description" : "A challenge (any version).",
             "in" : "path",
             "name" : "challengeID",
             "required" : true,
@@ -7239,16 +6203,19 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "Items per page, 1-100 (default 20).",
+            "description" : "Items per page.",
             "in" : "query",
             "name" : "limit",
             "required" : false,
             "schema" : {
+              "default" : 20,
+              "maximum" : 100,
+              "minimum" : 1,
               "type" : "integer"
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page.",
+            "description" : "The `nextCursor` of the previous page; opaque.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
@@ -7262,93 +6229,43 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "items" : {
-                      "items" : {
-                        "properties" : {
-                          "attemptID" : {
-                            "format" : "uuid",
-                            "type" : "string"
-                          },
-                          "challengeID" : {
-                            "format" : "uuid",
-                            "type" : "string"
-                          },
-                          "contentType" : {
-                            "type" : "string"
-                          },
-                          "createdAt" : {
-                            "format" : "date-time",
-                            "type" : "string"
-                          },
-                          "localDate" : {
-                            "format" : "date",
-                            "type" : "string"
-                          },
-                          "photoID" : {
-                            "format" : "uuid",
-                            "type" : "string"
-                          },
-                          "size" : {
-                            "type" : "integer"
-                          },
-                          "taskID" : {
-                            "type" : "string"
-                          },
-                          "url" : {
-                            "type" : "string"
-                          },
-                          "userID" : {
-                            "format" : "uuid",
-                            "type" : "string"
-                          }
-                        },
-                        "required" : [
-                          "attemptID",
-                          "challengeID",
-                          "contentType",
-                          "createdAt",
-                          "localDate",
-                          "photoID",
-                          "size",
-                          "taskID",
-                          "url",
-                          "userID"
-                        ],
-                        "type" : "object"
-                      },
-                      "type" : "array"
-                    },
-                    "nextCursor" : {
-                      "type" : "string"
-                    }
-                  },
-                  "required" : [
-                    "items"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/PhotoViewPage"
                 }
               }
             },
-            "description" : "OK"
-          },
-          "400" : {
-            "$ref" : "#/components/responses/Problem"
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "404" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/NotFound"
           },
           "422" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/UnprocessableContent"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -7362,15 +6279,27 @@ enum PublicAPI {
         "tags" : [
           "progress"
         ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "progress",
         "x-surge-throttle" : "standard"
       }
     },
     "/v1/challenges/{challengeID}/versions/{version}" : {
       "get" : {
+        "description" : "One version of a definition, as it was (past days are judged by the version in force on them).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "getChallengeVersion",
         "parameters" : [
           {
+            "description" : "A challenge (any version).",
             "in" : "path",
             "name" : "challengeID",
             "required" : true,
@@ -7380,11 +6309,16 @@ enum PublicAPI {
             }
           },
           {
+            "description" : "A version number, from 1.",
             "in" : "path",
             "name" : "version",
             "required" : true,
             "schema" : {
-              "type" : "string"
+              "examples" : [
+                2
+              ],
+              "minimum" : 1,
+              "type" : "integer"
             }
           }
         ],
@@ -7393,501 +6327,40 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "canEdit" : {
-                      "type" : "boolean"
-                    },
-                    "createdAt" : {
-                      "format" : "date-time",
-                      "type" : "string"
-                    },
-                    "definition" : {
-                      "properties" : {
-                        "category" : {
-                          "type" : "string"
-                        },
-                        "challengeID" : {
-                          "format" : "uuid",
-                          "type" : "string"
-                        },
-                        "chore" : {
-                          "properties" : {
-                            "assigneeID" : {
-                              "format" : "uuid",
-                              "type" : "string"
-                            },
-                            "dueTime" : {
-                              "format" : "time",
-                              "type" : "string"
-                            },
-                            "firstDueOn" : {
-                              "format" : "date",
-                              "type" : "string"
-                            },
-                            "recurrence" : {
-                              "properties" : {
-                                "dayOfMonth" : {
-                                  "type" : "integer"
-                                },
-                                "kind" : {
-                                  "enum" : [
-                                    "none",
-                                    "daily",
-                                    "weekly",
-                                    "monthly"
-                                  ],
-                                  "type" : "string"
-                                },
-                                "weekdays" : {
-                                  "items" : {
-                                    "enum" : [
-                                      "monday",
-                                      "tuesday",
-                                      "wednesday",
-                                      "thursday",
-                                      "friday",
-                                      "saturday",
-                                      "sunday"
-                                    ],
-                                    "type" : "string"
-                                  },
-                                  "type" : "array"
-                                }
-                              },
-                              "required" : [
-                                "kind"
-                              ],
-                              "type" : "object"
-                            }
-                          },
-                          "required" : [
-                            "firstDueOn",
-                            "recurrence"
-                          ],
-                          "type" : "object"
-                        },
-                        "competition" : {
-                          "properties" : {
-                            "endsAt" : {
-                              "format" : "date-time",
-                              "type" : "string"
-                            },
-                            "startsAt" : {
-                              "format" : "date-time",
-                              "type" : "string"
-                            },
-                            "timeZone" : {
-                              "type" : "string"
-                            },
-                            "unit" : {
-                              "type" : "string"
-                            }
-                          },
-                          "required" : [
-                            "endsAt",
-                            "startsAt",
-                            "timeZone",
-                            "unit"
-                          ],
-                          "type" : "object"
-                        },
-                        "description" : {
-                          "type" : "string"
-                        },
-                        "difficulty" : {
-                          "enum" : [
-                            "beginner",
-                            "moderate",
-                            "hard",
-                            "extreme"
-                          ],
-                          "type" : "string"
-                        },
-                        "durationDays" : {
-                          "type" : "integer"
-                        },
-                        "effectiveFrom" : {
-                          "format" : "date",
-                          "type" : "string"
-                        },
-                        "estimatedDailyMinutes" : {
-                          "type" : "integer"
-                        },
-                        "groupID" : {
-                          "format" : "uuid",
-                          "type" : "string"
-                        },
-                        "habit" : {
-                          "properties" : {
-                            "colour" : {
-                              "type" : "string"
-                            },
-                            "notes" : {
-                              "type" : "string"
-                            },
-                            "priority" : {
-                              "type" : "integer"
-                            },
-                            "reminderTime" : {
-                              "format" : "time",
-                              "type" : "string"
-                            }
-                          },
-                          "type" : "object"
-                        },
-                        "kind" : {
-                          "enum" : [
-                            "curated",
-                            "competition",
-                            "habit",
-                            "chore",
-                            "weekly"
-                          ],
-                          "type" : "string"
-                        },
-                        "name" : {
-                          "type" : "string"
-                        },
-                        "ownerID" : {
-                          "format" : "uuid",
-                          "type" : "string"
-                        },
-                        "rules" : {
-                          "properties" : {
-                            "checkInGraceMinutes" : {
-                              "type" : "integer"
-                            },
-                            "failure" : {
-                              "properties" : {
-                                "allowedMissedDays" : {
-                                  "type" : "integer"
-                                },
-                                "mode" : {
-                                  "enum" : [
-                                    "strict",
-                                    "tolerant",
-                                    "none"
-                                  ],
-                                  "type" : "string"
-                                }
-                              },
-                              "required" : [
-                                "mode"
-                              ],
-                              "type" : "object"
-                            },
-                            "points" : {
-                              "properties" : {
-                                "completionBonus" : {
-                                  "type" : "integer"
-                                },
-                                "kind" : {
-                                  "enum" : [
-                                    "none",
-                                    "perTask",
-                                    "series"
-                                  ],
-                                  "type" : "string"
-                                },
-                                "pointsPerTask" : {
-                                  "type" : "integer"
-                                },
-                                "series" : {
-                                  "properties" : {
-                                    "basePoints" : {
-                                      "type" : "number"
-                                    },
-                                    "capBands" : {
-                                      "items" : {
-                                        "properties" : {
-                                          "fromLevel" : {
-                                            "type" : "integer"
-                                          },
-                                          "multiplierOfDailyGoal" : {
-                                            "type" : "number"
-                                          }
-                                        },
-                                        "required" : [
-                                          "fromLevel",
-                                          "multiplierOfDailyGoal"
-                                        ],
-                                        "type" : "object"
-                                      },
-                                      "type" : "array"
-                                    },
-                                    "levelThresholds" : {
-                                      "items" : {
-                                        "type" : "integer"
-                                      },
-                                      "type" : "array"
-                                    },
-                                    "repMultiplier" : {
-                                      "type" : "number"
-                                    },
-                                    "seriesMultiplier" : {
-                                      "type" : "number"
-                                    },
-                                    "streakMultipliers" : {
-                                      "items" : {
-                                        "properties" : {
-                                          "fromStreak" : {
-                                            "type" : "integer"
-                                          },
-                                          "multiplier" : {
-                                            "type" : "number"
-                                          }
-                                        },
-                                        "required" : [
-                                          "fromStreak",
-                                          "multiplier"
-                                        ],
-                                        "type" : "object"
-                                      },
-                                      "type" : "array"
-                                    }
-                                  },
-                                  "required" : [
-                                    "basePoints",
-                                    "capBands",
-                                    "levelThresholds",
-                                    "repMultiplier",
-                                    "seriesMultiplier",
-                                    "streakMultipliers"
-                                  ],
-                                  "type" : "object"
-                                },
-                                "weeklyGoalBonus" : {
-                                  "type" : "integer"
-                                }
-                              },
-                              "required" : [
-                                "kind"
-                              ],
-                              "type" : "object"
-                            },
-                            "streak" : {
-                              "properties" : {
-                                "activityKeepsWeeklyStreak" : {
-                                  "type" : "boolean"
-                                },
-                                "freezesPerMonth" : {
-                                  "type" : "integer"
-                                },
-                                "period" : {
-                                  "enum" : [
-                                    "day",
-                                    "week"
-                                  ],
-                                  "type" : "string"
-                                },
-                                "weeklyGoalDays" : {
-                                  "type" : "integer"
-                                }
-                              },
-                              "required" : [
-                                "activityKeepsWeeklyStreak",
-                                "freezesPerMonth",
-                                "period"
-                              ],
-                              "type" : "object"
-                            }
-                          },
-                          "required" : [
-                            "checkInGraceMinutes",
-                            "failure",
-                            "points",
-                            "streak"
-                          ],
-                          "type" : "object"
-                        },
-                        "tasks" : {
-                          "items" : {
-                            "properties" : {
-                              "cadence" : {
-                                "properties" : {
-                                  "kind" : {
-                                    "enum" : [
-                                      "daily",
-                                      "weekdays",
-                                      "timesPerWeek",
-                                      "weekly",
-                                      "monthly"
-                                    ],
-                                    "type" : "string"
-                                  },
-                                  "timesPerWeek" : {
-                                    "type" : "integer"
-                                  },
-                                  "weekdays" : {
-                                    "items" : {
-                                      "enum" : [
-                                        "monday",
-                                        "tuesday",
-                                        "wednesday",
-                                        "thursday",
-                                        "friday",
-                                        "saturday",
-                                        "sunday"
-                                      ],
-                                      "type" : "string"
-                                    },
-                                    "type" : "array"
-                                  }
-                                },
-                                "required" : [
-                                  "kind"
-                                ],
-                                "type" : "object"
-                              },
-                              "details" : {
-                                "type" : "string"
-                              },
-                              "kind" : {
-                                "enum" : [
-                                  "checkbox",
-                                  "quantity",
-                                  "photo"
-                                ],
-                                "type" : "string"
-                              },
-                              "points" : {
-                                "type" : "integer"
-                              },
-                              "target" : {
-                                "type" : "number"
-                              },
-                              "targetFromDailyGoal" : {
-                                "type" : "number"
-                              },
-                              "taskID" : {
-                                "type" : "string"
-                              },
-                              "title" : {
-                                "type" : "string"
-                              },
-                              "unit" : {
-                                "type" : "string"
-                              }
-                            },
-                            "required" : [
-                              "cadence",
-                              "kind",
-                              "taskID",
-                              "title"
-                            ],
-                            "type" : "object"
-                          },
-                          "type" : "array"
-                        },
-                        "version" : {
-                          "type" : "integer"
-                        },
-                        "visibility" : {
-                          "enum" : [
-                            "curated",
-                            "public",
-                            "private",
-                            "group"
-                          ],
-                          "type" : "string"
-                        }
-                      },
-                      "required" : [
-                        "category",
-                        "challengeID",
-                        "description",
-                        "difficulty",
-                        "kind",
-                        "name",
-                        "rules",
-                        "tasks",
-                        "version",
-                        "visibility"
-                      ],
-                      "type" : "object"
-                    },
-                    "estimatedDailyMinutes" : {
-                      "type" : "integer"
-                    },
-                    "failureConditions" : {
-                      "items" : {
-                        "type" : "string"
-                      },
-                      "type" : "array"
-                    },
-                    "invited" : {
-                      "type" : "boolean"
-                    },
-                    "latestVersion" : {
-                      "type" : "integer"
-                    },
-                    "likedByMe" : {
-                      "type" : "boolean"
-                    },
-                    "likes" : {
-                      "type" : "integer"
-                    },
-                    "ruleSummary" : {
-                      "type" : "string"
-                    },
-                    "updatedAt" : {
-                      "format" : "date-time",
-                      "type" : "string"
-                    },
-                    "versions" : {
-                      "items" : {
-                        "properties" : {
-                          "createdAt" : {
-                            "format" : "date-time",
-                            "type" : "string"
-                          },
-                          "effectiveFrom" : {
-                            "format" : "date",
-                            "type" : "string"
-                          },
-                          "version" : {
-                            "type" : "integer"
-                          }
-                        },
-                        "required" : [
-                          "createdAt",
-                          "version"
-                        ],
-                        "type" : "object"
-                      },
-                      "type" : "array"
-                    }
-                  },
-                  "required" : [
-                    "canEdit",
-                    "createdAt",
-                    "definition",
-                    "failureConditions",
-                    "invited",
-                    "latestVersion",
-                    "likedByMe",
-                    "likes",
-                    "ruleSummary",
-                    "updatedAt",
-                    "versions"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/ChallengeDetail"
                 }
               }
             },
-            "description" : "OK"
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "404" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/NotFound"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -7901,15 +6374,26 @@ enum PublicAPI {
         "tags" : [
           "challenges"
         ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "challenges",
         "x-surge-throttle" : "standard"
       }
     },
     "/v1/chore-occurrences/{occurrenceID}/complete" : {
       "post" : {
+        "description" : "Complete a chore: its points go to the caller and the next occurrence becomes due per the recurrence.\n\nProblem types:\n- 409 `chore-already-completed`: This chore occurrence was already completed.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "completeChore",
         "parameters" : [
           {
+            "description" : "A chore occurrence.",
             "in" : "path",
             "name" : "occurrenceID",
             "required" : true,
@@ -7919,12 +6403,17 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "A client-chosen key (up to 255 characters); a retry with the same key and body gets the first response again.",
+            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.",
             "in" : "header",
             "name" : "Idempotency-Key",
             "required" : false,
             "schema" : {
+              "examples" : [
+                "2f1c6a0e-start"
+              ],
               "maxLength" : 255,
+              "minLength" : 1,
+              "pattern" : "^[!-~]+$",
               "type" : "string"
             }
           }
@@ -7934,91 +6423,49 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "occurrence" : {
-                      "properties" : {
-                        "assigneeID" : {
-                          "format" : "uuid",
-                          "type" : "string"
-                        },
-                        "choreID" : {
-                          "format" : "uuid",
-                          "type" : "string"
-                        },
-                        "completedAt" : {
-                          "format" : "date-time",
-                          "type" : "string"
-                        },
-                        "completedBy" : {
-                          "format" : "uuid",
-                          "type" : "string"
-                        },
-                        "dueAt" : {
-                          "format" : "date-time",
-                          "type" : "string"
-                        },
-                        "dueOn" : {
-                          "format" : "date",
-                          "type" : "string"
-                        },
-                        "groupID" : {
-                          "format" : "uuid",
-                          "type" : "string"
-                        },
-                        "occurrenceID" : {
-                          "format" : "uuid",
-                          "type" : "string"
-                        },
-                        "overdue" : {
-                          "type" : "boolean"
-                        },
-                        "points" : {
-                          "type" : "integer"
-                        },
-                        "status" : {
-                          "type" : "string"
-                        },
-                        "title" : {
-                          "type" : "string"
-                        }
-                      },
-                      "required" : [
-                        "choreID",
-                        "dueAt",
-                        "dueOn",
-                        "groupID",
-                        "occurrenceID",
-                        "overdue",
-                        "points",
-                        "status",
-                        "title"
-                      ],
-                      "type" : "object"
-                    }
-                  },
-                  "required" : [
-                    "occurrence"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/CompletedResponse"
                 }
               }
             },
-            "description" : "OK"
+            "description" : "OK",
+            "headers" : {
+              "Idempotent-Replayed" : {
+                "$ref" : "#/components/headers/Idempotent-Replayed"
+              },
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "404" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/NotFound"
           },
           "409" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Conflict"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/UnprocessableContent"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -8032,38 +6479,52 @@ enum PublicAPI {
         "tags" : [
           "progress"
         ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "chore-already-completed",
+          "idempotency-key-in-progress",
+          "idempotency-key-reused",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "progress",
         "x-surge-throttle" : "standard"
       }
     },
     "/v1/friend-requests" : {
       "get" : {
+        "description" : "Pending friend requests, oldest first.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "listFriendRequests",
         "parameters" : [
           {
-            "description" : "incoming (default) or outgoing.",
+            "description" : "Requests sent to the caller (incoming) or by the caller (outgoing).",
             "in" : "query",
             "name" : "direction",
             "required" : false,
             "schema" : {
-              "enum" : [
-                "incoming",
-                "outgoing"
-              ],
-              "type" : "string"
+              "$ref" : "#/components/schemas/FriendRequestDirection",
+              "default" : "incoming"
             }
           },
           {
-            "description" : "Items per page, 1-100 (default 20).",
+            "description" : "Items per page.",
             "in" : "query",
             "name" : "limit",
             "required" : false,
             "schema" : {
+              "default" : 20,
+              "maximum" : 100,
+              "minimum" : 1,
               "type" : "integer"
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page.",
+            "description" : "The `nextCursor` of the previous page; opaque.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
@@ -8077,94 +6538,40 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "items" : {
-                      "items" : {
-                        "properties" : {
-                          "addressee" : {
-                            "properties" : {
-                              "avatarURL" : {
-                                "type" : "string"
-                              },
-                              "displayName" : {
-                                "type" : "string"
-                              },
-                              "id" : {
-                                "format" : "uuid",
-                                "type" : "string"
-                              }
-                            },
-                            "required" : [
-                              "displayName",
-                              "id"
-                            ],
-                            "type" : "object"
-                          },
-                          "createdAt" : {
-                            "format" : "date-time",
-                            "type" : "string"
-                          },
-                          "id" : {
-                            "format" : "uuid",
-                            "type" : "string"
-                          },
-                          "requester" : {
-                            "properties" : {
-                              "avatarURL" : {
-                                "type" : "string"
-                              },
-                              "displayName" : {
-                                "type" : "string"
-                              },
-                              "id" : {
-                                "format" : "uuid",
-                                "type" : "string"
-                              }
-                            },
-                            "required" : [
-                              "displayName",
-                              "id"
-                            ],
-                            "type" : "object"
-                          }
-                        },
-                        "required" : [
-                          "addressee",
-                          "createdAt",
-                          "id",
-                          "requester"
-                        ],
-                        "type" : "object"
-                      },
-                      "type" : "array"
-                    },
-                    "nextCursor" : {
-                      "type" : "string"
-                    }
-                  },
-                  "required" : [
-                    "items"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/FriendRequestPage"
                 }
               }
             },
-            "description" : "OK"
-          },
-          "400" : {
-            "$ref" : "#/components/responses/Problem"
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "422" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/UnprocessableContent"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -8178,19 +6585,34 @@ enum PublicAPI {
         "tags" : [
           "identity"
         ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "identity",
         "x-surge-throttle" : "standard"
       },
       "post" : {
+        "description" : "Ask someone to be friends (409 if already friends or a request between you is pending).\n\nProblem types:\n- 404 `not-found`: No such resource, or none the caller may see.\n- 409 `already-friends`: You are already friends.\n- 409 `friend-request-exists`: A friend request between the two of you is pending; answer or cancel it.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "sendFriendRequest",
         "parameters" : [
           {
-            "description" : "A client-chosen key (up to 255 characters); a retry with the same key and body gets the first response again.",
+            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.",
             "in" : "header",
             "name" : "Idempotency-Key",
             "required" : false,
             "schema" : {
+              "examples" : [
+                "2f1c6a0e-start"
+              ],
               "maxLength" : 255,
+              "minLength" : 1,
+              "pattern" : "^[!-~]+$",
               "type" : "string"
             }
           }
@@ -8199,16 +6621,7 @@ enum PublicAPI {
           "content" : {
             "application/json" : {
               "schema" : {
-                "properties" : {
-                  "userID" : {
-                    "format" : "uuid",
-                    "type" : "string"
-                  }
-                },
-                "required" : [
-                  "userID"
-                ],
-                "type" : "object"
+                "$ref" : "#/components/schemas/FriendRequestCreation"
               }
             }
           },
@@ -8219,86 +6632,58 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "addressee" : {
-                      "properties" : {
-                        "avatarURL" : {
-                          "type" : "string"
-                        },
-                        "displayName" : {
-                          "type" : "string"
-                        },
-                        "id" : {
-                          "format" : "uuid",
-                          "type" : "string"
-                        }
-                      },
-                      "required" : [
-                        "displayName",
-                        "id"
-                      ],
-                      "type" : "object"
-                    },
-                    "createdAt" : {
-                      "format" : "date-time",
-                      "type" : "string"
-                    },
-                    "id" : {
-                      "format" : "uuid",
-                      "type" : "string"
-                    },
-                    "requester" : {
-                      "properties" : {
-                        "avatarURL" : {
-                          "type" : "string"
-                        },
-                        "displayName" : {
-                          "type" : "string"
-                        },
-                        "id" : {
-                          "format" : "uuid",
-                          "type" : "string"
-                        }
-                      },
-                      "required" : [
-                        "displayName",
-                        "id"
-                      ],
-                      "type" : "object"
-                    }
-                  },
-                  "required" : [
-                    "addressee",
-                    "createdAt",
-                    "id",
-                    "requester"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/FriendRequest"
                 }
               }
             },
-            "description" : "Created"
+            "description" : "Created",
+            "headers" : {
+              "Idempotent-Replayed" : {
+                "$ref" : "#/components/headers/Idempotent-Replayed"
+              },
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "400" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/BadRequest"
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "404" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/NotFound"
           },
           "409" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Conflict"
+          },
+          "413" : {
+            "$ref" : "#/components/responses/ContentTooLarge"
+          },
+          "415" : {
+            "$ref" : "#/components/responses/UnsupportedMediaType"
           },
           "422" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/UnprocessableContent"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -8312,15 +6697,35 @@ enum PublicAPI {
         "tags" : [
           "identity"
         ],
+        "x-problem-types" : [
+          "invalid-characters",
+          "malformed-body",
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "already-friends",
+          "friend-request-exists",
+          "idempotency-key-in-progress",
+          "payload-too-large",
+          "unsupported-media-type",
+          "idempotency-key-reused",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "identity",
         "x-surge-throttle" : "standard"
       }
     },
     "/v1/friend-requests/{requestID}" : {
       "delete" : {
+        "description" : "Withdraw a request you sent.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "cancelFriendRequest",
         "parameters" : [
           {
+            "description" : "A friend request.",
             "in" : "path",
             "name" : "requestID",
             "required" : true,
@@ -8332,19 +6737,36 @@ enum PublicAPI {
         ],
         "responses" : {
           "204" : {
-            "description" : "No Content"
+            "description" : "No Content",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "404" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/NotFound"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -8358,15 +6780,26 @@ enum PublicAPI {
         "tags" : [
           "identity"
         ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "identity",
         "x-surge-throttle" : "standard"
       }
     },
     "/v1/friend-requests/{requestID}/accept" : {
       "post" : {
+        "description" : "Accept a request sent to you.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "acceptFriendRequest",
         "parameters" : [
           {
+            "description" : "A friend request.",
             "in" : "path",
             "name" : "requestID",
             "required" : true,
@@ -8381,52 +6814,40 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "since" : {
-                      "format" : "date-time",
-                      "type" : "string"
-                    },
-                    "user" : {
-                      "properties" : {
-                        "avatarURL" : {
-                          "type" : "string"
-                        },
-                        "displayName" : {
-                          "type" : "string"
-                        },
-                        "id" : {
-                          "format" : "uuid",
-                          "type" : "string"
-                        }
-                      },
-                      "required" : [
-                        "displayName",
-                        "id"
-                      ],
-                      "type" : "object"
-                    }
-                  },
-                  "required" : [
-                    "since",
-                    "user"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/Friend"
                 }
               }
             },
-            "description" : "OK"
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "404" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/NotFound"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -8440,15 +6861,26 @@ enum PublicAPI {
         "tags" : [
           "identity"
         ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "identity",
         "x-surge-throttle" : "standard"
       }
     },
     "/v1/friend-requests/{requestID}/decline" : {
       "post" : {
+        "description" : "Decline a request sent to you.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "declineFriendRequest",
         "parameters" : [
           {
+            "description" : "A friend request.",
             "in" : "path",
             "name" : "requestID",
             "required" : true,
@@ -8460,19 +6892,36 @@ enum PublicAPI {
         ],
         "responses" : {
           "204" : {
-            "description" : "No Content"
+            "description" : "No Content",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "404" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/NotFound"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -8486,25 +6935,38 @@ enum PublicAPI {
         "tags" : [
           "identity"
         ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "identity",
         "x-surge-throttle" : "standard"
       }
     },
     "/v1/friends" : {
       "get" : {
+        "description" : "The caller's friends, by display name.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "listFriends",
         "parameters" : [
           {
-            "description" : "Items per page, 1-100 (default 20).",
+            "description" : "Items per page.",
             "in" : "query",
             "name" : "limit",
             "required" : false,
             "schema" : {
+              "default" : 20,
+              "maximum" : 100,
+              "minimum" : 1,
               "type" : "integer"
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page.",
+            "description" : "The `nextCursor` of the previous page; opaque.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
@@ -8518,69 +6980,40 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "items" : {
-                      "items" : {
-                        "properties" : {
-                          "since" : {
-                            "format" : "date-time",
-                            "type" : "string"
-                          },
-                          "user" : {
-                            "properties" : {
-                              "avatarURL" : {
-                                "type" : "string"
-                              },
-                              "displayName" : {
-                                "type" : "string"
-                              },
-                              "id" : {
-                                "format" : "uuid",
-                                "type" : "string"
-                              }
-                            },
-                            "required" : [
-                              "displayName",
-                              "id"
-                            ],
-                            "type" : "object"
-                          }
-                        },
-                        "required" : [
-                          "since",
-                          "user"
-                        ],
-                        "type" : "object"
-                      },
-                      "type" : "array"
-                    },
-                    "nextCursor" : {
-                      "type" : "string"
-                    }
-                  },
-                  "required" : [
-                    "items"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/FriendPage"
                 }
               }
             },
-            "description" : "OK"
-          },
-          "400" : {
-            "$ref" : "#/components/responses/Problem"
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "422" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/UnprocessableContent"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -8594,15 +7027,26 @@ enum PublicAPI {
         "tags" : [
           "identity"
         ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "identity",
         "x-surge-throttle" : "standard"
       }
     },
     "/v1/friends/{userID}" : {
       "delete" : {
+        "description" : "End a friendship.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "removeFriend",
         "parameters" : [
           {
+            "description" : "A user.",
             "in" : "path",
             "name" : "userID",
             "required" : true,
@@ -8614,19 +7058,36 @@ enum PublicAPI {
         ],
         "responses" : {
           "204" : {
-            "description" : "No Content"
+            "description" : "No Content",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "404" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/NotFound"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -8640,25 +7101,38 @@ enum PublicAPI {
         "tags" : [
           "identity"
         ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "identity",
         "x-surge-throttle" : "standard"
       }
     },
     "/v1/groups" : {
       "get" : {
+        "description" : "The groups you belong to, in the order you joined them.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "listGroups",
         "parameters" : [
           {
-            "description" : "Items per page, 1-100 (default 20).",
+            "description" : "Items per page.",
             "in" : "query",
             "name" : "limit",
             "required" : false,
             "schema" : {
+              "default" : 20,
+              "maximum" : 100,
+              "minimum" : 1,
               "type" : "integer"
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page.",
+            "description" : "The `nextCursor` of the previous page; opaque.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
@@ -8672,88 +7146,40 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "items" : {
-                      "items" : {
-                        "properties" : {
-                          "createdAt" : {
-                            "format" : "date-time",
-                            "type" : "string"
-                          },
-                          "id" : {
-                            "format" : "uuid",
-                            "type" : "string"
-                          },
-                          "kind" : {
-                            "enum" : [
-                              "household",
-                              "friends",
-                              "team"
-                            ],
-                            "type" : "string"
-                          },
-                          "memberCount" : {
-                            "type" : "integer"
-                          },
-                          "myRole" : {
-                            "enum" : [
-                              "owner",
-                              "member"
-                            ],
-                            "type" : "string"
-                          },
-                          "name" : {
-                            "type" : "string"
-                          },
-                          "ownerID" : {
-                            "format" : "uuid",
-                            "type" : "string"
-                          },
-                          "timeZone" : {
-                            "type" : "string"
-                          }
-                        },
-                        "required" : [
-                          "createdAt",
-                          "id",
-                          "kind",
-                          "memberCount",
-                          "myRole",
-                          "name",
-                          "ownerID",
-                          "timeZone"
-                        ],
-                        "type" : "object"
-                      },
-                      "type" : "array"
-                    },
-                    "nextCursor" : {
-                      "type" : "string"
-                    }
-                  },
-                  "required" : [
-                    "items"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/GroupSummaryPage"
                 }
               }
             },
-            "description" : "OK"
-          },
-          "400" : {
-            "$ref" : "#/components/responses/Problem"
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "422" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/UnprocessableContent"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -8767,19 +7193,34 @@ enum PublicAPI {
         "tags" : [
           "identity"
         ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "identity",
         "x-surge-throttle" : "standard"
       },
       "post" : {
+        "description" : "Create a group (household, friends or team); you own it.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "createGroup",
         "parameters" : [
           {
-            "description" : "A client-chosen key (up to 255 characters); a retry with the same key and body gets the first response again.",
+            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.",
             "in" : "header",
             "name" : "Idempotency-Key",
             "required" : false,
             "schema" : {
+              "examples" : [
+                "2f1c6a0e-start"
+              ],
               "maxLength" : 255,
+              "minLength" : 1,
+              "pattern" : "^[!-~]+$",
               "type" : "string"
             }
           }
@@ -8788,28 +7229,7 @@ enum PublicAPI {
           "content" : {
             "application/json" : {
               "schema" : {
-                "properties" : {
-                  "kind" : {
-                    "enum" : [
-                      "household",
-                      "friends",
-                      "team"
-                    ],
-                    "type" : "string"
-                  },
-                  "name" : {
-                    "type" : "string"
-                  },
-                  "timeZone" : {
-                    "type" : "string"
-                  }
-                },
-                "required" : [
-                  "kind",
-                  "name",
-                  "timeZone"
-                ],
-                "type" : "object"
+                "$ref" : "#/components/schemas/GroupCreationRequest"
               }
             }
           },
@@ -8820,74 +7240,55 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "createdAt" : {
-                      "format" : "date-time",
-                      "type" : "string"
-                    },
-                    "id" : {
-                      "format" : "uuid",
-                      "type" : "string"
-                    },
-                    "kind" : {
-                      "enum" : [
-                        "household",
-                        "friends",
-                        "team"
-                      ],
-                      "type" : "string"
-                    },
-                    "memberCount" : {
-                      "type" : "integer"
-                    },
-                    "myRole" : {
-                      "enum" : [
-                        "owner",
-                        "member"
-                      ],
-                      "type" : "string"
-                    },
-                    "name" : {
-                      "type" : "string"
-                    },
-                    "ownerID" : {
-                      "format" : "uuid",
-                      "type" : "string"
-                    },
-                    "timeZone" : {
-                      "type" : "string"
-                    }
-                  },
-                  "required" : [
-                    "createdAt",
-                    "id",
-                    "kind",
-                    "memberCount",
-                    "myRole",
-                    "name",
-                    "ownerID",
-                    "timeZone"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/GroupSummary"
                 }
               }
             },
-            "description" : "Created"
+            "description" : "Created",
+            "headers" : {
+              "Idempotent-Replayed" : {
+                "$ref" : "#/components/headers/Idempotent-Replayed"
+              },
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "400" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/BadRequest"
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "409" : {
+            "$ref" : "#/components/responses/Conflict"
+          },
+          "413" : {
+            "$ref" : "#/components/responses/ContentTooLarge"
+          },
+          "415" : {
+            "$ref" : "#/components/responses/UnsupportedMediaType"
           },
           "422" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/UnprocessableContent"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -8901,15 +7302,32 @@ enum PublicAPI {
         "tags" : [
           "identity"
         ],
+        "x-problem-types" : [
+          "invalid-characters",
+          "malformed-body",
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "idempotency-key-in-progress",
+          "payload-too-large",
+          "unsupported-media-type",
+          "idempotency-key-reused",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "identity",
         "x-surge-throttle" : "standard"
       }
     },
     "/v1/groups/{groupID}" : {
       "get" : {
+        "description" : "A group you belong to (404 otherwise).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "getGroup",
         "parameters" : [
           {
+            "description" : "A group.",
             "in" : "path",
             "name" : "groupID",
             "required" : true,
@@ -8924,71 +7342,40 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "createdAt" : {
-                      "format" : "date-time",
-                      "type" : "string"
-                    },
-                    "id" : {
-                      "format" : "uuid",
-                      "type" : "string"
-                    },
-                    "kind" : {
-                      "enum" : [
-                        "household",
-                        "friends",
-                        "team"
-                      ],
-                      "type" : "string"
-                    },
-                    "memberCount" : {
-                      "type" : "integer"
-                    },
-                    "myRole" : {
-                      "enum" : [
-                        "owner",
-                        "member"
-                      ],
-                      "type" : "string"
-                    },
-                    "name" : {
-                      "type" : "string"
-                    },
-                    "ownerID" : {
-                      "format" : "uuid",
-                      "type" : "string"
-                    },
-                    "timeZone" : {
-                      "type" : "string"
-                    }
-                  },
-                  "required" : [
-                    "createdAt",
-                    "id",
-                    "kind",
-                    "memberCount",
-                    "myRole",
-                    "name",
-                    "ownerID",
-                    "timeZone"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/GroupSummary"
                 }
               }
             },
-            "description" : "OK"
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "404" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/NotFound"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -9002,13 +7389,24 @@ enum PublicAPI {
         "tags" : [
           "identity"
         ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "identity",
         "x-surge-throttle" : "standard"
       },
       "patch" : {
+        "description" : "Rename a group or change its time zone (owner only).\n\nProblem types:\n- 403 `owner-only`: Only the group's owner may do this.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "updateGroup",
         "parameters" : [
           {
+            "description" : "A group.",
             "in" : "path",
             "name" : "groupID",
             "required" : true,
@@ -9022,15 +7420,7 @@ enum PublicAPI {
           "content" : {
             "application/json" : {
               "schema" : {
-                "properties" : {
-                  "name" : {
-                    "type" : "string"
-                  },
-                  "timeZone" : {
-                    "type" : "string"
-                  }
-                },
-                "type" : "object"
+                "$ref" : "#/components/schemas/GroupUpdateRequest"
               }
             }
           },
@@ -9041,80 +7431,55 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "createdAt" : {
-                      "format" : "date-time",
-                      "type" : "string"
-                    },
-                    "id" : {
-                      "format" : "uuid",
-                      "type" : "string"
-                    },
-                    "kind" : {
-                      "enum" : [
-                        "household",
-                        "friends",
-                        "team"
-                      ],
-                      "type" : "string"
-                    },
-                    "memberCount" : {
-                      "type" : "integer"
-                    },
-                    "myRole" : {
-                      "enum" : [
-                        "owner",
-                        "member"
-                      ],
-                      "type" : "string"
-                    },
-                    "name" : {
-                      "type" : "string"
-                    },
-                    "ownerID" : {
-                      "format" : "uuid",
-                      "type" : "string"
-                    },
-                    "timeZone" : {
-                      "type" : "string"
-                    }
-                  },
-                  "required" : [
-                    "createdAt",
-                    "id",
-                    "kind",
-                    "memberCount",
-                    "myRole",
-                    "name",
-                    "ownerID",
-                    "timeZone"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/GroupSummary"
                 }
               }
             },
-            "description" : "OK"
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "400" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/BadRequest"
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "403" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Forbidden"
           },
           "404" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/NotFound"
+          },
+          "413" : {
+            "$ref" : "#/components/responses/ContentTooLarge"
+          },
+          "415" : {
+            "$ref" : "#/components/responses/UnsupportedMediaType"
           },
           "422" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/UnprocessableContent"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -9128,15 +7493,32 @@ enum PublicAPI {
         "tags" : [
           "identity"
         ],
+        "x-problem-types" : [
+          "invalid-characters",
+          "malformed-body",
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "owner-only",
+          "not-found",
+          "payload-too-large",
+          "unsupported-media-type",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "identity",
         "x-surge-throttle" : "standard"
       }
     },
     "/v1/groups/{groupID}/chore-occurrences" : {
       "get" : {
+        "description" : "A household's chore occurrences: pending ones by due time (overdue flagged), or completed ones.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "listChoreOccurrences",
         "parameters" : [
           {
+            "description" : "A group.",
             "in" : "path",
             "name" : "groupID",
             "required" : true,
@@ -9146,29 +7528,29 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "pending (default) or completed.",
+            "description" : "Pending occurrences (by due time) or completed ones.",
             "in" : "query",
             "name" : "status",
             "required" : false,
             "schema" : {
-              "enum" : [
-                "pending",
-                "completed"
-              ],
-              "type" : "string"
+              "$ref" : "#/components/schemas/ChoreOccurrenceStatus",
+              "default" : "pending"
             }
           },
           {
-            "description" : "Items per page, 1-100 (default 20).",
+            "description" : "Items per page.",
             "in" : "query",
             "name" : "limit",
             "required" : false,
             "schema" : {
+              "default" : 20,
+              "maximum" : 100,
+              "minimum" : 1,
               "type" : "integer"
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page.",
+            "description" : "The `nextCursor` of the previous page; opaque.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
@@ -9182,100 +7564,43 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "items" : {
-                      "items" : {
-                        "properties" : {
-                          "assigneeID" : {
-                            "format" : "uuid",
-                            "type" : "string"
-                          },
-                          "choreID" : {
-                            "format" : "uuid",
-                            "type" : "string"
-                          },
-                          "completedAt" : {
-                            "format" : "date-time",
-                            "type" : "string"
-                          },
-                          "completedBy" : {
-                            "format" : "uuid",
-                            "type" : "string"
-                          },
-                          "dueAt" : {
-                            "format" : "date-time",
-                            "type" : "string"
-                          },
-                          "dueOn" : {
-                            "format" : "date",
-                            "type" : "string"
-                          },
-                          "groupID" : {
-                            "format" : "uuid",
-                            "type" : "string"
-                          },
-                          "occurrenceID" : {
-                            "format" : "uuid",
-                            "type" : "string"
-                          },
-                          "overdue" : {
-                            "type" : "boolean"
-                          },
-                          "points" : {
-                            "type" : "integer"
-                          },
-                          "status" : {
-                            "type" : "string"
-                          },
-                          "title" : {
-                            "type" : "string"
-                          }
-                        },
-                        "required" : [
-                          "choreID",
-                          "dueAt",
-                          "dueOn",
-                          "groupID",
-                          "occurrenceID",
-                          "overdue",
-                          "points",
-                          "status",
-                          "title"
-                        ],
-                        "type" : "object"
-                      },
-                      "type" : "array"
-                    },
-                    "nextCursor" : {
-                      "type" : "string"
-                    }
-                  },
-                  "required" : [
-                    "items"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/ChoreOccurrencePage"
                 }
               }
             },
-            "description" : "OK"
-          },
-          "400" : {
-            "$ref" : "#/components/responses/Problem"
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "404" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/NotFound"
           },
           "422" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/UnprocessableContent"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -9289,15 +7614,27 @@ enum PublicAPI {
         "tags" : [
           "progress"
         ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "progress",
         "x-surge-throttle" : "standard"
       }
     },
     "/v1/groups/{groupID}/chores" : {
       "get" : {
+        "description" : "A household's chores, newest first; for its members only.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "listGroupChores",
         "parameters" : [
           {
+            "description" : "A group.",
             "in" : "path",
             "name" : "groupID",
             "required" : true,
@@ -9307,16 +7644,19 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "Items per page, 1-100 (default 20).",
+            "description" : "Items per page.",
             "in" : "query",
             "name" : "limit",
             "required" : false,
             "schema" : {
+              "default" : 20,
+              "maximum" : 100,
+              "minimum" : 1,
               "type" : "integer"
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page.",
+            "description" : "The `nextCursor` of the previous page; opaque.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
@@ -9330,232 +7670,43 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "items" : {
-                      "items" : {
-                        "properties" : {
-                          "category" : {
-                            "type" : "string"
-                          },
-                          "challengeID" : {
-                            "format" : "uuid",
-                            "type" : "string"
-                          },
-                          "chore" : {
-                            "properties" : {
-                              "assigneeID" : {
-                                "format" : "uuid",
-                                "type" : "string"
-                              },
-                              "dueTime" : {
-                                "format" : "time",
-                                "type" : "string"
-                              },
-                              "firstDueOn" : {
-                                "format" : "date",
-                                "type" : "string"
-                              },
-                              "recurrence" : {
-                                "properties" : {
-                                  "dayOfMonth" : {
-                                    "type" : "integer"
-                                  },
-                                  "kind" : {
-                                    "enum" : [
-                                      "none",
-                                      "daily",
-                                      "weekly",
-                                      "monthly"
-                                    ],
-                                    "type" : "string"
-                                  },
-                                  "weekdays" : {
-                                    "items" : {
-                                      "enum" : [
-                                        "monday",
-                                        "tuesday",
-                                        "wednesday",
-                                        "thursday",
-                                        "friday",
-                                        "saturday",
-                                        "sunday"
-                                      ],
-                                      "type" : "string"
-                                    },
-                                    "type" : "array"
-                                  }
-                                },
-                                "required" : [
-                                  "kind"
-                                ],
-                                "type" : "object"
-                              }
-                            },
-                            "required" : [
-                              "firstDueOn",
-                              "recurrence"
-                            ],
-                            "type" : "object"
-                          },
-                          "competition" : {
-                            "properties" : {
-                              "endsAt" : {
-                                "format" : "date-time",
-                                "type" : "string"
-                              },
-                              "startsAt" : {
-                                "format" : "date-time",
-                                "type" : "string"
-                              },
-                              "timeZone" : {
-                                "type" : "string"
-                              },
-                              "unit" : {
-                                "type" : "string"
-                              }
-                            },
-                            "required" : [
-                              "endsAt",
-                              "startsAt",
-                              "timeZone",
-                              "unit"
-                            ],
-                            "type" : "object"
-                          },
-                          "createdAt" : {
-                            "format" : "date-time",
-                            "type" : "string"
-                          },
-                          "description" : {
-                            "type" : "string"
-                          },
-                          "difficulty" : {
-                            "enum" : [
-                              "beginner",
-                              "moderate",
-                              "hard",
-                              "extreme"
-                            ],
-                            "type" : "string"
-                          },
-                          "durationDays" : {
-                            "type" : "integer"
-                          },
-                          "estimatedDailyMinutes" : {
-                            "type" : "integer"
-                          },
-                          "groupID" : {
-                            "format" : "uuid",
-                            "type" : "string"
-                          },
-                          "habit" : {
-                            "properties" : {
-                              "colour" : {
-                                "type" : "string"
-                              },
-                              "notes" : {
-                                "type" : "string"
-                              },
-                              "priority" : {
-                                "type" : "integer"
-                              },
-                              "reminderTime" : {
-                                "format" : "time",
-                                "type" : "string"
-                              }
-                            },
-                            "type" : "object"
-                          },
-                          "kind" : {
-                            "enum" : [
-                              "curated",
-                              "competition",
-                              "habit",
-                              "chore",
-                              "weekly"
-                            ],
-                            "type" : "string"
-                          },
-                          "latestVersion" : {
-                            "type" : "integer"
-                          },
-                          "likes" : {
-                            "type" : "integer"
-                          },
-                          "name" : {
-                            "type" : "string"
-                          },
-                          "ownerID" : {
-                            "format" : "uuid",
-                            "type" : "string"
-                          },
-                          "relevance" : {
-                            "type" : "number"
-                          },
-                          "taskCount" : {
-                            "type" : "integer"
-                          },
-                          "trendingScore" : {
-                            "type" : "integer"
-                          },
-                          "visibility" : {
-                            "enum" : [
-                              "curated",
-                              "public",
-                              "private",
-                              "group"
-                            ],
-                            "type" : "string"
-                          }
-                        },
-                        "required" : [
-                          "category",
-                          "challengeID",
-                          "createdAt",
-                          "description",
-                          "difficulty",
-                          "kind",
-                          "latestVersion",
-                          "likes",
-                          "name",
-                          "taskCount",
-                          "trendingScore",
-                          "visibility"
-                        ],
-                        "type" : "object"
-                      },
-                      "type" : "array"
-                    },
-                    "nextCursor" : {
-                      "type" : "string"
-                    }
-                  },
-                  "required" : [
-                    "items"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/ChallengeSummaryPage"
                 }
               }
             },
-            "description" : "OK"
-          },
-          "400" : {
-            "$ref" : "#/components/responses/Problem"
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "404" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/NotFound"
           },
           "422" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/UnprocessableContent"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -9569,15 +7720,27 @@ enum PublicAPI {
         "tags" : [
           "challenges"
         ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "challenges",
         "x-surge-throttle" : "standard"
       }
     },
     "/v1/groups/{groupID}/invites" : {
       "get" : {
+        "description" : "The group's usable invites.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "listGroupInvites",
         "parameters" : [
           {
+            "description" : "A group.",
             "in" : "path",
             "name" : "groupID",
             "required" : true,
@@ -9587,16 +7750,19 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "Items per page, 1-100 (default 20).",
+            "description" : "Items per page.",
             "in" : "query",
             "name" : "limit",
             "required" : false,
             "schema" : {
+              "default" : 20,
+              "maximum" : 100,
+              "minimum" : 1,
               "type" : "integer"
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page.",
+            "description" : "The `nextCursor` of the previous page; opaque.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
@@ -9610,74 +7776,43 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "items" : {
-                      "items" : {
-                        "properties" : {
-                          "code" : {
-                            "type" : "string"
-                          },
-                          "createdAt" : {
-                            "format" : "date-time",
-                            "type" : "string"
-                          },
-                          "createdBy" : {
-                            "format" : "uuid",
-                            "type" : "string"
-                          },
-                          "expiresAt" : {
-                            "format" : "date-time",
-                            "type" : "string"
-                          },
-                          "groupID" : {
-                            "format" : "uuid",
-                            "type" : "string"
-                          },
-                          "link" : {
-                            "type" : "string"
-                          }
-                        },
-                        "required" : [
-                          "code",
-                          "createdAt",
-                          "expiresAt",
-                          "groupID",
-                          "link"
-                        ],
-                        "type" : "object"
-                      },
-                      "type" : "array"
-                    },
-                    "nextCursor" : {
-                      "type" : "string"
-                    }
-                  },
-                  "required" : [
-                    "items"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/GroupInvitePage"
                 }
               }
             },
-            "description" : "OK"
-          },
-          "400" : {
-            "$ref" : "#/components/responses/Problem"
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "404" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/NotFound"
           },
           "422" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/UnprocessableContent"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -9691,13 +7826,25 @@ enum PublicAPI {
         "tags" : [
           "identity"
         ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "identity",
         "x-surge-throttle" : "standard"
       },
       "post" : {
+        "description" : "Create an invite code and link (any member); expires after expiresInHours (1-720, default 72).\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "createGroupInvite",
         "parameters" : [
           {
+            "description" : "A group.",
             "in" : "path",
             "name" : "groupID",
             "required" : true,
@@ -9707,12 +7854,17 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "A client-chosen key (up to 255 characters); a retry with the same key and body gets the first response again.",
+            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.",
             "in" : "header",
             "name" : "Idempotency-Key",
             "required" : false,
             "schema" : {
+              "examples" : [
+                "2f1c6a0e-start"
+              ],
               "maxLength" : 255,
+              "minLength" : 1,
+              "pattern" : "^[!-~]+$",
               "type" : "string"
             }
           }
@@ -9721,76 +7873,69 @@ enum PublicAPI {
           "content" : {
             "application/json" : {
               "schema" : {
-                "properties" : {
-                  "expiresInHours" : {
-                    "type" : "integer"
-                  }
-                },
-                "type" : "object"
+                "$ref" : "#/components/schemas/InviteCreationRequest"
               }
             }
           },
-          "required" : true
+          "required" : false
         },
         "responses" : {
           "201" : {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "code" : {
-                      "type" : "string"
-                    },
-                    "createdAt" : {
-                      "format" : "date-time",
-                      "type" : "string"
-                    },
-                    "createdBy" : {
-                      "format" : "uuid",
-                      "type" : "string"
-                    },
-                    "expiresAt" : {
-                      "format" : "date-time",
-                      "type" : "string"
-                    },
-                    "groupID" : {
-                      "format" : "uuid",
-                      "type" : "string"
-                    },
-                    "link" : {
-                      "type" : "string"
-                    }
-                  },
-                  "required" : [
-                    "code",
-                    "createdAt",
-                    "expiresAt",
-                    "groupID",
-                    "link"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/GroupInvite"
                 }
               }
             },
-            "description" : "Created"
+            "description" : "Created",
+            "headers" : {
+              "Idempotent-Replayed" : {
+                "$ref" : "#/components/headers/Idempotent-Replayed"
+              },
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "400" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/BadRequest"
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "404" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/NotFound"
+          },
+          "409" : {
+            "$ref" : "#/components/responses/Conflict"
+          },
+          "413" : {
+            "$ref" : "#/components/responses/ContentTooLarge"
+          },
+          "415" : {
+            "$ref" : "#/components/responses/UnsupportedMediaType"
           },
           "422" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/UnprocessableContent"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -9804,15 +7949,33 @@ enum PublicAPI {
         "tags" : [
           "identity"
         ],
+        "x-problem-types" : [
+          "invalid-characters",
+          "malformed-body",
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "idempotency-key-in-progress",
+          "payload-too-large",
+          "unsupported-media-type",
+          "idempotency-key-reused",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "identity",
         "x-surge-throttle" : "standard"
       }
     },
     "/v1/groups/{groupID}/invites/{code}" : {
       "delete" : {
+        "description" : "Revoke an invite (its creator or the owner).\n\nProblem types:\n- 403 `forbidden`: The caller may not do this.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "revokeGroupInvite",
         "parameters" : [
           {
+            "description" : "A group.",
             "in" : "path",
             "name" : "groupID",
             "required" : true,
@@ -9822,32 +7985,54 @@ enum PublicAPI {
             }
           },
           {
+            "description" : "An invite code: 10 characters, case-insensitive; dashes are ignored.",
             "in" : "path",
             "name" : "code",
             "required" : true,
             "schema" : {
+              "examples" : [
+                "K7MP-Q2RX-VA"
+              ],
+              "pattern" : "^[A-HJKMNP-TV-Za-hjkmnp-tv-z2-9-]+$",
               "type" : "string"
             }
           }
         ],
         "responses" : {
           "204" : {
-            "description" : "No Content"
+            "description" : "No Content",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "403" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Forbidden"
           },
           "404" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/NotFound"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -9861,15 +8046,27 @@ enum PublicAPI {
         "tags" : [
           "identity"
         ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "forbidden",
+          "not-found",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "identity",
         "x-surge-throttle" : "standard"
       }
     },
     "/v1/groups/{groupID}/leave" : {
       "post" : {
+        "description" : "Leave a group. An owner's ownership passes to the longest-standing member; the last member leaving deletes the group.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "leaveGroup",
         "parameters" : [
           {
+            "description" : "A group.",
             "in" : "path",
             "name" : "groupID",
             "required" : true,
@@ -9881,19 +8078,36 @@ enum PublicAPI {
         ],
         "responses" : {
           "204" : {
-            "description" : "No Content"
+            "description" : "No Content",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "404" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/NotFound"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -9903,9 +8117,18 @@ enum PublicAPI {
             ]
           }
         ],
-        "summary" : "Leave a group. An owner's ownership passes to the longest-standing member; the last member leaving deletes the group.",
+        "summary" : "Leave a group.",
         "tags" : [
           "identity"
+        ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
         ],
         "x-surge-service" : "identity",
         "x-surge-throttle" : "standard"
@@ -9913,9 +8136,11 @@ enum PublicAPI {
     },
     "/v1/groups/{groupID}/members" : {
       "get" : {
+        "description" : "Members and their roles, in joining order.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "listGroupMembers",
         "parameters" : [
           {
+            "description" : "A group.",
             "in" : "path",
             "name" : "groupID",
             "required" : true,
@@ -9925,16 +8150,19 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "Items per page, 1-100 (default 20).",
+            "description" : "Items per page.",
             "in" : "query",
             "name" : "limit",
             "required" : false,
             "schema" : {
+              "default" : 20,
+              "maximum" : 100,
+              "minimum" : 1,
               "type" : "integer"
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page.",
+            "description" : "The `nextCursor` of the previous page; opaque.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
@@ -9948,80 +8176,43 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "items" : {
-                      "items" : {
-                        "properties" : {
-                          "joinedAt" : {
-                            "format" : "date-time",
-                            "type" : "string"
-                          },
-                          "role" : {
-                            "enum" : [
-                              "owner",
-                              "member"
-                            ],
-                            "type" : "string"
-                          },
-                          "user" : {
-                            "properties" : {
-                              "avatarURL" : {
-                                "type" : "string"
-                              },
-                              "displayName" : {
-                                "type" : "string"
-                              },
-                              "id" : {
-                                "format" : "uuid",
-                                "type" : "string"
-                              }
-                            },
-                            "required" : [
-                              "displayName",
-                              "id"
-                            ],
-                            "type" : "object"
-                          }
-                        },
-                        "required" : [
-                          "joinedAt",
-                          "role",
-                          "user"
-                        ],
-                        "type" : "object"
-                      },
-                      "type" : "array"
-                    },
-                    "nextCursor" : {
-                      "type" : "string"
-                    }
-                  },
-                  "required" : [
-                    "items"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/GroupMemberPage"
                 }
               }
             },
-            "description" : "OK"
-          },
-          "400" : {
-            "$ref" : "#/components/responses/Problem"
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "404" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/NotFound"
           },
           "422" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/UnprocessableContent"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -10035,15 +8226,27 @@ enum PublicAPI {
         "tags" : [
           "identity"
         ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "identity",
         "x-surge-throttle" : "standard"
       }
     },
     "/v1/groups/{groupID}/members/{userID}" : {
       "delete" : {
+        "description" : "Remove a member (owner only).\n\nProblem types:\n- 403 `owner-only`: Only the group's owner may do this.\n- 409 `cannot-remove-self`: The owner cannot remove themselves; leave the group instead.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "removeGroupMember",
         "parameters" : [
           {
+            "description" : "A group.",
             "in" : "path",
             "name" : "groupID",
             "required" : true,
@@ -10053,6 +8256,7 @@ enum PublicAPI {
             }
           },
           {
+            "description" : "A user.",
             "in" : "path",
             "name" : "userID",
             "required" : true,
@@ -10064,25 +8268,42 @@ enum PublicAPI {
         ],
         "responses" : {
           "204" : {
-            "description" : "No Content"
+            "description" : "No Content",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "403" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Forbidden"
           },
           "404" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/NotFound"
           },
           "409" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Conflict"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -10096,26 +8317,30 @@ enum PublicAPI {
         "tags" : [
           "identity"
         ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "owner-only",
+          "not-found",
+          "cannot-remove-self",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "identity",
         "x-surge-throttle" : "standard"
       }
     },
     "/v1/groups/join" : {
       "post" : {
+        "description" : "Join a group with an invite code (404 unknown or revoked, 410 expired). Joining again changes nothing.\n\nProblem types:\n- 404 `not-found`: No such resource, or none the caller may see.\n- 410 `invite-expired`: The invite has expired; ask for a new one.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "joinGroup",
         "requestBody" : {
           "content" : {
             "application/json" : {
               "schema" : {
-                "properties" : {
-                  "code" : {
-                    "type" : "string"
-                  }
-                },
-                "required" : [
-                  "code"
-                ],
-                "type" : "object"
+                "$ref" : "#/components/schemas/JoinGroupRequest"
               }
             }
           },
@@ -10126,80 +8351,55 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "createdAt" : {
-                      "format" : "date-time",
-                      "type" : "string"
-                    },
-                    "id" : {
-                      "format" : "uuid",
-                      "type" : "string"
-                    },
-                    "kind" : {
-                      "enum" : [
-                        "household",
-                        "friends",
-                        "team"
-                      ],
-                      "type" : "string"
-                    },
-                    "memberCount" : {
-                      "type" : "integer"
-                    },
-                    "myRole" : {
-                      "enum" : [
-                        "owner",
-                        "member"
-                      ],
-                      "type" : "string"
-                    },
-                    "name" : {
-                      "type" : "string"
-                    },
-                    "ownerID" : {
-                      "format" : "uuid",
-                      "type" : "string"
-                    },
-                    "timeZone" : {
-                      "type" : "string"
-                    }
-                  },
-                  "required" : [
-                    "createdAt",
-                    "id",
-                    "kind",
-                    "memberCount",
-                    "myRole",
-                    "name",
-                    "ownerID",
-                    "timeZone"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/GroupSummary"
                 }
               }
             },
-            "description" : "OK"
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "400" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/BadRequest"
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "404" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/NotFound"
           },
           "410" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Gone"
+          },
+          "413" : {
+            "$ref" : "#/components/responses/ContentTooLarge"
+          },
+          "415" : {
+            "$ref" : "#/components/responses/UnsupportedMediaType"
           },
           "422" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/UnprocessableContent"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -10209,50 +8409,69 @@ enum PublicAPI {
             ]
           }
         ],
-        "summary" : "Join a group with an invite code (404 unknown or revoked, 410 expired). Joining again changes nothing.",
+        "summary" : "Join a group with an invite code (404 unknown or revoked, 410 expired).",
         "tags" : [
           "identity"
+        ],
+        "x-problem-types" : [
+          "invalid-characters",
+          "malformed-body",
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "invite-expired",
+          "payload-too-large",
+          "unsupported-media-type",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
         ],
         "x-surge-service" : "identity",
         "x-surge-throttle" : "standard"
       }
     },
-    "/v1/me" : {
-      "delete" : {
-        "operationId" : "deleteMe",
-        "requestBody" : {
-          "content" : {
-            "application/json" : {
-              "schema" : {
-                "properties" : {
-                  "confirm" : {
-                    "type" : "boolean"
-                  }
-                },
-                "type" : "object"
+    "/v1/leaderboards" : {
+      "get" : {
+        "description" : "The boards the caller can see: each group they belong to and each challenge they take part in, with this week's leaders and their own place.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "operationId" : "listLeaderboards",
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "$ref" : "#/components/schemas/BoardListView"
+                }
+              }
+            },
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
               }
             }
           },
-          "required" : true
-        },
-        "responses" : {
-          "204" : {
-            "description" : "No Content"
-          },
-          "400" : {
-            "$ref" : "#/components/responses/Problem"
-          },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
-          },
-          "422" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -10262,82 +8481,1100 @@ enum PublicAPI {
             ]
           }
         ],
-        "summary" : "Delete the account and all its data. The body must be {\"confirm\": true}, else 422 confirmation-required.",
+        "summary" : "The boards the caller can see: each group they belong to and each challenge they take part in, with this week's leaders and their own place.",
+        "tags" : [
+          "leaderboard"
+        ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
+        "x-surge-service" : "leaderboard",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/leaderboards/challenges/{challengeID}" : {
+      "get" : {
+        "description" : "A challenge's standings (a competition's by total quantity in its unit), best first, ties sharing a rank and ordered by name.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "operationId" : "getChallengeLeaderboard",
+        "parameters" : [
+          {
+            "description" : "A challenge (any version).",
+            "in" : "path",
+            "name" : "challengeID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "`week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`.",
+            "in" : "query",
+            "name" : "window",
+            "required" : false,
+            "schema" : {
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "Items per page.",
+            "in" : "query",
+            "name" : "limit",
+            "required" : false,
+            "schema" : {
+              "default" : 20,
+              "maximum" : 100,
+              "minimum" : 1,
+              "type" : "integer"
+            }
+          },
+          {
+            "description" : "The `nextCursor` of the previous page; opaque.",
+            "in" : "query",
+            "name" : "cursor",
+            "required" : false,
+            "schema" : {
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "$ref" : "#/components/schemas/BoardPageView"
+                }
+              }
+            },
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/UnprocessableContent"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/TooManyRequests"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/ServiceUnavailable"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "A challenge's standings (a competition's by total quantity in its unit), best first, ties sharing a rank and ordered by name.",
+        "tags" : [
+          "leaderboard"
+        ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
+        "x-surge-service" : "leaderboard",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/leaderboards/challenges/{challengeID}/around-me" : {
+      "get" : {
+        "description" : "The page of a challenge's board around the caller.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "operationId" : "getChallengeLeaderboardAroundMe",
+        "parameters" : [
+          {
+            "description" : "A challenge (any version).",
+            "in" : "path",
+            "name" : "challengeID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "`week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`.",
+            "in" : "query",
+            "name" : "window",
+            "required" : false,
+            "schema" : {
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "Items per page.",
+            "in" : "query",
+            "name" : "limit",
+            "required" : false,
+            "schema" : {
+              "default" : 20,
+              "maximum" : 100,
+              "minimum" : 1,
+              "type" : "integer"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "$ref" : "#/components/schemas/BoardPageView"
+                }
+              }
+            },
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/UnprocessableContent"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/TooManyRequests"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/ServiceUnavailable"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "The page of a challenge's board around the caller.",
+        "tags" : [
+          "leaderboard"
+        ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
+        "x-surge-service" : "leaderboard",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/leaderboards/challenges/{challengeID}/friends" : {
+      "get" : {
+        "description" : "The caller and their friends on a challenge, ranked among themselves (1 to n), not by their global ranks.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "operationId" : "getChallengeFriendsLeaderboard",
+        "parameters" : [
+          {
+            "description" : "A challenge (any version).",
+            "in" : "path",
+            "name" : "challengeID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "`week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`.",
+            "in" : "query",
+            "name" : "window",
+            "required" : false,
+            "schema" : {
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "$ref" : "#/components/schemas/BoardPageView"
+                }
+              }
+            },
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/UnprocessableContent"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/TooManyRequests"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/ServiceUnavailable"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "The caller and their friends on a challenge, ranked among themselves (1 to n), not by their global ranks.",
+        "tags" : [
+          "leaderboard"
+        ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
+        "x-surge-service" : "leaderboard",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/leaderboards/challenges/{challengeID}/history" : {
+      "get" : {
+        "description" : "Past weeks or months of a challenge's board, newest first, with their winners.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "operationId" : "getChallengeLeaderboardHistory",
+        "parameters" : [
+          {
+            "description" : "A challenge (any version).",
+            "in" : "path",
+            "name" : "challengeID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "Past weeks (the default) or past months.",
+            "in" : "query",
+            "name" : "kind",
+            "required" : false,
+            "schema" : {
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "Items per page.",
+            "in" : "query",
+            "name" : "limit",
+            "required" : false,
+            "schema" : {
+              "default" : 20,
+              "maximum" : 100,
+              "minimum" : 1,
+              "type" : "integer"
+            }
+          },
+          {
+            "description" : "The `nextCursor` of the previous page; opaque.",
+            "in" : "query",
+            "name" : "cursor",
+            "required" : false,
+            "schema" : {
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "$ref" : "#/components/schemas/BoardHistoryView"
+                }
+              }
+            },
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/UnprocessableContent"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/TooManyRequests"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/ServiceUnavailable"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Past weeks or months of a challenge's board, newest first, with their winners.",
+        "tags" : [
+          "leaderboard"
+        ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
+        "x-surge-service" : "leaderboard",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/leaderboards/challenges/{challengeID}/me" : {
+      "get" : {
+        "description" : "The caller's rank, score and percentile on a challenge's board.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "operationId" : "getMyChallengeStanding",
+        "parameters" : [
+          {
+            "description" : "A challenge (any version).",
+            "in" : "path",
+            "name" : "challengeID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "`week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`.",
+            "in" : "query",
+            "name" : "window",
+            "required" : false,
+            "schema" : {
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "$ref" : "#/components/schemas/MyStandingView"
+                }
+              }
+            },
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/UnprocessableContent"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/TooManyRequests"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/ServiceUnavailable"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "The caller's rank, score and percentile on a challenge's board.",
+        "tags" : [
+          "leaderboard"
+        ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
+        "x-surge-service" : "leaderboard",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/leaderboards/groups/{groupID}" : {
+      "get" : {
+        "description" : "A group's or household's standings: every member, by points earned in anything of the group; weeks run Monday to Sunday in the group's zone.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "operationId" : "getGroupLeaderboard",
+        "parameters" : [
+          {
+            "description" : "A group.",
+            "in" : "path",
+            "name" : "groupID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "`week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`.",
+            "in" : "query",
+            "name" : "window",
+            "required" : false,
+            "schema" : {
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "Items per page.",
+            "in" : "query",
+            "name" : "limit",
+            "required" : false,
+            "schema" : {
+              "default" : 20,
+              "maximum" : 100,
+              "minimum" : 1,
+              "type" : "integer"
+            }
+          },
+          {
+            "description" : "The `nextCursor` of the previous page; opaque.",
+            "in" : "query",
+            "name" : "cursor",
+            "required" : false,
+            "schema" : {
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "$ref" : "#/components/schemas/BoardPageView"
+                }
+              }
+            },
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/UnprocessableContent"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/TooManyRequests"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/ServiceUnavailable"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "A group's or household's standings: every member, by points earned in anything of the group; weeks run Monday to Sunday in the group's zone.",
+        "tags" : [
+          "leaderboard"
+        ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
+        "x-surge-service" : "leaderboard",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/leaderboards/groups/{groupID}/around-me" : {
+      "get" : {
+        "description" : "The page of a group's board around the caller.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "operationId" : "getGroupLeaderboardAroundMe",
+        "parameters" : [
+          {
+            "description" : "A group.",
+            "in" : "path",
+            "name" : "groupID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "`week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`.",
+            "in" : "query",
+            "name" : "window",
+            "required" : false,
+            "schema" : {
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "Items per page.",
+            "in" : "query",
+            "name" : "limit",
+            "required" : false,
+            "schema" : {
+              "default" : 20,
+              "maximum" : 100,
+              "minimum" : 1,
+              "type" : "integer"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "$ref" : "#/components/schemas/BoardPageView"
+                }
+              }
+            },
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/UnprocessableContent"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/TooManyRequests"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/ServiceUnavailable"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "The page of a group's board around the caller.",
+        "tags" : [
+          "leaderboard"
+        ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
+        "x-surge-service" : "leaderboard",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/leaderboards/groups/{groupID}/history" : {
+      "get" : {
+        "description" : "Past weeks or months of a group's board, newest first, with their winners (last week's winner).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "operationId" : "getGroupLeaderboardHistory",
+        "parameters" : [
+          {
+            "description" : "A group.",
+            "in" : "path",
+            "name" : "groupID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "Past weeks (the default) or past months.",
+            "in" : "query",
+            "name" : "kind",
+            "required" : false,
+            "schema" : {
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "Items per page.",
+            "in" : "query",
+            "name" : "limit",
+            "required" : false,
+            "schema" : {
+              "default" : 20,
+              "maximum" : 100,
+              "minimum" : 1,
+              "type" : "integer"
+            }
+          },
+          {
+            "description" : "The `nextCursor` of the previous page; opaque.",
+            "in" : "query",
+            "name" : "cursor",
+            "required" : false,
+            "schema" : {
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "$ref" : "#/components/schemas/BoardHistoryView"
+                }
+              }
+            },
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/UnprocessableContent"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/TooManyRequests"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/ServiceUnavailable"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Past weeks or months of a group's board, newest first, with their winners (last week's winner).",
+        "tags" : [
+          "leaderboard"
+        ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
+        "x-surge-service" : "leaderboard",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/leaderboards/groups/{groupID}/me" : {
+      "get" : {
+        "description" : "The caller's rank, score and percentile on a group's board.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "operationId" : "getMyGroupStanding",
+        "parameters" : [
+          {
+            "description" : "A group.",
+            "in" : "path",
+            "name" : "groupID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "`week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`.",
+            "in" : "query",
+            "name" : "window",
+            "required" : false,
+            "schema" : {
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "$ref" : "#/components/schemas/MyStandingView"
+                }
+              }
+            },
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/UnprocessableContent"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/TooManyRequests"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/ServiceUnavailable"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "The caller's rank, score and percentile on a group's board.",
+        "tags" : [
+          "leaderboard"
+        ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
+        "x-surge-service" : "leaderboard",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/me" : {
+      "delete" : {
+        "description" : "Delete the account and all its data. The body must be {\"confirm\": true}, else 422 confirmation-required.\n\nProblem types:\n- 422 `confirmation-required`: Deleting for good needs an explicit confirmation.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "operationId" : "deleteMe",
+        "requestBody" : {
+          "content" : {
+            "application/json" : {
+              "schema" : {
+                "$ref" : "#/components/schemas/DeleteAccountRequest"
+              }
+            }
+          },
+          "required" : false
+        },
+        "responses" : {
+          "204" : {
+            "description" : "No Content",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "413" : {
+            "$ref" : "#/components/responses/ContentTooLarge"
+          },
+          "415" : {
+            "$ref" : "#/components/responses/UnsupportedMediaType"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/UnprocessableContent"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/TooManyRequests"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/ServiceUnavailable"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Delete the account and all its data.",
         "tags" : [
           "identity"
+        ],
+        "x-problem-types" : [
+          "invalid-characters",
+          "malformed-body",
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "payload-too-large",
+          "unsupported-media-type",
+          "confirmation-required",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
         ],
         "x-surge-service" : "identity",
         "x-surge-throttle" : "standard"
       },
       "get" : {
+        "description" : "The caller's account.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "getMe",
         "responses" : {
           "200" : {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "user" : {
-                      "properties" : {
-                        "avatarURL" : {
-                          "type" : "string"
-                        },
-                        "createdAt" : {
-                          "format" : "date-time",
-                          "type" : "string"
-                        },
-                        "displayName" : {
-                          "type" : "string"
-                        },
-                        "email" : {
-                          "type" : "string"
-                        },
-                        "id" : {
-                          "format" : "uuid",
-                          "type" : "string"
-                        },
-                        "kind" : {
-                          "enum" : [
-                            "guest",
-                            "password",
-                            "social"
-                          ],
-                          "type" : "string"
-                        },
-                        "locale" : {
-                          "type" : "string"
-                        },
-                        "timeZone" : {
-                          "type" : "string"
-                        }
-                      },
-                      "required" : [
-                        "createdAt",
-                        "displayName",
-                        "id",
-                        "kind",
-                        "timeZone"
-                      ],
-                      "type" : "object"
-                    }
-                  },
-                  "required" : [
-                    "user"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/AccountResponse"
                 }
               }
             },
-            "description" : "OK"
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -10351,30 +9588,25 @@ enum PublicAPI {
         "tags" : [
           "identity"
         ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "identity",
         "x-surge-throttle" : "standard"
       },
       "patch" : {
+        "description" : "Change display name, avatar (empty string removes it), IANA time zone or locale.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "updateMe",
         "requestBody" : {
           "content" : {
             "application/json" : {
               "schema" : {
-                "properties" : {
-                  "avatarURL" : {
-                    "type" : "string"
-                  },
-                  "displayName" : {
-                    "type" : "string"
-                  },
-                  "locale" : {
-                    "type" : "string"
-                  },
-                  "timeZone" : {
-                    "type" : "string"
-                  }
-                },
-                "type" : "object"
+                "$ref" : "#/components/schemas/ProfileUpdateRequest"
               }
             }
           },
@@ -10385,74 +9617,49 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "user" : {
-                      "properties" : {
-                        "avatarURL" : {
-                          "type" : "string"
-                        },
-                        "createdAt" : {
-                          "format" : "date-time",
-                          "type" : "string"
-                        },
-                        "displayName" : {
-                          "type" : "string"
-                        },
-                        "email" : {
-                          "type" : "string"
-                        },
-                        "id" : {
-                          "format" : "uuid",
-                          "type" : "string"
-                        },
-                        "kind" : {
-                          "enum" : [
-                            "guest",
-                            "password",
-                            "social"
-                          ],
-                          "type" : "string"
-                        },
-                        "locale" : {
-                          "type" : "string"
-                        },
-                        "timeZone" : {
-                          "type" : "string"
-                        }
-                      },
-                      "required" : [
-                        "createdAt",
-                        "displayName",
-                        "id",
-                        "kind",
-                        "timeZone"
-                      ],
-                      "type" : "object"
-                    }
-                  },
-                  "required" : [
-                    "user"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/AccountResponse"
                 }
               }
             },
-            "description" : "OK"
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "400" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/BadRequest"
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "413" : {
+            "$ref" : "#/components/responses/ContentTooLarge"
+          },
+          "415" : {
+            "$ref" : "#/components/responses/UnsupportedMediaType"
           },
           "422" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/UnprocessableContent"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -10466,12 +9673,26 @@ enum PublicAPI {
         "tags" : [
           "identity"
         ],
+        "x-problem-types" : [
+          "invalid-characters",
+          "malformed-body",
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "payload-too-large",
+          "unsupported-media-type",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "identity",
         "x-surge-throttle" : "standard"
       }
     },
     "/v1/me/challenges" : {
       "get" : {
+        "description" : "What the caller created or was invited to, newest first; filter by kind (e.g. kind=habit for my habits).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "listMyChallenges",
         "parameters" : [
           {
@@ -10480,27 +9701,23 @@ enum PublicAPI {
             "name" : "kind",
             "required" : false,
             "schema" : {
-              "enum" : [
-                "curated",
-                "competition",
-                "habit",
-                "chore",
-                "weekly"
-              ],
-              "type" : "string"
+              "$ref" : "#/components/schemas/ChallengeKind"
             }
           },
           {
-            "description" : "Items per page, 1-100 (default 20).",
+            "description" : "Items per page.",
             "in" : "query",
             "name" : "limit",
             "required" : false,
             "schema" : {
+              "default" : 20,
+              "maximum" : 100,
+              "minimum" : 1,
               "type" : "integer"
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page.",
+            "description" : "The `nextCursor` of the previous page; opaque.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
@@ -10514,229 +9731,40 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "items" : {
-                      "items" : {
-                        "properties" : {
-                          "category" : {
-                            "type" : "string"
-                          },
-                          "challengeID" : {
-                            "format" : "uuid",
-                            "type" : "string"
-                          },
-                          "chore" : {
-                            "properties" : {
-                              "assigneeID" : {
-                                "format" : "uuid",
-                                "type" : "string"
-                              },
-                              "dueTime" : {
-                                "format" : "time",
-                                "type" : "string"
-                              },
-                              "firstDueOn" : {
-                                "format" : "date",
-                                "type" : "string"
-                              },
-                              "recurrence" : {
-                                "properties" : {
-                                  "dayOfMonth" : {
-                                    "type" : "integer"
-                                  },
-                                  "kind" : {
-                                    "enum" : [
-                                      "none",
-                                      "daily",
-                                      "weekly",
-                                      "monthly"
-                                    ],
-                                    "type" : "string"
-                                  },
-                                  "weekdays" : {
-                                    "items" : {
-                                      "enum" : [
-                                        "monday",
-                                        "tuesday",
-                                        "wednesday",
-                                        "thursday",
-                                        "friday",
-                                        "saturday",
-                                        "sunday"
-                                      ],
-                                      "type" : "string"
-                                    },
-                                    "type" : "array"
-                                  }
-                                },
-                                "required" : [
-                                  "kind"
-                                ],
-                                "type" : "object"
-                              }
-                            },
-                            "required" : [
-                              "firstDueOn",
-                              "recurrence"
-                            ],
-                            "type" : "object"
-                          },
-                          "competition" : {
-                            "properties" : {
-                              "endsAt" : {
-                                "format" : "date-time",
-                                "type" : "string"
-                              },
-                              "startsAt" : {
-                                "format" : "date-time",
-                                "type" : "string"
-                              },
-                              "timeZone" : {
-                                "type" : "string"
-                              },
-                              "unit" : {
-                                "type" : "string"
-                              }
-                            },
-                            "required" : [
-                              "endsAt",
-                              "startsAt",
-                              "timeZone",
-                              "unit"
-                            ],
-                            "type" : "object"
-                          },
-                          "createdAt" : {
-                            "format" : "date-time",
-                            "type" : "string"
-                          },
-                          "description" : {
-                            "type" : "string"
-                          },
-                          "difficulty" : {
-                            "enum" : [
-                              "beginner",
-                              "moderate",
-                              "hard",
-                              "extreme"
-                            ],
-                            "type" : "string"
-                          },
-                          "durationDays" : {
-                            "type" : "integer"
-                          },
-                          "estimatedDailyMinutes" : {
-                            "type" : "integer"
-                          },
-                          "groupID" : {
-                            "format" : "uuid",
-                            "type" : "string"
-                          },
-                          "habit" : {
-                            "properties" : {
-                              "colour" : {
-                                "type" : "string"
-                              },
-                              "notes" : {
-                                "type" : "string"
-                              },
-                              "priority" : {
-                                "type" : "integer"
-                              },
-                              "reminderTime" : {
-                                "format" : "time",
-                                "type" : "string"
-                              }
-                            },
-                            "type" : "object"
-                          },
-                          "kind" : {
-                            "enum" : [
-                              "curated",
-                              "competition",
-                              "habit",
-                              "chore",
-                              "weekly"
-                            ],
-                            "type" : "string"
-                          },
-                          "latestVersion" : {
-                            "type" : "integer"
-                          },
-                          "likes" : {
-                            "type" : "integer"
-                          },
-                          "name" : {
-                            "type" : "string"
-                          },
-                          "ownerID" : {
-                            "format" : "uuid",
-                            "type" : "string"
-                          },
-                          "relevance" : {
-                            "type" : "number"
-                          },
-                          "taskCount" : {
-                            "type" : "integer"
-                          },
-                          "trendingScore" : {
-                            "type" : "integer"
-                          },
-                          "visibility" : {
-                            "enum" : [
-                              "curated",
-                              "public",
-                              "private",
-                              "group"
-                            ],
-                            "type" : "string"
-                          }
-                        },
-                        "required" : [
-                          "category",
-                          "challengeID",
-                          "createdAt",
-                          "description",
-                          "difficulty",
-                          "kind",
-                          "latestVersion",
-                          "likes",
-                          "name",
-                          "taskCount",
-                          "trendingScore",
-                          "visibility"
-                        ],
-                        "type" : "object"
-                      },
-                      "type" : "array"
-                    },
-                    "nextCursor" : {
-                      "type" : "string"
-                    }
-                  },
-                  "required" : [
-                    "items"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/ChallengeSummaryPage"
                 }
               }
             },
-            "description" : "OK"
-          },
-          "400" : {
-            "$ref" : "#/components/responses/Problem"
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "422" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/UnprocessableContent"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -10750,30 +9778,28 @@ enum PublicAPI {
         "tags" : [
           "challenges"
         ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "challenges",
         "x-surge-throttle" : "standard"
       }
     },
     "/v1/me/credentials" : {
       "post" : {
+        "description" : "A guest attaches an e-mail and password, keeping the account and everything in it.\n\nProblem types:\n- 409 `credentials-exist`: The account already has credentials; only a guest attaches them.\n- 409 `email-taken`: An account with this e-mail exists: sign in instead.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "attachCredentials",
         "requestBody" : {
           "content" : {
             "application/json" : {
               "schema" : {
-                "properties" : {
-                  "email" : {
-                    "type" : "string"
-                  },
-                  "password" : {
-                    "type" : "string"
-                  }
-                },
-                "required" : [
-                  "email",
-                  "password"
-                ],
-                "type" : "object"
+                "$ref" : "#/components/schemas/CredentialsRequest"
               }
             }
           },
@@ -10784,77 +9810,52 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "user" : {
-                      "properties" : {
-                        "avatarURL" : {
-                          "type" : "string"
-                        },
-                        "createdAt" : {
-                          "format" : "date-time",
-                          "type" : "string"
-                        },
-                        "displayName" : {
-                          "type" : "string"
-                        },
-                        "email" : {
-                          "type" : "string"
-                        },
-                        "id" : {
-                          "format" : "uuid",
-                          "type" : "string"
-                        },
-                        "kind" : {
-                          "enum" : [
-                            "guest",
-                            "password",
-                            "social"
-                          ],
-                          "type" : "string"
-                        },
-                        "locale" : {
-                          "type" : "string"
-                        },
-                        "timeZone" : {
-                          "type" : "string"
-                        }
-                      },
-                      "required" : [
-                        "createdAt",
-                        "displayName",
-                        "id",
-                        "kind",
-                        "timeZone"
-                      ],
-                      "type" : "object"
-                    }
-                  },
-                  "required" : [
-                    "user"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/AccountResponse"
                 }
               }
             },
-            "description" : "OK"
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "400" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/BadRequest"
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "409" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Conflict"
+          },
+          "413" : {
+            "$ref" : "#/components/responses/ContentTooLarge"
+          },
+          "415" : {
+            "$ref" : "#/components/responses/UnsupportedMediaType"
           },
           "422" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/UnprocessableContent"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -10868,55 +9869,65 @@ enum PublicAPI {
         "tags" : [
           "identity"
         ],
+        "x-problem-types" : [
+          "invalid-characters",
+          "malformed-body",
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "credentials-exist",
+          "email-taken",
+          "payload-too-large",
+          "unsupported-media-type",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "identity",
         "x-surge-throttle" : "standard"
       }
     },
     "/v1/me/export" : {
       "get" : {
+        "description" : "Everything Surge keeps about the caller, from every service, as one JSON document (GDPR access).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "exportMyData",
         "responses" : {
           "200" : {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "exportedAt" : {
-                      "format" : "date-time",
-                      "type" : "string"
-                    },
-                    "services" : {
-                      "additionalProperties" : {
-                        "properties" : {
-
-                        },
-                        "type" : "object"
-                      },
-                      "type" : "object"
-                    },
-                    "userID" : {
-                      "type" : "string"
-                    }
-                  },
-                  "required" : [
-                    "exportedAt",
-                    "services",
-                    "userID"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/ExportDocument"
                 }
               }
             },
-            "description" : "OK"
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -10930,20 +9941,32 @@ enum PublicAPI {
         "tags" : [
           "gateway"
         ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "gateway",
         "x-surge-throttle" : "standard"
       }
     },
     "/v1/me/history" : {
       "get" : {
+        "description" : "Contribution history across everything the caller does: tasks done per local day over the last weeks (12 by default).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "myHistory",
         "parameters" : [
           {
-            "description" : "1 to 53 (default 12).",
+            "description" : "How many weeks back.",
             "in" : "query",
             "name" : "weeks",
             "required" : false,
             "schema" : {
+              "default" : 12,
+              "maximum" : 53,
+              "minimum" : 1,
               "type" : "integer"
             }
           }
@@ -10953,60 +9976,40 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "days" : {
-                      "items" : {
-                        "properties" : {
-                          "date" : {
-                            "format" : "date",
-                            "type" : "string"
-                          },
-                          "tasksDone" : {
-                            "type" : "integer"
-                          }
-                        },
-                        "required" : [
-                          "date",
-                          "tasksDone"
-                        ],
-                        "type" : "object"
-                      },
-                      "type" : "array"
-                    },
-                    "from" : {
-                      "format" : "date",
-                      "type" : "string"
-                    },
-                    "to" : {
-                      "format" : "date",
-                      "type" : "string"
-                    }
-                  },
-                  "required" : [
-                    "days",
-                    "from",
-                    "to"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/HistoryResponse"
                 }
               }
             },
-            "description" : "OK"
-          },
-          "400" : {
-            "$ref" : "#/components/responses/Problem"
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "422" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/UnprocessableContent"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -11020,58 +10023,59 @@ enum PublicAPI {
         "tags" : [
           "progress"
         ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "progress",
         "x-surge-throttle" : "standard"
       }
     },
     "/v1/me/points" : {
       "get" : {
+        "description" : "Total points, and this week's (Monday to Sunday) and this month's in the caller's time zone.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "myPoints",
         "responses" : {
           "200" : {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "monthStart" : {
-                      "format" : "date",
-                      "type" : "string"
-                    },
-                    "thisMonth" : {
-                      "type" : "integer"
-                    },
-                    "thisWeek" : {
-                      "type" : "integer"
-                    },
-                    "total" : {
-                      "type" : "integer"
-                    },
-                    "weekStart" : {
-                      "format" : "date",
-                      "type" : "string"
-                    }
-                  },
-                  "required" : [
-                    "monthStart",
-                    "thisMonth",
-                    "thisWeek",
-                    "total",
-                    "weekStart"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/PointsSummary"
                 }
               }
             },
-            "description" : "OK"
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -11085,25 +10089,37 @@ enum PublicAPI {
         "tags" : [
           "progress"
         ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "progress",
         "x-surge-throttle" : "standard"
       }
     },
     "/v1/me/points/ledger" : {
       "get" : {
+        "description" : "The points ledger, newest first: every award or correction with its reason.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "myPointsLedger",
         "parameters" : [
           {
-            "description" : "Items per page, 1-100 (default 20).",
+            "description" : "Items per page.",
             "in" : "query",
             "name" : "limit",
             "required" : false,
             "schema" : {
+              "default" : 20,
+              "maximum" : 100,
+              "minimum" : 1,
               "type" : "integer"
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page.",
+            "description" : "The `nextCursor` of the previous page; opaque.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
@@ -11117,90 +10133,40 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "items" : {
-                      "items" : {
-                        "properties" : {
-                          "attemptID" : {
-                            "format" : "uuid",
-                            "type" : "string"
-                          },
-                          "awardedAt" : {
-                            "format" : "date-time",
-                            "type" : "string"
-                          },
-                          "challengeID" : {
-                            "format" : "uuid",
-                            "type" : "string"
-                          },
-                          "entryID" : {
-                            "format" : "uuid",
-                            "type" : "string"
-                          },
-                          "excessQuantity" : {
-                            "type" : "number"
-                          },
-                          "groupID" : {
-                            "format" : "uuid",
-                            "type" : "string"
-                          },
-                          "localDate" : {
-                            "format" : "date",
-                            "type" : "string"
-                          },
-                          "points" : {
-                            "type" : "integer"
-                          },
-                          "reason" : {
-                            "enum" : [
-                              "task",
-                              "series",
-                              "correction",
-                              "weeklyGoalBonus",
-                              "challengeBonus",
-                              "chore"
-                            ],
-                            "type" : "string"
-                          }
-                        },
-                        "required" : [
-                          "awardedAt",
-                          "entryID",
-                          "localDate",
-                          "points",
-                          "reason"
-                        ],
-                        "type" : "object"
-                      },
-                      "type" : "array"
-                    },
-                    "nextCursor" : {
-                      "type" : "string"
-                    }
-                  },
-                  "required" : [
-                    "items"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/LedgerEntryViewPage"
                 }
               }
             },
-            "description" : "OK"
-          },
-          "400" : {
-            "$ref" : "#/components/responses/Problem"
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "422" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/UnprocessableContent"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -11214,69 +10180,59 @@ enum PublicAPI {
         "tags" : [
           "progress"
         ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "progress",
         "x-surge-throttle" : "standard"
       }
     },
     "/v1/me/preferences" : {
       "get" : {
+        "description" : "Notification switch, daily reminder time, quiet hours and telemetry opt-out (defaults until saved).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "getPreferences",
         "responses" : {
           "200" : {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "dailyReminderTime" : {
-                      "format" : "time",
-                      "type" : "string"
-                    },
-                    "notificationsEnabled" : {
-                      "type" : "boolean"
-                    },
-                    "quietHours" : {
-                      "properties" : {
-                        "end" : {
-                          "format" : "time",
-                          "type" : "string"
-                        },
-                        "start" : {
-                          "format" : "time",
-                          "type" : "string"
-                        }
-                      },
-                      "required" : [
-                        "end",
-                        "start"
-                      ],
-                      "type" : "object"
-                    },
-                    "telemetryOptOut" : {
-                      "type" : "boolean"
-                    },
-                    "updatedAt" : {
-                      "format" : "date-time",
-                      "type" : "string"
-                    }
-                  },
-                  "required" : [
-                    "notificationsEnabled",
-                    "telemetryOptOut"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/PreferencesResponse"
                 }
               }
             },
-            "description" : "OK"
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -11290,49 +10246,25 @@ enum PublicAPI {
         "tags" : [
           "identity"
         ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "identity",
         "x-surge-throttle" : "standard"
       },
       "put" : {
+        "description" : "Replace the preferences; takes effect at once (telemetry opt-out included).\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "putPreferences",
         "requestBody" : {
           "content" : {
             "application/json" : {
               "schema" : {
-                "properties" : {
-                  "dailyReminderTime" : {
-                    "format" : "time",
-                    "type" : "string"
-                  },
-                  "notificationsEnabled" : {
-                    "type" : "boolean"
-                  },
-                  "quietHours" : {
-                    "properties" : {
-                      "end" : {
-                        "format" : "time",
-                        "type" : "string"
-                      },
-                      "start" : {
-                        "format" : "time",
-                        "type" : "string"
-                      }
-                    },
-                    "required" : [
-                      "end",
-                      "start"
-                    ],
-                    "type" : "object"
-                  },
-                  "telemetryOptOut" : {
-                    "type" : "boolean"
-                  }
-                },
-                "required" : [
-                  "notificationsEnabled",
-                  "telemetryOptOut"
-                ],
-                "type" : "object"
+                "$ref" : "#/components/schemas/PreferencesRequest"
               }
             }
           },
@@ -11343,63 +10275,49 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "dailyReminderTime" : {
-                      "format" : "time",
-                      "type" : "string"
-                    },
-                    "notificationsEnabled" : {
-                      "type" : "boolean"
-                    },
-                    "quietHours" : {
-                      "properties" : {
-                        "end" : {
-                          "format" : "time",
-                          "type" : "string"
-                        },
-                        "start" : {
-                          "format" : "time",
-                          "type" : "string"
-                        }
-                      },
-                      "required" : [
-                        "end",
-                        "start"
-                      ],
-                      "type" : "object"
-                    },
-                    "telemetryOptOut" : {
-                      "type" : "boolean"
-                    },
-                    "updatedAt" : {
-                      "format" : "date-time",
-                      "type" : "string"
-                    }
-                  },
-                  "required" : [
-                    "notificationsEnabled",
-                    "telemetryOptOut"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/PreferencesResponse"
                 }
               }
             },
-            "description" : "OK"
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "400" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/BadRequest"
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "413" : {
+            "$ref" : "#/components/responses/ContentTooLarge"
+          },
+          "415" : {
+            "$ref" : "#/components/responses/UnsupportedMediaType"
           },
           "422" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/UnprocessableContent"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -11413,92 +10331,66 @@ enum PublicAPI {
         "tags" : [
           "identity"
         ],
+        "x-problem-types" : [
+          "invalid-characters",
+          "malformed-body",
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "payload-too-large",
+          "unsupported-media-type",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "identity",
         "x-surge-throttle" : "standard"
       }
     },
     "/v1/me/training-plan" : {
       "get" : {
+        "description" : "The onboarding answers and accepted values, with the current recommendation (404 before onboarding).\n\nProblem types:\n- 404 `training-plan-not-found`: No training plan yet: onboarding has not saved one.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "getTrainingPlan",
         "responses" : {
           "200" : {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "activityLevel" : {
-                      "enum" : [
-                        "beginner",
-                        "intermediate",
-                        "advanced"
-                      ],
-                      "type" : "string"
-                    },
-                    "dailyGoal" : {
-                      "type" : "integer"
-                    },
-                    "daysPerWeek" : {
-                      "type" : "integer"
-                    },
-                    "maxPushUpsInOneSet" : {
-                      "type" : "integer"
-                    },
-                    "recommendation" : {
-                      "properties" : {
-                        "dailyGoal" : {
-                          "type" : "integer"
-                        },
-                        "recoverySeconds" : {
-                          "type" : "integer"
-                        },
-                        "startingSeries" : {
-                          "type" : "integer"
-                        }
-                      },
-                      "required" : [
-                        "dailyGoal",
-                        "recoverySeconds",
-                        "startingSeries"
-                      ],
-                      "type" : "object"
-                    },
-                    "recoverySeconds" : {
-                      "type" : "integer"
-                    },
-                    "startingSeries" : {
-                      "type" : "integer"
-                    },
-                    "updatedAt" : {
-                      "format" : "date-time",
-                      "type" : "string"
-                    }
-                  },
-                  "required" : [
-                    "activityLevel",
-                    "dailyGoal",
-                    "daysPerWeek",
-                    "maxPushUpsInOneSet",
-                    "recommendation",
-                    "recoverySeconds",
-                    "startingSeries"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/TrainingPlanResponse"
                 }
               }
             },
-            "description" : "OK"
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "404" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/NotFound"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -11512,46 +10404,26 @@ enum PublicAPI {
         "tags" : [
           "identity"
         ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "training-plan-not-found",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "identity",
         "x-surge-throttle" : "standard"
       },
       "put" : {
+        "description" : "Save the onboarding answers and accepted values; omitted values take the recommendation.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "putTrainingPlan",
         "requestBody" : {
           "content" : {
             "application/json" : {
               "schema" : {
-                "properties" : {
-                  "activityLevel" : {
-                    "enum" : [
-                      "beginner",
-                      "intermediate",
-                      "advanced"
-                    ],
-                    "type" : "string"
-                  },
-                  "dailyGoal" : {
-                    "type" : "integer"
-                  },
-                  "daysPerWeek" : {
-                    "type" : "integer"
-                  },
-                  "maxPushUpsInOneSet" : {
-                    "type" : "integer"
-                  },
-                  "recoverySeconds" : {
-                    "type" : "integer"
-                  },
-                  "startingSeries" : {
-                    "type" : "integer"
-                  }
-                },
-                "required" : [
-                  "activityLevel",
-                  "daysPerWeek",
-                  "maxPushUpsInOneSet"
-                ],
-                "type" : "object"
+                "$ref" : "#/components/schemas/TrainingPlanRequest"
               }
             }
           },
@@ -11562,83 +10434,49 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "activityLevel" : {
-                      "enum" : [
-                        "beginner",
-                        "intermediate",
-                        "advanced"
-                      ],
-                      "type" : "string"
-                    },
-                    "dailyGoal" : {
-                      "type" : "integer"
-                    },
-                    "daysPerWeek" : {
-                      "type" : "integer"
-                    },
-                    "maxPushUpsInOneSet" : {
-                      "type" : "integer"
-                    },
-                    "recommendation" : {
-                      "properties" : {
-                        "dailyGoal" : {
-                          "type" : "integer"
-                        },
-                        "recoverySeconds" : {
-                          "type" : "integer"
-                        },
-                        "startingSeries" : {
-                          "type" : "integer"
-                        }
-                      },
-                      "required" : [
-                        "dailyGoal",
-                        "recoverySeconds",
-                        "startingSeries"
-                      ],
-                      "type" : "object"
-                    },
-                    "recoverySeconds" : {
-                      "type" : "integer"
-                    },
-                    "startingSeries" : {
-                      "type" : "integer"
-                    },
-                    "updatedAt" : {
-                      "format" : "date-time",
-                      "type" : "string"
-                    }
-                  },
-                  "required" : [
-                    "activityLevel",
-                    "dailyGoal",
-                    "daysPerWeek",
-                    "maxPushUpsInOneSet",
-                    "recommendation",
-                    "recoverySeconds",
-                    "startingSeries"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/TrainingPlanResponse"
                 }
               }
             },
-            "description" : "OK"
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "400" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/BadRequest"
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "413" : {
+            "$ref" : "#/components/responses/ContentTooLarge"
+          },
+          "415" : {
+            "$ref" : "#/components/responses/UnsupportedMediaType"
           },
           "422" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/UnprocessableContent"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -11652,48 +10490,32 @@ enum PublicAPI {
         "tags" : [
           "identity"
         ],
+        "x-problem-types" : [
+          "invalid-characters",
+          "malformed-body",
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "payload-too-large",
+          "unsupported-media-type",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "identity",
         "x-surge-throttle" : "standard"
       }
     },
     "/v1/me/training-plan/preview" : {
       "post" : {
+        "description" : "The recommendations for these answers, without saving anything.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "previewTrainingPlan",
         "requestBody" : {
           "content" : {
             "application/json" : {
               "schema" : {
-                "properties" : {
-                  "activityLevel" : {
-                    "enum" : [
-                      "beginner",
-                      "intermediate",
-                      "advanced"
-                    ],
-                    "type" : "string"
-                  },
-                  "dailyGoal" : {
-                    "type" : "integer"
-                  },
-                  "daysPerWeek" : {
-                    "type" : "integer"
-                  },
-                  "maxPushUpsInOneSet" : {
-                    "type" : "integer"
-                  },
-                  "recoverySeconds" : {
-                    "type" : "integer"
-                  },
-                  "startingSeries" : {
-                    "type" : "integer"
-                  }
-                },
-                "required" : [
-                  "activityLevel",
-                  "daysPerWeek",
-                  "maxPushUpsInOneSet"
-                ],
-                "type" : "object"
+                "$ref" : "#/components/schemas/TrainingPlanRequest"
               }
             }
           },
@@ -11704,83 +10526,49 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "activityLevel" : {
-                      "enum" : [
-                        "beginner",
-                        "intermediate",
-                        "advanced"
-                      ],
-                      "type" : "string"
-                    },
-                    "dailyGoal" : {
-                      "type" : "integer"
-                    },
-                    "daysPerWeek" : {
-                      "type" : "integer"
-                    },
-                    "maxPushUpsInOneSet" : {
-                      "type" : "integer"
-                    },
-                    "recommendation" : {
-                      "properties" : {
-                        "dailyGoal" : {
-                          "type" : "integer"
-                        },
-                        "recoverySeconds" : {
-                          "type" : "integer"
-                        },
-                        "startingSeries" : {
-                          "type" : "integer"
-                        }
-                      },
-                      "required" : [
-                        "dailyGoal",
-                        "recoverySeconds",
-                        "startingSeries"
-                      ],
-                      "type" : "object"
-                    },
-                    "recoverySeconds" : {
-                      "type" : "integer"
-                    },
-                    "startingSeries" : {
-                      "type" : "integer"
-                    },
-                    "updatedAt" : {
-                      "format" : "date-time",
-                      "type" : "string"
-                    }
-                  },
-                  "required" : [
-                    "activityLevel",
-                    "dailyGoal",
-                    "daysPerWeek",
-                    "maxPushUpsInOneSet",
-                    "recommendation",
-                    "recoverySeconds",
-                    "startingSeries"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/TrainingPlanResponse"
                 }
               }
             },
-            "description" : "OK"
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "400" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/BadRequest"
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "413" : {
+            "$ref" : "#/components/responses/ContentTooLarge"
+          },
+          "415" : {
+            "$ref" : "#/components/responses/UnsupportedMediaType"
           },
           "422" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/UnprocessableContent"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -11794,15 +10582,30 @@ enum PublicAPI {
         "tags" : [
           "identity"
         ],
+        "x-problem-types" : [
+          "invalid-characters",
+          "malformed-body",
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "payload-too-large",
+          "unsupported-media-type",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "identity",
         "x-surge-throttle" : "standard"
       }
     },
     "/v1/photos/{photoID}" : {
       "get" : {
+        "description" : "A photo's bytes, in the media type it was uploaded as, for those allowed to see it (cacheable privately for a day).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "getPhoto",
         "parameters" : [
           {
+            "description" : "A photo.",
             "in" : "path",
             "name" : "photoID",
             "required" : true,
@@ -11814,19 +10617,62 @@ enum PublicAPI {
         ],
         "responses" : {
           "200" : {
-            "description" : "OK"
+            "content" : {
+              "image/heic" : {
+                "schema" : {
+                  "format" : "binary",
+                  "type" : "string"
+                }
+              },
+              "image/jpeg" : {
+                "schema" : {
+                  "format" : "binary",
+                  "type" : "string"
+                }
+              },
+              "image/png" : {
+                "schema" : {
+                  "format" : "binary",
+                  "type" : "string"
+                }
+              },
+              "image/webp" : {
+                "schema" : {
+                  "format" : "binary",
+                  "type" : "string"
+                }
+              }
+            },
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "404" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/NotFound"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -11836,9 +10682,18 @@ enum PublicAPI {
             ]
           }
         ],
-        "summary" : "A photo's bytes, for those allowed to see it.",
+        "summary" : "A photo's bytes, in the media type it was uploaded as, for those allowed to see it (cacheable privately for a day).",
         "tags" : [
           "progress"
+        ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
         ],
         "x-surge-service" : "progress",
         "x-surge-throttle" : "standard"
@@ -11846,28 +10701,38 @@ enum PublicAPI {
     },
     "/v1/users" : {
       "get" : {
+        "description" : "Find people by display name (public profiles only).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "searchUsers",
         "parameters" : [
           {
-            "description" : "Part of a display name, 1-50 characters.",
+            "description" : "Part of a display name (surrounding white space is ignored).",
             "in" : "query",
             "name" : "query",
             "required" : true,
             "schema" : {
+              "examples" : [
+                "Ann"
+              ],
+              "maxLength" : 50,
+              "minLength" : 1,
+              "pattern" : "\\S",
               "type" : "string"
             }
           },
           {
-            "description" : "Items per page, 1-100 (default 20).",
+            "description" : "Items per page.",
             "in" : "query",
             "name" : "limit",
             "required" : false,
             "schema" : {
+              "default" : 20,
+              "maximum" : 100,
+              "minimum" : 1,
               "type" : "integer"
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page.",
+            "description" : "The `nextCursor` of the previous page; opaque.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
@@ -11881,56 +10746,40 @@ enum PublicAPI {
             "content" : {
               "application/json" : {
                 "schema" : {
-                  "properties" : {
-                    "items" : {
-                      "items" : {
-                        "properties" : {
-                          "avatarURL" : {
-                            "type" : "string"
-                          },
-                          "displayName" : {
-                            "type" : "string"
-                          },
-                          "id" : {
-                            "format" : "uuid",
-                            "type" : "string"
-                          }
-                        },
-                        "required" : [
-                          "displayName",
-                          "id"
-                        ],
-                        "type" : "object"
-                      },
-                      "type" : "array"
-                    },
-                    "nextCursor" : {
-                      "type" : "string"
-                    }
-                  },
-                  "required" : [
-                    "items"
-                  ],
-                  "type" : "object"
+                  "$ref" : "#/components/schemas/PublicProfilePage"
                 }
               }
             },
-            "description" : "OK"
-          },
-          "400" : {
-            "$ref" : "#/components/responses/Problem"
+            "description" : "OK",
+            "headers" : {
+              "RateLimit-Limit" : {
+                "$ref" : "#/components/headers/RateLimit-Limit"
+              },
+              "RateLimit-Policy" : {
+                "$ref" : "#/components/headers/RateLimit-Policy"
+              },
+              "RateLimit-Remaining" : {
+                "$ref" : "#/components/headers/RateLimit-Remaining"
+              },
+              "RateLimit-Reset" : {
+                "$ref" : "#/components/headers/RateLimit-Reset"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
           },
           "401" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/Unauthorized"
           },
           "422" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/UnprocessableContent"
           },
           "429" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/TooManyRequests"
           },
           "503" : {
-            "$ref" : "#/components/responses/Problem"
+            "$ref" : "#/components/responses/ServiceUnavailable"
           }
         },
         "security" : [
@@ -11944,6 +10793,15 @@ enum PublicAPI {
         "tags" : [
           "identity"
         ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
         "x-surge-service" : "identity",
         "x-surge-throttle" : "standard"
       }
@@ -11951,7 +10809,25 @@ enum PublicAPI {
   },
   "servers" : [
     {
-      "url" : "/"
+      "description" : "The gateway of a local stack (`make run`).",
+      "url" : "http://localhost:8080"
+    }
+  ],
+  "tags" : [
+    {
+      "name" : "gateway"
+    },
+    {
+      "name" : "identity"
+    },
+    {
+      "name" : "challenges"
+    },
+    {
+      "name" : "progress"
+    },
+    {
+      "name" : "leaderboard"
     }
   ]
 }

@@ -1,3 +1,4 @@
+import SurgeContracts
 import SurgeRuntime
 
 /// The public operations identity answers.
@@ -13,23 +14,25 @@ enum IdentityAPI {
         .post, "/v1/auth/register", id: "register", service: .identity,
         summary: "Create an account with e-mail and password. Each broken password rule is reported on `password`; a taken e-mail is 409 email-taken.",
         access: .anonymous, throttle: .credentials, request: RegisterRequest.self, status: .created, response: SessionResponse.self,
-        errors: [.conflict])
+        problems: [.emailTaken])
 
     static let signIn = APIOperation(
         .post, "/v1/auth/sign-in", id: "signIn", service: .identity,
         summary: "Sign in with e-mail and password. Wrong e-mail or password: 401 invalid-credentials; after 5 failures from one address: 429 with Retry-After (1 minute, doubling up to 15); other addresses are not locked out.",
-        access: .anonymous, throttle: .credentials, request: SignInRequest.self, response: SessionResponse.self)
+        access: .anonymous, throttle: .credentials, request: SignInRequest.self, response: SessionResponse.self,
+        problems: [.invalidCredentials, .signInThrottled])
 
     static let socialSignIn = APIOperation(
         .post, "/v1/auth/social", id: "socialSignIn", service: .identity,
         summary: "Sign in with an Apple or Google ID token: a known identity signs in, a verified e-mail links to its social account, otherwise an account is created. A password account with that e-mail is 409 account-exists.",
         access: .anonymous, throttle: .credentials, request: SocialSignInRequest.self, response: SocialSessionResponse.self,
-        errors: [.conflict])
+        problems: [.invalidIDToken, .accountExists])
 
     static let refresh = APIOperation(
         .post, "/v1/auth/refresh", id: "refreshSession", service: .identity,
         summary: "Exchange a refresh token for new tokens. Each refresh token works once; presenting a used one signs out its whole family (401 refresh-token-reused).",
-        access: .anonymous, throttle: .credentials, request: RefreshTokenRequest.self, response: SessionResponse.self)
+        access: .anonymous, throttle: .credentials, request: RefreshTokenRequest.self, response: SessionResponse.self,
+        problems: [.invalidRefreshToken, .refreshTokenReused, .accountDeleted])
 
     static let signOut = APIOperation(
         .post, "/v1/auth/sign-out", id: "signOut", service: .identity,
@@ -49,7 +52,7 @@ enum IdentityAPI {
     static let attachCredentials = APIOperation(
         .post, "/v1/me/credentials", id: "attachCredentials", service: .identity,
         summary: "A guest attaches an e-mail and password, keeping the account and everything in it.",
-        request: CredentialsRequest.self, response: AccountResponse.self, errors: [.conflict])
+        request: CredentialsRequest.self, response: AccountResponse.self, problems: [.credentialsExist, .emailTaken])
 
     static let getPreferences = APIOperation(
         .get, "/v1/me/preferences", id: "getPreferences", service: .identity,
@@ -64,7 +67,7 @@ enum IdentityAPI {
     static let getTrainingPlan = APIOperation(
         .get, "/v1/me/training-plan", id: "getTrainingPlan", service: .identity,
         summary: "The onboarding answers and accepted values, with the current recommendation (404 before onboarding).",
-        response: TrainingPlanResponse.self, errors: [.notFound])
+        response: TrainingPlanResponse.self, problems: [.trainingPlanNotFound])
 
     static let putTrainingPlan = APIOperation(
         .put, "/v1/me/training-plan", id: "putTrainingPlan", service: .identity,
@@ -79,12 +82,17 @@ enum IdentityAPI {
     static let deleteMe = APIOperation(
         .delete, "/v1/me", id: "deleteMe", service: .identity,
         summary: "Delete the account and all its data. The body must be {\"confirm\": true}, else 422 confirmation-required.",
-        request: DeleteAccountRequest.self, status: .noContent)
+        request: DeleteAccountRequest.self, requestRequired: false, status: .noContent, problems: [.confirmationRequired])
 
     static let searchUsers = APIOperation(
         .get, "/v1/users", id: "searchUsers", service: .identity,
         summary: "Find people by display name (public profiles only).",
-        query: [APIOperation.QueryParameter("query", "Part of a display name, 1-50 characters.", required: true)]
+        query: [
+            APIOperation.QueryParameter(
+                "query", "Part of a display name (surrounding white space is ignored).",
+                schema: JSONSchema.string().refined(.init(minLength: 1, maxLength: ProfileRules.maxDisplayNameLength, pattern: "\\S", example: "Ann")),
+                required: true)
+        ]
             + APIOperation.QueryParameter.pagination,
         response: Page<PublicProfile>.self)
 
@@ -99,14 +107,18 @@ enum IdentityAPI {
 
     static let listFriendRequests = APIOperation(
         .get, "/v1/friend-requests", id: "listFriendRequests", service: .identity, summary: "Pending friend requests, oldest first.",
-        query: [APIOperation.QueryParameter("direction", "incoming (default) or outgoing.", schema: .enumeration(["incoming", "outgoing"]))]
+        query: [
+            APIOperation.QueryParameter(
+                "direction", "Requests sent to the caller (incoming) or by the caller (outgoing).",
+                schema: JSONSchema.of(FriendRequestDirection.self).refined(.init(default: "incoming")))
+        ]
             + APIOperation.QueryParameter.pagination,
         response: Page<FriendRequest>.self)
 
     static let sendFriendRequest = APIOperation(
         .post, "/v1/friend-requests", id: "sendFriendRequest", service: .identity,
         summary: "Ask someone to be friends (409 if already friends or a request between you is pending).",
-        request: FriendRequestCreation.self, status: .created, response: FriendRequest.self, errors: [.notFound, .conflict])
+        request: FriendRequestCreation.self, status: .created, response: FriendRequest.self, problems: [.notFound, .alreadyFriends, .friendRequestExists])
 
     static let acceptFriendRequest = APIOperation(
         .post, "/v1/friend-requests/{requestID}/accept", id: "acceptFriendRequest", service: .identity,
@@ -136,7 +148,7 @@ enum IdentityAPI {
 
     static let updateGroup = APIOperation(
         .patch, "/v1/groups/{groupID}", id: "updateGroup", service: .identity, summary: "Rename a group or change its time zone (owner only).",
-        request: GroupUpdateRequest.self, response: GroupSummary.self, errors: [.forbidden])
+        request: GroupUpdateRequest.self, response: GroupSummary.self, problems: [.ownerOnly])
 
     static let listMembers = APIOperation(
         .get, "/v1/groups/{groupID}/members", id: "listGroupMembers", service: .identity, summary: "Members and their roles, in joining order.",
@@ -145,7 +157,7 @@ enum IdentityAPI {
     static let createInvite = APIOperation(
         .post, "/v1/groups/{groupID}/invites", id: "createGroupInvite", service: .identity,
         summary: "Create an invite code and link (any member); expires after expiresInHours (1-720, default 72).",
-        request: InviteCreationRequest.self, status: .created, response: GroupInvite.self)
+        request: InviteCreationRequest.self, requestRequired: false, status: .created, response: GroupInvite.self)
 
     static let listInvites = APIOperation(
         .get, "/v1/groups/{groupID}/invites", id: "listGroupInvites", service: .identity, summary: "The group's usable invites.",
@@ -153,12 +165,12 @@ enum IdentityAPI {
 
     static let revokeInvite = APIOperation(
         .delete, "/v1/groups/{groupID}/invites/{code}", id: "revokeGroupInvite", service: .identity,
-        summary: "Revoke an invite (its creator or the owner).", status: .noContent, errors: [.forbidden])
+        summary: "Revoke an invite (its creator or the owner).", status: .noContent, problems: [.forbidden])
 
     static let joinGroup = APIOperation(
         .post, "/v1/groups/join", id: "joinGroup", service: .identity,
         summary: "Join a group with an invite code (404 unknown or revoked, 410 expired). Joining again changes nothing.",
-        request: JoinGroupRequest.self, response: GroupSummary.self, errors: [.notFound, .gone])
+        request: JoinGroupRequest.self, response: GroupSummary.self, problems: [.notFound, .inviteExpired])
 
     static let leaveGroup = APIOperation(
         .post, "/v1/groups/{groupID}/leave", id: "leaveGroup", service: .identity,
@@ -167,7 +179,7 @@ enum IdentityAPI {
 
     static let removeMember = APIOperation(
         .delete, "/v1/groups/{groupID}/members/{userID}", id: "removeGroupMember", service: .identity,
-        summary: "Remove a member (owner only).", status: .noContent, errors: [.forbidden, .conflict])
+        summary: "Remove a member (owner only).", status: .noContent, problems: [.ownerOnly, .cannotRemoveSelf])
 
     static let all = [
         registerGuest, register, signIn, socialSignIn, refresh, signOut,

@@ -12,7 +12,7 @@ struct ChoresController {
     func addRoutes(to router: Router<SurgeRequestContext>) {
         router.add(ProgressAPI.choreOccurrences) { request, context in
             let status = request.uri.queryParameters["status"].map(String.init) ?? "pending"
-            guard ["pending", "completed"].contains(status) else { throw Problem.validation(field: "status", "must be pending or completed") }
+            guard ChoreOccurrenceStatus(rawValue: status) != nil else { throw Problem.validation(field: "status", "must be pending or completed") }
             return try await chores.list(
                 groupID: try request.uuidParameter("groupID", context: context), userID: try context.caller(), status: status,
                 page: try PageRequest(request))

@@ -1,3 +1,4 @@
+import SurgeContracts
 import SurgeRuntime
 
 /// The public operations progress answers.
@@ -5,15 +6,23 @@ enum ProgressAPI {
     typealias Attempts = AttemptsController
     typealias CheckIns = CheckInsController
 
+    /// What a check-in (a tick, a logged amount, a photo, a removal) can be refused for.
+    static let checkInProblems: [ProblemType] = [
+        .attemptNotActive, .checkInWindowClosed, .checkInInFuture, .checkInBeforeStart, .checkInAfterEnd, .outsideCompetition,
+    ]
+    /// YYYY-MM, 1970-01 to 2200-12.
+    static let monthPattern = "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])$"
+
     static let startAttempt = APIOperation(
         .post, "/v1/attempts", id: "startAttempt", service: .progress,
         summary: "Start a challenge, habit, competition or weekly challenge (several may run at once).",
-        request: Attempts.StartRequest.self, status: .created, response: AttemptResponse.self, errors: [.notFound, .conflict])
+        request: Attempts.StartRequest.self, status: .created, response: AttemptResponse.self,
+        problems: [.notFound, .alreadyStarted, .chore, .competitionEnded, .beyondSupportedDates])
     static let listAttempts = APIOperation(
         .get, "/v1/attempts", id: "listAttempts", service: .progress,
         summary: "The caller's attempts, newest first, with live stats; filter by status or challenge.",
         query: [
-            .init("status", "active, failed, completed or abandoned.", schema: .enumeration(AttemptStatus.allCases.map(\.rawValue))),
+            .init("status", "Only attempts in this state.", schema: .of(AttemptStatus.self)),
             .init("challengeID", "Only attempts at this challenge (the attempt history).", schema: .string(format: "uuid")),
         ] + APIOperation.QueryParameter.pagination,
         response: Page<AttemptView>.self)
@@ -23,21 +32,22 @@ enum ProgressAPI {
     static let restartAttempt = APIOperation(
         .post, "/v1/attempts/{attemptID}/restart", id: "restartAttempt", service: .progress,
         summary: "Start again at day 1 after a failure (or give up an active attempt and start again); history is kept.",
-        status: .created, response: AttemptResponse.self, errors: [.conflict], idempotent: true)
+        status: .created, response: AttemptResponse.self, problems: [.attemptCompleted, .alreadyStarted, .competitionEnded, .beyondSupportedDates],
+        idempotent: true)
     static let abandonAttempt = APIOperation(
         .post, "/v1/attempts/{attemptID}/abandon", id: "abandonAttempt", service: .progress,
-        summary: "Give up an active attempt; it stays in the history.", response: AttemptResponse.self, errors: [.conflict])
+        summary: "Give up an active attempt; it stays in the history.", response: AttemptResponse.self, problems: [.attemptNotActive])
     static let setTask = APIOperation(
         .put, "/v1/attempts/{attemptID}/tasks/{taskID}", id: "setTaskDone", service: .progress,
         summary: "Tick or untick a checkbox task for the local day it happened on (offline clients send happenedAt and a checkInID).",
-        request: CheckIns.TaskRequest.self, response: AttemptResponse.self, errors: [.conflict])
+        request: CheckIns.TaskRequest.self, response: AttemptResponse.self, problems: checkInProblems)
     static let logQuantity = APIOperation(
         .post, "/v1/attempts/{attemptID}/tasks/{taskID}/logs", id: "logQuantity", service: .progress,
         summary: "Log an amount of a quantity task (summed per day); series points and the anti-cheat cap apply.",
-        request: CheckIns.LogRequest.self, status: .created, response: CheckIns.LogResponse.self, errors: [.conflict])
+        request: CheckIns.LogRequest.self, status: .created, response: CheckIns.LogResponse.self, problems: checkInProblems)
     static let removeLog = APIOperation(
         .delete, "/v1/attempts/{attemptID}/logs/{logID}", id: "removeLog", service: .progress,
-        summary: "Take a logged amount back.", response: AttemptResponse.self, errors: [.conflict])
+        summary: "Take a logged amount back.", response: AttemptResponse.self, problems: checkInProblems + [.alreadyRemoved])
     static let attachPhoto = APIOperation(
         .put, "/v1/attempts/{attemptID}/tasks/{taskID}/photo", id: "attachPhoto", service: .progress,
         summary: "Upload the photo of a photo task (JPEG, PNG, HEIC or WebP, at most 10 MB); query `happenedAt` or `date` as for other check-ins.",
@@ -45,19 +55,24 @@ enum ProgressAPI {
             .init("happenedAt", "When the photo was taken (RFC 3339); defaults to now.", schema: .string(format: "date-time")),
             .init("date", "The local day it belongs to, if not the day of happenedAt.", schema: .string(format: "date")),
         ],
-        requestMediaTypes: PhotoRules.contentTypes, response: CheckIns.PhotoResponse.self, errors: [.conflict, .contentTooLarge, .unsupportedMediaType])
+        requestMediaTypes: PhotoRules.contentTypes, response: CheckIns.PhotoResponse.self, problems: checkInProblems)
     static let calendar = APIOperation(
         .get, "/v1/attempts/{attemptID}/calendar", id: "attemptCalendar", service: .progress,
         summary: "A month of an attempt, day by day: completed, missed, frozen, rest, open or future.",
-        query: [.init("month", "YYYY-MM; defaults to the current month.")], response: Attempts.CalendarResponse.self)
+        query: [
+            .init(
+                "month", "The month, YYYY-MM from 1970-01 to 2200-12; the current one in the caller's time zone when omitted.",
+                schema: JSONSchema.string().refined(.init(pattern: monthPattern, example: "2026-03")))
+        ],
+        response: Attempts.CalendarResponse.self)
     static let attemptHistory = APIOperation(
         .get, "/v1/attempts/{attemptID}/history", id: "attemptHistory", service: .progress,
         summary: "Contribution history of one attempt: tasks done per day over the last weeks (12 by default).",
-        query: [.init("weeks", "1 to 53 (default 12).", schema: .integer)], response: Attempts.HistoryResponse.self)
+        query: [.init("weeks", "How many weeks back.", schema: .integer(in: 1...53, default: 12))], response: Attempts.HistoryResponse.self)
     static let myHistory = APIOperation(
         .get, "/v1/me/history", id: "myHistory", service: .progress,
         summary: "Contribution history across everything the caller does: tasks done per local day over the last weeks (12 by default).",
-        query: [.init("weeks", "1 to 53 (default 12).", schema: .integer)], response: Attempts.HistoryResponse.self)
+        query: [.init("weeks", "How many weeks back.", schema: .integer(in: 1...53, default: 12))], response: Attempts.HistoryResponse.self)
     static let myPoints = APIOperation(
         .get, "/v1/me/points", id: "myPoints", service: .progress,
         summary: "Total points, and this week's (Monday to Sunday) and this month's in the caller's time zone.", response: PointsSummary.self)
@@ -73,17 +88,19 @@ enum ProgressAPI {
         summary: "A competition's photo gallery, for its participants (others see only their own photos).",
         query: APIOperation.QueryParameter.pagination, response: Page<PhotoView>.self)
     static let getPhoto = APIOperation(
-        .get, "/v1/photos/{photoID}", id: "getPhoto", service: .progress, summary: "A photo's bytes, for those allowed to see it.")
+        .get, "/v1/photos/{photoID}", id: "getPhoto", service: .progress,
+        summary: "A photo's bytes, in the media type it was uploaded as, for those allowed to see it (cacheable privately for a day).",
+        responseMediaTypes: PhotoRules.contentTypes)
     static let choreOccurrences = APIOperation(
         .get, "/v1/groups/{groupID}/chore-occurrences", id: "listChoreOccurrences", service: .progress,
         summary: "A household's chore occurrences: pending ones by due time (overdue flagged), or completed ones.",
-        query: [.init("status", "pending (default) or completed.", schema: .enumeration(["pending", "completed"]))]
+        query: [.init("status", "Pending occurrences (by due time) or completed ones.", schema: JSONSchema.of(ChoreOccurrenceStatus.self).refined(.init(default: "pending")))]
             + APIOperation.QueryParameter.pagination,
         response: Page<ChoreOccurrence>.self)
     static let completeChore = APIOperation(
         .post, "/v1/chore-occurrences/{occurrenceID}/complete", id: "completeChore", service: .progress,
         summary: "Complete a chore: its points go to the caller and the next occurrence becomes due per the recurrence.",
-        response: ChoresController.CompletedResponse.self, errors: [.conflict], idempotent: true)
+        response: ChoresController.CompletedResponse.self, problems: [.choreAlreadyCompleted], idempotent: true)
 
     static let all = [
         startAttempt, listAttempts, getAttempt, restartAttempt, abandonAttempt, setTask, logQuantity, removeLog, attachPhoto, calendar,

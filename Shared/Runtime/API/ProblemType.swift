@@ -1,0 +1,135 @@
+import HTTPTypes
+
+/// A kind of problem the public API answers: its documents carry `type` = `Problem.typeBase` + `slug`, so clients can
+/// branch on it. Every slug the code uses is listed in `all` (a test reads the sources for them); each operation
+/// declares the ones particular to it, and the OpenAPI document lists them with the ones every such operation can get.
+public struct ProblemType: Sendable, Hashable {
+    public var slug: String
+    public var status: HTTPResponse.Status
+    /// What it means and what a client does about it.
+    public var meaning: String
+
+    public init(_ slug: String, _ status: HTTPResponse.Status, _ meaning: String) {
+        self.slug = slug
+        self.status = status
+        self.meaning = meaning
+    }
+
+    public var uri: String { Problem.typeBase + slug }
+}
+
+extension ProblemType {
+    // MARK: Any operation
+
+    public static let rateLimited = ProblemType(
+        "rate-limited", .tooManyRequests, "Too many requests from this address or account; retry after `Retry-After` seconds.")
+    public static let unavailable = ProblemType(
+        "unavailable", .serviceUnavailable,
+        "Something Surge depends on (its database, another service, a sign-in provider) cannot be reached; retry after `Retry-After` seconds.")
+    public static let catchingUp = ProblemType(
+        "catching-up", .serviceUnavailable,
+        "This service has not yet seen something the request needs (an account or group created a moment ago); retry after `Retry-After` seconds.")
+    public static let internalError = ProblemType("internal", .internalServerError, "A fault on Surge's side; it has been logged.")
+    public static let methodNotAllowed = ProblemType("method-not-allowed", .methodNotAllowed, "The path exists, but not with this method.")
+    public static let notFound = ProblemType("not-found", .notFound, "No such resource, or none the caller may see.")
+
+    // MARK: Authentication
+
+    public static let unauthorized = ProblemType("unauthorized", .unauthorized, "No access token was sent.")
+    public static let invalidToken = ProblemType(
+        "invalid-token", .unauthorized, "The access token is malformed, expired or not Surge's: refresh it or sign in again.")
+    public static let accountDeleted = ProblemType("account-deleted", .unauthorized, "The token's account was deleted.")
+    public static let unauthenticatedCall = ProblemType(
+        "unauthenticated-call", .unauthorized, "A service was called directly, not through the gateway (internal calls only).")
+
+    // MARK: Request bodies and idempotency
+
+    public static let malformedBody = ProblemType("malformed-body", .badRequest, "The body is not JSON, or could not be read.")
+    public static let invalidCharacters = ProblemType(
+        "invalid-characters", .badRequest, "A text field or query parameter contains NUL (U+0000); `errors` names each.")
+    public static let unsupportedMediaType = ProblemType("unsupported-media-type", .unsupportedMediaType, "The body's Content-Type is not one the operation takes.")
+    public static let payloadTooLarge = ProblemType("payload-too-large", .contentTooLarge, "The body is larger than the operation takes.")
+    public static let validation = ProblemType(
+        "validation", .unprocessableContent,
+        "A field, query parameter or header breaks a rule (unknown fields included); `errors` names each with the rule broken.")
+    public static let idempotencyKeyReused = ProblemType(
+        "idempotency-key-reused", .unprocessableContent, "This `Idempotency-Key` was used for a different request.")
+    public static let idempotencyKeyInProgress = ProblemType(
+        "idempotency-key-in-progress", .conflict, "A request with this `Idempotency-Key` is still running; retry after `Retry-After` seconds.")
+    public static let forbidden = ProblemType("forbidden", .forbidden, "The caller may not do this.")
+    public static let confirmationRequired = ProblemType(
+        "confirmation-required", .unprocessableContent, "Deleting for good needs an explicit confirmation.")
+
+    // MARK: Identity
+
+    public static let emailTaken = ProblemType("email-taken", .conflict, "An account with this e-mail exists: sign in instead.")
+    public static let accountExists = ProblemType(
+        "account-exists", .conflict, "A password account has this e-mail: sign in with e-mail and password instead.")
+    public static let credentialsExist = ProblemType("credentials-exist", .conflict, "The account already has credentials; only a guest attaches them.")
+    public static let invalidCredentials = ProblemType("invalid-credentials", .unauthorized, "The e-mail or the password is wrong.")
+    public static let signInThrottled = ProblemType(
+        "sign-in-throttled", .tooManyRequests, "Too many failed sign-ins from this address; retry after `Retry-After` seconds.")
+    public static let invalidRefreshToken = ProblemType(
+        "invalid-refresh-token", .unauthorized, "The refresh token is unknown, expired or signed out: sign in again.")
+    public static let refreshTokenReused = ProblemType(
+        "refresh-token-reused", .unauthorized, "The refresh token was already used; every session of its family was signed out.")
+    public static let invalidIDToken = ProblemType(
+        "invalid-id-token", .unauthorized, "The provider's ID token is malformed, expired, wrongly signed or meant for another app.")
+    public static let trainingPlanNotFound = ProblemType("training-plan-not-found", .notFound, "No training plan yet: onboarding has not saved one.")
+    public static let alreadyFriends = ProblemType("already-friends", .conflict, "You are already friends.")
+    public static let friendRequestExists = ProblemType(
+        "friend-request-exists", .conflict, "A friend request between the two of you is pending; answer or cancel it.")
+    public static let ownerOnly = ProblemType("owner-only", .forbidden, "Only the group's owner may do this.")
+    public static let inviteExpired = ProblemType("invite-expired", .gone, "The invite has expired; ask for a new one.")
+    public static let cannotRemoveSelf = ProblemType("cannot-remove-self", .conflict, "The owner cannot remove themselves; leave the group instead.")
+
+    // MARK: Challenges
+
+    public static let notInvitable = ProblemType("not-invitable", .conflict, "This kind of challenge takes no invitations.")
+
+    // MARK: Progress
+
+    public static let alreadyStarted = ProblemType("already-started", .conflict, "You already have an active attempt at this challenge.")
+    public static let attemptCompleted = ProblemType(
+        "attempt-completed", .conflict, "A completed attempt is archived; start the challenge again instead.")
+    public static let attemptNotActive = ProblemType(
+        "attempt-not-active", .conflict, "The attempt has ended (failed, completed or abandoned); restart it to check in again.")
+    public static let chore = ProblemType("chore", .conflict, "Household chores are completed occurrence by occurrence, not started.")
+    public static let competitionEnded = ProblemType("competition-ended", .conflict, "The competition has ended.")
+    public static let beyondSupportedDates = ProblemType(
+        "beyond-supported-dates", .unprocessableContent, "The attempt would end after the last date Surge supports (2200-12-31).")
+    public static let alreadyRemoved = ProblemType("already-removed", .conflict, "That logged amount was already removed.")
+    public static let choreAlreadyCompleted = ProblemType("chore-already-completed", .conflict, "This chore occurrence was already completed.")
+    public static let outsideCompetition = ProblemType(
+        "outside-competition", .unprocessableContent, "The check-in falls outside the competition's time limit.")
+    public static let checkInWindowClosed = ProblemType(
+        "check-in-window-closed", .unprocessableContent, "Too late for that day: its check-in window has closed (`detail` says when).")
+    public static let checkInInFuture = ProblemType("check-in-in-future", .unprocessableContent, "The check-in is for a day that has not begun.")
+    public static let checkInBeforeStart = ProblemType("check-in-before-start", .unprocessableContent, "The check-in is for a day before the attempt began.")
+    public static let checkInAfterEnd = ProblemType("check-in-after-end", .unprocessableContent, "The check-in is for a day after the attempt's last day.")
+
+    /// Every problem type, in the order the document lists them.
+    public static let all: [ProblemType] = [
+        rateLimited, unavailable, catchingUp, internalError, methodNotAllowed, notFound,
+        unauthorized, invalidToken, accountDeleted, unauthenticatedCall,
+        malformedBody, invalidCharacters, unsupportedMediaType, payloadTooLarge, validation, idempotencyKeyReused, idempotencyKeyInProgress,
+        forbidden, confirmationRequired,
+        emailTaken, accountExists, credentialsExist, invalidCredentials, signInThrottled, invalidRefreshToken, refreshTokenReused,
+        invalidIDToken, trainingPlanNotFound, alreadyFriends, friendRequestExists, ownerOnly, inviteExpired, cannotRemoveSelf,
+        notInvitable,
+        alreadyStarted, attemptCompleted, attemptNotActive, chore, competitionEnded, beyondSupportedDates, alreadyRemoved, choreAlreadyCompleted,
+        outsideCompetition, checkInWindowClosed, checkInInFuture, checkInBeforeStart, checkInAfterEnd,
+    ]
+
+    /// What any operation may answer, given how it is declared.
+    static func common(to operation: APIOperation) -> [ProblemType] {
+        var types: [ProblemType] = [.rateLimited, .unavailable, .catchingUp]
+        if operation.access == .authenticated { types += [.unauthorized, .invalidToken, .accountDeleted] }
+        if !operation.pathParameters.isEmpty { types.append(.notFound) }
+        if operation.requestType != nil || !operation.query.isEmpty { types.append(.validation) }
+        if operation.requestType != nil { types += [.malformedBody, .invalidCharacters, .unsupportedMediaType, .payloadTooLarge] }
+        if operation.isUpload { types += [.validation, .unsupportedMediaType, .payloadTooLarge] }
+        if operation.idempotent { types += [.validation, .idempotencyKeyReused, .idempotencyKeyInProgress] }
+        return types
+    }
+}

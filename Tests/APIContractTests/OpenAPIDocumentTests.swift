@@ -1,0 +1,255 @@
+import Foundation
+import SurgeAPICatalogue
+import SurgeContracts
+import SurgeRuntime
+import SurgeTestSupport
+import Testing
+
+/// What a client generated from docs/openapi.json depends on: named schemas referred to everywhere, open lists where
+/// values may be added, the wire details (headers, limits, media types) in the schema, and every problem type the code
+/// can answer documented.
+@Suite("OpenAPI document for generated clients", .tags(.unit), .kind(.unit))
+struct OpenAPIDocumentTests {
+    static let root = PublicAPITests.root
+    let document: [String: Any]
+    let schemas: [String: [String: Any]]
+    let operations: [(id: String, method: String, path: String, operation: [String: Any])]
+
+    init() throws {
+        let data = try OpenAPIGenerator.document(PublicAPICatalogue.operations)
+        document = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let components = try #require(document["components"] as? [String: Any])
+        schemas = try #require(components["schemas"] as? [String: [String: Any]])
+        let paths = try #require(document["paths"] as? [String: [String: [String: Any]]])
+        operations = paths.flatMap { path, methods in
+            methods.map { method, operation in (operation["operationId"] as? String ?? "?", method, path, operation) }
+        }.sorted { $0.id < $1.id }
+    }
+
+    // MARK: Named schemas
+
+    /// Every object with properties in `node`, by where it is, with its sorted property names.
+    static func objectShapes(in node: Any, at path: String = "") -> [(path: String, shape: [String])] {
+        switch node {
+        case let object as [String: Any]:
+            var found: [(String, [String])] = []
+            if let properties = object["properties"] as? [String: Any], !properties.isEmpty { found.append((path, properties.keys.sorted())) }
+            return found + object.sorted { $0.key < $1.key }.flatMap { objectShapes(in: $0.value, at: path + "/" + $0.key) }
+        case let array as [Any]:
+            return array.enumerated().flatMap { objectShapes(in: $0.element, at: "\(path)[\($0.offset)]") }
+        default:
+            return []
+        }
+    }
+
+    @Test("each struct is one named schema, referred to by $ref: no named shape is repeated inline, and inline objects stay rare")
+    func namedSchemasAreNotInlined() throws {
+        let named = Dictionary(
+            schemas.compactMap { name, schema in (schema["properties"] as? [String: Any]).map { ($0.keys.sorted(), name) } }
+        ) { first, _ in first }
+        let inline = Self.objectShapes(in: document).filter { path, _ in
+            !(path.hasPrefix("/components/schemas/") && path.split(separator: "/").count == 3)
+        }
+        for (path, shape) in inline {
+            #expect(named[shape] == nil, "\(path) repeats the shape of \(named[shape] ?? "") inline: refer to it with $ref")
+        }
+        #expect(Set(inline.map(\.shape)).count <= 2, "inline object shapes: \(inline.map(\.path))")
+        #expect(schemas.count >= 80, "only \(schemas.count) named schemas")
+        for name in ["AttemptView", "AttemptStatus", "Account", "Tokens", "ChallengeDefinition", "Problem", "PublicProfile"] {
+            #expect(schemas[name] != nil, "no schema named \(name)")
+        }
+    }
+
+    @Test("every $ref resolves, and every named schema is used")
+    func referencesResolve() throws {
+        func refs(in node: Any) -> [String] {
+            switch node {
+            case let object as [String: Any]:
+                let own = (object["$ref"] as? String).map { [$0] } ?? []
+                return own + object.values.flatMap(refs)
+            case let array as [Any]: return array.flatMap(refs)
+            default: return []
+            }
+        }
+        let prefix = "#/components/schemas/"
+        let references = Set(refs(in: document).filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) })
+        #expect(references.subtracting(schemas.keys).isEmpty, "dangling: \(references.subtracting(schemas.keys).sorted())")
+        #expect(Set(schemas.keys).subtracting(references).isEmpty, "unused: \(Set(schemas.keys).subtracting(references).sorted())")
+    }
+
+    @Test("an attempt is the same schema wherever it appears; its status is the same list as the query filter's")
+    func sameTypeSameSchema() throws {
+        let attempt = try #require(schemas["AttemptResponse"]?["properties"] as? [String: [String: String]])
+        #expect(attempt["attempt"]?["$ref"] == "#/components/schemas/AttemptView")
+        for id in ["getAttempt", "setTaskDone", "abandonAttempt", "removeLog", "startAttempt", "restartAttempt"] {
+            let operation = try #require(operations.first { $0.id == id }?.operation)
+            #expect(Self.successSchema(operation)?["$ref"] as? String == "#/components/schemas/AttemptResponse", "\(id)")
+        }
+        let view = try #require(schemas["AttemptView"]?["properties"] as? [String: [String: Any]])
+        #expect(view["status"]?["$ref"] as? String == "#/components/schemas/AttemptStatus")
+        let list = try #require(operations.first { $0.id == "listAttempts" }?.operation["parameters"] as? [[String: Any]])
+        let status = try #require(list.first { $0["name"] as? String == "status" }?["schema"] as? [String: Any])
+        #expect(status["$ref"] as? String == "#/components/schemas/AttemptStatus")
+    }
+
+    static func successSchema(_ operation: [String: Any]) -> [String: Any]? {
+        let responses = operation["responses"] as? [String: [String: Any]] ?? [:]
+        let success = responses.first { $0.key.hasPrefix("2") }?.value
+        return ((success?["content"] as? [String: Any])?["application/json"] as? [String: Any])?["schema"] as? [String: Any]
+    }
+
+    // MARK: Enums
+
+    @Test("lists responses carry are open unless fixed by nature; lists only requests use are closed")
+    func enumsOpenWhereTheyMayGrow() throws {
+        let open = Set(schemas.filter { $0.value["anyOf"] != nil }.keys)
+        let closed = Set(schemas.filter { $0.value["enum"] != nil }.keys)
+        for name in ["ChallengeKind", "TaskKind", "AttemptStatus", "CalendarDayStatus", "AccountKind", "PointsReason", "GroupRole"] {
+            #expect(open.contains(name), "\(name) should be open")
+        }
+        #expect(closed.isSuperset(of: ["Weekday", "BrowseSort", "SocialProvider"]), "closed: \(closed.sorted())")
+        for name in open {
+            let variants = try #require(schemas[name]?["anyOf"] as? [[String: Any]])
+            #expect(variants.count == 2 && variants[0]["enum"] != nil && variants[1]["type"] as? String == "string" && variants[1]["enum"] == nil)
+        }
+    }
+
+    // MARK: Wire details
+
+    @Test("every response declares X-Request-ID and the rate-limit headers; 429 and 503 declare Retry-After")
+    func responseHeaders() throws {
+        let components = try #require(document["components"] as? [String: Any])
+        let shared = try #require(components["responses"] as? [String: [String: Any]])
+        for (id, _, _, operation) in operations {
+            let responses = try #require(operation["responses"] as? [String: [String: Any]])
+            for (code, response) in responses {
+                let resolved = (response["$ref"] as? String).flatMap { shared[String($0.split(separator: "/").last!)] } ?? response
+                let headers = resolved["headers"] as? [String: Any] ?? [:]
+                #expect(headers["X-Request-ID"] != nil && headers["RateLimit-Remaining"] != nil, "\(id) \(code)")
+                if code == "429" || code == "503" { #expect(headers["Retry-After"] != nil, "\(id) \(code)") }
+            }
+            #expect(responses["429"] != nil && responses["503"] != nil, "\(id)")
+        }
+        let servers = try #require(document["servers"] as? [[String: Any]])
+        #expect((servers.first?["url"] as? String)?.hasPrefix("http") == true)
+    }
+
+    @Test("path parameters: exactly the ones the code parses as UUIDs are uuid; taskID is a slug")
+    func pathParameters() throws {
+        var parsedAsUUID: Set<String> = []
+        for file in try Self.sources() {
+            parsedAsUUID.formUnion(file.text.matches(of: /uuidParameter\("([A-Za-z]+)"/).map { String($0.output.1) })
+            parsedAsUUID.formUnion(file.text.matches(of: /parameters\.get\("([A-Za-z]+)"\)[^\n]*UUID/).map { String($0.output.1) })
+        }
+        for (id, _, _, operation) in operations {
+            for parameter in operation["parameters"] as? [[String: Any]] ?? [] where parameter["in"] as? String == "path" {
+                let name = try #require(parameter["name"] as? String)
+                let format = (parameter["schema"] as? [String: Any])?["format"] as? String
+                #expect((format == "uuid") == parsedAsUUID.contains(name), "\(id): {\(name)} is \(format ?? "no format")")
+            }
+        }
+        let task = try #require(APIOperation.pathParameters["taskID"]?.schema.plain)
+        #expect(task == .string())
+        #expect(operations.contains { $0.path.contains("{taskID}") })
+    }
+
+    @Test("query limits are keywords, not prose")
+    func queryLimits() throws {
+        let list = try #require(operations.first { $0.id == "listFriends" }?.operation["parameters"] as? [[String: Any]])
+        let limit = try #require(list.first { $0["name"] as? String == "limit" }?["schema"] as? [String: Any])
+        #expect(limit["minimum"] as? Int == 1 && limit["maximum"] as? Int == 100 && limit["default"] as? Int == 20)
+        let calendar = try #require(operations.first { $0.id == "attemptCalendar" }?.operation["parameters"] as? [[String: Any]])
+        let month = try #require(calendar.first { $0["name"] as? String == "month" }?["schema"] as? [String: Any])
+        let pattern = try Regex(try #require(month["pattern"] as? String))
+        #expect("2026-03".wholeMatch(of: pattern) != nil && "2026-13".wholeMatch(of: pattern) == nil && "1969-12".wholeMatch(of: pattern) == nil)
+    }
+
+    @Test("every object lists its required properties, and request-only objects refuse unknown fields as the server does")
+    func requestBodiesAreStrict() throws {
+        for operation in PublicAPICatalogue.operations {
+            guard let type = operation.requestType else { continue }
+            #expect(throws: Problem.self, "\(operation.id) accepts an unknown field") {
+                try StrictJSONDecoder.decode(type, from: Data(#"{"surpriseField": 1}"#.utf8))
+            }
+            guard case .named(let id, .object(let properties)) = try JSONSchema.detailed(from: type) else {
+                Issue.record("\(operation.id)'s body is not a named object")
+                continue
+            }
+            let name = id.split(separator: ".").last.map(String.init) ?? id
+            let schema = try #require(schemas[name], "\(name)")
+            #expect(schema["additionalProperties"] as? Bool == false, "\(name) does not say it refuses unknown fields")
+            #expect(Set(schema["required"] as? [String] ?? []) == Set(properties.filter(\.required).map(\.name)), "\(name)")
+        }
+    }
+
+    @Test("GET /v1/photos/{photoID} declares the image types it serves; uploads declare the ones they take")
+    func photoMediaTypes() throws {
+        let get = try #require(operations.first { $0.id == "getPhoto" }?.operation)
+        let ok = try #require((get["responses"] as? [String: [String: Any]])?["200"]?["content"] as? [String: Any])
+        #expect(Set(ok.keys) == ["image/jpeg", "image/png", "image/heic", "image/webp"])
+        let upload = try #require(operations.first { $0.id == "attachPhoto" }?.operation["requestBody"] as? [String: Any])
+        #expect(Set((upload["content"] as? [String: Any] ?? [:]).keys) == Set(ok.keys))
+    }
+
+    @Test("idempotent operations declare Idempotency-Key with its rule, and the 422 and 409 a bad or busy key gets")
+    func idempotencyKey() throws {
+        for operation in PublicAPICatalogue.operations where operation.idempotent {
+            let described = try #require(operations.first { $0.id == operation.id }?.operation)
+            let parameters = described["parameters"] as? [[String: Any]] ?? []
+            let key = try #require(parameters.first { $0["name"] as? String == "Idempotency-Key" }?["schema"] as? [String: Any])
+            #expect(key["maxLength"] as? Int == 255 && key["pattern"] != nil)
+            let responses = described["responses"] as? [String: Any] ?? [:]
+            #expect(responses["422"] != nil && responses["409"] != nil, "\(operation.id)")
+            let types = described["x-problem-types"] as? [String] ?? []
+            #expect(Set(types).isSuperset(of: ["validation", "idempotency-key-reused", "idempotency-key-in-progress"]), "\(operation.id)")
+        }
+    }
+
+    // MARK: Problems
+
+    @Test("every operation has a description and lists its problem types, each with a documented status")
+    func operationsListTheirProblems() throws {
+        let known = Dictionary(uniqueKeysWithValues: ProblemType.all.map { ($0.slug, $0) })
+        for (id, _, _, operation) in operations {
+            let description = operation["description"] as? String ?? ""
+            #expect(description.count > 40, "\(id) has no description")
+            let types = try #require(operation["x-problem-types"] as? [String], "\(id)")
+            let responses = operation["responses"] as? [String: Any] ?? [:]
+            for slug in types {
+                let type = try #require(known[slug], "\(id) lists unknown \(slug)")
+                #expect(responses[String(type.status.code)] != nil, "\(id) answers \(slug) with an undeclared \(type.status.code)")
+                #expect(description.contains("`\(slug)`"), "\(id)'s description leaves out \(slug)")
+            }
+        }
+        let problem = try #require((schemas["Problem"]?["properties"] as? [String: [String: Any]])?["type"]?["description"] as? String)
+        for type in ProblemType.all { #expect(problem.contains("`\(type.slug)`"), "the Problem schema leaves out \(type.slug)") }
+    }
+
+    @Test("every problem slug the code uses is documented, and every documented one is used")
+    func problemSlugsAreDocumented() throws {
+        var used: [String: String] = [:]
+        for file in try Self.sources() {
+            for match in file.text.matches(of: /(?:slug:|\.conflict\()\s*"([a-z0-9-]+)"/) { used[String(match.output.1)] = file.path }
+        }
+        let documented = Set(ProblemType.all.map(\.slug))
+        for (slug, path) in used.sorted(by: { $0.key < $1.key }) where !documented.contains(slug) {
+            Issue.record("\(path) answers problem type \(slug), which ProblemType.all does not document")
+        }
+        #expect(documented.subtracting(used.keys).isEmpty, "documented but never answered: \(documented.subtracting(used.keys).sorted())")
+        #expect(used.count > 30)
+    }
+
+    /// The Swift sources of the services and shared modules.
+    static func sources() throws -> [(path: String, text: String)] {
+        var files: [(String, String)] = []
+        for directory in ["Services", "Shared"] {
+            let base = root.appendingPathComponent(directory)
+            let enumerator = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil)
+            while let url = enumerator?.nextObject() as? URL {
+                guard url.pathExtension == "swift", !url.path.contains("/Generated/") else { continue }
+                files.append((url.path.replacingOccurrences(of: root.path + "/", with: ""), try String(contentsOf: url, encoding: .utf8)))
+            }
+        }
+        return files
+    }
+}
