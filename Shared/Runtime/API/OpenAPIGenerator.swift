@@ -173,10 +173,13 @@ public enum OpenAPIGenerator {
         ],
     ] }
 
-    private static func responseHeaders(replayable: Bool = false, retryAfter: Bool = false) -> [String: Any] {
-        var names = ["X-Request-ID", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "RateLimit-Policy"]
+    /// `X-Request-ID` on every response; `Retry-After` where a retry may succeed later; the `RateLimit-*` headers, which
+    /// every response carries, declared where a client needs them (a 429), so the generated client stays lean.
+    private static func responseHeaders(replayable: Bool = false, retryAfter: Bool = false, rateLimit: Bool = false) -> [String: Any] {
+        var names = ["X-Request-ID"]
         if replayable { names.append("Idempotent-Replayed") }
         if retryAfter { names.append("Retry-After") }
+        if rateLimit { names += ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "RateLimit-Policy"] }
         return Dictionary(uniqueKeysWithValues: names.map { ($0, ["$ref": "#/components/headers/\($0)"]) })
     }
 
@@ -193,7 +196,8 @@ public enum OpenAPIGenerator {
         let types = ProblemType.all.filter { $0.status == status }.map { "`\($0.slug)`" }
         return [
             "description": "\(status.reasonPhrase): a problem document" + (types.isEmpty ? "." : " (\(types.joined(separator: ", "))); each operation lists its own."),
-            "headers": responseHeaders(retryAfter: [.tooManyRequests, .serviceUnavailable, .conflict].contains(status)),
+            "headers": responseHeaders(
+                retryAfter: [.tooManyRequests, .serviceUnavailable, .conflict].contains(status), rateLimit: status == .tooManyRequests),
             "content": ["application/problem+json": ["schema": ["$ref": "#/components/schemas/Problem"]]],
         ]
     }

@@ -103,33 +103,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.ListAttempts.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.ListAttempts.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.ListAttempts.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -155,33 +133,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -207,33 +163,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -317,26 +251,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -442,26 +356,6 @@ public struct Client: APIProtocol {
                             name: "Idempotent-Replayed",
                             as: Components.Headers.IdempotentReplayed.self
                         ),
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         xRequestID: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "X-Request-ID",
@@ -493,33 +387,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 400:
-                    let headers: Components.Responses.BadRequest.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.BadRequest.Body
                     let chosenContentType = try converter.bestContentType(
@@ -545,33 +417,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -597,33 +447,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -650,26 +478,6 @@ public struct Client: APIProtocol {
                     ))
                 case 409:
                     let headers: Components.Responses.Conflict.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -706,33 +514,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 413:
-                    let headers: Components.Responses.ContentTooLarge.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.ContentTooLarge.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.ContentTooLarge.Body
                     let chosenContentType = try converter.bestContentType(
@@ -758,33 +544,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 415:
-                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnsupportedMediaType.Body
                     let chosenContentType = try converter.bestContentType(
@@ -810,33 +574,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -920,26 +662,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -1020,33 +742,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.GetAttempt.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.GetAttempt.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.GetAttempt.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -1072,33 +772,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -1124,33 +802,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -1234,26 +890,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -1337,33 +973,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.AbandonAttempt.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.AbandonAttempt.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.AbandonAttempt.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -1389,33 +1003,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -1441,33 +1033,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -1494,26 +1064,6 @@ public struct Client: APIProtocol {
                     ))
                 case 409:
                     let headers: Components.Responses.Conflict.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -1608,26 +1158,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -1715,33 +1245,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.AttemptCalendar.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.AttemptCalendar.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.AttemptCalendar.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -1767,33 +1275,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -1819,33 +1305,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -1871,33 +1335,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -1981,26 +1423,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -2088,33 +1510,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.AttemptHistory.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.AttemptHistory.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.AttemptHistory.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -2140,33 +1540,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -2192,33 +1570,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -2244,33 +1600,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -2354,26 +1688,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -2464,33 +1778,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.RemoveLog.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.RemoveLog.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.RemoveLog.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -2516,33 +1808,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -2568,33 +1838,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -2621,26 +1869,6 @@ public struct Client: APIProtocol {
                     ))
                 case 409:
                     let headers: Components.Responses.Conflict.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -2677,33 +1905,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -2787,26 +1993,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -2901,33 +2087,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.AttemptPhotos.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.AttemptPhotos.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.AttemptPhotos.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -2953,33 +2117,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -3005,33 +2147,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -3057,33 +2177,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -3167,26 +2265,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -3284,26 +2362,6 @@ public struct Client: APIProtocol {
                             name: "Idempotent-Replayed",
                             as: Components.Headers.IdempotentReplayed.self
                         ),
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         xRequestID: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "X-Request-ID",
@@ -3335,33 +2393,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -3387,33 +2423,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -3440,26 +2454,6 @@ public struct Client: APIProtocol {
                     ))
                 case 409:
                     let headers: Components.Responses.Conflict.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -3496,33 +2490,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -3606,26 +2578,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -3724,33 +2676,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.SetTaskDone.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.SetTaskDone.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.SetTaskDone.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -3776,33 +2706,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 400:
-                    let headers: Components.Responses.BadRequest.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.BadRequest.Body
                     let chosenContentType = try converter.bestContentType(
@@ -3828,33 +2736,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -3880,33 +2766,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -3933,26 +2797,6 @@ public struct Client: APIProtocol {
                     ))
                 case 409:
                     let headers: Components.Responses.Conflict.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -3989,33 +2833,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 413:
-                    let headers: Components.Responses.ContentTooLarge.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.ContentTooLarge.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.ContentTooLarge.Body
                     let chosenContentType = try converter.bestContentType(
@@ -4041,33 +2863,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 415:
-                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnsupportedMediaType.Body
                     let chosenContentType = try converter.bestContentType(
@@ -4093,33 +2893,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -4203,26 +2981,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -4332,26 +3090,6 @@ public struct Client: APIProtocol {
                             name: "Idempotent-Replayed",
                             as: Components.Headers.IdempotentReplayed.self
                         ),
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         xRequestID: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "X-Request-ID",
@@ -4383,33 +3121,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 400:
-                    let headers: Components.Responses.BadRequest.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.BadRequest.Body
                     let chosenContentType = try converter.bestContentType(
@@ -4435,33 +3151,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -4487,33 +3181,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -4540,26 +3212,6 @@ public struct Client: APIProtocol {
                     ))
                 case 409:
                     let headers: Components.Responses.Conflict.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -4596,33 +3248,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 413:
-                    let headers: Components.Responses.ContentTooLarge.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.ContentTooLarge.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.ContentTooLarge.Body
                     let chosenContentType = try converter.bestContentType(
@@ -4648,33 +3278,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 415:
-                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnsupportedMediaType.Body
                     let chosenContentType = try converter.bestContentType(
@@ -4700,33 +3308,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -4810,26 +3396,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -4960,33 +3526,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.AttachPhoto.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.AttachPhoto.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.AttachPhoto.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -5012,33 +3556,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -5064,33 +3586,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -5117,26 +3617,6 @@ public struct Client: APIProtocol {
                     ))
                 case 409:
                     let headers: Components.Responses.Conflict.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -5173,33 +3653,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 413:
-                    let headers: Components.Responses.ContentTooLarge.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.ContentTooLarge.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.ContentTooLarge.Body
                     let chosenContentType = try converter.bestContentType(
@@ -5225,33 +3683,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 415:
-                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnsupportedMediaType.Body
                     let chosenContentType = try converter.bestContentType(
@@ -5277,33 +3713,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -5387,26 +3801,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -5505,26 +3899,6 @@ public struct Client: APIProtocol {
                             name: "Idempotent-Replayed",
                             as: Components.Headers.IdempotentReplayed.self
                         ),
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         xRequestID: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "X-Request-ID",
@@ -5556,33 +3930,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 400:
-                    let headers: Components.Responses.BadRequest.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.BadRequest.Body
                     let chosenContentType = try converter.bestContentType(
@@ -5609,26 +3961,6 @@ public struct Client: APIProtocol {
                     ))
                 case 409:
                     let headers: Components.Responses.Conflict.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -5665,33 +3997,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 413:
-                    let headers: Components.Responses.ContentTooLarge.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.ContentTooLarge.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.ContentTooLarge.Body
                     let chosenContentType = try converter.bestContentType(
@@ -5717,33 +4027,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 415:
-                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnsupportedMediaType.Body
                     let chosenContentType = try converter.bestContentType(
@@ -5769,33 +4057,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -5879,26 +4145,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -5991,33 +4237,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.RefreshSession.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.RefreshSession.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.RefreshSession.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -6043,33 +4267,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 400:
-                    let headers: Components.Responses.BadRequest.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.BadRequest.Body
                     let chosenContentType = try converter.bestContentType(
@@ -6095,33 +4297,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -6147,33 +4327,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 413:
-                    let headers: Components.Responses.ContentTooLarge.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.ContentTooLarge.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.ContentTooLarge.Body
                     let chosenContentType = try converter.bestContentType(
@@ -6199,33 +4357,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 415:
-                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnsupportedMediaType.Body
                     let chosenContentType = try converter.bestContentType(
@@ -6251,33 +4387,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -6361,26 +4475,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -6482,26 +4576,6 @@ public struct Client: APIProtocol {
                             name: "Idempotent-Replayed",
                             as: Components.Headers.IdempotentReplayed.self
                         ),
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         xRequestID: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "X-Request-ID",
@@ -6533,33 +4607,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 400:
-                    let headers: Components.Responses.BadRequest.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.BadRequest.Body
                     let chosenContentType = try converter.bestContentType(
@@ -6586,26 +4638,6 @@ public struct Client: APIProtocol {
                     ))
                 case 409:
                     let headers: Components.Responses.Conflict.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -6642,33 +4674,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 413:
-                    let headers: Components.Responses.ContentTooLarge.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.ContentTooLarge.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.ContentTooLarge.Body
                     let chosenContentType = try converter.bestContentType(
@@ -6694,33 +4704,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 415:
-                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnsupportedMediaType.Body
                     let chosenContentType = try converter.bestContentType(
@@ -6746,33 +4734,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -6856,26 +4822,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -6967,33 +4913,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.SignIn.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.SignIn.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.SignIn.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -7019,33 +4943,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 400:
-                    let headers: Components.Responses.BadRequest.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.BadRequest.Body
                     let chosenContentType = try converter.bestContentType(
@@ -7071,33 +4973,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -7123,33 +5003,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 413:
-                    let headers: Components.Responses.ContentTooLarge.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.ContentTooLarge.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.ContentTooLarge.Body
                     let chosenContentType = try converter.bestContentType(
@@ -7175,33 +5033,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 415:
-                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnsupportedMediaType.Body
                     let chosenContentType = try converter.bestContentType(
@@ -7227,33 +5063,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -7337,26 +5151,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -7444,62 +5238,18 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 204:
-                    let headers: Operations.SignOut.Output.NoContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.SignOut.Output.NoContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     return .noContent(.init(headers: headers))
                 case 400:
-                    let headers: Components.Responses.BadRequest.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.BadRequest.Body
                     let chosenContentType = try converter.bestContentType(
@@ -7525,33 +5275,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 413:
-                    let headers: Components.Responses.ContentTooLarge.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.ContentTooLarge.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.ContentTooLarge.Body
                     let chosenContentType = try converter.bestContentType(
@@ -7577,33 +5305,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 415:
-                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnsupportedMediaType.Body
                     let chosenContentType = try converter.bestContentType(
@@ -7629,33 +5335,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -7739,26 +5423,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -7850,33 +5514,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.SocialSignIn.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.SocialSignIn.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.SocialSignIn.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -7902,33 +5544,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 400:
-                    let headers: Components.Responses.BadRequest.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.BadRequest.Body
                     let chosenContentType = try converter.bestContentType(
@@ -7954,33 +5574,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -8007,26 +5605,6 @@ public struct Client: APIProtocol {
                     ))
                 case 409:
                     let headers: Components.Responses.Conflict.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -8063,33 +5641,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 413:
-                    let headers: Components.Responses.ContentTooLarge.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.ContentTooLarge.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.ContentTooLarge.Body
                     let chosenContentType = try converter.bestContentType(
@@ -8115,33 +5671,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 415:
-                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnsupportedMediaType.Body
                     let chosenContentType = try converter.bestContentType(
@@ -8167,33 +5701,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -8277,26 +5789,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -8438,33 +5930,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.ListChallenges.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.ListChallenges.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.ListChallenges.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -8490,33 +5960,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -8542,33 +5990,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -8652,26 +6078,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -8773,26 +6179,6 @@ public struct Client: APIProtocol {
                             name: "Idempotent-Replayed",
                             as: Components.Headers.IdempotentReplayed.self
                         ),
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         xRequestID: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "X-Request-ID",
@@ -8824,33 +6210,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 400:
-                    let headers: Components.Responses.BadRequest.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.BadRequest.Body
                     let chosenContentType = try converter.bestContentType(
@@ -8876,33 +6240,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -8929,26 +6271,6 @@ public struct Client: APIProtocol {
                     ))
                 case 409:
                     let headers: Components.Responses.Conflict.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -8985,33 +6307,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 413:
-                    let headers: Components.Responses.ContentTooLarge.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.ContentTooLarge.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.ContentTooLarge.Body
                     let chosenContentType = try converter.bestContentType(
@@ -9037,33 +6337,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 415:
-                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnsupportedMediaType.Body
                     let chosenContentType = try converter.bestContentType(
@@ -9089,33 +6367,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -9199,26 +6455,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -9299,33 +6535,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.GetChallenge.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.GetChallenge.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.GetChallenge.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -9351,33 +6565,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -9403,33 +6595,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -9513,26 +6683,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -9625,33 +6775,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.UpdateChallenge.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.UpdateChallenge.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.UpdateChallenge.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -9677,33 +6805,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 400:
-                    let headers: Components.Responses.BadRequest.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.BadRequest.Body
                     let chosenContentType = try converter.bestContentType(
@@ -9729,33 +6835,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -9781,33 +6865,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 403:
-                    let headers: Components.Responses.Forbidden.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Forbidden.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Forbidden.Body
                     let chosenContentType = try converter.bestContentType(
@@ -9833,33 +6895,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -9885,33 +6925,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 413:
-                    let headers: Components.Responses.ContentTooLarge.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.ContentTooLarge.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.ContentTooLarge.Body
                     let chosenContentType = try converter.bestContentType(
@@ -9937,33 +6955,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 415:
-                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnsupportedMediaType.Body
                     let chosenContentType = try converter.bestContentType(
@@ -9989,33 +6985,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -10099,26 +7073,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -10210,62 +7164,18 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 204:
-                    let headers: Operations.DeleteChallenge.Output.NoContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.DeleteChallenge.Output.NoContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     return .noContent(.init(headers: headers))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -10291,33 +7201,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 403:
-                    let headers: Components.Responses.Forbidden.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Forbidden.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Forbidden.Body
                     let chosenContentType = try converter.bestContentType(
@@ -10343,33 +7231,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -10395,33 +7261,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -10505,26 +7349,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -10629,26 +7453,6 @@ public struct Client: APIProtocol {
                             name: "Idempotent-Replayed",
                             as: Components.Headers.IdempotentReplayed.self
                         ),
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         xRequestID: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "X-Request-ID",
@@ -10680,33 +7484,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 400:
-                    let headers: Components.Responses.BadRequest.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.BadRequest.Body
                     let chosenContentType = try converter.bestContentType(
@@ -10732,33 +7514,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -10784,33 +7544,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 403:
-                    let headers: Components.Responses.Forbidden.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Forbidden.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Forbidden.Body
                     let chosenContentType = try converter.bestContentType(
@@ -10836,33 +7574,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -10889,26 +7605,6 @@ public struct Client: APIProtocol {
                     ))
                 case 409:
                     let headers: Components.Responses.Conflict.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -10945,33 +7641,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 413:
-                    let headers: Components.Responses.ContentTooLarge.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.ContentTooLarge.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.ContentTooLarge.Body
                     let chosenContentType = try converter.bestContentType(
@@ -10997,33 +7671,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 415:
-                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnsupportedMediaType.Body
                     let chosenContentType = try converter.bestContentType(
@@ -11049,33 +7701,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -11159,26 +7789,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -11259,33 +7869,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.LikeChallenge.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.LikeChallenge.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.LikeChallenge.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -11311,33 +7899,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -11363,33 +7929,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -11473,26 +8017,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -11573,33 +8097,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.UnlikeChallenge.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.UnlikeChallenge.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.UnlikeChallenge.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -11625,33 +8127,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -11677,33 +8157,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -11787,26 +8245,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -11901,33 +8339,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.ChallengePhotos.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.ChallengePhotos.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.ChallengePhotos.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -11953,33 +8369,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -12005,33 +8399,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -12057,33 +8429,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -12167,26 +8517,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -12268,33 +8598,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.GetChallengeVersion.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.GetChallengeVersion.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.GetChallengeVersion.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -12320,33 +8628,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -12372,33 +8658,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -12482,26 +8746,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -12596,26 +8840,6 @@ public struct Client: APIProtocol {
                             name: "Idempotent-Replayed",
                             as: Components.Headers.IdempotentReplayed.self
                         ),
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         xRequestID: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "X-Request-ID",
@@ -12647,33 +8871,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -12699,33 +8901,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -12752,26 +8932,6 @@ public struct Client: APIProtocol {
                     ))
                 case 409:
                     let headers: Components.Responses.Conflict.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -12808,33 +8968,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -12918,26 +9056,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -13037,33 +9155,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.ListFriendRequests.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.ListFriendRequests.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.ListFriendRequests.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -13089,33 +9185,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -13141,33 +9215,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -13251,26 +9303,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -13374,26 +9406,6 @@ public struct Client: APIProtocol {
                             name: "Idempotent-Replayed",
                             as: Components.Headers.IdempotentReplayed.self
                         ),
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         xRequestID: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "X-Request-ID",
@@ -13425,33 +9437,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 400:
-                    let headers: Components.Responses.BadRequest.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.BadRequest.Body
                     let chosenContentType = try converter.bestContentType(
@@ -13477,33 +9467,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -13529,33 +9497,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -13582,26 +9528,6 @@ public struct Client: APIProtocol {
                     ))
                 case 409:
                     let headers: Components.Responses.Conflict.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -13638,33 +9564,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 413:
-                    let headers: Components.Responses.ContentTooLarge.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.ContentTooLarge.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.ContentTooLarge.Body
                     let chosenContentType = try converter.bestContentType(
@@ -13690,33 +9594,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 415:
-                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnsupportedMediaType.Body
                     let chosenContentType = try converter.bestContentType(
@@ -13742,33 +9624,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -13852,26 +9712,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -13952,62 +9792,18 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 204:
-                    let headers: Operations.CancelFriendRequest.Output.NoContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.CancelFriendRequest.Output.NoContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     return .noContent(.init(headers: headers))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -14033,33 +9829,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -14143,26 +9917,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -14243,33 +9997,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.AcceptFriendRequest.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.AcceptFriendRequest.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.AcceptFriendRequest.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -14295,33 +10027,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -14347,33 +10057,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -14457,26 +10145,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -14557,62 +10225,18 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 204:
-                    let headers: Operations.DeclineFriendRequest.Output.NoContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.DeclineFriendRequest.Output.NoContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     return .noContent(.init(headers: headers))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -14638,33 +10262,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -14748,26 +10350,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -14860,33 +10442,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.ListFriends.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.ListFriends.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.ListFriends.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -14912,33 +10472,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -14964,33 +10502,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -15074,26 +10590,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -15174,62 +10670,18 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 204:
-                    let headers: Operations.RemoveFriend.Output.NoContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.RemoveFriend.Output.NoContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     return .noContent(.init(headers: headers))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -15255,33 +10707,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -15365,26 +10795,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -15477,33 +10887,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.ListGroups.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.ListGroups.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.ListGroups.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -15529,33 +10917,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -15581,33 +10947,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -15691,26 +11035,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -15809,26 +11133,6 @@ public struct Client: APIProtocol {
                             name: "Idempotent-Replayed",
                             as: Components.Headers.IdempotentReplayed.self
                         ),
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         xRequestID: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "X-Request-ID",
@@ -15860,33 +11164,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 400:
-                    let headers: Components.Responses.BadRequest.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.BadRequest.Body
                     let chosenContentType = try converter.bestContentType(
@@ -15912,33 +11194,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -15965,26 +11225,6 @@ public struct Client: APIProtocol {
                     ))
                 case 409:
                     let headers: Components.Responses.Conflict.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -16021,33 +11261,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 413:
-                    let headers: Components.Responses.ContentTooLarge.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.ContentTooLarge.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.ContentTooLarge.Body
                     let chosenContentType = try converter.bestContentType(
@@ -16073,33 +11291,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 415:
-                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnsupportedMediaType.Body
                     let chosenContentType = try converter.bestContentType(
@@ -16125,33 +11321,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -16235,26 +11409,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -16335,33 +11489,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.GetGroup.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.GetGroup.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.GetGroup.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -16387,33 +11519,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -16439,33 +11549,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -16549,26 +11637,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -16661,33 +11729,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.UpdateGroup.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.UpdateGroup.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.UpdateGroup.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -16713,33 +11759,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 400:
-                    let headers: Components.Responses.BadRequest.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.BadRequest.Body
                     let chosenContentType = try converter.bestContentType(
@@ -16765,33 +11789,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -16817,33 +11819,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 403:
-                    let headers: Components.Responses.Forbidden.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Forbidden.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Forbidden.Body
                     let chosenContentType = try converter.bestContentType(
@@ -16869,33 +11849,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -16921,33 +11879,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 413:
-                    let headers: Components.Responses.ContentTooLarge.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.ContentTooLarge.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.ContentTooLarge.Body
                     let chosenContentType = try converter.bestContentType(
@@ -16973,33 +11909,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 415:
-                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnsupportedMediaType.Body
                     let chosenContentType = try converter.bestContentType(
@@ -17025,33 +11939,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -17135,26 +12027,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -17256,33 +12128,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.ListChoreOccurrences.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.ListChoreOccurrences.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.ListChoreOccurrences.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -17308,33 +12158,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -17360,33 +12188,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -17412,33 +12218,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -17522,26 +12306,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -17636,33 +12400,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.ListGroupChores.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.ListGroupChores.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.ListGroupChores.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -17688,33 +12430,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -17740,33 +12460,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -17792,33 +12490,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -17902,26 +12578,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -18016,33 +12672,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.ListGroupInvites.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.ListGroupInvites.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.ListGroupInvites.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -18068,33 +12702,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -18120,33 +12732,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -18172,33 +12762,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -18282,26 +12850,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -18404,26 +12952,6 @@ public struct Client: APIProtocol {
                             name: "Idempotent-Replayed",
                             as: Components.Headers.IdempotentReplayed.self
                         ),
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         xRequestID: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "X-Request-ID",
@@ -18455,33 +12983,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 400:
-                    let headers: Components.Responses.BadRequest.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.BadRequest.Body
                     let chosenContentType = try converter.bestContentType(
@@ -18507,33 +13013,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -18559,33 +13043,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -18612,26 +13074,6 @@ public struct Client: APIProtocol {
                     ))
                 case 409:
                     let headers: Components.Responses.Conflict.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -18668,33 +13110,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 413:
-                    let headers: Components.Responses.ContentTooLarge.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.ContentTooLarge.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.ContentTooLarge.Body
                     let chosenContentType = try converter.bestContentType(
@@ -18720,33 +13140,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 415:
-                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnsupportedMediaType.Body
                     let chosenContentType = try converter.bestContentType(
@@ -18772,33 +13170,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -18882,26 +13258,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -18986,62 +13342,18 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 204:
-                    let headers: Operations.RevokeGroupInvite.Output.NoContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.RevokeGroupInvite.Output.NoContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     return .noContent(.init(headers: headers))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -19067,33 +13379,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 403:
-                    let headers: Components.Responses.Forbidden.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Forbidden.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Forbidden.Body
                     let chosenContentType = try converter.bestContentType(
@@ -19119,33 +13409,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -19229,26 +13497,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -19329,62 +13577,18 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 204:
-                    let headers: Operations.LeaveGroup.Output.NoContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.LeaveGroup.Output.NoContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     return .noContent(.init(headers: headers))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -19410,33 +13614,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -19520,26 +13702,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -19634,33 +13796,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.ListGroupMembers.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.ListGroupMembers.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.ListGroupMembers.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -19686,33 +13826,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -19738,33 +13856,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -19790,33 +13886,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -19900,26 +13974,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -20005,62 +14059,18 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 204:
-                    let headers: Operations.RemoveGroupMember.Output.NoContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.RemoveGroupMember.Output.NoContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     return .noContent(.init(headers: headers))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -20086,33 +14096,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 403:
-                    let headers: Components.Responses.Forbidden.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Forbidden.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Forbidden.Body
                     let chosenContentType = try converter.bestContentType(
@@ -20138,33 +14126,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -20191,26 +14157,6 @@ public struct Client: APIProtocol {
                     ))
                 case 409:
                     let headers: Components.Responses.Conflict.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -20305,26 +14251,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -20416,33 +14342,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.JoinGroup.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.JoinGroup.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.JoinGroup.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -20468,33 +14372,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 400:
-                    let headers: Components.Responses.BadRequest.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.BadRequest.Body
                     let chosenContentType = try converter.bestContentType(
@@ -20520,33 +14402,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -20572,33 +14432,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -20624,33 +14462,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 410:
-                    let headers: Components.Responses.Gone.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Gone.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Gone.Body
                     let chosenContentType = try converter.bestContentType(
@@ -20676,33 +14492,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 413:
-                    let headers: Components.Responses.ContentTooLarge.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.ContentTooLarge.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.ContentTooLarge.Body
                     let chosenContentType = try converter.bestContentType(
@@ -20728,33 +14522,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 415:
-                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnsupportedMediaType.Body
                     let chosenContentType = try converter.bestContentType(
@@ -20780,33 +14552,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -20890,26 +14640,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -20988,33 +14718,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.ListLeaderboards.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.ListLeaderboards.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.ListLeaderboards.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -21040,33 +14748,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -21150,26 +14836,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -21271,33 +14937,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.GetChallengeLeaderboard.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.GetChallengeLeaderboard.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.GetChallengeLeaderboard.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -21323,33 +14967,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -21375,33 +14997,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -21427,33 +15027,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -21537,26 +15115,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -21651,33 +15209,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.GetChallengeLeaderboardAroundMe.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.GetChallengeLeaderboardAroundMe.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.GetChallengeLeaderboardAroundMe.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -21703,33 +15239,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -21755,33 +15269,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -21807,33 +15299,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -21917,26 +15387,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -22024,33 +15474,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.GetChallengeFriendsLeaderboard.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.GetChallengeFriendsLeaderboard.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.GetChallengeFriendsLeaderboard.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -22076,33 +15504,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -22128,33 +15534,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -22180,33 +15564,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -22290,26 +15652,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -22411,33 +15753,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.GetChallengeLeaderboardHistory.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.GetChallengeLeaderboardHistory.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.GetChallengeLeaderboardHistory.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -22463,33 +15783,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -22515,33 +15813,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -22567,33 +15843,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -22677,26 +15931,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -22784,33 +16018,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.GetMyChallengeStanding.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.GetMyChallengeStanding.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.GetMyChallengeStanding.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -22836,33 +16048,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -22888,33 +16078,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -22940,33 +16108,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -23050,26 +16196,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -23171,33 +16297,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.GetGroupLeaderboard.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.GetGroupLeaderboard.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.GetGroupLeaderboard.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -23223,33 +16327,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -23275,33 +16357,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -23327,33 +16387,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -23437,26 +16475,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -23551,33 +16569,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.GetGroupLeaderboardAroundMe.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.GetGroupLeaderboardAroundMe.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.GetGroupLeaderboardAroundMe.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -23603,33 +16599,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -23655,33 +16629,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -23707,33 +16659,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -23817,26 +16747,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -23938,33 +16848,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.GetGroupLeaderboardHistory.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.GetGroupLeaderboardHistory.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.GetGroupLeaderboardHistory.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -23990,33 +16878,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -24042,33 +16908,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -24094,33 +16938,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -24204,26 +17026,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -24311,33 +17113,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.GetMyGroupStanding.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.GetMyGroupStanding.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.GetMyGroupStanding.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -24363,33 +17143,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -24415,33 +17173,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -24467,33 +17203,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -24577,26 +17291,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -24675,33 +17369,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.GetMe.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.GetMe.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.GetMe.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -24727,33 +17399,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -24837,26 +17487,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -24944,33 +17574,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.UpdateMe.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.UpdateMe.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.UpdateMe.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -24996,33 +17604,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 400:
-                    let headers: Components.Responses.BadRequest.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.BadRequest.Body
                     let chosenContentType = try converter.bestContentType(
@@ -25048,33 +17634,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -25100,33 +17664,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 413:
-                    let headers: Components.Responses.ContentTooLarge.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.ContentTooLarge.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.ContentTooLarge.Body
                     let chosenContentType = try converter.bestContentType(
@@ -25152,33 +17694,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 415:
-                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnsupportedMediaType.Body
                     let chosenContentType = try converter.bestContentType(
@@ -25204,33 +17724,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -25314,26 +17812,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -25426,62 +17904,18 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 204:
-                    let headers: Operations.DeleteMe.Output.NoContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.DeleteMe.Output.NoContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     return .noContent(.init(headers: headers))
                 case 400:
-                    let headers: Components.Responses.BadRequest.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.BadRequest.Body
                     let chosenContentType = try converter.bestContentType(
@@ -25507,33 +17941,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -25559,33 +17971,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 413:
-                    let headers: Components.Responses.ContentTooLarge.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.ContentTooLarge.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.ContentTooLarge.Body
                     let chosenContentType = try converter.bestContentType(
@@ -25611,33 +18001,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 415:
-                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnsupportedMediaType.Body
                     let chosenContentType = try converter.bestContentType(
@@ -25663,33 +18031,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -25773,26 +18119,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -25892,33 +18218,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.ListMyChallenges.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.ListMyChallenges.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.ListMyChallenges.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -25944,33 +18248,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -25996,33 +18278,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -26106,26 +18366,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -26217,33 +18457,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.AttachCredentials.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.AttachCredentials.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.AttachCredentials.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -26269,33 +18487,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 400:
-                    let headers: Components.Responses.BadRequest.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.BadRequest.Body
                     let chosenContentType = try converter.bestContentType(
@@ -26321,33 +18517,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -26374,26 +18548,6 @@ public struct Client: APIProtocol {
                     ))
                 case 409:
                     let headers: Components.Responses.Conflict.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -26430,33 +18584,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 413:
-                    let headers: Components.Responses.ContentTooLarge.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.ContentTooLarge.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.ContentTooLarge.Body
                     let chosenContentType = try converter.bestContentType(
@@ -26482,33 +18614,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 415:
-                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnsupportedMediaType.Body
                     let chosenContentType = try converter.bestContentType(
@@ -26534,33 +18644,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -26644,26 +18732,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -26742,33 +18810,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.ExportMyData.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.ExportMyData.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.ExportMyData.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -26794,33 +18840,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -26904,26 +18928,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -27009,33 +19013,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.MyHistory.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.MyHistory.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.MyHistory.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -27061,33 +19043,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -27113,33 +19073,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -27223,26 +19161,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -27321,33 +19239,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.MyPoints.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.MyPoints.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.MyPoints.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -27373,33 +19269,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -27483,26 +19357,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -27595,33 +19449,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.MyPointsLedger.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.MyPointsLedger.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.MyPointsLedger.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -27647,33 +19479,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -27699,33 +19509,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -27809,26 +19597,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -27907,33 +19675,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.GetPreferences.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.GetPreferences.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.GetPreferences.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -27959,33 +19705,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -28069,26 +19793,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -28176,33 +19880,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.PutPreferences.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.PutPreferences.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.PutPreferences.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -28228,33 +19910,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 400:
-                    let headers: Components.Responses.BadRequest.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.BadRequest.Body
                     let chosenContentType = try converter.bestContentType(
@@ -28280,33 +19940,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -28332,33 +19970,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 413:
-                    let headers: Components.Responses.ContentTooLarge.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.ContentTooLarge.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.ContentTooLarge.Body
                     let chosenContentType = try converter.bestContentType(
@@ -28384,33 +20000,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 415:
-                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnsupportedMediaType.Body
                     let chosenContentType = try converter.bestContentType(
@@ -28436,33 +20030,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -28546,26 +20118,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -28647,33 +20199,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.GetTrainingPlan.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.GetTrainingPlan.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.GetTrainingPlan.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -28699,33 +20229,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -28751,33 +20259,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -28861,26 +20347,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -28968,33 +20434,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.PutTrainingPlan.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.PutTrainingPlan.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.PutTrainingPlan.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -29020,33 +20464,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 400:
-                    let headers: Components.Responses.BadRequest.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.BadRequest.Body
                     let chosenContentType = try converter.bestContentType(
@@ -29072,33 +20494,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -29124,33 +20524,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 413:
-                    let headers: Components.Responses.ContentTooLarge.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.ContentTooLarge.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.ContentTooLarge.Body
                     let chosenContentType = try converter.bestContentType(
@@ -29176,33 +20554,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 415:
-                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnsupportedMediaType.Body
                     let chosenContentType = try converter.bestContentType(
@@ -29228,33 +20584,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -29338,26 +20672,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -29445,33 +20759,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.PreviewTrainingPlan.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.PreviewTrainingPlan.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.PreviewTrainingPlan.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -29497,33 +20789,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 400:
-                    let headers: Components.Responses.BadRequest.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.BadRequest.Body
                     let chosenContentType = try converter.bestContentType(
@@ -29549,33 +20819,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -29601,33 +20849,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 413:
-                    let headers: Components.Responses.ContentTooLarge.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.ContentTooLarge.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.ContentTooLarge.Body
                     let chosenContentType = try converter.bestContentType(
@@ -29653,33 +20879,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 415:
-                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnsupportedMediaType.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnsupportedMediaType.Body
                     let chosenContentType = try converter.bestContentType(
@@ -29705,33 +20909,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -29815,26 +20997,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -29915,33 +21077,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.GetPhoto.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.GetPhoto.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.GetPhoto.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -29994,33 +21134,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -30046,33 +21164,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.NotFound.Body
                     let chosenContentType = try converter.bestContentType(
@@ -30156,26 +21252,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",
@@ -30275,33 +21351,11 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.SearchUsers.Output.Ok.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Operations.SearchUsers.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.SearchUsers.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -30327,33 +21381,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 401:
-                    let headers: Components.Responses.Unauthorized.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Unauthorized.Body
                     let chosenContentType = try converter.bestContentType(
@@ -30379,33 +21411,11 @@ public struct Client: APIProtocol {
                         body: body
                     ))
                 case 422:
-                    let headers: Components.Responses.UnprocessableContent.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
-                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "X-Request-ID",
-                            as: Components.Headers.XRequestID.self
-                        )
-                    )
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.UnprocessableContent.Body
                     let chosenContentType = try converter.bestContentType(
@@ -30489,26 +21499,6 @@ public struct Client: APIProtocol {
                     ))
                 case 503:
                     let headers: Components.Responses.ServiceUnavailable.Headers = .init(
-                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Limit",
-                            as: Components.Headers.RateLimitLimit.self
-                        ),
-                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Policy",
-                            as: Components.Headers.RateLimitPolicy.self
-                        ),
-                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Remaining",
-                            as: Components.Headers.RateLimitRemaining.self
-                        ),
-                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
-                            in: response.headerFields,
-                            name: "RateLimit-Reset",
-                            as: Components.Headers.RateLimitReset.self
-                        ),
                         retryAfter: try converter.getOptionalHeaderFieldAsURI(
                             in: response.headerFields,
                             name: "Retry-After",

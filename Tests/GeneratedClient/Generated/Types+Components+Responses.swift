@@ -21,22 +21,6 @@ extension Components {
         public struct BadRequest: Sendable, Hashable {
             /// - Remark: Generated from `#/components/responses/BadRequest/headers`.
             public struct Headers: Sendable, Hashable {
-                /// The request budget of the tightest limit that applies.
-                ///
-                /// - Remark: Generated from `#/components/responses/BadRequest/headers/RateLimit-Limit`.
-                public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                /// The limit as `<requests>;w=<window seconds>`.
-                ///
-                /// - Remark: Generated from `#/components/responses/BadRequest/headers/RateLimit-Policy`.
-                public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                /// Requests left in that budget.
-                ///
-                /// - Remark: Generated from `#/components/responses/BadRequest/headers/RateLimit-Remaining`.
-                public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                /// Seconds until the budget is whole again.
-                ///
-                /// - Remark: Generated from `#/components/responses/BadRequest/headers/RateLimit-Reset`.
-                public var rateLimitReset: Components.Headers.RateLimitReset?
                 /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                 ///
                 /// - Remark: Generated from `#/components/responses/BadRequest/headers/X-Request-ID`.
@@ -44,22 +28,8 @@ extension Components {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
-                ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                ///   - rateLimitRemaining: Requests left in that budget.
-                ///   - rateLimitReset: Seconds until the budget is whole again.
                 ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                public init(
-                    rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                    rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                    rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                    rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                    xRequestID: Components.Headers.XRequestID? = nil
-                ) {
-                    self.rateLimitLimit = rateLimitLimit
-                    self.rateLimitPolicy = rateLimitPolicy
-                    self.rateLimitRemaining = rateLimitRemaining
-                    self.rateLimitReset = rateLimitReset
+                public init(xRequestID: Components.Headers.XRequestID? = nil) {
                     self.xRequestID = xRequestID
                 }
             }
@@ -100,22 +70,6 @@ extension Components {
         public struct Conflict: Sendable, Hashable {
             /// - Remark: Generated from `#/components/responses/Conflict/headers`.
             public struct Headers: Sendable, Hashable {
-                /// The request budget of the tightest limit that applies.
-                ///
-                /// - Remark: Generated from `#/components/responses/Conflict/headers/RateLimit-Limit`.
-                public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                /// The limit as `<requests>;w=<window seconds>`.
-                ///
-                /// - Remark: Generated from `#/components/responses/Conflict/headers/RateLimit-Policy`.
-                public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                /// Requests left in that budget.
-                ///
-                /// - Remark: Generated from `#/components/responses/Conflict/headers/RateLimit-Remaining`.
-                public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                /// Seconds until the budget is whole again.
-                ///
-                /// - Remark: Generated from `#/components/responses/Conflict/headers/RateLimit-Reset`.
-                public var rateLimitReset: Components.Headers.RateLimitReset?
                 /// Seconds after which a retry may succeed.
                 ///
                 /// - Remark: Generated from `#/components/responses/Conflict/headers/Retry-After`.
@@ -127,24 +81,12 @@ extension Components {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
-                ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                ///   - rateLimitRemaining: Requests left in that budget.
-                ///   - rateLimitReset: Seconds until the budget is whole again.
                 ///   - retryAfter: Seconds after which a retry may succeed.
                 ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                 public init(
-                    rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                    rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                    rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                    rateLimitReset: Components.Headers.RateLimitReset? = nil,
                     retryAfter: Components.Headers.RetryAfter? = nil,
                     xRequestID: Components.Headers.XRequestID? = nil
                 ) {
-                    self.rateLimitLimit = rateLimitLimit
-                    self.rateLimitPolicy = rateLimitPolicy
-                    self.rateLimitRemaining = rateLimitRemaining
-                    self.rateLimitReset = rateLimitReset
                     self.retryAfter = retryAfter
                     self.xRequestID = xRequestID
                 }
@@ -186,22 +128,6 @@ extension Components {
         public struct ContentTooLarge: Sendable, Hashable {
             /// - Remark: Generated from `#/components/responses/ContentTooLarge/headers`.
             public struct Headers: Sendable, Hashable {
-                /// The request budget of the tightest limit that applies.
-                ///
-                /// - Remark: Generated from `#/components/responses/ContentTooLarge/headers/RateLimit-Limit`.
-                public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                /// The limit as `<requests>;w=<window seconds>`.
-                ///
-                /// - Remark: Generated from `#/components/responses/ContentTooLarge/headers/RateLimit-Policy`.
-                public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                /// Requests left in that budget.
-                ///
-                /// - Remark: Generated from `#/components/responses/ContentTooLarge/headers/RateLimit-Remaining`.
-                public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                /// Seconds until the budget is whole again.
-                ///
-                /// - Remark: Generated from `#/components/responses/ContentTooLarge/headers/RateLimit-Reset`.
-                public var rateLimitReset: Components.Headers.RateLimitReset?
                 /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                 ///
                 /// - Remark: Generated from `#/components/responses/ContentTooLarge/headers/X-Request-ID`.
@@ -209,22 +135,8 @@ extension Components {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
-                ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                ///   - rateLimitRemaining: Requests left in that budget.
-                ///   - rateLimitReset: Seconds until the budget is whole again.
                 ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                public init(
-                    rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                    rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                    rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                    rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                    xRequestID: Components.Headers.XRequestID? = nil
-                ) {
-                    self.rateLimitLimit = rateLimitLimit
-                    self.rateLimitPolicy = rateLimitPolicy
-                    self.rateLimitRemaining = rateLimitRemaining
-                    self.rateLimitReset = rateLimitReset
+                public init(xRequestID: Components.Headers.XRequestID? = nil) {
                     self.xRequestID = xRequestID
                 }
             }
@@ -265,22 +177,6 @@ extension Components {
         public struct Forbidden: Sendable, Hashable {
             /// - Remark: Generated from `#/components/responses/Forbidden/headers`.
             public struct Headers: Sendable, Hashable {
-                /// The request budget of the tightest limit that applies.
-                ///
-                /// - Remark: Generated from `#/components/responses/Forbidden/headers/RateLimit-Limit`.
-                public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                /// The limit as `<requests>;w=<window seconds>`.
-                ///
-                /// - Remark: Generated from `#/components/responses/Forbidden/headers/RateLimit-Policy`.
-                public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                /// Requests left in that budget.
-                ///
-                /// - Remark: Generated from `#/components/responses/Forbidden/headers/RateLimit-Remaining`.
-                public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                /// Seconds until the budget is whole again.
-                ///
-                /// - Remark: Generated from `#/components/responses/Forbidden/headers/RateLimit-Reset`.
-                public var rateLimitReset: Components.Headers.RateLimitReset?
                 /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                 ///
                 /// - Remark: Generated from `#/components/responses/Forbidden/headers/X-Request-ID`.
@@ -288,22 +184,8 @@ extension Components {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
-                ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                ///   - rateLimitRemaining: Requests left in that budget.
-                ///   - rateLimitReset: Seconds until the budget is whole again.
                 ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                public init(
-                    rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                    rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                    rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                    rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                    xRequestID: Components.Headers.XRequestID? = nil
-                ) {
-                    self.rateLimitLimit = rateLimitLimit
-                    self.rateLimitPolicy = rateLimitPolicy
-                    self.rateLimitRemaining = rateLimitRemaining
-                    self.rateLimitReset = rateLimitReset
+                public init(xRequestID: Components.Headers.XRequestID? = nil) {
                     self.xRequestID = xRequestID
                 }
             }
@@ -344,22 +226,6 @@ extension Components {
         public struct Gone: Sendable, Hashable {
             /// - Remark: Generated from `#/components/responses/Gone/headers`.
             public struct Headers: Sendable, Hashable {
-                /// The request budget of the tightest limit that applies.
-                ///
-                /// - Remark: Generated from `#/components/responses/Gone/headers/RateLimit-Limit`.
-                public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                /// The limit as `<requests>;w=<window seconds>`.
-                ///
-                /// - Remark: Generated from `#/components/responses/Gone/headers/RateLimit-Policy`.
-                public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                /// Requests left in that budget.
-                ///
-                /// - Remark: Generated from `#/components/responses/Gone/headers/RateLimit-Remaining`.
-                public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                /// Seconds until the budget is whole again.
-                ///
-                /// - Remark: Generated from `#/components/responses/Gone/headers/RateLimit-Reset`.
-                public var rateLimitReset: Components.Headers.RateLimitReset?
                 /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                 ///
                 /// - Remark: Generated from `#/components/responses/Gone/headers/X-Request-ID`.
@@ -367,22 +233,8 @@ extension Components {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
-                ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                ///   - rateLimitRemaining: Requests left in that budget.
-                ///   - rateLimitReset: Seconds until the budget is whole again.
                 ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                public init(
-                    rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                    rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                    rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                    rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                    xRequestID: Components.Headers.XRequestID? = nil
-                ) {
-                    self.rateLimitLimit = rateLimitLimit
-                    self.rateLimitPolicy = rateLimitPolicy
-                    self.rateLimitRemaining = rateLimitRemaining
-                    self.rateLimitReset = rateLimitReset
+                public init(xRequestID: Components.Headers.XRequestID? = nil) {
                     self.xRequestID = xRequestID
                 }
             }
@@ -423,22 +275,6 @@ extension Components {
         public struct NotFound: Sendable, Hashable {
             /// - Remark: Generated from `#/components/responses/NotFound/headers`.
             public struct Headers: Sendable, Hashable {
-                /// The request budget of the tightest limit that applies.
-                ///
-                /// - Remark: Generated from `#/components/responses/NotFound/headers/RateLimit-Limit`.
-                public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                /// The limit as `<requests>;w=<window seconds>`.
-                ///
-                /// - Remark: Generated from `#/components/responses/NotFound/headers/RateLimit-Policy`.
-                public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                /// Requests left in that budget.
-                ///
-                /// - Remark: Generated from `#/components/responses/NotFound/headers/RateLimit-Remaining`.
-                public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                /// Seconds until the budget is whole again.
-                ///
-                /// - Remark: Generated from `#/components/responses/NotFound/headers/RateLimit-Reset`.
-                public var rateLimitReset: Components.Headers.RateLimitReset?
                 /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                 ///
                 /// - Remark: Generated from `#/components/responses/NotFound/headers/X-Request-ID`.
@@ -446,22 +282,8 @@ extension Components {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
-                ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                ///   - rateLimitRemaining: Requests left in that budget.
-                ///   - rateLimitReset: Seconds until the budget is whole again.
                 ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                public init(
-                    rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                    rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                    rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                    rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                    xRequestID: Components.Headers.XRequestID? = nil
-                ) {
-                    self.rateLimitLimit = rateLimitLimit
-                    self.rateLimitPolicy = rateLimitPolicy
-                    self.rateLimitRemaining = rateLimitRemaining
-                    self.rateLimitReset = rateLimitReset
+                public init(xRequestID: Components.Headers.XRequestID? = nil) {
                     self.xRequestID = xRequestID
                 }
             }
@@ -502,22 +324,6 @@ extension Components {
         public struct ServiceUnavailable: Sendable, Hashable {
             /// - Remark: Generated from `#/components/responses/ServiceUnavailable/headers`.
             public struct Headers: Sendable, Hashable {
-                /// The request budget of the tightest limit that applies.
-                ///
-                /// - Remark: Generated from `#/components/responses/ServiceUnavailable/headers/RateLimit-Limit`.
-                public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                /// The limit as `<requests>;w=<window seconds>`.
-                ///
-                /// - Remark: Generated from `#/components/responses/ServiceUnavailable/headers/RateLimit-Policy`.
-                public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                /// Requests left in that budget.
-                ///
-                /// - Remark: Generated from `#/components/responses/ServiceUnavailable/headers/RateLimit-Remaining`.
-                public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                /// Seconds until the budget is whole again.
-                ///
-                /// - Remark: Generated from `#/components/responses/ServiceUnavailable/headers/RateLimit-Reset`.
-                public var rateLimitReset: Components.Headers.RateLimitReset?
                 /// Seconds after which a retry may succeed.
                 ///
                 /// - Remark: Generated from `#/components/responses/ServiceUnavailable/headers/Retry-After`.
@@ -529,24 +335,12 @@ extension Components {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
-                ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                ///   - rateLimitRemaining: Requests left in that budget.
-                ///   - rateLimitReset: Seconds until the budget is whole again.
                 ///   - retryAfter: Seconds after which a retry may succeed.
                 ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                 public init(
-                    rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                    rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                    rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                    rateLimitReset: Components.Headers.RateLimitReset? = nil,
                     retryAfter: Components.Headers.RetryAfter? = nil,
                     xRequestID: Components.Headers.XRequestID? = nil
                 ) {
-                    self.rateLimitLimit = rateLimitLimit
-                    self.rateLimitPolicy = rateLimitPolicy
-                    self.rateLimitRemaining = rateLimitRemaining
-                    self.rateLimitReset = rateLimitReset
                     self.retryAfter = retryAfter
                     self.xRequestID = xRequestID
                 }
@@ -674,22 +468,6 @@ extension Components {
         public struct Unauthorized: Sendable, Hashable {
             /// - Remark: Generated from `#/components/responses/Unauthorized/headers`.
             public struct Headers: Sendable, Hashable {
-                /// The request budget of the tightest limit that applies.
-                ///
-                /// - Remark: Generated from `#/components/responses/Unauthorized/headers/RateLimit-Limit`.
-                public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                /// The limit as `<requests>;w=<window seconds>`.
-                ///
-                /// - Remark: Generated from `#/components/responses/Unauthorized/headers/RateLimit-Policy`.
-                public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                /// Requests left in that budget.
-                ///
-                /// - Remark: Generated from `#/components/responses/Unauthorized/headers/RateLimit-Remaining`.
-                public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                /// Seconds until the budget is whole again.
-                ///
-                /// - Remark: Generated from `#/components/responses/Unauthorized/headers/RateLimit-Reset`.
-                public var rateLimitReset: Components.Headers.RateLimitReset?
                 /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                 ///
                 /// - Remark: Generated from `#/components/responses/Unauthorized/headers/X-Request-ID`.
@@ -697,22 +475,8 @@ extension Components {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
-                ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                ///   - rateLimitRemaining: Requests left in that budget.
-                ///   - rateLimitReset: Seconds until the budget is whole again.
                 ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                public init(
-                    rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                    rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                    rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                    rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                    xRequestID: Components.Headers.XRequestID? = nil
-                ) {
-                    self.rateLimitLimit = rateLimitLimit
-                    self.rateLimitPolicy = rateLimitPolicy
-                    self.rateLimitRemaining = rateLimitRemaining
-                    self.rateLimitReset = rateLimitReset
+                public init(xRequestID: Components.Headers.XRequestID? = nil) {
                     self.xRequestID = xRequestID
                 }
             }
@@ -753,22 +517,6 @@ extension Components {
         public struct UnprocessableContent: Sendable, Hashable {
             /// - Remark: Generated from `#/components/responses/UnprocessableContent/headers`.
             public struct Headers: Sendable, Hashable {
-                /// The request budget of the tightest limit that applies.
-                ///
-                /// - Remark: Generated from `#/components/responses/UnprocessableContent/headers/RateLimit-Limit`.
-                public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                /// The limit as `<requests>;w=<window seconds>`.
-                ///
-                /// - Remark: Generated from `#/components/responses/UnprocessableContent/headers/RateLimit-Policy`.
-                public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                /// Requests left in that budget.
-                ///
-                /// - Remark: Generated from `#/components/responses/UnprocessableContent/headers/RateLimit-Remaining`.
-                public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                /// Seconds until the budget is whole again.
-                ///
-                /// - Remark: Generated from `#/components/responses/UnprocessableContent/headers/RateLimit-Reset`.
-                public var rateLimitReset: Components.Headers.RateLimitReset?
                 /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                 ///
                 /// - Remark: Generated from `#/components/responses/UnprocessableContent/headers/X-Request-ID`.
@@ -776,22 +524,8 @@ extension Components {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
-                ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                ///   - rateLimitRemaining: Requests left in that budget.
-                ///   - rateLimitReset: Seconds until the budget is whole again.
                 ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                public init(
-                    rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                    rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                    rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                    rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                    xRequestID: Components.Headers.XRequestID? = nil
-                ) {
-                    self.rateLimitLimit = rateLimitLimit
-                    self.rateLimitPolicy = rateLimitPolicy
-                    self.rateLimitRemaining = rateLimitRemaining
-                    self.rateLimitReset = rateLimitReset
+                public init(xRequestID: Components.Headers.XRequestID? = nil) {
                     self.xRequestID = xRequestID
                 }
             }
@@ -832,22 +566,6 @@ extension Components {
         public struct UnsupportedMediaType: Sendable, Hashable {
             /// - Remark: Generated from `#/components/responses/UnsupportedMediaType/headers`.
             public struct Headers: Sendable, Hashable {
-                /// The request budget of the tightest limit that applies.
-                ///
-                /// - Remark: Generated from `#/components/responses/UnsupportedMediaType/headers/RateLimit-Limit`.
-                public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                /// The limit as `<requests>;w=<window seconds>`.
-                ///
-                /// - Remark: Generated from `#/components/responses/UnsupportedMediaType/headers/RateLimit-Policy`.
-                public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                /// Requests left in that budget.
-                ///
-                /// - Remark: Generated from `#/components/responses/UnsupportedMediaType/headers/RateLimit-Remaining`.
-                public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                /// Seconds until the budget is whole again.
-                ///
-                /// - Remark: Generated from `#/components/responses/UnsupportedMediaType/headers/RateLimit-Reset`.
-                public var rateLimitReset: Components.Headers.RateLimitReset?
                 /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                 ///
                 /// - Remark: Generated from `#/components/responses/UnsupportedMediaType/headers/X-Request-ID`.
@@ -855,22 +573,8 @@ extension Components {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
-                ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                ///   - rateLimitRemaining: Requests left in that budget.
-                ///   - rateLimitReset: Seconds until the budget is whole again.
                 ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                public init(
-                    rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                    rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                    rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                    rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                    xRequestID: Components.Headers.XRequestID? = nil
-                ) {
-                    self.rateLimitLimit = rateLimitLimit
-                    self.rateLimitPolicy = rateLimitPolicy
-                    self.rateLimitRemaining = rateLimitRemaining
-                    self.rateLimitReset = rateLimitReset
+                public init(xRequestID: Components.Headers.XRequestID? = nil) {
                     self.xRequestID = xRequestID
                 }
             }

@@ -95,22 +95,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/attempts/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/GET/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/GET/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/GET/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/GET/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/attempts/GET/responses/200/headers/X-Request-ID`.
@@ -118,22 +102,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -393,22 +363,6 @@ public enum Operations {
                     ///
                     /// - Remark: Generated from `#/paths/v1/attempts/POST/responses/201/headers/Idempotent-Replayed`.
                     public var idempotentReplayed: Components.Headers.IdempotentReplayed?
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/POST/responses/201/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/POST/responses/201/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/POST/responses/201/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/POST/responses/201/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/attempts/POST/responses/201/headers/X-Request-ID`.
@@ -417,24 +371,12 @@ public enum Operations {
                     ///
                     /// - Parameters:
                     ///   - idempotentReplayed: `true` when this is the stored response to an earlier request with the same `Idempotency-Key`.
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     public init(
                         idempotentReplayed: Components.Headers.IdempotentReplayed? = nil,
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
                         xRequestID: Components.Headers.XRequestID? = nil
                     ) {
                         self.idempotentReplayed = idempotentReplayed
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
                         self.xRequestID = xRequestID
                     }
                 }
@@ -794,22 +736,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/GET/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/GET/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/GET/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/GET/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/GET/responses/200/headers/X-Request-ID`.
@@ -817,22 +743,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -1080,22 +992,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/abandon/POST/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/abandon/POST/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/abandon/POST/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/abandon/POST/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/abandon/POST/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/abandon/POST/responses/200/headers/X-Request-ID`.
@@ -1103,22 +999,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -1404,22 +1286,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/calendar/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/calendar/GET/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/calendar/GET/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/calendar/GET/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/calendar/GET/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/calendar/GET/responses/200/headers/X-Request-ID`.
@@ -1427,22 +1293,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -1728,22 +1580,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/history/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/history/GET/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/history/GET/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/history/GET/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/history/GET/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/history/GET/responses/200/headers/X-Request-ID`.
@@ -1751,22 +1587,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -2052,22 +1874,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/logs/{logID}/DELETE/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/logs/{logID}/DELETE/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/logs/{logID}/DELETE/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/logs/{logID}/DELETE/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/logs/{logID}/DELETE/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/logs/{logID}/DELETE/responses/200/headers/X-Request-ID`.
@@ -2075,22 +1881,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -2408,22 +2200,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/photos/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/photos/GET/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/photos/GET/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/photos/GET/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/photos/GET/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/photos/GET/responses/200/headers/X-Request-ID`.
@@ -2431,22 +2207,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -2737,22 +2499,6 @@ public enum Operations {
                     ///
                     /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/restart/POST/responses/201/headers/Idempotent-Replayed`.
                     public var idempotentReplayed: Components.Headers.IdempotentReplayed?
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/restart/POST/responses/201/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/restart/POST/responses/201/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/restart/POST/responses/201/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/restart/POST/responses/201/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/restart/POST/responses/201/headers/X-Request-ID`.
@@ -2761,24 +2507,12 @@ public enum Operations {
                     ///
                     /// - Parameters:
                     ///   - idempotentReplayed: `true` when this is the stored response to an earlier request with the same `Idempotency-Key`.
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     public init(
                         idempotentReplayed: Components.Headers.IdempotentReplayed? = nil,
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
                         xRequestID: Components.Headers.XRequestID? = nil
                     ) {
                         self.idempotentReplayed = idempotentReplayed
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
                         self.xRequestID = xRequestID
                     }
                 }
@@ -3095,22 +2829,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/tasks/{taskID}/PUT/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/tasks/{taskID}/PUT/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/tasks/{taskID}/PUT/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/tasks/{taskID}/PUT/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/tasks/{taskID}/PUT/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/tasks/{taskID}/PUT/responses/200/headers/X-Request-ID`.
@@ -3118,22 +2836,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -3536,22 +3240,6 @@ public enum Operations {
                     ///
                     /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/tasks/{taskID}/logs/POST/responses/201/headers/Idempotent-Replayed`.
                     public var idempotentReplayed: Components.Headers.IdempotentReplayed?
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/tasks/{taskID}/logs/POST/responses/201/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/tasks/{taskID}/logs/POST/responses/201/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/tasks/{taskID}/logs/POST/responses/201/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/tasks/{taskID}/logs/POST/responses/201/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/tasks/{taskID}/logs/POST/responses/201/headers/X-Request-ID`.
@@ -3560,24 +3248,12 @@ public enum Operations {
                     ///
                     /// - Parameters:
                     ///   - idempotentReplayed: `true` when this is the stored response to an earlier request with the same `Idempotency-Key`.
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     public init(
                         idempotentReplayed: Components.Headers.IdempotentReplayed? = nil,
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
                         xRequestID: Components.Headers.XRequestID? = nil
                     ) {
                         self.idempotentReplayed = idempotentReplayed
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
                         self.xRequestID = xRequestID
                     }
                 }
@@ -3996,22 +3672,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/tasks/{taskID}/photo/PUT/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/tasks/{taskID}/photo/PUT/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/tasks/{taskID}/photo/PUT/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/tasks/{taskID}/photo/PUT/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/tasks/{taskID}/photo/PUT/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/tasks/{taskID}/photo/PUT/responses/200/headers/X-Request-ID`.
@@ -4019,22 +3679,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -4379,22 +4025,6 @@ public enum Operations {
                     ///
                     /// - Remark: Generated from `#/paths/v1/auth/guest/POST/responses/201/headers/Idempotent-Replayed`.
                     public var idempotentReplayed: Components.Headers.IdempotentReplayed?
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/auth/guest/POST/responses/201/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/auth/guest/POST/responses/201/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/auth/guest/POST/responses/201/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/auth/guest/POST/responses/201/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/auth/guest/POST/responses/201/headers/X-Request-ID`.
@@ -4403,24 +4033,12 @@ public enum Operations {
                     ///
                     /// - Parameters:
                     ///   - idempotentReplayed: `true` when this is the stored response to an earlier request with the same `Idempotency-Key`.
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     public init(
                         idempotentReplayed: Components.Headers.IdempotentReplayed? = nil,
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
                         xRequestID: Components.Headers.XRequestID? = nil
                     ) {
                         self.idempotentReplayed = idempotentReplayed
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
                         self.xRequestID = xRequestID
                     }
                 }
@@ -4730,22 +4348,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/auth/refresh/POST/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/auth/refresh/POST/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/auth/refresh/POST/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/auth/refresh/POST/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/auth/refresh/POST/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/auth/refresh/POST/responses/200/headers/X-Request-ID`.
@@ -4753,22 +4355,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -5093,22 +4681,6 @@ public enum Operations {
                     ///
                     /// - Remark: Generated from `#/paths/v1/auth/register/POST/responses/201/headers/Idempotent-Replayed`.
                     public var idempotentReplayed: Components.Headers.IdempotentReplayed?
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/auth/register/POST/responses/201/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/auth/register/POST/responses/201/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/auth/register/POST/responses/201/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/auth/register/POST/responses/201/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/auth/register/POST/responses/201/headers/X-Request-ID`.
@@ -5117,24 +4689,12 @@ public enum Operations {
                     ///
                     /// - Parameters:
                     ///   - idempotentReplayed: `true` when this is the stored response to an earlier request with the same `Idempotency-Key`.
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     public init(
                         idempotentReplayed: Components.Headers.IdempotentReplayed? = nil,
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
                         xRequestID: Components.Headers.XRequestID? = nil
                     ) {
                         self.idempotentReplayed = idempotentReplayed
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
                         self.xRequestID = xRequestID
                     }
                 }
@@ -5443,22 +5003,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/auth/sign-in/POST/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/auth/sign-in/POST/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/auth/sign-in/POST/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/auth/sign-in/POST/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/auth/sign-in/POST/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/auth/sign-in/POST/responses/200/headers/X-Request-ID`.
@@ -5466,22 +5010,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -5786,22 +5316,6 @@ public enum Operations {
             public struct NoContent: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/auth/sign-out/POST/responses/204/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/auth/sign-out/POST/responses/204/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/auth/sign-out/POST/responses/204/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/auth/sign-out/POST/responses/204/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/auth/sign-out/POST/responses/204/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/auth/sign-out/POST/responses/204/headers/X-Request-ID`.
@@ -5809,22 +5323,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -6080,22 +5580,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/auth/social/POST/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/auth/social/POST/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/auth/social/POST/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/auth/social/POST/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/auth/social/POST/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/auth/social/POST/responses/200/headers/X-Request-ID`.
@@ -6103,22 +5587,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -6513,22 +5983,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/challenges/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/challenges/GET/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/challenges/GET/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/challenges/GET/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/challenges/GET/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/challenges/GET/responses/200/headers/X-Request-ID`.
@@ -6536,22 +5990,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -6807,22 +6247,6 @@ public enum Operations {
                     ///
                     /// - Remark: Generated from `#/paths/v1/challenges/POST/responses/201/headers/Idempotent-Replayed`.
                     public var idempotentReplayed: Components.Headers.IdempotentReplayed?
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/challenges/POST/responses/201/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/challenges/POST/responses/201/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/challenges/POST/responses/201/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/challenges/POST/responses/201/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/challenges/POST/responses/201/headers/X-Request-ID`.
@@ -6831,24 +6255,12 @@ public enum Operations {
                     ///
                     /// - Parameters:
                     ///   - idempotentReplayed: `true` when this is the stored response to an earlier request with the same `Idempotency-Key`.
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     public init(
                         idempotentReplayed: Components.Headers.IdempotentReplayed? = nil,
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
                         xRequestID: Components.Headers.XRequestID? = nil
                     ) {
                         self.idempotentReplayed = idempotentReplayed
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
                         self.xRequestID = xRequestID
                     }
                 }
@@ -7185,22 +6597,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/GET/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/GET/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/GET/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/GET/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/GET/responses/200/headers/X-Request-ID`.
@@ -7208,22 +6604,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -7480,22 +6862,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/PATCH/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/PATCH/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/PATCH/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/PATCH/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/PATCH/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/PATCH/responses/200/headers/X-Request-ID`.
@@ -7503,22 +6869,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -7900,22 +7252,6 @@ public enum Operations {
             public struct NoContent: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/DELETE/responses/204/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/DELETE/responses/204/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/DELETE/responses/204/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/DELETE/responses/204/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/DELETE/responses/204/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/DELETE/responses/204/headers/X-Request-ID`.
@@ -7923,22 +7259,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -8229,22 +7551,6 @@ public enum Operations {
                     ///
                     /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/invitations/POST/responses/201/headers/Idempotent-Replayed`.
                     public var idempotentReplayed: Components.Headers.IdempotentReplayed?
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/invitations/POST/responses/201/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/invitations/POST/responses/201/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/invitations/POST/responses/201/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/invitations/POST/responses/201/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/invitations/POST/responses/201/headers/X-Request-ID`.
@@ -8253,24 +7559,12 @@ public enum Operations {
                     ///
                     /// - Parameters:
                     ///   - idempotentReplayed: `true` when this is the stored response to an earlier request with the same `Idempotency-Key`.
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     public init(
                         idempotentReplayed: Components.Headers.IdempotentReplayed? = nil,
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
                         xRequestID: Components.Headers.XRequestID? = nil
                     ) {
                         self.idempotentReplayed = idempotentReplayed
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
                         self.xRequestID = xRequestID
                     }
                 }
@@ -8653,22 +7947,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/like/PUT/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/like/PUT/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/like/PUT/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/like/PUT/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/like/PUT/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/like/PUT/responses/200/headers/X-Request-ID`.
@@ -8676,22 +7954,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -8936,22 +8200,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/like/DELETE/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/like/DELETE/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/like/DELETE/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/like/DELETE/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/like/DELETE/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/like/DELETE/responses/200/headers/X-Request-ID`.
@@ -8959,22 +8207,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -9246,22 +8480,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/photos/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/photos/GET/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/photos/GET/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/photos/GET/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/photos/GET/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/photos/GET/responses/200/headers/X-Request-ID`.
@@ -9269,22 +8487,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -9561,22 +8765,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/versions/{version}/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/versions/{version}/GET/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/versions/{version}/GET/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/versions/{version}/GET/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/versions/{version}/GET/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/versions/{version}/GET/responses/200/headers/X-Request-ID`.
@@ -9584,22 +8772,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -9864,22 +9038,6 @@ public enum Operations {
                     ///
                     /// - Remark: Generated from `#/paths/v1/chore-occurrences/{occurrenceID}/complete/POST/responses/200/headers/Idempotent-Replayed`.
                     public var idempotentReplayed: Components.Headers.IdempotentReplayed?
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/chore-occurrences/{occurrenceID}/complete/POST/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/chore-occurrences/{occurrenceID}/complete/POST/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/chore-occurrences/{occurrenceID}/complete/POST/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/chore-occurrences/{occurrenceID}/complete/POST/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/chore-occurrences/{occurrenceID}/complete/POST/responses/200/headers/X-Request-ID`.
@@ -9888,24 +9046,12 @@ public enum Operations {
                     ///
                     /// - Parameters:
                     ///   - idempotentReplayed: `true` when this is the stored response to an earlier request with the same `Idempotency-Key`.
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     public init(
                         idempotentReplayed: Components.Headers.IdempotentReplayed? = nil,
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
                         xRequestID: Components.Headers.XRequestID? = nil
                     ) {
                         self.idempotentReplayed = idempotentReplayed
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
                         self.xRequestID = xRequestID
                     }
                 }
@@ -10212,22 +9358,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/friend-requests/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/friend-requests/GET/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/friend-requests/GET/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/friend-requests/GET/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/friend-requests/GET/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/friend-requests/GET/responses/200/headers/X-Request-ID`.
@@ -10235,22 +9365,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -10508,22 +9624,6 @@ public enum Operations {
                     ///
                     /// - Remark: Generated from `#/paths/v1/friend-requests/POST/responses/201/headers/Idempotent-Replayed`.
                     public var idempotentReplayed: Components.Headers.IdempotentReplayed?
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/friend-requests/POST/responses/201/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/friend-requests/POST/responses/201/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/friend-requests/POST/responses/201/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/friend-requests/POST/responses/201/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/friend-requests/POST/responses/201/headers/X-Request-ID`.
@@ -10532,24 +9632,12 @@ public enum Operations {
                     ///
                     /// - Parameters:
                     ///   - idempotentReplayed: `true` when this is the stored response to an earlier request with the same `Idempotency-Key`.
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     public init(
                         idempotentReplayed: Components.Headers.IdempotentReplayed? = nil,
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
                         xRequestID: Components.Headers.XRequestID? = nil
                     ) {
                         self.idempotentReplayed = idempotentReplayed
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
                         self.xRequestID = xRequestID
                     }
                 }
@@ -10909,22 +9997,6 @@ public enum Operations {
             public struct NoContent: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/friend-requests/{requestID}/DELETE/responses/204/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/friend-requests/{requestID}/DELETE/responses/204/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/friend-requests/{requestID}/DELETE/responses/204/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/friend-requests/{requestID}/DELETE/responses/204/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/friend-requests/{requestID}/DELETE/responses/204/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/friend-requests/{requestID}/DELETE/responses/204/headers/X-Request-ID`.
@@ -10932,22 +10004,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -11162,22 +10220,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/friend-requests/{requestID}/accept/POST/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/friend-requests/{requestID}/accept/POST/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/friend-requests/{requestID}/accept/POST/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/friend-requests/{requestID}/accept/POST/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/friend-requests/{requestID}/accept/POST/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/friend-requests/{requestID}/accept/POST/responses/200/headers/X-Request-ID`.
@@ -11185,22 +10227,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -11445,22 +10473,6 @@ public enum Operations {
             public struct NoContent: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/friend-requests/{requestID}/decline/POST/responses/204/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/friend-requests/{requestID}/decline/POST/responses/204/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/friend-requests/{requestID}/decline/POST/responses/204/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/friend-requests/{requestID}/decline/POST/responses/204/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/friend-requests/{requestID}/decline/POST/responses/204/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/friend-requests/{requestID}/decline/POST/responses/204/headers/X-Request-ID`.
@@ -11468,22 +10480,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -11707,22 +10705,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/friends/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/friends/GET/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/friends/GET/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/friends/GET/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/friends/GET/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/friends/GET/responses/200/headers/X-Request-ID`.
@@ -11730,22 +10712,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -11990,22 +10958,6 @@ public enum Operations {
             public struct NoContent: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/friends/{userID}/DELETE/responses/204/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/friends/{userID}/DELETE/responses/204/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/friends/{userID}/DELETE/responses/204/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/friends/{userID}/DELETE/responses/204/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/friends/{userID}/DELETE/responses/204/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/friends/{userID}/DELETE/responses/204/headers/X-Request-ID`.
@@ -12013,22 +10965,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -12252,22 +11190,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/groups/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/GET/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/GET/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/GET/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/GET/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/groups/GET/responses/200/headers/X-Request-ID`.
@@ -12275,22 +11197,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -12543,22 +11451,6 @@ public enum Operations {
                     ///
                     /// - Remark: Generated from `#/paths/v1/groups/POST/responses/201/headers/Idempotent-Replayed`.
                     public var idempotentReplayed: Components.Headers.IdempotentReplayed?
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/POST/responses/201/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/POST/responses/201/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/POST/responses/201/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/POST/responses/201/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/groups/POST/responses/201/headers/X-Request-ID`.
@@ -12567,24 +11459,12 @@ public enum Operations {
                     ///
                     /// - Parameters:
                     ///   - idempotentReplayed: `true` when this is the stored response to an earlier request with the same `Idempotency-Key`.
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     public init(
                         idempotentReplayed: Components.Headers.IdempotentReplayed? = nil,
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
                         xRequestID: Components.Headers.XRequestID? = nil
                     ) {
                         self.idempotentReplayed = idempotentReplayed
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
                         self.xRequestID = xRequestID
                     }
                 }
@@ -12921,22 +11801,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/groups/{groupID}/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/GET/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/GET/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/GET/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/GET/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/groups/{groupID}/GET/responses/200/headers/X-Request-ID`.
@@ -12944,22 +11808,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -13216,22 +12066,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/groups/{groupID}/PATCH/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/PATCH/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/PATCH/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/PATCH/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/PATCH/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/groups/{groupID}/PATCH/responses/200/headers/X-Request-ID`.
@@ -13239,22 +12073,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -13648,22 +12468,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/groups/{groupID}/chore-occurrences/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/chore-occurrences/GET/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/chore-occurrences/GET/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/chore-occurrences/GET/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/chore-occurrences/GET/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/groups/{groupID}/chore-occurrences/GET/responses/200/headers/X-Request-ID`.
@@ -13671,22 +12475,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -13981,22 +12771,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/groups/{groupID}/chores/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/chores/GET/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/chores/GET/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/chores/GET/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/chores/GET/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/groups/{groupID}/chores/GET/responses/200/headers/X-Request-ID`.
@@ -14004,22 +12778,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -14314,22 +13074,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/groups/{groupID}/invites/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/invites/GET/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/invites/GET/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/invites/GET/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/invites/GET/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/groups/{groupID}/invites/GET/responses/200/headers/X-Request-ID`.
@@ -14337,22 +13081,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -14646,22 +13376,6 @@ public enum Operations {
                     ///
                     /// - Remark: Generated from `#/paths/v1/groups/{groupID}/invites/POST/responses/201/headers/Idempotent-Replayed`.
                     public var idempotentReplayed: Components.Headers.IdempotentReplayed?
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/invites/POST/responses/201/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/invites/POST/responses/201/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/invites/POST/responses/201/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/invites/POST/responses/201/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/groups/{groupID}/invites/POST/responses/201/headers/X-Request-ID`.
@@ -14670,24 +13384,12 @@ public enum Operations {
                     ///
                     /// - Parameters:
                     ///   - idempotentReplayed: `true` when this is the stored response to an earlier request with the same `Idempotency-Key`.
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     public init(
                         idempotentReplayed: Components.Headers.IdempotentReplayed? = nil,
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
                         xRequestID: Components.Headers.XRequestID? = nil
                     ) {
                         self.idempotentReplayed = idempotentReplayed
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
                         self.xRequestID = xRequestID
                     }
                 }
@@ -15059,22 +13761,6 @@ public enum Operations {
             public struct NoContent: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/groups/{groupID}/invites/{code}/DELETE/responses/204/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/invites/{code}/DELETE/responses/204/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/invites/{code}/DELETE/responses/204/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/invites/{code}/DELETE/responses/204/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/invites/{code}/DELETE/responses/204/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/groups/{groupID}/invites/{code}/DELETE/responses/204/headers/X-Request-ID`.
@@ -15082,22 +13768,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -15335,22 +14007,6 @@ public enum Operations {
             public struct NoContent: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/groups/{groupID}/leave/POST/responses/204/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/leave/POST/responses/204/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/leave/POST/responses/204/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/leave/POST/responses/204/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/leave/POST/responses/204/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/groups/{groupID}/leave/POST/responses/204/headers/X-Request-ID`.
@@ -15358,22 +14014,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -15615,22 +14257,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/groups/{groupID}/members/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/members/GET/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/members/GET/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/members/GET/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/members/GET/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/groups/{groupID}/members/GET/responses/200/headers/X-Request-ID`.
@@ -15638,22 +14264,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -15934,22 +14546,6 @@ public enum Operations {
             public struct NoContent: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/groups/{groupID}/members/{userID}/DELETE/responses/204/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/members/{userID}/DELETE/responses/204/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/members/{userID}/DELETE/responses/204/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/members/{userID}/DELETE/responses/204/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/members/{userID}/DELETE/responses/204/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/groups/{groupID}/members/{userID}/DELETE/responses/204/headers/X-Request-ID`.
@@ -15957,22 +14553,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -16228,22 +14810,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/groups/join/POST/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/join/POST/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/join/POST/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/join/POST/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/groups/join/POST/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/groups/join/POST/responses/200/headers/X-Request-ID`.
@@ -16251,22 +14817,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -16606,22 +15158,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/leaderboards/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/leaderboards/GET/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/leaderboards/GET/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/leaderboards/GET/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/leaderboards/GET/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/leaderboards/GET/responses/200/headers/X-Request-ID`.
@@ -16629,22 +15165,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -16900,22 +15422,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/GET/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/GET/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/GET/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/GET/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/GET/responses/200/headers/X-Request-ID`.
@@ -16923,22 +15429,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -17233,22 +15725,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/around-me/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/around-me/GET/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/around-me/GET/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/around-me/GET/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/around-me/GET/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/around-me/GET/responses/200/headers/X-Request-ID`.
@@ -17256,22 +15732,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -17557,22 +16019,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/friends/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/friends/GET/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/friends/GET/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/friends/GET/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/friends/GET/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/friends/GET/responses/200/headers/X-Request-ID`.
@@ -17580,22 +16026,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -17897,22 +16329,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/history/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/history/GET/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/history/GET/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/history/GET/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/history/GET/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/history/GET/responses/200/headers/X-Request-ID`.
@@ -17920,22 +16336,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -18221,22 +16623,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/me/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/me/GET/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/me/GET/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/me/GET/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/me/GET/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/me/GET/responses/200/headers/X-Request-ID`.
@@ -18244,22 +16630,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -18561,22 +16933,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/GET/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/GET/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/GET/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/GET/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/GET/responses/200/headers/X-Request-ID`.
@@ -18584,22 +16940,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -18894,22 +17236,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/around-me/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/around-me/GET/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/around-me/GET/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/around-me/GET/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/around-me/GET/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/around-me/GET/responses/200/headers/X-Request-ID`.
@@ -18917,22 +17243,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -19234,22 +17546,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/history/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/history/GET/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/history/GET/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/history/GET/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/history/GET/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/history/GET/responses/200/headers/X-Request-ID`.
@@ -19257,22 +17553,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -19558,22 +17840,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/me/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/me/GET/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/me/GET/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/me/GET/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/me/GET/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/me/GET/responses/200/headers/X-Request-ID`.
@@ -19581,22 +17847,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -19844,22 +18096,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/me/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/GET/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/GET/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/GET/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/GET/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/me/GET/responses/200/headers/X-Request-ID`.
@@ -19867,22 +18103,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -20095,22 +18317,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/me/PATCH/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/PATCH/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/PATCH/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/PATCH/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/PATCH/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/me/PATCH/responses/200/headers/X-Request-ID`.
@@ -20118,22 +18324,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -20441,22 +18633,6 @@ public enum Operations {
             public struct NoContent: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/me/DELETE/responses/204/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/DELETE/responses/204/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/DELETE/responses/204/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/DELETE/responses/204/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/DELETE/responses/204/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/me/DELETE/responses/204/headers/X-Request-ID`.
@@ -20464,22 +18640,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -20779,22 +18941,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/me/challenges/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/challenges/GET/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/challenges/GET/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/challenges/GET/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/challenges/GET/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/me/challenges/GET/responses/200/headers/X-Request-ID`.
@@ -20802,22 +18948,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -21057,22 +19189,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/me/credentials/POST/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/credentials/POST/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/credentials/POST/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/credentials/POST/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/credentials/POST/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/me/credentials/POST/responses/200/headers/X-Request-ID`.
@@ -21080,22 +19196,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -21412,22 +19514,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/me/export/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/export/GET/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/export/GET/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/export/GET/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/export/GET/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/me/export/GET/responses/200/headers/X-Request-ID`.
@@ -21435,22 +19521,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -21672,22 +19744,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/me/history/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/history/GET/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/history/GET/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/history/GET/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/history/GET/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/me/history/GET/responses/200/headers/X-Request-ID`.
@@ -21695,22 +19751,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -21935,22 +19977,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/me/points/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/points/GET/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/points/GET/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/points/GET/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/points/GET/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/me/points/GET/responses/200/headers/X-Request-ID`.
@@ -21958,22 +19984,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -22204,22 +20216,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/me/points/ledger/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/points/ledger/GET/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/points/ledger/GET/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/points/ledger/GET/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/points/ledger/GET/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/me/points/ledger/GET/responses/200/headers/X-Request-ID`.
@@ -22227,22 +20223,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -22467,22 +20449,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/me/preferences/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/preferences/GET/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/preferences/GET/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/preferences/GET/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/preferences/GET/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/me/preferences/GET/responses/200/headers/X-Request-ID`.
@@ -22490,22 +20456,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -22718,22 +20670,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/me/preferences/PUT/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/preferences/PUT/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/preferences/PUT/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/preferences/PUT/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/preferences/PUT/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/me/preferences/PUT/responses/200/headers/X-Request-ID`.
@@ -22741,22 +20677,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -23053,22 +20975,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/me/training-plan/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/training-plan/GET/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/training-plan/GET/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/training-plan/GET/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/training-plan/GET/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/me/training-plan/GET/responses/200/headers/X-Request-ID`.
@@ -23076,22 +20982,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -23327,22 +21219,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/me/training-plan/PUT/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/training-plan/PUT/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/training-plan/PUT/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/training-plan/PUT/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/training-plan/PUT/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/me/training-plan/PUT/responses/200/headers/X-Request-ID`.
@@ -23350,22 +21226,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -23670,22 +21532,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/me/training-plan/preview/POST/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/training-plan/preview/POST/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/training-plan/preview/POST/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/training-plan/preview/POST/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/me/training-plan/preview/POST/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/me/training-plan/preview/POST/responses/200/headers/X-Request-ID`.
@@ -23693,22 +21539,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -24022,22 +21854,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/photos/{photoID}/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/photos/{photoID}/GET/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/photos/{photoID}/GET/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/photos/{photoID}/GET/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/photos/{photoID}/GET/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/photos/{photoID}/GET/responses/200/headers/X-Request-ID`.
@@ -24045,22 +21861,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }
@@ -24401,22 +22203,6 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/users/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
-                    /// The request budget of the tightest limit that applies.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/users/GET/responses/200/headers/RateLimit-Limit`.
-                    public var rateLimitLimit: Components.Headers.RateLimitLimit?
-                    /// The limit as `<requests>;w=<window seconds>`.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/users/GET/responses/200/headers/RateLimit-Policy`.
-                    public var rateLimitPolicy: Components.Headers.RateLimitPolicy?
-                    /// Requests left in that budget.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/users/GET/responses/200/headers/RateLimit-Remaining`.
-                    public var rateLimitRemaining: Components.Headers.RateLimitRemaining?
-                    /// Seconds until the budget is whole again.
-                    ///
-                    /// - Remark: Generated from `#/paths/v1/users/GET/responses/200/headers/RateLimit-Reset`.
-                    public var rateLimitReset: Components.Headers.RateLimitReset?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/users/GET/responses/200/headers/X-Request-ID`.
@@ -24424,22 +22210,8 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
-                    ///   - rateLimitLimit: The request budget of the tightest limit that applies.
-                    ///   - rateLimitPolicy: The limit as `<requests>;w=<window seconds>`.
-                    ///   - rateLimitRemaining: Requests left in that budget.
-                    ///   - rateLimitReset: Seconds until the budget is whole again.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(
-                        rateLimitLimit: Components.Headers.RateLimitLimit? = nil,
-                        rateLimitPolicy: Components.Headers.RateLimitPolicy? = nil,
-                        rateLimitRemaining: Components.Headers.RateLimitRemaining? = nil,
-                        rateLimitReset: Components.Headers.RateLimitReset? = nil,
-                        xRequestID: Components.Headers.XRequestID? = nil
-                    ) {
-                        self.rateLimitLimit = rateLimitLimit
-                        self.rateLimitPolicy = rateLimitPolicy
-                        self.rateLimitRemaining = rateLimitRemaining
-                        self.rateLimitReset = rateLimitReset
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
                         self.xRequestID = xRequestID
                     }
                 }

@@ -147,18 +147,6 @@ enum PublicAPI {
         },
         "description" : "Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.",
         "headers" : {
-          "RateLimit-Limit" : {
-            "$ref" : "#/components/headers/RateLimit-Limit"
-          },
-          "RateLimit-Policy" : {
-            "$ref" : "#/components/headers/RateLimit-Policy"
-          },
-          "RateLimit-Remaining" : {
-            "$ref" : "#/components/headers/RateLimit-Remaining"
-          },
-          "RateLimit-Reset" : {
-            "$ref" : "#/components/headers/RateLimit-Reset"
-          },
           "X-Request-ID" : {
             "$ref" : "#/components/headers/X-Request-ID"
           }
@@ -174,18 +162,6 @@ enum PublicAPI {
         },
         "description" : "Conflict: a problem document (`idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`); each operation lists its own.",
         "headers" : {
-          "RateLimit-Limit" : {
-            "$ref" : "#/components/headers/RateLimit-Limit"
-          },
-          "RateLimit-Policy" : {
-            "$ref" : "#/components/headers/RateLimit-Policy"
-          },
-          "RateLimit-Remaining" : {
-            "$ref" : "#/components/headers/RateLimit-Remaining"
-          },
-          "RateLimit-Reset" : {
-            "$ref" : "#/components/headers/RateLimit-Reset"
-          },
           "Retry-After" : {
             "$ref" : "#/components/headers/Retry-After"
           },
@@ -204,18 +180,6 @@ enum PublicAPI {
         },
         "description" : "Content Too Large: a problem document (`payload-too-large`); each operation lists its own.",
         "headers" : {
-          "RateLimit-Limit" : {
-            "$ref" : "#/components/headers/RateLimit-Limit"
-          },
-          "RateLimit-Policy" : {
-            "$ref" : "#/components/headers/RateLimit-Policy"
-          },
-          "RateLimit-Remaining" : {
-            "$ref" : "#/components/headers/RateLimit-Remaining"
-          },
-          "RateLimit-Reset" : {
-            "$ref" : "#/components/headers/RateLimit-Reset"
-          },
           "X-Request-ID" : {
             "$ref" : "#/components/headers/X-Request-ID"
           }
@@ -231,18 +195,6 @@ enum PublicAPI {
         },
         "description" : "Forbidden: a problem document (`forbidden`, `owner-only`); each operation lists its own.",
         "headers" : {
-          "RateLimit-Limit" : {
-            "$ref" : "#/components/headers/RateLimit-Limit"
-          },
-          "RateLimit-Policy" : {
-            "$ref" : "#/components/headers/RateLimit-Policy"
-          },
-          "RateLimit-Remaining" : {
-            "$ref" : "#/components/headers/RateLimit-Remaining"
-          },
-          "RateLimit-Reset" : {
-            "$ref" : "#/components/headers/RateLimit-Reset"
-          },
           "X-Request-ID" : {
             "$ref" : "#/components/headers/X-Request-ID"
           }
@@ -258,18 +210,6 @@ enum PublicAPI {
         },
         "description" : "Gone: a problem document (`invite-expired`); each operation lists its own.",
         "headers" : {
-          "RateLimit-Limit" : {
-            "$ref" : "#/components/headers/RateLimit-Limit"
-          },
-          "RateLimit-Policy" : {
-            "$ref" : "#/components/headers/RateLimit-Policy"
-          },
-          "RateLimit-Remaining" : {
-            "$ref" : "#/components/headers/RateLimit-Remaining"
-          },
-          "RateLimit-Reset" : {
-            "$ref" : "#/components/headers/RateLimit-Reset"
-          },
           "X-Request-ID" : {
             "$ref" : "#/components/headers/X-Request-ID"
           }
@@ -285,18 +225,6 @@ enum PublicAPI {
         },
         "description" : "Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.",
         "headers" : {
-          "RateLimit-Limit" : {
-            "$ref" : "#/components/headers/RateLimit-Limit"
-          },
-          "RateLimit-Policy" : {
-            "$ref" : "#/components/headers/RateLimit-Policy"
-          },
-          "RateLimit-Remaining" : {
-            "$ref" : "#/components/headers/RateLimit-Remaining"
-          },
-          "RateLimit-Reset" : {
-            "$ref" : "#/components/headers/RateLimit-Reset"
-          },
           "X-Request-ID" : {
             "$ref" : "#/components/headers/X-Request-ID"
           }
@@ -312,18 +240,6 @@ enum PublicAPI {
         },
         "description" : "Service Unavailable: a problem document (`unavailable`, `catching-up`); each operation lists its own.",
         "headers" : {
-          "RateLimit-Limit" : {
-            "$ref" : "#/components/headers/RateLimit-Limit"
-          },
-          "RateLimit-Policy" : {
-            "$ref" : "#/components/headers/RateLimit-Policy"
-          },
-          "RateLimit-Remaining" : {
-            "$ref" : "#/components/headers/RateLimit-Remaining"
-          },
-          "RateLimit-Reset" : {
-            "$ref" : "#/components/headers/RateLimit-Reset"
-          },
           "Retry-After" : {
             "$ref" : "#/components/headers/Retry-After"
           },
@@ -372,18 +288,6 @@ enum PublicAPI {
         },
         "description" : "Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.",
         "headers" : {
-          "RateLimit-Limit" : {
-            "$ref" : "#/components/headers/RateLimit-Limit"
-          },
-          "RateLimit-Policy" : {
-            "$ref" : "#/components/headers/RateLimit-Policy"
-          },
-          "RateLimit-Remaining" : {
-            "$ref" : "#/components/headers/RateLimit-Remaining"
-          },
-          "RateLimit-Reset" : {
-            "$ref" : "#/components/headers/RateLimit-Reset"
-          },
           "X-Request-ID" : {
             "$ref" : "#/components/headers/X-Request-ID"
           }
@@ -399,18 +303,6 @@ enum PublicAPI {
         },
         "description" : "Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.",
         "headers" : {
-          "RateLimit-Limit" : {
-            "$ref" : "#/components/headers/RateLimit-Limit"
-          },
-          "RateLimit-Policy" : {
-            "$ref" : "#/components/headers/RateLimit-Policy"
-          },
-          "RateLimit-Remaining" : {
-            "$ref" : "#/components/headers/RateLimit-Remaining"
-          },
-          "RateLimit-Reset" : {
-            "$ref" : "#/components/headers/RateLimit-Reset"
-          },
           "X-Request-ID" : {
             "$ref" : "#/components/headers/X-Request-ID"
           }
@@ -426,18 +318,6 @@ enum PublicAPI {
         },
         "description" : "Unsupported Media Type: a problem document (`unsupported-media-type`); each operation lists its own.",
         "headers" : {
-          "RateLimit-Limit" : {
-            "$ref" : "#/components/headers/RateLimit-Limit"
-          },
-          "RateLimit-Policy" : {
-            "$ref" : "#/components/headers/RateLimit-Policy"
-          },
-          "RateLimit-Remaining" : {
-            "$ref" : "#/components/headers/RateLimit-Remaining"
-          },
-          "RateLimit-Reset" : {
-            "$ref" : "#/components/headers/RateLimit-Reset"
-          },
           "X-Request-ID" : {
             "$ref" : "#/components/headers/X-Request-ID"
           }
@@ -3468,18 +3348,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -3564,18 +3432,6 @@ enum PublicAPI {
             "headers" : {
               "Idempotent-Replayed" : {
                 "$ref" : "#/components/headers/Idempotent-Replayed"
-              },
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
               },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
@@ -3672,18 +3528,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -3753,18 +3597,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -3851,18 +3683,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -3948,18 +3768,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -4043,18 +3851,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -4158,18 +3954,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -4260,18 +4044,6 @@ enum PublicAPI {
             "headers" : {
               "Idempotent-Replayed" : {
                 "$ref" : "#/components/headers/Idempotent-Replayed"
-              },
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
               },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
@@ -4378,18 +4150,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -4525,18 +4285,6 @@ enum PublicAPI {
             "headers" : {
               "Idempotent-Replayed" : {
                 "$ref" : "#/components/headers/Idempotent-Replayed"
-              },
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
               },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
@@ -4697,18 +4445,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -4817,18 +4553,6 @@ enum PublicAPI {
               "Idempotent-Replayed" : {
                 "$ref" : "#/components/headers/Idempotent-Replayed"
               },
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -4904,18 +4628,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -5012,18 +4724,6 @@ enum PublicAPI {
               "Idempotent-Replayed" : {
                 "$ref" : "#/components/headers/Idempotent-Replayed"
               },
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -5100,18 +4800,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -5180,18 +4868,6 @@ enum PublicAPI {
           "204" : {
             "description" : "No Content",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -5262,18 +4938,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -5440,18 +5104,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -5536,18 +5188,6 @@ enum PublicAPI {
             "headers" : {
               "Idempotent-Replayed" : {
                 "$ref" : "#/components/headers/Idempotent-Replayed"
-              },
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
               },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
@@ -5639,18 +5279,6 @@ enum PublicAPI {
           "204" : {
             "description" : "No Content",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -5727,18 +5355,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -5816,18 +5432,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -5946,18 +5550,6 @@ enum PublicAPI {
               "Idempotent-Replayed" : {
                 "$ref" : "#/components/headers/Idempotent-Replayed"
               },
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -6054,18 +5646,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -6133,18 +5713,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -6235,18 +5803,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -6333,18 +5889,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -6431,18 +5975,6 @@ enum PublicAPI {
             "headers" : {
               "Idempotent-Replayed" : {
                 "$ref" : "#/components/headers/Idempotent-Replayed"
-              },
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
               },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
@@ -6544,18 +6076,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -6640,18 +6160,6 @@ enum PublicAPI {
             "headers" : {
               "Idempotent-Replayed" : {
                 "$ref" : "#/components/headers/Idempotent-Replayed"
-              },
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
               },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
@@ -6739,18 +6247,6 @@ enum PublicAPI {
           "204" : {
             "description" : "No Content",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -6820,18 +6316,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -6894,18 +6378,6 @@ enum PublicAPI {
           "204" : {
             "description" : "No Content",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -6986,18 +6458,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -7060,18 +6520,6 @@ enum PublicAPI {
           "204" : {
             "description" : "No Content",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -7152,18 +6600,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -7248,18 +6684,6 @@ enum PublicAPI {
             "headers" : {
               "Idempotent-Replayed" : {
                 "$ref" : "#/components/headers/Idempotent-Replayed"
-              },
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
               },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
@@ -7348,18 +6772,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -7437,18 +6849,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -7570,18 +6970,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -7676,18 +7064,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -7782,18 +7158,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -7893,18 +7257,6 @@ enum PublicAPI {
               "Idempotent-Replayed" : {
                 "$ref" : "#/components/headers/Idempotent-Replayed"
               },
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -8002,18 +7354,6 @@ enum PublicAPI {
           "204" : {
             "description" : "No Content",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -8080,18 +7420,6 @@ enum PublicAPI {
           "204" : {
             "description" : "No Content",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -8182,18 +7510,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -8270,18 +7586,6 @@ enum PublicAPI {
           "204" : {
             "description" : "No Content",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -8357,18 +7661,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -8447,18 +7739,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -8554,18 +7834,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -8660,18 +7928,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -8754,18 +8010,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -8869,18 +8113,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -8963,18 +8195,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -9078,18 +8298,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -9184,18 +8392,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -9299,18 +8495,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -9393,18 +8577,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -9469,18 +8641,6 @@ enum PublicAPI {
           "204" : {
             "description" : "No Content",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -9550,18 +8710,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -9623,18 +8771,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -9737,18 +8873,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -9816,18 +8940,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -9903,18 +9015,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -9982,18 +9082,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -10051,18 +9139,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -10139,18 +9215,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -10208,18 +9272,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -10281,18 +9333,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -10363,18 +9403,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -10440,18 +9468,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -10532,18 +9548,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -10645,18 +9649,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -10752,18 +9744,6 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
-              "RateLimit-Limit" : {
-                "$ref" : "#/components/headers/RateLimit-Limit"
-              },
-              "RateLimit-Policy" : {
-                "$ref" : "#/components/headers/RateLimit-Policy"
-              },
-              "RateLimit-Remaining" : {
-                "$ref" : "#/components/headers/RateLimit-Remaining"
-              },
-              "RateLimit-Reset" : {
-                "$ref" : "#/components/headers/RateLimit-Reset"
-              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
