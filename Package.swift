@@ -97,7 +97,10 @@ let toolTargets: [Target] = [
     ),
     .executableTarget(
         name: "surge-bench",
-        dependencies: ["SurgeKafka", "SurgeMessaging", "SurgeContracts", "SurgeCalendar", .argumentParser, .httpClient, .logging],
+        dependencies: [
+            "SurgeKafka", "SurgeMessaging", "SurgeContracts", "SurgeCalendar", "SurgePostgres", "SurgeRuntime", .argumentParser, .httpClient, .logging,
+            .postgres,
+        ],
         path: "Tools/Bench",
         swiftSettings: swiftSettings
     ),

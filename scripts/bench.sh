@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # `make bench`: a release build of Surge on a private PostgreSQL and the dev broker, progress on a simulated clock,
 # then the benchmarks. Stops everything it started.
+#   scripts/bench.sh [--days N --samples M]      both benchmarks (the options are check-in latency's)
+#   SURGE_BENCHES=leaderboard scripts/bench.sh   only the leaderboard's (SURGE_BENCH_MEMBERS=N for a smaller board)
 source "$(dirname "$0")/lib.sh"
 
 BENCH="$STATE/bench"
 PG_PORT="${SURGE_BENCH_PG_PORT:-55434}"
 CONFIGURATION="${SURGE_BENCH_CONFIGURATION:-release}"
 RELEASE="$ROOT/.build/$CONFIGURATION"
+REDIS_PORT="${SURGE_BENCH_REDIS_PORT:-56379}"
+BENCHES="${SURGE_BENCHES:-checkin-latency leaderboard}"
 
-ensure_dependencies
+# Redis is the leaderboard's yardstick (never a dependency of Surge); wrk drives HTTP load.
+ensure_dependencies redis-server=redis-server redis-benchmark=redis-tools wrk=wrk
 log "Building ($CONFIGURATION)"
 (cd "$ROOT" && swift build -c "$CONFIGURATION")
 
@@ -18,6 +23,8 @@ random_secret >"$BENCH/admin-password"
 pids=()
 cleanup() {
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  # The leaderboard bench restarts its service: the current process id is in the file.
+  for file in "$BENCH"/*.pid; do [ -f "$file" ] && kill -TERM "$(cat "$file")" 2>/dev/null || true; done
   pg_stop "$BENCH/pgdata"
 }
 trap cleanup EXIT
@@ -25,29 +32,55 @@ trap cleanup EXIT
 log "Starting PostgreSQL on 127.0.0.1:$PG_PORT"
 pg_start "$BENCH/pgdata" "$PG_PORT" "$BENCH/admin-password"
 export SURGE_ADMIN_DATABASE_URL="postgres://surge_admin:$(cat "$BENCH/admin-password")@127.0.0.1:$PG_PORT/postgres"
-for service in identity progress gateway; do export "SURGE_DB_PASSWORD_${service^^}=$(random_secret)"; done
+for service in identity progress leaderboard gateway; do export "SURGE_DB_PASSWORD_${service^^}=$(random_secret)"; done
 export INTERNAL_AUTH_SECRET="$(random_secret)"
-"$RELEASE/surge-admin" provision --database surge --services identity progress gateway >/dev/null
+"$RELEASE/surge-admin" provision --database surge --services identity progress leaderboard gateway >/dev/null
 
 "$RELEASE/surge-broker" --bootstrap-file "$BENCH/bootstrap" >"$BENCH/logs/broker.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 1 50); do [ -s "$BENCH/bootstrap" ] && break; sleep 0.1; done
 bootstrap="$(cat "$BENCH/bootstrap")"
 
+# Each service starts from a one-line script ($BENCH/start-<service>.sh, exec'ing the binary), so a benchmark can
+# start it again; its process id is in $BENCH/<service>.pid.
 start() {
   local service="$1" port="$2"; shift 2
   local password_var="SURGE_DB_PASSWORD_${service^^}"
-  env SURGE_ENV=development LOG_LEVEL=warning HTTP_HOST=127.0.0.1 HTTP_PORT="$port" \
-    DATABASE_URL="postgres://surge_$service:${!password_var}@127.0.0.1:$PG_PORT/surge" \
-    KAFKA_BOOTSTRAP_SERVERS="$bootstrap" KAFKA_CONSUMER_PROPERTIES="fetch.wait.max.ms=10" "$@" \
-    "$RELEASE/surge-$service" >"$BENCH/logs/$service.log" 2>&1 &
+  {
+    printf 'exec'
+    printf ' %q' env SURGE_ENV=development LOG_LEVEL=warning HTTP_HOST=127.0.0.1 HTTP_PORT="$port" \
+      DATABASE_URL="postgres://surge_$service:${!password_var}@127.0.0.1:$PG_PORT/surge" \
+      KAFKA_BOOTSTRAP_SERVERS="$bootstrap" KAFKA_CONSUMER_PROPERTIES="fetch.wait.max.ms=10" "$@" "$RELEASE/surge-$service"
+    printf ' >>%q 2>&1\n' "$BENCH/logs/$service.log"
+  } >"$BENCH/start-$service.sh"
+  bash "$BENCH/start-$service.sh" &
   pids+=($!)
+  echo $! >"$BENCH/$service.pid"
   wait_for_url "http://127.0.0.1:$port/readyz" 60 || { echo "surge-$service did not start; see $BENCH/logs" >&2; exit 1; }
 }
 start identity 18081
 start progress 18083 SIMULATED_CLOCK=true JUDGEMENT_INTERVAL_MS=200
+start leaderboard 18084 LOG_LEVEL=info
 start gateway 18080 UPSTREAM_IDENTITY_URL=http://127.0.0.1:18081 UPSTREAM_PROGRESS_URL=http://127.0.0.1:18083 \
+  UPSTREAM_LEADERBOARD_URL=http://127.0.0.1:18084 \
   RATE_LIMIT_PER_USER_PER_MINUTE=1000000 RATE_LIMIT_PER_IP_PER_MINUTE=1000000 RATE_LIMIT_CREDENTIALS_PER_MINUTE=1000000
 
-log "Check-in latency versus history length"
-"$RELEASE/surge-bench" checkin-latency --gateway http://127.0.0.1:18080 --progress http://127.0.0.1:18083 --kafka "$bootstrap" "$@"
+for bench in $BENCHES; do
+  case "$bench" in
+    checkin-latency)
+      log "Check-in latency versus history length"
+      "$RELEASE/surge-bench" checkin-latency --gateway http://127.0.0.1:18080 --progress http://127.0.0.1:18083 --kafka "$bootstrap" "$@"
+      ;;
+    leaderboard)
+      log "Leaderboard reads, memory and warm start beside Redis (redis-server on 127.0.0.1:$REDIS_PORT)"
+      redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --save "" --appendonly no --dir "$BENCH" --logfile "$BENCH/logs/redis.log" &
+      pids+=($!)
+      for _ in $(seq 1 50); do redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
+      "$RELEASE/surge-bench" leaderboard --gateway http://127.0.0.1:18080 --leaderboard http://127.0.0.1:18084 \
+        --database "postgres://surge_admin:$(cat "$BENCH/admin-password")@127.0.0.1:$PG_PORT/surge" --redis-port "$REDIS_PORT" \
+        --pid-file "$BENCH/leaderboard.pid" --start-command "bash $BENCH/start-leaderboard.sh" --log-file "$BENCH/logs/leaderboard.log" \
+        --members "${SURGE_BENCH_MEMBERS:-1000000}"
+      ;;
+    *) echo "unknown benchmark $bench (checkin-latency, leaderboard)" >&2; exit 2 ;;
+  esac
+done

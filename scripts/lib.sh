@@ -21,9 +21,11 @@ pg_bin() {
   [ -n "$dir" ] && echo "$dir"
 }
 
-# Installs what a fresh Debian machine lacks (as root), or says exactly what to install.
+# Installs what a fresh Debian machine lacks (as root), or says exactly what to install. Extra arguments name more
+# tools as command=package (e.g. wrk=wrk).
 ensure_dependencies() {
-  local missing=()
+  local missing=() tool
+  for tool in "$@"; do command -v "${tool%%=*}" >/dev/null || missing+=("${tool#*=}"); done
   command -v swift >/dev/null || { echo "Swift 6 is required: https://www.swift.org/install/linux/" >&2; exit 1; }
   pkg-config --exists rdkafka 2>/dev/null || missing+=(librdkafka-dev pkg-config)
   [ -n "$(pg_bin)" ] || missing+=(postgresql)

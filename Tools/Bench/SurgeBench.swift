@@ -15,7 +15,7 @@ struct SurgeBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "surge-bench",
         abstract: "Benchmarks against a running Surge (see `make bench`, which starts one).",
-        subcommands: [CheckInLatency.self])
+        subcommands: [CheckInLatency.self, LeaderboardBench.self])
 }
 
 /// Check-in latency for an attempt one day old and one with `days` of history: it must not grow with history.

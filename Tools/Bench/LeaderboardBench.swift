@@ -1,0 +1,400 @@
+import ArgumentParser
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import NIOFoundationCompat
+import PostgresNIO
+import SurgePostgres
+import SurgeRuntime
+
+/// A challenge board of `members` entries seeded straight into the leaderboard's tables, and the same members in a
+/// Redis sorted set (the yardstick, measured in the same run): rank-of-user and top-10 through the service's own HTTP
+/// API and through the gateway against `ZREVRANK` / `ZREVRANGE 0 9` at the same concurrency, memory per entry
+/// against Redis's `used_memory`, and the time a restarted replica takes to be ready with the board loaded.
+///
+/// Load: `wrk` (one thread, `connections` connections, a Lua script for the headers) for HTTP and `redis-benchmark`
+/// (one thread, the same connections) for Redis; both closed-loop, one request in flight per connection.
+struct LeaderboardBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "leaderboard", abstract: "Leaderboard reads, memory and warm start on a 1,000,000-member board, beside Redis.")
+
+    @Option(help: "Gateway base URL.") var gateway = "http://127.0.0.1:8080"
+    @Option(help: "The leaderboard's own base URL (calls are signed with INTERNAL_AUTH_SECRET from the environment).")
+    var leaderboard = "http://127.0.0.1:8084"
+    @Option(help: "An administrator's URL of the database holding the leaderboard's schema (the board is seeded straight into it).")
+    var database: String
+    @Option(help: "Port of the private redis-server.") var redisPort = 6379
+    @Option(help: "File holding the running leaderboard's process id (rewritten after the restart).") var pidFile: String
+    @Option(help: "Shell command that starts the leaderboard again (it must exec the process, so its id is the command's).")
+    var startCommand: String
+    @Option(help: "The leaderboard's log file (for its \"Boards loaded\" line).") var logFile: String
+    @Option(help: "Members on the board.") var members = 1_000_000
+    @Option(help: "Concurrent connections for every load run.") var connections = 32
+    @Option(help: "Seconds per HTTP load run (signatures are valid for 60 s).") var seconds = 10
+    @Option(help: "Load-generator threads for wrk.") var threads = 1
+
+    func run() async throws {
+        guard let secret = ProcessInfo.processInfo.environment[InternalCallSigner.secretVariable] else {
+            throw BenchError("\(InternalCallSigner.secretVariable) must be set (the bench signs its calls to the leaderboard)")
+        }
+        let signer = try InternalCallSigner(secret: secret)
+        let http = HTTPClient.shared
+        let logger = Logger(label: "bench")
+        let redis = Redis(port: redisPort)
+        guard seconds < 55 else { throw BenchError("--seconds must stay under the signature's 60 s validity") }
+
+        // The caller: a real guest, signed up through the gateway.
+        let (token, caller) = try await guest(http)
+        let challengeID = UUID()
+        let board = "challenge:\(challengeID.uuidString.lowercased())"
+        let slot = members / 2
+        let callerScore = Self.score(slot)
+        let me = "/v1/leaderboards/challenges/\(challengeID.uuidString.lowercased())/me?window=all-time"
+        let top = "/v1/leaderboards/challenges/\(challengeID.uuidString.lowercased())?window=all-time&limit=10"
+
+        let admin = try DatabaseConfiguration(url: database, maximumConnections: 2)
+        try await PostgresClient.withRunning(admin.makeClient(logger: logger)) { client in
+            // 1. A board holding only the caller: warm the service on it, then take the baseline RSS.
+            try await client.withConnection { connection in
+                for query: PostgresQuery in [
+                    """
+                    INSERT INTO leaderboard.challenges (challenge_id, name, kind, visibility)
+                    VALUES (\(challengeID), 'Benchmark board', 'habit', 'public')
+                    """,
+                    """
+                    INSERT INTO leaderboard.profiles (user_id, display_name, time_zone) VALUES (\(caller), 'Bench caller', 'UTC')
+                    ON CONFLICT (user_id) DO NOTHING
+                    """,
+                    "INSERT INTO leaderboard.scores (board, window_key, user_id, score, version) VALUES (\(board), 'all-time', \(caller), \(callerScore), 1)",
+                    "INSERT INTO leaderboard.boards (board, window_key, version) VALUES (\(board), 'all-time', 1)",
+                ] {
+                    try await connection.query(query, logger: logger)
+                }
+            }
+            for _ in 0..<50 { _ = try await signedGet(me, caller: caller, signer: signer, http) }
+            let pid = try readPID()
+            let rssBefore = try rss(of: pid)
+
+            // 2. The other members, straight into PostgreSQL (one statement each) and into Redis (pipelined ZADDs).
+            print("Seeding \(members) members into PostgreSQL and Redis...")
+            var started = ContinuousClock.now
+            try await client.withConnection { connection in
+                try await connection.query("BEGIN", logger: logger)
+                try await connection.query(
+                    """
+                    INSERT INTO leaderboard.profiles (user_id, display_name, time_zone)
+                    SELECT ('00000000-0000-4000-8000-' || lpad(to_hex(i), 12, '0'))::uuid, 'Player ' || i, 'UTC'
+                    FROM generate_series(0, \(members - 1)) AS i WHERE i <> \(slot)
+                    ON CONFLICT (user_id) DO NOTHING
+                    """, logger: logger)
+                try await connection.query(
+                    """
+                    INSERT INTO leaderboard.scores (board, window_key, user_id, score, version)
+                    SELECT \(board), 'all-time', ('00000000-0000-4000-8000-' || lpad(to_hex(i), 12, '0'))::uuid,
+                           (i::bigint * \(Self.multiplier)) % \(Self.modulus), 2
+                    FROM generate_series(0, \(members - 1)) AS i WHERE i <> \(slot)
+                    """, logger: logger)
+                try await connection.query("UPDATE leaderboard.boards SET version = 2 WHERE board = \(board) AND window_key = 'all-time'", logger: logger)
+                try await connection.query("COMMIT", logger: logger)
+                try await connection.query("ANALYZE leaderboard.scores", logger: logger)
+                try await connection.query("ANALYZE leaderboard.profiles", logger: logger)
+            }
+            let seededPostgres = ContinuousClock.now - started
+            started = ContinuousClock.now
+            let redisBefore = try redis.usedMemory()
+            try redis.seed(key: board, members: members) { $0 == slot ? caller.uuidString.lowercased() : Self.member($0) }
+            let redisAfter = try redis.usedMemory()
+            print("  PostgreSQL \(format(seededPostgres)), Redis \(format(ContinuousClock.now - started))")
+
+            // 3. The first read catches up with the new rows: the whole board enters memory.
+            started = ContinuousClock.now
+            let first = try await signedGet(me, caller: caller, signer: signer, http)
+            let catchUp = ContinuousClock.now - started
+            let rssAfter = try rss(of: pid)
+
+            // The service and Redis agree (scores are distinct, so Redis's 0-based rank + 1 is the competition rank).
+            let rank = first["rank"] as? Int
+            let redisRank = try redis.command("ZREVRANK", board, caller.uuidString.lowercased())
+            let page = try await signedGet(top, caller: caller, signer: signer, http)
+            let topIDs = ((page["items"] as? [[String: Any]]) ?? []).compactMap { $0["userID"] as? String }
+            let redisTop = try redis.command("ZREVRANGE", board, "0", "9").split(separator: "\n").map(String.init)
+            guard let rank, Int(redisRank) == rank - 1, topIDs == redisTop, (first["participants"] as? Int) == members else {
+                throw BenchError("the service and Redis disagree: rank \(String(describing: rank)) vs ZREVRANK \(redisRank); top \(topIDs) vs \(redisTop)")
+            }
+            print("  the service and Redis agree: the caller is rank \(rank) of \(members); the top 10 match")
+
+            // 4. Reads under load.
+            print("")
+            print("Reads on a \(members)-member board, \(connections) connections, closed loop (wrk -t\(threads), redis-benchmark):")
+            let rankRedis = try redis.benchmark(connections: connections, seconds: seconds, "ZREVRANK", board, caller.uuidString.lowercased())
+            let rankService = try wrk(leaderboard + me, headers: signedHeaders(me, caller: caller, signer: signer))
+            let rankGateway = try wrk(gateway + me, headers: ["Authorization": "Bearer \(token)"])
+            let topRedis = try redis.benchmark(connections: connections, seconds: seconds, "ZREVRANGE", board, "0", "9")
+            let topService = try wrk(leaderboard + top, headers: signedHeaders(top, caller: caller, signer: signer))
+            let topGateway = try wrk(gateway + top, headers: ["Authorization": "Bearer \(token)"])
+            print("  read         path                     req/s    p50 ms   p99 ms   Redis req/s ÷   p99 ÷ Redis p99")
+            for (label, redisRun, runs) in [
+                ("rank of user", rankRedis, [("Redis ZREVRANK", rankRedis), ("service HTTP", rankService), ("gateway HTTP", rankGateway)]),
+                ("top 10", topRedis, [("Redis ZREVRANGE 0 9", topRedis), ("service HTTP", topService), ("gateway HTTP", topGateway)]),
+            ] {
+                for (path, run) in runs {
+                    let ratios =
+                        path.hasPrefix("Redis")
+                        ? "" : String(format: "  %10.1f×  %10.1f×", redisRun.requestsPerSecond / run.requestsPerSecond, run.p99 / redisRun.p99)
+                    print(
+                        "  \(label.padding(toLength: 12, withPad: " ", startingAt: 0)) \(path.padding(toLength: 20, withPad: " ", startingAt: 0))"
+                            + String(format: " %9.0f  %7.2f  %7.2f", run.requestsPerSecond, run.p50, run.p99) + ratios
+                            + (run.failures > 0 ? "  (\(run.failures) failed)" : ""))
+                }
+            }
+            print("  target: within 3× of Redis (req/s and p99) through the service's own HTTP API")
+
+            // 5. Memory per entry.
+            print("")
+            print("Memory for \(members) members:")
+            let serviceBytes = Double(rssAfter - rssBefore) / Double(members - 1)
+            let redisBytes = Double(redisAfter - redisBefore) / Double(members)
+            print(String(format: "  leaderboard RSS %.1f MB → %.1f MB: %.1f bytes per entry (first read caught up in %@)",
+                         Double(rssBefore) / 1e6, Double(rssAfter) / 1e6, serviceBytes, format(catchUp)))
+            print(String(format: "  Redis used_memory %.1f MB → %.1f MB: %.1f bytes per entry", Double(redisBefore) / 1e6, Double(redisAfter) / 1e6, redisBytes))
+            print(String(format: "  ratio: %.2f (target ≤ 1)", serviceBytes / redisBytes))
+
+            // 6. Warm start: stop the replica, start it again, time until /readyz answers 200.
+            print("")
+            print("Warm start of the leaderboard with the \(members)-member board:")
+            started = ContinuousClock.now
+            try stop(pid)
+            let stopped = ContinuousClock.now - started
+            let logOffset = (try? FileManager.default.attributesOfItem(atPath: logFile)[.size] as? Int) ?? 0
+            started = ContinuousClock.now
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments = ["-c", startCommand]
+            try process.run()
+            try "\(process.processIdentifier)\n".write(toFile: pidFile, atomically: true, encoding: .utf8)
+            while true {
+                if (try? await status(leaderboard + "/readyz", http)) == 200 { break }
+                guard process.isRunning else { throw BenchError("the restarted leaderboard exited; see \(logFile)") }
+                guard ContinuousClock.now - started < .seconds(120) else { throw BenchError("the restarted leaderboard was not ready in 120 s") }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            let ready = ContinuousClock.now - started
+            let rssRestarted = try rss(of: process.processIdentifier)
+            let loaded = boardsLoaded(logFile, from: logOffset)
+            let again = try await signedGet(me, caller: caller, signer: signer, http)
+            guard (again["rank"] as? Int) == rank else { throw BenchError("after the restart the caller's rank is \(again["rank"] ?? "nil"), not \(rank)") }
+            print("  stopped in \(format(stopped)); started again: /readyz 200 after \(format(ready)) (target ≤ 10 s)")
+            print("  \"Boards loaded\" logged \(loaded ?? "nothing"); the caller's rank is \(rank) again")
+            print(String(format: "  RSS after the restart %.1f MB: %.1f bytes per entry above the empty replica", Double(rssRestarted) / 1e6,
+                         Double(rssRestarted - rssBefore) / Double(members - 1)))
+        }
+    }
+
+    // MARK: The board
+
+    static let multiplier = 7919
+    /// A prime above any member count used here: `i × multiplier mod modulus` gives every member a distinct score.
+    static let modulus = 1_000_003
+
+    static func score(_ i: Int) -> Double { Double((i * multiplier) % modulus) }
+
+    /// The member's user ID, as the seeding SQL makes it: `00000000-0000-4000-8000-` and `i` in 12 hex digits.
+    static func member(_ i: Int) -> String {
+        let hex = String(i, radix: 16)
+        return "00000000-0000-4000-8000-" + String(repeating: "0", count: 12 - hex.count) + hex
+    }
+
+    // MARK: HTTP
+
+    func guest(_ http: HTTPClient) async throws -> (String, UUID) {
+        var request = HTTPClientRequest(url: gateway + "/v1/auth/guest")
+        request.method = .POST
+        request.headers.add(name: "content-type", value: "application/json")
+        request.body = .bytes(ByteBuffer(string: #"{"displayName":"Bench caller","timeZone":"UTC"}"#))
+        let response = try await http.execute(request, timeout: .seconds(30))
+        let object = try JSONSerialization.jsonObject(with: Data(buffer: try await response.body.collect(upTo: 1 << 20))) as? [String: Any]
+        guard let token = (object?["tokens"] as? [String: Any])?["accessToken"] as? String,
+            let id = ((object?["user"] as? [String: Any])?["id"] as? String).flatMap(UUID.init(uuidString:))
+        else { throw BenchError("guest sign-up failed: \(response.status) \(object ?? [:])") }
+        return (token, id)
+    }
+
+    func signedHeaders(_ target: String, caller: UUID, signer: InternalCallSigner) -> [String: String] {
+        let requestID = "bench-\(UUID().uuidString.lowercased())"
+        return [
+            "X-Surge-Caller": caller.uuidString.lowercased(),
+            "X-Request-ID": requestID,
+            "X-Surge-Signature": signer.signature(method: "GET", target: target, caller: caller.uuidString.lowercased(), requestID: requestID),
+        ]
+    }
+
+    func signedGet(_ target: String, caller: UUID, signer: InternalCallSigner, _ http: HTTPClient) async throws -> [String: Any] {
+        var request = HTTPClientRequest(url: leaderboard + target)
+        for (name, value) in signedHeaders(target, caller: caller, signer: signer) { request.headers.add(name: name, value: value) }
+        let response = try await http.execute(request, timeout: .seconds(120))
+        let bytes = try await response.body.collect(upTo: 1 << 20)
+        let object = (try? JSONSerialization.jsonObject(with: Data(buffer: bytes)) as? [String: Any]) ?? [:]
+        guard response.status == .ok else { throw BenchError("GET \(target): \(response.status.code) \(object)") }
+        return object
+    }
+
+    func status(_ url: String, _ http: HTTPClient) async throws -> UInt {
+        let response = try await http.execute(HTTPClientRequest(url: url), timeout: .seconds(1))
+        _ = try await response.body.collect(upTo: 1 << 16)
+        return response.status.code
+    }
+
+    struct LoadRun {
+        var requestsPerSecond: Double
+        var p50: Double
+        var p99: Double
+        var failures: Int
+    }
+
+    /// One wrk run (after a 2 s warm-up run) with the given headers; wrk's `done` hook prints the figures.
+    func wrk(_ url: String, headers: [String: String]) throws -> LoadRun {
+        let script = FileManager.default.temporaryDirectory.appendingPathComponent("surge-bench-\(UUID().uuidString).lua")
+        var lua = headers.map { "wrk.headers[\"\($0.key)\"] = \"\($0.value)\"\n" }.joined()
+        lua += """
+            done = function(summary, latency, requests)
+              local e = summary.errors
+              io.write(string.format("SURGE-RESULT %d %d %d %d %d %d\\n", summary.requests, summary.duration,
+                latency:percentile(50.0), latency:percentile(99.0), e.status, e.connect + e.read + e.write + e.timeout))
+            end
+
+            """
+        try lua.write(to: script, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: script) }
+        let arguments = ["-t\(threads)", "-c\(connections)", "-s", script.path, url]
+        _ = try Self.run("/usr/bin/wrk", ["-d2s"] + arguments)
+        let output = try Self.run("/usr/bin/wrk", ["-d\(seconds)s"] + arguments)
+        guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix("SURGE-RESULT") }) else {
+            throw BenchError("wrk printed no result: \(output)")
+        }
+        let numbers = line.split(separator: " ").dropFirst().compactMap { Double($0) }
+        guard numbers.count == 6 else { throw BenchError("wrk: \(line)") }
+        return LoadRun(
+            requestsPerSecond: numbers[0] / (numbers[1] / 1e6), p50: numbers[2] / 1000, p99: numbers[3] / 1000, failures: Int(numbers[4] + numbers[5]))
+    }
+
+    // MARK: The process
+
+    func readPID() throws -> Int32 {
+        guard let pid = Int32(try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw BenchError("no process id in \(pidFile)")
+        }
+        return pid
+    }
+
+    /// Resident set size in bytes (VmRSS of /proc/<pid>/status).
+    func rss(of pid: Int32) throws -> Int {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+        else { throw BenchError("no VmRSS for process \(pid)") }
+        return kilobytes * 1024
+    }
+
+    /// SIGTERM, then waits until the process is gone (or a zombie its parent has not reaped yet).
+    func stop(_ pid: Int32) throws {
+        kill(pid, SIGTERM)
+        for _ in 0..<3000 {
+            guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8), !status.contains("State:\tZ") else { return }
+            usleep(10_000)
+        }
+        throw BenchError("the leaderboard (\(pid)) did not stop in 30 s")
+    }
+
+    /// The duration on the "Boards loaded" line the service logged after `offset`.
+    func boardsLoaded(_ path: String, from offset: Int) -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        try? handle.seek(toOffset: UInt64(offset))
+        let text = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+        guard let line = text.split(separator: "\n").last(where: { $0.contains("Boards loaded") }) else { return nil }
+        var details: [String] = []
+        for key in ["duration", "entries", "windows"] {
+            if let range = line.range(of: "\"\(key)\":\"[^\"]*\"", options: .regularExpression) ?? line.range(of: "\(key)=[^ ]*", options: .regularExpression) {
+                details.append(String(line[range]).replacingOccurrences(of: "\"", with: ""))
+            }
+        }
+        return details.isEmpty ? String(line) : details.joined(separator: ", ")
+    }
+
+    static func run(_ executable: String, _ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw BenchError("\(executable) \(arguments.joined(separator: " ")) exited \(process.terminationStatus)") }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// The yardstick: Debian's redis-server on a private port, driven with its own redis-cli and redis-benchmark.
+struct Redis {
+    var port: Int
+
+    func command(_ arguments: String...) throws -> String {
+        try LeaderboardBench.run("/usr/bin/redis-cli", ["-p", "\(port)"] + arguments).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// `used_memory` of INFO memory, in bytes.
+    func usedMemory() throws -> Int {
+        let info = try command("INFO", "memory")
+        guard let line = info.split(whereSeparator: \.isNewline).first(where: { $0.hasPrefix("used_memory:") }), let bytes = Int(line.dropFirst(12))
+        else { throw BenchError("no used_memory in INFO memory") }
+        return bytes
+    }
+
+    /// The members with the board's scores, as ZADDs of 1,000 members each through `redis-cli --pipe`.
+    func seed(key: String, members: Int, member: (Int) -> String) throws {
+        _ = try command("DEL", key)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/redis-cli")
+        process.arguments = ["-p", "\(port)", "--pipe"]
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        func bulk(_ text: String) -> String { "$\(text.utf8.count)\r\n\(text)\r\n" }
+        var start = 0
+        while start < members {
+            let end = min(members, start + 1000)
+            var batch = "*\(2 + 2 * (end - start))\r\n" + bulk("ZADD") + bulk(key)
+            for i in start..<end { batch += bulk(String(Int(LeaderboardBench.score(i)))) + bulk(member(i)) }
+            input.fileHandleForWriting.write(Data(batch.utf8))
+            start = end
+        }
+        try input.fileHandleForWriting.close()
+        let reply = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0, reply.contains("errors: 0") else { throw BenchError("redis-cli --pipe: \(reply)") }
+    }
+
+    /// redis-benchmark at the given concurrency, sized to run about `seconds` after a calibration run.
+    func benchmark(connections: Int, seconds: Int, _ command: String...) throws -> LeaderboardBench.LoadRun {
+        func once(_ requests: Int) throws -> LeaderboardBench.LoadRun {
+            let csv = try LeaderboardBench.run(
+                "/usr/bin/redis-benchmark", ["-p", "\(port)", "-c", "\(connections)", "-n", "\(requests)", "--csv"] + command)
+            // "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"
+            guard let row = csv.split(whereSeparator: \.isNewline).last?.split(separator: ",").map({ $0.replacingOccurrences(of: "\"", with: "") }),
+                row.count >= 7, let rps = Double(row[row.count - 7]), let p50 = Double(row[row.count - 4]), let p99 = Double(row[row.count - 2])
+            else { throw BenchError("redis-benchmark: \(csv)") }
+            return .init(requestsPerSecond: rps, p50: p50, p99: p99, failures: 0)
+        }
+        let calibration = try once(50_000)
+        return try once(max(50_000, Int(calibration.requestsPerSecond) * seconds))
+    }
+}
+
+func format(_ duration: Duration) -> String {
+    let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    return seconds < 1 ? String(format: "%.0f ms", seconds * 1000) : String(format: "%.2f s", seconds)
+}
