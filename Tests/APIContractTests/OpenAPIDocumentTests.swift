@@ -163,6 +163,10 @@ struct OpenAPIDocumentTests {
         let month = try #require(calendar.first { $0["name"] as? String == "month" }?["schema"] as? [String: Any])
         let pattern = try Regex(try #require(month["pattern"] as? String))
         #expect("2026-03".wholeMatch(of: pattern) != nil && "2026-13".wholeMatch(of: pattern) == nil && "1969-12".wholeMatch(of: pattern) == nil)
+        let time = try #require(schemas["LocalTime"])
+        #expect(time["format"] == nil)
+        let hhmm = try Regex(try #require(time["pattern"] as? String))
+        #expect("18:00".wholeMatch(of: hhmm) != nil && "18:00:00".wholeMatch(of: hhmm) == nil && "24:00".wholeMatch(of: hhmm) == nil)
     }
 
     @Test("every object lists its required properties, and request-only objects refuse unknown fields as the server does")
@@ -181,6 +185,23 @@ struct OpenAPIDocumentTests {
             #expect(schema["additionalProperties"] as? Bool == false, "\(name) does not say it refuses unknown fields")
             #expect(Set(schema["required"] as? [String] ?? []) == Set(properties.filter(\.required).map(\.name)), "\(name)")
         }
+    }
+
+    @Test("request fields state the limits the server enforces")
+    func requestFieldLimits() throws {
+        func field(_ schema: String, _ name: String) throws -> [String: Any] {
+            try #require((schemas[schema]?["properties"] as? [String: [String: Any]])?[name], "\(schema).\(name)")
+        }
+        #expect(try field("RegisterRequest", "displayName")["maxLength"] as? Int == 50)
+        #expect(try field("RegisterRequest", "password")["minLength"] as? Int == 10)
+        #expect(try field("TrainingPlanRequest", "daysPerWeek")["maximum"] as? Int == 7)
+        #expect(try field("InviteCreationRequest", "expiresInHours")["default"] as? Int == 72)
+        #expect(try field("ChallengeDraft", "tasks")["maxItems"] as? Int == 20)
+        #expect(try field("TaskDraft", "taskID")["pattern"] as? String == "^[a-z0-9-]{1,40}$")
+        #expect(try field("HabitDetails", "priority")["maximum"] as? Int == 5)
+        #expect(try field("LogRequest", "quantity")["exclusiveMinimum"] as? Int == 0)
+        let date = try Regex(try #require(schemas["LocalDate"]?["pattern"] as? String))
+        #expect("2026-03-14".wholeMatch(of: date) != nil && "0001-01-01".wholeMatch(of: date) == nil && "2201-01-01".wholeMatch(of: date) == nil)
     }
 
     @Test("GET /v1/photos/{photoID} declares the image types it serves; uploads declare the ones they take")

@@ -89,7 +89,9 @@ public struct LocalDate: Hashable, Comparable, Sendable, Codable, CustomStringCo
         "expected a date from \(supportedRange.lowerBound) to \(supportedRange.upperBound), got \(text)"
     }
 
-    public static let jsonSchema = JSONSchema.string(format: "date")
+    /// A full date from 1970-01-01 to 2200-12-31.
+    public static let jsonSchema = JSONSchema.string(format: "date").refined(
+        .init(pattern: "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}$", example: "2026-03-14"))
     public static let schemaPlaceholder = LocalDate(validYear: 2026, month: 1, day: 1)
 }
 
@@ -201,7 +203,8 @@ public struct LocalTime: Hashable, Comparable, Sendable, Codable, CustomStringCo
         try container.encode(description)
     }
 
-    public static let jsonSchema = JSONSchema.string(format: "time")
+    /// `HH:mm`, not RFC 3339's `full-time` (no seconds, no offset).
+    public static let jsonSchema = JSONSchema.string().refined(.init(pattern: "^([01][0-9]|2[0-3]):[0-5][0-9]$", example: "18:00"))
     public static let schemaPlaceholder = LocalTime(validHour: 9, minute: 0)
 }
 

@@ -2004,6 +2004,8 @@ extension Components {
             public var endsAt: Foundation.Date
             /// - Remark: Generated from `#/components/schemas/CompetitionDetails/startsAt`.
             public var startsAt: Foundation.Date
+            /// An IANA time zone.
+            ///
             /// - Remark: Generated from `#/components/schemas/CompetitionDetails/timeZone`.
             public var timeZone: Swift.String
             /// - Remark: Generated from `#/components/schemas/CompetitionDetails/unit`.
@@ -2013,7 +2015,7 @@ extension Components {
             /// - Parameters:
             ///   - endsAt:
             ///   - startsAt:
-            ///   - timeZone:
+            ///   - timeZone: An IANA time zone.
             ///   - unit:
             public init(
                 endsAt: Foundation.Date,
@@ -2052,13 +2054,15 @@ extension Components {
         public struct CredentialsRequest: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/CredentialsRequest/email`.
             public var email: Swift.String
+            /// At least 10 characters and at most 72 bytes of UTF-8; not one character repeated, not the e-mail's name, not a common password.
+            ///
             /// - Remark: Generated from `#/components/schemas/CredentialsRequest/password`.
             public var password: Swift.String
             /// Creates a new `CredentialsRequest`.
             ///
             /// - Parameters:
             ///   - email:
-            ///   - password:
+            ///   - password: At least 10 characters and at most 72 bytes of UTF-8; not one character repeated, not the e-mail's name, not a common password.
             public init(
                 email: Swift.String,
                 password: Swift.String
@@ -2129,12 +2133,14 @@ extension Components {
         }
         /// - Remark: Generated from `#/components/schemas/DeleteAccountRequest`.
         public struct DeleteAccountRequest: Codable, Hashable, Sendable {
+            /// Must be true; anything else is 422 `confirmation-required`.
+            ///
             /// - Remark: Generated from `#/components/schemas/DeleteAccountRequest/confirm`.
             public var confirm: Swift.Bool?
             /// Creates a new `DeleteAccountRequest`.
             ///
             /// - Parameters:
-            ///   - confirm:
+            ///   - confirm: Must be true; anything else is 422 `confirmation-required`.
             public init(confirm: Swift.Bool? = nil) {
                 self.confirm = confirm
             }
@@ -2498,6 +2504,8 @@ extension Components {
             public var kind: Components.Schemas.GroupKind
             /// - Remark: Generated from `#/components/schemas/GroupCreationRequest/name`.
             public var name: Swift.String
+            /// An IANA time zone.
+            ///
             /// - Remark: Generated from `#/components/schemas/GroupCreationRequest/timeZone`.
             public var timeZone: Swift.String
             /// Creates a new `GroupCreationRequest`.
@@ -2505,7 +2513,7 @@ extension Components {
             /// - Parameters:
             ///   - kind:
             ///   - name:
-            ///   - timeZone:
+            ///   - timeZone: An IANA time zone.
             public init(
                 kind: Components.Schemas.GroupKind,
                 name: Swift.String,
@@ -2858,13 +2866,15 @@ extension Components {
         public struct GroupUpdateRequest: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/GroupUpdateRequest/name`.
             public var name: Swift.String?
+            /// An IANA time zone.
+            ///
             /// - Remark: Generated from `#/components/schemas/GroupUpdateRequest/timeZone`.
             public var timeZone: Swift.String?
             /// Creates a new `GroupUpdateRequest`.
             ///
             /// - Parameters:
             ///   - name:
-            ///   - timeZone:
+            ///   - timeZone: An IANA time zone.
             public init(
                 name: Swift.String? = nil,
                 timeZone: Swift.String? = nil
@@ -2896,16 +2906,20 @@ extension Components {
         public struct GuestRequest: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/GuestRequest/displayName`.
             public var displayName: Swift.String
+            /// A BCP 47 language tag.
+            ///
             /// - Remark: Generated from `#/components/schemas/GuestRequest/locale`.
             public var locale: Swift.String?
+            /// An IANA time zone.
+            ///
             /// - Remark: Generated from `#/components/schemas/GuestRequest/timeZone`.
             public var timeZone: Swift.String
             /// Creates a new `GuestRequest`.
             ///
             /// - Parameters:
             ///   - displayName:
-            ///   - locale:
-            ///   - timeZone:
+            ///   - locale: A BCP 47 language tag.
+            ///   - timeZone: An IANA time zone.
             public init(
                 displayName: Swift.String,
                 locale: Swift.String? = nil,
@@ -3159,12 +3173,14 @@ extension Components {
         }
         /// - Remark: Generated from `#/components/schemas/JoinGroupRequest`.
         public struct JoinGroupRequest: Codable, Hashable, Sendable {
+            /// The invite code: case-insensitive; spaces and dashes are ignored.
+            ///
             /// - Remark: Generated from `#/components/schemas/JoinGroupRequest/code`.
             public var code: Swift.String
             /// Creates a new `JoinGroupRequest`.
             ///
             /// - Parameters:
-            ///   - code:
+            ///   - code: The invite code: case-insensitive; spaces and dashes are ignored.
             public init(code: Swift.String) {
                 self.code = code
             }
@@ -4089,21 +4105,27 @@ extension Components {
         }
         /// - Remark: Generated from `#/components/schemas/ProfileUpdateRequest`.
         public struct ProfileUpdateRequest: Codable, Hashable, Sendable {
+            /// An https URL, or an empty string to remove the avatar.
+            ///
             /// - Remark: Generated from `#/components/schemas/ProfileUpdateRequest/avatarURL`.
             public var avatarURL: Swift.String?
             /// - Remark: Generated from `#/components/schemas/ProfileUpdateRequest/displayName`.
             public var displayName: Swift.String?
+            /// A BCP 47 language tag.
+            ///
             /// - Remark: Generated from `#/components/schemas/ProfileUpdateRequest/locale`.
             public var locale: Swift.String?
+            /// An IANA time zone.
+            ///
             /// - Remark: Generated from `#/components/schemas/ProfileUpdateRequest/timeZone`.
             public var timeZone: Swift.String?
             /// Creates a new `ProfileUpdateRequest`.
             ///
             /// - Parameters:
-            ///   - avatarURL:
+            ///   - avatarURL: An https URL, or an empty string to remove the avatar.
             ///   - displayName:
-            ///   - locale:
-            ///   - timeZone:
+            ///   - locale: A BCP 47 language tag.
+            ///   - timeZone: An IANA time zone.
             public init(
                 avatarURL: Swift.String? = nil,
                 displayName: Swift.String? = nil,
@@ -4311,10 +4333,16 @@ extension Components {
             public var displayName: Swift.String
             /// - Remark: Generated from `#/components/schemas/RegisterRequest/email`.
             public var email: Swift.String
+            /// A BCP 47 language tag.
+            ///
             /// - Remark: Generated from `#/components/schemas/RegisterRequest/locale`.
             public var locale: Swift.String?
+            /// At least 10 characters and at most 72 bytes of UTF-8; not one character repeated, not the e-mail's name, not a common password.
+            ///
             /// - Remark: Generated from `#/components/schemas/RegisterRequest/password`.
             public var password: Swift.String
+            /// An IANA time zone.
+            ///
             /// - Remark: Generated from `#/components/schemas/RegisterRequest/timeZone`.
             public var timeZone: Swift.String
             /// Creates a new `RegisterRequest`.
@@ -4322,9 +4350,9 @@ extension Components {
             /// - Parameters:
             ///   - displayName:
             ///   - email:
-            ///   - locale:
-            ///   - password:
-            ///   - timeZone:
+            ///   - locale: A BCP 47 language tag.
+            ///   - password: At least 10 characters and at most 72 bytes of UTF-8; not one character repeated, not the e-mail's name, not a common password.
+            ///   - timeZone: An IANA time zone.
             public init(
                 displayName: Swift.String,
                 email: Swift.String,
@@ -4588,6 +4616,8 @@ extension Components {
             public var idToken: Swift.String
             /// - Remark: Generated from `#/components/schemas/SocialSignInRequest/provider`.
             public var provider: Components.Schemas.SocialProvider
+            /// An IANA time zone.
+            ///
             /// - Remark: Generated from `#/components/schemas/SocialSignInRequest/timeZone`.
             public var timeZone: Swift.String?
             /// Creates a new `SocialSignInRequest`.
@@ -4596,7 +4626,7 @@ extension Components {
             ///   - displayName:
             ///   - idToken:
             ///   - provider:
-            ///   - timeZone:
+            ///   - timeZone: An IANA time zone.
             public init(
                 displayName: Swift.String? = nil,
                 idToken: Swift.String,
@@ -4923,6 +4953,8 @@ extension Components {
             public var points: Swift.Int?
             /// - Remark: Generated from `#/components/schemas/TaskDraft/target`.
             public var target: Swift.Double?
+            /// Weekly challenges only.
+            ///
             /// - Remark: Generated from `#/components/schemas/TaskDraft/targetFromDailyGoal`.
             public var targetFromDailyGoal: Swift.Double?
             /// - Remark: Generated from `#/components/schemas/TaskDraft/taskID`.
@@ -4939,7 +4971,7 @@ extension Components {
             ///   - kind:
             ///   - points:
             ///   - target:
-            ///   - targetFromDailyGoal:
+            ///   - targetFromDailyGoal: Weekly challenges only.
             ///   - taskID:
             ///   - title:
             ///   - unit:

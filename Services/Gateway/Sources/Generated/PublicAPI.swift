@@ -484,6 +484,9 @@ enum PublicAPI {
             "$ref" : "#/components/schemas/AttemptStatus"
           },
           "timeZone" : {
+            "examples" : [
+              "Europe/Rome"
+            ],
             "type" : "string"
           },
           "today" : {
@@ -670,6 +673,8 @@ enum PublicAPI {
             "$ref" : "#/components/schemas/CadenceKind"
           },
           "timesPerWeek" : {
+            "maximum" : 7,
+            "minimum" : 1,
             "type" : "integer"
           },
           "weekdays" : {
@@ -752,6 +757,10 @@ enum PublicAPI {
             "type" : "array"
           },
           "month" : {
+            "examples" : [
+              "2026-03"
+            ],
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])$",
             "type" : "string"
           }
         },
@@ -765,9 +774,12 @@ enum PublicAPI {
         "description" : "Sent in requests too: there, a field not listed here is refused (422 `validation`).",
         "properties" : {
           "fromLevel" : {
+            "minimum" : 1,
             "type" : "integer"
           },
           "multiplierOfDailyGoal" : {
+            "exclusiveMinimum" : 1,
+            "maximum" : 100,
             "type" : "number"
           }
         },
@@ -920,6 +932,12 @@ enum PublicAPI {
         "additionalProperties" : false,
         "properties" : {
           "category" : {
+            "examples" : [
+              "fitness"
+            ],
+            "maxLength" : 40,
+            "minLength" : 1,
+            "pattern" : "\\S",
             "type" : "string"
           },
           "chore" : {
@@ -929,15 +947,20 @@ enum PublicAPI {
             "$ref" : "#/components/schemas/CompetitionDetails"
           },
           "description" : {
+            "maxLength" : 2000,
             "type" : "string"
           },
           "difficulty" : {
             "$ref" : "#/components/schemas/Difficulty"
           },
           "durationDays" : {
+            "maximum" : 365,
+            "minimum" : 1,
             "type" : "integer"
           },
           "estimatedDailyMinutes" : {
+            "maximum" : 1440,
+            "minimum" : 0,
             "type" : "integer"
           },
           "groupID" : {
@@ -951,6 +974,11 @@ enum PublicAPI {
             "$ref" : "#/components/schemas/ChallengeKind"
           },
           "name" : {
+            "examples" : [
+              "Hydration week"
+            ],
+            "maxLength" : 100,
+            "pattern" : "\\S",
             "type" : "string"
           },
           "rules" : {
@@ -960,6 +988,8 @@ enum PublicAPI {
             "items" : {
               "$ref" : "#/components/schemas/TaskDraft"
             },
+            "maxItems" : 20,
+            "minItems" : 1,
             "type" : "array"
           },
           "visibility" : {
@@ -994,6 +1024,12 @@ enum PublicAPI {
         "additionalProperties" : false,
         "properties" : {
           "category" : {
+            "examples" : [
+              "fitness"
+            ],
+            "maxLength" : 40,
+            "minLength" : 1,
+            "pattern" : "\\S",
             "type" : "string"
           },
           "chore" : {
@@ -1003,15 +1039,20 @@ enum PublicAPI {
             "$ref" : "#/components/schemas/CompetitionDetails"
           },
           "description" : {
+            "maxLength" : 2000,
             "type" : "string"
           },
           "difficulty" : {
             "$ref" : "#/components/schemas/Difficulty"
           },
           "durationDays" : {
+            "maximum" : 365,
+            "minimum" : 1,
             "type" : "integer"
           },
           "estimatedDailyMinutes" : {
+            "maximum" : 1440,
+            "minimum" : 0,
             "type" : "integer"
           },
           "groupID" : {
@@ -1022,6 +1063,11 @@ enum PublicAPI {
             "$ref" : "#/components/schemas/HabitDetails"
           },
           "name" : {
+            "examples" : [
+              "Hydration week"
+            ],
+            "maxLength" : 100,
+            "pattern" : "\\S",
             "type" : "string"
           },
           "rules" : {
@@ -1031,6 +1077,8 @@ enum PublicAPI {
             "items" : {
               "$ref" : "#/components/schemas/TaskDraft"
             },
+            "maxItems" : 20,
+            "minItems" : 1,
             "type" : "array"
           },
           "visibility" : {
@@ -1239,6 +1287,9 @@ enum PublicAPI {
             "$ref" : "#/components/schemas/LocalDate"
           },
           "points" : {
+            "default" : 1,
+            "maximum" : 100,
+            "minimum" : 1,
             "type" : "integer"
           },
           "recurrence" : {
@@ -1346,6 +1397,8 @@ enum PublicAPI {
         "description" : "Sent in requests too: there, a field not listed here is refused (422 `validation`).",
         "properties" : {
           "dayOfMonth" : {
+            "maximum" : 31,
+            "minimum" : 1,
             "type" : "integer"
           },
           "kind" : {
@@ -1375,9 +1428,18 @@ enum PublicAPI {
             "type" : "string"
           },
           "timeZone" : {
+            "description" : "An IANA time zone.",
+            "examples" : [
+              "Europe/Rome"
+            ],
             "type" : "string"
           },
           "unit" : {
+            "examples" : [
+              "litres"
+            ],
+            "maxLength" : 20,
+            "pattern" : "\\S",
             "type" : "string"
           }
         },
@@ -1404,9 +1466,16 @@ enum PublicAPI {
         "additionalProperties" : false,
         "properties" : {
           "email" : {
+            "examples" : [
+              "ann@example.com"
+            ],
+            "maxLength" : 254,
             "type" : "string"
           },
           "password" : {
+            "description" : "At least 10 characters and at most 72 bytes of UTF-8; not one character repeated, not the e-mail's name, not a common password.",
+            "maxLength" : 72,
+            "minLength" : 10,
             "type" : "string"
           }
         },
@@ -1453,6 +1522,10 @@ enum PublicAPI {
         "additionalProperties" : false,
         "properties" : {
           "confirm" : {
+            "description" : "Must be true; anything else is 422 `confirmation-required`.",
+            "examples" : [
+              true
+            ],
             "type" : "boolean"
           }
         },
@@ -1519,6 +1592,7 @@ enum PublicAPI {
         "description" : "Sent in requests too: there, a field not listed here is refused (422 `validation`).",
         "properties" : {
           "allowedMissedDays" : {
+            "minimum" : 1,
             "type" : "integer"
           },
           "mode" : {
@@ -1647,9 +1721,18 @@ enum PublicAPI {
             "$ref" : "#/components/schemas/GroupKind"
           },
           "name" : {
+            "examples" : [
+              "Flat 3B"
+            ],
+            "maxLength" : 60,
+            "pattern" : "\\S",
             "type" : "string"
           },
           "timeZone" : {
+            "description" : "An IANA time zone.",
+            "examples" : [
+              "Europe/Rome"
+            ],
             "type" : "string"
           }
         },
@@ -1842,9 +1925,15 @@ enum PublicAPI {
         "additionalProperties" : false,
         "properties" : {
           "name" : {
+            "maxLength" : 60,
+            "pattern" : "\\S",
             "type" : "string"
           },
           "timeZone" : {
+            "description" : "An IANA time zone.",
+            "examples" : [
+              "Europe/Rome"
+            ],
             "type" : "string"
           }
         },
@@ -1854,12 +1943,27 @@ enum PublicAPI {
         "additionalProperties" : false,
         "properties" : {
           "displayName" : {
+            "examples" : [
+              "Ann"
+            ],
+            "maxLength" : 50,
+            "pattern" : "\\S",
             "type" : "string"
           },
           "locale" : {
+            "description" : "A BCP 47 language tag.",
+            "examples" : [
+              "en-US"
+            ],
+            "maxLength" : 35,
+            "pattern" : "^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$",
             "type" : "string"
           },
           "timeZone" : {
+            "description" : "An IANA time zone.",
+            "examples" : [
+              "Europe/Rome"
+            ],
             "type" : "string"
           }
         },
@@ -1873,12 +1977,19 @@ enum PublicAPI {
         "description" : "Sent in requests too: there, a field not listed here is refused (422 `validation`).",
         "properties" : {
           "colour" : {
+            "examples" : [
+              "#FF8800"
+            ],
+            "pattern" : "^#[0-9A-Fa-f]{6}$",
             "type" : "string"
           },
           "notes" : {
+            "maxLength" : 1000,
             "type" : "string"
           },
           "priority" : {
+            "maximum" : 5,
+            "minimum" : 1,
             "type" : "integer"
           },
           "reminderTime" : {
@@ -1967,6 +2078,7 @@ enum PublicAPI {
               "format" : "uuid",
               "type" : "string"
             },
+            "maxItems" : 50,
             "type" : "array"
           }
         },
@@ -1998,6 +2110,9 @@ enum PublicAPI {
         "additionalProperties" : false,
         "properties" : {
           "expiresInHours" : {
+            "default" : 72,
+            "maximum" : 720,
+            "minimum" : 1,
             "type" : "integer"
           }
         },
@@ -2007,6 +2122,10 @@ enum PublicAPI {
         "additionalProperties" : false,
         "properties" : {
           "code" : {
+            "description" : "The invite code: case-insensitive; spaces and dashes are ignored.",
+            "examples" : [
+              "K7MP-Q2RX-VA"
+            ],
             "type" : "string"
           }
         },
@@ -2129,11 +2248,18 @@ enum PublicAPI {
         "type" : "object"
       },
       "LocalDate" : {
+        "examples" : [
+          "2026-03-14"
+        ],
         "format" : "date",
+        "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}$",
         "type" : "string"
       },
       "LocalTime" : {
-        "format" : "time",
+        "examples" : [
+          "18:00"
+        ],
+        "pattern" : "^([01][0-9]|2[0-3]):[0-5][0-9]$",
         "type" : "string"
       },
       "LogRequest" : {
@@ -2151,9 +2277,16 @@ enum PublicAPI {
             "type" : "string"
           },
           "quantity" : {
+            "examples" : [
+              20
+            ],
+            "exclusiveMinimum" : 0,
+            "maximum" : 1000000,
             "type" : "number"
           },
           "series" : {
+            "maximum" : 10000,
+            "minimum" : 1,
             "type" : "integer"
           }
         },
@@ -2282,6 +2415,9 @@ enum PublicAPI {
             "type" : "integer"
           },
           "taskID" : {
+            "examples" : [
+              "progress-photo"
+            ],
             "type" : "string"
           },
           "url" : {
@@ -2362,18 +2498,24 @@ enum PublicAPI {
         "description" : "Sent in requests too: there, a field not listed here is refused (422 `validation`).",
         "properties" : {
           "completionBonus" : {
+            "maximum" : 1000,
+            "minimum" : 0,
             "type" : "integer"
           },
           "kind" : {
             "$ref" : "#/components/schemas/PointsKind"
           },
           "pointsPerTask" : {
+            "maximum" : 100,
+            "minimum" : 1,
             "type" : "integer"
           },
           "series" : {
             "$ref" : "#/components/schemas/SeriesFormula"
           },
           "weeklyGoalBonus" : {
+            "maximum" : 1000,
+            "minimum" : 0,
             "type" : "integer"
           }
         },
@@ -2502,15 +2644,36 @@ enum PublicAPI {
         "additionalProperties" : false,
         "properties" : {
           "avatarURL" : {
+            "description" : "An https URL, or an empty string to remove the avatar.",
+            "examples" : [
+              "https://example.com/ann.jpg"
+            ],
+            "maxLength" : 2048,
+            "pattern" : "^(https://\\S+)?$",
             "type" : "string"
           },
           "displayName" : {
+            "examples" : [
+              "Ann"
+            ],
+            "maxLength" : 50,
+            "pattern" : "\\S",
             "type" : "string"
           },
           "locale" : {
+            "description" : "A BCP 47 language tag.",
+            "examples" : [
+              "en-US"
+            ],
+            "maxLength" : 35,
+            "pattern" : "^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$",
             "type" : "string"
           },
           "timeZone" : {
+            "description" : "An IANA time zone.",
+            "examples" : [
+              "Europe/Rome"
+            ],
             "type" : "string"
           }
         },
@@ -2601,18 +2764,40 @@ enum PublicAPI {
         "additionalProperties" : false,
         "properties" : {
           "displayName" : {
+            "examples" : [
+              "Ann"
+            ],
+            "maxLength" : 50,
+            "pattern" : "\\S",
             "type" : "string"
           },
           "email" : {
+            "examples" : [
+              "ann@example.com"
+            ],
+            "maxLength" : 254,
             "type" : "string"
           },
           "locale" : {
+            "description" : "A BCP 47 language tag.",
+            "examples" : [
+              "en-US"
+            ],
+            "maxLength" : 35,
+            "pattern" : "^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$",
             "type" : "string"
           },
           "password" : {
+            "description" : "At least 10 characters and at most 72 bytes of UTF-8; not one character repeated, not the e-mail's name, not a common password.",
+            "maxLength" : 72,
+            "minLength" : 10,
             "type" : "string"
           },
           "timeZone" : {
+            "description" : "An IANA time zone.",
+            "examples" : [
+              "Europe/Rome"
+            ],
             "type" : "string"
           }
         },
@@ -2628,6 +2813,8 @@ enum PublicAPI {
         "additionalProperties" : false,
         "properties" : {
           "checkInGraceMinutes" : {
+            "maximum" : 2880,
+            "minimum" : 0,
             "type" : "integer"
           },
           "failure" : {
@@ -2646,30 +2833,36 @@ enum PublicAPI {
         "description" : "Sent in requests too: there, a field not listed here is refused (422 `validation`).",
         "properties" : {
           "basePoints" : {
+            "exclusiveMinimum" : 0,
             "type" : "number"
           },
           "capBands" : {
             "items" : {
               "$ref" : "#/components/schemas/CapBand"
             },
+            "minItems" : 1,
             "type" : "array"
           },
           "levelThresholds" : {
             "items" : {
+              "minimum" : 1,
               "type" : "integer"
             },
             "type" : "array"
           },
           "repMultiplier" : {
+            "exclusiveMinimum" : 0,
             "type" : "number"
           },
           "seriesMultiplier" : {
+            "exclusiveMinimum" : 0,
             "type" : "number"
           },
           "streakMultipliers" : {
             "items" : {
               "$ref" : "#/components/schemas/StreakMultiplier"
             },
+            "minItems" : 1,
             "type" : "array"
           }
         },
@@ -2702,6 +2895,9 @@ enum PublicAPI {
         "additionalProperties" : false,
         "properties" : {
           "email" : {
+            "examples" : [
+              "ann@example.com"
+            ],
             "type" : "string"
           },
           "password" : {
@@ -2753,6 +2949,10 @@ enum PublicAPI {
             "$ref" : "#/components/schemas/SocialProvider"
           },
           "timeZone" : {
+            "description" : "An IANA time zone.",
+            "examples" : [
+              "Europe/Rome"
+            ],
             "type" : "string"
           }
         },
@@ -2862,9 +3062,11 @@ enum PublicAPI {
         "description" : "Sent in requests too: there, a field not listed here is refused (422 `validation`).",
         "properties" : {
           "fromStreak" : {
+            "minimum" : 0,
             "type" : "integer"
           },
           "multiplier" : {
+            "minimum" : 1,
             "type" : "number"
           }
         },
@@ -2896,12 +3098,16 @@ enum PublicAPI {
             "type" : "boolean"
           },
           "freezesPerMonth" : {
+            "maximum" : 4,
+            "minimum" : 0,
             "type" : "integer"
           },
           "period" : {
             "$ref" : "#/components/schemas/StreakPeriod"
           },
           "weeklyGoalDays" : {
+            "maximum" : 7,
+            "minimum" : 1,
             "type" : "integer"
           }
         },
@@ -2919,27 +3125,52 @@ enum PublicAPI {
             "$ref" : "#/components/schemas/Cadence"
           },
           "details" : {
+            "maxLength" : 500,
             "type" : "string"
           },
           "kind" : {
             "$ref" : "#/components/schemas/TaskKind"
           },
           "points" : {
+            "maximum" : 100,
+            "minimum" : 1,
             "type" : "integer"
           },
           "target" : {
+            "examples" : [
+              2
+            ],
+            "exclusiveMinimum" : 0,
+            "maximum" : 1000000,
             "type" : "number"
           },
           "targetFromDailyGoal" : {
+            "description" : "Weekly challenges only.",
+            "exclusiveMinimum" : 0,
+            "maximum" : 100,
             "type" : "number"
           },
           "taskID" : {
+            "examples" : [
+              "push-ups"
+            ],
+            "pattern" : "^[a-z0-9-]{1,40}$",
             "type" : "string"
           },
           "title" : {
+            "examples" : [
+              "Drink water"
+            ],
+            "maxLength" : 100,
+            "pattern" : "\\S",
             "type" : "string"
           },
           "unit" : {
+            "examples" : [
+              "litres"
+            ],
+            "maxLength" : 20,
+            "pattern" : "\\S",
             "type" : "string"
           }
         },
@@ -3061,18 +3292,28 @@ enum PublicAPI {
             "$ref" : "#/components/schemas/ActivityLevel"
           },
           "dailyGoal" : {
+            "maximum" : 2000,
+            "minimum" : 1,
             "type" : "integer"
           },
           "daysPerWeek" : {
+            "maximum" : 7,
+            "minimum" : 1,
             "type" : "integer"
           },
           "maxPushUpsInOneSet" : {
+            "maximum" : 500,
+            "minimum" : 0,
             "type" : "integer"
           },
           "recoverySeconds" : {
+            "maximum" : 600,
+            "minimum" : 5,
             "type" : "integer"
           },
           "startingSeries" : {
+            "maximum" : 100,
+            "minimum" : 1,
             "type" : "integer"
           }
         },
@@ -7798,6 +8039,10 @@ enum PublicAPI {
             "name" : "window",
             "required" : false,
             "schema" : {
+              "examples" : [
+                "week"
+              ],
+              "pattern" : "^(week|month|all-time|[0-9]{4}-W[0-9]{2}|[0-9]{4}-[0-9]{2})$",
               "type" : "string"
             }
           },
@@ -7901,6 +8146,10 @@ enum PublicAPI {
             "name" : "window",
             "required" : false,
             "schema" : {
+              "examples" : [
+                "week"
+              ],
+              "pattern" : "^(week|month|all-time|[0-9]{4}-W[0-9]{2}|[0-9]{4}-[0-9]{2})$",
               "type" : "string"
             }
           },
@@ -7995,6 +8244,10 @@ enum PublicAPI {
             "name" : "window",
             "required" : false,
             "schema" : {
+              "examples" : [
+                "week"
+              ],
+              "pattern" : "^(week|month|all-time|[0-9]{4}-W[0-9]{2}|[0-9]{4}-[0-9]{2})$",
               "type" : "string"
             }
           }
@@ -8077,6 +8330,10 @@ enum PublicAPI {
             "name" : "kind",
             "required" : false,
             "schema" : {
+              "examples" : [
+                "week"
+              ],
+              "pattern" : "^(week|month)$",
               "type" : "string"
             }
           },
@@ -8180,6 +8437,10 @@ enum PublicAPI {
             "name" : "window",
             "required" : false,
             "schema" : {
+              "examples" : [
+                "week"
+              ],
+              "pattern" : "^(week|month|all-time|[0-9]{4}-W[0-9]{2}|[0-9]{4}-[0-9]{2})$",
               "type" : "string"
             }
           }
@@ -8262,6 +8523,10 @@ enum PublicAPI {
             "name" : "window",
             "required" : false,
             "schema" : {
+              "examples" : [
+                "week"
+              ],
+              "pattern" : "^(week|month|all-time|[0-9]{4}-W[0-9]{2}|[0-9]{4}-[0-9]{2})$",
               "type" : "string"
             }
           },
@@ -8365,6 +8630,10 @@ enum PublicAPI {
             "name" : "window",
             "required" : false,
             "schema" : {
+              "examples" : [
+                "week"
+              ],
+              "pattern" : "^(week|month|all-time|[0-9]{4}-W[0-9]{2}|[0-9]{4}-[0-9]{2})$",
               "type" : "string"
             }
           },
@@ -8459,6 +8728,10 @@ enum PublicAPI {
             "name" : "kind",
             "required" : false,
             "schema" : {
+              "examples" : [
+                "week"
+              ],
+              "pattern" : "^(week|month)$",
               "type" : "string"
             }
           },
@@ -8562,6 +8835,10 @@ enum PublicAPI {
             "name" : "window",
             "required" : false,
             "schema" : {
+              "examples" : [
+                "week"
+              ],
+              "pattern" : "^(week|month|all-time|[0-9]{4}-W[0-9]{2}|[0-9]{4}-[0-9]{2})$",
               "type" : "string"
             }
           }

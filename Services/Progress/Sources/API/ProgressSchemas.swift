@@ -1,7 +1,7 @@
 import SurgeContracts
 
-// What the OpenAPI document says about progress's response fields beyond their Swift types: the lists string fields
-// take their values from.
+// What the OpenAPI document says about progress's request and response fields beyond their Swift types: the lists
+// string fields take their values from, and the limits check-ins are validated against (`CheckIns`).
 
 extension AttemptStatus: JSONSchemaEnum {}
 
@@ -12,7 +12,8 @@ enum ChoreOccurrenceStatus: String, JSONSchemaEnum {
 
 extension AttemptView: JSONSchemaRefined {
     static let fieldRefinements: [String: JSONSchema.Refinement] = [
-        "status": .values(AttemptStatus.self)
+        "status": .values(AttemptStatus.self),
+        "timeZone": .init(example: "Europe/Rome"),
     ]
 }
 
@@ -31,6 +32,20 @@ extension ChoreOccurrence: JSONSchemaRefined {
 
 extension PhotoView: JSONSchemaRefined {
     static let fieldRefinements: [String: JSONSchema.Refinement] = [
-        "contentType": .init(schema: .named("PhotoMediaType", .enumeration(PhotoRules.contentTypes, open: true)))
+        "contentType": .init(schema: .named("PhotoMediaType", .enumeration(PhotoRules.contentTypes, open: true))),
+        "taskID": .init(example: "progress-photo"),
+    ]
+}
+
+extension CheckInsController.LogRequest: JSONSchemaRefined {
+    static let fieldRefinements: [String: JSONSchema.Refinement] = [
+        "quantity": .init(exclusiveMinimum: 0, maximum: 1_000_000, example: 20),
+        "series": .range(1...10_000),
+    ]
+}
+
+extension AttemptsController.CalendarResponse: JSONSchemaRefined {
+    static let fieldRefinements: [String: JSONSchema.Refinement] = [
+        "month": .init(pattern: ProgressAPI.monthPattern, example: "2026-03")
     ]
 }

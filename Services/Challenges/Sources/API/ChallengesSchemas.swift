@@ -1,0 +1,115 @@
+import SurgeContracts
+
+// What the OpenAPI document says about the fields of drafts and patches beyond their Swift types: the limits
+// `DraftValidation` checks (`DraftLimits`), and examples. The rule types are shared with responses, which keep to the
+// same limits.
+
+enum ChallengesSchemas {
+    static let name = JSONSchema.Refinement.text(maxLength: DraftLimits.name.upperBound, nonBlank: true, example: "Hydration week")
+    static let description = JSONSchema.Refinement(maxLength: DraftLimits.description)
+    static let category = JSONSchema.Refinement(
+        minLength: DraftLimits.category.lowerBound, maxLength: DraftLimits.category.upperBound, pattern: "\\S", example: "fitness")
+    static let durationDays = JSONSchema.Refinement.range(DraftLimits.duration)
+    static let dailyMinutes = JSONSchema.Refinement.range(DraftLimits.dailyMinutes)
+    static let tasks = JSONSchema.Refinement(minItems: DraftLimits.tasks.lowerBound, maxItems: DraftLimits.tasks.upperBound)
+    static let unit = JSONSchema.Refinement.text(maxLength: Units.maxLength, nonBlank: true, example: "litres")
+
+    static let definition: [String: JSONSchema.Refinement] = [
+        "name": name, "description": description, "category": category, "durationDays": durationDays,
+        "estimatedDailyMinutes": dailyMinutes, "tasks": tasks,
+    ]
+}
+
+extension ChallengeDraft: JSONSchemaRefined {
+    public static var fieldRefinements: [String: JSONSchema.Refinement] { ChallengesSchemas.definition }
+}
+
+extension ChallengePatch: JSONSchemaRefined {
+    public static var fieldRefinements: [String: JSONSchema.Refinement] { ChallengesSchemas.definition }
+}
+
+extension TaskDraft: JSONSchemaRefined {
+    public static var fieldRefinements: [String: JSONSchema.Refinement] {
+        [
+            "taskID": .init(pattern: "^\(DraftLimits.taskIDPattern)$", example: "push-ups"),
+            "title": .text(maxLength: DraftLimits.taskTitle.upperBound, nonBlank: true, example: "Drink water"),
+            "details": .init(maxLength: DraftLimits.taskDetails),
+            "target": .init(exclusiveMinimum: 0, maximum: DraftLimits.target, example: 2),
+            "targetFromDailyGoal": .init(exclusiveMinimum: 0, maximum: 100, description: "Weekly challenges only."),
+            "unit": ChallengesSchemas.unit,
+            "points": .range(DraftLimits.taskPoints),
+        ]
+    }
+}
+
+extension RulesDraft: JSONSchemaRefined {
+    public static var fieldRefinements: [String: JSONSchema.Refinement] { ["checkInGraceMinutes": .range(DraftLimits.graceMinutes)] }
+}
+
+extension ChoreDraft: JSONSchemaRefined {
+    public static var fieldRefinements: [String: JSONSchema.Refinement] { ["points": .range(DraftLimits.chorePoints, default: 1)] }
+}
+
+extension InvitationRequest: JSONSchemaRefined {
+    public static var fieldRefinements: [String: JSONSchema.Refinement] { ["userIDs": .init(maxItems: InvitationRequest.maxUsers)] }
+}
+
+extension Cadence: JSONSchemaRefined {
+    public static var fieldRefinements: [String: JSONSchema.Refinement] { ["timesPerWeek": .range(DraftLimits.timesPerWeek)] }
+}
+
+extension FailureRule: JSONSchemaRefined {
+    public static var fieldRefinements: [String: JSONSchema.Refinement] { ["allowedMissedDays": .init(minimum: 1)] }
+}
+
+extension StreakRule: JSONSchemaRefined {
+    public static var fieldRefinements: [String: JSONSchema.Refinement] {
+        ["freezesPerMonth": .range(DraftLimits.freezesPerMonth), "weeklyGoalDays": .range(DraftLimits.weeklyGoalDays)]
+    }
+}
+
+extension PointsRule: JSONSchemaRefined {
+    public static var fieldRefinements: [String: JSONSchema.Refinement] {
+        ["pointsPerTask": .range(DraftLimits.taskPoints), "weeklyGoalBonus": .range(DraftLimits.bonus), "completionBonus": .range(DraftLimits.bonus)]
+    }
+}
+
+extension SeriesFormula: JSONSchemaRefined {
+    public static var fieldRefinements: [String: JSONSchema.Refinement] {
+        [
+            "basePoints": .init(exclusiveMinimum: 0), "repMultiplier": .init(exclusiveMinimum: 0), "seriesMultiplier": .init(exclusiveMinimum: 0),
+            "streakMultipliers": .init(minItems: 1), "capBands": .init(minItems: 1), "levelThresholds": .init(minimum: 1),
+        ]
+    }
+}
+
+extension StreakMultiplier: JSONSchemaRefined {
+    public static var fieldRefinements: [String: JSONSchema.Refinement] { ["fromStreak": .init(minimum: 0), "multiplier": .init(minimum: 1)] }
+}
+
+extension CapBand: JSONSchemaRefined {
+    public static var fieldRefinements: [String: JSONSchema.Refinement] {
+        ["fromLevel": .init(minimum: 1), "multiplierOfDailyGoal": .init(exclusiveMinimum: 1, maximum: 100)]
+    }
+}
+
+extension ChoreRecurrence: JSONSchemaRefined {
+    public static var fieldRefinements: [String: JSONSchema.Refinement] {
+        ["dayOfMonth": .range(DraftLimits.dayOfMonth)]
+    }
+}
+
+extension HabitDetails: JSONSchemaRefined {
+    public static var fieldRefinements: [String: JSONSchema.Refinement] {
+        [
+            "colour": .init(pattern: "^#[0-9A-Fa-f]{6}$", example: "#FF8800"), "notes": .init(maxLength: DraftLimits.habitNotes),
+            "priority": .range(DraftLimits.priority),
+        ]
+    }
+}
+
+extension CompetitionDetails: JSONSchemaRefined {
+    public static var fieldRefinements: [String: JSONSchema.Refinement] {
+        ["timeZone": .init(description: "An IANA time zone.", example: "Europe/Rome"), "unit": ChallengesSchemas.unit]
+    }
+}

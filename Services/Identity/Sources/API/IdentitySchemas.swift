@@ -1,0 +1,90 @@
+import SurgeContracts
+
+// What the OpenAPI document says about identity's request fields beyond their Swift types: the rules `ProfileRules`,
+// `EmailAddress`, `PasswordPolicy`, `GroupRules`, `InvitePolicy` and `TrainingPlan` enforce, and examples.
+
+enum IdentitySchemas {
+    static let displayName = JSONSchema.Refinement.text(maxLength: ProfileRules.maxDisplayNameLength, nonBlank: true, example: "Ann")
+    static let timeZone = JSONSchema.Refinement(description: "An IANA time zone.", example: "Europe/Rome")
+    static let locale = JSONSchema.Refinement(
+        maxLength: 35, pattern: "^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$", description: "A BCP 47 language tag.", example: "en-US")
+    static let email = JSONSchema.Refinement(maxLength: EmailAddress.maxLength, example: "ann@example.com")
+    static let password = JSONSchema.Refinement(
+        minLength: PasswordPolicy.minimumLength, maxLength: PasswordPolicy.maximumBytes,
+        description: "At least \(PasswordPolicy.minimumLength) characters and at most \(PasswordPolicy.maximumBytes) bytes of UTF-8; "
+            + "not one character repeated, not the e-mail's name, not a common password.")
+}
+
+extension GuestRequest: JSONSchemaRefined {
+    static let fieldRefinements: [String: JSONSchema.Refinement] = [
+        "displayName": IdentitySchemas.displayName, "timeZone": IdentitySchemas.timeZone, "locale": IdentitySchemas.locale,
+    ]
+}
+
+extension RegisterRequest: JSONSchemaRefined {
+    static let fieldRefinements: [String: JSONSchema.Refinement] = [
+        "email": IdentitySchemas.email, "password": IdentitySchemas.password, "displayName": IdentitySchemas.displayName,
+        "timeZone": IdentitySchemas.timeZone, "locale": IdentitySchemas.locale,
+    ]
+}
+
+extension CredentialsRequest: JSONSchemaRefined {
+    static let fieldRefinements: [String: JSONSchema.Refinement] = ["email": IdentitySchemas.email, "password": IdentitySchemas.password]
+}
+
+extension SignInRequest: JSONSchemaRefined {
+    static let fieldRefinements: [String: JSONSchema.Refinement] = ["email": .init(example: "ann@example.com")]
+}
+
+extension SocialSignInRequest: JSONSchemaRefined {
+    static let fieldRefinements: [String: JSONSchema.Refinement] = ["timeZone": IdentitySchemas.timeZone]
+}
+
+extension ProfileUpdateRequest: JSONSchemaRefined {
+    static let fieldRefinements: [String: JSONSchema.Refinement] = [
+        "displayName": IdentitySchemas.displayName, "timeZone": IdentitySchemas.timeZone, "locale": IdentitySchemas.locale,
+        "avatarURL": .init(
+            maxLength: ProfileRules.maxAvatarURLLength, pattern: "^(https://\\S+)?$",
+            description: "An https URL, or an empty string to remove the avatar.", example: "https://example.com/ann.jpg"),
+    ]
+}
+
+extension TrainingPlanRequest: JSONSchemaRefined {
+    static let fieldRefinements: [String: JSONSchema.Refinement] = [
+        "maxPushUpsInOneSet": .range(TrainingAnswers.maxPushUpsRange),
+        "daysPerWeek": .range(TrainingAnswers.daysPerWeekRange),
+        "dailyGoal": .range(TrainingPlan.dailyGoalRange),
+        "startingSeries": .range(TrainingPlan.startingSeriesRange),
+        "recoverySeconds": .range(TrainingPlan.recoverySecondsRange),
+    ]
+}
+
+extension DeleteAccountRequest: JSONSchemaRefined {
+    static let fieldRefinements: [String: JSONSchema.Refinement] = [
+        "confirm": .init(description: "Must be true; anything else is 422 `confirmation-required`.", example: true)
+    ]
+}
+
+extension GroupCreationRequest: JSONSchemaRefined {
+    static let fieldRefinements: [String: JSONSchema.Refinement] = [
+        "name": .text(maxLength: GroupRules.maxNameLength, nonBlank: true, example: "Flat 3B"), "timeZone": IdentitySchemas.timeZone,
+    ]
+}
+
+extension GroupUpdateRequest: JSONSchemaRefined {
+    static let fieldRefinements: [String: JSONSchema.Refinement] = [
+        "name": .text(maxLength: GroupRules.maxNameLength, nonBlank: true), "timeZone": IdentitySchemas.timeZone,
+    ]
+}
+
+extension InviteCreationRequest: JSONSchemaRefined {
+    static let fieldRefinements: [String: JSONSchema.Refinement] = [
+        "expiresInHours": .range(InvitePolicy.hoursRange, default: InvitePolicy.defaultHours)
+    ]
+}
+
+extension JoinGroupRequest: JSONSchemaRefined {
+    static let fieldRefinements: [String: JSONSchema.Refinement] = [
+        "code": .init(description: "The invite code: case-insensitive; spaces and dashes are ignored.", example: "K7MP-Q2RX-VA")
+    ]
+}
