@@ -39,10 +39,11 @@ TOKEN=$(curl -fsS -X POST "$GATEWAY/v1/auth/guest" -H 'content-type: application
 log "schemathesis against $GATEWAY (at most ${API_FUZZ_MAX_EXAMPLES:-5} examples per operation, ${API_FUZZ_MAX_TIME:-240} s)"
 seed=()
 [ -n "${API_FUZZ_SEED-1}" ] && seed=(--seed "${API_FUZZ_SEED-1}")
-cd "$ROOT"
+# schemathesis keeps its example database in .schemathesis/ of the working directory: under .surge, not the repository.
+cd "$FUZZ"
 status=0
 # DELETE /v1/me would delete the account whose token every other request uses.
-"$VENV/bin/st" --no-color run docs/openapi.json --url "$GATEWAY" -H "Authorization: Bearer $TOKEN" \
+"$VENV/bin/st" --no-color run "$ROOT/docs/openapi.json" --url "$GATEWAY" -H "Authorization: Bearer $TOKEN" \
   --checks all --max-examples "${API_FUZZ_MAX_EXAMPLES:-5}" --max-time "${API_FUZZ_MAX_TIME:-240}" "${seed[@]}" \
   --workers 2 --request-timeout 10 --exclude-name "DELETE /v1/me" \
   --report junit,ndjson --report-dir "$FUZZ/report" 2>&1 | tee "$FUZZ/report/output.txt" || status=$?

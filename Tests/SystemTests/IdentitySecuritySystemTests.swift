@@ -22,13 +22,19 @@ struct DocumentedOperation: Sendable, CustomStringConvertible {
     static func identityOperations(_ http: TestHTTP) async throws -> [DocumentedOperation] {
         let document = try await http.get("/openapi.json").json
         let paths = try #require(document["paths"] as? [String: [String: [String: Any]]])
+        let components = (document["components"] as? [String: Any])?["schemas"] as? [String: [String: Any]] ?? [:]
+        // A named schema (`$ref: #/components/schemas/Name`) stands for its definition.
+        func resolved(_ schema: [String: Any]?) -> [String: Any]? {
+            guard let reference = schema?["$ref"] as? String else { return schema }
+            return components[String(reference.split(separator: "/").last ?? "")]
+        }
         var operations: [DocumentedOperation] = []
         for (path, methods) in paths {
             for (method, operation) in methods where operation["x-surge-service"] as? String == "identity" {
                 let security = operation["security"] as? [Any] ?? []
                 var properties: [String: String]?
                 if let body = operation["requestBody"] as? [String: Any],
-                    let schema = ((body["content"] as? [String: Any])?["application/json"] as? [String: Any])?["schema"] as? [String: Any]
+                    let schema = resolved(((body["content"] as? [String: Any])?["application/json"] as? [String: Any])?["schema"] as? [String: Any])
                 {
                     properties = ((schema["properties"] as? [String: [String: Any]]) ?? [:]).mapValues { $0["type"] as? String ?? "object" }
                 }
