@@ -6,9 +6,9 @@ enum LeaderboardAPI {
     static let windowQuery = APIOperation.QueryParameter(
         "window",
         "`week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`.",
-        schema: .string())
+        schema: JSONSchema.string().refined(.init(pattern: "^(week|month|all-time|[0-9]{4}-W[0-9]{2}|[0-9]{4}-[0-9]{2})$", example: "week")))
     static let historyQuery = APIOperation.QueryParameter(
-        "kind", "Past weeks (the default) or past months.", schema: .string())
+        "kind", "Past weeks (the default) or past months.", schema: JSONSchema.string().refined(.init(pattern: "^(week|month)$", example: "week")))
 
     static let list = APIOperation(
         .get, "/v1/leaderboards", id: "listLeaderboards", service: .leaderboard,

@@ -41,7 +41,7 @@ extension RankIndex {
         var score: Double?
     }
 
-    struct Move: Sendable {
+    struct Move: Sendable, Equatable {
         var rank: Int
         var overtook: [UUID]
         var overtakenBy: [UUID]
