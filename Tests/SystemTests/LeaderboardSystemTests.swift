@@ -118,6 +118,10 @@ struct LeaderboardSystemTests {
             let cara = try await stage.user("Cara", timeZone: "America/New_York")
             try await befriend(bruno, aiko)
             try await befriend(bruno, cara)
+            // A second replica in the same consumer group: the events are divided between the two, yet each answers
+            // every board with every event either has consumed.
+            try await stage.stack.start("leaderboard", instance: "leaderboard-2", environment: ["SIMULATED_CLOCK": "true"])
+            try await stage.setClock(start.addingTimeInterval(-3600))
             let created = try await bruno.http.post("/v1/challenges", json: [
                 "kind": "competition", "name": "Most water", "description": "Litres in a week",
                 "competition": [
@@ -144,6 +148,10 @@ struct LeaderboardSystemTests {
             }
             let path = "/v1/leaderboards/challenges/\(competitionID)"
             let standings = try await board(cara, "\(path)?window=all-time", reads: ["1:Aiko:5.0", "2:Bruno:3.5", "3:Cara:2.0"])
+            for replica in ["leaderboard", "leaderboard-2"] {
+                let direct = try await stage.stack.signedHTTP(replica, caller: cara.id.key).get("\(path)?window=all-time")
+                #expect(summary(direct) == ["1:Aiko:5.0", "2:Bruno:3.5", "3:Cara:2.0"], "\(replica): \(direct.text)")
+            }
             #expect((standings.json["board"] as? [String: Any])?["measure"] as? String == "litres")
             let me = try await cara.http.get("\(path)/me?window=all-time")
             #expect(me.json["rank"] as? Int == 3)
