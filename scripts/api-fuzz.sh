@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make api-fuzz`: a short, bounded schemathesis pass over the public API, as an outside client sees it. Starts a private
-# stack (its own PostgreSQL, broker and ports, so `make run` can stay up), signs up a guest for a token, runs
+# stack (its own PostgreSQL, broker and ports 28080-28086, so `make run` and `make bench` can stay up), signs up a guest for a token, runs
 # schemathesis against docs/openapi.json, prints what it found and stops the stack, pass or fail.
 #
 # Settings (environment): API_FUZZ_MAX_EXAMPLES (default 5 per operation and phase), API_FUZZ_MAX_TIME (seconds,
@@ -11,7 +11,7 @@ source "$(dirname "$0")/lib.sh"
 
 SCHEMATHESIS_VERSION=4.32.5
 FUZZ="$STATE/api-fuzz"
-export SURGE_LOCAL_STATE="$FUZZ/stack" SURGE_PG_PORT="${API_FUZZ_PG_PORT:-55436}" SURGE_PORT_OFFSET="${API_FUZZ_PORT_OFFSET:-10000}"
+export SURGE_LOCAL_STATE="$FUZZ/stack" SURGE_PG_PORT="${API_FUZZ_PG_PORT:-55436}" SURGE_PORT_OFFSET="${API_FUZZ_PORT_OFFSET:-20000}"
 GATEWAY="http://127.0.0.1:$((8080 + SURGE_PORT_OFFSET))"
 # Every request comes from one address: the per-IP, per-user and credential budgets would answer 429 within seconds.
 export RATE_LIMIT_PER_IP_PER_MINUTE=1000000 RATE_LIMIT_PER_USER_PER_MINUTE=1000000 RATE_LIMIT_CREDENTIALS_PER_MINUTE=1000000

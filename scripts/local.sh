@@ -10,6 +10,16 @@ service_port() { echo $(($(port_of "$1") + PORT_OFFSET)); }
 
 up() {
   ensure_dependencies
+  # Another stack on these ports (a second `make run`, `make bench`) would answer in this one's place.
+  local port busy=()
+  for service in "${SERVICES[@]}"; do
+    port="$(service_port "$service")"
+    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then busy+=("$port"); fi
+  done
+  if [ ${#busy[@]} -gt 0 ]; then
+    echo "Ports ${busy[*]} are already in use on 127.0.0.1 (another Surge stack?): stop it first." >&2
+    exit 1
+  fi
   log "Building"
   (cd "$ROOT" && swift build)
   mkdir -p "$LOCAL/run" "$LOCAL/logs"
