@@ -7,15 +7,8 @@ import SurgePostgres
 /// An RFC 9457 problem: the only shape Surge's HTTP errors take. `type` is stable per kind of error, so clients can
 /// branch on it; `errors` names each offending field.
 public struct Problem: HTTPResponseError, Sendable, Equatable {
-    public struct FieldError: Codable, Sendable, Equatable {
-        public var field: String
-        public var message: String
-
-        public init(field: String, message: String) {
-            self.field = field
-            self.message = message
-        }
-    }
+    /// The shape domain modules report refusals in (SurgeContracts), so they need not import this module.
+    public typealias FieldError = SurgeContracts.FieldError
 
     public static let typeBase = "https://surge.example/problems/"
 
@@ -79,9 +72,8 @@ extension Problem {
 
     /// Refuses NUL characters in query parameters (names or values) before they reach a query.
     public static func checkNoNUL(in parameters: [String: String]) throws {
-        let fields = parameters.filter { $0.key.unicodeScalars.contains("\u{0}") || $0.value.unicodeScalars.contains("\u{0}") }
-            .map { $0.key.replacingOccurrences(of: "\u{0}", with: "\\u0000") }.sorted()
-        guard fields.isEmpty else { throw invalidCharacters(fields.map { FieldError(field: $0, message: "must not contain NUL characters") }) }
+        let errors = FieldError.nulCharacters(in: parameters)
+        guard errors.isEmpty else { throw invalidCharacters(errors) }
     }
 
     public static func notFound(_ detail: String = "No such resource.") -> Problem {
