@@ -81,7 +81,7 @@ func service(_ name: String, module: String, domain: Bool = false, dependencies:
 let serviceTargets: [Target] =
     service("Gateway", module: "GatewayService", dependencies: ["SurgeAuth", .httpClient, .httpTypes, .crypto])
     + service("Identity", module: "IdentityService", dependencies: ["SurgeAuth", .jwt, .bcrypt, .httpClient, .crypto])
-    + service("Challenges", module: "ChallengesService")
+    + service("Challenges", module: "ChallengesService", domain: true)
     + service("Progress", module: "ProgressService")
     + service("Leaderboard", module: "LeaderboardService", domain: true)
     + service("Badges", module: "BadgesService")
@@ -153,8 +153,8 @@ let testTargets: [Target] = [
     .testTarget(
         name: "ChallengesTests",
         dependencies: [
-            "ChallengesService", "SurgeTestSupport", "SurgeRuntime", "SurgeContracts", "SurgeCalendar", "SurgeMessaging", "SurgePostgres",
-            .postgres, .logging,
+            "ChallengesService", "ChallengesDomain", "SurgeTestSupport", "SurgeRuntime", "SurgeContracts", "SurgeCalendar", "SurgeMessaging",
+            "SurgePostgres", .postgres, .logging,
         ],
         path: "Tests/ChallengesTests", swiftSettings: swiftSettings),
     .testTarget(

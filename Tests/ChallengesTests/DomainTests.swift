@@ -4,6 +4,7 @@ import SurgeRuntime
 import SurgeTestSupport
 import Testing
 
+@testable import ChallengesDomain
 @testable import ChallengesService
 
 @Suite("Versions and effective dates", .tags(.unit), .kind(.unit))
@@ -283,9 +284,16 @@ struct AccessPolicyTests {
 
 @Suite("Browse query parameters", .tags(.unit), .kind(.unit))
 struct BrowseQueryTests {
+    /// The query the controller reads, its domain error mapped as the API edge maps it.
+    static func parsed(_ parameters: [String: String]) throws -> BrowseQuery {
+        try ChallengesProblems.mapping { try BrowseQuery(parameters: parameters) }
+    }
+
     @Test("a NUL character in any parameter is a 400 naming it, before it can reach SQL")
     func nulCharacters() throws {
-        let problem = try #require(throws: Problem.self) { try BrowseQuery(parameters: ["q": "yoga\u{0}", "category": "fit\u{0}ness", "sort": "liked"]) }
+        let parameters = ["q": "yoga\u{0}", "category": "fit\u{0}ness", "sort": "liked"]
+        #expect(throws: ChallengesError.nulCharacters(FieldError.nulCharacters(in: parameters))) { try BrowseQuery(parameters: parameters) }
+        let problem = try #require(throws: Problem.self) { try Self.parsed(parameters) }
         #expect(problem.status == .badRequest)
         #expect(problem.type == Problem.typeBase + "invalid-characters")
         #expect(problem.errors?.map(\.field) == ["category", "q"])
@@ -306,15 +314,17 @@ struct BrowseQueryTests {
     @Test("every malformed parameter is named")
     func malformed() throws {
         let problem = try #require(throws: Problem.self) {
-            _ = try BrowseQuery(parameters: [
+            _ = try Self.parsed([
                 "kind": "party", "difficulty": "easy", "minDays": "zero", "maxDays": "400", "sort": "random",
                 "q": String(repeating: "a", count: 201),
             ])
         }
+        #expect(problem.status == .unprocessableContent)
+        #expect(problem.type == Problem.typeBase + "validation")
         #expect(Set(problem.errors?.map(\.field) ?? []) == ["kind", "difficulty", "minDays", "maxDays", "sort", "q"])
-        let range = try #require(throws: Problem.self) { _ = try BrowseQuery(parameters: ["minDays": "30", "maxDays": "7"]) }
-        #expect(range.errors?.map(\.field) == ["maxDays"])
-        let relevance = try #require(throws: Problem.self) { _ = try BrowseQuery(parameters: ["sort": "relevance"]) }
+        let range = try #require(throws: ChallengesError.self) { _ = try BrowseQuery(parameters: ["minDays": "30", "maxDays": "7"]) }
+        #expect(range == .invalidParameters([FieldError(field: "maxDays", message: "must not be less than minDays")]))
+        let relevance = try #require(throws: Problem.self) { _ = try Self.parsed(["sort": "relevance"]) }
         #expect(relevance.errors?.map(\.field) == ["sort"])
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import SurgeContracts
 import SurgeRuntime
 
+@testable import ChallengesDomain
 @testable import ChallengesService
 
 /// Valid drafts of every kind, to break one rule at a time.

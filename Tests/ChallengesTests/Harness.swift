@@ -8,6 +8,7 @@ import SurgeRuntime
 import SurgeTestSupport
 import Testing
 
+@testable import ChallengesDomain
 @testable import ChallengesService
 
 /// The challenges schema of a fresh test database, migrated and seeded, with the repository over it and a simulated

@@ -7,6 +7,7 @@ import SurgeRuntime
 import SurgeTestSupport
 import Testing
 
+@testable import ChallengesDomain
 @testable import ChallengesService
 
 @Suite("Challenges storage against PostgreSQL", .tags(.integration), .kind(.integration))

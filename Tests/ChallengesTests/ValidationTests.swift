@@ -4,6 +4,7 @@ import SurgeRuntime
 import SurgeTestSupport
 import Testing
 
+@testable import ChallengesDomain
 @testable import ChallengesService
 
 /// One broken rule: the draft breaks exactly it, and the problem names exactly `field`.
@@ -505,11 +506,15 @@ struct ValidationTests {
                 "name", "habit.colour", "habit.priority", "tasks[0].taskID", "tasks[0].unit", "tasks[0].target", "rules.failure.mode",
                 "rules.streak.freezesPerMonth",
             ])
-        let problem = try #require(throws: Problem.self) {
+        let error = try #require(throws: ChallengesError.self) {
             try draft.build(challengeID: UUID(), version: 1, effectiveFrom: nil, ownerID: nil, context: Fixtures.user)
         }
+        #expect(error == .brokenRules(draft.validate(Fixtures.user)))
+        // The API answers with every broken rule in one problem document.
+        let problem = ChallengesProblems.problem(for: error)
         #expect(problem.status == .unprocessableContent)
         #expect(problem.type == Problem.typeBase + "validation")
+        #expect(problem.detail == "The definition breaks 8 rule(s).")
         #expect(problem.errors?.count == 8)
     }
 

@@ -1,3 +1,4 @@
+import ChallengesDomain
 import SurgeContracts
 import SurgeRuntime
 

@@ -1,3 +1,4 @@
+import ChallengesDomain
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -34,7 +35,7 @@ struct ChallengesController<Repository: ChallengeRepository> {
 
     @Sendable func browse(request: Request, context: SurgeRequestContext) async throws -> Page<ChallengeSummary> {
         let caller = try context.caller()
-        let query = try BrowseQuery(parameters: Self.parameters(request))
+        let query = try ChallengesProblems.mapping { try BrowseQuery(parameters: Self.parameters(request)) }
         return try await challenges.browse(query, page: try PageRequest<BrowsePosition>(request), caller: caller)
     }
 

@@ -1,3 +1,4 @@
+import ChallengesDomain
 import SurgeContracts
 
 // What the OpenAPI document says about the fields of drafts and patches beyond their Swift types: the limits

@@ -1,3 +1,4 @@
+import ChallengesDomain
 import Foundation
 import Logging
 import PostgresNIO
@@ -212,7 +213,9 @@ struct PostgresChallengeRepository: ChallengeRepository {
         return try await client.transaction(logger: logger) { connection in
             let members = try await Self.members(of: draft.groupID, awaiting: caller, on: connection, logger: logger)
             let context = DraftContext(source: .user(caller), groupMembers: members, today: VersionSchedule.latestDate(at: now))
-            let definition = try draft.build(challengeID: UUID(), version: 1, effectiveFrom: nil, ownerID: caller, context: context)
+            let definition = try ChallengesProblems.mapping {
+                try draft.build(challengeID: UUID(), version: 1, effectiveFrom: nil, ownerID: caller, context: context)
+            }
             try await Self.insert(definition, contentVersion: nil, createdBy: caller, at: now, on: connection, logger: logger)
             try await outbox.append(
                 ChallengePublished(definition: definition, publishedAt: now), on: connection, at: now, trace: trace, logger: logger)
@@ -241,8 +244,9 @@ struct PostgresChallengeRepository: ChallengeRepository {
                 : try await DirectoryStore.members(of: draft.groupID, on: connection, logger: logger)
             let context = DraftContext(
                 source: .user(caller), groupMembers: members, checksMembership: patch.changesMembership, today: VersionSchedule.latestDate(at: now))
-            var next = try draft.build(
-                challengeID: challengeID, version: latest.version + 1, effectiveFrom: nil, ownerID: latest.ownerID, context: context)
+            var next = try ChallengesProblems.mapping {
+                try draft.build(challengeID: challengeID, version: latest.version + 1, effectiveFrom: nil, ownerID: latest.ownerID, context: context)
+            }
             if next.hasSameContent(as: latest) {
                 return detail(of: row, showing: latest, versions: try await versions(challengeID, on: connection))
             }

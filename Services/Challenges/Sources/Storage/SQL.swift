@@ -1,3 +1,4 @@
+import ChallengesDomain
 import Foundation
 import PostgresNIO
 import SurgeContracts

@@ -1,6 +1,5 @@
 import Foundation
 import SurgeContracts
-import SurgeRuntime
 
 /// An edit: the fields that change, each replacing the current value whole (`tasks` replaces every task, `rules`
 /// every rule part it names). The result is validated like a new definition and becomes the next version, in force
@@ -79,7 +78,7 @@ public struct ChallengePatch: Codable, Sendable, Equatable {
 
 extension ChallengeDefinition {
     /// The same definition content, ignoring its version number and effective date.
-    func hasSameContent(as other: ChallengeDefinition) -> Bool {
+    public func hasSameContent(as other: ChallengeDefinition) -> Bool {
         var mine = self
         mine.version = other.version
         mine.effectiveFrom = other.effectiveFrom

@@ -1,7 +1,6 @@
 import Foundation
 import SurgeCalendar
 import SurgeContracts
-import SurgeRuntime
 
 /// What validation needs to know beyond the draft itself.
 public struct DraftContext: Sendable, Equatable {
@@ -64,18 +63,18 @@ public enum DraftLimits {
 
 extension ChallengeDraft {
     /// Every broken rule of the draft at once, each naming its field by its JSON path.
-    public func validate(_ context: DraftContext) -> [Problem.FieldError] {
+    public func validate(_ context: DraftContext) -> [FieldError] {
         var validation = DraftValidation(draft: self, context: context)
         validation.run()
         return validation.errors
     }
 
-    /// The definition, or a validation problem listing every broken rule.
+    /// The definition, or `brokenRules` listing every broken rule.
     public func build(
         challengeID: UUID, version: Int, effectiveFrom: LocalDate?, ownerID: UUID?, context: DraftContext
-    ) throws -> ChallengeDefinition {
+    ) throws(ChallengesError) -> ChallengeDefinition {
         let errors = validate(context)
-        guard errors.isEmpty else { throw Problem.validation(errors, detail: "The definition breaks \(errors.count) rule(s).") }
+        guard errors.isEmpty else { throw .brokenRules(errors) }
         return definition(challengeID: challengeID, version: version, effectiveFrom: effectiveFrom, ownerID: ownerID)
     }
 }
@@ -83,7 +82,7 @@ extension ChallengeDraft {
 struct DraftValidation {
     let draft: ChallengeDraft
     let context: DraftContext
-    var errors: [Problem.FieldError] = []
+    var errors: [FieldError] = []
 
     init(draft: ChallengeDraft, context: DraftContext) {
         self.draft = draft
@@ -91,7 +90,7 @@ struct DraftValidation {
     }
 
     mutating func fail(_ field: String, _ message: String) {
-        errors.append(Problem.FieldError(field: field, message: message))
+        errors.append(FieldError(field: field, message: message))
     }
 
     var isContent: Bool { context.source == .content }

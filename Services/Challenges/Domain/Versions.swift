@@ -50,5 +50,5 @@ public enum VersionSchedule {
 extension ChallengeDefinition {
     /// Curated challenges and competitions are joined from anywhere, and progress judges each participant's days in
     /// their own zone; the other definitions are judged in their owner's or group's zone.
-    var isJudgedInParticipantsZones: Bool { visibility == .curated || kind == .competition }
+    public var isJudgedInParticipantsZones: Bool { visibility == .curated || kind == .competition }
 }

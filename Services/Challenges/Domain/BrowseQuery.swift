@@ -1,6 +1,5 @@
 import Foundation
 import SurgeContracts
-import SurgeRuntime
 
 public enum BrowseSort: String, Codable, Sendable, CaseIterable, JSONSchemaEnum {
     /// Most recently created first.
@@ -39,11 +38,12 @@ public struct BrowseQuery: Sendable, Equatable {
     public static let maxQueryLength = 200
 
     /// Parses `q`, `kind`, `difficulty`, `category`, `minDays`, `maxDays` and `sort`; other parameters are ignored. A NUL
-    /// character in any parameter is a 400.
-    public init(parameters: [String: String]) throws {
+    /// character in any parameter is `nulCharacters`, every other malformed one `invalidParameters`.
+    public init(parameters: [String: String]) throws(ChallengesError) {
         // `q` and `category` reach SQL, which cannot take U+0000; refuse it in any parameter.
-        try Problem.checkNoNUL(in: parameters)
-        var errors: [Problem.FieldError] = []
+        let nul = FieldError.nulCharacters(in: parameters)
+        guard nul.isEmpty else { throw .nulCharacters(nul) }
+        var errors: [FieldError] = []
         func nonEmpty(_ name: String) -> String? {
             parameters[name].map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
         }
@@ -82,7 +82,7 @@ public struct BrowseQuery: Sendable, Equatable {
         if sort == .relevance && q == nil {
             errors.append(.init(field: "sort", message: "relevance needs a search (q)"))
         }
-        guard errors.isEmpty else { throw Problem.validation(errors) }
+        guard errors.isEmpty else { throw .invalidParameters(errors) }
         self.init(q: q, kind: kind, difficulty: difficulty, category: category, minDays: minDays, maxDays: maxDays, sort: sort)
     }
 }
