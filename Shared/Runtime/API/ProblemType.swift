@@ -123,7 +123,9 @@ extension ProblemType {
 
     /// What any operation may answer, given how it is declared.
     static func common(to operation: APIOperation) -> [ProblemType] {
-        var types: [ProblemType] = [.rateLimited, .unavailable, .catchingUp]
+        var types: [ProblemType] = [.rateLimited, .unavailable]
+        // Identity and the gateway own what they answer from; the other services read projections of others' events.
+        if operation.service != .identity && operation.service != .gateway { types.append(.catchingUp) }
         if operation.access == .authenticated { types += [.unauthorized, .invalidToken, .accountDeleted] }
         if !operation.pathParameters.isEmpty { types.append(.notFound) }
         if operation.requestType != nil || !operation.query.isEmpty { types.append(.validation) }

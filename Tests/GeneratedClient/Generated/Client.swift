@@ -3852,7 +3852,7 @@ public struct Client: APIProtocol {
     ///
     /// Create a guest account with a display name only (offline-first apps); credentials can be attached later.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/auth/guest`.
     /// - Remark: Generated from `#/paths//v1/auth/guest/post(registerGuest)`.
@@ -4201,7 +4201,7 @@ public struct Client: APIProtocol {
     /// - 401 `invalid-refresh-token`: The refresh token is unknown, expired or signed out: sign in again.
     /// - 401 `refresh-token-reused`: The refresh token was already used; every session of its family was signed out.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/auth/refresh`.
     /// - Remark: Generated from `#/paths//v1/auth/refresh/post(refreshSession)`.
@@ -4529,7 +4529,7 @@ public struct Client: APIProtocol {
     /// Problem types:
     /// - 409 `email-taken`: An account with this e-mail exists: sign in instead.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/auth/register`.
     /// - Remark: Generated from `#/paths//v1/auth/register/post(register)`.
@@ -4877,7 +4877,7 @@ public struct Client: APIProtocol {
     /// - 401 `invalid-credentials`: The e-mail or the password is wrong.
     /// - 429 `sign-in-throttled`: Too many failed sign-ins from this address; retry after `Retry-After` seconds.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/auth/sign-in`.
     /// - Remark: Generated from `#/paths//v1/auth/sign-in/post(signIn)`.
@@ -5202,7 +5202,7 @@ public struct Client: APIProtocol {
     ///
     /// Sign this device out: revokes the refresh token's family.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/auth/sign-out`.
     /// - Remark: Generated from `#/paths//v1/auth/sign-out/post(signOut)`.
@@ -5478,7 +5478,7 @@ public struct Client: APIProtocol {
     /// - 401 `invalid-id-token`: The provider's ID token is malformed, expired, wrongly signed or meant for another app.
     /// - 409 `account-exists`: A password account has this e-mail: sign in with e-mail and password instead.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/auth/social`.
     /// - Remark: Generated from `#/paths//v1/auth/social/post(socialSignIn)`.
@@ -6129,10 +6129,7 @@ public struct Client: APIProtocol {
     ///
     /// Create a competition, habit, household chore or weekly challenge (curated challenges come from the content library).
     ///
-    /// Problem types:
-    /// - 503 `catching-up`: This service has not yet seen something the request needs (an account or group created a moment ago); retry after `Retry-After` seconds.
-    ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/challenges`.
     /// - Remark: Generated from `#/paths//v1/challenges/post(createChallenge)`.
@@ -9107,7 +9104,7 @@ public struct Client: APIProtocol {
     ///
     /// Pending friend requests, oldest first.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/friend-requests`.
     /// - Remark: Generated from `#/paths//v1/friend-requests/get(listFriendRequests)`.
@@ -9359,7 +9356,7 @@ public struct Client: APIProtocol {
     /// - 409 `already-friends`: You are already friends.
     /// - 409 `friend-request-exists`: A friend request between the two of you is pending; answer or cancel it.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/friend-requests`.
     /// - Remark: Generated from `#/paths//v1/friend-requests/post(sendFriendRequest)`.
@@ -9763,7 +9760,7 @@ public struct Client: APIProtocol {
     ///
     /// Withdraw a request you sent.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `DELETE /v1/friend-requests/{requestID}`.
     /// - Remark: Generated from `#/paths//v1/friend-requests/{requestID}/delete(cancelFriendRequest)`.
@@ -9968,7 +9965,7 @@ public struct Client: APIProtocol {
     ///
     /// Accept a request sent to you.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/friend-requests/{requestID}/accept`.
     /// - Remark: Generated from `#/paths//v1/friend-requests/{requestID}/accept/post(acceptFriendRequest)`.
@@ -10196,7 +10193,7 @@ public struct Client: APIProtocol {
     ///
     /// Decline a request sent to you.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/friend-requests/{requestID}/decline`.
     /// - Remark: Generated from `#/paths//v1/friend-requests/{requestID}/decline/post(declineFriendRequest)`.
@@ -10401,7 +10398,7 @@ public struct Client: APIProtocol {
     ///
     /// The caller's friends, by display name.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/friends`.
     /// - Remark: Generated from `#/paths//v1/friends/get(listFriends)`.
@@ -10641,7 +10638,7 @@ public struct Client: APIProtocol {
     ///
     /// End a friendship.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `DELETE /v1/friends/{userID}`.
     /// - Remark: Generated from `#/paths//v1/friends/{userID}/delete(removeFriend)`.
@@ -10846,7 +10843,7 @@ public struct Client: APIProtocol {
     ///
     /// The groups you belong to, in the order you joined them.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups`.
     /// - Remark: Generated from `#/paths//v1/groups/get(listGroups)`.
@@ -11086,7 +11083,7 @@ public struct Client: APIProtocol {
     ///
     /// Create a group (household, friends or team); you own it.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/groups`.
     /// - Remark: Generated from `#/paths//v1/groups/post(createGroup)`.
@@ -11460,7 +11457,7 @@ public struct Client: APIProtocol {
     ///
     /// A group you belong to (404 otherwise).
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/get(getGroup)`.
@@ -11691,7 +11688,7 @@ public struct Client: APIProtocol {
     /// Problem types:
     /// - 403 `owner-only`: Only the group's owner may do this.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `PATCH /v1/groups/{groupID}`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/patch(updateGroup)`.
@@ -12629,7 +12626,7 @@ public struct Client: APIProtocol {
     ///
     /// The group's usable invites.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}/invites`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/get(listGroupInvites)`.
@@ -12901,7 +12898,7 @@ public struct Client: APIProtocol {
     ///
     /// Create an invite code and link (any member); expires after expiresInHours (1-720, default 72).
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/groups/{groupID}/invites`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/post(createGroupInvite)`.
@@ -13312,7 +13309,7 @@ public struct Client: APIProtocol {
     /// Problem types:
     /// - 403 `forbidden`: The caller may not do this.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `DELETE /v1/groups/{groupID}/invites/{code}`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/{code}/delete(revokeGroupInvite)`.
@@ -13548,7 +13545,7 @@ public struct Client: APIProtocol {
     ///
     /// Leave a group. An owner's ownership passes to the longest-standing member; the last member leaving deletes the group.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/groups/{groupID}/leave`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/leave/post(leaveGroup)`.
@@ -13753,7 +13750,7 @@ public struct Client: APIProtocol {
     ///
     /// Members and their roles, in joining order.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}/members`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/members/get(listGroupMembers)`.
@@ -14029,7 +14026,7 @@ public struct Client: APIProtocol {
     /// - 403 `owner-only`: Only the group's owner may do this.
     /// - 409 `cannot-remove-self`: The owner cannot remove themselves; leave the group instead.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `DELETE /v1/groups/{groupID}/members/{userID}`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/members/{userID}/delete(removeGroupMember)`.
@@ -14306,7 +14303,7 @@ public struct Client: APIProtocol {
     /// - 404 `not-found`: No such resource, or none the caller may see.
     /// - 410 `invite-expired`: The invite has expired; ask for a new one.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/groups/join`.
     /// - Remark: Generated from `#/paths//v1/groups/join/post(joinGroup)`.
@@ -17342,7 +17339,7 @@ public struct Client: APIProtocol {
     ///
     /// The caller's account.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/me`.
     /// - Remark: Generated from `#/paths//v1/me/get(getMe)`.
@@ -17538,7 +17535,7 @@ public struct Client: APIProtocol {
     ///
     /// Change display name, avatar (empty string removes it), IANA time zone or locale.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `PATCH /v1/me`.
     /// - Remark: Generated from `#/paths//v1/me/patch(updateMe)`.
@@ -17866,7 +17863,7 @@ public struct Client: APIProtocol {
     /// Problem types:
     /// - 422 `confirmation-required`: Deleting for good needs an explicit confirmation.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `DELETE /v1/me`.
     /// - Remark: Generated from `#/paths//v1/me/delete(deleteMe)`.
@@ -18421,7 +18418,7 @@ public struct Client: APIProtocol {
     /// - 409 `credentials-exist`: The account already has credentials; only a guest attaches them.
     /// - 409 `email-taken`: An account with this e-mail exists: sign in instead.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/me/credentials`.
     /// - Remark: Generated from `#/paths//v1/me/credentials/post(attachCredentials)`.
@@ -18783,7 +18780,7 @@ public struct Client: APIProtocol {
     ///
     /// Everything Surge keeps about the caller, from every service, as one JSON document (GDPR access).
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/me/export`.
     /// - Remark: Generated from `#/paths//v1/me/export/get(exportMyData)`.
@@ -19648,7 +19645,7 @@ public struct Client: APIProtocol {
     ///
     /// Notification switch, daily reminder time, quiet hours and telemetry opt-out (defaults until saved).
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/me/preferences`.
     /// - Remark: Generated from `#/paths//v1/me/preferences/get(getPreferences)`.
@@ -19844,7 +19841,7 @@ public struct Client: APIProtocol {
     ///
     /// Replace the preferences; takes effect at once (telemetry opt-out included).
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `PUT /v1/me/preferences`.
     /// - Remark: Generated from `#/paths//v1/me/preferences/put(putPreferences)`.
@@ -20172,7 +20169,7 @@ public struct Client: APIProtocol {
     /// Problem types:
     /// - 404 `training-plan-not-found`: No training plan yet: onboarding has not saved one.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/me/training-plan`.
     /// - Remark: Generated from `#/paths//v1/me/training-plan/get(getTrainingPlan)`.
@@ -20398,7 +20395,7 @@ public struct Client: APIProtocol {
     ///
     /// Save the onboarding answers and accepted values; omitted values take the recommendation.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `PUT /v1/me/training-plan`.
     /// - Remark: Generated from `#/paths//v1/me/training-plan/put(putTrainingPlan)`.
@@ -20723,7 +20720,7 @@ public struct Client: APIProtocol {
     ///
     /// The recommendations for these answers, without saving anything.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/me/training-plan/preview`.
     /// - Remark: Generated from `#/paths//v1/me/training-plan/preview/post(previewTrainingPlan)`.
@@ -21303,7 +21300,7 @@ public struct Client: APIProtocol {
     ///
     /// Find people by display name (public profiles only).
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/users`.
     /// - Remark: Generated from `#/paths//v1/users/get(searchUsers)`.

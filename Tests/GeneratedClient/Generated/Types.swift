@@ -178,7 +178,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// Create a guest account with a display name only (offline-first apps); credentials can be attached later.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/auth/guest`.
     /// - Remark: Generated from `#/paths//v1/auth/guest/post(registerGuest)`.
@@ -192,7 +192,7 @@ public protocol APIProtocol: Sendable {
     /// - 401 `invalid-refresh-token`: The refresh token is unknown, expired or signed out: sign in again.
     /// - 401 `refresh-token-reused`: The refresh token was already used; every session of its family was signed out.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/auth/refresh`.
     /// - Remark: Generated from `#/paths//v1/auth/refresh/post(refreshSession)`.
@@ -204,7 +204,7 @@ public protocol APIProtocol: Sendable {
     /// Problem types:
     /// - 409 `email-taken`: An account with this e-mail exists: sign in instead.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/auth/register`.
     /// - Remark: Generated from `#/paths//v1/auth/register/post(register)`.
@@ -217,7 +217,7 @@ public protocol APIProtocol: Sendable {
     /// - 401 `invalid-credentials`: The e-mail or the password is wrong.
     /// - 429 `sign-in-throttled`: Too many failed sign-ins from this address; retry after `Retry-After` seconds.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/auth/sign-in`.
     /// - Remark: Generated from `#/paths//v1/auth/sign-in/post(signIn)`.
@@ -226,7 +226,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// Sign this device out: revokes the refresh token's family.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/auth/sign-out`.
     /// - Remark: Generated from `#/paths//v1/auth/sign-out/post(signOut)`.
@@ -239,7 +239,7 @@ public protocol APIProtocol: Sendable {
     /// - 401 `invalid-id-token`: The provider's ID token is malformed, expired, wrongly signed or meant for another app.
     /// - 409 `account-exists`: A password account has this e-mail: sign in with e-mail and password instead.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/auth/social`.
     /// - Remark: Generated from `#/paths//v1/auth/social/post(socialSignIn)`.
@@ -257,10 +257,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// Create a competition, habit, household chore or weekly challenge (curated challenges come from the content library).
     ///
-    /// Problem types:
-    /// - 503 `catching-up`: This service has not yet seen something the request needs (an account or group created a moment ago); retry after `Retry-After` seconds.
-    ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/challenges`.
     /// - Remark: Generated from `#/paths//v1/challenges/post(createChallenge)`.
@@ -364,7 +361,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// Pending friend requests, oldest first.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/friend-requests`.
     /// - Remark: Generated from `#/paths//v1/friend-requests/get(listFriendRequests)`.
@@ -378,7 +375,7 @@ public protocol APIProtocol: Sendable {
     /// - 409 `already-friends`: You are already friends.
     /// - 409 `friend-request-exists`: A friend request between the two of you is pending; answer or cancel it.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/friend-requests`.
     /// - Remark: Generated from `#/paths//v1/friend-requests/post(sendFriendRequest)`.
@@ -387,7 +384,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// Withdraw a request you sent.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `DELETE /v1/friend-requests/{requestID}`.
     /// - Remark: Generated from `#/paths//v1/friend-requests/{requestID}/delete(cancelFriendRequest)`.
@@ -396,7 +393,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// Accept a request sent to you.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/friend-requests/{requestID}/accept`.
     /// - Remark: Generated from `#/paths//v1/friend-requests/{requestID}/accept/post(acceptFriendRequest)`.
@@ -405,7 +402,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// Decline a request sent to you.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/friend-requests/{requestID}/decline`.
     /// - Remark: Generated from `#/paths//v1/friend-requests/{requestID}/decline/post(declineFriendRequest)`.
@@ -414,7 +411,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// The caller's friends, by display name.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/friends`.
     /// - Remark: Generated from `#/paths//v1/friends/get(listFriends)`.
@@ -423,7 +420,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// End a friendship.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `DELETE /v1/friends/{userID}`.
     /// - Remark: Generated from `#/paths//v1/friends/{userID}/delete(removeFriend)`.
@@ -432,7 +429,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// The groups you belong to, in the order you joined them.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups`.
     /// - Remark: Generated from `#/paths//v1/groups/get(listGroups)`.
@@ -441,7 +438,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// Create a group (household, friends or team); you own it.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/groups`.
     /// - Remark: Generated from `#/paths//v1/groups/post(createGroup)`.
@@ -450,7 +447,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// A group you belong to (404 otherwise).
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/get(getGroup)`.
@@ -462,7 +459,7 @@ public protocol APIProtocol: Sendable {
     /// Problem types:
     /// - 403 `owner-only`: Only the group's owner may do this.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `PATCH /v1/groups/{groupID}`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/patch(updateGroup)`.
@@ -489,7 +486,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// The group's usable invites.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}/invites`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/get(listGroupInvites)`.
@@ -498,7 +495,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// Create an invite code and link (any member); expires after expiresInHours (1-720, default 72).
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/groups/{groupID}/invites`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/post(createGroupInvite)`.
@@ -510,7 +507,7 @@ public protocol APIProtocol: Sendable {
     /// Problem types:
     /// - 403 `forbidden`: The caller may not do this.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `DELETE /v1/groups/{groupID}/invites/{code}`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/{code}/delete(revokeGroupInvite)`.
@@ -519,7 +516,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// Leave a group. An owner's ownership passes to the longest-standing member; the last member leaving deletes the group.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/groups/{groupID}/leave`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/leave/post(leaveGroup)`.
@@ -528,7 +525,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// Members and their roles, in joining order.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}/members`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/members/get(listGroupMembers)`.
@@ -541,7 +538,7 @@ public protocol APIProtocol: Sendable {
     /// - 403 `owner-only`: Only the group's owner may do this.
     /// - 409 `cannot-remove-self`: The owner cannot remove themselves; leave the group instead.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `DELETE /v1/groups/{groupID}/members/{userID}`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/members/{userID}/delete(removeGroupMember)`.
@@ -554,7 +551,7 @@ public protocol APIProtocol: Sendable {
     /// - 404 `not-found`: No such resource, or none the caller may see.
     /// - 410 `invite-expired`: The invite has expired; ask for a new one.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/groups/join`.
     /// - Remark: Generated from `#/paths//v1/groups/join/post(joinGroup)`.
@@ -653,7 +650,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// The caller's account.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/me`.
     /// - Remark: Generated from `#/paths//v1/me/get(getMe)`.
@@ -662,7 +659,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// Change display name, avatar (empty string removes it), IANA time zone or locale.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `PATCH /v1/me`.
     /// - Remark: Generated from `#/paths//v1/me/patch(updateMe)`.
@@ -674,7 +671,7 @@ public protocol APIProtocol: Sendable {
     /// Problem types:
     /// - 422 `confirmation-required`: Deleting for good needs an explicit confirmation.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `DELETE /v1/me`.
     /// - Remark: Generated from `#/paths//v1/me/delete(deleteMe)`.
@@ -696,7 +693,7 @@ public protocol APIProtocol: Sendable {
     /// - 409 `credentials-exist`: The account already has credentials; only a guest attaches them.
     /// - 409 `email-taken`: An account with this e-mail exists: sign in instead.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/me/credentials`.
     /// - Remark: Generated from `#/paths//v1/me/credentials/post(attachCredentials)`.
@@ -705,7 +702,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// Everything Surge keeps about the caller, from every service, as one JSON document (GDPR access).
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/me/export`.
     /// - Remark: Generated from `#/paths//v1/me/export/get(exportMyData)`.
@@ -741,7 +738,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// Notification switch, daily reminder time, quiet hours and telemetry opt-out (defaults until saved).
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/me/preferences`.
     /// - Remark: Generated from `#/paths//v1/me/preferences/get(getPreferences)`.
@@ -750,7 +747,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// Replace the preferences; takes effect at once (telemetry opt-out included).
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `PUT /v1/me/preferences`.
     /// - Remark: Generated from `#/paths//v1/me/preferences/put(putPreferences)`.
@@ -762,7 +759,7 @@ public protocol APIProtocol: Sendable {
     /// Problem types:
     /// - 404 `training-plan-not-found`: No training plan yet: onboarding has not saved one.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/me/training-plan`.
     /// - Remark: Generated from `#/paths//v1/me/training-plan/get(getTrainingPlan)`.
@@ -771,7 +768,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// Save the onboarding answers and accepted values; omitted values take the recommendation.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `PUT /v1/me/training-plan`.
     /// - Remark: Generated from `#/paths//v1/me/training-plan/put(putTrainingPlan)`.
@@ -780,7 +777,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// The recommendations for these answers, without saving anything.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/me/training-plan/preview`.
     /// - Remark: Generated from `#/paths//v1/me/training-plan/preview/post(previewTrainingPlan)`.
@@ -798,7 +795,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// Find people by display name (public profiles only).
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/users`.
     /// - Remark: Generated from `#/paths//v1/users/get(searchUsers)`.
@@ -1078,7 +1075,7 @@ extension APIProtocol {
     ///
     /// Create a guest account with a display name only (offline-first apps); credentials can be attached later.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/auth/guest`.
     /// - Remark: Generated from `#/paths//v1/auth/guest/post(registerGuest)`.
@@ -1100,7 +1097,7 @@ extension APIProtocol {
     /// - 401 `invalid-refresh-token`: The refresh token is unknown, expired or signed out: sign in again.
     /// - 401 `refresh-token-reused`: The refresh token was already used; every session of its family was signed out.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/auth/refresh`.
     /// - Remark: Generated from `#/paths//v1/auth/refresh/post(refreshSession)`.
@@ -1120,7 +1117,7 @@ extension APIProtocol {
     /// Problem types:
     /// - 409 `email-taken`: An account with this e-mail exists: sign in instead.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/auth/register`.
     /// - Remark: Generated from `#/paths//v1/auth/register/post(register)`.
@@ -1141,7 +1138,7 @@ extension APIProtocol {
     /// - 401 `invalid-credentials`: The e-mail or the password is wrong.
     /// - 429 `sign-in-throttled`: Too many failed sign-ins from this address; retry after `Retry-After` seconds.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/auth/sign-in`.
     /// - Remark: Generated from `#/paths//v1/auth/sign-in/post(signIn)`.
@@ -1158,7 +1155,7 @@ extension APIProtocol {
     ///
     /// Sign this device out: revokes the refresh token's family.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/auth/sign-out`.
     /// - Remark: Generated from `#/paths//v1/auth/sign-out/post(signOut)`.
@@ -1179,7 +1176,7 @@ extension APIProtocol {
     /// - 401 `invalid-id-token`: The provider's ID token is malformed, expired, wrongly signed or meant for another app.
     /// - 409 `account-exists`: A password account has this e-mail: sign in with e-mail and password instead.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/auth/social`.
     /// - Remark: Generated from `#/paths//v1/auth/social/post(socialSignIn)`.
@@ -1213,10 +1210,7 @@ extension APIProtocol {
     ///
     /// Create a competition, habit, household chore or weekly challenge (curated challenges come from the content library).
     ///
-    /// Problem types:
-    /// - 503 `catching-up`: This service has not yet seen something the request needs (an account or group created a moment ago); retry after `Retry-After` seconds.
-    ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/challenges`.
     /// - Remark: Generated from `#/paths//v1/challenges/post(createChallenge)`.
@@ -1408,7 +1402,7 @@ extension APIProtocol {
     ///
     /// Pending friend requests, oldest first.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/friend-requests`.
     /// - Remark: Generated from `#/paths//v1/friend-requests/get(listFriendRequests)`.
@@ -1430,7 +1424,7 @@ extension APIProtocol {
     /// - 409 `already-friends`: You are already friends.
     /// - 409 `friend-request-exists`: A friend request between the two of you is pending; answer or cancel it.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/friend-requests`.
     /// - Remark: Generated from `#/paths//v1/friend-requests/post(sendFriendRequest)`.
@@ -1447,7 +1441,7 @@ extension APIProtocol {
     ///
     /// Withdraw a request you sent.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `DELETE /v1/friend-requests/{requestID}`.
     /// - Remark: Generated from `#/paths//v1/friend-requests/{requestID}/delete(cancelFriendRequest)`.
@@ -1464,7 +1458,7 @@ extension APIProtocol {
     ///
     /// Accept a request sent to you.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/friend-requests/{requestID}/accept`.
     /// - Remark: Generated from `#/paths//v1/friend-requests/{requestID}/accept/post(acceptFriendRequest)`.
@@ -1481,7 +1475,7 @@ extension APIProtocol {
     ///
     /// Decline a request sent to you.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/friend-requests/{requestID}/decline`.
     /// - Remark: Generated from `#/paths//v1/friend-requests/{requestID}/decline/post(declineFriendRequest)`.
@@ -1498,7 +1492,7 @@ extension APIProtocol {
     ///
     /// The caller's friends, by display name.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/friends`.
     /// - Remark: Generated from `#/paths//v1/friends/get(listFriends)`.
@@ -1515,7 +1509,7 @@ extension APIProtocol {
     ///
     /// End a friendship.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `DELETE /v1/friends/{userID}`.
     /// - Remark: Generated from `#/paths//v1/friends/{userID}/delete(removeFriend)`.
@@ -1532,7 +1526,7 @@ extension APIProtocol {
     ///
     /// The groups you belong to, in the order you joined them.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups`.
     /// - Remark: Generated from `#/paths//v1/groups/get(listGroups)`.
@@ -1549,7 +1543,7 @@ extension APIProtocol {
     ///
     /// Create a group (household, friends or team); you own it.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/groups`.
     /// - Remark: Generated from `#/paths//v1/groups/post(createGroup)`.
@@ -1566,7 +1560,7 @@ extension APIProtocol {
     ///
     /// A group you belong to (404 otherwise).
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/get(getGroup)`.
@@ -1586,7 +1580,7 @@ extension APIProtocol {
     /// Problem types:
     /// - 403 `owner-only`: Only the group's owner may do this.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `PATCH /v1/groups/{groupID}`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/patch(updateGroup)`.
@@ -1643,7 +1637,7 @@ extension APIProtocol {
     ///
     /// The group's usable invites.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}/invites`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/get(listGroupInvites)`.
@@ -1662,7 +1656,7 @@ extension APIProtocol {
     ///
     /// Create an invite code and link (any member); expires after expiresInHours (1-720, default 72).
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/groups/{groupID}/invites`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/post(createGroupInvite)`.
@@ -1684,7 +1678,7 @@ extension APIProtocol {
     /// Problem types:
     /// - 403 `forbidden`: The caller may not do this.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `DELETE /v1/groups/{groupID}/invites/{code}`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/{code}/delete(revokeGroupInvite)`.
@@ -1701,7 +1695,7 @@ extension APIProtocol {
     ///
     /// Leave a group. An owner's ownership passes to the longest-standing member; the last member leaving deletes the group.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/groups/{groupID}/leave`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/leave/post(leaveGroup)`.
@@ -1718,7 +1712,7 @@ extension APIProtocol {
     ///
     /// Members and their roles, in joining order.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}/members`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/members/get(listGroupMembers)`.
@@ -1741,7 +1735,7 @@ extension APIProtocol {
     /// - 403 `owner-only`: Only the group's owner may do this.
     /// - 409 `cannot-remove-self`: The owner cannot remove themselves; leave the group instead.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `DELETE /v1/groups/{groupID}/members/{userID}`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/members/{userID}/delete(removeGroupMember)`.
@@ -1762,7 +1756,7 @@ extension APIProtocol {
     /// - 404 `not-found`: No such resource, or none the caller may see.
     /// - 410 `invite-expired`: The invite has expired; ask for a new one.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/groups/join`.
     /// - Remark: Generated from `#/paths//v1/groups/join/post(joinGroup)`.
@@ -1961,7 +1955,7 @@ extension APIProtocol {
     ///
     /// The caller's account.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/me`.
     /// - Remark: Generated from `#/paths//v1/me/get(getMe)`.
@@ -1972,7 +1966,7 @@ extension APIProtocol {
     ///
     /// Change display name, avatar (empty string removes it), IANA time zone or locale.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `PATCH /v1/me`.
     /// - Remark: Generated from `#/paths//v1/me/patch(updateMe)`.
@@ -1992,7 +1986,7 @@ extension APIProtocol {
     /// Problem types:
     /// - 422 `confirmation-required`: Deleting for good needs an explicit confirmation.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `DELETE /v1/me`.
     /// - Remark: Generated from `#/paths//v1/me/delete(deleteMe)`.
@@ -2030,7 +2024,7 @@ extension APIProtocol {
     /// - 409 `credentials-exist`: The account already has credentials; only a guest attaches them.
     /// - 409 `email-taken`: An account with this e-mail exists: sign in instead.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/me/credentials`.
     /// - Remark: Generated from `#/paths//v1/me/credentials/post(attachCredentials)`.
@@ -2047,7 +2041,7 @@ extension APIProtocol {
     ///
     /// Everything Surge keeps about the caller, from every service, as one JSON document (GDPR access).
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/me/export`.
     /// - Remark: Generated from `#/paths//v1/me/export/get(exportMyData)`.
@@ -2103,7 +2097,7 @@ extension APIProtocol {
     ///
     /// Notification switch, daily reminder time, quiet hours and telemetry opt-out (defaults until saved).
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/me/preferences`.
     /// - Remark: Generated from `#/paths//v1/me/preferences/get(getPreferences)`.
@@ -2114,7 +2108,7 @@ extension APIProtocol {
     ///
     /// Replace the preferences; takes effect at once (telemetry opt-out included).
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `PUT /v1/me/preferences`.
     /// - Remark: Generated from `#/paths//v1/me/preferences/put(putPreferences)`.
@@ -2134,7 +2128,7 @@ extension APIProtocol {
     /// Problem types:
     /// - 404 `training-plan-not-found`: No training plan yet: onboarding has not saved one.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/me/training-plan`.
     /// - Remark: Generated from `#/paths//v1/me/training-plan/get(getTrainingPlan)`.
@@ -2145,7 +2139,7 @@ extension APIProtocol {
     ///
     /// Save the onboarding answers and accepted values; omitted values take the recommendation.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `PUT /v1/me/training-plan`.
     /// - Remark: Generated from `#/paths//v1/me/training-plan/put(putTrainingPlan)`.
@@ -2162,7 +2156,7 @@ extension APIProtocol {
     ///
     /// The recommendations for these answers, without saving anything.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/me/training-plan/preview`.
     /// - Remark: Generated from `#/paths//v1/me/training-plan/preview/post(previewTrainingPlan)`.
@@ -2196,7 +2190,7 @@ extension APIProtocol {
     ///
     /// Find people by display name (public profiles only).
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/users`.
     /// - Remark: Generated from `#/paths//v1/users/get(searchUsers)`.

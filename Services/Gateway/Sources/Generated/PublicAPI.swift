@@ -4751,7 +4751,7 @@ enum PublicAPI {
     },
     "/v1/auth/guest" : {
       "post" : {
-        "description" : "Create a guest account with a display name only (offline-first apps); credentials can be attached later.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Create a guest account with a display name only (offline-first apps); credentials can be attached later.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "registerGuest",
         "parameters" : [
           {
@@ -4837,7 +4837,6 @@ enum PublicAPI {
           "idempotency-key-reused",
           "validation",
           "rate-limited",
-          "catching-up",
           "unavailable"
         ],
         "x-surge-service" : "identity",
@@ -4846,7 +4845,7 @@ enum PublicAPI {
     },
     "/v1/auth/refresh" : {
       "post" : {
-        "description" : "Exchange a refresh token for new tokens. Each refresh token works once; presenting a used one signs out its whole family (401 refresh-token-reused).\n\nProblem types:\n- 401 `account-deleted`: The token's account was deleted.\n- 401 `invalid-refresh-token`: The refresh token is unknown, expired or signed out: sign in again.\n- 401 `refresh-token-reused`: The refresh token was already used; every session of its family was signed out.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Exchange a refresh token for new tokens. Each refresh token works once; presenting a used one signs out its whole family (401 refresh-token-reused).\n\nProblem types:\n- 401 `account-deleted`: The token's account was deleted.\n- 401 `invalid-refresh-token`: The refresh token is unknown, expired or signed out: sign in again.\n- 401 `refresh-token-reused`: The refresh token was already used; every session of its family was signed out.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "refreshSession",
         "requestBody" : {
           "content" : {
@@ -4913,7 +4912,6 @@ enum PublicAPI {
           "unsupported-media-type",
           "validation",
           "rate-limited",
-          "catching-up",
           "unavailable"
         ],
         "x-surge-service" : "identity",
@@ -4922,7 +4920,7 @@ enum PublicAPI {
     },
     "/v1/auth/register" : {
       "post" : {
-        "description" : "Create an account with e-mail and password. Each broken password rule is reported on `password`; a taken e-mail is 409 email-taken.\n\nProblem types:\n- 409 `email-taken`: An account with this e-mail exists: sign in instead.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Create an account with e-mail and password. Each broken password rule is reported on `password`; a taken e-mail is 409 email-taken.\n\nProblem types:\n- 409 `email-taken`: An account with this e-mail exists: sign in instead.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "register",
         "parameters" : [
           {
@@ -5009,7 +5007,6 @@ enum PublicAPI {
           "idempotency-key-reused",
           "validation",
           "rate-limited",
-          "catching-up",
           "unavailable"
         ],
         "x-surge-service" : "identity",
@@ -5018,7 +5015,7 @@ enum PublicAPI {
     },
     "/v1/auth/sign-in" : {
       "post" : {
-        "description" : "Sign in with e-mail and password. Wrong e-mail or password: 401 invalid-credentials; after 5 failures from one address: 429 with Retry-After (1 minute, doubling up to 15); other addresses are not locked out.\n\nProblem types:\n- 401 `invalid-credentials`: The e-mail or the password is wrong.\n- 429 `sign-in-throttled`: Too many failed sign-ins from this address; retry after `Retry-After` seconds.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Sign in with e-mail and password. Wrong e-mail or password: 401 invalid-credentials; after 5 failures from one address: 429 with Retry-After (1 minute, doubling up to 15); other addresses are not locked out.\n\nProblem types:\n- 401 `invalid-credentials`: The e-mail or the password is wrong.\n- 429 `sign-in-throttled`: Too many failed sign-ins from this address; retry after `Retry-After` seconds.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "signIn",
         "requestBody" : {
           "content" : {
@@ -5084,7 +5081,6 @@ enum PublicAPI {
           "validation",
           "rate-limited",
           "sign-in-throttled",
-          "catching-up",
           "unavailable"
         ],
         "x-surge-service" : "identity",
@@ -5093,7 +5089,7 @@ enum PublicAPI {
     },
     "/v1/auth/sign-out" : {
       "post" : {
-        "description" : "Sign this device out: revokes the refresh token's family.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Sign this device out: revokes the refresh token's family.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "signOut",
         "requestBody" : {
           "content" : {
@@ -5147,7 +5143,6 @@ enum PublicAPI {
           "unsupported-media-type",
           "validation",
           "rate-limited",
-          "catching-up",
           "unavailable"
         ],
         "x-surge-service" : "identity",
@@ -5156,7 +5151,7 @@ enum PublicAPI {
     },
     "/v1/auth/social" : {
       "post" : {
-        "description" : "Sign in with an Apple or Google ID token: a known identity signs in, a verified e-mail links to its social account, otherwise an account is created. A password account with that e-mail is 409 account-exists.\n\nProblem types:\n- 401 `invalid-id-token`: The provider's ID token is malformed, expired, wrongly signed or meant for another app.\n- 409 `account-exists`: A password account has this e-mail: sign in with e-mail and password instead.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Sign in with an Apple or Google ID token: a known identity signs in, a verified e-mail links to its social account, otherwise an account is created. A password account with that e-mail is 409 account-exists.\n\nProblem types:\n- 401 `invalid-id-token`: The provider's ID token is malformed, expired, wrongly signed or meant for another app.\n- 409 `account-exists`: A password account has this e-mail: sign in with e-mail and password instead.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "socialSignIn",
         "requestBody" : {
           "content" : {
@@ -5225,7 +5220,6 @@ enum PublicAPI {
           "unsupported-media-type",
           "validation",
           "rate-limited",
-          "catching-up",
           "unavailable"
         ],
         "x-surge-service" : "identity",
@@ -5387,7 +5381,7 @@ enum PublicAPI {
         "x-surge-throttle" : "standard"
       },
       "post" : {
-        "description" : "Create a competition, habit, household chore or weekly challenge (curated challenges come from the content library).\n\nProblem types:\n- 503 `catching-up`: This service has not yet seen something the request needs (an account or group created a moment ago); retry after `Retry-After` seconds.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).",
+        "description" : "Create a competition, habit, household chore or weekly challenge (curated challenges come from the content library).\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "createChallenge",
         "parameters" : [
           {
@@ -6271,7 +6265,7 @@ enum PublicAPI {
     },
     "/v1/friend-requests" : {
       "get" : {
-        "description" : "Pending friend requests, oldest first.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Pending friend requests, oldest first.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "listFriendRequests",
         "parameters" : [
           {
@@ -6352,14 +6346,13 @@ enum PublicAPI {
           "unauthorized",
           "validation",
           "rate-limited",
-          "catching-up",
           "unavailable"
         ],
         "x-surge-service" : "identity",
         "x-surge-throttle" : "standard"
       },
       "post" : {
-        "description" : "Ask someone to be friends (409 if already friends or a request between you is pending).\n\nProblem types:\n- 404 `not-found`: No such resource, or none the caller may see.\n- 409 `already-friends`: You are already friends.\n- 409 `friend-request-exists`: A friend request between the two of you is pending; answer or cancel it.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Ask someone to be friends (409 if already friends or a request between you is pending).\n\nProblem types:\n- 404 `not-found`: No such resource, or none the caller may see.\n- 409 `already-friends`: You are already friends.\n- 409 `friend-request-exists`: A friend request between the two of you is pending; answer or cancel it.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "sendFriendRequest",
         "parameters" : [
           {
@@ -6461,7 +6454,6 @@ enum PublicAPI {
           "idempotency-key-reused",
           "validation",
           "rate-limited",
-          "catching-up",
           "unavailable"
         ],
         "x-surge-service" : "identity",
@@ -6470,7 +6462,7 @@ enum PublicAPI {
     },
     "/v1/friend-requests/{requestID}" : {
       "delete" : {
-        "description" : "Withdraw a request you sent.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Withdraw a request you sent.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "cancelFriendRequest",
         "parameters" : [
           {
@@ -6523,7 +6515,6 @@ enum PublicAPI {
           "unauthorized",
           "not-found",
           "rate-limited",
-          "catching-up",
           "unavailable"
         ],
         "x-surge-service" : "identity",
@@ -6532,7 +6523,7 @@ enum PublicAPI {
     },
     "/v1/friend-requests/{requestID}/accept" : {
       "post" : {
-        "description" : "Accept a request sent to you.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Accept a request sent to you.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "acceptFriendRequest",
         "parameters" : [
           {
@@ -6592,7 +6583,6 @@ enum PublicAPI {
           "unauthorized",
           "not-found",
           "rate-limited",
-          "catching-up",
           "unavailable"
         ],
         "x-surge-service" : "identity",
@@ -6601,7 +6591,7 @@ enum PublicAPI {
     },
     "/v1/friend-requests/{requestID}/decline" : {
       "post" : {
-        "description" : "Decline a request sent to you.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Decline a request sent to you.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "declineFriendRequest",
         "parameters" : [
           {
@@ -6654,7 +6644,6 @@ enum PublicAPI {
           "unauthorized",
           "not-found",
           "rate-limited",
-          "catching-up",
           "unavailable"
         ],
         "x-surge-service" : "identity",
@@ -6663,7 +6652,7 @@ enum PublicAPI {
     },
     "/v1/friends" : {
       "get" : {
-        "description" : "The caller's friends, by display name.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "The caller's friends, by display name.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "listFriends",
         "parameters" : [
           {
@@ -6734,7 +6723,6 @@ enum PublicAPI {
           "unauthorized",
           "validation",
           "rate-limited",
-          "catching-up",
           "unavailable"
         ],
         "x-surge-service" : "identity",
@@ -6743,7 +6731,7 @@ enum PublicAPI {
     },
     "/v1/friends/{userID}" : {
       "delete" : {
-        "description" : "End a friendship.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "End a friendship.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "removeFriend",
         "parameters" : [
           {
@@ -6796,7 +6784,6 @@ enum PublicAPI {
           "unauthorized",
           "not-found",
           "rate-limited",
-          "catching-up",
           "unavailable"
         ],
         "x-surge-service" : "identity",
@@ -6805,7 +6792,7 @@ enum PublicAPI {
     },
     "/v1/groups" : {
       "get" : {
-        "description" : "The groups you belong to, in the order you joined them.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "The groups you belong to, in the order you joined them.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "listGroups",
         "parameters" : [
           {
@@ -6876,14 +6863,13 @@ enum PublicAPI {
           "unauthorized",
           "validation",
           "rate-limited",
-          "catching-up",
           "unavailable"
         ],
         "x-surge-service" : "identity",
         "x-surge-throttle" : "standard"
       },
       "post" : {
-        "description" : "Create a group (household, friends or team); you own it.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Create a group (household, friends or team); you own it.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "createGroup",
         "parameters" : [
           {
@@ -6979,7 +6965,6 @@ enum PublicAPI {
           "idempotency-key-reused",
           "validation",
           "rate-limited",
-          "catching-up",
           "unavailable"
         ],
         "x-surge-service" : "identity",
@@ -6988,7 +6973,7 @@ enum PublicAPI {
     },
     "/v1/groups/{groupID}" : {
       "get" : {
-        "description" : "A group you belong to (404 otherwise).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "A group you belong to (404 otherwise).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "getGroup",
         "parameters" : [
           {
@@ -7048,14 +7033,13 @@ enum PublicAPI {
           "unauthorized",
           "not-found",
           "rate-limited",
-          "catching-up",
           "unavailable"
         ],
         "x-surge-service" : "identity",
         "x-surge-throttle" : "standard"
       },
       "patch" : {
-        "description" : "Rename a group or change its time zone (owner only).\n\nProblem types:\n- 403 `owner-only`: Only the group's owner may do this.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Rename a group or change its time zone (owner only).\n\nProblem types:\n- 403 `owner-only`: Only the group's owner may do this.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "updateGroup",
         "parameters" : [
           {
@@ -7146,7 +7130,6 @@ enum PublicAPI {
           "unsupported-media-type",
           "validation",
           "rate-limited",
-          "catching-up",
           "unavailable"
         ],
         "x-surge-service" : "identity",
@@ -7353,7 +7336,7 @@ enum PublicAPI {
     },
     "/v1/groups/{groupID}/invites" : {
       "get" : {
-        "description" : "The group's usable invites.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "The group's usable invites.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "listGroupInvites",
         "parameters" : [
           {
@@ -7438,14 +7421,13 @@ enum PublicAPI {
           "not-found",
           "validation",
           "rate-limited",
-          "catching-up",
           "unavailable"
         ],
         "x-surge-service" : "identity",
         "x-surge-throttle" : "standard"
       },
       "post" : {
-        "description" : "Create an invite code and link (any member); expires after expiresInHours (1-720, default 72).\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Create an invite code and link (any member); expires after expiresInHours (1-720, default 72).\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "createGroupInvite",
         "parameters" : [
           {
@@ -7555,7 +7537,6 @@ enum PublicAPI {
           "idempotency-key-reused",
           "validation",
           "rate-limited",
-          "catching-up",
           "unavailable"
         ],
         "x-surge-service" : "identity",
@@ -7564,7 +7545,7 @@ enum PublicAPI {
     },
     "/v1/groups/{groupID}/invites/{code}" : {
       "delete" : {
-        "description" : "Revoke an invite (its creator or the owner).\n\nProblem types:\n- 403 `forbidden`: The caller may not do this.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Revoke an invite (its creator or the owner).\n\nProblem types:\n- 403 `forbidden`: The caller may not do this.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "revokeGroupInvite",
         "parameters" : [
           {
@@ -7634,7 +7615,6 @@ enum PublicAPI {
           "forbidden",
           "not-found",
           "rate-limited",
-          "catching-up",
           "unavailable"
         ],
         "x-surge-service" : "identity",
@@ -7643,7 +7623,7 @@ enum PublicAPI {
     },
     "/v1/groups/{groupID}/leave" : {
       "post" : {
-        "description" : "Leave a group. An owner's ownership passes to the longest-standing member; the last member leaving deletes the group.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Leave a group. An owner's ownership passes to the longest-standing member; the last member leaving deletes the group.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "leaveGroup",
         "parameters" : [
           {
@@ -7696,7 +7676,6 @@ enum PublicAPI {
           "unauthorized",
           "not-found",
           "rate-limited",
-          "catching-up",
           "unavailable"
         ],
         "x-surge-service" : "identity",
@@ -7705,7 +7684,7 @@ enum PublicAPI {
     },
     "/v1/groups/{groupID}/members" : {
       "get" : {
-        "description" : "Members and their roles, in joining order.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Members and their roles, in joining order.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "listGroupMembers",
         "parameters" : [
           {
@@ -7790,7 +7769,6 @@ enum PublicAPI {
           "not-found",
           "validation",
           "rate-limited",
-          "catching-up",
           "unavailable"
         ],
         "x-surge-service" : "identity",
@@ -7799,7 +7777,7 @@ enum PublicAPI {
     },
     "/v1/groups/{groupID}/members/{userID}" : {
       "delete" : {
-        "description" : "Remove a member (owner only).\n\nProblem types:\n- 403 `owner-only`: Only the group's owner may do this.\n- 409 `cannot-remove-self`: The owner cannot remove themselves; leave the group instead.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Remove a member (owner only).\n\nProblem types:\n- 403 `owner-only`: Only the group's owner may do this.\n- 409 `cannot-remove-self`: The owner cannot remove themselves; leave the group instead.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "removeGroupMember",
         "parameters" : [
           {
@@ -7870,7 +7848,6 @@ enum PublicAPI {
           "not-found",
           "cannot-remove-self",
           "rate-limited",
-          "catching-up",
           "unavailable"
         ],
         "x-surge-service" : "identity",
@@ -7879,7 +7856,7 @@ enum PublicAPI {
     },
     "/v1/groups/join" : {
       "post" : {
-        "description" : "Join a group with an invite code (404 unknown or revoked, 410 expired). Joining again changes nothing.\n\nProblem types:\n- 404 `not-found`: No such resource, or none the caller may see.\n- 410 `invite-expired`: The invite has expired; ask for a new one.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Join a group with an invite code (404 unknown or revoked, 410 expired). Joining again changes nothing.\n\nProblem types:\n- 404 `not-found`: No such resource, or none the caller may see.\n- 410 `invite-expired`: The invite has expired; ask for a new one.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "joinGroup",
         "requestBody" : {
           "content" : {
@@ -7958,7 +7935,6 @@ enum PublicAPI {
           "unsupported-media-type",
           "validation",
           "rate-limited",
-          "catching-up",
           "unavailable"
         ],
         "x-surge-service" : "identity",
@@ -8902,7 +8878,7 @@ enum PublicAPI {
     },
     "/v1/me" : {
       "delete" : {
-        "description" : "Delete the account and all its data. The body must be {\"confirm\": true}, else 422 confirmation-required.\n\nProblem types:\n- 422 `confirmation-required`: Deleting for good needs an explicit confirmation.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Delete the account and all its data. The body must be {\"confirm\": true}, else 422 confirmation-required.\n\nProblem types:\n- 422 `confirmation-required`: Deleting for good needs an explicit confirmation.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "deleteMe",
         "requestBody" : {
           "content" : {
@@ -8967,14 +8943,13 @@ enum PublicAPI {
           "confirmation-required",
           "validation",
           "rate-limited",
-          "catching-up",
           "unavailable"
         ],
         "x-surge-service" : "identity",
         "x-surge-throttle" : "standard"
       },
       "get" : {
-        "description" : "The caller's account.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "The caller's account.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "getMe",
         "responses" : {
           "200" : {
@@ -9018,14 +8993,13 @@ enum PublicAPI {
           "invalid-token",
           "unauthorized",
           "rate-limited",
-          "catching-up",
           "unavailable"
         ],
         "x-surge-service" : "identity",
         "x-surge-throttle" : "standard"
       },
       "patch" : {
-        "description" : "Change display name, avatar (empty string removes it), IANA time zone or locale.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Change display name, avatar (empty string removes it), IANA time zone or locale.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "updateMe",
         "requestBody" : {
           "content" : {
@@ -9096,7 +9070,6 @@ enum PublicAPI {
           "unsupported-media-type",
           "validation",
           "rate-limited",
-          "catching-up",
           "unavailable"
         ],
         "x-surge-service" : "identity",
@@ -9194,7 +9167,7 @@ enum PublicAPI {
     },
     "/v1/me/credentials" : {
       "post" : {
-        "description" : "A guest attaches an e-mail and password, keeping the account and everything in it.\n\nProblem types:\n- 409 `credentials-exist`: The account already has credentials; only a guest attaches them.\n- 409 `email-taken`: An account with this e-mail exists: sign in instead.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "A guest attaches an e-mail and password, keeping the account and everything in it.\n\nProblem types:\n- 409 `credentials-exist`: The account already has credentials; only a guest attaches them.\n- 409 `email-taken`: An account with this e-mail exists: sign in instead.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "attachCredentials",
         "requestBody" : {
           "content" : {
@@ -9270,7 +9243,6 @@ enum PublicAPI {
           "unsupported-media-type",
           "validation",
           "rate-limited",
-          "catching-up",
           "unavailable"
         ],
         "x-surge-service" : "identity",
@@ -9279,7 +9251,7 @@ enum PublicAPI {
     },
     "/v1/me/export" : {
       "get" : {
-        "description" : "Everything Surge keeps about the caller, from every service, as one JSON document (GDPR access).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Everything Surge keeps about the caller, from every service, as one JSON document (GDPR access).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "exportMyData",
         "responses" : {
           "200" : {
@@ -9323,7 +9295,6 @@ enum PublicAPI {
           "invalid-token",
           "unauthorized",
           "rate-limited",
-          "catching-up",
           "unavailable"
         ],
         "x-surge-service" : "gateway",
@@ -9536,7 +9507,7 @@ enum PublicAPI {
     },
     "/v1/me/preferences" : {
       "get" : {
-        "description" : "Notification switch, daily reminder time, quiet hours and telemetry opt-out (defaults until saved).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Notification switch, daily reminder time, quiet hours and telemetry opt-out (defaults until saved).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "getPreferences",
         "responses" : {
           "200" : {
@@ -9580,14 +9551,13 @@ enum PublicAPI {
           "invalid-token",
           "unauthorized",
           "rate-limited",
-          "catching-up",
           "unavailable"
         ],
         "x-surge-service" : "identity",
         "x-surge-throttle" : "standard"
       },
       "put" : {
-        "description" : "Replace the preferences; takes effect at once (telemetry opt-out included).\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Replace the preferences; takes effect at once (telemetry opt-out included).\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "putPreferences",
         "requestBody" : {
           "content" : {
@@ -9658,7 +9628,6 @@ enum PublicAPI {
           "unsupported-media-type",
           "validation",
           "rate-limited",
-          "catching-up",
           "unavailable"
         ],
         "x-surge-service" : "identity",
@@ -9667,7 +9636,7 @@ enum PublicAPI {
     },
     "/v1/me/training-plan" : {
       "get" : {
-        "description" : "The onboarding answers and accepted values, with the current recommendation (404 before onboarding).\n\nProblem types:\n- 404 `training-plan-not-found`: No training plan yet: onboarding has not saved one.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "The onboarding answers and accepted values, with the current recommendation (404 before onboarding).\n\nProblem types:\n- 404 `training-plan-not-found`: No training plan yet: onboarding has not saved one.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "getTrainingPlan",
         "responses" : {
           "200" : {
@@ -9715,14 +9684,13 @@ enum PublicAPI {
           "unauthorized",
           "training-plan-not-found",
           "rate-limited",
-          "catching-up",
           "unavailable"
         ],
         "x-surge-service" : "identity",
         "x-surge-throttle" : "standard"
       },
       "put" : {
-        "description" : "Save the onboarding answers and accepted values; omitted values take the recommendation.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Save the onboarding answers and accepted values; omitted values take the recommendation.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "putTrainingPlan",
         "requestBody" : {
           "content" : {
@@ -9793,7 +9761,6 @@ enum PublicAPI {
           "unsupported-media-type",
           "validation",
           "rate-limited",
-          "catching-up",
           "unavailable"
         ],
         "x-surge-service" : "identity",
@@ -9802,7 +9769,7 @@ enum PublicAPI {
     },
     "/v1/me/training-plan/preview" : {
       "post" : {
-        "description" : "The recommendations for these answers, without saving anything.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "The recommendations for these answers, without saving anything.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "previewTrainingPlan",
         "requestBody" : {
           "content" : {
@@ -9873,7 +9840,6 @@ enum PublicAPI {
           "unsupported-media-type",
           "validation",
           "rate-limited",
-          "catching-up",
           "unavailable"
         ],
         "x-surge-service" : "identity",
@@ -9970,7 +9936,7 @@ enum PublicAPI {
     },
     "/v1/users" : {
       "get" : {
-        "description" : "Find people by display name (public profiles only).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Find people by display name (public profiles only).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "searchUsers",
         "parameters" : [
           {
@@ -10056,7 +10022,6 @@ enum PublicAPI {
           "unauthorized",
           "validation",
           "rate-limited",
-          "catching-up",
           "unavailable"
         ],
         "x-surge-service" : "identity",
