@@ -246,6 +246,42 @@ extension LeaderboardDomainTests {
             #expect(shape(members) == shape(members.shuffled(using: &random)))
         }
 
+        @Test("Built in one pass from a board's rows: the same tree, order and ranks as inserting them one by one", arguments: [5, 8, 2026] as [UInt64])
+        func bulkBuild(seed: UInt64) throws {
+            var random = SeededRandom(seed: seed)
+            let pool = (0..<3000).map { _ in uuid(&random) }
+            var rows: [RankEntry] = []
+            for _ in 0..<4000 {
+                rows.append(
+                    RankEntry(
+                        userID: pool.randomElement(using: &random)!, score: Self.scores.randomElement(using: &random)!,
+                        name: Self.names.randomElement(using: &random)!))
+            }
+            var inserted = RankIndex()
+            for row in rows { inserted.set(row.userID, score: row.score, name: row.name) }
+            var built = RankIndex(rows)
+            func shape(_ index: RankIndex) -> String {
+                func walk(_ t: Int32) -> String {
+                    t == RankIndex.none ? "." : "(\(walk(index.nodes[Int(t)].left)) \(index.nodes[Int(t)].userID) \(walk(index.nodes[Int(t)].right)))"
+                }
+                return walk(index.root)
+            }
+            #expect(built.count == inserted.count)
+            #expect(built.checkedHeight() == inserted.checkedHeight())
+            #expect(shape(built) == shape(inserted))
+            #expect(built.entries(from: 0, limit: rows.count) == inserted.entries(from: 0, limit: rows.count))
+            #expect(built.nodes.count == built.count, "no spare nodes")
+            for id in pool.prefix(200) {
+                try #require(built.rank(of: id) == inserted.rank(of: id) && built.entry(id) == inserted.entry(id))
+            }
+            // It stays an ordinary index afterwards.
+            for id in pool.prefix(300) { built.set(id, score: 7, name: "moved"); inserted.set(id, score: 7, name: "moved") }
+            for id in pool.suffix(300) { built.remove(id); inserted.remove(id) }
+            #expect(built.entries(from: 0, limit: rows.count) == inserted.entries(from: 0, limit: rows.count))
+            _ = built.checkedHeight()
+            #expect(RankIndex([]).count == 0 && RankIndex([]).entries(from: 0, limit: 5).isEmpty)
+        }
+
         @Test("Memory per entry, from MemoryLayout: 56-byte nodes plus 4-byte hash slots at most 3/4 full")
         func memoryPerEntry() {
             let node = MemoryLayout<RankIndex.Node>.stride

@@ -1,5 +1,8 @@
 import Foundation
 import LeaderboardDomain
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 import PostgresNIO
 import Synchronization
@@ -29,7 +32,16 @@ final class BoardCache: Sendable {
     }
 
     func catchUp(_ boardWindow: BoardWindow) async throws {
-        let held = boards.withLock { $0[boardWindow]?.version ?? 0 }
+        guard let held = boards.withLock({ $0[boardWindow]?.version }) else {
+            // Not held yet: the whole window in one snapshot, built in one pass.
+            let (version, rows) = try await ScoreStore.rows(boardWindow, client: client, logger: logger)
+            let index = RankIndex(rows)
+            boards.withLock { boards in
+                // Another read may have loaded or caught up further meanwhile: keep the newer.
+                if (boards[boardWindow]?.version ?? -1) < version { boards[boardWindow] = Cached(index: index, version: version) }
+            }
+            return
+        }
         let (version, changes) = try await ScoreStore.changes(boardWindow, after: held, client: client, logger: logger)
         guard version > held else { return }
         boards.withLock { boards in
@@ -50,6 +62,17 @@ final class BoardCache: Sendable {
     /// Loads the given board windows (at start: the current ones), so the first reads are fast.
     func load(_ boardWindows: [BoardWindow]) async throws {
         for boardWindow in boardWindows { try await catchUp(boardWindow) }
+        Self.releaseFreedMemory()
+    }
+
+    /// Loading leaves freed rows and sort buffers in glibc's malloc arenas: `malloc_trim` hands those pages back to
+    /// the system (looked up at run time: Swift's Glibc module leaves out malloc.h).
+    private static func releaseFreedMemory() {
+        #if canImport(Glibc)
+        typealias Trim = @convention(c) (Int) -> Int32
+        guard let process = dlopen(nil, RTLD_NOW), let symbol = dlsym(process, "malloc_trim") else { return }
+        _ = unsafeBitCast(symbol, to: Trim.self)(0)
+        #endif
     }
 
     /// Forgets windows that are over, keeping memory to the current ones; they load again from PostgreSQL if read.

@@ -114,6 +114,42 @@ enum ScoreStore {
         }
     }
 
+    /// The board window's version and every entry on it at that version, read in one snapshot (the rows counted
+    /// first, so nothing grows while they arrive): a replica's first read of a window (at start, the whole board),
+    /// which `RankIndex.init(_ rows:)` builds in one pass.
+    static func rows(_ boardWindow: BoardWindow, client: PostgresClient, logger: Logger) async throws -> (Int64, RankIndex.Rows) {
+        try await client.withConnection { connection in
+            try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", logger: logger)
+            do {
+                let (board, window) = (boardWindow.board.key, boardWindow.window.description)
+                let version = try await connection.query(
+                    "SELECT version FROM boards WHERE board = \(board) AND window_key = \(window)", logger: logger
+                ).collect().first?.decode(Int64.self) ?? 0
+                var rows = RankIndex.Rows()
+                if version > 0 {
+                    let count = try await connection.query(
+                        "SELECT count(*) FROM scores WHERE board = \(board) AND window_key = \(window) AND NOT removed", logger: logger
+                    ).collect().first?.decode(Int.self) ?? 0
+                    rows = RankIndex.Rows(capacity: count)
+                    let stream = try await connection.query(
+                        """
+                        SELECT s.user_id, s.score, COALESCE(p.display_name, '')
+                        FROM scores s LEFT JOIN profiles p ON p.user_id = s.user_id
+                        WHERE s.board = \(board) AND s.window_key = \(window) AND NOT s.removed
+                        """, logger: logger)
+                    for try await (userID, score, name) in stream.decode((UUID, Double, String).self) {
+                        rows.append(userID, score: score, name: name)
+                    }
+                }
+                try await connection.query("COMMIT", logger: logger)
+                return (version, rows)
+            } catch {
+                _ = try? await connection.query("ROLLBACK", logger: logger)
+                throw error
+            }
+        }
+    }
+
     /// Board windows that have scores, among the given window keys (to load at start).
     static func boardWindows(in windows: [WindowKey], client: PostgresClient, logger: Logger) async throws -> [BoardWindow] {
         let keys = windows.map(\.description)
