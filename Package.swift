@@ -80,7 +80,7 @@ func service(_ name: String, module: String, domain: Bool = false, dependencies:
 
 let serviceTargets: [Target] =
     service("Gateway", module: "GatewayService", dependencies: ["SurgeAuth", .httpClient, .httpTypes, .crypto])
-    + service("Identity", module: "IdentityService", dependencies: ["SurgeAuth", .jwt, .bcrypt, .httpClient, .crypto])
+    + service("Identity", module: "IdentityService", domain: true, dependencies: ["SurgeAuth", .jwt, .bcrypt, .httpClient, .crypto])
     + service("Challenges", module: "ChallengesService", domain: true)
     + service("Progress", module: "ProgressService")
     + service("Leaderboard", module: "LeaderboardService", domain: true)
@@ -171,7 +171,10 @@ let testTargets: [Target] = [
     .testTarget(name: "PlumbingTests", dependencies: ["SurgeMessaging", "SurgePostgres", "SurgeRuntime", "SurgeTestSupport", .connectionPool, .hummingbird, .hummingbirdTesting], path: "Tests/PlumbingTests", swiftSettings: swiftSettings),
     .testTarget(
         name: "IdentityTests",
-        dependencies: ["IdentityService", "SurgeTestSupport", "SurgeContracts", "SurgeCalendar", "SurgePostgres", "SurgeMessaging", "SurgeRuntime", .postgres, .jwt, .cryptoExtras],
+        dependencies: [
+            "IdentityService", "IdentityDomain", "SurgeTestSupport", "SurgeContracts", "SurgeCalendar", "SurgePostgres", "SurgeMessaging",
+            "SurgeRuntime", .postgres, .jwt, .cryptoExtras,
+        ],
         path: "Tests/IdentityTests", swiftSettings: swiftSettings),
     .testTarget(
         name: "SystemTests",

@@ -4,14 +4,17 @@ import SurgeRuntime
 import SurgeTestSupport
 import Testing
 
+@testable import IdentityDomain
 @testable import IdentityService
 
-/// The broken rules a validation problem names, as (field, message) pairs.
-func fieldErrors(_ body: () throws -> Void) -> [Problem.FieldError] {
+/// The broken rules a domain check reports, as the API's validation problem names them (mapped as the service maps
+/// them).
+func fieldErrors(_ body: () throws -> Void, sourceLocation: SourceLocation = #_sourceLocation) -> [FieldError] {
     do {
-        try body()
+        try IdentityProblems.mapping(body)
         return []
     } catch let problem as Problem {
+        #expect(problem.type == Problem.typeBase + "validation", sourceLocation: sourceLocation)
         return problem.errors ?? []
     } catch {
         return [.init(field: "?", message: "\(error)")]
@@ -91,6 +94,10 @@ struct PasswordPolicyTests {
             _ = try PasswordRegistration(email: "nope", password: "short", displayName: " ", timeZone: "Mars/Olympus", locale: "not a tag")
         }
         #expect(Set(errors.map(\.field)) == ["email", "password", "displayName", "timeZone", "locale"])
+        // The domain itself knows no problem documents: it throws its own error, which the API maps.
+        #expect(throws: IdentityError.invalidFields(errors)) {
+            _ = try PasswordRegistration(email: "nope", password: "short", displayName: " ", timeZone: "Mars/Olympus", locale: "not a tag")
+        }
         let valid = try? PasswordRegistration(
             email: " Ann@Example.com ", password: "a fine passphrase", displayName: "  Ann ", timeZone: "Europe/Rome", locale: "it-IT")
         #expect(valid?.email.value == "ann@example.com")

@@ -9,6 +9,7 @@ import SurgeRuntime
 import SurgeTestSupport
 import Testing
 
+@testable import IdentityDomain
 @testable import IdentityService
 
 /// Identity's repositories over a fresh, migrated schema, with a simulated clock the test moves.

@@ -2,6 +2,7 @@ import Foundation
 import SurgeTestSupport
 import Testing
 
+@testable import IdentityDomain
 @testable import IdentityService
 
 /// `SignInThrottle` driven the way `SessionRepository` drives it, in memory, against a simulated clock: every admitted

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import IdentityDomain
 import SurgeRuntime
 
 /// The caller's own account: profile, credentials for guests, preferences, training plan, deletion and export; and
@@ -35,7 +36,9 @@ struct AccountController {
     @Sendable func updateMe(request: Request, context: SurgeRequestContext) async throws -> AccountResponse {
         let caller = try context.caller()
         let body = try await request.decode(as: ProfileUpdateRequest.self, context: context)
-        let update = try ProfileUpdate(displayName: body.displayName, avatarURL: body.avatarURL, timeZone: body.timeZone, locale: body.locale)
+        let update = try IdentityProblems.mapping {
+            try ProfileUpdate(displayName: body.displayName, avatarURL: body.avatarURL, timeZone: body.timeZone, locale: body.locale)
+        }
         return AccountResponse(user: try await accounts.updateProfile(caller, update, trace: context.trace))
     }
 
@@ -43,7 +46,7 @@ struct AccountController {
     @Sendable func attachCredentials(request: Request, context: SurgeRequestContext) async throws -> AccountResponse {
         let caller = try context.caller()
         let body = try await request.decode(as: CredentialsRequest.self, context: context)
-        let credentials = try CredentialsAttachment(email: body.email, password: body.password)
+        let credentials = try IdentityProblems.mapping { try CredentialsAttachment(email: body.email, password: body.password) }
         let hash = try await passwords.hash(credentials.password)
         return AccountResponse(user: try await accounts.attachCredentials(caller, credentials, passwordHash: hash, trace: context.trace))
     }
@@ -56,9 +59,11 @@ struct AccountController {
     @Sendable func putPreferences(request: Request, context: SurgeRequestContext) async throws -> PreferencesResponse {
         let caller = try context.caller()
         let body = try await request.decode(as: PreferencesRequest.self, context: context)
-        let preferences = try Preferences.validated(
-            notificationsEnabled: body.notificationsEnabled, dailyReminderTime: body.dailyReminderTime, quietHours: body.quietHours,
-            telemetryOptOut: body.telemetryOptOut)
+        let preferences = try IdentityProblems.mapping {
+            try Preferences.validated(
+                notificationsEnabled: body.notificationsEnabled, dailyReminderTime: body.dailyReminderTime, quietHours: body.quietHours,
+                telemetryOptOut: body.telemetryOptOut)
+        }
         let (saved, updatedAt) = try await accounts.savePreferences(caller, preferences, trace: context.trace)
         return PreferencesResponse(saved, updatedAt: updatedAt)
     }
@@ -82,9 +87,11 @@ struct AccountController {
 
     static func plan(from request: Request, context: SurgeRequestContext) async throws -> TrainingPlan {
         let body = try await request.decode(as: TrainingPlanRequest.self, context: context)
-        return try TrainingPlan(
-            activityLevel: body.activityLevel, maxPushUpsInOneSet: body.maxPushUpsInOneSet, daysPerWeek: body.daysPerWeek,
-            dailyGoal: body.dailyGoal, startingSeries: body.startingSeries, recoverySeconds: body.recoverySeconds)
+        return try IdentityProblems.mapping {
+            try TrainingPlan(
+                activityLevel: body.activityLevel, maxPushUpsInOneSet: body.maxPushUpsInOneSet, daysPerWeek: body.daysPerWeek,
+                dailyGoal: body.dailyGoal, startingSeries: body.startingSeries, recoverySeconds: body.recoverySeconds)
+        }
     }
 
     /// Deletes the account. The body must be `{"confirm": true}`; without it the answer is 422 `confirmation-required`

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import IdentityDomain
 import SurgeContracts
 import SurgeRuntime
 

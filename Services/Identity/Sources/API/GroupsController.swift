@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import IdentityDomain
 import SurgeContracts
 import SurgeRuntime
 
@@ -24,7 +25,7 @@ struct GroupsController {
     @Sendable func create(request: Request, context: SurgeRequestContext) async throws -> EditedResponse<GroupSummary> {
         let caller = try context.caller()
         let body = try await request.decode(as: GroupCreationRequest.self, context: context)
-        let creation = try GroupCreation(name: body.name, kind: body.kind, timeZone: body.timeZone)
+        let creation = try IdentityProblems.mapping { try GroupCreation(name: body.name, kind: body.kind, timeZone: body.timeZone) }
         return EditedResponse(status: .created, response: try await groups.create(creation, owner: caller, trace: context.trace))
     }
 
@@ -42,7 +43,7 @@ struct GroupsController {
         let caller = try context.caller()
         let id = try groupID(request, context)
         let body = try await request.decode(as: GroupUpdateRequest.self, context: context)
-        let update = try GroupUpdate(name: body.name, timeZone: body.timeZone)
+        let update = try IdentityProblems.mapping { try GroupUpdate(name: body.name, timeZone: body.timeZone) }
         return try await groups.update(id, update, by: caller, trace: context.trace)
     }
 

@@ -1,3 +1,4 @@
+import IdentityDomain
 import SurgeContracts
 import SurgeRuntime
 

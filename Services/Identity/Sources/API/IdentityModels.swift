@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import IdentityDomain
 import NIOFoundationCompat
 import SurgeContracts
 import SurgeRuntime

@@ -1,3 +1,4 @@
+import IdentityDomain
 import SurgeContracts
 
 // What the OpenAPI document says about identity's request fields beyond their Swift types: the rules `ProfileRules`,

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import IdentityDomain
 import JWTKit
 import Logging
 import NIOCore

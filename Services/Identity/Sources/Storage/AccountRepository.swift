@@ -1,4 +1,5 @@
 import Foundation
+import IdentityDomain
 import Logging
 import PostgresNIO
 import SurgeContracts

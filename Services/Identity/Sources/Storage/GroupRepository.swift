@@ -1,4 +1,5 @@
 import Foundation
+import IdentityDomain
 import Logging
 import PostgresNIO
 import SurgeContracts
@@ -109,7 +110,7 @@ struct GroupRepository: Sendable {
     /// Any member may invite.
     func createInvite(_ groupID: UUID, by userID: UUID, expiresInHours: Int?) async throws -> GroupInvite {
         let now = clock.now()
-        let expiresAt = try InvitePolicy.expiry(hours: expiresInHours, now: now)
+        let expiresAt = try IdentityProblems.mapping { try InvitePolicy.expiry(hours: expiresInHours, now: now) }
         return try await client.transaction(logger: logger) { connection in
             // Held until commit, so the group cannot be deleted between the membership check and the insert.
             try await connection.execute("SELECT 1 FROM groups WHERE id = \(groupID) FOR KEY SHARE", logger: logger)

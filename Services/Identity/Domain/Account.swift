@@ -1,7 +1,6 @@
 import Foundation
 import SurgeCalendar
 import SurgeContracts
-import SurgeRuntime
 
 /// A person's account, as its owner sees it. Guests have no credentials yet and can attach them later without losing
 /// anything. Other users only ever see the `PublicProfile`.
@@ -56,7 +55,7 @@ public enum ProfileRules {
 
     /// The trimmed display name, or nil after recording why it is not acceptable.
     public static func displayName(
-        _ raw: String, field: String = "displayName", maxLength: Int = maxDisplayNameLength, errors: inout [Problem.FieldError]
+        _ raw: String, field: String = "displayName", maxLength: Int = maxDisplayNameLength, errors: inout [FieldError]
     ) -> String? {
         let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         if name.isEmpty {
@@ -74,7 +73,7 @@ public enum ProfileRules {
         return name
     }
 
-    public static func timeZone(_ name: String, field: String = "timeZone", errors: inout [Problem.FieldError]) -> String? {
+    public static func timeZone(_ name: String, field: String = "timeZone", errors: inout [FieldError]) -> String? {
         guard IANATimeZone.isValid(name) else {
             errors.append(.init(field: field, message: "must be an IANA time zone such as Europe/Rome"))
             return nil
@@ -84,7 +83,7 @@ public enum ProfileRules {
 
     /// A BCP 47 language tag, loosely: a 2-3 letter language and up to a few alphanumeric subtags (`en`, `it-IT`,
     /// `zh-Hant-TW`).
-    public static func locale(_ tag: String, field: String = "locale", errors: inout [Problem.FieldError]) -> String? {
+    public static func locale(_ tag: String, field: String = "locale", errors: inout [FieldError]) -> String? {
         let parts = tag.split(separator: "-", omittingEmptySubsequences: false)
         let valid =
             tag.count <= 35 && !parts.isEmpty
@@ -100,7 +99,7 @@ public enum ProfileRules {
     }
 
     /// An absolute https URL of at most 2048 characters.
-    public static func avatarURL(_ text: String, field: String = "avatarURL", errors: inout [Problem.FieldError]) -> String? {
+    public static func avatarURL(_ text: String, field: String = "avatarURL", errors: inout [FieldError]) -> String? {
         guard text.count <= maxAvatarURLLength, let components = URLComponents(string: text), components.scheme?.lowercased() == "https",
             let host = components.host, !host.isEmpty, !text.contains(where: \.isWhitespace)
         else {
@@ -120,12 +119,12 @@ public struct GuestRegistration: Sendable, Equatable {
     public static var maxDisplayNameLength: Int { ProfileRules.maxDisplayNameLength }
 
     /// Validates every field and reports all broken rules at once.
-    public init(displayName: String, timeZone: String, locale: String?) throws {
-        var errors: [Problem.FieldError] = []
+    public init(displayName: String, timeZone: String, locale: String?) throws(IdentityError) {
+        var errors: [FieldError] = []
         let name = ProfileRules.displayName(displayName, errors: &errors)
         let zone = ProfileRules.timeZone(timeZone, errors: &errors)
         let tag = locale.map { ProfileRules.locale($0, errors: &errors) } ?? nil
-        guard errors.isEmpty, let name, let zone else { throw Problem.validation(errors) }
+        guard errors.isEmpty, let name, let zone else { throw IdentityError.invalidFields(errors) }
         self.displayName = name
         self.timeZone = zone
         self.locale = tag
@@ -140,14 +139,14 @@ public struct PasswordRegistration: Sendable {
     public var timeZone: String
     public var locale: String?
 
-    public init(email: String, password: String, displayName: String, timeZone: String, locale: String?) throws {
-        var errors: [Problem.FieldError] = []
+    public init(email: String, password: String, displayName: String, timeZone: String, locale: String?) throws(IdentityError) {
+        var errors: [FieldError] = []
         let address = EmailAddress.validate(email, errors: &errors)
         errors += PasswordPolicy.fieldErrors(password, email: address)
         let name = ProfileRules.displayName(displayName, errors: &errors)
         let zone = ProfileRules.timeZone(timeZone, errors: &errors)
         let tag = locale.map { ProfileRules.locale($0, errors: &errors) } ?? nil
-        guard errors.isEmpty, let address, let name, let zone else { throw Problem.validation(errors) }
+        guard errors.isEmpty, let address, let name, let zone else { throw IdentityError.invalidFields(errors) }
         self.email = address
         self.password = password
         self.displayName = name
@@ -161,11 +160,11 @@ public struct CredentialsAttachment: Sendable {
     public var email: EmailAddress
     public var password: String
 
-    public init(email: String, password: String) throws {
-        var errors: [Problem.FieldError] = []
+    public init(email: String, password: String) throws(IdentityError) {
+        var errors: [FieldError] = []
         let address = EmailAddress.validate(email, errors: &errors)
         errors += PasswordPolicy.fieldErrors(password, email: address)
-        guard errors.isEmpty, let address else { throw Problem.validation(errors) }
+        guard errors.isEmpty, let address else { throw IdentityError.invalidFields(errors) }
         self.email = address
         self.password = password
     }
@@ -178,8 +177,8 @@ public struct ProfileUpdate: Sendable, Equatable {
     public var timeZone: String?
     public var locale: String?
 
-    public init(displayName: String?, avatarURL: String?, timeZone: String?, locale: String?) throws {
-        var errors: [Problem.FieldError] = []
+    public init(displayName: String?, avatarURL: String?, timeZone: String?, locale: String?) throws(IdentityError) {
+        var errors: [FieldError] = []
         self.displayName = displayName.map { ProfileRules.displayName($0, errors: &errors) } ?? nil
         if let avatarURL {
             self.avatarURL = avatarURL.isEmpty ? .some(nil) : ProfileRules.avatarURL(avatarURL, errors: &errors).map { .some($0) }
@@ -188,7 +187,7 @@ public struct ProfileUpdate: Sendable, Equatable {
         }
         self.timeZone = timeZone.map { ProfileRules.timeZone($0, errors: &errors) } ?? nil
         self.locale = locale.map { ProfileRules.locale($0, errors: &errors) } ?? nil
-        guard errors.isEmpty else { throw Problem.validation(errors) }
+        guard errors.isEmpty else { throw IdentityError.invalidFields(errors) }
     }
 
     /// The account with the change applied.

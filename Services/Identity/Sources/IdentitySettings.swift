@@ -1,4 +1,5 @@
 import Foundation
+import IdentityDomain
 import SurgeRuntime
 
 /// Identity's own settings, read from the environment:
@@ -37,4 +38,15 @@ public struct IdentitySettings: Sendable {
     }
 
     public func inviteLink(_ code: String) -> String { inviteLinkBase + code }
+}
+
+extension SocialProviderConfiguration {
+    /// `APPLE_JWKS_URL`, `APPLE_CLIENT_IDS`, `GOOGLE_JWKS_URL`, `GOOGLE_CLIENT_IDS`.
+    public static func from(_ reader: EnvironmentReader, provider: SocialProvider) -> SocialProviderConfiguration {
+        let prefix = provider.rawValue.uppercased()
+        let ids = reader.string("\(prefix)_CLIENT_IDS", default: "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        return SocialProviderConfiguration(
+            provider: provider, jwksURL: reader.string("\(prefix)_JWKS_URL", default: provider.defaultJWKSURL),
+            clientIDs: Set(ids.filter { !$0.isEmpty }))
+    }
 }

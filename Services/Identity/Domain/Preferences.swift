@@ -1,6 +1,5 @@
 import Foundation
 import SurgeContracts
-import SurgeRuntime
 
 /// A user's preferences. Until a user saves any, the defaults apply: notifications on, no daily reminder, no quiet
 /// hours, telemetry on (003 FR-022: enabled by default, opt-out takes effect at once).
@@ -23,9 +22,9 @@ public struct Preferences: Sendable, Equatable {
     /// nothing or the whole day; say which by turning notifications off instead).
     public static func validated(
         notificationsEnabled: Bool, dailyReminderTime: LocalTime?, quietHours: QuietHours?, telemetryOptOut: Bool
-    ) throws -> Preferences {
+    ) throws(IdentityError) -> Preferences {
         if let quietHours, quietHours.start == quietHours.end {
-            throw Problem.validation(field: "quietHours.end", "must differ from quietHours.start")
+            throw IdentityError.invalidFields([FieldError(field: "quietHours.end", message: "must differ from quietHours.start")])
         }
         return Preferences(
             notificationsEnabled: notificationsEnabled, dailyReminderTime: dailyReminderTime, quietHours: quietHours,

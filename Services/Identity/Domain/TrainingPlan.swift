@@ -1,6 +1,5 @@
 import Foundation
 import SurgeContracts
-import SurgeRuntime
 
 /// The onboarding answers (001 ONBD-01).
 public struct TrainingAnswers: Sendable, Equatable {
@@ -101,8 +100,8 @@ public struct TrainingPlan: Sendable, Equatable {
     public init(
         activityLevel: ActivityLevel, maxPushUpsInOneSet: Int, daysPerWeek: Int, dailyGoal: Int?, startingSeries: Int?,
         recoverySeconds: Int?
-    ) throws {
-        var errors: [Problem.FieldError] = []
+    ) throws(IdentityError) {
+        var errors: [FieldError] = []
         if !TrainingAnswers.maxPushUpsRange.contains(maxPushUpsInOneSet) {
             errors.append(.init(field: "maxPushUpsInOneSet", message: "must be from 0 to 500"))
         }
@@ -118,7 +117,7 @@ public struct TrainingPlan: Sendable, Equatable {
         if let recoverySeconds, !Self.recoverySecondsRange.contains(recoverySeconds) {
             errors.append(.init(field: "recoverySeconds", message: "must be from 5 to 600"))
         }
-        guard errors.isEmpty else { throw Problem.validation(errors) }
+        guard errors.isEmpty else { throw IdentityError.invalidFields(errors) }
         let answers = TrainingAnswers(activityLevel: activityLevel, maxPushUpsInOneSet: maxPushUpsInOneSet, daysPerWeek: daysPerWeek)
         let recommended = TrainingRecommendation(for: answers)
         self.init(

@@ -1,4 +1,5 @@
 import Foundation
+import IdentityDomain
 import SurgeContracts
 
 /// Identity's part of a user's data export (003 FR-020, GDPR art. 15/20): everything identity keeps about the user,

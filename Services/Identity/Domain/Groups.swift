@@ -1,6 +1,5 @@
 import Foundation
 import SurgeContracts
-import SurgeRuntime
 
 /// A group (household, friends, team) as its members see it.
 public struct Group: Codable, Sendable, Equatable {
@@ -24,7 +23,7 @@ public struct Group: Codable, Sendable, Equatable {
 public enum GroupRules {
     public static let maxNameLength = 60
 
-    public static func name(_ raw: String, errors: inout [Problem.FieldError]) -> String? {
+    public static func name(_ raw: String, errors: inout [FieldError]) -> String? {
         ProfileRules.displayName(raw, field: "name", maxLength: maxNameLength, errors: &errors)
     }
 }
@@ -35,11 +34,11 @@ public struct GroupCreation: Sendable, Equatable {
     public var kind: GroupKind
     public var timeZone: String
 
-    public init(name: String, kind: GroupKind, timeZone: String) throws {
-        var errors: [Problem.FieldError] = []
+    public init(name: String, kind: GroupKind, timeZone: String) throws(IdentityError) {
+        var errors: [FieldError] = []
         let name = GroupRules.name(name, errors: &errors)
         let zone = ProfileRules.timeZone(timeZone, errors: &errors)
-        guard errors.isEmpty, let name, let zone else { throw Problem.validation(errors) }
+        guard errors.isEmpty, let name, let zone else { throw IdentityError.invalidFields(errors) }
         self.name = name
         self.kind = kind
         self.timeZone = zone
@@ -51,11 +50,11 @@ public struct GroupUpdate: Sendable, Equatable {
     public var name: String?
     public var timeZone: String?
 
-    public init(name: String?, timeZone: String?) throws {
-        var errors: [Problem.FieldError] = []
+    public init(name: String?, timeZone: String?) throws(IdentityError) {
+        var errors: [FieldError] = []
         self.name = name.map { GroupRules.name($0, errors: &errors) } ?? nil
         self.timeZone = timeZone.map { ProfileRules.timeZone($0, errors: &errors) } ?? nil
-        guard errors.isEmpty else { throw Problem.validation(errors) }
+        guard errors.isEmpty else { throw IdentityError.invalidFields(errors) }
     }
 
     public func applied(to group: Group) -> Group {
@@ -90,10 +89,10 @@ public struct InvitePolicy: Sendable, Equatable {
     public static let defaultHours = 72
     public static let hoursRange = 1...720
 
-    /// The expiry of an invite created at `now`, or a validation problem.
-    public static func expiry(hours: Int?, now: Date) throws -> Date {
+    /// The expiry of an invite created at `now`, or `invalidFields` naming `expiresInHours`.
+    public static func expiry(hours: Int?, now: Date) throws(IdentityError) -> Date {
         let hours = hours ?? defaultHours
-        guard hoursRange.contains(hours) else { throw Problem.validation(field: "expiresInHours", "must be from 1 to 720") }
+        guard hoursRange.contains(hours) else { throw IdentityError.invalidFields([FieldError(field: "expiresInHours", message: "must be from 1 to 720")]) }
         return now.addingTimeInterval(Double(hours) * 3600)
     }
 

@@ -1,6 +1,5 @@
 import Foundation
 import SurgeContracts
-import SurgeRuntime
 
 public enum SocialProvider: String, Codable, Sendable, CaseIterable, JSONSchemaEnum {
     case apple, google
@@ -35,15 +34,6 @@ public struct SocialProviderConfiguration: Sendable, Equatable {
     }
 
     public var isEnabled: Bool { !clientIDs.isEmpty }
-
-    /// `APPLE_JWKS_URL`, `APPLE_CLIENT_IDS`, `GOOGLE_JWKS_URL`, `GOOGLE_CLIENT_IDS`.
-    public static func from(_ reader: EnvironmentReader, provider: SocialProvider) -> SocialProviderConfiguration {
-        let prefix = provider.rawValue.uppercased()
-        let ids = reader.string("\(prefix)_CLIENT_IDS", default: "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-        return SocialProviderConfiguration(
-            provider: provider, jwksURL: reader.string("\(prefix)_JWKS_URL", default: provider.defaultJWKSURL),
-            clientIDs: Set(ids.filter { !$0.isEmpty }))
-    }
 }
 
 /// The claims of a provider's ID token this service relies on, after the signature was checked.
@@ -94,7 +84,7 @@ public struct SocialIdentity: Sendable, Equatable {
     /// The display name of an account created from this identity: the one the client sent, else the provider's,
     /// else the e-mail's local part, else a neutral one.
     public func displayName(requested: String?) -> String {
-        var ignored: [Problem.FieldError] = []
+        var ignored: [FieldError] = []
         for candidate in [requested, name, verifiedEmail?.localPart] {
             if let candidate, let valid = ProfileRules.displayName(String(candidate.prefix(ProfileRules.maxDisplayNameLength)), errors: &ignored) {
                 return valid

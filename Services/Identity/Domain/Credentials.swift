@@ -1,5 +1,5 @@
 import Foundation
-import SurgeRuntime
+import SurgeContracts
 
 /// An e-mail address, normalised: surrounding whitespace trimmed and lowercased, so `" Ann@Example.COM "` and
 /// `"ann@example.com"` are the same account. The syntax check is deliberately basic (one `@`, a non-empty local part,
@@ -34,7 +34,7 @@ public struct EmailAddress: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The address, or nil after recording that it is not one.
-    public static func validate(_ raw: String, field: String = "email", errors: inout [Problem.FieldError]) -> EmailAddress? {
+    public static func validate(_ raw: String, field: String = "email", errors: inout [FieldError]) -> EmailAddress? {
         guard let address = EmailAddress(raw) else {
             errors.append(.init(field: field, message: "must be an e-mail address such as ann@example.com"))
             return nil
@@ -82,7 +82,7 @@ public enum PasswordPolicy {
         return broken
     }
 
-    public static func fieldErrors(_ password: String, email: EmailAddress?, field: String = "password") -> [Problem.FieldError] {
+    public static func fieldErrors(_ password: String, email: EmailAddress?, field: String = "password") -> [FieldError] {
         violations(password, email: email).map { .init(field: field, message: $0.message) }
     }
 
