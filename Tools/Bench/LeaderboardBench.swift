@@ -73,8 +73,9 @@ struct LeaderboardBench: AsyncParsableCommand {
                     try await connection.query(query, logger: logger)
                 }
             }
+            // A fresh replica, as after the restart below (the one running may have grown through other benchmarks).
+            let pid = try await restart(http).pid
             for _ in 0..<50 { _ = try await signedGet(me, caller: caller, signer: signer, http) }
-            let pid = try readPID()
             let rssBefore = try rss(of: pid)
 
             // 2. The other members, straight into PostgreSQL (one statement each) and into Redis (pipelined ZADDs).
@@ -159,24 +160,8 @@ struct LeaderboardBench: AsyncParsableCommand {
             // 6. Warm start: stop the replica, start it again, time until /readyz answers 200.
             print("")
             print("Warm start of the leaderboard with the \(members)-member board:")
-            started = ContinuousClock.now
-            try stop(pid)
-            let stopped = ContinuousClock.now - started
-            let logOffset = (try? FileManager.default.attributesOfItem(atPath: logFile)[.size] as? Int) ?? 0
-            started = ContinuousClock.now
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/bash")
-            process.arguments = ["-c", startCommand]
-            try process.run()
-            try "\(process.processIdentifier)\n".write(toFile: pidFile, atomically: true, encoding: .utf8)
-            while true {
-                if (try? await status(leaderboard + "/readyz", http)) == 200 { break }
-                guard process.isRunning else { throw BenchError("the restarted leaderboard exited; see \(logFile)") }
-                guard ContinuousClock.now - started < .seconds(120) else { throw BenchError("the restarted leaderboard was not ready in 120 s") }
-                try await Task.sleep(for: .milliseconds(10))
-            }
-            let ready = ContinuousClock.now - started
-            let rssRestarted = try rss(of: process.processIdentifier)
+            let (restarted, stopped, ready, logOffset) = try await restart(http)
+            let rssRestarted = try rss(of: restarted)
             let loaded = boardsLoaded(logFile, from: logOffset)
             let again = try await signedGet(me, caller: caller, signer: signer, http)
             guard (again["rank"] as? Int) == rank else { throw BenchError("after the restart the caller's rank is \(again["rank"] ?? "nil"), not \(rank)") }
@@ -288,6 +273,28 @@ struct LeaderboardBench: AsyncParsableCommand {
     }
 
     // MARK: The process
+
+    /// Stops the running leaderboard and starts it again: its new process id, how long it took to stop and to
+    /// answer /readyz with 200, and where its log stood when it started.
+    func restart(_ http: HTTPClient) async throws -> (pid: Int32, stopped: Duration, ready: Duration, logOffset: Int) {
+        var started = ContinuousClock.now
+        try stop(try readPID())
+        let stopped = ContinuousClock.now - started
+        let logOffset = (try? FileManager.default.attributesOfItem(atPath: logFile)[.size] as? Int) ?? 0
+        started = ContinuousClock.now
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = ["-c", startCommand]
+        try process.run()
+        try "\(process.processIdentifier)\n".write(toFile: pidFile, atomically: true, encoding: .utf8)
+        while true {
+            if (try? await status(leaderboard + "/readyz", http)) == 200 { break }
+            guard process.isRunning else { throw BenchError("the restarted leaderboard exited; see \(logFile)") }
+            guard ContinuousClock.now - started < .seconds(120) else { throw BenchError("the restarted leaderboard was not ready in 120 s") }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return (process.processIdentifier, stopped, ContinuousClock.now - started, logOffset)
+    }
 
     func readPID() throws -> Int32 {
         guard let pid = Int32(try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)) else {
