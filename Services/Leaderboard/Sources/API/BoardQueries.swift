@@ -111,19 +111,17 @@ struct BoardQueries: Sendable {
         let circle = [caller] + friends
         let boardWindow = BoardWindow(board: visible.board, window: window)
         let profiles = try await profiles(circle)
-        let entries = try await cache.read(boardWindow) { index in
-            circle.map { index.entry($0) ?? RankEntry(userID: $0, score: 0, name: profiles[$0]?.displayName ?? "") }
-        }.filter { profiles[$0.userID] != nil }
-        let sorted = entries.sorted(by: Self.boardOrder)
-        var ranks: [Int] = []
-        for (offset, entry) in sorted.enumerated() {
-            ranks.append(offset > 0 && sorted[offset - 1].score == entry.score ? ranks[offset - 1] : offset + 1)
+        // The circle as a board of its own: the same order and ranks, counted among them.
+        var circleBoard = RankIndex()
+        try await cache.read(boardWindow) { index in
+            for id in circle where profiles[id] != nil {
+                let entry = index.entry(id) ?? RankEntry(userID: id, score: 0, name: profiles[id]?.displayName ?? "")
+                circleBoard.set(id, score: entry.score, name: entry.name)
+            }
         }
-        let items = try await standings(sorted, ranks: ranks, caller: caller)
-        let mine = items.first { $0.isCaller }
-        let me = MyStandingView(
-            rank: mine?.rank, score: mine?.score ?? 0, topPercent: mine.map { Int((100 * Double($0.rank) / Double(sorted.count)).rounded(.up)) },
-            participants: sorted.count)
+        let sorted = circleBoard.entries(from: 0, limit: circleBoard.count)
+        let items = try await standings(sorted, ranks: sorted.map { circleBoard.rank(forScore: $0.score) }, caller: caller)
+        let me = Self.standing(of: caller, in: circleBoard)
         return BoardPageView(board: visible.info, window: view, items: items, nextCursor: nil, me: me)
     }
 
@@ -149,10 +147,7 @@ struct BoardQueries: Sendable {
         var items: [PastWindowView] = []
         for key in past.prefix(page.limit) {
             let bounds = key.bounds(in: visible.calendar)
-            let (winners, count) = try await cache.read(BoardWindow(board: visible.board, window: key)) { index -> ([RankEntry], Int) in
-                guard let top = index.topScore, top > 0 else { return ([], index.count) }
-                return (index.entries(from: 0, limit: index.rank(forScore: top.nextDown) - 1), index.count)
-            }
+            let (winners, count) = try await cache.read(BoardWindow(board: visible.board, window: key)) { ($0.leaders, $0.count) }
             items.append(PastWindowView(
                 window: WindowView(
                     key: key.description, kind: key.kind, timeZone: visible.zone, startsAt: bounds?.start, endsAt: bounds?.end, nextResetAt: nil,
@@ -199,14 +194,6 @@ struct BoardQueries: Sendable {
     private static func standing(of caller: UUID, in index: RankIndex) -> MyStandingView {
         MyStandingView(
             rank: index.rank(of: caller), score: index.entry(caller)?.score ?? 0, topPercent: index.topPercent(of: caller), participants: index.count)
-    }
-
-    static func boardOrder(_ a: RankEntry, _ b: RankEntry) -> Bool {
-        if a.score != b.score { return a.score > b.score }
-        let (la, lb) = (a.name.lowercased(), b.name.lowercased())
-        if la != lb { return la < lb }
-        if a.name != b.name { return a.name < b.name }
-        return a.userID.uuidString < b.userID.uuidString
     }
 }
 

@@ -51,6 +51,12 @@ extension RankIndex {
         Standing(rank: rank(of: userID), score: entry(userID)?.score)
     }
 
+    /// The winners: every entry ranked first, when that score is above zero.
+    var leaders: [RankEntry] {
+        guard let best = topScore, best > 0 else { return [] }
+        return entries(from: 0, limit: count(atLeast: best))
+    }
+
     /// Entries with a score of at least `score`.
     private func count(atLeast score: Double) -> Int { rank(forScore: score.nextDown) - 1 }
     /// Entries with a score above `score`.

@@ -47,9 +47,7 @@ struct WindowCloser: Sendable {
     private func close(_ boardWindow: BoardWindow, bounds: (start: Date, end: Date), version: Int64, now: Date) async throws {
         let (standings, winners, participants) = try await cache.read(boardWindow) { index -> ([Standing], [UUID], Int) in
             let top = index.entries(from: 0, limit: Self.standingsShown).map { Standing(userID: $0.userID, rank: index.rank(forScore: $0.score), score: $0.score) }
-            guard let best = index.topScore, best > 0 else { return (top, [], index.count) }
-            let winners = index.entries(from: 0, limit: index.rank(forScore: best.nextDown) - 1).map(\.userID)
-            return (top, winners, index.count)
+            return (top, index.leaders.map(\.userID), index.count)
         }
         try await client.transaction(logger: logger) { connection in
             let revision = try await connection.query(
