@@ -83,7 +83,7 @@ let serviceTargets: [Target] =
     + service("Identity", module: "IdentityService", domain: true, dependencies: ["SurgeAuth", .jwt, .bcrypt, .httpClient, .crypto])
     + service("Challenges", module: "ChallengesService", domain: true)
     + service("Progress", module: "ProgressService")
-    + service("Leaderboard", module: "LeaderboardService", domain: true)
+    + service("Leaderboard", module: "LeaderboardService", domain: true, dependencies: [.lifecycle])
     + service("Badges", module: "BadgesService")
     + service("Notifications", module: "NotificationsService")
     + service("Template", module: "TemplateService", domain: true)

@@ -178,11 +178,24 @@ struct LeaderboardSystemTests {
             let brunoLog = try #require(lastLog[bruno.id])
             #expect(try await bruno.http.delete("/v1/attempts/\(brunoLog.attemptID)/logs/\(brunoLog.logID)").status == 200)
             _ = try await board(cara, "\(path)?window=all-time", reads: ["1:Aiko:5.0", "2:Bruno:2.0", "2:Cara:2.0"])
+            // Both replicas held the board before the correction, and only one consumed it: each hears of it on the
+            // change feed (a replica that trusted memory without hearing would answer the old order forever).
+            try await readsOnEveryReplica(stage, caller: bruno, "\(path)?window=all-time", ["1:Aiko:5.0", "2:Bruno:2.0", "2:Cara:2.0"])
 
             // Cara deletes her account: she vanishes from the board.
             let goodbye = try await cara.http.send(.DELETE, "/v1/me", body: Data(#"{"confirm": true}"#.utf8))
             #expect(goodbye.status == 204 || goodbye.status == 200, "\(goodbye.text)")
             _ = try await board(bruno, "\(path)?window=all-time", reads: ["1:Aiko:5.0", "2:Bruno:2.0"])
+            try await readsOnEveryReplica(stage, caller: bruno, "\(path)?window=all-time", ["1:Aiko:5.0", "2:Bruno:2.0"])
+        }
+    }
+
+    func readsOnEveryReplica(_ stage: ProgressStage, caller: User, _ path: String, _ expected: [String]) async throws {
+        for replica in ["leaderboard", "leaderboard-2"] {
+            _ = try await eventually("\(replica): \(path) reads \(expected)") { () -> TestResponse? in
+                let response = try await stage.stack.signedHTTP(replica, caller: caller.id.key).get(path)
+                return summary(response) == expected ? response : nil
+            }
         }
     }
 }

@@ -8,7 +8,7 @@ import SurgeRuntime
 
 /// Rankings per challenge, competition, group and friends, built only from the event stream. Scores are kept per
 /// board window in PostgreSQL (history included); each replica holds the current windows in memory as `RankIndex`es
-/// and catches up from PostgreSQL before every read, so any replica answers any board.
+/// and catches up from PostgreSQL when the change feed says a window changed, so any replica answers any board.
 public enum LeaderboardService {
     public static var api: [APIOperation] { LeaderboardAPI.all }
 
@@ -25,17 +25,21 @@ public enum LeaderboardService {
         let infrastructure = try await ServiceInfrastructure.start(settings, migrations: [LeaderboardMigrations.set])
         let logger = infrastructure.logger
         let cache = BoardCache(client: infrastructure.database, logger: logger)
+        let directory = DirectoryCache()
         var handlers = EventHandlers()
         LeaderboardEvents.register(in: &handlers, scoring: Scoring(cache: cache, outbox: infrastructure.outbox))
         let consumer = try infrastructure.consumer(handlers)
         let router = infrastructure.makeRouter(consumers: [consumer])
         let clock = infrastructure.clock
-        let queries = BoardQueries(client: infrastructure.database, cache: cache, clock: clock, logger: logger)
+        let queries = BoardQueries(client: infrastructure.database, cache: cache, directory: directory, clock: clock, logger: logger)
         BoardsController(queries: queries).addRoutes(to: router)
         let closer = WindowCloser(client: infrastructure.database, cache: cache, outbox: infrastructure.outbox, logger: logger)
         return infrastructure.makeApplication(
             router: router, consumers: [consumer],
-            services: [PeriodicService("window-closer", every: leaderboard.closeInterval, logger: logger) { try await closer.closeDue(now: clock.now()) }],
+            services: [
+                ChangeListener(client: infrastructure.database, boards: cache, directory: directory, logger: logger),
+                PeriodicService("window-closer", every: leaderboard.closeInterval, logger: logger) { try await closer.closeDue(now: clock.now()) },
+            ],
             beforeServerStarts: [{
                 // Not listening (so not ready) until the current windows are in memory.
                 let started = ContinuousClock.now

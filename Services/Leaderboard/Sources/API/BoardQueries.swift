@@ -7,10 +7,12 @@ import SurgeCalendar
 import SurgeContracts
 import SurgeRuntime
 
-/// The reads of the public API: who may see a board, which window is meant, and the standings from memory.
+/// The reads of the public API: who may see a board, which window is meant, and the standings from memory. Directory
+/// facts come through the replica's `DirectoryCache`, so a read of a current board makes no PostgreSQL round trip.
 struct BoardQueries: Sendable {
     let client: PostgresClient
     let cache: BoardCache
+    let directory: DirectoryCache
     let clock: ServiceClock
     let logger: Logger
 
@@ -24,32 +26,40 @@ struct BoardQueries: Sendable {
     }
 
     func challenge(_ challengeID: UUID, caller: UUID) async throws -> Visible {
-        try await client.withConnection { connection in
-            let facts = try await CatchUp.standard.value {
-                guard let facts = try await Directory.challenge(challengeID, on: connection, logger: logger), facts.kind != .chore,
-                    try await Directory.maySee(facts, userID: caller, on: connection, logger: logger)
-                else { return nil as Directory.ChallengeFacts? }
-                return facts
+        let visible = try await directory.value("challenge \(challengeID) \(caller)") {
+            try await client.withConnection { connection -> Visible? in
+                let facts = try await CatchUp.standard.value {
+                    guard let facts = try await Directory.challenge(challengeID, on: connection, logger: logger), facts.kind != .chore,
+                        try await Directory.maySee(facts, userID: caller, on: connection, logger: logger)
+                    else { return nil as Directory.ChallengeFacts? }
+                    return facts
+                }
+                guard let facts else { return nil }
+                let zone = try await Directory.profile(caller, on: connection, logger: logger)?.timeZone ?? "UTC"
+                return Visible(
+                    board: facts.board,
+                    info: BoardInfo(
+                        scope: .challenge, id: challengeID, name: facts.name, measure: facts.kind == .competition ? facts.unit ?? "quantity" : "points"),
+                    calendar: LocalCalendar(zoneNamedOrUTC: zone), zone: zone, members: nil)
             }
-            guard let facts else { throw Problem.notFound("No such leaderboard.") }
-            let zone = try await Directory.profile(caller, on: connection, logger: logger)?.timeZone ?? "UTC"
-            return Visible(
-                board: facts.board, info: BoardInfo(scope: .challenge, id: challengeID, name: facts.name, measure: facts.kind == .competition ? facts.unit ?? "quantity" : "points"),
-                calendar: LocalCalendar(zoneNamedOrUTC: zone), zone: zone, members: nil)
         }
+        guard let visible else { throw Problem.notFound("No such leaderboard.") }
+        return visible
     }
 
     func group(_ groupID: UUID, caller: UUID) async throws -> Visible {
-        try await client.withConnection { connection in
-            let member = try await CatchUp.standard.until { try await Directory.isMember(caller, of: groupID, on: connection, logger: logger) }
-            guard member, let group = try await Directory.group(groupID, on: connection, logger: logger) else {
-                throw Problem.notFound("No such leaderboard.")
+        let visible = try await directory.value("group \(groupID) \(caller)") {
+            try await client.withConnection { connection -> Visible? in
+                let member = try await CatchUp.standard.until { try await Directory.isMember(caller, of: groupID, on: connection, logger: logger) }
+                guard member, let group = try await Directory.group(groupID, on: connection, logger: logger) else { return nil }
+                return Visible(
+                    board: Board(.group, groupID), info: BoardInfo(scope: .group, id: groupID, name: group.name, measure: "points"),
+                    calendar: LocalCalendar(zoneNamedOrUTC: group.timeZone), zone: group.timeZone,
+                    members: try await Directory.members(of: groupID, on: connection, logger: logger))
             }
-            return Visible(
-                board: Board(.group, groupID), info: BoardInfo(scope: .group, id: groupID, name: group.name, measure: "points"),
-                calendar: LocalCalendar(zoneNamedOrUTC: group.timeZone), zone: group.timeZone,
-                members: try await Directory.members(of: groupID, on: connection, logger: logger))
         }
+        guard let visible else { throw Problem.notFound("No such leaderboard.") }
+        return visible
     }
 
     /// The window a `window` query parameter names, in the board's zone.
@@ -79,7 +89,9 @@ struct BoardQueries: Sendable {
 
     /// The names and avatars of the users on a page.
     func profiles(_ userIDs: [UUID]) async throws -> [UUID: Directory.Profile] {
-        try await client.withConnection { try await Directory.profiles(userIDs, on: $0, logger: logger) }
+        try await directory.values(userIDs, name: { "profile \($0)" }) { missing in
+            try await client.withConnection { try await Directory.profiles(missing, on: $0, logger: logger) }
+        }
     }
 
     /// A page of the board window: from a cursor, or (around) centred on the caller.
@@ -107,7 +119,9 @@ struct BoardQueries: Sendable {
 
     /// The caller and their friends, ranked among themselves.
     func friends(_ visible: Visible, window: WindowKey, view: WindowView, caller: UUID) async throws -> BoardPageView {
-        let friends = try await client.withConnection { try await Directory.friends(of: caller, on: $0, logger: logger) }
+        let friends = try await directory.value("friends \(caller)") {
+            try await client.withConnection { try await Directory.friends(of: caller, on: $0, logger: logger) }
+        }
         let circle = [caller] + friends
         let boardWindow = BoardWindow(board: visible.board, window: window)
         let profiles = try await profiles(circle)
@@ -160,7 +174,9 @@ struct BoardQueries: Sendable {
 
     /// Each board the caller can see, with this week's leaders and their own place.
     func list(caller: UUID) async throws -> BoardListView {
-        let (challenges, groups) = try await client.withConnection { try await Directory.boardsOf(caller, on: $0, logger: logger) }
+        let (challenges, groups) = try await directory.value("boards \(caller)") {
+            try await client.withConnection { try await Directory.boardsOf(caller, on: $0, logger: logger) }
+        }
         var items: [BoardSummaryView] = []
         var visibles: [Visible] = []
         for groupID in groups { visibles.append(try await group(groupID, caller: caller)) }

@@ -7,16 +7,43 @@ import Logging
 import PostgresNIO
 import Synchronization
 
-/// The standings of board windows in memory, one `RankIndex` each. Every read first catches up with the rows
-/// changed in PostgreSQL since the version it holds (one indexed lookup when nothing changed), so a read reflects
-/// every event any replica has consumed, and replicas need not divide boards between them.
+/// The standings of board windows in memory, one `RankIndex` each, caught up from the rows changed in PostgreSQL
+/// since the version it holds. While the change feed is listened to, a read catches up only when a notice said its
+/// board window changed (no round trip otherwise); without the feed, before every read (one indexed lookup when
+/// nothing changed). Either way a read reflects every event any replica has committed and been told of, and
+/// replicas need not divide boards between them.
 final class BoardCache: Sendable {
     private struct Cached {
         var index = RankIndex()
         var version: Int64 = 0
+        /// The count of change notices this holds everything up to.
+        var notice = 0
     }
 
-    private let boards = Mutex<[BoardWindow: Cached]>([:])
+    private struct State {
+        var boards: [BoardWindow: Cached] = [:]
+        /// Change notices per board window, counted since the feed was (re)joined.
+        var notices: [BoardWindow: Int] = [:]
+        /// Bumped when the feed is joined or lost: a catch-up begun before does not make a window trusted.
+        var epoch = 0
+        var trusted = false
+
+        /// Whether the held window may be read without asking PostgreSQL.
+        func isCurrent(_ boardWindow: BoardWindow) -> Bool {
+            guard trusted, let cached = boards[boardWindow] else { return false }
+            return cached.notice == notices[boardWindow, default: 0]
+        }
+
+        /// After a catch-up that began with `notice` notices seen: the window is current up to those, unless the
+        /// feed was joined or lost meanwhile.
+        mutating func noteCaughtUp(_ boardWindow: BoardWindow, through notice: Int, epoch: Int) {
+            guard epoch == self.epoch, var cached = boards[boardWindow] else { return }
+            cached.notice = max(cached.notice, notice)
+            boards[boardWindow] = cached
+        }
+    }
+
+    private let state = Mutex(State())
     let client: PostgresClient
     let logger: Logger
 
@@ -27,25 +54,35 @@ final class BoardCache: Sendable {
 
     /// Runs `body` on the board window's standings, caught up with every committed change.
     func read<T>(_ boardWindow: BoardWindow, _ body: (inout RankIndex) -> T) async throws -> T {
+        if let result = state.withLock({ state -> T? in
+            guard state.isCurrent(boardWindow) else { return nil }
+            return body(&state.boards[boardWindow, default: Cached()].index)
+        }) {
+            return result
+        }
         try await catchUp(boardWindow)
-        return boards.withLock { boards in body(&boards[boardWindow, default: Cached()].index) }
+        return state.withLock { state in body(&state.boards[boardWindow, default: Cached()].index) }
     }
 
     func catchUp(_ boardWindow: BoardWindow) async throws {
-        guard let held = boards.withLock({ $0[boardWindow]?.version }) else {
+        // The notices seen before asking PostgreSQL: what it answers covers at least those.
+        let (held, notice, epoch) = state.withLock { ($0.boards[boardWindow]?.version, $0.notices[boardWindow, default: 0], $0.epoch) }
+        guard let held else {
             // Not held yet: the whole window in one snapshot, built in one pass.
             let (version, rows) = try await ScoreStore.rows(boardWindow, client: client, logger: logger)
             let index = RankIndex(rows)
-            boards.withLock { boards in
+            state.withLock { state in
                 // Another read may have loaded or caught up further meanwhile: keep the newer.
-                if (boards[boardWindow]?.version ?? -1) < version { boards[boardWindow] = Cached(index: index, version: version) }
+                if (state.boards[boardWindow]?.version ?? -1) < version {
+                    state.boards[boardWindow] = Cached(index: index, version: version, notice: -1)
+                }
+                state.noteCaughtUp(boardWindow, through: notice, epoch: epoch)
             }
             return
         }
         let (version, changes) = try await ScoreStore.changes(boardWindow, after: held, client: client, logger: logger)
-        guard version > held else { return }
-        boards.withLock { boards in
-            var cached = boards.removeValue(forKey: boardWindow) ?? Cached()
+        state.withLock { state in
+            var cached = state.boards.removeValue(forKey: boardWindow) ?? Cached()
             // Another read may have caught up further meanwhile: rows are absolute, so only newer ones apply.
             for change in changes where change.version > cached.version {
                 if change.removed {
@@ -55,7 +92,31 @@ final class BoardCache: Sendable {
                 }
             }
             cached.version = max(cached.version, version)
-            boards[boardWindow] = cached
+            state.boards[boardWindow] = cached
+            state.noteCaughtUp(boardWindow, through: notice, epoch: epoch)
+        }
+    }
+
+    /// A notice: the board window changed in PostgreSQL.
+    func changed(_ boardWindow: BoardWindow) {
+        state.withLock { $0.notices[boardWindow, default: 0] += 1 }
+    }
+
+    /// The feed is listened to from now on; what is held may have missed notices, so each window catches up once.
+    func trustAfterReconnect() {
+        state.withLock { state in
+            state.epoch += 1
+            state.notices.removeAll()
+            for key in state.boards.keys { state.boards[key]?.notice = -1 }
+            state.trusted = true
+        }
+    }
+
+    /// The feed is lost: every read checks PostgreSQL until it is back.
+    func distrust() {
+        state.withLock { state in
+            state.epoch += 1
+            state.trusted = false
         }
     }
 
@@ -77,8 +138,11 @@ final class BoardCache: Sendable {
 
     /// Forgets windows that are over, keeping memory to the current ones; they load again from PostgreSQL if read.
     func evict(where isOver: (WindowKey) -> Bool) {
-        boards.withLock { boards in boards = boards.filter { !isOver($0.key.window) } }
+        state.withLock { state in
+            state.boards = state.boards.filter { !isOver($0.key.window) }
+            state.notices = state.notices.filter { !isOver($0.key.window) }
+        }
     }
 
-    var entries: Int { boards.withLock { $0.values.reduce(0) { $0 + $1.index.count } } }
+    var entries: Int { state.withLock { $0.boards.values.reduce(0) { $0 + $1.index.count } } }
 }

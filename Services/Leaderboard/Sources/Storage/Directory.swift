@@ -5,8 +5,8 @@ import SurgeCalendar
 import SurgeContracts
 
 /// What the leaderboard learned from identity, challenges and progress events: names and zones, groups and their
-/// members, friendships, challenges and who takes part. Handlers write it inside the inbox transaction; reads use
-/// the pool.
+/// members, friendships, challenges and who takes part. Handlers write it inside the inbox transaction (each write
+/// sends the directory's notice on the `ChangeFeed`); reads use the pool, through the replica's `DirectoryCache`.
 enum Directory {
     struct Profile: Sendable {
         var userID: UUID
@@ -31,6 +31,7 @@ enum Directory {
     // MARK: Writing (inside an event's transaction)
 
     static func saveProfile(_ profile: Profile, on connection: PostgresConnection, logger: Logger) async throws {
+        try await ChangeFeed.directoryChanged(on: connection, logger: logger)
         try await connection.query(
             """
             INSERT INTO profiles (user_id, display_name, avatar_url, time_zone)
@@ -46,6 +47,7 @@ enum Directory {
     }
 
     static func erase(_ userID: UUID, on connection: PostgresConnection, logger: Logger) async throws {
+        try await ChangeFeed.directoryChanged(on: connection, logger: logger)
         try await connection.query("INSERT INTO erased_users (user_id) VALUES (\(userID)) ON CONFLICT DO NOTHING", logger: logger)
         for statement: PostgresQuery in [
             "DELETE FROM profiles WHERE user_id = \(userID)",
@@ -59,6 +61,7 @@ enum Directory {
     }
 
     static func saveGroup(_ groupID: UUID, name: String, timeZone: String, on connection: PostgresConnection, logger: Logger) async throws {
+        try await ChangeFeed.directoryChanged(on: connection, logger: logger)
         try await connection.query(
             """
             INSERT INTO groups (group_id, name, time_zone) VALUES (\(groupID), \(name), \(timeZone))
@@ -67,6 +70,7 @@ enum Directory {
     }
 
     static func setMembership(_ groupID: UUID, _ userID: UUID, member: Bool, on connection: PostgresConnection, logger: Logger) async throws {
+        try await ChangeFeed.directoryChanged(on: connection, logger: logger)
         if member {
             try await connection.query(
                 """
@@ -79,6 +83,7 @@ enum Directory {
     }
 
     static func setFriendship(_ a: UUID, _ b: UUID, friends: Bool, on connection: PostgresConnection, logger: Logger) async throws {
+        try await ChangeFeed.directoryChanged(on: connection, logger: logger)
         let (low, high) = a.key < b.key ? (a, b) : (b, a)
         if friends {
             try await connection.query("INSERT INTO friendships (user_low, user_high) VALUES (\(low), \(high)) ON CONFLICT DO NOTHING", logger: logger)
@@ -88,6 +93,7 @@ enum Directory {
     }
 
     static func saveChallenge(_ definition: ChallengeDefinition, on connection: PostgresConnection, logger: Logger) async throws {
+        try await ChangeFeed.directoryChanged(on: connection, logger: logger)
         try await connection.query(
             """
             INSERT INTO challenges (challenge_id, name, kind, visibility, owner_id, group_id, unit)
@@ -99,6 +105,7 @@ enum Directory {
     }
 
     static func deleteChallenge(_ challengeID: UUID, on connection: PostgresConnection, logger: Logger) async throws {
+        try await ChangeFeed.directoryChanged(on: connection, logger: logger)
         for statement: PostgresQuery in [
             "DELETE FROM challenges WHERE challenge_id = \(challengeID)",
             "DELETE FROM participants WHERE challenge_id = \(challengeID)",
@@ -109,11 +116,13 @@ enum Directory {
     }
 
     static func invite(_ userID: UUID, to challengeID: UUID, on connection: PostgresConnection, logger: Logger) async throws {
+        try await ChangeFeed.directoryChanged(on: connection, logger: logger)
         try await connection.query(
             "INSERT INTO invitations (challenge_id, user_id) VALUES (\(challengeID), \(userID)) ON CONFLICT DO NOTHING", logger: logger)
     }
 
     static func addParticipant(_ userID: UUID, to challengeID: UUID, on connection: PostgresConnection, logger: Logger) async throws {
+        try await ChangeFeed.directoryChanged(on: connection, logger: logger)
         try await connection.query(
             """
             INSERT INTO participants (challenge_id, user_id) SELECT \(challengeID), \(userID)

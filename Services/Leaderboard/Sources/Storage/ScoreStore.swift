@@ -6,7 +6,8 @@ import SurgeContracts
 
 /// Scores of board windows in PostgreSQL, the source of truth every replica's in-memory standings catch up from.
 /// Every change bumps its board window's `version` and stamps the changed rows with it: the row lock on `boards`
-/// makes versions follow commit order, so a replica that has applied version v has seen every change up to v.
+/// makes versions follow commit order, so a replica that has applied version v has seen every change up to v. Each
+/// change also sends the board window's notice on the `ChangeFeed`.
 enum ScoreStore {
     /// Adds `delta` to the user's score on each window of the board; returns the new score per window.
     static func add(
@@ -81,6 +82,7 @@ enum ScoreStore {
             """, logger: logger)
         var version: Int64 = 0
         for try await bumped in rows.decode(Int64.self) { version = bumped }
+        try await ChangeFeed.boardChanged(BoardWindow(board: board, window: window), on: connection, logger: logger)
         return version
     }
 
