@@ -465,3 +465,58 @@ extension LeaderboardDomainTests {
         }
     }
 }
+
+// MARK: - GroupZone
+
+extension LeaderboardDomainTests {
+    @Suite("GroupZone", .tags(.unit), .kind(.unit))
+    struct GroupZoneTests {
+        static func instant(_ text: String) -> Date { ISO8601DateFormatter().date(from: text)! }
+        static func key(_ text: String) -> WindowKey { WindowKey(text)! }
+
+        @Test("A zone change on a Wednesday applies from the next Monday 00:00 in the old zone; the week under way keeps its bounds")
+        func changeAppliesFromNextWeek() throws {
+            // Wednesday 2026-11-18 in Tokyo; the household moves to Rome.
+            let tokyo = GroupZone(zone: "Asia/Tokyo")
+            let moved = tokyo.changing(to: "Europe/Rome", at: Self.instant("2026-11-18T03:00:00Z"))
+            #expect(moved == GroupZone(zone: "Asia/Tokyo", nextZone: "Europe/Rome", changesAt: Self.instant("2026-11-22T15:00:00Z")))
+            // The week under way: Monday 00:00 to Monday 00:00 Tokyo, as before.
+            let current = try #require(Self.key("2026-W47").bounds(in: moved.calendar(for: Self.key("2026-W47"))))
+            #expect(current.start == Self.instant("2026-11-15T15:00:00Z"))
+            #expect(current.end == Self.instant("2026-11-22T15:00:00Z"))
+            // The next week is Rome's: it begins at Monday 00:00 Rome, 8 hours after Tokyo's week ended.
+            let next = try #require(Self.key("2026-W48").bounds(in: moved.calendar(for: Self.key("2026-W48"))))
+            #expect(next.start == Self.instant("2026-11-22T23:00:00Z"))
+            // Points awarded late on Sunday in Rome (Monday in Tokyo) are past the change: Rome's zone, but the new
+            // week's first day, not the Sunday of a week already closed.
+            let sundayEvening = Self.instant("2026-11-22T20:00:00Z")
+            #expect(moved.zoneName(at: sundayEvening) == "Europe/Rome")
+            #expect(moved.date(at: sundayEvening) == LocalDate("2026-11-23"))
+            #expect(moved.date(at: Self.instant("2026-11-24T20:00:00Z")) == LocalDate("2026-11-24"))
+            #expect(moved.date(at: Self.instant("2026-11-22T14:00:00Z")) == LocalDate("2026-11-22"))
+            #expect(moved.zoneName(at: Self.instant("2026-11-22T14:59:59Z")) == "Asia/Tokyo")
+        }
+
+        @Test("Changing back before the change applies cancels it; a second change replaces a pending one; a due one settles")
+        func pendingChanges() {
+            let tokyo = GroupZone(zone: "Asia/Tokyo")
+            let wednesday = Self.instant("2026-11-18T03:00:00Z")
+            let moved = tokyo.changing(to: "Europe/Rome", at: wednesday)
+            #expect(moved.changing(to: "Asia/Tokyo", at: wednesday.addingTimeInterval(3600)) == tokyo)
+            #expect(moved.changing(to: "America/New_York", at: wednesday).nextZone == "America/New_York")
+            #expect(moved.changing(to: "America/New_York", at: wednesday).changesAt == moved.changesAt)
+            // Two weeks later Rome is in force: a change then is judged from Rome's week.
+            let later = moved.changing(to: "America/New_York", at: Self.instant("2026-12-02T12:00:00Z"))
+            #expect(later == GroupZone(zone: "Europe/Rome", nextZone: "America/New_York", changesAt: Self.instant("2026-12-06T23:00:00Z")))
+            #expect(moved.changing(to: "Europe/Rome", at: Self.instant("2026-12-02T12:00:00Z")) == GroupZone(zone: "Europe/Rome"))
+        }
+
+        @Test("A week that begins across a DST change keeps its 167 or 169 hours in the zone it began in")
+        func dstWeeks() throws {
+            let rome = GroupZone(zone: "Europe/Rome")
+            // Rome's clocks go back on Sunday 2026-10-25: that week is 169 hours long.
+            let week = try #require(Self.key("2026-W43").bounds(in: rome.calendar(for: Self.key("2026-W43"))))
+            #expect(week.end.timeIntervalSince(week.start) == 169 * 3600)
+        }
+    }
+}

@@ -40,7 +40,7 @@ struct LeaderboardSystemTests {
         #expect(try await b.http.post("/v1/friend-requests/\(requestID)/accept").status == 200)
     }
 
-    @Test("a Tokyo household's weekly board: order, shared ranks, reset at Monday 00:00 Tokyo, last week's winner; outsiders get 404")
+    @Test("a Tokyo household's weekly board: order, shared ranks, reset at Monday 00:00 Tokyo, a move to Rome waits for the next week, last week's winner; outsiders get 404")
     func householdWeek() async throws {
         try await Self.withStage("leaderboard-household") { stage in
             let tokyo = LocalCalendar(zoneNamed: "Asia/Tokyo")!
@@ -85,6 +85,23 @@ struct LeaderboardSystemTests {
             #expect(try await outsider.http.get("/v1/leaderboards/groups/\(UUID())").status == 404)
             #expect(try await cara.http.get("\(path)?window=yesterday").status == 422)
 
+            // The household moves to Rome: the week under way stays Tokyo's to its end; Rome's zone applies from the
+            // next Monday 00:00 Tokyo (identity runs on the real clock here, so that Monday follows today's date; the
+            // switch itself is covered by the GroupZone unit tests).
+            let moved = try await aiko.http.patch("/v1/groups/\(household)", json: ["timeZone": "Europe/Rome"])
+            #expect(moved.status == 200, "\(moved.text)")
+            try await waitUntil("the leaderboard knows of the move, from a Monday 00:00 in Tokyo") {
+                try await stage.stack.database.count(
+                    """
+                    SELECT count(*) FROM leaderboard.groups WHERE next_time_zone = 'Europe/Rome' AND time_zone = 'Asia/Tokyo'
+                      AND extract(isodow FROM zone_changes_at AT TIME ZONE 'Asia/Tokyo') = 1
+                      AND (zone_changes_at AT TIME ZONE 'Asia/Tokyo')::time = '00:00'
+                    """) == 1
+            }
+            let stillTokyo = try #require(try await cara.http.get(path).json["window"] as? [String: Any])
+            #expect(stillTokyo["timeZone"] as? String == "Asia/Tokyo")
+            #expect(stillTokyo["nextResetAt"] as? String == window["nextResetAt"] as? String)
+
             // Monday 00:00 in Tokyo is still Sunday for Bruno and Cara: the week resets in the household's zone.
             try await stage.setClock(mondayTokyo.addingTimeInterval(60))
             let fresh = try await board(cara, path, reads: ["1:Aiko:0.0", "1:Bruno:0.0", "1:Cara:0.0"])
@@ -93,6 +110,7 @@ struct LeaderboardSystemTests {
             let last = try await cara.http.get("\(path)?window=\(thisWeek)")
             #expect(summary(last) == ["1:Bruno:5.0", "2:Aiko:3.0", "2:Cara:3.0"])
             #expect((last.json["window"] as? [String: Any])?["closed"] as? Bool == true)
+            #expect((last.json["window"] as? [String: Any])?["timeZone"] as? String == "Asia/Tokyo")
             let history = try await eventually("last week's winner") { () -> [[String: Any]]? in
                 let list = items(try await cara.http.get("\(path)/history"))
                 return list.isEmpty ? nil : list

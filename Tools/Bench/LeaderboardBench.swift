@@ -98,6 +98,8 @@ struct LeaderboardBench: AsyncParsableCommand {
                     FROM generate_series(0, \(members - 1)) AS i WHERE i <> \(slot)
                     """, logger: logger)
                 try await connection.query("UPDATE leaderboard.boards SET version = 2 WHERE board = \(board) AND window_key = 'all-time'", logger: logger)
+                // What the service's own writers do with every change: tell the replicas on the change feed.
+                try await connection.query("SELECT pg_notify('leaderboard_changes', \("board \(board) all-time"))", logger: logger)
                 try await connection.query("COMMIT", logger: logger)
                 try await connection.query("ANALYZE leaderboard.scores", logger: logger)
                 try await connection.query("ANALYZE leaderboard.profiles", logger: logger)

@@ -16,12 +16,12 @@ struct BoardQueries: Sendable {
     let clock: ServiceClock
     let logger: Logger
 
-    /// A board the caller may see, with the zone its windows are in; 404 otherwise (existence is not leaked).
+    /// A board the caller may see, with the zone its windows are in (the group's, or the caller's own for a challenge);
+    /// 404 otherwise (existence is not leaked).
     struct Visible: Sendable {
         var board: Board
         var info: BoardInfo
-        var calendar: LocalCalendar
-        var zone: String
+        var zone: GroupZone
         var members: [UUID]?
     }
 
@@ -40,7 +40,7 @@ struct BoardQueries: Sendable {
                     board: facts.board,
                     info: BoardInfo(
                         scope: .challenge, id: challengeID, name: facts.name, measure: facts.kind == .competition ? facts.unit ?? "quantity" : "points"),
-                    calendar: LocalCalendar(zoneNamedOrUTC: zone), zone: zone, members: nil)
+                    zone: GroupZone(zone: zone), members: nil)
             }
         }
         guard let visible else { throw Problem.notFound("No such leaderboard.") }
@@ -54,8 +54,7 @@ struct BoardQueries: Sendable {
                 guard member, let group = try await Directory.group(groupID, on: connection, logger: logger) else { return nil }
                 return Visible(
                     board: Board(.group, groupID), info: BoardInfo(scope: .group, id: groupID, name: group.name, measure: "points"),
-                    calendar: LocalCalendar(zoneNamedOrUTC: group.timeZone), zone: group.timeZone,
-                    members: try await Directory.members(of: groupID, on: connection, logger: logger))
+                    zone: group.zone, members: try await Directory.members(of: groupID, on: connection, logger: logger))
             }
         }
         guard let visible else { throw Problem.notFound("No such leaderboard.") }
@@ -64,7 +63,7 @@ struct BoardQueries: Sendable {
 
     /// The window a `window` query parameter names, in the board's zone.
     func window(_ text: String?, for visible: Visible) throws -> (WindowKey, WindowView) {
-        let today = visible.calendar.date(at: clock.now())
+        let today = visible.zone.date(at: clock.now())
         let key: WindowKey
         switch text ?? "week" {
         case "week": key = .week(containing: today)
@@ -78,11 +77,11 @@ struct BoardQueries: Sendable {
         }
         let current = WindowKey.containing(today, kind: key.kind)
         guard key <= current else { throw Problem.notFound("That window has not begun.") }
-        let bounds = key.bounds(in: visible.calendar)
+        let bounds = key.bounds(in: visible.zone.calendar(for: key))
         return (
             key,
             WindowView(
-                key: key.description, kind: key.kind, timeZone: visible.zone, startsAt: bounds?.start, endsAt: bounds?.end,
+                key: key.description, kind: key.kind, timeZone: visible.zone.zoneName(for: key), startsAt: bounds?.start, endsAt: bounds?.end,
                 nextResetAt: key == current ? bounds?.end : nil, closed: key < current)
         )
     }
@@ -149,7 +148,7 @@ struct BoardQueries: Sendable {
 
     /// Past windows of the board that have scores, newest first, each with its winners.
     func history(_ visible: Visible, kind: WindowKind, caller: UUID, page: PageRequest<String>) async throws -> BoardHistoryView {
-        let today = visible.calendar.date(at: clock.now())
+        let today = visible.zone.date(at: clock.now())
         let current = WindowKey.containing(today, kind: kind)
         let keys = try await client.withConnection { connection in
             try await connection.query(
@@ -160,11 +159,12 @@ struct BoardQueries: Sendable {
         let past = keys.filter { key in key.kind == kind && key < current && before.map { key < $0 } ?? true }.sorted(by: >)
         var items: [PastWindowView] = []
         for key in past.prefix(page.limit) {
-            let bounds = key.bounds(in: visible.calendar)
+            let bounds = key.bounds(in: visible.zone.calendar(for: key))
             let (winners, count) = try await cache.read(BoardWindow(board: visible.board, window: key)) { ($0.leaders, $0.count) }
             items.append(PastWindowView(
                 window: WindowView(
-                    key: key.description, kind: key.kind, timeZone: visible.zone, startsAt: bounds?.start, endsAt: bounds?.end, nextResetAt: nil,
+                    key: key.description, kind: key.kind, timeZone: visible.zone.zoneName(for: key), startsAt: bounds?.start, endsAt: bounds?.end,
+                    nextResetAt: nil,
                     closed: true),
                 participants: count, winners: try await standings(winners, ranks: winners.map { _ in 1 }, caller: caller)))
         }

@@ -72,7 +72,8 @@ enum LeaderboardEvents {
             try await ScoreStore.erase(event.data.userID, connection: connection, logger: logger)
         }
         handlers.on(GroupChanged.self) { event, connection, logger in
-            try await Directory.saveGroup(event.data.groupID, name: event.data.name, timeZone: event.data.timeZone, on: connection, logger: logger)
+            let data = event.data
+            try await Directory.saveGroup(data.groupID, name: data.name, timeZone: data.timeZone, at: data.changedAt, on: connection, logger: logger)
         }
         handlers.on(GroupMembershipChanged.self) { event, connection, logger in
             let data = event.data
@@ -82,8 +83,8 @@ enum LeaderboardEvents {
             case .left, .removed:
                 try await Directory.setMembership(data.groupID, data.userID, member: false, on: connection, logger: logger)
                 // Off the group's current windows; closed windows keep their standings.
-                let zone = try await Directory.groupTimeZone(data.groupID, on: connection, logger: logger) ?? "UTC"
-                let today = LocalCalendar(zoneNamedOrUTC: zone).date(at: data.changedAt)
+                let zone = try await Directory.groupZone(data.groupID, on: connection, logger: logger) ?? GroupZone(zone: "UTC")
+                let today = zone.date(at: data.changedAt)
                 try await ScoreStore.remove(
                     data.userID, from: Board(.group, data.groupID), windows: Windows.of(today), connection: connection, logger: logger)
             }
@@ -120,12 +121,13 @@ enum Windows {
         [.week(containing: date), .month(containing: date), .allTime]
     }
 
-    /// The group's local day a score counts for: the day of the award in the group's zone, except that a check-in
-    /// for an earlier day (accepted inside its grace window) counts on that day, the moment it ended for the member.
+    /// The group's local day a score counts for: the day of the award in the group's zone (the one in force then),
+    /// except that a check-in for an earlier day (accepted inside its grace window) counts on that day, the moment it
+    /// ended for the member.
     static func groupDay(
         _ groupID: UUID, userID: UUID, localDate: LocalDate, awardedAt: Date, connection: PostgresConnection, logger: Logger
     ) async throws -> LocalDate {
-        let group = LocalCalendar(zoneNamedOrUTC: try await Directory.groupTimeZone(groupID, on: connection, logger: logger) ?? "UTC")
+        let group = try await Directory.groupZone(groupID, on: connection, logger: logger) ?? GroupZone(zone: "UTC")
         guard let zone = try await Directory.profile(userID, on: connection, logger: logger)?.timeZone else { return group.date(at: awardedAt) }
         let member = LocalCalendar(zoneNamedOrUTC: zone)
         return group.date(at: min(awardedAt, member.end(of: localDate).addingTimeInterval(-0.001)))

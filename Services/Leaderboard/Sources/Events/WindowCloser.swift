@@ -28,7 +28,7 @@ struct WindowCloser: Sendable {
         ).collect().map { try $0.decode((String, String, Int64).self) }
         for (key, windowKey, version) in open {
             guard let board = Board(key: key), let window = WindowKey(windowKey) else { continue }
-            let calendar = try await zone(of: board)
+            let calendar = try await calendar(of: board, window: window)
             guard let bounds = window.bounds(in: calendar), bounds.end <= now else { continue }
             try await close(BoardWindow(board: board, window: window), bounds: bounds, version: version, now: now)
         }
@@ -38,10 +38,10 @@ struct WindowCloser: Sendable {
         }
     }
 
-    private func zone(of board: Board) async throws -> LocalCalendar {
+    private func calendar(of board: Board, window: WindowKey) async throws -> LocalCalendar {
         guard board.kind == .group else { return Self.lastZone }
-        let zone = try await client.withConnection { try await Directory.groupTimeZone(board.subjectID, on: $0, logger: logger) }
-        return LocalCalendar(zoneNamedOrUTC: zone ?? "UTC")
+        let zone = try await client.withConnection { try await Directory.groupZone(board.subjectID, on: $0, logger: logger) }
+        return (zone ?? GroupZone(zone: "UTC")).calendar(for: window)
     }
 
     private func close(_ boardWindow: BoardWindow, bounds: (start: Date, end: Date), version: Int64, now: Date) async throws {

@@ -1,4 +1,5 @@
 import Foundation
+import LeaderboardDomain
 import Logging
 import PostgresNIO
 import SurgeCalendar
@@ -60,12 +61,19 @@ enum Directory {
         }
     }
 
-    static func saveGroup(_ groupID: UUID, name: String, timeZone: String, on connection: PostgresConnection, logger: Logger) async throws {
+    /// A new group takes its zone at once; a zone change of a known group applies from its next week (`GroupZone`).
+    static func saveGroup(_ groupID: UUID, name: String, timeZone: String, at instant: Date, on connection: PostgresConnection, logger: Logger)
+        async throws
+    {
         try await ChangeFeed.directoryChanged(on: connection, logger: logger)
+        let zone = try await groupZone(groupID, forUpdate: true, on: connection, logger: logger)?.changing(to: timeZone, at: instant)
+            ?? GroupZone(zone: timeZone)
         try await connection.query(
             """
-            INSERT INTO groups (group_id, name, time_zone) VALUES (\(groupID), \(name), \(timeZone))
-            ON CONFLICT (group_id) DO UPDATE SET name = EXCLUDED.name, time_zone = EXCLUDED.time_zone
+            INSERT INTO groups (group_id, name, time_zone, next_time_zone, zone_changes_at)
+            VALUES (\(groupID), \(name), \(zone.zone), \(zone.nextZone), \(zone.changesAt))
+            ON CONFLICT (group_id) DO UPDATE SET name = EXCLUDED.name, time_zone = EXCLUDED.time_zone,
+                next_time_zone = EXCLUDED.next_time_zone, zone_changes_at = EXCLUDED.zone_changes_at
             """, logger: logger)
     }
 
@@ -152,16 +160,22 @@ enum Directory {
         return profiles
     }
 
-    /// The group's zone; nil if the group is unknown.
-    static func groupTimeZone(_ groupID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> String? {
-        let rows = try await connection.query("SELECT time_zone FROM groups WHERE group_id = \(groupID)", logger: logger)
-        for try await zone in rows.decode(String.self) { return zone }
-        return nil
+    /// The group's zone schedule; nil if the group is unknown.
+    static func groupZone(_ groupID: UUID, forUpdate: Bool = false, on connection: PostgresConnection, logger: Logger) async throws -> GroupZone? {
+        try await group(groupID, forUpdate: forUpdate, on: connection, logger: logger)?.zone
     }
 
-    static func group(_ groupID: UUID, on connection: PostgresConnection, logger: Logger) async throws -> (name: String, timeZone: String)? {
-        let rows = try await connection.query("SELECT name, time_zone FROM groups WHERE group_id = \(groupID)", logger: logger)
-        for try await (name, zone) in rows.decode((String, String).self) { return (name, zone) }
+    static func group(_ groupID: UUID, forUpdate: Bool = false, on connection: PostgresConnection, logger: Logger) async throws
+        -> (name: String, zone: GroupZone)?
+    {
+        let rows = try await connection.query(
+            forUpdate
+                ? "SELECT name, time_zone, next_time_zone, zone_changes_at FROM groups WHERE group_id = \(groupID) FOR UPDATE"
+                : "SELECT name, time_zone, next_time_zone, zone_changes_at FROM groups WHERE group_id = \(groupID)",
+            logger: logger)
+        for try await (name, zone, next, changesAt) in rows.decode((String, String, String?, Date?).self) {
+            return (name, GroupZone(zone: zone, nextZone: next, changesAt: changesAt))
+        }
         return nil
     }
 

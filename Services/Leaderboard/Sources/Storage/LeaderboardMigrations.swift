@@ -59,5 +59,8 @@ enum LeaderboardMigrations {
             )
             """,
         ]),
+        Migration(2, "a group's zone change applies from the next week", [
+            "ALTER TABLE groups ADD COLUMN next_time_zone text, ADD COLUMN zone_changes_at timestamptz",
+        ]),
     ])
 }
