@@ -44,6 +44,21 @@ public enum ServiceMain {
         }
     }
 
+    /// A one-off task of the service (`surge-<name> <command>`): settings from the environment, then `work`, whose
+    /// report is printed; exits 0, or 1 printing the error (78 for a configuration error).
+    public static func runCommand(_ surgeService: SurgeService, _ work: (ServiceSettings) async throws -> String) async -> Never {
+        let service = surgeService.rawValue
+        do {
+            let settings = try ServiceSettings.fromEnvironment(service: service, defaultPort: surgeService.entry.port)
+            print(try await work(settings))
+            Foundation.exit(0)
+        } catch let error as ConfigurationError {
+            fail(printing: "surge-\(service): \(error.description)", status: configurationErrorStatus)
+        } catch {
+            fail(printing: "surge-\(service): failed: \(error)", status: 1)
+        }
+    }
+
     private static func fail(printing line: String, status: Int32) -> Never {
         FileHandle.standardError.write(Data((line + "\n").utf8))
         Foundation.exit(status)

@@ -89,6 +89,31 @@ public final class TestStack: Sendable {
         return process
     }
 
+    /// Runs `surge-<service> <arguments>` (a one-off command, such as a rebuild) to its end with the service's
+    /// environment; returns its exit status and what it printed.
+    public func runCommand(_ service: String, _ arguments: [String], timeout: Duration = .seconds(120)) async throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = TestEnvironment.binaries.appendingPathComponent("surge-\(service)")
+        process.arguments = arguments
+        process.environment = environment(for: service)
+        let log = logDirectory.appendingPathComponent("\(service)-\(arguments.joined(separator: "-")).log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let output = try FileHandle(forWritingTo: log)
+        defer { try? output.close() }
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            guard ContinuousClock.now < deadline else {
+                process.terminate()
+                throw ServiceProcessError.exited("surge-\(service) \(arguments.joined(separator: " "))", "did not finish within \(timeout)")
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return (process.terminationStatus, try String(contentsOf: log, encoding: .utf8))
+    }
+
     public func process(_ instance: String) throws -> ServiceProcess {
         guard let process = processes.withLock({ $0[instance] }) else { throw ServiceProcessError.notListening(instance) }
         return process

@@ -8,7 +8,8 @@ import SurgeTestSupport
 import Testing
 
 /// The leaderboard as a pure function of its input stream: the same recorded events, delivered in another
-/// interleaving of users, delivered twice, or across a kill -9, leave exactly the same boards.
+/// interleaving of users, delivered twice, or across a kill -9, or rebuilt from the earliest offsets, leave exactly
+/// the same boards.
 @Suite("Leaderboard: boards from a recorded stream", .tags(.system), .kind(.system), .serialized)
 struct LeaderboardStreamTests {
     /// One event of the recording, with the topic and key it travels on.
@@ -133,7 +134,7 @@ struct LeaderboardStreamTests {
         }
     }
 
-    @Test("the same stream in another interleaving, delivered twice, and across a kill -9 leaves identical boards")
+    @Test("the same stream in another interleaving, delivered twice, across a kill -9, and rebuilt from offset zero leaves identical boards")
     func deterministic() async throws {
         let (directory, activity) = try Self.recording(seed: 20_261_124)
         let total = directory.count + activity.count
@@ -142,7 +143,30 @@ struct LeaderboardStreamTests {
             try await stack.start("leaderboard")
             try await Self.deliver(directory, to: stack, expecting: directory.count)
             try await Self.deliver(activity, to: stack, expecting: total)
-            return try await Self.boards(stack)
+            let incremental = try await Self.boards(stack)
+
+            // The replica stopped, `surge-leaderboard rebuild` replaces everything from the earliest offsets.
+            await (try stack.process("leaderboard")).stop()
+            try await stack.database.withAdmin { client in
+                _ = try await client.query("UPDATE leaderboard.scores SET score = score + 1000", logger: .test("spoil"))
+            }
+            let rebuild = try await stack.runCommand("leaderboard", ["rebuild"])
+            #expect(rebuild.status == 0, "\(rebuild.output)")
+            #expect(rebuild.output.contains("from \(total) events (\(total) applied, 0 undecodable)"), "\(rebuild.output)")
+            #expect(try await Self.boards(stack) == incremental, "the rebuild equals the incremental path")
+
+            // Started again, the replica resumes after what the rebuild read: nothing is counted twice.
+            try await (try stack.process("leaderboard")).start()
+            let marker = PointsAwarded(
+                entryID: UUID(), userID: UUID(), groupID: nil, challengeID: nil, attemptID: nil, points: 0, reason: .task,
+                localDate: LocalDate("2026-11-09")!, excessQuantity: nil, totalPoints: 0, awardedAt: Date())
+            let resumed = Recorded(
+                record: try EventRecord(CloudEvent(source: "/surge/test", time: Date(), data: marker)), topic: Topic.progress.name,
+                key: Data(marker.partitionKey.utf8), user: marker.userID)
+            try await Self.deliver([resumed], to: stack, expecting: total + 1)
+            #expect(try await stack.database.count("SELECT count(*) FROM leaderboard.processed_events") == total + 1)
+            #expect(try await Self.boards(stack) == incremental)
+            return incremental
         }
         #expect(reference.count > 50, "the recording scores enough to compare: \(reference.count) rows")
 

@@ -1,4 +1,8 @@
 import LeaderboardService
 import SurgeRuntime
 
-await ServiceMain.run(.leaderboard, build: LeaderboardService.buildApplication)
+if CommandLine.arguments.dropFirst().first == "rebuild" {
+    await ServiceMain.runCommand(.leaderboard, LeaderboardService.rebuild)
+} else {
+    await ServiceMain.run(.leaderboard, build: LeaderboardService.buildApplication)
+}

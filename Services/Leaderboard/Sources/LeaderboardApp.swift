@@ -20,15 +20,21 @@ public enum LeaderboardService {
         }
     }
 
+    /// `surge-leaderboard rebuild`: every board and the directory from the earliest offsets (`Rebuild`); returns its report.
+    public static func rebuild(_ settings: ServiceSettings) async throws -> String {
+        let infrastructure = try await ServiceInfrastructure.start(settings, migrations: [LeaderboardMigrations.set])
+        return try await Rebuild.run(settings, logger: infrastructure.logger).description
+    }
+
     public static func buildApplication(_ settings: ServiceSettings) async throws -> some ApplicationProtocol {
         let leaderboard = try Settings.from(settings.reader)
         let infrastructure = try await ServiceInfrastructure.start(settings, migrations: [LeaderboardMigrations.set])
         let logger = infrastructure.logger
         let cache = BoardCache(client: infrastructure.database, logger: logger)
         let directory = DirectoryCache()
-        var handlers = EventHandlers()
-        LeaderboardEvents.register(in: &handlers, scoring: Scoring(cache: cache, outbox: infrastructure.outbox))
-        let consumer = try infrastructure.consumer(handlers)
+        var routes = ConsumerRoutes(scoring: Scoring(cache: cache, outbox: infrastructure.outbox))
+        LeaderboardEvents.visit(&routes)
+        let consumer = try infrastructure.consumer(routes.handlers)
         let router = infrastructure.makeRouter(consumers: [consumer])
         let clock = infrastructure.clock
         let queries = BoardQueries(client: infrastructure.database, cache: cache, directory: directory, clock: clock, logger: logger)

@@ -6,111 +6,116 @@ import SurgeCalendar
 import SurgeContracts
 import SurgeMessaging
 
-/// What the leaderboard consumes. Scores come only from the event stream: points from progress's ledger (a
-/// correction lowers the window of the day it corrects), quantities logged in competitions, and the directory from
-/// identity and challenges. Nothing here calls another service.
+/// What the leaderboard consumes, and each event's effect, written once over a `LeaderboardStore`. Scores come only
+/// from the event stream: points from progress's ledger (a correction lowers the window of the day it corrects),
+/// quantities logged in competitions, and the directory from identity and challenges. Nothing here calls another
+/// service. The incremental consumer and the rebuild both visit this list (`EventRoutes`).
 enum LeaderboardEvents {
-    static func register(in handlers: inout EventHandlers, scoring: Scoring) {
-        handlers.on(PointsAwarded.self) { event, connection, logger in
+    static func visit<Routes: EventRoutes>(_ routes: inout Routes) {
+        routes.on(PointsAwarded.self, pointsAwarded)
+        routes.on(CheckInRecorded.self, checkInRecorded)
+        routes.on(CheckInUndone.self, checkInUndone)
+        routes.on(AttemptStarted.self) { event, store in try await store.addParticipant(event.data.userID, to: event.data.challengeID) }
+        routes.on(UserRegistered.self) { event, store in
             let data = event.data
-            guard data.points != 0, try await !Directory.isErased(data.userID, on: connection, logger: logger) else { return }
-            if let challengeID = data.challengeID {
-                try await scoring.apply(
-                    Double(data.points), userID: data.userID, board: Board(.challenge, challengeID), windows: Windows.of(data.localDate),
-                    at: data.awardedAt, trace: event.trace, connection: connection, logger: logger)
-            }
-            if let groupID = data.groupID {
-                let day = try await Windows.groupDay(
-                    groupID, userID: data.userID, localDate: data.localDate, awardedAt: data.awardedAt, connection: connection, logger: logger)
-                try await scoring.apply(
-                    Double(data.points), userID: data.userID, board: Board(.group, groupID), windows: Windows.of(day),
-                    at: data.awardedAt, trace: event.trace, connection: connection, logger: logger)
-            }
+            try await store.saveProfile(.init(userID: data.userID, displayName: data.displayName, avatarURL: nil, timeZone: data.timeZone))
         }
-        handlers.on(CheckInRecorded.self) { event, connection, logger in
+        routes.on(ProfileChanged.self, profileChanged)
+        routes.on(UserDeleted.self) { event, store in try await store.erase(event.data.userID) }
+        routes.on(GroupChanged.self) { event, store in
             let data = event.data
-            guard data.kind == .competition, data.action == .logged, let quantity = data.quantity, quantity != 0,
-                try await !Directory.isErased(data.userID, on: connection, logger: logger)
-            else { return }
-            try await scoring.apply(
-                quantity, userID: data.userID, board: Board(.competition, data.challengeID), windows: Windows.of(data.localDate),
-                at: data.recordedAt, trace: event.trace, connection: connection, logger: logger)
+            try await store.saveGroup(data.groupID, name: data.name, timeZone: data.timeZone, at: data.changedAt)
         }
-        handlers.on(CheckInUndone.self) { event, connection, logger in
-            let data = event.data
-            guard data.kind == .competition, data.undoesCheckInID != nil, let quantity = data.quantity, quantity != 0,
-                try await !Directory.isErased(data.userID, on: connection, logger: logger)
-            else { return }
-            try await scoring.apply(
-                -quantity, userID: data.userID, board: Board(.competition, data.challengeID), windows: Windows.of(data.localDate),
-                at: data.recordedAt, trace: event.trace, connection: connection, logger: logger)
-        }
-        handlers.on(AttemptStarted.self) { event, connection, logger in
-            try await Directory.addParticipant(event.data.userID, to: event.data.challengeID, on: connection, logger: logger)
-        }
-        registerDirectory(in: &handlers)
+        routes.on(GroupMembershipChanged.self, membershipChanged)
+        routes.on(FriendshipChanged.self, friendshipChanged)
+        routes.on(ChallengePublished.self) { event, store in try await store.saveChallenge(event.data.definition) }
+        routes.on(ChallengeChanged.self) { event, store in try await store.saveChallenge(event.data.definition) }
+        routes.on(ChallengeDeleted.self) { event, store in try await store.deleteChallenge(event.data.challengeID) }
+        routes.on(ChallengeInvitationSent.self) { event, store in try await store.invite(event.data.inviteeID, to: event.data.challengeID) }
     }
 
-    private static func registerDirectory(in handlers: inout EventHandlers) {
-        handlers.on(UserRegistered.self) { event, connection, logger in
-            let data = event.data
-            try await Directory.saveProfile(
-                .init(userID: data.userID, displayName: data.displayName, avatarURL: nil, timeZone: data.timeZone), on: connection, logger: logger)
+    static func pointsAwarded<Store: LeaderboardStore>(_ event: CloudEvent<PointsAwarded>, _ store: inout Store) async throws {
+        let data = event.data
+        guard data.points != 0, try await !store.isErased(data.userID) else { return }
+        if let challengeID = data.challengeID {
+            try await store.addScore(
+                Double(data.points), for: data.userID, on: Board(.challenge, challengeID), windows: Windows.of(data.localDate), at: data.awardedAt,
+                trace: event.trace)
         }
-        handlers.on(ProfileChanged.self) { event, connection, logger in
-            let data = event.data
-            let previous = try await Directory.profile(data.userID, on: connection, logger: logger)
-            try await Directory.saveProfile(
-                .init(userID: data.userID, displayName: data.displayName, avatarURL: data.avatarURL, timeZone: data.timeZone),
-                on: connection, logger: logger)
-            if previous?.displayName != data.displayName {
-                try await ScoreStore.touch(data.userID, connection: connection, logger: logger)
-            }
+        if let groupID = data.groupID {
+            let day = try await Windows.groupDay(groupID, userID: data.userID, localDate: data.localDate, awardedAt: data.awardedAt, store: store)
+            try await store.addScore(
+                Double(data.points), for: data.userID, on: Board(.group, groupID), windows: Windows.of(day), at: data.awardedAt, trace: event.trace)
         }
-        handlers.on(UserDeleted.self) { event, connection, logger in
-            try await Directory.erase(event.data.userID, on: connection, logger: logger)
-            try await ScoreStore.erase(event.data.userID, connection: connection, logger: logger)
+    }
+
+    static func checkInRecorded<Store: LeaderboardStore>(_ event: CloudEvent<CheckInRecorded>, _ store: inout Store) async throws {
+        let data = event.data
+        guard data.kind == .competition, data.action == .logged, let quantity = data.quantity, quantity != 0, try await !store.isErased(data.userID)
+        else { return }
+        try await store.addScore(
+            quantity, for: data.userID, on: Board(.competition, data.challengeID), windows: Windows.of(data.localDate), at: data.recordedAt,
+            trace: event.trace)
+    }
+
+    static func checkInUndone<Store: LeaderboardStore>(_ event: CloudEvent<CheckInUndone>, _ store: inout Store) async throws {
+        let data = event.data
+        guard data.kind == .competition, data.undoesCheckInID != nil, let quantity = data.quantity, quantity != 0,
+            try await !store.isErased(data.userID)
+        else { return }
+        try await store.addScore(
+            -quantity, for: data.userID, on: Board(.competition, data.challengeID), windows: Windows.of(data.localDate), at: data.recordedAt,
+            trace: event.trace)
+    }
+
+    static func profileChanged<Store: LeaderboardStore>(_ event: CloudEvent<ProfileChanged>, _ store: inout Store) async throws {
+        let data = event.data
+        let previous = try await store.profile(data.userID)
+        try await store.saveProfile(.init(userID: data.userID, displayName: data.displayName, avatarURL: data.avatarURL, timeZone: data.timeZone))
+        if previous?.displayName != data.displayName { try await store.touchScores(of: data.userID) }
+    }
+
+    static func membershipChanged<Store: LeaderboardStore>(_ event: CloudEvent<GroupMembershipChanged>, _ store: inout Store) async throws {
+        let data = event.data
+        switch data.change {
+        case .joined, .roleChanged:
+            try await store.setMembership(data.groupID, data.userID, member: true)
+        case .left, .removed:
+            try await store.setMembership(data.groupID, data.userID, member: false)
+            // Off the group's current windows; closed windows keep their standings.
+            let today = (try await store.groupZone(data.groupID) ?? GroupZone(zone: "UTC")).date(at: data.changedAt)
+            try await store.removeScores(of: data.userID, from: Board(.group, data.groupID), windows: Windows.of(today))
         }
-        handlers.on(GroupChanged.self) { event, connection, logger in
-            let data = event.data
-            try await Directory.saveGroup(data.groupID, name: data.name, timeZone: data.timeZone, at: data.changedAt, on: connection, logger: logger)
+    }
+
+    static func friendshipChanged<Store: LeaderboardStore>(_ event: CloudEvent<FriendshipChanged>, _ store: inout Store) async throws {
+        let data = event.data
+        switch data.status {
+        case .accepted: try await store.setFriendship(data.requesterID, data.addresseeID, friends: true)
+        case .removed, .cancelled, .declined: try await store.setFriendship(data.requesterID, data.addresseeID, friends: false)
+        case .requested: break
         }
-        handlers.on(GroupMembershipChanged.self) { event, connection, logger in
-            let data = event.data
-            switch data.change {
-            case .joined, .roleChanged:
-                try await Directory.setMembership(data.groupID, data.userID, member: true, on: connection, logger: logger)
-            case .left, .removed:
-                try await Directory.setMembership(data.groupID, data.userID, member: false, on: connection, logger: logger)
-                // Off the group's current windows; closed windows keep their standings.
-                let zone = try await Directory.groupZone(data.groupID, on: connection, logger: logger) ?? GroupZone(zone: "UTC")
-                let today = zone.date(at: data.changedAt)
-                try await ScoreStore.remove(
-                    data.userID, from: Board(.group, data.groupID), windows: Windows.of(today), connection: connection, logger: logger)
-            }
-        }
-        handlers.on(FriendshipChanged.self) { event, connection, logger in
-            let data = event.data
-            switch data.status {
-            case .accepted:
-                try await Directory.setFriendship(data.requesterID, data.addresseeID, friends: true, on: connection, logger: logger)
-            case .removed, .cancelled, .declined:
-                try await Directory.setFriendship(data.requesterID, data.addresseeID, friends: false, on: connection, logger: logger)
-            case .requested:
-                break
-            }
-        }
-        handlers.on(ChallengePublished.self) { event, connection, logger in
-            try await Directory.saveChallenge(event.data.definition, on: connection, logger: logger)
-        }
-        handlers.on(ChallengeChanged.self) { event, connection, logger in
-            try await Directory.saveChallenge(event.data.definition, on: connection, logger: logger)
-        }
-        handlers.on(ChallengeDeleted.self) { event, connection, logger in
-            try await Directory.deleteChallenge(event.data.challengeID, on: connection, logger: logger)
-        }
-        handlers.on(ChallengeInvitationSent.self) { event, connection, logger in
-            try await Directory.invite(event.data.inviteeID, to: event.data.challengeID, on: connection, logger: logger)
+    }
+}
+
+/// A list of event types with their effect on a store of type `Store`: the consumer's handlers, or the rebuild's.
+protocol EventRoutes {
+    associatedtype Store: LeaderboardStore
+    mutating func on<Payload: EventPayload>(_ type: Payload.Type, _ apply: @escaping @Sendable (CloudEvent<Payload>, inout Store) async throws -> Void)
+}
+
+/// The incremental path: each event in its inbox transaction, on a `PostgresLeaderboardStore`.
+struct ConsumerRoutes: EventRoutes {
+    var handlers = EventHandlers()
+    let scoring: Scoring
+
+    mutating func on<Payload: EventPayload>(
+        _ type: Payload.Type, _ apply: @escaping @Sendable (CloudEvent<Payload>, inout PostgresLeaderboardStore) async throws -> Void
+    ) {
+        let scoring = scoring
+        handlers.on(type) { event, connection, logger in
+            var store = PostgresLeaderboardStore(connection: connection, logger: logger, scoring: scoring)
+            try await apply(event, &store)
         }
     }
 }
@@ -124,11 +129,9 @@ enum Windows {
     /// The group's local day a score counts for: the day of the award in the group's zone (the one in force then),
     /// except that a check-in for an earlier day (accepted inside its grace window) counts on that day, the moment it
     /// ended for the member.
-    static func groupDay(
-        _ groupID: UUID, userID: UUID, localDate: LocalDate, awardedAt: Date, connection: PostgresConnection, logger: Logger
-    ) async throws -> LocalDate {
-        let group = try await Directory.groupZone(groupID, on: connection, logger: logger) ?? GroupZone(zone: "UTC")
-        guard let zone = try await Directory.profile(userID, on: connection, logger: logger)?.timeZone else { return group.date(at: awardedAt) }
+    static func groupDay(_ groupID: UUID, userID: UUID, localDate: LocalDate, awardedAt: Date, store: some LeaderboardStore) async throws -> LocalDate {
+        let group = try await store.groupZone(groupID) ?? GroupZone(zone: "UTC")
+        guard let zone = try await store.profile(userID)?.timeZone else { return group.date(at: awardedAt) }
         let member = LocalCalendar(zoneNamedOrUTC: zone)
         return group.date(at: min(awardedAt, member.end(of: localDate).addingTimeInterval(-0.001)))
     }

@@ -1,0 +1,80 @@
+import Foundation
+import LeaderboardDomain
+import Logging
+import PostgresNIO
+import SurgeContracts
+
+/// What handling an event reads and changes: the directory (profiles, groups, members, friends, challenges,
+/// participants) and the scores of board windows. `PostgresLeaderboardStore` is the incremental path, one event's
+/// inbox transaction; `MemoryLeaderboardStore` is the rebuild, every event in memory and written once at the end.
+/// The handlers (`LeaderboardEvents`) are written once over this, so both paths end with the same boards.
+protocol LeaderboardStore {
+    func isErased(_ userID: UUID) async throws -> Bool
+    func profile(_ userID: UUID) async throws -> Directory.Profile?
+    func groupZone(_ groupID: UUID) async throws -> GroupZone?
+
+    mutating func saveProfile(_ profile: Directory.Profile) async throws
+    /// A new display name moves the user within ties: their rows are read again by replicas.
+    mutating func touchScores(of userID: UUID) async throws
+    /// A deleted user leaves the directory and every board window, current and past.
+    mutating func erase(_ userID: UUID) async throws
+    mutating func saveGroup(_ groupID: UUID, name: String, timeZone: String, at instant: Date) async throws
+    mutating func setMembership(_ groupID: UUID, _ userID: UUID, member: Bool) async throws
+    mutating func setFriendship(_ a: UUID, _ b: UUID, friends: Bool) async throws
+    mutating func saveChallenge(_ definition: ChallengeDefinition) async throws
+    mutating func deleteChallenge(_ challengeID: UUID) async throws
+    mutating func invite(_ userID: UUID, to challengeID: UUID) async throws
+    mutating func addParticipant(_ userID: UUID, to challengeID: UUID) async throws
+    /// Adds `delta` to the user's score on each window of the board.
+    mutating func addScore(_ delta: Double, for userID: UUID, on board: Board, windows: [WindowKey], at time: Date, trace: TraceContext?)
+        async throws
+    mutating func removeScores(of userID: UUID, from board: Board, windows: [WindowKey]) async throws
+}
+
+/// The incremental path: one event's effects inside its inbox transaction; score changes go through `Scoring`, which
+/// also publishes who overtook whom.
+struct PostgresLeaderboardStore: LeaderboardStore {
+    let connection: PostgresConnection
+    let logger: Logger
+    let scoring: Scoring
+
+    func isErased(_ userID: UUID) async throws -> Bool { try await Directory.isErased(userID, on: connection, logger: logger) }
+    func profile(_ userID: UUID) async throws -> Directory.Profile? { try await Directory.profile(userID, on: connection, logger: logger) }
+    func groupZone(_ groupID: UUID) async throws -> GroupZone? { try await Directory.groupZone(groupID, on: connection, logger: logger) }
+
+    func saveProfile(_ profile: Directory.Profile) async throws { try await Directory.saveProfile(profile, on: connection, logger: logger) }
+    func touchScores(of userID: UUID) async throws { try await ScoreStore.touch(userID, connection: connection, logger: logger) }
+
+    func erase(_ userID: UUID) async throws {
+        try await Directory.erase(userID, on: connection, logger: logger)
+        try await ScoreStore.erase(userID, connection: connection, logger: logger)
+    }
+
+    func saveGroup(_ groupID: UUID, name: String, timeZone: String, at instant: Date) async throws {
+        try await Directory.saveGroup(groupID, name: name, timeZone: timeZone, at: instant, on: connection, logger: logger)
+    }
+
+    func setMembership(_ groupID: UUID, _ userID: UUID, member: Bool) async throws {
+        try await Directory.setMembership(groupID, userID, member: member, on: connection, logger: logger)
+    }
+
+    func setFriendship(_ a: UUID, _ b: UUID, friends: Bool) async throws {
+        try await Directory.setFriendship(a, b, friends: friends, on: connection, logger: logger)
+    }
+
+    func saveChallenge(_ definition: ChallengeDefinition) async throws { try await Directory.saveChallenge(definition, on: connection, logger: logger) }
+    func deleteChallenge(_ challengeID: UUID) async throws { try await Directory.deleteChallenge(challengeID, on: connection, logger: logger) }
+    func invite(_ userID: UUID, to challengeID: UUID) async throws { try await Directory.invite(userID, to: challengeID, on: connection, logger: logger) }
+
+    func addParticipant(_ userID: UUID, to challengeID: UUID) async throws {
+        try await Directory.addParticipant(userID, to: challengeID, on: connection, logger: logger)
+    }
+
+    func addScore(_ delta: Double, for userID: UUID, on board: Board, windows: [WindowKey], at time: Date, trace: TraceContext?) async throws {
+        try await scoring.apply(delta, userID: userID, board: board, windows: windows, at: time, trace: trace, connection: connection, logger: logger)
+    }
+
+    func removeScores(of userID: UUID, from board: Board, windows: [WindowKey]) async throws {
+        try await ScoreStore.remove(userID, from: board, windows: windows, connection: connection, logger: logger)
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import LeaderboardDomain
+import Logging
+import PostgresNIO
+import SurgeContracts
+
+/// Writes a rebuilt `MemoryLeaderboardStore` over the leaderboard's tables, inside the caller's transaction: the
+/// directory and scores replaced, each board window at version 1 (replicas load what they read afresh), and the
+/// windows already closed marked as published at that version, so they are not published again.
+enum RebuildWriter {
+    static let chunk = 20_000
+
+    /// Returns the board windows and scores written.
+    static func write(_ store: MemoryLeaderboardStore, on connection: PostgresConnection, logger: Logger) async throws -> (Int, Int) {
+        try await connection.query(
+            """
+            TRUNCATE profiles, erased_users, groups, group_members, friendships, challenges, invitations, participants, boards, scores
+            """, logger: logger)
+
+        let profiles = Array(store.profiles.values)
+        for part in profiles.chunked(chunk) {
+            try await connection.query(
+                """
+                INSERT INTO profiles (user_id, display_name, avatar_url, time_zone)
+                SELECT u, n, NULLIF(a, ''), z FROM unnest(\(part.map(\.userID)), \(part.map(\.displayName)), \(part.map { $0.avatarURL ?? "" }),
+                    \(part.map(\.timeZone))) AS t(u, n, a, z)
+                """, logger: logger)
+        }
+        for part in Array(store.erased).chunked(chunk) {
+            try await connection.query("INSERT INTO erased_users (user_id) SELECT unnest(\(Array(part)))", logger: logger)
+        }
+        let groups = store.groups.map { (id: $0.key, name: $0.value.name, zone: $0.value.zone) }
+        for part in groups.chunked(chunk) {
+            try await connection.query(
+                """
+                INSERT INTO groups (group_id, name, time_zone, next_time_zone, zone_changes_at)
+                SELECT g, n, z, NULLIF(nz, ''), NULLIF(c, '')::timestamptz
+                FROM unnest(\(part.map(\.id)), \(part.map(\.name)), \(part.map(\.zone.zone)), \(part.map { $0.zone.nextZone ?? "" }),
+                    \(part.map { $0.zone.changesAt.map(Timestamp.format) ?? "" })) AS t(g, n, z, nz, c)
+                """, logger: logger)
+        }
+        try await insertPairs(store.members, into: "group_members (group_id, user_id)", on: connection, logger: logger)
+        try await insertPairs(store.friendships, into: "friendships (user_low, user_high)", on: connection, logger: logger)
+        try await insertPairs(store.invitations, into: "invitations (challenge_id, user_id)", on: connection, logger: logger)
+        try await insertPairs(store.participants, into: "participants (challenge_id, user_id)", on: connection, logger: logger)
+        let challenges = store.challenges.map { (id: $0.key, row: $0.value) }
+        for part in challenges.chunked(chunk) {
+            try await connection.query(
+                """
+                INSERT INTO challenges (challenge_id, name, kind, visibility, owner_id, group_id, unit)
+                SELECT c, n, k, v, NULLIF(o, '')::uuid, NULLIF(g, '')::uuid, NULLIF(u, '')
+                FROM unnest(\(part.map(\.id)), \(part.map(\.row.name)), \(part.map(\.row.kind.rawValue)), \(part.map(\.row.visibility.rawValue)),
+                    \(part.map { $0.row.ownerID?.key ?? "" }), \(part.map { $0.row.groupID?.key ?? "" }), \(part.map { $0.row.unit ?? "" }))
+                    AS t(c, n, k, v, o, g, u)
+                """, logger: logger)
+        }
+
+        let boardWindows = store.windows.flatMap { board, windows in windows.map { BoardWindow(board: board, window: $0) } }
+        for part in boardWindows.chunked(chunk) {
+            try await connection.query(
+                """
+                INSERT INTO boards (board, window_key, version)
+                SELECT b, w, 1 FROM unnest(\(part.map(\.board.key)), \(part.map(\.window.description))) AS t(b, w)
+                """, logger: logger)
+        }
+        let scores = store.scores.flatMap { boardWindow, users in users.map { (boardWindow, $0.key, $0.value) } }
+        for part in scores.chunked(chunk) {
+            try await connection.query(
+                """
+                INSERT INTO scores (board, window_key, user_id, score, version)
+                SELECT b, w, u, s, 1 FROM unnest(\(part.map(\.0.board.key)), \(part.map(\.0.window.description)), \(part.map(\.1)), \(part.map(\.2)))
+                    AS t(b, w, u, s)
+                """, logger: logger)
+        }
+        try await connection.query("UPDATE closed_windows SET board_version = 1", logger: logger)
+        return (boardWindows.count, scores.count)
+    }
+
+    /// Records the rebuilt events as processed by the consumer group, so a redelivery of any of them is a duplicate.
+    static func markProcessed(_ events: [(id: UUID, type: String)], consumer: String, on connection: PostgresConnection, logger: Logger) async throws {
+        for part in events.chunked(chunk) {
+            try await connection.query(
+                """
+                INSERT INTO processed_events (consumer, event_id, event_type)
+                SELECT \(consumer), i, t FROM unnest(\(part.map(\.id)), \(part.map(\.type))) AS e(i, t)
+                ON CONFLICT DO NOTHING
+                """, logger: logger)
+        }
+    }
+
+    private static func insertPairs(_ pairs: Set<MemoryLeaderboardStore.Pair>, into table: String, on connection: PostgresConnection, logger: Logger)
+        async throws
+    {
+        for part in Array(pairs).chunked(chunk) {
+            try await connection.query(
+                PostgresQuery(
+                    unsafeSQL: "INSERT INTO \(table) SELECT a, b FROM unnest($1::uuid[], $2::uuid[]) AS t(a, b)",
+                    binds: try binds(part.map(\.first), part.map(\.second))), logger: logger)
+        }
+    }
+
+    private static func binds(_ first: [UUID], _ second: [UUID]) throws -> PostgresBindings {
+        var bindings = PostgresBindings()
+        try bindings.append(first)
+        try bindings.append(second)
+        return bindings
+    }
+}
+
+extension Array {
+    /// The array in consecutive pieces of at most `size` elements.
+    func chunked(_ size: Int) -> [ArraySlice<Element>] {
+        stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
+    }
+}

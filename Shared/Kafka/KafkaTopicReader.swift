@@ -1,0 +1,175 @@
+import CRdKafka
+import Foundation
+import Logging
+
+/// Reads whole topics, from each partition's earliest offset to the end it had when reading began, each partition in
+/// order: a rebuild's input. The reader joins the consumer group and must be its only member (it fails, naming the
+/// cause, if it is not given every partition: stop the group's other members first); `commit` then stores the ends
+/// as the group's offsets, so the members resume after what was read.
+public final class KafkaTopicReader: Sendable {
+    public struct Partition: Hashable, Sendable {
+        public var topic: String
+        public var partition: Int32
+
+        public init(topic: String, partition: Int32) {
+            self.topic = topic
+            self.partition = partition
+        }
+    }
+
+    private let handle: KafkaHandle
+    private let logger: Logger
+
+    public init(configuration: KafkaConfiguration, groupID: String, logger: Logger) throws {
+        var properties = try configuration.merged(
+            over: ["enable.auto.commit": "false", "enable.auto.offset.store": "false", "auto.offset.reset": "earliest", "enable.partition.eof": "false"],
+            configuration.consumerProperties)
+        properties["group.id"] = groupID
+        handle = try KafkaHandle(type: RD_KAFKA_CONSUMER, properties: properties, context: KafkaCallbackContext(logger: logger))
+        self.logger = logger
+        let redirected = try handle.withPointer { pointer in rd_kafka_poll_set_consumer(pointer) }
+        guard redirected == RD_KAFKA_RESP_ERR_NO_ERROR else {
+            _ = handle.destroy()
+            throw KafkaError(redirected)
+        }
+    }
+
+    deinit { _ = handle.destroy { pointer in _ = rd_kafka_consumer_close(pointer) } }
+
+    public enum ReadError: Error, CustomStringConvertible {
+        case stalled(after: Duration, partitionsLeft: Int)
+        case notSoleMember(assigned: Int, of: Int)
+        case record(topic: String, partition: Int32, offset: Int64, any Error)
+
+        public var description: String {
+            switch self {
+            case .stalled(let after, let left): "no record arrived for \(after) with \(left) partitions still to read"
+            case .notSoleMember(let assigned, let all):
+                "the consumer group gave this reader \(assigned) of \(all) partitions: other members are running; stop them first"
+            case .record(let topic, let partition, let offset, let error): "record \(topic)/\(partition)@\(offset): \(error)"
+            }
+        }
+    }
+
+    /// Hands every record of `topics` to `body`, up to the end each partition had at the start, and returns those
+    /// ends. Throws when the group does not give it every partition within `joinTimeout` (a member that died keeps
+    /// its partitions until its session times out), or when no record arrives for `stallTimeout` while some are due.
+    public func readAll(
+        _ topics: [String], joinTimeout: Duration = .seconds(60), stallTimeout: Duration = .seconds(30),
+        _ body: @escaping @Sendable (KafkaMessage) throws -> Void
+    ) async throws -> [Partition: Int64] {
+        let handle = self.handle
+        return try await offThePool { () throws -> [Partition: Int64] in
+            let ranges = try handle.withPointer { pointer throws(KafkaError) in try Self.ranges(of: topics, on: pointer) }
+            try Self.joinAsSoleMember(topics, partitions: ranges.count, handle: handle, timeout: joinTimeout)
+            var remaining = ranges.filter { $0.value.low < $0.value.high }
+            // From the earliest offsets, whatever the group had committed.
+            try handle.withPointer { pointer throws(KafkaError) in
+                let list = rd_kafka_topic_partition_list_new(Int32(max(remaining.count, 1)))!
+                defer { rd_kafka_topic_partition_list_destroy(list) }
+                for (partition, range) in remaining {
+                    rd_kafka_topic_partition_list_add(list, partition.topic, partition.partition).pointee.offset = range.low
+                }
+                let assigned = rd_kafka_assign(pointer, list)
+                guard assigned == RD_KAFKA_RESP_ERR_NO_ERROR else { throw KafkaError(assigned) }
+            }
+            var lastProgress = ContinuousClock.now
+            while !remaining.isEmpty {
+                let polled = try handle.withPointer { pointer throws(KafkaError) -> KafkaMessage? in
+                    guard let message = rd_kafka_consumer_poll(pointer, 200) else { return nil }
+                    defer { rd_kafka_message_destroy(message) }
+                    guard message.pointee.err == RD_KAFKA_RESP_ERR_NO_ERROR else { throw KafkaError(message.pointee.err) }
+                    return KafkaMessage(copying: message)
+                }
+                guard let record = polled else {
+                    let waited = ContinuousClock.now - lastProgress
+                    guard waited < stallTimeout else { throw ReadError.stalled(after: waited, partitionsLeft: remaining.count) }
+                    continue
+                }
+                lastProgress = ContinuousClock.now
+                let partition = Partition(topic: record.topic, partition: record.partition)
+                guard let range = remaining[partition], record.offset < range.high else { continue }
+                do {
+                    try body(record)
+                } catch {
+                    throw ReadError.record(topic: record.topic, partition: record.partition, offset: record.offset, error)
+                }
+                if record.offset + 1 >= range.high { remaining[partition] = nil }
+            }
+            _ = try handle.withPointer { pointer throws(KafkaError) in rd_kafka_assign(pointer, nil) }
+            return ranges.mapValues(\.high)
+        }
+    }
+
+    /// Subscribes and polls until the group's rebalance gave this reader all `partitions` (records polled meanwhile
+    /// are read again from the earliest offsets afterwards).
+    private static func joinAsSoleMember(_ topics: [String], partitions: Int, handle: KafkaHandle, timeout: Duration) throws {
+        try handle.withPointer { pointer throws(KafkaError) in
+            let list = rd_kafka_topic_partition_list_new(Int32(topics.count))!
+            defer { rd_kafka_topic_partition_list_destroy(list) }
+            for topic in topics { rd_kafka_topic_partition_list_add(list, topic, RD_KAFKA_PARTITION_UA) }
+            let subscribed = rd_kafka_subscribe(pointer, list)
+            guard subscribed == RD_KAFKA_RESP_ERR_NO_ERROR else { throw KafkaError(subscribed) }
+        }
+        let deadline = ContinuousClock.now + timeout
+        var assigned = 0
+        while true {
+            assigned = try handle.withPointer { pointer throws(KafkaError) -> Int in
+                if let message = rd_kafka_consumer_poll(pointer, 100) { rd_kafka_message_destroy(message) }
+                var current: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
+                guard rd_kafka_assignment(pointer, &current) == RD_KAFKA_RESP_ERR_NO_ERROR, let current else { return 0 }
+                defer { rd_kafka_topic_partition_list_destroy(current) }
+                return Int(current.pointee.cnt)
+            }
+            if assigned >= partitions { return }
+            guard ContinuousClock.now < deadline else { throw ReadError.notSoleMember(assigned: assigned, of: partitions) }
+        }
+    }
+
+    /// Stores `ends` as the group's committed offsets.
+    public func commit(_ ends: [Partition: Int64]) async throws {
+        let handle = self.handle
+        try await offThePool { () throws(KafkaError) in
+            try handle.withPointer { pointer throws(KafkaError) in
+                let list = rd_kafka_topic_partition_list_new(Int32(max(ends.count, 1)))!
+                defer { rd_kafka_topic_partition_list_destroy(list) }
+                for (partition, offset) in ends {
+                    rd_kafka_topic_partition_list_add(list, partition.topic, partition.partition).pointee.offset = offset
+                }
+                let error = rd_kafka_commit(pointer, list, 0)
+                guard error == RD_KAFKA_RESP_ERR_NO_ERROR else { throw KafkaError(error) }
+                for index in 0..<Int(list.pointee.cnt) where list.pointee.elems[index].err != RD_KAFKA_RESP_ERR_NO_ERROR {
+                    throw KafkaError(list.pointee.elems[index].err)
+                }
+            }
+        }
+    }
+
+    /// Each partition's earliest and end offsets.
+    private static func ranges(of topics: [String], on pointer: OpaquePointer) throws(KafkaError) -> [Partition: (low: Int64, high: Int64)] {
+        var ranges: [Partition: (low: Int64, high: Int64)] = [:]
+        for topic in topics {
+            for partition in try partitions(of: topic, on: pointer) {
+                var low: Int64 = 0
+                var high: Int64 = 0
+                let error = rd_kafka_query_watermark_offsets(pointer, topic, partition, &low, &high, 10_000)
+                guard error == RD_KAFKA_RESP_ERR_NO_ERROR else { throw KafkaError(error) }
+                ranges[Partition(topic: topic, partition: partition)] = (low, high)
+            }
+        }
+        return ranges
+    }
+
+    private static func partitions(of topic: String, on pointer: OpaquePointer) throws(KafkaError) -> [Int32] {
+        guard let topicHandle = rd_kafka_topic_new(pointer, topic, nil) else { throw KafkaError.configuration("cannot open topic \(topic)") }
+        defer { rd_kafka_topic_destroy(topicHandle) }
+        var metadata: UnsafePointer<rd_kafka_metadata>?
+        let error = rd_kafka_metadata(pointer, 0, topicHandle, &metadata, 10_000)
+        guard error == RD_KAFKA_RESP_ERR_NO_ERROR, let metadata else { throw KafkaError(error) }
+        defer { rd_kafka_metadata_destroy(metadata) }
+        guard metadata.pointee.topic_cnt > 0 else { return [] }
+        let described = metadata.pointee.topics[0]
+        guard described.err == RD_KAFKA_RESP_ERR_NO_ERROR else { throw KafkaError(described.err) }
+        return (0..<Int(described.partition_cnt)).map { described.partitions[$0].id }
+    }
+}
