@@ -76,10 +76,14 @@ for bench in $BENCHES; do
       redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --save "" --appendonly no --dir "$BENCH" --logfile "$BENCH/logs/redis.log" &
       pids+=($!)
       for _ in $(seq 1 50); do redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
+      # `surge-leaderboard rebuild` with the leaderboard's own environment, its report on standard output.
+      sed -e 's/^exec env /env /' -e 's/ >>.*$//' -e 's|\(\S*surge-leaderboard\)$|LOG_LEVEL=error \1 rebuild|' \
+        "$BENCH/start-leaderboard.sh" >"$BENCH/rebuild-leaderboard.sh"
       "$RELEASE/surge-bench" leaderboard --gateway http://127.0.0.1:18080 --leaderboard http://127.0.0.1:18084 \
         --database "postgres://surge_admin:$(cat "$BENCH/admin-password")@127.0.0.1:$PG_PORT/surge" --redis-port "$REDIS_PORT" \
         --pid-file "$BENCH/leaderboard.pid" --start-command "bash $BENCH/start-leaderboard.sh" --log-file "$BENCH/logs/leaderboard.log" \
-        --members "${SURGE_BENCH_MEMBERS:-1000000}"
+        --members "${SURGE_BENCH_MEMBERS:-1000000}" --kafka "$bootstrap" --rebuild-command "bash $BENCH/rebuild-leaderboard.sh" \
+        --rebuild-events "${SURGE_BENCH_REBUILD_EVENTS:-500000}"
       ;;
     *) echo "unknown benchmark $bench (checkin-latency, leaderboard)" >&2; exit 2 ;;
   esac

@@ -3,9 +3,8 @@ import Foundation
 import Logging
 
 /// Reads whole topics, from each partition's earliest offset to the end it had when reading began, each partition in
-/// order: a rebuild's input. The reader joins the consumer group and must be its only member (it fails, naming the
-/// cause, if it is not given every partition: stop the group's other members first); `commit` then stores the ends
-/// as the group's offsets, so the members resume after what was read.
+/// order: a rebuild's input. It assigns itself the partitions (no consumer group, nothing committed), so the
+/// group's offsets stay as they were.
 public final class KafkaTopicReader: Sendable {
     public struct Partition: Hashable, Sendable {
         public var topic: String
@@ -20,11 +19,12 @@ public final class KafkaTopicReader: Sendable {
     private let handle: KafkaHandle
     private let logger: Logger
 
-    public init(configuration: KafkaConfiguration, groupID: String, logger: Logger) throws {
+    public init(configuration: KafkaConfiguration, logger: Logger) throws {
         var properties = try configuration.merged(
             over: ["enable.auto.commit": "false", "enable.auto.offset.store": "false", "auto.offset.reset": "earliest", "enable.partition.eof": "false"],
             configuration.consumerProperties)
-        properties["group.id"] = groupID
+        // librdkafka wants a group for a consumer handle; this one never joins it (partitions are assigned) nor commits.
+        properties["group.id"] = "surge-topic-reader-\(UUID().uuidString.lowercased())"
         handle = try KafkaHandle(type: RD_KAFKA_CONSUMER, properties: properties, context: KafkaCallbackContext(logger: logger))
         self.logger = logger
         let redirected = try handle.withPointer { pointer in rd_kafka_poll_set_consumer(pointer) }
@@ -38,32 +38,25 @@ public final class KafkaTopicReader: Sendable {
 
     public enum ReadError: Error, CustomStringConvertible {
         case stalled(after: Duration, partitionsLeft: Int)
-        case notSoleMember(assigned: Int, of: Int)
         case record(topic: String, partition: Int32, offset: Int64, any Error)
 
         public var description: String {
             switch self {
             case .stalled(let after, let left): "no record arrived for \(after) with \(left) partitions still to read"
-            case .notSoleMember(let assigned, let all):
-                "the consumer group gave this reader \(assigned) of \(all) partitions: other members are running; stop them first"
             case .record(let topic, let partition, let offset, let error): "record \(topic)/\(partition)@\(offset): \(error)"
             }
         }
     }
 
     /// Hands every record of `topics` to `body`, up to the end each partition had at the start, and returns those
-    /// ends. Throws when the group does not give it every partition within `joinTimeout` (a member that died keeps
-    /// its partitions until its session times out), or when no record arrives for `stallTimeout` while some are due.
+    /// ends. Throws when no record arrives for `stallTimeout` while some are still due.
     public func readAll(
-        _ topics: [String], joinTimeout: Duration = .seconds(60), stallTimeout: Duration = .seconds(30),
-        _ body: @escaping @Sendable (KafkaMessage) throws -> Void
+        _ topics: [String], stallTimeout: Duration = .seconds(30), _ body: @escaping @Sendable (KafkaMessage) throws -> Void
     ) async throws -> [Partition: Int64] {
         let handle = self.handle
         return try await offThePool { () throws -> [Partition: Int64] in
             let ranges = try handle.withPointer { pointer throws(KafkaError) in try Self.ranges(of: topics, on: pointer) }
-            try Self.joinAsSoleMember(topics, partitions: ranges.count, handle: handle, timeout: joinTimeout)
             var remaining = ranges.filter { $0.value.low < $0.value.high }
-            // From the earliest offsets, whatever the group had committed.
             try handle.withPointer { pointer throws(KafkaError) in
                 let list = rd_kafka_topic_partition_list_new(Int32(max(remaining.count, 1)))!
                 defer { rd_kafka_topic_partition_list_destroy(list) }
@@ -98,50 +91,6 @@ public final class KafkaTopicReader: Sendable {
             }
             _ = try handle.withPointer { pointer throws(KafkaError) in rd_kafka_assign(pointer, nil) }
             return ranges.mapValues(\.high)
-        }
-    }
-
-    /// Subscribes and polls until the group's rebalance gave this reader all `partitions` (records polled meanwhile
-    /// are read again from the earliest offsets afterwards).
-    private static func joinAsSoleMember(_ topics: [String], partitions: Int, handle: KafkaHandle, timeout: Duration) throws {
-        try handle.withPointer { pointer throws(KafkaError) in
-            let list = rd_kafka_topic_partition_list_new(Int32(topics.count))!
-            defer { rd_kafka_topic_partition_list_destroy(list) }
-            for topic in topics { rd_kafka_topic_partition_list_add(list, topic, RD_KAFKA_PARTITION_UA) }
-            let subscribed = rd_kafka_subscribe(pointer, list)
-            guard subscribed == RD_KAFKA_RESP_ERR_NO_ERROR else { throw KafkaError(subscribed) }
-        }
-        let deadline = ContinuousClock.now + timeout
-        var assigned = 0
-        while true {
-            assigned = try handle.withPointer { pointer throws(KafkaError) -> Int in
-                if let message = rd_kafka_consumer_poll(pointer, 100) { rd_kafka_message_destroy(message) }
-                var current: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
-                guard rd_kafka_assignment(pointer, &current) == RD_KAFKA_RESP_ERR_NO_ERROR, let current else { return 0 }
-                defer { rd_kafka_topic_partition_list_destroy(current) }
-                return Int(current.pointee.cnt)
-            }
-            if assigned >= partitions { return }
-            guard ContinuousClock.now < deadline else { throw ReadError.notSoleMember(assigned: assigned, of: partitions) }
-        }
-    }
-
-    /// Stores `ends` as the group's committed offsets.
-    public func commit(_ ends: [Partition: Int64]) async throws {
-        let handle = self.handle
-        try await offThePool { () throws(KafkaError) in
-            try handle.withPointer { pointer throws(KafkaError) in
-                let list = rd_kafka_topic_partition_list_new(Int32(max(ends.count, 1)))!
-                defer { rd_kafka_topic_partition_list_destroy(list) }
-                for (partition, offset) in ends {
-                    rd_kafka_topic_partition_list_add(list, partition.topic, partition.partition).pointee.offset = offset
-                }
-                let error = rd_kafka_commit(pointer, list, 0)
-                guard error == RD_KAFKA_RESP_ERR_NO_ERROR else { throw KafkaError(error) }
-                for index in 0..<Int(list.pointee.cnt) where list.pointee.elems[index].err != RD_KAFKA_RESP_ERR_NO_ERROR {
-                    throw KafkaError(list.pointee.elems[index].err)
-                }
-            }
         }
     }
 

@@ -145,7 +145,10 @@ struct LeaderboardStreamTests {
             try await Self.deliver(activity, to: stack, expecting: total)
             let incremental = try await Self.boards(stack)
 
-            // The replica stopped, `surge-leaderboard rebuild` replaces everything from the earliest offsets.
+            // Not beside a running replica; with it stopped, `surge-leaderboard rebuild` replaces everything from the
+            // earliest offsets.
+            let refused = try await stack.runCommand("leaderboard", ["rebuild"])
+            #expect(refused.status == 1 && refused.output.contains("replicas of the leaderboard are running"), "\(refused.output)")
             await (try stack.process("leaderboard")).stop()
             try await stack.database.withAdmin { client in
                 _ = try await client.query("UPDATE leaderboard.scores SET score = score + 1000", logger: .test("spoil"))

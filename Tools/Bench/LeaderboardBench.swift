@@ -5,6 +5,9 @@ import Logging
 import NIOCore
 import NIOFoundationCompat
 import PostgresNIO
+import SurgeContracts
+import SurgeKafka
+import SurgeMessaging
 import SurgePostgres
 import SurgeRuntime
 
@@ -33,6 +36,9 @@ struct LeaderboardBench: AsyncParsableCommand {
     @Option(help: "Concurrent connections for every load run.") var connections = 32
     @Option(help: "Seconds per HTTP load run (signatures are valid for 60 s).") var seconds = 10
     @Option(help: "Load-generator threads for wrk.") var threads = 1
+    @Option(help: "Kafka bootstrap servers (the rebuild's events are published there).") var kafka: String
+    @Option(help: "Shell command that runs `surge-leaderboard rebuild` with the leaderboard's environment.") var rebuildCommand: String
+    @Option(help: "Events to publish before timing the rebuild.") var rebuildEvents = 500_000
 
     func run() async throws {
         guard let secret = ProcessInfo.processInfo.environment[InternalCallSigner.secretVariable] else {
@@ -183,6 +189,78 @@ struct LeaderboardBench: AsyncParsableCommand {
             print(String(format: "  Redis used_memory %.1f MB → %.1f MB: %.1f bytes per entry", Double(redisBefore) / 1e6, Double(redisAfter) / 1e6, redisBytes))
             print(String(format: "  ratio to Redis: %.2f loaded at start, %.2f caught up (target ≤ 1)", loadedBytes / redisBytes, caughtUpBytes / redisBytes))
         }
+
+        // 7. Rebuild: a stream of directory events and points, the replica stopped, `surge-leaderboard rebuild`.
+        print("")
+        print("Rebuild from the earliest offsets (\(rebuildEvents) events published, plus whatever the topics already hold):")
+        try await publishRebuildStream(logger: logger)
+        try stop(try readPID())
+        let rebuild = Process()
+        rebuild.executableURL = URL(fileURLWithPath: "/bin/bash")
+        rebuild.arguments = ["-c", rebuildCommand]
+        let output = Pipe()
+        rebuild.standardOutput = output
+        try rebuild.run()
+        let report = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        rebuild.waitUntilExit()
+        guard rebuild.terminationStatus == 0 else { throw BenchError("the rebuild failed (\(rebuild.terminationStatus)): \(report)") }
+        print("  " + report.trimmingCharacters(in: .whitespacesAndNewlines))
+        print("  target: ≥ 50,000 events/s")
+        let (restartedAfterRebuild, _) = try await startAgain(http)
+        try "\(restartedAfterRebuild)\n".write(toFile: pidFile, atomically: true, encoding: .utf8)
+    }
+
+    /// The rebuild's input: 2,000 users in 100 households of a few zones, 20 challenges, and points on both boards
+    /// across eight weeks until `rebuildEvents` events are on the topics.
+    func publishRebuildStream(logger: Logger) async throws {
+        let producer = try KafkaProducer(configuration: KafkaConfiguration(bootstrapServers: kafka, clientID: "surge-bench"), logger: logger)
+        let zones = ["Europe/Rome", "Asia/Tokyo", "America/New_York", "Australia/Sydney"]
+        let users = (0..<2_000).map { _ in UUID() }
+        let groups = (0..<100).map { _ in UUID() }
+        let challenges = (0..<20).map { _ in UUID() }
+        let now = Date()
+        var batch: [KafkaRecord] = []
+        var published = 0
+        func add<P: EventPayload>(_ payload: P) async throws {
+            batch.append(KafkaRecord(publishing: try EventRecord(CloudEvent(source: "/surge/bench", time: now, data: payload)), to: P.descriptor.topic.name))
+            if batch.count == 5_000 { try await flush() }
+        }
+        func flush() async throws {
+            for result in await producer.send(batch) { _ = try result.get() }
+            published += batch.count
+            batch.removeAll(keepingCapacity: true)
+        }
+        for (index, groupID) in groups.enumerated() {
+            try await add(GroupChanged(
+                groupID: groupID, name: "Home \(index)", kind: .household, timeZone: zones[index % zones.count], ownerID: users[index], created: true,
+                changedAt: now))
+        }
+        for (index, userID) in users.enumerated() {
+            try await add(UserRegistered(
+                userID: userID, displayName: "Player \(index)", timeZone: zones[index % zones.count], locale: nil, kind: .guest, registeredAt: now))
+            try await add(GroupMembershipChanged(
+                groupID: groups[index % groups.count], userID: userID, displayName: "Player \(index)", role: .member, change: .joined, changedAt: now))
+        }
+        for (index, challengeID) in challenges.enumerated() {
+            let definition = ChallengeDefinition(
+                challengeID: challengeID, version: 1, effectiveFrom: nil, kind: .habit, name: "Habit \(index)", description: "", category: "bench",
+                difficulty: .beginner, visibility: .public, ownerID: nil, groupID: nil, durationDays: nil, estimatedDailyMinutes: nil,
+                tasks: [ChallengeTask(taskID: "t", title: "Tick", kind: .checkbox)],
+                rules: ChallengeRules(failure: .init(mode: .none), points: .init(kind: .perTask, pointsPerTask: 5)))
+            try await add(ChallengePublished(definition: definition, publishedAt: now))
+        }
+        let firstDay = LocalDate("2026-09-07")!
+        var step = 0
+        while published + batch.count < rebuildEvents {
+            let index = step % users.count
+            try await add(PointsAwarded(
+                entryID: UUID(), userID: users[index], groupID: groups[index % groups.count], challengeID: challenges[step % challenges.count],
+                attemptID: nil, points: 1 + step % 5, reason: .task, localDate: firstDay.adding(days: (step / users.count) % 56), excessQuantity: nil,
+                totalPoints: step, awardedAt: now))
+            step += 1
+        }
+        try await flush()
+        await producer.close()
     }
 
     // MARK: The board
@@ -279,11 +357,17 @@ struct LeaderboardBench: AsyncParsableCommand {
     /// Stops the running leaderboard and starts it again: its new process id, how long it took to stop and to
     /// answer /readyz with 200, and where its log stood when it started.
     func restart(_ http: HTTPClient) async throws -> (pid: Int32, stopped: Duration, ready: Duration, logOffset: Int) {
-        var started = ContinuousClock.now
+        let started = ContinuousClock.now
         try stop(try readPID())
         let stopped = ContinuousClock.now - started
         let logOffset = (try? FileManager.default.attributesOfItem(atPath: logFile)[.size] as? Int) ?? 0
-        started = ContinuousClock.now
+        let (pid, ready) = try await startAgain(http)
+        return (pid, stopped, ready, logOffset)
+    }
+
+    /// Starts the (stopped) leaderboard with the start command; returns its process id and the time to `/readyz` 200.
+    func startAgain(_ http: HTTPClient) async throws -> (pid: Int32, ready: Duration) {
+        let started = ContinuousClock.now
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = ["-c", startCommand]
@@ -295,7 +379,7 @@ struct LeaderboardBench: AsyncParsableCommand {
             guard ContinuousClock.now - started < .seconds(120) else { throw BenchError("the restarted leaderboard was not ready in 120 s") }
             try await Task.sleep(for: .milliseconds(10))
         }
-        return (process.processIdentifier, stopped, ContinuousClock.now - started, logOffset)
+        return (process.processIdentifier, ContinuousClock.now - started)
     }
 
     func readPID() throws -> Int32 {

@@ -10,16 +10,16 @@ import Synchronization
 
 /// `surge-leaderboard rebuild`: the boards and the directory rebuilt from the earliest offset of every topic the
 /// leaderboard reads, with the same handlers as the incremental path (`LeaderboardEvents`) on a
-/// `MemoryLeaderboardStore`, then written to PostgreSQL in one transaction, and the consumer group's offsets set to
-/// where the reading ended, so the service resumes from there.
+/// `MemoryLeaderboardStore`, then written to PostgreSQL in one transaction.
 ///
 /// Order: each partition in offset order (as the consumer reads it), partitions merged by event time (ties by topic,
 /// partition, offset), which is the order things happened in. Nothing is published: no `rank.changed`, and the
 /// windows already closed keep their revision (their standings are the same). Events that cannot be decoded are
-/// skipped and counted (the incremental path parked them on the dead-letter topic). Every event applied is also
-/// recorded as processed, so if the offset commit that follows the PostgreSQL transaction fails, redelivered events
-/// are recognised as duplicates. Run it with the service's replicas stopped (scaled to zero): they would keep
-/// changing what the rebuild replaces.
+/// skipped and counted (the incremental path parked them on the dead-letter topic). Every event applied is recorded
+/// as processed by the consumer group in the same transaction: the group's offsets are left alone, and the replicas,
+/// started again, pass over what the rebuild read as duplicates and go on from there. The replicas must be stopped
+/// (they would change what the rebuild replaces): each running one holds `ChangeFeed.replicasLock` shared, and the
+/// rebuild takes it exclusively or stops before reading.
 enum Rebuild {
     struct Report: CustomStringConvertible {
         var events = 0
@@ -42,7 +42,7 @@ enum Rebuild {
     }
 
     /// The rebuild's routes: each event type's effect on the memory store.
-    struct Routes: EventRoutes {
+    struct Routes: EventRoutes, Sendable {
         typealias Apply = @Sendable (EventRecord, inout MemoryLeaderboardStore) async throws -> Void
         var table: [String: Apply] = [:]
         var topics: Set<String> = []
@@ -56,15 +56,39 @@ enum Rebuild {
     }
 
     static func run(_ settings: ServiceSettings, logger: Logger) async throws -> Report {
-        var routes = Routes()
-        LeaderboardEvents.visit(&routes)
+        let routes = {
+            var routes = Routes()
+            LeaderboardEvents.visit(&routes)
+            return routes
+        }()
         let group = "surge-\(settings.service)"
-        let reader = try KafkaTopicReader(configuration: settings.kafka, groupID: group, logger: logger)
+        let client = settings.database.makeClient(schema: settings.service, logger: logger)
+        return try await PostgresClient.withRunning(client) { client in
+            try await client.withConnection { connection in
+                let locked = try await connection.query(
+                    "SELECT pg_try_advisory_lock(hashtext(\(ChangeFeed.replicasLock)))", logger: logger
+                ).collect().first?.decode(Bool.self) ?? false
+                guard locked else { throw RebuildError.replicasRunning }
+                return try await rebuild(routes: routes, group: group, settings: settings, connection: connection, logger: logger)
+            }
+        }
+    }
+
+    enum RebuildError: Error, CustomStringConvertible {
+        case replicasRunning
+
+        var description: String { "replicas of the leaderboard are running: stop them (scale to zero) first" }
+    }
+
+    private static func rebuild(routes: Routes, group: String, settings: ServiceSettings, connection: PostgresConnection, logger: Logger)
+        async throws -> Report
+    {
+        let reader = try KafkaTopicReader(configuration: settings.kafka, logger: logger)
         var report = Report()
 
         var started = ContinuousClock.now
         let collected = Collected()
-        let ends = try await reader.readAll(routes.topics.sorted()) { message in collected.append(message) }
+        _ = try await reader.readAll(routes.topics.sorted()) { message in collected.append(message) }
         report.readSeconds = seconds(since: started)
 
         started = ContinuousClock.now
@@ -90,16 +114,15 @@ enum Rebuild {
         report.applySeconds = seconds(since: started)
 
         started = ContinuousClock.now
-        let client = settings.database.makeClient(schema: settings.service, logger: logger)
-        let (rebuilt, events) = (store, processed)
-        (report.boardWindows, report.scores) = try await PostgresClient.withRunning(client) { client in
-            try await client.transaction(logger: logger) { connection in
-                let written = try await RebuildWriter.write(rebuilt, on: connection, logger: logger)
-                try await RebuildWriter.markProcessed(events, consumer: group, on: connection, logger: logger)
-                return written
-            }
+        try await connection.query("BEGIN", logger: logger)
+        do {
+            (report.boardWindows, report.scores) = try await RebuildWriter.write(store, on: connection, logger: logger)
+            try await RebuildWriter.markProcessed(processed, consumer: group, on: connection, logger: logger)
+            try await connection.query("COMMIT", logger: logger)
+        } catch {
+            _ = try? await connection.query("ROLLBACK", logger: logger)
+            throw error
         }
-        try await reader.commit(ends)
         report.writeSeconds = seconds(since: started)
         return report
     }

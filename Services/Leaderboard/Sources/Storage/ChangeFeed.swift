@@ -13,6 +13,10 @@ enum ChangeFeed {
     /// The payload of a directory change (profiles, groups, members, friendships, challenges, participants).
     static let directoryNotice = "directory"
 
+    /// Held (shared) by every running replica on its listening connection; a rebuild takes it exclusively, so it
+    /// cannot run beside a replica.
+    static let replicasLock = "surge-leaderboard-replicas"
+
     static func boardChanged(_ boardWindow: BoardWindow, on connection: PostgresConnection, logger: Logger) async throws {
         try await connection.query("SELECT pg_notify(\(channel), \(notice(boardWindow)))", logger: logger)
     }
@@ -46,6 +50,7 @@ struct ChangeListener: Service {
             while !Task.isCancelled {
                 do {
                     try await client.withConnection { connection in
+                        try await connection.query("SELECT pg_advisory_lock_shared(hashtext(\(ChangeFeed.replicasLock)))", logger: logger)
                         try await connection.listen(on: ChangeFeed.channel) { notifications in
                             boards.trustAfterReconnect()
                             directory.trustAfterReconnect()
