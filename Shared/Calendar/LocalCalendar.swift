@@ -1,5 +1,6 @@
 import Foundation
 import SurgeContracts
+import Synchronization
 
 /// Calendar arithmetic in one IANA time zone: which local date an instant falls on, when a local date starts and
 /// ends (23, 24 or 25 hours long across DST changes), weeks from Monday to Sunday, and months.
@@ -18,9 +19,19 @@ public struct LocalCalendar: Sendable {
 
     /// A calendar for an IANA name; nil if the name is not one.
     public init?(zoneNamed name: String) {
+        if let known = Self.known.withLock({ $0[name] }) {
+            self = known
+            return
+        }
         guard let zone = IANATimeZone.zone(named: name) else { return nil }
         self.init(timeZone: zone)
+        let made = self
+        Self.known.withLock { $0[name] = made }
     }
+
+    /// Calendars made so far, by zone name: making one (a time zone and a calendar) costs far more than the
+    /// arithmetic it then does. Only valid names are kept, so it holds at most the few hundred IANA zones.
+    private static let known = Mutex<[String: LocalCalendar]>([:])
 
     /// UTC: the fallback for a zone name that is not (or no longer) valid here.
     public static let utc = LocalCalendar(timeZone: TimeZone(identifier: "UTC") ?? .gmt)

@@ -25,6 +25,7 @@ enum Rebuild {
         var events = 0
         var applied = 0
         var undecodable = 0
+        var duplicates = 0
         var boardWindows = 0
         var scores = 0
         var readSeconds = 0.0
@@ -36,23 +37,35 @@ enum Rebuild {
 
         var description: String {
             String(
-                format: "rebuilt %d board windows (%d scores) from %d events (%d applied, %d undecodable) in %.2f s: %.0f events/s (read %.2f s, apply %.2f s, write %.2f s)",
-                boardWindows, scores, events, applied, undecodable, totalSeconds, eventsPerSecond, readSeconds, applySeconds, writeSeconds)
+                format: "rebuilt %d board windows (%d scores) from %d events (%d applied, %d duplicates, %d undecodable) in %.2f s: %.0f events/s (read %.2f s, apply %.2f s, write %.2f s)",
+                boardWindows, scores, events, applied, duplicates, undecodable, totalSeconds, eventsPerSecond, readSeconds, applySeconds, writeSeconds)
         }
     }
 
-    /// The rebuild's routes: each event type's effect on the memory store.
+    /// The rebuild's routes: each event type's decoding (done in parallel), and its effect on the memory store.
     struct Routes: EventRoutes, Sendable {
-        typealias Apply = @Sendable (EventRecord, inout MemoryLeaderboardStore) async throws -> Void
-        var table: [String: Apply] = [:]
+        typealias Effect = @Sendable (inout MemoryLeaderboardStore) async throws -> Void
+        typealias Prepare = @Sendable (EventRecord) throws -> Effect
+        var table: [String: Prepare] = [:]
         var topics: Set<String> = []
 
         mutating func on<Payload: EventPayload>(
             _ type: Payload.Type, _ apply: @escaping @Sendable (CloudEvent<Payload>, inout MemoryLeaderboardStore) async throws -> Void
         ) {
-            table[Payload.eventType] = { record, store in try await apply(try record.decode(as: Payload.self), &store) }
+            table[Payload.eventType] = { record in
+                let event = try record.decode(as: Payload.self)
+                return { store in try await apply(event, &store) }
+            }
             topics.insert(Payload.descriptor.topic.name)
         }
+    }
+
+    /// One record read: its time and effect, or why it is skipped.
+    enum Prepared: Sendable {
+        case effect(id: UUID, type: String, time: Date, Routes.Effect)
+        /// A type the leaderboard does not handle.
+        case ignored(time: Date)
+        case undecodable
     }
 
     static func run(_ settings: ServiceSettings, logger: Logger) async throws -> Report {
@@ -94,21 +107,28 @@ enum Rebuild {
         started = ContinuousClock.now
         var store = MemoryLeaderboardStore()
         var processed: [(id: UUID, type: String)] = []
-        for message in collected.inEventOrder() {
+        var applied: Set<UUID> = []
+        for prepared in await Self.prepare(collected.partitions(), routes: routes) {
             report.events += 1
-            guard let record = try? EventRecord(kafkaKey: message.key, value: message.value, headers: message.headers.map { ($0.name, $0.value) })
-            else {
+            switch prepared {
+            case .effect(let id, let type, _, let effect):
+                // Delivered more than once (a producer's retry): applied once, as the inbox does.
+                guard applied.insert(id).inserted else {
+                    report.duplicates += 1
+                    continue
+                }
+                do {
+                    try await effect(&store)
+                    report.applied += 1
+                    processed.append((id, type))
+                } catch {
+                    report.undecodable += 1
+                    logger.warning("Event skipped by the rebuild", metadata: ["event.type": "\(type)", "event.id": "\(id)", "error": "\(error)"])
+                }
+            case .ignored:
+                break
+            case .undecodable:
                 report.undecodable += 1
-                continue
-            }
-            guard let apply = routes.table[record.type] else { continue }
-            do {
-                try await apply(record, &store)
-                report.applied += 1
-                processed.append((record.id, record.type))
-            } catch {
-                report.undecodable += 1
-                logger.warning("Event skipped by the rebuild", metadata: ["event.type": "\(record.type)", "event.id": "\(record.id)", "error": "\(error)"])
             }
         }
         report.applySeconds = seconds(since: started)
@@ -132,36 +152,62 @@ enum Rebuild {
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }
 
+    /// Decodes every partition's records (partitions in parallel), then merges the partitions by event time, each
+    /// kept in offset order.
+    static func prepare(_ partitions: [[KafkaMessage]], routes: Routes) async -> [Prepared] {
+        let decoded = await withTaskGroup(of: (Int, [Prepared]).self) { group in
+            for (index, messages) in partitions.enumerated() {
+                group.addTask {
+                    (index, messages.map { message in
+                        guard let record = try? EventRecord(
+                            kafkaKey: message.key, value: message.value, headers: message.headers.map { ($0.name, $0.value) })
+                        else { return .undecodable }
+                        guard let prepare = routes.table[record.type] else { return .ignored(time: record.time) }
+                        guard let effect = try? prepare(record) else { return .undecodable }
+                        return .effect(id: record.id, type: record.type, time: record.time, effect)
+                    })
+                }
+            }
+            var decoded = Array(repeating: [Prepared](), count: partitions.count)
+            for await (index, prepared) in group { decoded[index] = prepared }
+            return decoded
+        }
+        var heads = Array(repeating: 0, count: decoded.count)
+        var merged: [Prepared] = []
+        merged.reserveCapacity(decoded.reduce(0) { $0 + $1.count })
+        while true {
+            var next: Int?
+            for index in decoded.indices where heads[index] < decoded[index].count {
+                if let best = next, decoded[best][heads[best]].time <= decoded[index][heads[index]].time { continue }
+                next = index
+            }
+            guard let next else { return merged }
+            merged.append(decoded[next][heads[next]])
+            heads[next] += 1
+        }
+    }
+
     /// The records as read, per partition in offset order.
     final class Collected: Sendable {
-        private let partitions = Mutex<[KafkaTopicReader.Partition: [KafkaMessage]]>([:])
+        private let byPartition = Mutex<[KafkaTopicReader.Partition: [KafkaMessage]]>([:])
 
         func append(_ message: KafkaMessage) {
-            partitions.withLock { $0[KafkaTopicReader.Partition(topic: message.topic, partition: message.partition), default: []].append(message) }
+            byPartition.withLock { $0[KafkaTopicReader.Partition(topic: message.topic, partition: message.partition), default: []].append(message) }
         }
 
-        /// Partitions merged by event time, each kept in offset order.
-        func inEventOrder() -> [KafkaMessage] {
-            let sorted = partitions.withLock { $0 }.sorted { ($0.key.topic, $0.key.partition) < ($1.key.topic, $1.key.partition) }
-            let queues = sorted.map(\.value)
-            let times = queues.map { $0.map(Self.time(of:)) }
-            var heads = Array(repeating: 0, count: queues.count)
-            var merged: [KafkaMessage] = []
-            merged.reserveCapacity(queues.reduce(0) { $0 + $1.count })
-            while true {
-                var next: Int?
-                for index in queues.indices where heads[index] < queues[index].count {
-                    if let best = next, times[best][heads[best]] <= times[index][heads[index]] { continue }
-                    next = index
-                }
-                guard let next else { return merged }
-                merged.append(queues[next][heads[next]])
-                heads[next] += 1
-            }
+        /// Each partition's records, partitions in (topic, partition) order.
+        func partitions() -> [[KafkaMessage]] {
+            byPartition.withLock { $0 }.sorted { ($0.key.topic, $0.key.partition) < ($1.key.topic, $1.key.partition) }.map(\.value)
         }
+    }
+}
 
-        private static func time(of message: KafkaMessage) -> Date {
-            message.header(EventRecord.Header.time).flatMap(Timestamp.parse) ?? .distantPast
+extension Rebuild.Prepared {
+    /// When it happened; an undecodable record sorts first (it is only counted).
+    var time: Date {
+        switch self {
+        case .effect(_, _, let time, _), .ignored(let time): time
+        case .undecodable: .distantPast
         }
     }
 }

@@ -63,28 +63,41 @@ enum RebuildWriter {
                 SELECT b, w, 1 FROM unnest(\(part.map(\.board.key)), \(part.map(\.window.description))) AS t(b, w)
                 """, logger: logger)
         }
-        let scores = store.scores.flatMap { boardWindow, users in users.map { (boardWindow, $0.key, $0.value) } }
-        for part in scores.chunked(chunk) {
-            try await connection.query(
-                """
-                INSERT INTO scores (board, window_key, user_id, score, version)
-                SELECT b, w, u, s, 1 FROM unnest(\(part.map(\.0.board.key)), \(part.map(\.0.window.description)), \(part.map(\.1)), \(part.map(\.2)))
-                    AS t(b, w, u, s)
-                """, logger: logger)
+        let scores = store.scores.flatMap { boardWindow, users in
+            users.map { [boardWindow.board.key, boardWindow.window.description, $0.key.key, "\($0.value)", "1"] }
         }
+        try await copy(scores, into: "scores", columns: ["board", "window_key", "user_id", "score", "version"], on: connection, logger: logger)
         try await connection.query("UPDATE closed_windows SET board_version = 1", logger: logger)
         return (boardWindows.count, scores.count)
     }
 
-    /// Records the rebuilt events as processed by the consumer group, so a redelivery of any of them is a duplicate.
+    /// Records the rebuilt events as the consumer group's processed ones, so a redelivery of any of them is a
+    /// duplicate. They replace the group's rows: every event the group had processed is among them, unless the
+    /// topic's retention has since dropped it, and then it cannot be delivered again either.
     static func markProcessed(_ events: [(id: UUID, type: String)], consumer: String, on connection: PostgresConnection, logger: Logger) async throws {
-        for part in events.chunked(chunk) {
-            try await connection.query(
-                """
-                INSERT INTO processed_events (consumer, event_id, event_type)
-                SELECT \(consumer), i, t FROM unnest(\(part.map(\.id)), \(part.map(\.type))) AS e(i, t)
-                ON CONFLICT DO NOTHING
-                """, logger: logger)
+        try await connection.query("DELETE FROM processed_events WHERE consumer = \(consumer)", logger: logger)
+        try await copy(
+            events.map { [consumer, $0.id.key, $0.type] }, into: "processed_events", columns: ["consumer", "event_id", "event_type"], on: connection,
+            logger: logger)
+    }
+
+    /// Rows streamed with `COPY ... FROM STDIN` (text format). The values are ids, keys, event types and numbers:
+    /// none holds a tab, a newline or a backslash.
+    private static func copy(_ rows: [[String]], into table: String, columns: [String], on connection: PostgresConnection, logger: Logger)
+        async throws
+    {
+        guard !rows.isEmpty else { return }
+        try await connection.copyFrom(table: table, columns: columns, logger: logger) { writer in
+            var buffer = ByteBuffer()
+            for row in rows {
+                buffer.writeString(row.joined(separator: "\t"))
+                buffer.writeString("\n")
+                if buffer.readableBytes >= 1 << 20 {
+                    try await writer.write(buffer)
+                    buffer.clear()
+                }
+            }
+            if buffer.readableBytes > 0 { try await writer.write(buffer) }
         }
     }
 
