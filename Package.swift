@@ -84,7 +84,7 @@ let serviceTargets: [Target] =
     + service("Challenges", module: "ChallengesService", domain: true)
     + service("Progress", module: "ProgressService")
     + service("Leaderboard", module: "LeaderboardService", domain: true, dependencies: [.lifecycle])
-    + service("Badges", module: "BadgesService")
+    + service("Badges", module: "BadgesService", domain: true)
     + service("Notifications", module: "NotificationsService")
     + service("Template", module: "TemplateService", domain: true)
 
@@ -167,6 +167,9 @@ let testTargets: [Target] = [
             .hummingbirdTesting,
         ],
         path: "Tests/LeaderboardTests", swiftSettings: swiftSettings),
+    .testTarget(
+        name: "BadgesTests", dependencies: ["SurgeTestSupport", "BadgesDomain", "SurgeContracts"], path: "Tests/BadgesTests",
+        swiftSettings: swiftSettings),
     .testTarget(name: "KafkaTests", dependencies: ["SurgeKafka", "SurgeTestSupport"], path: "Tests/KafkaTests", swiftSettings: swiftSettings),
     .testTarget(name: "PlumbingTests", dependencies: ["SurgeMessaging", "SurgePostgres", "SurgeRuntime", "SurgeTestSupport", .connectionPool, .hummingbird, .hummingbirdTesting], path: "Tests/PlumbingTests", swiftSettings: swiftSettings),
     .testTarget(

@@ -49,7 +49,10 @@ public enum SurgeService: String, Sendable, CaseIterable {
                 owns: "rankings per challenge, competition, group and friends; weekly, monthly and all-time windows with history",
                 variables: ["WINDOW_CLOSE_INTERVAL_MS"])
         case .badges:
-            ServiceEntry(port: 8085, topic: .badges, exportsUserData: true, owns: "(a skeleton: its features arrive with their issue)")
+            ServiceEntry(
+                port: 8085, topic: .badges, exportsUserData: true,
+                owns: "the badge catalogue, facts kept per user (counts, best streaks), awards once per period, backfill of new badges",
+                variables: ["BADGE_CATALOGUE_FILE"])
         case .notifications:
             ServiceEntry(port: 8086, topic: .notifications, exportsUserData: true, owns: "(a skeleton: its features arrive with their issue)")
         case .template:

@@ -1,12 +1,56 @@
+import BadgesDomain
+import Foundation
 import Hummingbird
+import Logging
+import PostgresNIO
+import SurgeMessaging
 import SurgeRuntime
 
+/// Achievements from a declarative rule catalogue (`BadgeCatalogue`): facts kept per user from the event stream,
+/// each badge level awarded exactly once per period, `badge.awarded` published through the outbox, and badges added
+/// to the catalogue backfilled at start from the facts already kept.
 public enum BadgesService {
-    public static let api: [APIOperation] = []
+    public static var api: [APIOperation] { BadgesAPI.all }
+
+    struct Settings {
+        var catalogue: BadgeCatalogue
+
+        static func from(_ reader: EnvironmentReader) throws -> Settings {
+            Settings(catalogue: try catalogue(at: reader.string("BADGE_CATALOGUE_FILE")))
+        }
+
+        /// The built-in catalogue, or the file's; a broken one stops the service with one line naming the badge.
+        static func catalogue(at path: String?) throws -> BadgeCatalogue {
+            do {
+                guard let path else { return try BadgeCatalogue.standard() }
+                guard let data = FileManager.default.contents(atPath: path) else {
+                    throw ConfigurationError(variable: "BADGE_CATALOGUE_FILE", problem: "cannot read \(path)")
+                }
+                return try BadgeCatalogue.load(data)
+            } catch let error as CatalogueError {
+                throw ConfigurationError(variable: "BADGE_CATALOGUE_FILE", problem: error.description)
+            }
+        }
+    }
 
     public static func buildApplication(_ settings: ServiceSettings) async throws -> some ApplicationProtocol {
-        let infrastructure = try await ServiceInfrastructure.start(settings, migrations: [])
-        let router = infrastructure.makeRouter()
-        return infrastructure.makeApplication(router: router)
+        let badges = try Settings.from(settings.reader)
+        let infrastructure = try await ServiceInfrastructure.start(settings, migrations: [BadgesMigrations.set])
+        let logger = infrastructure.logger
+        let awarder = Awarder(catalogue: badges.catalogue, outbox: infrastructure.outbox)
+        var handlers = EventHandlers()
+        BadgesEvents.register(in: &handlers, awarder: awarder)
+        let consumer = try infrastructure.consumer(handlers)
+        let router = infrastructure.makeRouter(consumers: [consumer])
+        BadgesController(queries: BadgeQueries(client: infrastructure.database, catalogue: badges.catalogue, logger: logger)).addRoutes(to: router)
+        let clock = infrastructure.clock
+        return infrastructure.makeApplication(
+            router: router, consumers: [consumer],
+            beforeServerStarts: [{
+                let report = try await infrastructure.database.transaction(logger: logger) { connection in
+                    try await Backfill(awarder: awarder).run(on: connection, at: clock.now(), logger: logger)
+                }
+                logger.info("Badge catalogue ready", metadata: ["version": "\(badges.catalogue.version)", "backfilled": "\(report.total)"])
+            }])
     }
 }

@@ -409,6 +409,65 @@ extension Components {
                 case nextCursor
             }
         }
+        /// - Remark: Generated from `#/components/schemas/BadgeView`.
+        public struct BadgeView: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/BadgeView/badgeID`.
+            public var badgeID: Swift.String
+            /// - Remark: Generated from `#/components/schemas/BadgeView/bonusPoints`.
+            public var bonusPoints: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/BadgeView/description`.
+            public var description: Swift.String
+            /// - Remark: Generated from `#/components/schemas/BadgeView/icon`.
+            public var icon: Swift.String
+            /// - Remark: Generated from `#/components/schemas/BadgeView/levels`.
+            public var levels: [Components.Schemas.LevelView]
+            /// - Remark: Generated from `#/components/schemas/BadgeView/perPeriod`.
+            public var perPeriod: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/BadgeView/secret`.
+            public var secret: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/BadgeView/title`.
+            public var title: Swift.String
+            /// Creates a new `BadgeView`.
+            ///
+            /// - Parameters:
+            ///   - badgeID:
+            ///   - bonusPoints:
+            ///   - description:
+            ///   - icon:
+            ///   - levels:
+            ///   - perPeriod:
+            ///   - secret:
+            ///   - title:
+            public init(
+                badgeID: Swift.String,
+                bonusPoints: Swift.Int? = nil,
+                description: Swift.String,
+                icon: Swift.String,
+                levels: [Components.Schemas.LevelView],
+                perPeriod: Swift.Bool,
+                secret: Swift.Bool,
+                title: Swift.String
+            ) {
+                self.badgeID = badgeID
+                self.bonusPoints = bonusPoints
+                self.description = description
+                self.icon = icon
+                self.levels = levels
+                self.perPeriod = perPeriod
+                self.secret = secret
+                self.title = title
+            }
+            public enum CodingKeys: String, CodingKey {
+                case badgeID
+                case bonusPoints
+                case description
+                case icon
+                case levels
+                case perPeriod
+                case secret
+                case title
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/BoardHistoryView`.
         public struct BoardHistoryView: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/BoardHistoryView/board`.
@@ -849,6 +908,35 @@ extension Components {
             public enum CodingKeys: String, CodingKey {
                 case fromLevel
                 case multiplierOfDailyGoal
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/CatalogueView`.
+        public struct CatalogueView: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/CatalogueView/items`.
+            public var items: [Components.Schemas.BadgeView]
+            /// - Remark: Generated from `#/components/schemas/CatalogueView/users`.
+            public var users: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/CatalogueView/version`.
+            public var version: Swift.Int
+            /// Creates a new `CatalogueView`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            ///   - users:
+            ///   - version:
+            public init(
+                items: [Components.Schemas.BadgeView],
+                users: Swift.Int,
+                version: Swift.Int
+            ) {
+                self.items = items
+                self.users = users
+                self.version = version
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+                case users
+                case version
             }
         }
         /// - Remark: Generated from `#/components/schemas/ChallengeDefinition`.
@@ -2214,6 +2302,59 @@ extension Components {
                 ])
             }
         }
+        /// - Remark: Generated from `#/components/schemas/EarnedBadgeView`.
+        public struct EarnedBadgeView: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/EarnedBadgeView/badgeID`.
+            public var badgeID: Swift.String
+            /// - Remark: Generated from `#/components/schemas/EarnedBadgeView/bonusPoints`.
+            public var bonusPoints: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/EarnedBadgeView/earnedAt`.
+            public var earnedAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/EarnedBadgeView/icon`.
+            public var icon: Swift.String
+            /// - Remark: Generated from `#/components/schemas/EarnedBadgeView/level`.
+            public var level: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/EarnedBadgeView/period`.
+            public var period: Swift.String
+            /// - Remark: Generated from `#/components/schemas/EarnedBadgeView/title`.
+            public var title: Swift.String
+            /// Creates a new `EarnedBadgeView`.
+            ///
+            /// - Parameters:
+            ///   - badgeID:
+            ///   - bonusPoints:
+            ///   - earnedAt:
+            ///   - icon:
+            ///   - level:
+            ///   - period:
+            ///   - title:
+            public init(
+                badgeID: Swift.String,
+                bonusPoints: Swift.Int? = nil,
+                earnedAt: Foundation.Date,
+                icon: Swift.String,
+                level: Swift.Int,
+                period: Swift.String,
+                title: Swift.String
+            ) {
+                self.badgeID = badgeID
+                self.bonusPoints = bonusPoints
+                self.earnedAt = earnedAt
+                self.icon = icon
+                self.level = level
+                self.period = period
+                self.title = title
+            }
+            public enum CodingKeys: String, CodingKey {
+                case badgeID
+                case bonusPoints
+                case earnedAt
+                case icon
+                case level
+                case period
+                case title
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/ExportDocument`.
         public struct ExportDocument: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/ExportDocument/exportedAt`.
@@ -3335,6 +3476,47 @@ extension Components {
                 case nextCursor
             }
         }
+        /// - Remark: Generated from `#/components/schemas/LevelView`.
+        public struct LevelView: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/LevelView/holders`.
+            public var holders: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/LevelView/level`.
+            public var level: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/LevelView/rarityPercent`.
+            public var rarityPercent: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/LevelView/threshold`.
+            public var threshold: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/LevelView/title`.
+            public var title: Swift.String
+            /// Creates a new `LevelView`.
+            ///
+            /// - Parameters:
+            ///   - holders:
+            ///   - level:
+            ///   - rarityPercent:
+            ///   - threshold:
+            ///   - title:
+            public init(
+                holders: Swift.Int,
+                level: Swift.Int,
+                rarityPercent: Swift.Double,
+                threshold: Swift.Int,
+                title: Swift.String
+            ) {
+                self.holders = holders
+                self.level = level
+                self.rarityPercent = rarityPercent
+                self.threshold = threshold
+                self.title = title
+            }
+            public enum CodingKeys: String, CodingKey {
+                case holders
+                case level
+                case rarityPercent
+                case threshold
+                case title
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/LikeState`.
         public struct LikeState: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/LikeState/challengeID`.
@@ -3368,6 +3550,65 @@ extension Components {
         public typealias LocalDate = Swift.String
         /// - Remark: Generated from `#/components/schemas/LocalTime`.
         public typealias LocalTime = Swift.String
+        /// - Remark: Generated from `#/components/schemas/LockedBadgeView`.
+        public struct LockedBadgeView: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/LockedBadgeView/badgeID`.
+            public var badgeID: Swift.String
+            /// - Remark: Generated from `#/components/schemas/LockedBadgeView/current`.
+            public var current: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/LockedBadgeView/description`.
+            public var description: Swift.String
+            /// - Remark: Generated from `#/components/schemas/LockedBadgeView/icon`.
+            public var icon: Swift.String
+            /// - Remark: Generated from `#/components/schemas/LockedBadgeView/level`.
+            public var level: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/LockedBadgeView/levelTitle`.
+            public var levelTitle: Swift.String
+            /// - Remark: Generated from `#/components/schemas/LockedBadgeView/target`.
+            public var target: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/LockedBadgeView/title`.
+            public var title: Swift.String
+            /// Creates a new `LockedBadgeView`.
+            ///
+            /// - Parameters:
+            ///   - badgeID:
+            ///   - current:
+            ///   - description:
+            ///   - icon:
+            ///   - level:
+            ///   - levelTitle:
+            ///   - target:
+            ///   - title:
+            public init(
+                badgeID: Swift.String,
+                current: Swift.Int,
+                description: Swift.String,
+                icon: Swift.String,
+                level: Swift.Int,
+                levelTitle: Swift.String,
+                target: Swift.Int,
+                title: Swift.String
+            ) {
+                self.badgeID = badgeID
+                self.current = current
+                self.description = description
+                self.icon = icon
+                self.level = level
+                self.levelTitle = levelTitle
+                self.target = target
+                self.title = title
+            }
+            public enum CodingKeys: String, CodingKey {
+                case badgeID
+                case current
+                case description
+                case icon
+                case level
+                case levelTitle
+                case target
+                case title
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/LogRequest`.
         public struct LogRequest: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/LogRequest/checkInID`.
@@ -3460,6 +3701,29 @@ extension Components {
             public enum CodingKeys: String, CodingKey {
                 case attempt
                 case logID
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/MyBadgesView`.
+        public struct MyBadgesView: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/MyBadgesView/earned`.
+            public var earned: [Components.Schemas.EarnedBadgeView]
+            /// - Remark: Generated from `#/components/schemas/MyBadgesView/locked`.
+            public var locked: [Components.Schemas.LockedBadgeView]
+            /// Creates a new `MyBadgesView`.
+            ///
+            /// - Parameters:
+            ///   - earned:
+            ///   - locked:
+            public init(
+                earned: [Components.Schemas.EarnedBadgeView],
+                locked: [Components.Schemas.LockedBadgeView]
+            ) {
+                self.earned = earned
+                self.locked = locked
+            }
+            public enum CodingKeys: String, CodingKey {
+                case earned
+                case locked
             }
         }
         /// - Remark: Generated from `#/components/schemas/MyStandingView`.
@@ -5441,6 +5705,29 @@ extension Components {
                 case dailyGoal
                 case recoverySeconds
                 case startingSeries
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/UserBadgesView`.
+        public struct UserBadgesView: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/UserBadgesView/earned`.
+            public var earned: [Components.Schemas.EarnedBadgeView]
+            /// - Remark: Generated from `#/components/schemas/UserBadgesView/userID`.
+            public var userID: Swift.String
+            /// Creates a new `UserBadgesView`.
+            ///
+            /// - Parameters:
+            ///   - earned:
+            ///   - userID:
+            public init(
+                earned: [Components.Schemas.EarnedBadgeView],
+                userID: Swift.String
+            ) {
+                self.earned = earned
+                self.userID = userID
+            }
+            public enum CodingKeys: String, CodingKey {
+                case earned
+                case userID
             }
         }
         /// - Remark: Generated from `#/components/schemas/VersionSummary`.

@@ -244,6 +244,15 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /v1/auth/social`.
     /// - Remark: Generated from `#/paths//v1/auth/social/post(socialSignIn)`.
     func socialSignIn(_ input: Operations.SocialSignIn.Input) async throws -> Operations.SocialSignIn.Output
+    /// The badge catalogue, each level with its rarity (the share of users holding it); secret badges stay hidden until earned.
+    ///
+    /// The badge catalogue, each level with its rarity (the share of users holding it); secret badges stay hidden until earned.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `GET /v1/badges`.
+    /// - Remark: Generated from `#/paths//v1/badges/get(listBadges)`.
+    func listBadges(_ input: Operations.ListBadges.Input) async throws -> Operations.ListBadges.Output
     /// Browse and search the challenges the caller may see: the curated library, public competitions, and their own, invited and household definitions.
     ///
     /// Browse and search the challenges the caller may see: the curated library, public competitions, and their own, invited and household definitions.
@@ -676,6 +685,15 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `DELETE /v1/me`.
     /// - Remark: Generated from `#/paths//v1/me/delete(deleteMe)`.
     func deleteMe(_ input: Operations.DeleteMe.Input) async throws -> Operations.DeleteMe.Output
+    /// The caller's achievements: badges earned (with level, period and date) and those still locked, with progress ("7 of 10").
+    ///
+    /// The caller's achievements: badges earned (with level, period and date) and those still locked, with progress ("7 of 10").
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `GET /v1/me/badges`.
+    /// - Remark: Generated from `#/paths//v1/me/badges/get(getMyBadges)`.
+    func getMyBadges(_ input: Operations.GetMyBadges.Input) async throws -> Operations.GetMyBadges.Output
     /// What the caller created or was invited to, newest first; filter by kind (e.g. kind=habit for my habits).
     ///
     /// What the caller created or was invited to, newest first; filter by kind (e.g. kind=habit for my habits).
@@ -800,6 +818,15 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /v1/users`.
     /// - Remark: Generated from `#/paths//v1/users/get(searchUsers)`.
     func searchUsers(_ input: Operations.SearchUsers.Input) async throws -> Operations.SearchUsers.Output
+    /// Another user's earned badges, for their friends and the members of their groups (404 otherwise).
+    ///
+    /// Another user's earned badges, for their friends and the members of their groups (404 otherwise).
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `GET /v1/users/{userID}/badges`.
+    /// - Remark: Generated from `#/paths//v1/users/{userID}/badges/get(getUserBadges)`.
+    func getUserBadges(_ input: Operations.GetUserBadges.Input) async throws -> Operations.GetUserBadges.Output
 }
 
 /// Convenience overloads for operation inputs.
@@ -1188,6 +1215,17 @@ extension APIProtocol {
             headers: headers,
             body: body
         ))
+    }
+    /// The badge catalogue, each level with its rarity (the share of users holding it); secret badges stay hidden until earned.
+    ///
+    /// The badge catalogue, each level with its rarity (the share of users holding it); secret badges stay hidden until earned.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `GET /v1/badges`.
+    /// - Remark: Generated from `#/paths//v1/badges/get(listBadges)`.
+    public func listBadges(headers: Operations.ListBadges.Input.Headers = .init()) async throws -> Operations.ListBadges.Output {
+        try await listBadges(Operations.ListBadges.Input(headers: headers))
     }
     /// Browse and search the challenges the caller may see: the curated library, public competitions, and their own, invited and household definitions.
     ///
@@ -1999,6 +2037,17 @@ extension APIProtocol {
             body: body
         ))
     }
+    /// The caller's achievements: badges earned (with level, period and date) and those still locked, with progress ("7 of 10").
+    ///
+    /// The caller's achievements: badges earned (with level, period and date) and those still locked, with progress ("7 of 10").
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `GET /v1/me/badges`.
+    /// - Remark: Generated from `#/paths//v1/me/badges/get(getMyBadges)`.
+    public func getMyBadges(headers: Operations.GetMyBadges.Input.Headers = .init()) async throws -> Operations.GetMyBadges.Output {
+        try await getMyBadges(Operations.GetMyBadges.Input(headers: headers))
+    }
     /// What the caller created or was invited to, newest first; filter by kind (e.g. kind=habit for my habits).
     ///
     /// What the caller created or was invited to, newest first; filter by kind (e.g. kind=habit for my habits).
@@ -2200,6 +2249,23 @@ extension APIProtocol {
     ) async throws -> Operations.SearchUsers.Output {
         try await searchUsers(Operations.SearchUsers.Input(
             query: query,
+            headers: headers
+        ))
+    }
+    /// Another user's earned badges, for their friends and the members of their groups (404 otherwise).
+    ///
+    /// Another user's earned badges, for their friends and the members of their groups (404 otherwise).
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `GET /v1/users/{userID}/badges`.
+    /// - Remark: Generated from `#/paths//v1/users/{userID}/badges/get(getUserBadges)`.
+    public func getUserBadges(
+        path: Operations.GetUserBadges.Input.Path,
+        headers: Operations.GetUserBadges.Input.Headers = .init()
+    ) async throws -> Operations.GetUserBadges.Output {
+        try await getUserBadges(Operations.GetUserBadges.Input(
+            path: path,
             headers: headers
         ))
     }

@@ -20,6 +20,7 @@ enum PublicAPI {
         PublicRoute(.post, "/v1/auth/sign-in", .identity, .anonymous, .credentials, idempotent: false),
         PublicRoute(.post, "/v1/auth/sign-out", .identity, .anonymous, .credentials, idempotent: false),
         PublicRoute(.post, "/v1/auth/social", .identity, .anonymous, .credentials, idempotent: false),
+        PublicRoute(.get, "/v1/badges", .badges, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/challenges", .challenges, .authenticated, .standard, idempotent: false),
         PublicRoute(.post, "/v1/challenges", .challenges, .authenticated, .standard, idempotent: true),
         PublicRoute(.delete, "/v1/challenges/{challengeID}", .challenges, .authenticated, .standard, idempotent: false),
@@ -64,6 +65,7 @@ enum PublicAPI {
         PublicRoute(.delete, "/v1/me", .identity, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/me", .identity, .authenticated, .standard, idempotent: false),
         PublicRoute(.patch, "/v1/me", .identity, .authenticated, .standard, idempotent: false),
+        PublicRoute(.get, "/v1/me/badges", .badges, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/me/challenges", .challenges, .authenticated, .standard, idempotent: false),
         PublicRoute(.post, "/v1/me/credentials", .identity, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/me/export", .gateway, .authenticated, .standard, idempotent: false),
@@ -77,6 +79,7 @@ enum PublicAPI {
         PublicRoute(.post, "/v1/me/training-plan/preview", .identity, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/photos/{photoID}", .progress, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/users", .identity, .authenticated, .standard, idempotent: false),
+        PublicRoute(.get, "/v1/users/{userID}/badges", .badges, .authenticated, .standard, idempotent: false),
     ]
 
     static let openAPIDocument = #"""
@@ -528,6 +531,47 @@ enum PublicAPI {
         ],
         "type" : "object"
       },
+      "BadgeView" : {
+        "properties" : {
+          "badgeID" : {
+            "type" : "string"
+          },
+          "bonusPoints" : {
+            "type" : "integer"
+          },
+          "description" : {
+            "type" : "string"
+          },
+          "icon" : {
+            "type" : "string"
+          },
+          "levels" : {
+            "items" : {
+              "$ref" : "#/components/schemas/LevelView"
+            },
+            "type" : "array"
+          },
+          "perPeriod" : {
+            "type" : "boolean"
+          },
+          "secret" : {
+            "type" : "boolean"
+          },
+          "title" : {
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "badgeID",
+          "description",
+          "icon",
+          "levels",
+          "perPeriod",
+          "secret",
+          "title"
+        ],
+        "type" : "object"
+      },
       "BoardHistoryView" : {
         "properties" : {
           "board" : {
@@ -786,6 +830,28 @@ enum PublicAPI {
         "required" : [
           "fromLevel",
           "multiplierOfDailyGoal"
+        ],
+        "type" : "object"
+      },
+      "CatalogueView" : {
+        "properties" : {
+          "items" : {
+            "items" : {
+              "$ref" : "#/components/schemas/BadgeView"
+            },
+            "type" : "array"
+          },
+          "users" : {
+            "type" : "integer"
+          },
+          "version" : {
+            "type" : "integer"
+          }
+        },
+        "required" : [
+          "items",
+          "users",
+          "version"
         ],
         "type" : "object"
       },
@@ -1548,6 +1614,41 @@ enum PublicAPI {
         ],
         "description" : "An open list: later versions may add values, so a client must accept one it does not know."
       },
+      "EarnedBadgeView" : {
+        "properties" : {
+          "badgeID" : {
+            "type" : "string"
+          },
+          "bonusPoints" : {
+            "type" : "integer"
+          },
+          "earnedAt" : {
+            "format" : "date-time",
+            "type" : "string"
+          },
+          "icon" : {
+            "type" : "string"
+          },
+          "level" : {
+            "type" : "integer"
+          },
+          "period" : {
+            "type" : "string"
+          },
+          "title" : {
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "badgeID",
+          "earnedAt",
+          "icon",
+          "level",
+          "period",
+          "title"
+        ],
+        "type" : "object"
+      },
       "ExportDocument" : {
         "properties" : {
           "exportedAt" : {
@@ -2227,6 +2328,33 @@ enum PublicAPI {
         ],
         "type" : "object"
       },
+      "LevelView" : {
+        "properties" : {
+          "holders" : {
+            "type" : "integer"
+          },
+          "level" : {
+            "type" : "integer"
+          },
+          "rarityPercent" : {
+            "type" : "number"
+          },
+          "threshold" : {
+            "type" : "integer"
+          },
+          "title" : {
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "holders",
+          "level",
+          "rarityPercent",
+          "threshold",
+          "title"
+        ],
+        "type" : "object"
+      },
       "LikeState" : {
         "properties" : {
           "challengeID" : {
@@ -2261,6 +2389,45 @@ enum PublicAPI {
         ],
         "pattern" : "^([01][0-9]|2[0-3]):[0-5][0-9]$",
         "type" : "string"
+      },
+      "LockedBadgeView" : {
+        "properties" : {
+          "badgeID" : {
+            "type" : "string"
+          },
+          "current" : {
+            "type" : "integer"
+          },
+          "description" : {
+            "type" : "string"
+          },
+          "icon" : {
+            "type" : "string"
+          },
+          "level" : {
+            "type" : "integer"
+          },
+          "levelTitle" : {
+            "type" : "string"
+          },
+          "target" : {
+            "type" : "integer"
+          },
+          "title" : {
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "badgeID",
+          "current",
+          "description",
+          "icon",
+          "level",
+          "levelTitle",
+          "target",
+          "title"
+        ],
+        "type" : "object"
       },
       "LogRequest" : {
         "additionalProperties" : false,
@@ -2308,6 +2475,27 @@ enum PublicAPI {
         "required" : [
           "attempt",
           "logID"
+        ],
+        "type" : "object"
+      },
+      "MyBadgesView" : {
+        "properties" : {
+          "earned" : {
+            "items" : {
+              "$ref" : "#/components/schemas/EarnedBadgeView"
+            },
+            "type" : "array"
+          },
+          "locked" : {
+            "items" : {
+              "$ref" : "#/components/schemas/LockedBadgeView"
+            },
+            "type" : "array"
+          }
+        },
+        "required" : [
+          "earned",
+          "locked"
         ],
         "type" : "object"
       },
@@ -3379,6 +3567,25 @@ enum PublicAPI {
           "dailyGoal",
           "recoverySeconds",
           "startingSeries"
+        ],
+        "type" : "object"
+      },
+      "UserBadgesView" : {
+        "properties" : {
+          "earned" : {
+            "items" : {
+              "$ref" : "#/components/schemas/EarnedBadgeView"
+            },
+            "type" : "array"
+          },
+          "userID" : {
+            "format" : "uuid",
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "earned",
+          "userID"
         ],
         "type" : "object"
       },
@@ -5224,6 +5431,59 @@ enum PublicAPI {
         ],
         "x-surge-service" : "identity",
         "x-surge-throttle" : "credentials"
+      }
+    },
+    "/v1/badges" : {
+      "get" : {
+        "description" : "The badge catalogue, each level with its rarity (the share of users holding it); secret badges stay hidden until earned.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "operationId" : "listBadges",
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "$ref" : "#/components/schemas/CatalogueView"
+                }
+              }
+            },
+            "description" : "OK",
+            "headers" : {
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/TooManyRequests"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/ServiceUnavailable"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "The badge catalogue, each level with its rarity (the share of users holding it); secret badges stay hidden until earned.",
+        "tags" : [
+          "badges"
+        ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
+        "x-surge-service" : "badges",
+        "x-surge-throttle" : "standard"
       }
     },
     "/v1/challenges" : {
@@ -9076,6 +9336,59 @@ enum PublicAPI {
         "x-surge-throttle" : "standard"
       }
     },
+    "/v1/me/badges" : {
+      "get" : {
+        "description" : "The caller's achievements: badges earned (with level, period and date) and those still locked, with progress (\"7 of 10\").\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "operationId" : "getMyBadges",
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "$ref" : "#/components/schemas/MyBadgesView"
+                }
+              }
+            },
+            "description" : "OK",
+            "headers" : {
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/TooManyRequests"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/ServiceUnavailable"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "The caller's achievements: badges earned (with level, period and date) and those still locked, with progress (\"7 of 10\").",
+        "tags" : [
+          "badges"
+        ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
+        "x-surge-service" : "badges",
+        "x-surge-throttle" : "standard"
+      }
+    },
     "/v1/me/challenges" : {
       "get" : {
         "description" : "What the caller created or was invited to, newest first; filter by kind (e.g. kind=habit for my habits).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
@@ -10027,6 +10340,75 @@ enum PublicAPI {
         "x-surge-service" : "identity",
         "x-surge-throttle" : "standard"
       }
+    },
+    "/v1/users/{userID}/badges" : {
+      "get" : {
+        "description" : "Another user's earned badges, for their friends and the members of their groups (404 otherwise).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "operationId" : "getUserBadges",
+        "parameters" : [
+          {
+            "description" : "A user.",
+            "in" : "path",
+            "name" : "userID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "$ref" : "#/components/schemas/UserBadgesView"
+                }
+              }
+            },
+            "description" : "OK",
+            "headers" : {
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/TooManyRequests"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/ServiceUnavailable"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Another user's earned badges, for their friends and the members of their groups (404 otherwise).",
+        "tags" : [
+          "badges"
+        ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
+        "x-surge-service" : "badges",
+        "x-surge-throttle" : "standard"
+      }
     }
   },
   "servers" : [
@@ -10050,6 +10432,9 @@ enum PublicAPI {
     },
     {
       "name" : "leaderboard"
+    },
+    {
+      "name" : "badges"
     }
   ]
 }

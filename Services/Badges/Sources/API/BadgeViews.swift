@@ -1,0 +1,80 @@
+import Foundation
+import Hummingbird
+import SurgeRuntime
+
+/// The catalogue as a client shows it.
+struct CatalogueView: ResponseCodable {
+    var version: Int
+    /// Users the rarity is counted among.
+    var users: Int
+    var items: [BadgeView]
+}
+
+struct BadgeView: Codable, Sendable {
+    var badgeID: String
+    var title: String
+    var description: String
+    var icon: String
+    /// A secret badge the caller has not earned: no title, description or levels.
+    var secret: Bool
+    var bonusPoints: Int?
+    /// Earned once per week or window ("Weekly Challenge 2026-11-16"), rather than once ever.
+    var perPeriod: Bool
+    var levels: [LevelView]
+}
+
+struct LevelView: Codable, Sendable {
+    var level: Int
+    var title: String
+    var threshold: Int
+    /// Users holding this level (in any period).
+    var holders: Int
+    /// `holders` as a share of all users, in percent with one decimal.
+    var rarityPercent: Double
+}
+
+struct EarnedBadgeView: Codable, Sendable {
+    var badgeID: String
+    var level: Int
+    var title: String
+    var icon: String
+    /// "" for a badge earned once ever; the week's Monday or the board window otherwise.
+    var period: String
+    var earnedAt: Date
+    var bonusPoints: Int?
+}
+
+struct LockedBadgeView: Codable, Sendable {
+    var badgeID: String
+    var title: String
+    var description: String
+    var icon: String
+    /// The next level to earn and its title.
+    var level: Int
+    var levelTitle: String
+    /// Progress towards it: `current` of `target` (7 of 10).
+    var current: Int
+    var target: Int
+}
+
+struct MyBadgesView: ResponseCodable {
+    var earned: [EarnedBadgeView]
+    var locked: [LockedBadgeView]
+}
+
+struct UserBadgesView: ResponseCodable {
+    var userID: UUID
+    var earned: [EarnedBadgeView]
+}
+
+/// The caller's part of the data export: facts kept and badges earned.
+struct BadgesExport: ResponseCodable {
+    struct FactRow: Codable, Sendable {
+        var name: String
+        var scope: String
+        var value: Int
+    }
+
+    var facts: [FactRow]
+    var badges: [EarnedBadgeView]
+}

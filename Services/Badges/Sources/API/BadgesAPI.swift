@@ -1,0 +1,20 @@
+import SurgeContracts
+import SurgeRuntime
+
+/// The public operations the badge service answers.
+enum BadgesAPI {
+    static let catalogue = APIOperation(
+        .get, "/v1/badges", id: "listBadges", service: .badges,
+        summary: "The badge catalogue, each level with its rarity (the share of users holding it); secret badges stay hidden until earned.",
+        response: CatalogueView.self)
+    static let mine = APIOperation(
+        .get, "/v1/me/badges", id: "getMyBadges", service: .badges,
+        summary: "The caller's achievements: badges earned (with level, period and date) and those still locked, with progress (\"7 of 10\").",
+        response: MyBadgesView.self)
+    static let users = APIOperation(
+        .get, "/v1/users/{userID}/badges", id: "getUserBadges", service: .badges,
+        summary: "Another user's earned badges, for their friends and the members of their groups (404 otherwise).",
+        response: UserBadgesView.self)
+
+    static let all = [catalogue, mine, users]
+}

@@ -1,0 +1,60 @@
+import BadgesDomain
+import Foundation
+import Logging
+import PostgresNIO
+import SurgeContracts
+import SurgeMessaging
+
+/// Grants awards inside the transaction of the event (or backfill) that earned them: each stored once, published as
+/// `badge.awarded` through the outbox only when newly stored, then the composites the new awards complete.
+struct Awarder: Sendable {
+    let catalogue: BadgeCatalogue
+    let outbox: Outbox
+
+    /// Raises or adds to facts and grants what their new values reach.
+    func record(
+        _ changes: [(Fact, FactChange)], for userID: UUID, at time: Date, trace: TraceContext?, store: BadgeStore
+    ) async throws {
+        var awards: [Award] = []
+        for (fact, change) in changes {
+            let value: Int
+            switch change {
+            case .add(let delta): value = try await store.add(delta, to: fact, of: userID)
+            case .raise(let candidate): value = try await store.raise(fact, of: userID, to: candidate)
+            }
+            awards += Awarding.reached(catalogue, fact: fact, value: value)
+        }
+        try await grant(awards, to: userID, at: time, backfilled: false, trace: trace, store: store)
+    }
+
+    enum FactChange {
+        case add(Int)
+        case raise(Int)
+    }
+
+    /// Stores each award not yet held and publishes it; then the composites completed. Returns how many were new.
+    @discardableResult
+    func grant(_ awards: [Award], to userID: UUID, at time: Date, backfilled: Bool, trace: TraceContext?, store: BadgeStore) async throws -> Int {
+        var granted = 0
+        for award in awards where try await store.award(award, to: userID, at: time, backfilled: backfilled) {
+            try await publish(award, to: userID, at: time, backfilled: backfilled, trace: trace, store: store)
+            granted += 1
+        }
+        guard granted > 0 else { return 0 }
+        for award in Awarding.composites(catalogue, held: try await store.heldBadges(of: userID))
+        where try await store.award(award, to: userID, at: time, backfilled: backfilled) {
+            try await publish(award, to: userID, at: time, backfilled: backfilled, trace: trace, store: store)
+            granted += 1
+        }
+        return granted
+    }
+
+    func publish(_ award: Award, to userID: UUID, at time: Date, backfilled: Bool, trace: TraceContext?, store: BadgeStore) async throws {
+        let badge = catalogue.badge(award.badgeID)
+        _ = try await outbox.append(
+            BadgeAwarded(
+                userID: userID, badgeID: award.badgeID, level: award.level, period: award.period, title: award.title, icon: badge?.icon ?? "medal",
+                bonusPoints: badge?.bonusPoints, backfilled: backfilled, awardedAt: time),
+            on: store.connection, at: time, trace: trace, logger: store.logger)
+    }
+}

@@ -1,0 +1,103 @@
+import BadgesDomain
+import Foundation
+import Logging
+import PostgresNIO
+import SurgeContracts
+
+/// When the catalogue gains a badge (or a badge's rule or levels change), everyone who already qualifies earns it,
+/// from the facts kept (counts and best streaks); composites from the awards held. Per-period badges (a week's
+/// challenge, first place) have no facts to look back on: they are earned from the next period. Backfilled awards
+/// are published with `backfilled: true`, so notifications can file them quietly instead of pushing.
+struct Backfill: Sendable {
+    let awarder: Awarder
+
+    struct Report: CustomStringConvertible {
+        /// Per badge and level, the awards made.
+        var awards: [String: [Int: Int]] = [:]
+
+        var total: Int { awards.values.reduce(0) { $0 + $1.values.reduce(0, +) } }
+
+        var description: String {
+            guard !awards.isEmpty else { return "no new or changed badge to backfill" }
+            return awards.keys.sorted().map { badge in
+                let levels = awards[badge, default: [:]]
+                return "\(badge): " + levels.keys.sorted().map { "level \($0) → \(levels[$0] ?? 0) users" }.joined(separator: ", ")
+            }.joined(separator: "\n")
+        }
+    }
+
+    /// Backfills the new and changed badges in the caller's transaction, and records the catalogue as backfilled.
+    func run(on connection: PostgresConnection, at time: Date, logger: Logger) async throws -> Report {
+        let store = BadgeStore(connection: connection, logger: logger)
+        // One replica at a time; the second finds the catalogue already recorded.
+        try await connection.query("SELECT pg_advisory_xact_lock(hashtext('surge-badges-backfill'))", logger: logger)
+        var recorded: [String: String] = [:]
+        for try await (id, fingerprint) in try await connection.query("SELECT badge_id, fingerprint FROM catalogue_badges", logger: logger)
+            .decode((String, String).self)
+        {
+            recorded[id] = fingerprint
+        }
+        var report = Report()
+        let catalogue = awarder.catalogue
+        let changed = catalogue.badges.filter { recorded[$0.id] != Self.fingerprint($0) }
+        // Fact badges first, so the composites see what they awarded.
+        for badge in changed.sorted(by: { Self.isComposite($0) == false && Self.isComposite($1) }) {
+            for userID in try await candidates(for: badge, connection: connection, logger: logger) {
+                var awards: [Award] = []
+                switch badge.rule {
+                case .count, .streak:
+                    guard let fact = badge.rule.fact else { continue }
+                    let value = try await connection.query(
+                        "SELECT value FROM facts WHERE user_id = \(userID) AND name = \(fact.name) AND scope = \(fact.scope)", logger: logger
+                    ).collect().first?.decode(Int.self) ?? 0
+                    awards = Awarding.reached(catalogue, fact: fact, value: value).filter { $0.badgeID == badge.id }
+                case .allOf:
+                    awards = Awarding.composites(catalogue, held: try await store.heldBadges(of: userID)).filter { $0.badgeID == badge.id }
+                case .weeklyChallenge, .firstPlace:
+                    continue
+                }
+                for award in awards where try await store.award(award, to: userID, at: time, backfilled: true) {
+                    try await awarder.publish(award, to: userID, at: time, backfilled: true, trace: nil, store: store)
+                    report.awards[award.badgeID, default: [:]][award.level, default: 0] += 1
+                }
+            }
+        }
+        try await connection.query("DELETE FROM catalogue_badges", logger: logger)
+        for badge in catalogue.badges {
+            try await connection.query(
+                "INSERT INTO catalogue_badges (badge_id, fingerprint) VALUES (\(badge.id), \(Self.fingerprint(badge)))", logger: logger)
+        }
+        return report
+    }
+
+    /// Who might qualify: users with the badge's fact at its first threshold, or holding every part of a composite.
+    private func candidates(for badge: Badge, connection: PostgresConnection, logger: Logger) async throws -> [UUID] {
+        let query: PostgresQuery
+        switch badge.rule {
+        case .count, .streak:
+            guard let fact = badge.rule.fact else { return [] }
+            query = """
+                SELECT f.user_id FROM facts f JOIN users u USING (user_id)
+                WHERE f.name = \(fact.name) AND f.scope = \(fact.scope) AND f.value >= \(badge.levels[0].threshold) ORDER BY f.user_id
+                """
+        case .allOf(let parts):
+            query = """
+                SELECT user_id FROM awards WHERE badge_id = ANY(\(parts)) GROUP BY user_id
+                HAVING count(DISTINCT badge_id) = \(parts.count) ORDER BY user_id
+                """
+        case .weeklyChallenge, .firstPlace:
+            return []
+        }
+        return try await connection.query(query, logger: logger).collect().map { try $0.decode(UUID.self) }
+    }
+
+    private static func isComposite(_ badge: Badge) -> Bool {
+        if case .allOf = badge.rule { return true }
+        return false
+    }
+
+    /// What a badge awards for: its rule and levels (a new title alone does not backfill again).
+    static func fingerprint(_ badge: Badge) -> String {
+        "\(badge.rule)|" + badge.levels.map { "\($0.threshold)" }.joined(separator: ",")
+    }
+}

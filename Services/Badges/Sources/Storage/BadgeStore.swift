@@ -1,0 +1,95 @@
+import BadgesDomain
+import Foundation
+import Logging
+import PostgresNIO
+import SurgeContracts
+
+/// The badge service's writes, inside one event's inbox transaction: who exists and who knows whom (for rarity and
+/// for who may see whose badges), facts, and awards.
+struct BadgeStore {
+    let connection: PostgresConnection
+    let logger: Logger
+
+    func isErased(_ userID: UUID) async throws -> Bool {
+        try await connection.query("SELECT 1 FROM erased_users WHERE user_id = \(userID)", logger: logger).collect().isEmpty == false
+    }
+
+    func saveUser(_ userID: UUID) async throws {
+        try await connection.query(
+            """
+            INSERT INTO users (user_id) SELECT \(userID) WHERE NOT EXISTS (SELECT 1 FROM erased_users WHERE user_id = \(userID))
+            ON CONFLICT DO NOTHING
+            """, logger: logger)
+    }
+
+    /// A deleted user's facts, awards and relations are forgotten; later events about them are ignored.
+    func erase(_ userID: UUID) async throws {
+        try await connection.query("INSERT INTO erased_users (user_id) VALUES (\(userID)) ON CONFLICT DO NOTHING", logger: logger)
+        for statement: PostgresQuery in [
+            "DELETE FROM users WHERE user_id = \(userID)",
+            "DELETE FROM facts WHERE user_id = \(userID)",
+            "DELETE FROM awards WHERE user_id = \(userID)",
+            "DELETE FROM friendships WHERE user_low = \(userID) OR user_high = \(userID)",
+            "DELETE FROM group_members WHERE user_id = \(userID)",
+        ] {
+            try await connection.query(statement, logger: logger)
+        }
+    }
+
+    func setFriendship(_ a: UUID, _ b: UUID, friends: Bool) async throws {
+        let (low, high) = a.key < b.key ? (a, b) : (b, a)
+        if friends {
+            try await connection.query("INSERT INTO friendships (user_low, user_high) VALUES (\(low), \(high)) ON CONFLICT DO NOTHING", logger: logger)
+        } else {
+            try await connection.query("DELETE FROM friendships WHERE user_low = \(low) AND user_high = \(high)", logger: logger)
+        }
+    }
+
+    func setMembership(_ groupID: UUID, _ userID: UUID, member: Bool) async throws {
+        if member {
+            try await connection.query(
+                "INSERT INTO group_members (group_id, user_id) VALUES (\(groupID), \(userID)) ON CONFLICT DO NOTHING", logger: logger)
+        } else {
+            try await connection.query("DELETE FROM group_members WHERE group_id = \(groupID) AND user_id = \(userID)", logger: logger)
+        }
+    }
+
+    /// Adds to a count; returns the new value.
+    func add(_ delta: Int, to fact: Fact, of userID: UUID) async throws -> Int {
+        try await value(
+            """
+            INSERT INTO facts (user_id, name, scope, value) VALUES (\(userID), \(fact.name), \(fact.scope), \(delta))
+            ON CONFLICT (user_id, name, scope) DO UPDATE SET value = facts.value + EXCLUDED.value RETURNING value
+            """)
+    }
+
+    /// Raises a best-so-far value (a streak); returns the value kept.
+    func raise(_ fact: Fact, of userID: UUID, to value: Int) async throws -> Int {
+        try await self.value(
+            """
+            INSERT INTO facts (user_id, name, scope, value) VALUES (\(userID), \(fact.name), \(fact.scope), \(value))
+            ON CONFLICT (user_id, name, scope) DO UPDATE SET value = GREATEST(facts.value, EXCLUDED.value) RETURNING value
+            """)
+    }
+
+    private func value(_ query: PostgresQuery) async throws -> Int {
+        try await connection.query(query, logger: logger).collect().first?.decode(Int.self) ?? 0
+    }
+
+    /// Stores the award; false when the user already held it (so nothing is published twice).
+    func award(_ award: Award, to userID: UUID, at time: Date, backfilled: Bool) async throws -> Bool {
+        try await connection.query(
+            """
+            INSERT INTO awards (user_id, badge_id, level, period, title, awarded_at, backfilled)
+            VALUES (\(userID), \(award.badgeID), \(award.level), \(award.period), \(award.title), \(time), \(backfilled))
+            ON CONFLICT DO NOTHING RETURNING 1
+            """, logger: logger
+        ).collect().isEmpty == false
+    }
+
+    /// The badges the user holds at any level.
+    func heldBadges(of userID: UUID) async throws -> Set<String> {
+        Set(try await connection.query("SELECT DISTINCT badge_id FROM awards WHERE user_id = \(userID)", logger: logger).collect()
+            .map { try $0.decode(String.self) })
+    }
+}

@@ -1,0 +1,41 @@
+import SurgePostgres
+
+/// The badge service's tables: what it learned from identity (users, friendships, group members), the facts kept
+/// per user (counts and best streaks), the awards, and the catalogue badges already backfilled.
+enum BadgesMigrations {
+    static let set = MigrationSet(component: "badges", migrations: [
+        Migration(1, "users, facts, awards, catalogue", [
+            "CREATE TABLE users (user_id uuid PRIMARY KEY)",
+            "CREATE TABLE erased_users (user_id uuid PRIMARY KEY)",
+            "CREATE TABLE friendships (user_low uuid NOT NULL, user_high uuid NOT NULL, PRIMARY KEY (user_low, user_high))",
+            "CREATE INDEX friendships_high ON friendships (user_high)",
+            "CREATE TABLE group_members (group_id uuid NOT NULL, user_id uuid NOT NULL, PRIMARY KEY (group_id, user_id))",
+            "CREATE INDEX group_members_user ON group_members (user_id)",
+            """
+            CREATE TABLE facts (
+                user_id uuid NOT NULL,
+                name text NOT NULL,
+                scope text NOT NULL,
+                value bigint NOT NULL,
+                PRIMARY KEY (user_id, name, scope)
+            )
+            """,
+            "CREATE INDEX facts_by_name ON facts (name, scope, value)",
+            """
+            CREATE TABLE awards (
+                user_id uuid NOT NULL,
+                badge_id text NOT NULL,
+                level integer NOT NULL,
+                period text NOT NULL,
+                title text NOT NULL,
+                awarded_at timestamptz NOT NULL,
+                backfilled boolean NOT NULL DEFAULT false,
+                PRIMARY KEY (user_id, badge_id, level, period)
+            )
+            """,
+            "CREATE INDEX awards_by_badge ON awards (badge_id, level)",
+            // The catalogue's badges as last backfilled: a new or changed one is backfilled at start.
+            "CREATE TABLE catalogue_badges (badge_id text PRIMARY KEY, fingerprint text NOT NULL)",
+        ]),
+    ])
+}

@@ -1,0 +1,141 @@
+import Foundation
+import SurgeCalendar
+import SurgeContracts
+import SurgeTestSupport
+import Testing
+
+/// Badges as a user meets them: through the gateway, with identity, challenges, progress and badges as processes.
+@Suite("Badges: achievements through the gateway", .tags(.system), .kind(.system), .serialized)
+struct BadgesSystemTests {
+    typealias User = ProgressStage.User
+
+    static func withStage(_ name: String, _ body: (ProgressStage) async throws -> Void) async throws {
+        try await withTestStack(name) { stack in
+            try await stack.start("identity")
+            try await stack.start("challenges", environment: ["SIMULATED_CLOCK": "true"])
+            try await stack.start("progress", environment: ["SIMULATED_CLOCK": "true", "JUDGEMENT_INTERVAL_MS": "100"])
+            try await stack.start("badges")
+            try await stack.start("gateway")
+            try await body(ProgressStage(stack: stack))
+        }
+    }
+
+    static func earned(_ response: TestResponse) -> [[String: Any]] { response.json["earned"] as? [[String: Any]] ?? [] }
+    static func locked(_ response: TestResponse) -> [[String: Any]] { response.json["locked"] as? [[String: Any]] ?? [] }
+
+    /// Waits until the user's badges satisfy `condition`.
+    static func badges(of user: User, _ what: String, until condition: @escaping (TestResponse) -> Bool) async throws -> TestResponse {
+        try await eventually("\(what)") { () -> TestResponse? in
+            let response = try await user.http.get("/v1/me/badges")
+            return condition(response) ? response : nil
+        }
+    }
+
+    static func choreLevels(_ response: TestResponse) -> [Int] {
+        earned(response).filter { $0["badgeID"] as? String == "chores" }.compactMap { $0["level"] as? Int }.sorted()
+    }
+
+    static func choreProgress(_ response: TestResponse) -> String? {
+        locked(response).first { $0["badgeID"] as? String == "chores" }.map { "\($0["current"] as? Int ?? -1) of \($0["target"] as? Int ?? -1)" }
+    }
+
+    @Test("a housemate's 1st, 10th and 50th chore each earn their badge once; a locked badge shows its progress; housemates see it, strangers get 404")
+    func choreBadges() async throws {
+        try await Self.withStage("badges-chores") { stage in
+            let tokyo = LocalCalendar(zoneNamed: "Asia/Tokyo")!
+            let today = LocalDate("2026-11-18")!
+            try await stage.setClock(tokyo.instant(of: LocalTime("09:00")!, on: today))
+            let aiko = try await stage.user("Aiko", timeZone: "Asia/Tokyo")
+            let bruno = try await stage.user("Bruno", timeZone: "Europe/Rome")
+            let outsider = try await stage.user("Olaf", timeZone: "Europe/Oslo")
+            let household = try await stage.household(owner: aiko, members: [bruno], timeZone: "Asia/Tokyo")
+
+            let fresh = try await bruno.http.get("/v1/me/badges")
+            #expect(Self.earned(fresh).isEmpty)
+            #expect(Self.choreProgress(fresh) == "0 of 1", "\(fresh.text)")
+            #expect(!Self.locked(fresh).contains { $0["badgeID"] as? String == "all-rounder" }, "a secret badge is not listed before it is earned")
+
+            for index in 1...50 {
+                let chore = try await aiko.http.post("/v1/challenges", json: [
+                    "kind": "chore", "name": "Chore \(index)", "groupID": household,
+                    "chore": ["firstDueOn": today.description, "recurrence": ["kind": "daily"] as JSONObject, "points": 1] as JSONObject,
+                ])
+                #expect(chore.status == 201, "\(chore.text)")
+            }
+            let occurrences = try await eventually("fifty chores are due") { () -> [String]? in
+                let list = try await aiko.http.get("/v1/groups/\(household)/chore-occurrences?limit=100").json["items"] as? [[String: Any]] ?? []
+                return list.count == 50 ? list.compactMap { $0["occurrenceID"] as? String } : nil
+            }
+            func complete(_ range: ClosedRange<Int>) async throws {
+                for index in range {
+                    let done = try await bruno.http.post("/v1/chore-occurrences/\(occurrences[index - 1])/complete")
+                    #expect(done.status == 200, "\(done.text)")
+                }
+            }
+
+            try await complete(1...1)
+            let first = try await Self.badges(of: bruno, "the first chore's badge") { Self.choreLevels($0) == [1] }
+            #expect(Self.earned(first).first { $0["badgeID"] as? String == "chores" }?["title"] as? String == "First Chore Done")
+            #expect(Self.choreProgress(first) == "1 of 10")
+
+            try await complete(2...9)
+            _ = try await Self.badges(of: bruno, "7 of 10 and then 9 of 10") { Self.choreProgress($0) == "9 of 10" }
+            let tenth = ContinuousClock.now
+            try await complete(10...10)
+            let ten = try await Self.badges(of: bruno, "the 10th chore's badge") { Self.choreLevels($0) == [1, 2] }
+            print("badges: the 10th chore's badge was readable \(ContinuousClock.now - tenth) after the chore's 2xx")
+            #expect(Self.choreProgress(ten) == "10 of 50")
+
+            try await complete(11...50)
+            let fifty = try await Self.badges(of: bruno, "the 50th chore's badge") { Self.choreLevels($0) == [1, 2, 3] }
+            #expect(Self.choreProgress(fifty) == nil, "every level held")
+            try await waitUntil("each level published once") {
+                try await stage.stack.database.count(
+                    "SELECT count(*) FROM badges.outbox WHERE type = 'surge.badges.badge.awarded.v1' AND payload->>'badgeID' = 'chores'") == 3
+            }
+            #expect(try await stage.stack.database.count("SELECT count(*) FROM badges.awards WHERE badge_id = 'chores'") == 3)
+
+            // A housemate sees Bruno's badges; a stranger does not learn he exists.
+            let seen = try await aiko.http.get("/v1/users/\(bruno.id.uuidString)/badges")
+            #expect(seen.status == 200)
+            #expect(Self.earned(seen).filter { $0["badgeID"] as? String == "chores" }.count == 3)
+            #expect(try await outsider.http.get("/v1/users/\(bruno.id.uuidString)/badges").status == 404)
+            #expect(try await outsider.http.get("/v1/users/\(UUID().uuidString)/badges").status == 404)
+
+            // The catalogue: rarity among the users known, the secret badge hidden.
+            let catalogue = try await outsider.http.get("/v1/badges")
+            let items = catalogue.json["items"] as? [[String: Any]] ?? []
+            let chores = try #require(items.first { $0["badgeID"] as? String == "chores" })
+            let levels = chores["levels"] as? [[String: Any]] ?? []
+            #expect(levels.map { $0["holders"] as? Int } == [1, 1, 1])
+            #expect(levels.first?["rarityPercent"] as? Double == 33.3, "one of three users")
+            let secret = try #require(items.first { $0["badgeID"] as? String == "all-rounder" })
+            #expect(secret["title"] as? String == "Secret badge")
+            #expect((secret["levels"] as? [Any])?.isEmpty == true)
+        }
+    }
+
+    @Test("a 7-day habit streak earns the 7-day badge, once")
+    func streakBadge() async throws {
+        try await Self.withStage("badges-streak") { stage in
+            let user = try await stage.user("Ana", timeZone: "Europe/Rome")
+            let habit = try await stage.habit(for: user, graceMinutes: 60)
+            let first = LocalDate("2026-11-02")!
+            try await stage.setClock(first, "09:00", for: user)
+            let started = try await user.http.post("/v1/attempts", json: ["challengeID": habit])
+            let attemptID = try #require((started.json["attempt"] as? [String: Any])?["attemptID"] as? String, "\(started.text)")
+            for day in 0..<7 {
+                try await stage.setClock(first.adding(days: day), "09:00", for: user)
+                #expect(try await user.http.put("/v1/attempts/\(attemptID)/tasks/sketch", json: ["done": true]).status == 200)
+            }
+            // The seventh day is judged after its window closes: the streak reaches 7.
+            try await stage.setClock(first.adding(days: 7), "09:00", for: user)
+            let earned = try await Self.badges(of: user, "the 7-day streak badge") { response in
+                Self.earned(response).contains { $0["badgeID"] as? String == "streak" && $0["level"] as? Int == 1 }
+            }
+            #expect(Self.earned(earned).first { $0["badgeID"] as? String == "streak" }?["title"] as? String == "7-day streak")
+            #expect(Self.locked(earned).first { $0["badgeID"] as? String == "streak" }.map { "\($0["current"] as? Int ?? -1) of \($0["target"] as? Int ?? -1)" } == "7 of 14")
+            #expect(Self.earned(earned).contains { $0["badgeID"] as? String == "check-ins" && $0["level"] as? Int == 1 })
+        }
+    }
+}
