@@ -79,7 +79,7 @@ func service(_ name: String, module: String, domain: Bool = false, dependencies:
 }
 
 let serviceTargets: [Target] =
-    service("Gateway", module: "GatewayService", dependencies: ["SurgeAuth", .httpClient, .httpTypes, .crypto])
+    service("Gateway", module: "GatewayService", domain: true, dependencies: ["SurgeAuth", .httpClient, .httpTypes, .crypto])
     + service("Identity", module: "IdentityService", domain: true, dependencies: ["SurgeAuth", .jwt, .bcrypt, .httpClient, .crypto])
     + service("Challenges", module: "ChallengesService", domain: true)
     + service("Progress", module: "ProgressService", domain: true)
@@ -141,7 +141,7 @@ let testTargets: [Target] = [
         path: "Tests/ProgressTests", swiftSettings: swiftSettings),
     .testTarget(name: "RuntimeTests", dependencies: ["SurgeTestSupport", "SurgeRuntime", "SurgeContracts", "SurgePostgres", .connectionPool, .logging, .hummingbird, .hummingbirdTesting], path: "Tests/RuntimeTests", swiftSettings: swiftSettings),
     .testTarget(
-        name: "GatewayTests", dependencies: ["SurgeTestSupport", "GatewayService", "SurgeRuntime", .hummingbird, .hummingbirdTesting],
+        name: "GatewayTests", dependencies: ["SurgeTestSupport", "GatewayService", "GatewayDomain", "SurgeRuntime", .hummingbird, .hummingbirdTesting],
         path: "Tests/GatewayTests", swiftSettings: swiftSettings),
     .testTarget(name: "CalendarTests", dependencies: ["SurgeTestSupport", "SurgeCalendar", "SurgeContracts"], path: "Tests/CalendarTests", swiftSettings: swiftSettings),
     .testTarget(name: "AuthTests", dependencies: ["SurgeTestSupport", "SurgeAuth", "SurgeContracts", .jwt], path: "Tests/AuthTests", swiftSettings: swiftSettings),
