@@ -79,10 +79,10 @@ func service(_ name: String, module: String, domain: Bool = false, dependencies:
 }
 
 let serviceTargets: [Target] =
-    service("Gateway", module: "GatewayService", dependencies: ["SurgeAuth", .httpClient, .httpTypes, .crypto])
+    service("Gateway", module: "GatewayService", domain: true, dependencies: ["SurgeAuth", .httpClient, .httpTypes, .crypto])
     + service("Identity", module: "IdentityService", domain: true, dependencies: ["SurgeAuth", .jwt, .bcrypt, .httpClient, .crypto])
     + service("Challenges", module: "ChallengesService", domain: true)
-    + service("Progress", module: "ProgressService")
+    + service("Progress", module: "ProgressService", domain: true)
     + service("Leaderboard", module: "LeaderboardService", domain: true, dependencies: [.lifecycle])
     + service("Badges", module: "BadgesService", domain: true)
     + service("Notifications", module: "NotificationsService")
@@ -137,11 +137,11 @@ let testTargets: [Target] = [
         swiftSettings: swiftSettings
     ),
     .testTarget(
-        name: "ProgressTests", dependencies: ["ProgressService", "SurgeCalendar", "SurgeContracts", "SurgeTestSupport"],
+        name: "ProgressTests", dependencies: ["ProgressService", "ProgressDomain", "SurgeCalendar", "SurgeContracts", "SurgeTestSupport"],
         path: "Tests/ProgressTests", swiftSettings: swiftSettings),
     .testTarget(name: "RuntimeTests", dependencies: ["SurgeTestSupport", "SurgeRuntime", "SurgeContracts", "SurgePostgres", .connectionPool, .logging, .hummingbird, .hummingbirdTesting], path: "Tests/RuntimeTests", swiftSettings: swiftSettings),
     .testTarget(
-        name: "GatewayTests", dependencies: ["SurgeTestSupport", "GatewayService", "SurgeRuntime", .hummingbird, .hummingbirdTesting],
+        name: "GatewayTests", dependencies: ["SurgeTestSupport", "GatewayService", "GatewayDomain", "SurgeRuntime", .hummingbird, .hummingbirdTesting],
         path: "Tests/GatewayTests", swiftSettings: swiftSettings),
     .testTarget(name: "CalendarTests", dependencies: ["SurgeTestSupport", "SurgeCalendar", "SurgeContracts"], path: "Tests/CalendarTests", swiftSettings: swiftSettings),
     .testTarget(name: "AuthTests", dependencies: ["SurgeTestSupport", "SurgeAuth", "SurgeContracts", .jwt], path: "Tests/AuthTests", swiftSettings: swiftSettings),

@@ -1,4 +1,5 @@
 import Foundation
+import GatewayDomain
 import Hummingbird
 import SurgeRuntime
 import SurgeTestSupport
@@ -40,8 +41,8 @@ struct GatewayDomainTests {
     @Test("credential routes spend the IP's credential budget as well")
     func budgetsPerThrottle() {
         let limits = RateLimits(perIP: 100, perUser: 50, credentialsPerIP: 5)
-        #expect(limits.budgets(ip: "ip", userID: nil, throttle: .credentials).map(\.1.name) == ["ip", "credentials"])
-        #expect(limits.budgets(ip: "ip", userID: "u", throttle: .standard).map(\.1.name) == ["ip", "user"])
+        #expect(limits.budgets(ip: "ip", userID: nil, credentialOperation: true).map(\.1.name) == ["ip", "credentials"])
+        #expect(limits.budgets(ip: "ip", userID: "u", credentialOperation: false).map(\.1.name) == ["ip", "user"])
     }
 
     @Test("the client address comes from the peer unless proxies are trusted")

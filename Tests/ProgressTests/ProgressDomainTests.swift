@@ -1,4 +1,5 @@
 import Foundation
+import ProgressDomain
 import SurgeCalendar
 import SurgeContracts
 import SurgeRuntime
@@ -82,7 +83,7 @@ struct ProgressDomainTests {
         #expect(inflated.pointsDelta == Points.series(Self.pushUps, reps: 2, seriesNumber: 2, streak: 0))
         #expect(Points.series(Self.pushUps, reps: 1_000_000, seriesNumber: 1_000_000, streak: 100) <= Int(Points.maximumAward))
         for series in [0, -5, 10_001, Int.max] {
-            #expect(throws: Problem.self) {
+            #expect(throws: ProgressError.self) {
                 try CheckInEngine.apply(CheckIn(taskID: "pushups", action: .log(quantity: 1, series: series), happenedAt: Date()), to: &record, context: context)
             }
         }
@@ -126,12 +127,12 @@ struct ProgressDomainTests {
         let definition = Self.definition(tasks: [ChallengeTask(taskID: "read", title: "Read", kind: .checkbox)])
         var record = DayRecord(date: LocalDate("2026-11-20")!)
         let context = CheckInEngine.Context(definition: definition, dailyGoal: 20, streak: 0, levelPoints: 0)
-        #expect(throws: Problem.self) { try CheckInEngine.apply(CheckIn(taskID: "nope", action: .setDone(true), happenedAt: Date()), to: &record, context: context) }
-        #expect(throws: Problem.self) { try CheckInEngine.apply(CheckIn(taskID: "read", action: .log(quantity: 3, series: nil), happenedAt: Date()), to: &record, context: context) }
+        #expect(throws: ProgressError.self) { try CheckInEngine.apply(CheckIn(taskID: "nope", action: .setDone(true), happenedAt: Date()), to: &record, context: context) }
+        #expect(throws: ProgressError.self) { try CheckInEngine.apply(CheckIn(taskID: "read", action: .log(quantity: 3, series: nil), happenedAt: Date()), to: &record, context: context) }
         let quantity = Self.definition(tasks: [ChallengeTask(taskID: "water", title: "Water", kind: .quantity, target: 2, unit: "litres")])
         let quantityContext = CheckInEngine.Context(definition: quantity, dailyGoal: 20, streak: 0, levelPoints: 0)
-        #expect(throws: Problem.self) { try CheckInEngine.apply(CheckIn(taskID: "water", action: .log(quantity: -1, series: nil), happenedAt: Date()), to: &record, context: quantityContext) }
-        #expect(throws: Problem.self) { try CheckInEngine.apply(CheckIn(taskID: "water", action: .log(quantity: 0, series: nil), happenedAt: Date()), to: &record, context: quantityContext) }
+        #expect(throws: ProgressError.self) { try CheckInEngine.apply(CheckIn(taskID: "water", action: .log(quantity: -1, series: nil), happenedAt: Date()), to: &record, context: quantityContext) }
+        #expect(throws: ProgressError.self) { try CheckInEngine.apply(CheckIn(taskID: "water", action: .log(quantity: 0, series: nil), happenedAt: Date()), to: &record, context: quantityContext) }
     }
 
     @Test("a tolerant challenge fails on the miss after the allowed ones; a freeze saves a day with some activity")
@@ -299,12 +300,29 @@ struct ProgressDomainTests {
     func photos() throws {
         let jpeg = Data([0xFF, 0xD8, 0xFF, 0xE0, 1, 2, 3])
         #expect(try PhotoRules.validate(jpeg, contentType: "image/jpeg", maxBytes: 100) == "image/jpeg")
-        #expect(throws: Problem.self) { try PhotoRules.validate(jpeg, contentType: "image/png", maxBytes: 100) }
-        #expect(throws: Problem.self) { try PhotoRules.validate(jpeg, contentType: "application/pdf", maxBytes: 100) }
-        #expect(throws: Problem.self) { try PhotoRules.validate(jpeg, contentType: "image/jpeg", maxBytes: 3) }
-        #expect(throws: Problem.self) { try PhotoRules.validate(Data(), contentType: "image/jpeg", maxBytes: 100) }
+        #expect(throws: ProgressError.invalidFields([FieldError(field: "body", message: "is not a image/png image")])) {
+            try PhotoRules.validate(jpeg, contentType: "image/png", maxBytes: 100)
+        }
+        #expect(throws: ProgressError.unsupportedPhotoType) { try PhotoRules.validate(jpeg, contentType: "application/pdf", maxBytes: 100) }
+        #expect(throws: ProgressError.photoTooLarge(limit: 3)) { try PhotoRules.validate(jpeg, contentType: "image/jpeg", maxBytes: 3) }
+        #expect(throws: ProgressError.invalidFields([FieldError(field: "body", message: "must contain the photo")])) {
+            try PhotoRules.validate(Data(), contentType: "image/jpeg", maxBytes: 100)
+        }
         let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0])
         #expect(try PhotoRules.validate(png, contentType: "image/png; charset=binary", maxBytes: 100) == "image/png")
+    }
+
+    @Test("photo refusals are answered with the problem documents the API has always sent")
+    func photoProblems() {
+        #expect(
+            ProgressProblems.problem(for: .unsupportedPhotoType)
+                == Problem(
+                    slug: "unsupported-media-type", title: "Unsupported media type", status: .unsupportedMediaType,
+                    detail: "Send the photo as one of image/jpeg, image/png, image/heic, image/webp."))
+        #expect(ProgressProblems.problem(for: .photoTooLarge(limit: 3)) == Problem.tooLarge(limit: 3))
+        #expect(
+            ProgressProblems.problem(for: .invalidFields([FieldError(field: "body", message: "must contain the photo")]))
+                == Problem.validation(field: "body", "must contain the photo"))
     }
 
     @Test("the check-in window: open until the day's end plus grace, never for future or out-of-attempt days")

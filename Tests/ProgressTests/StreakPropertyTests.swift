@@ -1,4 +1,5 @@
 import Foundation
+import ProgressDomain
 import SurgeCalendar
 import SurgeContracts
 import SurgeTestSupport

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import GatewayDomain
 import Hummingbird
 import NIOCore
 import SurgeContracts

@@ -1,4 +1,5 @@
 import Foundation
+import GatewayDomain
 import Hummingbird
 import NIOCore
 import SurgeContracts

@@ -1,4 +1,5 @@
 import Foundation
+import GatewayDomain
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -28,7 +29,7 @@ struct RoutePipeline: Sendable {
         // The IP's budgets are spent before the token is checked, so bad tokens cannot be tried without limit.
         let ip = clientAddress.of(request, peer: context.peerAddress)
         context.clientAddress = ip
-        var decisions = limits.budgets(ip: ip, userID: nil, throttle: route.throttle).map { take($0, $1) }
+        var decisions = limits.budgets(ip: ip, userID: nil, credentialOperation: route.throttle == .credentials).map { take($0, $1) }
         var response: Response
         if decisions.allSatisfy(\.allowed), route.access == .authenticated {
             do {

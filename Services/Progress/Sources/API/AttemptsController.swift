@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import ProgressDomain
 import SurgeContracts
 import SurgeRuntime
 

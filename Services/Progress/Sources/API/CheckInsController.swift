@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 import NIOFoundationCompat
+import ProgressDomain
 import SurgeContracts
 import SurgeRuntime
 
@@ -65,7 +66,9 @@ struct CheckInsController {
         }
         router.add(ProgressAPI.attachPhoto) { request, context in
             var request = request
-            let contentType = try PhotoRules.validate(Data(), contentType: request.headers[.contentType], maxBytes: .max, allowEmpty: true)
+            let contentType = try ProgressProblems.mapping {
+                try PhotoRules.validate(Data(), contentType: request.headers[.contentType], maxBytes: .max, allowEmpty: true)
+            }
             let body: ByteBuffer
             do {
                 body = try await request.collectBody(upTo: maxPhotoBytes)
@@ -73,7 +76,7 @@ struct CheckInsController {
                 throw Problem.tooLarge(limit: maxPhotoBytes)
             }
             let data = Data(buffer: body)
-            _ = try PhotoRules.validate(data, contentType: contentType, maxBytes: maxPhotoBytes)
+            _ = try ProgressProblems.mapping { try PhotoRules.validate(data, contentType: contentType, maxBytes: maxPhotoBytes) }
             let query = request.uri.queryParameters
             var happenedAt: Date?
             if let text = query["happenedAt"].map(String.init) {

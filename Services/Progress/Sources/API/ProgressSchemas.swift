@@ -1,3 +1,4 @@
+import ProgressDomain
 import SurgeContracts
 
 // What the OpenAPI document says about progress's request and response fields beyond their Swift types: the lists

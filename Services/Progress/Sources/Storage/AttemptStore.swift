@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import ProgressDomain
 import SurgeContracts
 import SurgePostgres
 

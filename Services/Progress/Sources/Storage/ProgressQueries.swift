@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import PostgresNIO
+import ProgressDomain
 import SurgeCalendar
 import SurgeContracts
 import SurgePostgres

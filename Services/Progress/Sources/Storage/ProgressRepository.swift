@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import ProgressDomain
 import SurgeCalendar
 import SurgeContracts
 import SurgeMessaging
@@ -211,7 +212,7 @@ struct ProgressRepository: Sendable {
         }
         if let competition = definition.competition, now >= competition.endsAt {
             // Its standings are final at its end, even for amounts logged offline before it.
-            throw Self.problem(for: .tooLate(closedAt: competition.endsAt), date: date)
+            throw ProgressProblems.problem(for: .tooLate(closedAt: competition.endsAt), date: date)
         }
         let inProgress = Judge.nextPeriodEnd(
             attempt.state, startedOn: attempt.startedOn, endOn: attempt.endsOn, period: timeline.latest.rules.streak.period)
@@ -220,13 +221,15 @@ struct ProgressRepository: Sendable {
             graceMinutes: definition.rules.checkInGraceMinutes, judgedThrough: attempt.state.judgedThrough,
             judgedThroughClosedAt: attempt.state.judgedThroughClosedAt, closesNoEarlierThan: inProgress.flatMap { date <= $0 ? attempt.nextJudgementAt : nil })
         {
-            throw Self.problem(for: refusal, date: date)
+            throw ProgressProblems.problem(for: refusal, date: date)
         }
         var record = try await attempts.day(attempt.id, date, on: connection) ?? DayRecord(date: date)
         let levelPoints = definition.rules.points.kind == .series ? try await ledger.levelPoints(attempt.userID, on: connection) : 0
-        let result = try CheckInEngine.apply(
-            CheckIn(taskID: taskID, action: action, happenedAt: happenedAt), to: &record,
-            context: .init(definition: definition, dailyGoal: member.effectiveDailyGoal, streak: attempt.state.currentStreak, levelPoints: levelPoints))
+        let result = try ProgressProblems.mapping {
+            try CheckInEngine.apply(
+                CheckIn(taskID: taskID, action: action, happenedAt: happenedAt), to: &record,
+                context: .init(definition: definition, dailyGoal: member.effectiveDailyGoal, streak: attempt.state.currentStreak, levelPoints: levelPoints))
+        }
         let actionName: String =
             switch action {
             case .setDone(let done): result.applied ? (done ? "done" : "undone") : "superseded"
@@ -319,23 +322,6 @@ struct ProgressRepository: Sendable {
                     reason: met ? (bonus == .goal ? .weeklyGoalBonus : .challengeBonus) : .correction, localDate: date, excessQuantity: nil,
                     countsTowardLevel: definition.visibility == .curated),
                 at: now, trace: trace, on: connection)
-        }
-    }
-
-    static func problem(for refusal: CheckInWindow.Refusal, date: LocalDate) -> Problem {
-        switch refusal {
-        case .tooLate(let closedAt):
-            Problem(
-                slug: "check-in-window-closed", title: "Too late for that day", status: .unprocessableContent,
-                detail: "Check-ins for \(date) were accepted until \(Timestamp.format(closedAt)).")
-        case .inFuture:
-            Problem(slug: "check-in-in-future", title: "Check-in in the future", status: .unprocessableContent,
-                    detail: "happenedAt is later than now; check the device clock.")
-        case .beforeStart:
-            Problem(slug: "check-in-before-start", title: "Before the attempt", status: .unprocessableContent,
-                    detail: "\(date) is before this attempt started.")
-        case .afterEnd:
-            Problem(slug: "check-in-after-end", title: "After the attempt", status: .unprocessableContent, detail: "\(date) is after this attempt's last day.")
         }
     }
 

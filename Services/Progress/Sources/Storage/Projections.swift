@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import ProgressDomain
 import SurgeContracts
 
 /// What progress keeps from other services' events: members, definition versions, invitations, groups. Written

@@ -1,6 +1,5 @@
 import Foundation
 import SurgeContracts
-import SurgeRuntime
 
 /// One change a user makes to a task on one day.
 public struct CheckIn: Sendable, Equatable {
@@ -58,10 +57,10 @@ public enum CheckInEngine {
         }
     }
 
-    public static func apply(_ checkIn: CheckIn, to record: inout DayRecord, context: Context) throws -> CheckInResult {
+    public static func apply(_ checkIn: CheckIn, to record: inout DayRecord, context: Context) throws(ProgressError) -> CheckInResult {
         let definition = context.definition
         guard let task = definition.tasks.first(where: { $0.taskID == checkIn.taskID }) else {
-            throw Problem.validation(field: "taskID", "is not a task of this challenge")
+            throw .invalidField("taskID", "is not a task of this challenge")
         }
         var progress = record.tasks[task.taskID] ?? TaskProgress()
         var pointsDelta = 0
@@ -94,10 +93,10 @@ public enum CheckInEngine {
             progress.changedAt = checkIn.happenedAt
         case (.log(let quantity, let seriesNumber), .quantity):
             guard quantity > 0, quantity <= 1_000_000 else {
-                throw Problem.validation(field: "quantity", "must be greater than 0 and at most 1000000")
+                throw .invalidField("quantity", "must be greater than 0 and at most 1000000")
             }
             if let seriesNumber, !(1...10_000).contains(seriesNumber) {
-                throw Problem.validation(field: "series", "must be an integer from 1 to 10000")
+                throw .invalidField("series", "must be an integer from 1 to 10000")
             }
             progress.quantity += quantity
             rewarded = quantity
@@ -124,7 +123,7 @@ public enum CheckInEngine {
                 reason = points == 0 ? nil : .correction
             }
         default:
-            throw Problem.validation(field: "taskID", "a \(task.kind.rawValue) task cannot take this check-in")
+            throw .invalidField("taskID", "a \(task.kind.rawValue) task cannot take this check-in")
         }
         let complete = Requirements.isSatisfied(task, progress, dailyGoal: context.dailyGoal)
         if definition.rules.points.kind == .perTask {

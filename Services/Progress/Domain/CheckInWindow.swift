@@ -1,7 +1,6 @@
 import Foundation
 import SurgeCalendar
 import SurgeContracts
-import SurgeRuntime
 
 /// When a day is open for check-ins and when it is judged: a day stays open until its local end plus the rules'
 /// grace (offline clients syncing late), and is judged the moment it closes.
@@ -12,8 +11,8 @@ public enum CheckInWindow {
     /// Field errors for a client-stated `happenedAt` or `date` outside the supported instants and dates. JSON bodies
     /// are bounded by the decoder already; query parameters (a photo's) are not, and a stored command must not be
     /// trusted either.
-    public static func unsupportedFields(happenedAt: Date?, date: LocalDate?) -> [Problem.FieldError] {
-        var errors: [Problem.FieldError] = []
+    public static func unsupportedFields(happenedAt: Date?, date: LocalDate?) -> [FieldError] {
+        var errors: [FieldError] = []
         if let happenedAt, !Timestamp.isSupported(happenedAt) {
             errors.append(.init(field: "happenedAt", message: Timestamp.unsupportedMessage(Timestamp.format(happenedAt))))
         }

@@ -1,24 +1,19 @@
 import Foundation
-import SurgeRuntime
 
 /// What a progress photo may be: a JPEG, PNG, HEIC or WebP image of at most `maxBytes`, whose bytes match its type.
 public enum PhotoRules {
     public static let contentTypes = ["image/jpeg", "image/png", "image/heic", "image/webp"]
 
     /// Checks the declared type (and, unless `allowEmpty`, the bytes); returns the normalised content type.
-    public static func validate(_ data: Data, contentType: String?, maxBytes: Int, allowEmpty: Bool = false) throws -> String {
+    public static func validate(_ data: Data, contentType: String?, maxBytes: Int, allowEmpty: Bool = false) throws(ProgressError) -> String {
         guard let contentType = contentType?.split(separator: ";").first.map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }),
             contentTypes.contains(contentType)
-        else {
-            throw Problem(
-                slug: "unsupported-media-type", title: "Unsupported media type", status: .unsupportedMediaType,
-                detail: "Send the photo as one of \(contentTypes.joined(separator: ", ")).")
-        }
+        else { throw .unsupportedPhotoType }
         if allowEmpty && data.isEmpty { return contentType }
-        guard !data.isEmpty else { throw Problem.validation(field: "body", "must contain the photo") }
-        guard data.count <= maxBytes else { throw Problem.tooLarge(limit: maxBytes) }
+        guard !data.isEmpty else { throw .invalidField("body", "must contain the photo") }
+        guard data.count <= maxBytes else { throw .photoTooLarge(limit: maxBytes) }
         guard matches(data, contentType) else {
-            throw Problem.validation(field: "body", "is not a \(contentType) image")
+            throw .invalidField("body", "is not a \(contentType) image")
         }
         return contentType
     }
