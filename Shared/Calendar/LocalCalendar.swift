@@ -57,6 +57,27 @@ public struct LocalCalendar: Sendable {
 
     /// The first instant of the local date (local midnight, or the first existing instant after it).
     public func start(of date: LocalDate) -> Date {
+        let key = DayKey(zone: timeZone.identifier, day: date.dayNumber)
+        if let known = Self.starts.withLock({ $0[key] }) { return known }
+        let start = computedStart(of: date)
+        Self.starts.withLock { starts in
+            if starts.count >= Self.startsKept { starts.removeAll(keepingCapacity: true) }
+            starts[key] = start
+        }
+        return start
+    }
+
+    private struct DayKey: Hashable {
+        var zone: String
+        var day: Int
+    }
+
+    /// Starts of days computed so far (Foundation's calendar arithmetic costs microseconds; a day's start never
+    /// changes), at most `startsKept` of them.
+    private static let starts = Mutex<[DayKey: Date]>([:])
+    private static let startsKept = 100_000
+
+    private func computedStart(of date: LocalDate) -> Date {
         if date.year > Self.lastJulianYear,
             let noon = calendar.date(from: DateComponents(year: date.year, month: date.month, day: date.day, hour: 12))
         {

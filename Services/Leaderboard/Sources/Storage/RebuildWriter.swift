@@ -72,10 +72,11 @@ enum RebuildWriter {
     }
 
     /// Records the rebuilt events as the consumer group's processed ones, so a redelivery of any of them is a
-    /// duplicate. They replace the group's rows: every event the group had processed is among them, unless the
-    /// topic's retention has since dropped it, and then it cannot be delivered again either.
+    /// duplicate. They replace the table's rows (the leaderboard's schema holds its one consumer group's): every
+    /// event the group had processed is among them, unless the topic's retention has since dropped it, and then it
+    /// cannot be delivered again either.
     static func markProcessed(_ events: [(id: UUID, type: String)], consumer: String, on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query("DELETE FROM processed_events WHERE consumer = \(consumer)", logger: logger)
+        try await connection.query("TRUNCATE processed_events", logger: logger)
         try await copy(
             events.map { [consumer, $0.id.key, $0.type] }, into: "processed_events", columns: ["consumer", "event_id", "event_type"], on: connection,
             logger: logger)
