@@ -96,7 +96,8 @@ public final class TestStack: Sendable {
         process.executableURL = TestEnvironment.binaries.appendingPathComponent("surge-\(service)")
         process.arguments = arguments
         process.environment = environment(for: service)
-        let log = logDirectory.appendingPathComponent("\(service)-\(arguments.joined(separator: "-")).log")
+        let name = "\(service) \(arguments.joined(separator: " "))".map { $0.isLetter || $0.isNumber ? $0 : "-" }
+        let log = logDirectory.appendingPathComponent(String(name.prefix(80)) + ".log")
         FileManager.default.createFile(atPath: log.path, contents: nil)
         let output = try FileHandle(forWritingTo: log)
         defer { try? output.close() }

@@ -108,8 +108,9 @@ struct LeaderboardStreamTests {
         return result
     }
 
-    /// Publishes events and waits until the leaderboard has processed `expected` distinct events in all.
-    static func deliver(_ events: [Recorded], to stack: TestStack, expecting expected: Int) async throws {
+    /// Publishes events and waits until the service (the leaderboard unless named) has processed `expected` distinct
+    /// events in all.
+    static func deliver(_ events: [Recorded], to stack: TestStack, expecting expected: Int, service: String = "leaderboard") async throws {
         let kafka = try #require(stack.kafka)
         let producer = try KafkaProducer(configuration: kafka.configuration(clientID: "recording"), logger: .test("recording"))
         for event in events {
@@ -117,8 +118,8 @@ struct LeaderboardStreamTests {
                 topic: event.topic, key: event.key, value: event.record.data,
                 headers: event.record.kafkaHeaders.map { KafkaHeader(name: $0.name, value: $0.value) }))
         }
-        try await waitUntil("the leaderboard processed \(expected) events", timeout: .seconds(90)) {
-            try await stack.database.count("SELECT count(*) FROM leaderboard.processed_events") >= expected
+        try await waitUntil("\(service) processed \(expected) events", timeout: .seconds(90)) {
+            try await stack.database.count(PostgresQuery(unsafeSQL: "SELECT count(*) FROM \(service).processed_events")) >= expected
         }
     }
 

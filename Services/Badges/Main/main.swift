@@ -1,4 +1,14 @@
 import BadgesService
+import Foundation
 import SurgeRuntime
 
-await ServiceMain.run(.badges, build: BadgesService.buildApplication)
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "dry-run" {
+    guard arguments.count == 2 else {
+        print("usage: surge-badges dry-run <catalogue.json>")
+        exit(64)
+    }
+    await ServiceMain.runCommand(.badges) { settings in try await BadgesService.dryRun(settings, catalogueFile: arguments[1]) }
+} else {
+    await ServiceMain.run(.badges, build: BadgesService.buildApplication)
+}

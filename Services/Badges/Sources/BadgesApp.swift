@@ -33,6 +33,30 @@ public enum BadgesService {
         }
     }
 
+    /// `surge-badges dry-run <catalogue.json>`: what switching to that catalogue would backfill, per new or changed
+    /// badge and level, computed by the backfill itself in a transaction that is rolled back (so the counts are what
+    /// the backfill then awards).
+    public static func dryRun(_ settings: ServiceSettings, catalogueFile: String) async throws -> String {
+        let catalogue = try Settings.catalogue(at: catalogueFile)
+        let infrastructure = try await ServiceInfrastructure.start(settings, migrations: [BadgesMigrations.set])
+        let backfill = Backfill(awarder: Awarder(catalogue: catalogue, outbox: infrastructure.outbox))
+        let logger = infrastructure.logger
+        let report = try await PostgresClient.withRunning(infrastructure.database) { client in
+            try await client.withConnection { connection in
+                try await connection.query("BEGIN", logger: logger)
+                let report: Result<Backfill.Report, any Error>
+                do {
+                    report = .success(try await backfill.run(on: connection, at: infrastructure.clock.now(), logger: logger))
+                } catch {
+                    report = .failure(error)
+                }
+                try await connection.query("ROLLBACK", logger: logger)
+                return try report.get()
+            }
+        }
+        return "dry run of catalogue version \(catalogue.version) (\(catalogue.badges.count) badges): it would award\n\(report)"
+    }
+
     public static func buildApplication(_ settings: ServiceSettings) async throws -> some ApplicationProtocol {
         let badges = try Settings.from(settings.reader)
         let infrastructure = try await ServiceInfrastructure.start(settings, migrations: [BadgesMigrations.set])
