@@ -38,7 +38,7 @@ struct BadgesDomainTests {
     func brokenCatalogues() {
         let cases: [(String, String)] = [
             (Self.chores + "," + Self.chores, "badge chores is defined twice"),
-            (#"{"id": "x", "title": "X", "levels": [{"title": "a", "threshold": 1}], "rule": {"kind": "levitate"}}"#, "badge x has a rule of unknown kind levitate (count, challengeCompleted, streak, weeklyChallenge, firstPlace, allOf)"),
+            (#"{"id": "x", "title": "X", "levels": [{"title": "a", "threshold": 1}], "rule": {"kind": "levitate"}}"#, "badge x has a rule of unknown kind levitate (count, challengeCompleted, streak, weeklyChallenge, weeklyGoal, firstPlace, allOf)"),
             (#"{"id": "x", "title": "X", "levels": [{"title": "a", "threshold": 10}, {"title": "b", "threshold": 5}], "rule": {"kind": "count", "of": "chores"}}"#,
              "badge x has level 2 out of order: its threshold 5 must be above 10"),
             (#"{"id": "x", "title": "X", "levels": [{"title": "a", "threshold": 0}], "rule": {"kind": "count", "of": "chores"}}"#,
@@ -95,8 +95,9 @@ struct BadgesDomainTests {
         // Sunday 2026-11-22 belongs to the week of Monday 2026-11-16; the next day starts another.
         #expect(Awarding.week(of: LocalDate("2026-11-22")!) == LocalDate("2026-11-16")!)
         #expect(Awarding.week(of: LocalDate("2026-11-23")!) == LocalDate("2026-11-23")!)
-        let weekly = Awarding.weeklyChallenge(catalogue, week: LocalDate("2026-11-16")!)
+        let weekly = Awarding.weekly(catalogue, .weeklyChallenge, week: LocalDate("2026-11-16")!)
         #expect(weekly == [Award(badgeID: "weekly-challenge", level: 1, period: "2026-11-16", title: "Weekly Challenge 2026-11-16")])
+        #expect(Awarding.weekly(catalogue, .weeklyGoal, week: LocalDate("2026-11-16")!).map(\.title) == ["Weekly goal 2026-11-16"])
         #expect(Awarding.firstPlace(catalogue, window: .week, key: "2026-W47").map(\.period) == ["2026-W47"])
         #expect(Awarding.firstPlace(catalogue, window: .month, key: "2026-11").isEmpty)
     }

@@ -28,9 +28,9 @@ public enum Awarding {
         }
     }
 
-    /// A weekly challenge completed in the week that begins on `monday`.
-    public static func weeklyChallenge(_ catalogue: BadgeCatalogue, week monday: LocalDate) -> [Award] {
-        catalogue.badges.filter { $0.rule == .weeklyChallenge }.map {
+    /// A weekly challenge completed, or a week's goal reached (`rule`), in the week that begins on `monday`.
+    public static func weekly(_ catalogue: BadgeCatalogue, _ rule: Rule, week monday: LocalDate) -> [Award] {
+        catalogue.badges.filter { $0.rule == rule }.map {
             Award(badgeID: $0.id, level: 1, period: monday.description, title: "\($0.levels[0].title) \(monday)")
         }
     }

@@ -120,7 +120,7 @@ public struct Badge: Sendable, Equatable {
     /// Earned once per period: a week's badge is earned again the next week.
     public var isPerPeriod: Bool {
         switch rule {
-        case .weeklyChallenge, .firstPlace: true
+        case .weeklyChallenge, .weeklyGoal, .firstPlace: true
         case .count, .streak, .allOf: false
         }
     }
@@ -154,7 +154,7 @@ public struct Badge: Sendable, Equatable {
             guard levels.count == 1, levels[0].threshold == parts.count else {
                 throw CatalogueError(badge: id, "is a composite of \(parts.count) badges: it has one level whose threshold is \(parts.count)")
             }
-        case .weeklyChallenge, .firstPlace:
+        case .weeklyChallenge, .weeklyGoal, .firstPlace:
             guard levels.count == 1, levels[0].threshold == 1 else { throw CatalogueError(badge: id, "is earned per period: one level, threshold 1") }
         case .count, .streak:
             break
@@ -170,6 +170,8 @@ public enum Rule: Sendable, Equatable {
     case streak(Scope)
     /// A weekly challenge completed: one badge per week ("Weekly Challenge 2026-11-16").
     case weeklyChallenge
+    /// A week's goal reached (progress's weekly-goal bonus): one badge per week.
+    case weeklyGoal
     /// First place on a group's board when its window closes: one per window.
     case firstPlace(WindowKind)
     /// Every one of the listed badges earned (at any level).
@@ -207,7 +209,7 @@ public enum Rule: Sendable, Equatable {
         switch self {
         case .count(let measure, let scope): Fact(name: measure.rawValue, scope: scope.key)
         case .streak(let scope): Fact(name: Fact.streak, scope: scope.key)
-        case .weeklyChallenge, .firstPlace, .allOf: nil
+        case .weeklyChallenge, .weeklyGoal, .firstPlace, .allOf: nil
         }
     }
 
@@ -237,6 +239,7 @@ public enum Rule: Sendable, Equatable {
             self = .count(.challengesCompleted, try scope())
         case "streak": self = .streak(try scope())
         case "weeklyChallenge": self = .weeklyChallenge
+        case "weeklyGoal": self = .weeklyGoal
         case "firstPlace":
             guard let window = WindowKind(rawValue: entry.window ?? "week") else { throw CatalogueError(badge: badge, "names a window other than week or month") }
             self = .firstPlace(window)
@@ -246,7 +249,7 @@ public enum Rule: Sendable, Equatable {
             }
             self = .allOf(parts)
         default:
-            throw CatalogueError(badge: badge, "has a rule of unknown kind \(entry.kind) (count, challengeCompleted, streak, weeklyChallenge, firstPlace, allOf)")
+            throw CatalogueError(badge: badge, "has a rule of unknown kind \(entry.kind) (count, challengeCompleted, streak, weeklyChallenge, weeklyGoal, firstPlace, allOf)")
         }
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 
 extension BadgeCatalogue {
-    /// The catalogue Surge ships with (004's chore badges, 001's weekly challenge, 000's streak milestones and
-    /// completion). Operators replace it with `BADGE_CATALOGUE_FILE`; it is validated like any other.
+    /// The catalogue Surge ships with (004's chore badges, 001's weekly challenge and weekly goal, 000's streak
+    /// milestones and completion). Operators replace it with `BADGE_CATALOGUE_FILE`; it is validated like any other.
     public static let standardDocument = #"""
         {
           "version": 1,
@@ -30,6 +30,9 @@ extension BadgeCatalogue {
             { "id": "weekly-challenge", "title": "Weekly Challenge", "description": "A weekly challenge completed.", "icon": "calendar-star",
               "bonusPoints": 200, "levels": [ { "title": "Weekly Challenge", "threshold": 1 } ],
               "rule": { "kind": "weeklyChallenge" } },
+            { "id": "weekly-goal", "title": "Weekly goal", "description": "A week's goal reached.", "icon": "target",
+              "levels": [ { "title": "Weekly goal", "threshold": 1 } ],
+              "rule": { "kind": "weeklyGoal" } },
             { "id": "household-champion", "title": "Household champion", "description": "First on your household's weekly board.",
               "icon": "crown", "levels": [ { "title": "Champion of the week", "threshold": 1 } ],
               "rule": { "kind": "firstPlace", "window": "week" } },

@@ -54,7 +54,7 @@ struct BadgeQueries: Sendable {
             switch badge.rule {
             case .count, .streak: value = badge.rule.fact.flatMap { facts[$0] } ?? 0
             case .allOf(let parts): value = parts.filter { heldLevels[$0] != nil }.count
-            case .weeklyChallenge, .firstPlace: value = 0
+            case .weeklyChallenge, .weeklyGoal, .firstPlace: value = 0
             }
             guard let next = Awarding.progress(of: badge, value: value, heldLevels: heldLevels[badge.id] ?? 0) else { continue }
             locked.append(LockedBadgeView(

@@ -53,7 +53,7 @@ struct Backfill: Sendable {
                     awards = Awarding.reached(catalogue, fact: fact, value: value).filter { $0.badgeID == badge.id }
                 case .allOf:
                     awards = Awarding.composites(catalogue, held: try await store.heldBadges(of: userID)).filter { $0.badgeID == badge.id }
-                case .weeklyChallenge, .firstPlace:
+                case .weeklyChallenge, .weeklyGoal, .firstPlace:
                     continue
                 }
                 for award in awards where try await store.award(award, to: userID, at: time, backfilled: true) {
@@ -85,7 +85,7 @@ struct Backfill: Sendable {
                 SELECT user_id FROM awards WHERE badge_id = ANY(\(parts)) GROUP BY user_id
                 HAVING count(DISTINCT badge_id) = \(parts.count) ORDER BY user_id
                 """
-        case .weeklyChallenge, .firstPlace:
+        case .weeklyChallenge, .weeklyGoal, .firstPlace:
             return []
         }
         return try await connection.query(query, logger: logger).collect().map { try $0.decode(UUID.self) }

@@ -6,8 +6,9 @@ import SurgeContracts
 import SurgeMessaging
 
 /// What the badge service consumes. Facts are kept incrementally (never recounted from history): chores completed,
-/// check-ins, days and challenges completed, best streaks; a weekly challenge completed and first place on a group's
-/// closed weekly board earn their badge for that period. An undone check-in, a broken streak or a revised board
+/// check-ins, days and challenges completed, best streaks; a weekly challenge completed, a week's goal reached (the
+/// weekly-goal bonus in the points ledger) and first place on a group's closed weekly board earn their badge for that
+/// period. An undone check-in, a broken streak or a revised board
 /// never take a badge back. Events about a deleted user are ignored.
 enum BadgesEvents {
     static func register(in handlers: inout EventHandlers, awarder: Awarder) {
@@ -64,9 +65,18 @@ enum BadgesEvents {
                 for: data.userID, at: data.endedAt, trace: event.trace, store: store)
             if data.kind == .weekly {
                 try await awarder.grant(
-                    Awarding.weeklyChallenge(awarder.catalogue, week: Awarding.week(of: data.endedOn)), to: data.userID, at: data.endedAt,
+                    Awarding.weekly(awarder.catalogue, .weeklyChallenge, week: Awarding.week(of: data.endedOn)), to: data.userID, at: data.endedAt,
                     backfilled: false, trace: event.trace, store: store)
             }
+        }
+        handlers.on(PointsAwarded.self) { event, connection, logger in
+            let data = event.data
+            guard data.reason == .weeklyGoalBonus, data.points > 0 else { return }
+            let store = BadgeStore(connection: connection, logger: logger)
+            guard try await !store.isErased(data.userID) else { return }
+            try await awarder.grant(
+                Awarding.weekly(awarder.catalogue, .weeklyGoal, week: Awarding.week(of: data.localDate)), to: data.userID, at: data.awardedAt,
+                backfilled: false, trace: event.trace, store: store)
         }
         handlers.on(WindowClosed.self) { event, connection, logger in
             let data = event.data
