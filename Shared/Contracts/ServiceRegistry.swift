@@ -54,7 +54,10 @@ public enum SurgeService: String, Sendable, CaseIterable {
                 owns: "the badge catalogue, facts kept per user (counts, best streaks), awards once per period, backfill of new badges",
                 variables: ["BADGE_CATALOGUE_FILE"])
         case .notifications:
-            ServiceEntry(port: 8086, topic: .notifications, exportsUserData: true, owns: "(a skeleton: its features arrive with their issue)")
+            ServiceEntry(
+                port: 8086, topic: .notifications, exportsUserData: true,
+                owns: "daily reminders at the user's local time (quiet hours, DST), the in-app inbox of badges, friend requests, invitations, overtakes",
+                variables: ["REMINDER_INTERVAL_MS"])
         case .template:
             ServiceEntry(
                 port: 8099, topic: nil, exportsUserData: true, owns: "the pattern every service follows, in miniature", deployed: false,

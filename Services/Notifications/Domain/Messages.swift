@@ -1,0 +1,65 @@
+import Foundation
+
+/// What Surge tells users about, each kind with its own texts and the screen the app opens.
+public enum NotificationKind: String, Sendable, CaseIterable, Codable {
+    case dailyReminder = "daily-reminder"
+    case badgeEarned = "badge-earned"
+    case friendRequest = "friend-request"
+    case challengeInvitation = "challenge-invitation"
+    case overtaken
+}
+
+/// A notification's words in the user's language (English and Italian; English for any other locale).
+public struct Message: Sendable, Equatable {
+    public var title: String
+    public var body: String
+    /// The screen the app opens: `surge://attempts`, `surge://badges`...
+    public var deepLink: String
+
+    public enum Language: String, Sendable {
+        case english = "en", italian = "it"
+
+        /// `it-IT`, `it_CH`, `it` are Italian; anything else (or nothing) English.
+        public init(locale: String?) {
+            let language = locale?.lowercased().split(whereSeparator: { $0 == "-" || $0 == "_" }).first.map(String.init)
+            self = language == "it" ? .italian : .english
+        }
+    }
+
+    public static func dailyReminder(_ language: Language) -> Message {
+        switch language {
+        case .english: Message(title: "Time to check in", body: "Keep your streak going: today's tasks are waiting.", deepLink: "surge://today")
+        case .italian: Message(title: "È ora del check-in", body: "Mantieni la tua serie: le attività di oggi ti aspettano.", deepLink: "surge://today")
+        }
+    }
+
+    public static func badgeEarned(_ language: Language, badge: String) -> Message {
+        switch language {
+        case .english: Message(title: "🏆 Badge earned", body: "Congratulations, you earned the \(badge) badge!", deepLink: "surge://badges")
+        case .italian: Message(title: "🏆 Nuovo badge", body: "Complimenti, hai ottenuto il badge \(badge)!", deepLink: "surge://badges")
+        }
+    }
+
+    public static func friendRequest(_ language: Language, from name: String) -> Message {
+        switch language {
+        case .english: Message(title: "Friend request", body: "\(name) wants to be your friend.", deepLink: "surge://friends/requests")
+        case .italian: Message(title: "Richiesta di amicizia", body: "\(name) vuole essere tuo amico.", deepLink: "surge://friends/requests")
+        }
+    }
+
+    public static func challengeInvitation(_ language: Language, challenge: String, challengeID: UUID) -> Message {
+        switch language {
+        case .english:
+            Message(title: "You're invited", body: "Join the challenge \(challenge).", deepLink: "surge://challenges/\(challengeID.uuidString.lowercased())")
+        case .italian:
+            Message(title: "Sei stato invitato", body: "Partecipa alla sfida \(challenge).", deepLink: "surge://challenges/\(challengeID.uuidString.lowercased())")
+        }
+    }
+
+    public static func overtaken(_ language: Language, by name: String, board: String) -> Message {
+        switch language {
+        case .english: Message(title: "You've been overtaken", body: "\(name) just passed you. Win your place back!", deepLink: "surge://leaderboards/\(board)")
+        case .italian: Message(title: "Sei stato superato", body: "\(name) ti ha appena superato. Riprenditi il posto!", deepLink: "surge://leaderboards/\(board)")
+        }
+    }
+}

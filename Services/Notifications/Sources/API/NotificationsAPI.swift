@@ -1,0 +1,24 @@
+import SurgeContracts
+import SurgeRuntime
+
+/// The public operations of the in-app inbox.
+enum NotificationsAPI {
+    static let list = APIOperation(
+        .get, "/v1/me/notifications", id: "listMyNotifications", service: .notifications,
+        summary: "The caller's in-app notifications, newest first (archived ones left out), with the unread count.",
+        query: APIOperation.QueryParameter.pagination, response: NotificationPageView.self)
+    static let unreadCount = APIOperation(
+        .get, "/v1/me/notifications/unread-count", id: "getMyUnreadNotificationCount", service: .notifications,
+        summary: "How many of the caller's notifications are unread (a badge on the app's bell).", response: UnreadCountView.self)
+    static let markRead = APIOperation(
+        .post, "/v1/me/notifications/{notificationID}/read", id: "markNotificationRead", service: .notifications,
+        summary: "Marks one notification read (again: no change).", response: NotificationView.self, idempotent: false)
+    static let markAllRead = APIOperation(
+        .post, "/v1/me/notifications/read-all", id: "markAllNotificationsRead", service: .notifications,
+        summary: "Marks every notification of the caller read.", response: UnreadCountView.self, idempotent: false)
+    static let archive = APIOperation(
+        .post, "/v1/me/notifications/{notificationID}/archive", id: "archiveNotification", service: .notifications,
+        summary: "Archives one notification (read, and no longer listed).", response: NotificationView.self, idempotent: false)
+
+    static let all = [list, unreadCount, markRead, markAllRead, archive]
+}

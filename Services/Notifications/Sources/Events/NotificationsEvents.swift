@@ -1,0 +1,89 @@
+import Foundation
+import Logging
+import NotificationsDomain
+import PostgresNIO
+import SurgeContracts
+import SurgeMessaging
+
+/// What the notification service consumes: who to tell and how (identity's registrations, profiles, preferences and
+/// deletions), check-ins (a day already checked in needs no reminder), and what to tell them about: badges earned,
+/// friend requests, challenge invitations, being overtaken on a board (at most one per board per 15 minutes, the
+/// latest standing replacing the earlier one).
+enum NotificationsEvents {
+    static let overtakenWindow: TimeInterval = 15 * 60
+
+    static func register(in handlers: inout EventHandlers, inbox: Inbox) {
+        handlers.on(UserRegistered.self) { event, connection, logger in
+            let data = event.data
+            let store = RecipientStore(connection: connection, logger: logger)
+            var recipient = try await store.recipient(data.userID)
+                ?? Recipient(userID: data.userID, displayName: data.displayName, timeZone: data.timeZone, locale: data.locale, enabled: true)
+            recipient.displayName = data.displayName
+            try await store.save(recipient, now: data.registeredAt)
+        }
+        handlers.on(ProfileChanged.self) { event, connection, logger in
+            let data = event.data
+            let store = RecipientStore(connection: connection, logger: logger)
+            guard var recipient = try await store.recipient(data.userID) else { return }
+            recipient.displayName = data.displayName
+            recipient.timeZone = data.timeZone
+            recipient.locale = data.locale
+            // A new zone moves the next reminder to the same wall-clock time there.
+            try await store.save(recipient, now: data.changedAt)
+        }
+        handlers.on(PreferencesChanged.self) { event, connection, logger in
+            let data = event.data
+            let store = RecipientStore(connection: connection, logger: logger)
+            guard var recipient = try await store.recipient(data.userID) else { return }
+            recipient.enabled = data.notificationsEnabled
+            recipient.reminderTime = data.dailyReminderTime
+            recipient.quiet = data.quietHours.map { QuietPeriod(start: $0.start, end: $0.end) }
+            try await store.save(recipient, now: data.changedAt)
+        }
+        handlers.on(UserDeleted.self) { event, connection, logger in
+            try await RecipientStore(connection: connection, logger: logger).erase(event.data.userID)
+        }
+        handlers.on(CheckInRecorded.self) { event, connection, logger in
+            try await RecipientStore(connection: connection, logger: logger).noteCheckIn(event.data.userID, on: event.data.localDate)
+        }
+        handlers.on(BadgeAwarded.self) { event, connection, logger in
+            let data = event.data
+            // A backfilled badge is filed quietly: not news to congratulate on.
+            guard !data.backfilled, let recipient = try await RecipientStore(connection: connection, logger: logger).recipient(data.userID) else { return }
+            try await inbox.deliver(
+                .badgeEarned(recipient.language, badge: data.title), kind: .badgeEarned, key: "badge:\(data.badgeID):\(data.level):\(data.period)",
+                to: data.userID, at: data.awardedAt, connection: connection, logger: logger)
+        }
+        handlers.on(FriendshipChanged.self) { event, connection, logger in
+            let data = event.data
+            let store = RecipientStore(connection: connection, logger: logger)
+            guard data.status == .requested, let addressee = try await store.recipient(data.addresseeID) else { return }
+            let requester = try await store.recipient(data.requesterID)?.displayName ?? "Someone"
+            try await inbox.deliver(
+                .friendRequest(addressee.language, from: requester), kind: .friendRequest,
+                key: "friend-request:\(data.requesterID.key):\(Int(data.changedAt.timeIntervalSince1970))", to: data.addresseeID, at: data.changedAt,
+                connection: connection, logger: logger)
+        }
+        handlers.on(ChallengeInvitationSent.self) { event, connection, logger in
+            let data = event.data
+            guard let invitee = try await RecipientStore(connection: connection, logger: logger).recipient(data.inviteeID) else { return }
+            try await inbox.deliver(
+                .challengeInvitation(invitee.language, challenge: data.challengeName, challengeID: data.challengeID), kind: .challengeInvitation,
+                key: "invitation:\(data.invitationID.key)", to: data.inviteeID, at: data.sentAt, connection: connection, logger: logger)
+        }
+        handlers.on(RankChanged.self) { event, connection, logger in
+            // Whoever this user moved past on the board hears of it.
+            let data = event.data
+            guard !data.overtook.isEmpty else { return }
+            let store = RecipientStore(connection: connection, logger: logger)
+            let name = try await store.recipient(data.userID)?.displayName ?? "Someone"
+            let slot = Int(data.changedAt.timeIntervalSince1970 / overtakenWindow)
+            for overtaken in data.overtook {
+                guard let recipient = try await store.recipient(overtaken) else { continue }
+                try await inbox.replace(
+                    .overtaken(recipient.language, by: name, board: data.board), kind: .overtaken, key: "overtaken:\(data.board):\(data.window):\(slot)",
+                    to: overtaken, at: data.changedAt, connection: connection, logger: logger)
+            }
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import Logging
+import NotificationsDomain
+import PostgresNIO
+import SurgeContracts
+import SurgeMessaging
+
+/// The in-app inbox: one row per (user, key), so a notification is written once whatever the redeliveries; each
+/// new row is announced as `notification.sent` through the outbox, in the same transaction.
+struct Inbox: Sendable {
+    let outbox: Outbox
+
+    /// Writes the notification unless the user already has one with this key; returns whether it was new.
+    @discardableResult
+    func deliver(
+        _ message: Message, kind: NotificationKind, key: String, to userID: UUID, at time: Date, connection: PostgresConnection, logger: Logger
+    ) async throws -> Bool {
+        let id = UUID()
+        let inserted = try await connection.query(
+            """
+            INSERT INTO inbox (notification_id, user_id, kind, key, title, body, deep_link, created_at)
+            VALUES (\(id), \(userID), \(kind.rawValue), \(key), \(message.title), \(message.body), \(message.deepLink), \(time))
+            ON CONFLICT (user_id, key) DO NOTHING RETURNING 1
+            """, logger: logger
+        ).collect().isEmpty == false
+        guard inserted else { return false }
+        try await announce(id, kind: kind, key: key, to: userID, at: time, connection: connection, logger: logger)
+        return true
+    }
+
+    /// Writes the notification, or replaces the unread one with this key (the latest standing wins).
+    func replace(
+        _ message: Message, kind: NotificationKind, key: String, to userID: UUID, at time: Date, connection: PostgresConnection, logger: Logger
+    ) async throws {
+        let id = UUID()
+        let written = try await connection.query(
+            """
+            INSERT INTO inbox (notification_id, user_id, kind, key, title, body, deep_link, created_at)
+            VALUES (\(id), \(userID), \(kind.rawValue), \(key), \(message.title), \(message.body), \(message.deepLink), \(time))
+            ON CONFLICT (user_id, key) DO UPDATE SET title = EXCLUDED.title, body = EXCLUDED.body, deep_link = EXCLUDED.deep_link
+            WHERE inbox.created_at <= EXCLUDED.created_at
+            RETURNING notification_id
+            """, logger: logger
+        ).collect().first?.decode(UUID.self)
+        if written == id { try await announce(id, kind: kind, key: key, to: userID, at: time, connection: connection, logger: logger) }
+    }
+
+    private func announce(
+        _ id: UUID, kind: NotificationKind, key: String, to userID: UUID, at time: Date, connection: PostgresConnection, logger: Logger
+    ) async throws {
+        _ = try await outbox.append(
+            NotificationSent(notificationID: id, userID: userID, kind: kind.rawValue, channel: "inbox", key: key, sentAt: time), on: connection,
+            at: time, logger: logger)
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import Logging
+import NotificationsDomain
+import PostgresNIO
+import SurgeCalendar
+import SurgeContracts
+
+/// Who gets notified, in which zone and language, with which preferences; and their next daily reminder.
+struct Recipient: Sendable {
+    var userID: UUID
+    var displayName: String
+    var timeZone: String
+    var locale: String?
+    var enabled: Bool
+    /// The explicit daily reminder time; 09:00 when the user chose none.
+    var reminderTime: LocalTime?
+    var quiet: QuietPeriod?
+    var lastCheckIn: LocalDate?
+
+    static let defaultReminderTime = LocalTime(hour: 9, minute: 0)!
+
+    var calendar: LocalCalendar { LocalCalendar(zoneNamedOrUTC: timeZone) }
+    var language: Message.Language { Message.Language(locale: locale) }
+}
+
+struct RecipientStore {
+    let connection: PostgresConnection
+    let logger: Logger
+
+    func isErased(_ userID: UUID) async throws -> Bool {
+        try await connection.query("SELECT 1 FROM erased_users WHERE user_id = \(userID)", logger: logger).collect().isEmpty == false
+    }
+
+    func recipient(_ userID: UUID) async throws -> Recipient? {
+        let rows = try await connection.query(
+            """
+            SELECT display_name, time_zone, locale, enabled, reminder_time, quiet_start, quiet_end, last_check_in
+            FROM recipients WHERE user_id = \(userID)
+            """, logger: logger)
+        for try await (name, zone, locale, enabled, reminder, quietStart, quietEnd, lastCheckIn) in rows.decode(
+            (String, String, String?, Bool, String?, String?, String?, LocalDate?).self)
+        {
+            let quiet = quietStart.flatMap(LocalTime.init).flatMap { start in quietEnd.flatMap(LocalTime.init).map { QuietPeriod(start: start, end: $0) } }
+            return Recipient(
+                userID: userID, displayName: name, timeZone: zone, locale: locale, enabled: enabled, reminderTime: reminder.flatMap(LocalTime.init),
+                quiet: quiet, lastCheckIn: lastCheckIn)
+        }
+        return nil
+    }
+
+    /// Saves the recipient and reschedules their daily reminder from `now` (none while notifications are off).
+    func save(_ recipient: Recipient, now: Date) async throws {
+        guard try await !isErased(recipient.userID) else { return }
+        try await connection.query(
+            """
+            INSERT INTO recipients (user_id, display_name, time_zone, locale, enabled, reminder_time, quiet_start, quiet_end, last_check_in)
+            VALUES (\(recipient.userID), \(recipient.displayName), \(recipient.timeZone), \(recipient.locale), \(recipient.enabled),
+                    \(recipient.reminderTime?.description), \(recipient.quiet?.start.description), \(recipient.quiet?.end.description),
+                    \(recipient.lastCheckIn))
+            ON CONFLICT (user_id) DO UPDATE SET display_name = EXCLUDED.display_name, time_zone = EXCLUDED.time_zone, locale = EXCLUDED.locale,
+                enabled = EXCLUDED.enabled, reminder_time = EXCLUDED.reminder_time, quiet_start = EXCLUDED.quiet_start,
+                quiet_end = EXCLUDED.quiet_end, last_check_in = EXCLUDED.last_check_in
+            """, logger: logger)
+        try await schedule(recipient, after: now)
+    }
+
+    /// The next daily reminder strictly after `instant`, or none while notifications are off.
+    func schedule(_ recipient: Recipient, after instant: Date) async throws {
+        guard recipient.enabled else {
+            try await connection.query("DELETE FROM reminders WHERE user_id = \(recipient.userID)", logger: logger)
+            return
+        }
+        let fireAt = ReminderTime.next(recipient.reminderTime ?? Recipient.defaultReminderTime, after: instant, in: recipient.calendar)
+        try await connection.query(
+            """
+            INSERT INTO reminders (user_id, fire_at) VALUES (\(recipient.userID), \(fireAt))
+            ON CONFLICT (user_id) DO UPDATE SET fire_at = EXCLUDED.fire_at
+            """, logger: logger)
+    }
+
+    func noteCheckIn(_ userID: UUID, on date: LocalDate) async throws {
+        try await connection.query(
+            "UPDATE recipients SET last_check_in = GREATEST(COALESCE(last_check_in, \(date)), \(date)) WHERE user_id = \(userID)", logger: logger)
+    }
+
+    func erase(_ userID: UUID) async throws {
+        try await connection.query("INSERT INTO erased_users (user_id) VALUES (\(userID)) ON CONFLICT DO NOTHING", logger: logger)
+        for statement: PostgresQuery in [
+            "DELETE FROM recipients WHERE user_id = \(userID)",
+            "DELETE FROM reminders WHERE user_id = \(userID)",
+            "DELETE FROM inbox WHERE user_id = \(userID)",
+        ] {
+            try await connection.query(statement, logger: logger)
+        }
+    }
+}
