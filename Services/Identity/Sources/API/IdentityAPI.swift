@@ -91,7 +91,7 @@ enum IdentityAPI {
         query: [
             APIOperation.QueryParameter(
                 "query", "Part of a display name (surrounding white space is ignored).",
-                schema: JSONSchema.string().refined(.init(minLength: 1, maxLength: ProfileRules.maxDisplayNameLength, pattern: "\\S", example: "Ann")),
+                schema: JSONSchema.string().refined(.text(maxLength: ProfileRules.maxDisplayNameLength, nonBlank: true, example: "Ann")),
                 required: true)
         ]
             + APIOperation.QueryParameter.pagination,
