@@ -137,6 +137,15 @@ extension JSONSchema {
         .named(String(reflecting: type), .enumeration(type.schemaCases, open: type.isExtensible))
     }
 
+    /// The named schema of a type that states its own (a `LocalDate`), as a field of that type gets it.
+    public static func of<T: JSONSchemaDescribing>(_ type: T.Type) -> JSONSchema {
+        .named(String(reflecting: type), type.jsonSchema)
+    }
+
+    /// An instant: RFC 3339, in the years Surge supports (UTC 1970 to 2200, as `Timestamp.supportedRange`). The year
+    /// is a pattern beside the format, which alone would allow years 0001 to 9999.
+    public static let instant = JSONSchema.string(format: "date-time").refined(.init(pattern: "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-"))
+
     /// An integer from `range`, and the value an omitted one takes.
     public static func integer(in range: ClosedRange<Int>, default value: Int? = nil) -> JSONSchema {
         .refined(.integer, Refinement(minimum: Double(range.lowerBound), maximum: Double(range.upperBound), default: value.map { .number(Double($0)) }))
