@@ -16,7 +16,7 @@ public import struct Foundation.Data
 #endif
 public import struct Foundation.Date
 import HTTPTypes
-/// The JSON API of Surge, served by the gateway. Authenticated operations need `Authorization: Bearer <access token>`. Errors are RFC 9457 problem documents whose `type` is https://surge.example/problems/<slug>; each operation lists the slugs it can answer (`x-problem-types`) and the `Problem` schema explains them all. Lists are paginated with `limit` and an opaque `cursor`. POSTs that create something accept an `Idempotency-Key` header. Every response carries `X-Request-ID` and the `RateLimit-*` headers; W3C `traceparent` is honoured. Request bodies are decoded strictly: a field the schema does not list is refused. Responses may gain fields and open lists may gain values in later versions.
+/// The JSON API of Surge, served by the gateway. Authenticated operations need `Authorization: Bearer <access token>`. Errors are RFC 9457 problem documents whose `type` is https://surge.example/problems/<slug>; each operation lists the slugs it can answer (`x-problem-types`) and the `Problem` schema explains them all. Lists are paginated with `limit` and an opaque `cursor`. POSTs that create something accept an `Idempotency-Key` header. Every response carries `X-Request-ID` and the `RateLimit-*` headers; W3C `traceparent` is honoured. Request bodies are decoded strictly: a field the schema does not list is refused, and no field takes `null` (leave an optional field out instead). No request text may contain NUL (U+0000): 400 `invalid-characters`. Instants and dates are from 1970 to 2200 (UTC). Responses may gain fields and open lists may gain values in later versions.
 public struct Client: APIProtocol {
     /// The underlying HTTP client.
     private let client: UniversalClient
@@ -48,7 +48,7 @@ public struct Client: APIProtocol {
     ///
     /// The caller's attempts, newest first, with live stats; filter by status or challenge.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/attempts`.
     /// - Remark: Generated from `#/paths//v1/attempts/get(listAttempts)`.
@@ -132,6 +132,36 @@ public struct Client: APIProtocol {
                         headers: headers,
                         body: body
                     ))
+                case 400:
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 401:
                     let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
                         in: response.headerFields,
@@ -159,6 +189,36 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .unauthorized(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 404:
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.NotFound.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .notFound(.init(
                         headers: headers,
                         body: body
                     ))
@@ -309,7 +369,7 @@ public struct Client: APIProtocol {
     /// - 409 `competition-ended`: The competition has ended.
     /// - 422 `beyond-supported-dates`: The attempt would end after the last date Surge supports (2200-12-31).
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/attempts`.
     /// - Remark: Generated from `#/paths//v1/attempts/post(startAttempt)`.
@@ -1209,7 +1269,7 @@ public struct Client: APIProtocol {
     ///
     /// A month of an attempt, day by day: completed, missed, frozen, rest, open or future.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/attempts/{attemptID}/calendar`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/calendar/get(attemptCalendar)`.
@@ -1271,6 +1331,36 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .ok(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 400:
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(
                         headers: headers,
                         body: body
                     ))
@@ -1474,7 +1564,7 @@ public struct Client: APIProtocol {
     ///
     /// Contribution history of one attempt: tasks done per day over the last weeks (12 by default).
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/attempts/{attemptID}/history`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/history/get(attemptHistory)`.
@@ -1536,6 +1626,36 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .ok(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 400:
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(
                         headers: headers,
                         body: body
                     ))
@@ -2044,7 +2164,7 @@ public struct Client: APIProtocol {
     ///
     /// The photo gallery of one of the caller's attempts.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/attempts/{attemptID}/photos`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/photos/get(attemptPhotos)`.
@@ -2113,6 +2233,36 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .ok(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 400:
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(
                         headers: headers,
                         body: body
                     ))
@@ -2322,7 +2472,7 @@ public struct Client: APIProtocol {
     /// - 409 `competition-ended`: The competition has ended.
     /// - 422 `beyond-supported-dates`: The attempt would end after the last date Surge supports (2200-12-31).
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/attempts/{attemptID}/restart`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/restart/post(restartAttempt)`.
@@ -3040,7 +3190,7 @@ public struct Client: APIProtocol {
     /// - 422 `check-in-window-closed`: Too late for that day: its check-in window has closed (`detail` says when).
     /// - 422 `outside-competition`: The check-in falls outside the competition's time limit.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/attempts/{attemptID}/tasks/{taskID}/logs`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/logs/post(logQuantity)`.
@@ -3455,7 +3605,7 @@ public struct Client: APIProtocol {
     /// - 422 `check-in-window-closed`: Too late for that day: its check-in window has closed (`detail` says when).
     /// - 422 `outside-competition`: The check-in falls outside the competition's time limit.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `PUT /v1/attempts/{attemptID}/tasks/{taskID}/photo`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/photo/put(attachPhoto)`.
@@ -3552,6 +3702,36 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .ok(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 400:
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(
                         headers: headers,
                         body: body
                     ))
@@ -3852,7 +4032,7 @@ public struct Client: APIProtocol {
     ///
     /// Create a guest account with a display name only (offline-first apps); credentials can be attached later.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/auth/guest`.
     /// - Remark: Generated from `#/paths//v1/auth/guest/post(registerGuest)`.
@@ -4529,7 +4709,7 @@ public struct Client: APIProtocol {
     /// Problem types:
     /// - 409 `email-taken`: An account with this e-mail exists: sign in instead.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/auth/register`.
     /// - Remark: Generated from `#/paths//v1/auth/register/post(register)`.
@@ -5840,7 +6020,7 @@ public struct Client: APIProtocol {
     ///
     /// Browse and search the challenges the caller may see: the curated library, public competitions, and their own, invited and household definitions.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/challenges`.
     /// - Remark: Generated from `#/paths//v1/challenges/get(listChallenges)`.
@@ -5959,6 +6139,36 @@ public struct Client: APIProtocol {
                         headers: headers,
                         body: body
                     ))
+                case 400:
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 401:
                     let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
                         in: response.headerFields,
@@ -5986,6 +6196,36 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .unauthorized(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 404:
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.NotFound.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .notFound(.init(
                         headers: headers,
                         body: body
                     ))
@@ -6129,7 +6369,7 @@ public struct Client: APIProtocol {
     ///
     /// Create a competition, habit, household chore or weekly challenge (curated challenges come from the content library).
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/challenges`.
     /// - Remark: Generated from `#/paths//v1/challenges/post(createChallenge)`.
@@ -7125,7 +7365,7 @@ public struct Client: APIProtocol {
     /// - 403 `forbidden`: The caller may not do this.
     /// - 422 `confirmation-required`: Deleting for good needs an explicit confirmation.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `DELETE /v1/challenges/{challengeID}`.
     /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/delete(deleteChallenge)`.
@@ -7167,6 +7407,36 @@ public struct Client: APIProtocol {
                         as: Components.Headers.XRequestID.self
                     ))
                     return .noContent(.init(headers: headers))
+                case 400:
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 401:
                     let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
                         in: response.headerFields,
@@ -7401,7 +7671,7 @@ public struct Client: APIProtocol {
     /// - 403 `forbidden`: The caller may not do this.
     /// - 409 `not-invitable`: This kind of challenge takes no invitations.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/challenges/{challengeID}/invitations`.
     /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/invitations/post(inviteToChallenge)`.
@@ -8293,7 +8563,7 @@ public struct Client: APIProtocol {
     ///
     /// A competition's photo gallery, for its participants (others see only their own photos).
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/challenges/{challengeID}/photos`.
     /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/photos/get(challengePhotos)`.
@@ -8362,6 +8632,36 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .ok(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 400:
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(
                         headers: headers,
                         body: body
                     ))
@@ -8797,7 +9097,7 @@ public struct Client: APIProtocol {
     /// Problem types:
     /// - 409 `chore-already-completed`: This chore occurrence was already completed.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/chore-occurrences/{occurrenceID}/complete`.
     /// - Remark: Generated from `#/paths//v1/chore-occurrences/{occurrenceID}/complete/post(completeChore)`.
@@ -9104,7 +9404,7 @@ public struct Client: APIProtocol {
     ///
     /// Pending friend requests, oldest first.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/friend-requests`.
     /// - Remark: Generated from `#/paths//v1/friend-requests/get(listFriendRequests)`.
@@ -9181,6 +9481,36 @@ public struct Client: APIProtocol {
                         headers: headers,
                         body: body
                     ))
+                case 400:
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 401:
                     let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
                         in: response.headerFields,
@@ -9208,6 +9538,36 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .unauthorized(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 404:
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.NotFound.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .notFound(.init(
                         headers: headers,
                         body: body
                     ))
@@ -9356,7 +9716,7 @@ public struct Client: APIProtocol {
     /// - 409 `already-friends`: You are already friends.
     /// - 409 `friend-request-exists`: A friend request between the two of you is pending; answer or cancel it.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/friend-requests`.
     /// - Remark: Generated from `#/paths//v1/friend-requests/post(sendFriendRequest)`.
@@ -10398,7 +10758,7 @@ public struct Client: APIProtocol {
     ///
     /// The caller's friends, by display name.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/friends`.
     /// - Remark: Generated from `#/paths//v1/friends/get(listFriends)`.
@@ -10468,6 +10828,36 @@ public struct Client: APIProtocol {
                         headers: headers,
                         body: body
                     ))
+                case 400:
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 401:
                     let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
                         in: response.headerFields,
@@ -10495,6 +10885,36 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .unauthorized(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 404:
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.NotFound.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .notFound(.init(
                         headers: headers,
                         body: body
                     ))
@@ -10843,7 +11263,7 @@ public struct Client: APIProtocol {
     ///
     /// The groups you belong to, in the order you joined them.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups`.
     /// - Remark: Generated from `#/paths//v1/groups/get(listGroups)`.
@@ -10913,6 +11333,36 @@ public struct Client: APIProtocol {
                         headers: headers,
                         body: body
                     ))
+                case 400:
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 401:
                     let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
                         in: response.headerFields,
@@ -10940,6 +11390,36 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .unauthorized(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 404:
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.NotFound.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .notFound(.init(
                         headers: headers,
                         body: body
                     ))
@@ -11083,7 +11563,7 @@ public struct Client: APIProtocol {
     ///
     /// Create a group (household, friends or team); you own it.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/groups`.
     /// - Remark: Generated from `#/paths//v1/groups/post(createGroup)`.
@@ -12075,7 +12555,7 @@ public struct Client: APIProtocol {
     ///
     /// A household's chore occurrences: pending ones by due time (overdue flagged), or completed ones.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}/chore-occurrences`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/chore-occurrences/get(listChoreOccurrences)`.
@@ -12154,6 +12634,36 @@ public struct Client: APIProtocol {
                         headers: headers,
                         body: body
                     ))
+                case 400:
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 401:
                     let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
                         in: response.headerFields,
@@ -12354,7 +12864,7 @@ public struct Client: APIProtocol {
     ///
     /// A household's chores, newest first; for its members only.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}/chores`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/chores/get(listGroupChores)`.
@@ -12426,6 +12936,36 @@ public struct Client: APIProtocol {
                         headers: headers,
                         body: body
                     ))
+                case 400:
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 401:
                     let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
                         in: response.headerFields,
@@ -12626,7 +13166,7 @@ public struct Client: APIProtocol {
     ///
     /// The group's usable invites.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}/invites`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/get(listGroupInvites)`.
@@ -12698,6 +13238,36 @@ public struct Client: APIProtocol {
                         headers: headers,
                         body: body
                     ))
+                case 400:
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 401:
                     let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
                         in: response.headerFields,
@@ -12898,7 +13468,7 @@ public struct Client: APIProtocol {
     ///
     /// Create an invite code and link (any member); expires after expiresInHours (1-720, default 72).
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/groups/{groupID}/invites`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/post(createGroupInvite)`.
@@ -13750,7 +14320,7 @@ public struct Client: APIProtocol {
     ///
     /// Members and their roles, in joining order.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}/members`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/members/get(listGroupMembers)`.
@@ -13819,6 +14389,36 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .ok(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 400:
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(
                         headers: headers,
                         body: body
                     ))
@@ -14884,7 +15484,7 @@ public struct Client: APIProtocol {
     ///
     /// A challenge's standings (a competition's by total quantity in its unit), best first, ties sharing a rank and ordered by name.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/challenges/{challengeID}`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/get(getChallengeLeaderboard)`.
@@ -14963,6 +15563,36 @@ public struct Client: APIProtocol {
                         headers: headers,
                         body: body
                     ))
+                case 400:
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 401:
                     let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
                         in: response.headerFields,
@@ -15163,7 +15793,7 @@ public struct Client: APIProtocol {
     ///
     /// The page of a challenge's board around the caller.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/challenges/{challengeID}/around-me`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/around-me/get(getChallengeLeaderboardAroundMe)`.
@@ -15235,6 +15865,36 @@ public struct Client: APIProtocol {
                         headers: headers,
                         body: body
                     ))
+                case 400:
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 401:
                     let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
                         in: response.headerFields,
@@ -15435,7 +16095,7 @@ public struct Client: APIProtocol {
     ///
     /// The caller and their friends on a challenge, ranked among themselves (1 to n), not by their global ranks.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/challenges/{challengeID}/friends`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/friends/get(getChallengeFriendsLeaderboard)`.
@@ -15500,6 +16160,36 @@ public struct Client: APIProtocol {
                         headers: headers,
                         body: body
                     ))
+                case 400:
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 401:
                     let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
                         in: response.headerFields,
@@ -15700,7 +16390,7 @@ public struct Client: APIProtocol {
     ///
     /// Past weeks or months of a challenge's board, newest first, with their winners.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/challenges/{challengeID}/history`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/history/get(getChallengeLeaderboardHistory)`.
@@ -15779,6 +16469,36 @@ public struct Client: APIProtocol {
                         headers: headers,
                         body: body
                     ))
+                case 400:
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 401:
                     let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
                         in: response.headerFields,
@@ -15979,7 +16699,7 @@ public struct Client: APIProtocol {
     ///
     /// The caller's rank, score and percentile on a challenge's board.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/challenges/{challengeID}/me`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/me/get(getMyChallengeStanding)`.
@@ -16044,6 +16764,36 @@ public struct Client: APIProtocol {
                         headers: headers,
                         body: body
                     ))
+                case 400:
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 401:
                     let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
                         in: response.headerFields,
@@ -16244,7 +16994,7 @@ public struct Client: APIProtocol {
     ///
     /// A group's or household's standings: every member, by points earned in anything of the group; weeks run Monday to Sunday in the group's zone.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/groups/{groupID}`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/get(getGroupLeaderboard)`.
@@ -16323,6 +17073,36 @@ public struct Client: APIProtocol {
                         headers: headers,
                         body: body
                     ))
+                case 400:
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 401:
                     let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
                         in: response.headerFields,
@@ -16523,7 +17303,7 @@ public struct Client: APIProtocol {
     ///
     /// The page of a group's board around the caller.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/groups/{groupID}/around-me`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/around-me/get(getGroupLeaderboardAroundMe)`.
@@ -16595,6 +17375,36 @@ public struct Client: APIProtocol {
                         headers: headers,
                         body: body
                     ))
+                case 400:
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 401:
                     let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
                         in: response.headerFields,
@@ -16795,7 +17605,7 @@ public struct Client: APIProtocol {
     ///
     /// Past weeks or months of a group's board, newest first, with their winners (last week's winner).
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/groups/{groupID}/history`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/history/get(getGroupLeaderboardHistory)`.
@@ -16874,6 +17684,36 @@ public struct Client: APIProtocol {
                         headers: headers,
                         body: body
                     ))
+                case 400:
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 401:
                     let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
                         in: response.headerFields,
@@ -17074,7 +17914,7 @@ public struct Client: APIProtocol {
     ///
     /// The caller's rank, score and percentile on a group's board.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/groups/{groupID}/me`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/me/get(getMyGroupStanding)`.
@@ -17136,6 +17976,36 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .ok(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 400:
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(
                         headers: headers,
                         body: body
                     ))
@@ -18167,7 +19037,7 @@ public struct Client: APIProtocol {
     ///
     /// What the caller created or was invited to, newest first; filter by kind (e.g. kind=habit for my habits).
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/me/challenges`.
     /// - Remark: Generated from `#/paths//v1/me/challenges/get(listMyChallenges)`.
@@ -18244,6 +19114,36 @@ public struct Client: APIProtocol {
                         headers: headers,
                         body: body
                     ))
+                case 400:
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 401:
                     let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
                         in: response.headerFields,
@@ -18271,6 +19171,36 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .unauthorized(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 404:
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.NotFound.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .notFound(.init(
                         headers: headers,
                         body: body
                     ))
@@ -18976,7 +19906,7 @@ public struct Client: APIProtocol {
     ///
     /// Contribution history across everything the caller does: tasks done per local day over the last weeks (12 by default).
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/me/history`.
     /// - Remark: Generated from `#/paths//v1/me/history/get(myHistory)`.
@@ -19036,6 +19966,36 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .ok(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 400:
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(
                         headers: headers,
                         body: body
                     ))
@@ -19405,7 +20365,7 @@ public struct Client: APIProtocol {
     ///
     /// The points ledger, newest first: every award or correction with its reason.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/me/points/ledger`.
     /// - Remark: Generated from `#/paths//v1/me/points/ledger/get(myPointsLedger)`.
@@ -19475,6 +20435,36 @@ public struct Client: APIProtocol {
                         headers: headers,
                         body: body
                     ))
+                case 400:
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 401:
                     let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
                         in: response.headerFields,
@@ -19502,6 +20492,36 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .unauthorized(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 404:
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.NotFound.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .notFound(.init(
                         headers: headers,
                         body: body
                     ))
@@ -21300,7 +22320,7 @@ public struct Client: APIProtocol {
     ///
     /// Find people by display name (public profiles only).
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/users`.
     /// - Remark: Generated from `#/paths//v1/users/get(searchUsers)`.
@@ -21377,6 +22397,36 @@ public struct Client: APIProtocol {
                         headers: headers,
                         body: body
                     ))
+                case 400:
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 401:
                     let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
                         in: response.headerFields,
@@ -21404,6 +22454,36 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .unauthorized(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 404:
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.NotFound.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .notFound(.init(
                         headers: headers,
                         body: body
                     ))

@@ -147,18 +147,12 @@ extension Components {
                 case user
             }
         }
-        /// An open list: later versions may add values, so a client must accept one it does not know.
+        /// An open list: later versions may add values to KnownActivityLevel, so a client must accept one it does not know. Requests take only the values of KnownActivityLevel.
         ///
         /// - Remark: Generated from `#/components/schemas/ActivityLevel`.
         public struct ActivityLevel: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/ActivityLevel/value1`.
-            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
-                case beginner = "beginner"
-                case intermediate = "intermediate"
-                case advanced = "advanced"
-            }
-            /// - Remark: Generated from `#/components/schemas/ActivityLevel/value1`.
-            public var value1: Components.Schemas.ActivityLevel.Value1Payload?
+            public var value1: Components.Schemas.KnownActivityLevel?
             /// - Remark: Generated from `#/components/schemas/ActivityLevel/value2`.
             public var value2: Swift.String?
             /// Creates a new `ActivityLevel`.
@@ -167,7 +161,7 @@ extension Components {
             ///   - value1:
             ///   - value2:
             public init(
-                value1: Components.Schemas.ActivityLevel.Value1Payload? = nil,
+                value1: Components.Schemas.KnownActivityLevel? = nil,
                 value2: Swift.String? = nil
             ) {
                 self.value1 = value1
@@ -217,19 +211,12 @@ extension Components {
                 case attempt
             }
         }
-        /// An open list: later versions may add values, so a client must accept one it does not know.
+        /// An open list: later versions may add values to KnownAttemptStatus, so a client must accept one it does not know. Requests take only the values of KnownAttemptStatus.
         ///
         /// - Remark: Generated from `#/components/schemas/AttemptStatus`.
         public struct AttemptStatus: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/AttemptStatus/value1`.
-            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
-                case active = "active"
-                case failed = "failed"
-                case completed = "completed"
-                case abandoned = "abandoned"
-            }
-            /// - Remark: Generated from `#/components/schemas/AttemptStatus/value1`.
-            public var value1: Components.Schemas.AttemptStatus.Value1Payload?
+            public var value1: Components.Schemas.KnownAttemptStatus?
             /// - Remark: Generated from `#/components/schemas/AttemptStatus/value2`.
             public var value2: Swift.String?
             /// Creates a new `AttemptStatus`.
@@ -238,7 +225,7 @@ extension Components {
             ///   - value1:
             ///   - value2:
             public init(
-                value1: Components.Schemas.AttemptStatus.Value1Payload? = nil,
+                value1: Components.Schemas.KnownAttemptStatus? = nil,
                 value2: Swift.String? = nil
             ) {
                 self.value1 = value1
@@ -625,8 +612,6 @@ extension Components {
             case trending = "trending"
             case relevance = "relevance"
         }
-        /// Sent in requests too: there, a field not listed here is refused (422 `validation`).
-        ///
         /// - Remark: Generated from `#/components/schemas/Cadence`.
         public struct Cadence: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/Cadence/kind`.
@@ -656,20 +641,61 @@ extension Components {
                 case weekdays
             }
         }
-        /// An open list: later versions may add values, so a client must accept one it does not know.
+        /// - Remark: Generated from `#/components/schemas/CadenceInput`.
+        public struct CadenceInput: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/CadenceInput/kind`.
+            public var kind: Components.Schemas.KnownCadenceKind
+            /// - Remark: Generated from `#/components/schemas/CadenceInput/timesPerWeek`.
+            public var timesPerWeek: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/CadenceInput/weekdays`.
+            public var weekdays: [Components.Schemas.Weekday]?
+            /// Creates a new `CadenceInput`.
+            ///
+            /// - Parameters:
+            ///   - kind:
+            ///   - timesPerWeek:
+            ///   - weekdays:
+            public init(
+                kind: Components.Schemas.KnownCadenceKind,
+                timesPerWeek: Swift.Int? = nil,
+                weekdays: [Components.Schemas.Weekday]? = nil
+            ) {
+                self.kind = kind
+                self.timesPerWeek = timesPerWeek
+                self.weekdays = weekdays
+            }
+            public enum CodingKeys: String, CodingKey {
+                case kind
+                case timesPerWeek
+                case weekdays
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.kind = try container.decode(
+                    Components.Schemas.KnownCadenceKind.self,
+                    forKey: .kind
+                )
+                self.timesPerWeek = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .timesPerWeek
+                )
+                self.weekdays = try container.decodeIfPresent(
+                    [Components.Schemas.Weekday].self,
+                    forKey: .weekdays
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "kind",
+                    "timesPerWeek",
+                    "weekdays"
+                ])
+            }
+        }
+        /// An open list: later versions may add values to KnownCadenceKind, so a client must accept one it does not know. Requests take only the values of KnownCadenceKind.
         ///
         /// - Remark: Generated from `#/components/schemas/CadenceKind`.
         public struct CadenceKind: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/CadenceKind/value1`.
-            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
-                case daily = "daily"
-                case weekdays = "weekdays"
-                case timesPerWeek = "timesPerWeek"
-                case weekly = "weekly"
-                case monthly = "monthly"
-            }
-            /// - Remark: Generated from `#/components/schemas/CadenceKind/value1`.
-            public var value1: Components.Schemas.CadenceKind.Value1Payload?
+            public var value1: Components.Schemas.KnownCadenceKind?
             /// - Remark: Generated from `#/components/schemas/CadenceKind/value2`.
             public var value2: Swift.String?
             /// Creates a new `CadenceKind`.
@@ -678,7 +704,7 @@ extension Components {
             ///   - value1:
             ///   - value2:
             public init(
-                value1: Components.Schemas.CadenceKind.Value1Payload? = nil,
+                value1: Components.Schemas.KnownCadenceKind? = nil,
                 value2: Swift.String? = nil
             ) {
                 self.value1 = value1
@@ -826,8 +852,6 @@ extension Components {
                 case month
             }
         }
-        /// Sent in requests too: there, a field not listed here is refused (422 `validation`).
-        ///
         /// - Remark: Generated from `#/components/schemas/CapBand`.
         public struct CapBand: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/CapBand/fromLevel`.
@@ -849,6 +873,44 @@ extension Components {
             public enum CodingKeys: String, CodingKey {
                 case fromLevel
                 case multiplierOfDailyGoal
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/CapBandInput`.
+        public struct CapBandInput: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/CapBandInput/fromLevel`.
+            public var fromLevel: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/CapBandInput/multiplierOfDailyGoal`.
+            public var multiplierOfDailyGoal: Swift.Double
+            /// Creates a new `CapBandInput`.
+            ///
+            /// - Parameters:
+            ///   - fromLevel:
+            ///   - multiplierOfDailyGoal:
+            public init(
+                fromLevel: Swift.Int,
+                multiplierOfDailyGoal: Swift.Double
+            ) {
+                self.fromLevel = fromLevel
+                self.multiplierOfDailyGoal = multiplierOfDailyGoal
+            }
+            public enum CodingKeys: String, CodingKey {
+                case fromLevel
+                case multiplierOfDailyGoal
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.fromLevel = try container.decode(
+                    Swift.Int.self,
+                    forKey: .fromLevel
+                )
+                self.multiplierOfDailyGoal = try container.decode(
+                    Swift.Double.self,
+                    forKey: .multiplierOfDailyGoal
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "fromLevel",
+                    "multiplierOfDailyGoal"
+                ])
             }
         }
         /// - Remark: Generated from `#/components/schemas/ChallengeDefinition`.
@@ -1060,11 +1122,11 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/ChallengeDraft/chore`.
             public var chore: Components.Schemas.ChoreDraft?
             /// - Remark: Generated from `#/components/schemas/ChallengeDraft/competition`.
-            public var competition: Components.Schemas.CompetitionDetails?
+            public var competition: Components.Schemas.CompetitionDetailsInput?
             /// - Remark: Generated from `#/components/schemas/ChallengeDraft/description`.
             public var description: Swift.String?
             /// - Remark: Generated from `#/components/schemas/ChallengeDraft/difficulty`.
-            public var difficulty: Components.Schemas.Difficulty?
+            public var difficulty: Components.Schemas.KnownDifficulty?
             /// - Remark: Generated from `#/components/schemas/ChallengeDraft/durationDays`.
             public var durationDays: Swift.Int?
             /// - Remark: Generated from `#/components/schemas/ChallengeDraft/estimatedDailyMinutes`.
@@ -1072,9 +1134,9 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/ChallengeDraft/groupID`.
             public var groupID: Swift.String?
             /// - Remark: Generated from `#/components/schemas/ChallengeDraft/habit`.
-            public var habit: Components.Schemas.HabitDetails?
+            public var habit: Components.Schemas.HabitDetailsInput?
             /// - Remark: Generated from `#/components/schemas/ChallengeDraft/kind`.
-            public var kind: Components.Schemas.ChallengeKind
+            public var kind: Components.Schemas.KnownChallengeKind
             /// - Remark: Generated from `#/components/schemas/ChallengeDraft/name`.
             public var name: Swift.String
             /// - Remark: Generated from `#/components/schemas/ChallengeDraft/rules`.
@@ -1082,7 +1144,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/ChallengeDraft/tasks`.
             public var tasks: [Components.Schemas.TaskDraft]?
             /// - Remark: Generated from `#/components/schemas/ChallengeDraft/visibility`.
-            public var visibility: Components.Schemas.Visibility?
+            public var visibility: Components.Schemas.KnownVisibility?
             /// Creates a new `ChallengeDraft`.
             ///
             /// - Parameters:
@@ -1103,18 +1165,18 @@ extension Components {
             public init(
                 category: Swift.String? = nil,
                 chore: Components.Schemas.ChoreDraft? = nil,
-                competition: Components.Schemas.CompetitionDetails? = nil,
+                competition: Components.Schemas.CompetitionDetailsInput? = nil,
                 description: Swift.String? = nil,
-                difficulty: Components.Schemas.Difficulty? = nil,
+                difficulty: Components.Schemas.KnownDifficulty? = nil,
                 durationDays: Swift.Int? = nil,
                 estimatedDailyMinutes: Swift.Int? = nil,
                 groupID: Swift.String? = nil,
-                habit: Components.Schemas.HabitDetails? = nil,
-                kind: Components.Schemas.ChallengeKind,
+                habit: Components.Schemas.HabitDetailsInput? = nil,
+                kind: Components.Schemas.KnownChallengeKind,
                 name: Swift.String,
                 rules: Components.Schemas.RulesDraft? = nil,
                 tasks: [Components.Schemas.TaskDraft]? = nil,
-                visibility: Components.Schemas.Visibility? = nil
+                visibility: Components.Schemas.KnownVisibility? = nil
             ) {
                 self.category = category
                 self.chore = chore
@@ -1158,7 +1220,7 @@ extension Components {
                     forKey: .chore
                 )
                 self.competition = try container.decodeIfPresent(
-                    Components.Schemas.CompetitionDetails.self,
+                    Components.Schemas.CompetitionDetailsInput.self,
                     forKey: .competition
                 )
                 self.description = try container.decodeIfPresent(
@@ -1166,7 +1228,7 @@ extension Components {
                     forKey: .description
                 )
                 self.difficulty = try container.decodeIfPresent(
-                    Components.Schemas.Difficulty.self,
+                    Components.Schemas.KnownDifficulty.self,
                     forKey: .difficulty
                 )
                 self.durationDays = try container.decodeIfPresent(
@@ -1182,11 +1244,11 @@ extension Components {
                     forKey: .groupID
                 )
                 self.habit = try container.decodeIfPresent(
-                    Components.Schemas.HabitDetails.self,
+                    Components.Schemas.HabitDetailsInput.self,
                     forKey: .habit
                 )
                 self.kind = try container.decode(
-                    Components.Schemas.ChallengeKind.self,
+                    Components.Schemas.KnownChallengeKind.self,
                     forKey: .kind
                 )
                 self.name = try container.decode(
@@ -1202,7 +1264,7 @@ extension Components {
                     forKey: .tasks
                 )
                 self.visibility = try container.decodeIfPresent(
-                    Components.Schemas.Visibility.self,
+                    Components.Schemas.KnownVisibility.self,
                     forKey: .visibility
                 )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
@@ -1223,20 +1285,12 @@ extension Components {
                 ])
             }
         }
-        /// An open list: later versions may add values, so a client must accept one it does not know.
+        /// An open list: later versions may add values to KnownChallengeKind, so a client must accept one it does not know. Requests take only the values of KnownChallengeKind.
         ///
         /// - Remark: Generated from `#/components/schemas/ChallengeKind`.
         public struct ChallengeKind: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/ChallengeKind/value1`.
-            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
-                case curated = "curated"
-                case competition = "competition"
-                case habit = "habit"
-                case chore = "chore"
-                case weekly = "weekly"
-            }
-            /// - Remark: Generated from `#/components/schemas/ChallengeKind/value1`.
-            public var value1: Components.Schemas.ChallengeKind.Value1Payload?
+            public var value1: Components.Schemas.KnownChallengeKind?
             /// - Remark: Generated from `#/components/schemas/ChallengeKind/value2`.
             public var value2: Swift.String?
             /// Creates a new `ChallengeKind`.
@@ -1245,7 +1299,7 @@ extension Components {
             ///   - value1:
             ///   - value2:
             public init(
-                value1: Components.Schemas.ChallengeKind.Value1Payload? = nil,
+                value1: Components.Schemas.KnownChallengeKind? = nil,
                 value2: Swift.String? = nil
             ) {
                 self.value1 = value1
@@ -1287,11 +1341,11 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/ChallengePatch/chore`.
             public var chore: Components.Schemas.ChoreDraft?
             /// - Remark: Generated from `#/components/schemas/ChallengePatch/competition`.
-            public var competition: Components.Schemas.CompetitionDetails?
+            public var competition: Components.Schemas.CompetitionDetailsInput?
             /// - Remark: Generated from `#/components/schemas/ChallengePatch/description`.
             public var description: Swift.String?
             /// - Remark: Generated from `#/components/schemas/ChallengePatch/difficulty`.
-            public var difficulty: Components.Schemas.Difficulty?
+            public var difficulty: Components.Schemas.KnownDifficulty?
             /// - Remark: Generated from `#/components/schemas/ChallengePatch/durationDays`.
             public var durationDays: Swift.Int?
             /// - Remark: Generated from `#/components/schemas/ChallengePatch/estimatedDailyMinutes`.
@@ -1299,7 +1353,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/ChallengePatch/groupID`.
             public var groupID: Swift.String?
             /// - Remark: Generated from `#/components/schemas/ChallengePatch/habit`.
-            public var habit: Components.Schemas.HabitDetails?
+            public var habit: Components.Schemas.HabitDetailsInput?
             /// - Remark: Generated from `#/components/schemas/ChallengePatch/name`.
             public var name: Swift.String?
             /// - Remark: Generated from `#/components/schemas/ChallengePatch/rules`.
@@ -1307,7 +1361,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/ChallengePatch/tasks`.
             public var tasks: [Components.Schemas.TaskDraft]?
             /// - Remark: Generated from `#/components/schemas/ChallengePatch/visibility`.
-            public var visibility: Components.Schemas.Visibility?
+            public var visibility: Components.Schemas.KnownVisibility?
             /// Creates a new `ChallengePatch`.
             ///
             /// - Parameters:
@@ -1327,17 +1381,17 @@ extension Components {
             public init(
                 category: Swift.String? = nil,
                 chore: Components.Schemas.ChoreDraft? = nil,
-                competition: Components.Schemas.CompetitionDetails? = nil,
+                competition: Components.Schemas.CompetitionDetailsInput? = nil,
                 description: Swift.String? = nil,
-                difficulty: Components.Schemas.Difficulty? = nil,
+                difficulty: Components.Schemas.KnownDifficulty? = nil,
                 durationDays: Swift.Int? = nil,
                 estimatedDailyMinutes: Swift.Int? = nil,
                 groupID: Swift.String? = nil,
-                habit: Components.Schemas.HabitDetails? = nil,
+                habit: Components.Schemas.HabitDetailsInput? = nil,
                 name: Swift.String? = nil,
                 rules: Components.Schemas.RulesDraft? = nil,
                 tasks: [Components.Schemas.TaskDraft]? = nil,
-                visibility: Components.Schemas.Visibility? = nil
+                visibility: Components.Schemas.KnownVisibility? = nil
             ) {
                 self.category = category
                 self.chore = chore
@@ -1379,7 +1433,7 @@ extension Components {
                     forKey: .chore
                 )
                 self.competition = try container.decodeIfPresent(
-                    Components.Schemas.CompetitionDetails.self,
+                    Components.Schemas.CompetitionDetailsInput.self,
                     forKey: .competition
                 )
                 self.description = try container.decodeIfPresent(
@@ -1387,7 +1441,7 @@ extension Components {
                     forKey: .description
                 )
                 self.difficulty = try container.decodeIfPresent(
-                    Components.Schemas.Difficulty.self,
+                    Components.Schemas.KnownDifficulty.self,
                     forKey: .difficulty
                 )
                 self.durationDays = try container.decodeIfPresent(
@@ -1403,7 +1457,7 @@ extension Components {
                     forKey: .groupID
                 )
                 self.habit = try container.decodeIfPresent(
-                    Components.Schemas.HabitDetails.self,
+                    Components.Schemas.HabitDetailsInput.self,
                     forKey: .habit
                 )
                 self.name = try container.decodeIfPresent(
@@ -1419,7 +1473,7 @@ extension Components {
                     forKey: .tasks
                 )
                 self.visibility = try container.decodeIfPresent(
-                    Components.Schemas.Visibility.self,
+                    Components.Schemas.KnownVisibility.self,
                     forKey: .visibility
                 )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
@@ -1745,7 +1799,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/ChoreDraft/points`.
             public var points: Swift.Int?
             /// - Remark: Generated from `#/components/schemas/ChoreDraft/recurrence`.
-            public var recurrence: Components.Schemas.ChoreRecurrence
+            public var recurrence: Components.Schemas.ChoreRecurrenceInput
             /// Creates a new `ChoreDraft`.
             ///
             /// - Parameters:
@@ -1759,7 +1813,7 @@ extension Components {
                 dueTime: Components.Schemas.LocalTime? = nil,
                 firstDueOn: Components.Schemas.LocalDate,
                 points: Swift.Int? = nil,
-                recurrence: Components.Schemas.ChoreRecurrence
+                recurrence: Components.Schemas.ChoreRecurrenceInput
             ) {
                 self.assigneeID = assigneeID
                 self.dueTime = dueTime
@@ -1793,7 +1847,7 @@ extension Components {
                     forKey: .points
                 )
                 self.recurrence = try container.decode(
-                    Components.Schemas.ChoreRecurrence.self,
+                    Components.Schemas.ChoreRecurrenceInput.self,
                     forKey: .recurrence
                 )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
@@ -1911,17 +1965,12 @@ extension Components {
                 case nextCursor
             }
         }
-        /// An open list: later versions may add values, so a client must accept one it does not know.
+        /// An open list: later versions may add values to KnownChoreOccurrenceStatus, so a client must accept one it does not know. Requests take only the values of KnownChoreOccurrenceStatus.
         ///
         /// - Remark: Generated from `#/components/schemas/ChoreOccurrenceStatus`.
         public struct ChoreOccurrenceStatus: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/ChoreOccurrenceStatus/value1`.
-            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
-                case pending = "pending"
-                case completed = "completed"
-            }
-            /// - Remark: Generated from `#/components/schemas/ChoreOccurrenceStatus/value1`.
-            public var value1: Components.Schemas.ChoreOccurrenceStatus.Value1Payload?
+            public var value1: Components.Schemas.KnownChoreOccurrenceStatus?
             /// - Remark: Generated from `#/components/schemas/ChoreOccurrenceStatus/value2`.
             public var value2: Swift.String?
             /// Creates a new `ChoreOccurrenceStatus`.
@@ -1930,7 +1979,7 @@ extension Components {
             ///   - value1:
             ///   - value2:
             public init(
-                value1: Components.Schemas.ChoreOccurrenceStatus.Value1Payload? = nil,
+                value1: Components.Schemas.KnownChoreOccurrenceStatus? = nil,
                 value2: Swift.String? = nil
             ) {
                 self.value1 = value1
@@ -1965,8 +2014,6 @@ extension Components {
                 ])
             }
         }
-        /// Sent in requests too: there, a field not listed here is refused (422 `validation`).
-        ///
         /// - Remark: Generated from `#/components/schemas/ChoreRecurrence`.
         public struct ChoreRecurrence: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/ChoreRecurrence/dayOfMonth`.
@@ -1996,8 +2043,55 @@ extension Components {
                 case weekdays
             }
         }
-        /// Sent in requests too: there, a field not listed here is refused (422 `validation`).
-        ///
+        /// - Remark: Generated from `#/components/schemas/ChoreRecurrenceInput`.
+        public struct ChoreRecurrenceInput: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ChoreRecurrenceInput/dayOfMonth`.
+            public var dayOfMonth: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/ChoreRecurrenceInput/kind`.
+            public var kind: Components.Schemas.KnownRecurrenceKind
+            /// - Remark: Generated from `#/components/schemas/ChoreRecurrenceInput/weekdays`.
+            public var weekdays: [Components.Schemas.Weekday]?
+            /// Creates a new `ChoreRecurrenceInput`.
+            ///
+            /// - Parameters:
+            ///   - dayOfMonth:
+            ///   - kind:
+            ///   - weekdays:
+            public init(
+                dayOfMonth: Swift.Int? = nil,
+                kind: Components.Schemas.KnownRecurrenceKind,
+                weekdays: [Components.Schemas.Weekday]? = nil
+            ) {
+                self.dayOfMonth = dayOfMonth
+                self.kind = kind
+                self.weekdays = weekdays
+            }
+            public enum CodingKeys: String, CodingKey {
+                case dayOfMonth
+                case kind
+                case weekdays
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.dayOfMonth = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .dayOfMonth
+                )
+                self.kind = try container.decode(
+                    Components.Schemas.KnownRecurrenceKind.self,
+                    forKey: .kind
+                )
+                self.weekdays = try container.decodeIfPresent(
+                    [Components.Schemas.Weekday].self,
+                    forKey: .weekdays
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "dayOfMonth",
+                    "kind",
+                    "weekdays"
+                ])
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/CompetitionDetails`.
         public struct CompetitionDetails: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/CompetitionDetails/endsAt`.
@@ -2033,6 +2127,68 @@ extension Components {
                 case startsAt
                 case timeZone
                 case unit
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/CompetitionDetailsInput`.
+        public struct CompetitionDetailsInput: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/CompetitionDetailsInput/endsAt`.
+            public var endsAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/CompetitionDetailsInput/startsAt`.
+            public var startsAt: Foundation.Date
+            /// An IANA time zone.
+            ///
+            /// - Remark: Generated from `#/components/schemas/CompetitionDetailsInput/timeZone`.
+            public var timeZone: Swift.String
+            /// - Remark: Generated from `#/components/schemas/CompetitionDetailsInput/unit`.
+            public var unit: Swift.String
+            /// Creates a new `CompetitionDetailsInput`.
+            ///
+            /// - Parameters:
+            ///   - endsAt:
+            ///   - startsAt:
+            ///   - timeZone: An IANA time zone.
+            ///   - unit:
+            public init(
+                endsAt: Foundation.Date,
+                startsAt: Foundation.Date,
+                timeZone: Swift.String,
+                unit: Swift.String
+            ) {
+                self.endsAt = endsAt
+                self.startsAt = startsAt
+                self.timeZone = timeZone
+                self.unit = unit
+            }
+            public enum CodingKeys: String, CodingKey {
+                case endsAt
+                case startsAt
+                case timeZone
+                case unit
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.endsAt = try container.decode(
+                    Foundation.Date.self,
+                    forKey: .endsAt
+                )
+                self.startsAt = try container.decode(
+                    Foundation.Date.self,
+                    forKey: .startsAt
+                )
+                self.timeZone = try container.decode(
+                    Swift.String.self,
+                    forKey: .timeZone
+                )
+                self.unit = try container.decode(
+                    Swift.String.self,
+                    forKey: .unit
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "endsAt",
+                    "startsAt",
+                    "timeZone",
+                    "unit"
+                ])
             }
         }
         /// - Remark: Generated from `#/components/schemas/CompletedResponse`.
@@ -2158,19 +2314,12 @@ extension Components {
                 ])
             }
         }
-        /// An open list: later versions may add values, so a client must accept one it does not know.
+        /// An open list: later versions may add values to KnownDifficulty, so a client must accept one it does not know. Requests take only the values of KnownDifficulty.
         ///
         /// - Remark: Generated from `#/components/schemas/Difficulty`.
         public struct Difficulty: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/Difficulty/value1`.
-            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
-                case beginner = "beginner"
-                case moderate = "moderate"
-                case hard = "hard"
-                case extreme = "extreme"
-            }
-            /// - Remark: Generated from `#/components/schemas/Difficulty/value1`.
-            public var value1: Components.Schemas.Difficulty.Value1Payload?
+            public var value1: Components.Schemas.KnownDifficulty?
             /// - Remark: Generated from `#/components/schemas/Difficulty/value2`.
             public var value2: Swift.String?
             /// Creates a new `Difficulty`.
@@ -2179,7 +2328,7 @@ extension Components {
             ///   - value1:
             ///   - value2:
             public init(
-                value1: Components.Schemas.Difficulty.Value1Payload? = nil,
+                value1: Components.Schemas.KnownDifficulty? = nil,
                 value2: Swift.String? = nil
             ) {
                 self.value1 = value1
@@ -2261,18 +2410,12 @@ extension Components {
                 case userID
             }
         }
-        /// An open list: later versions may add values, so a client must accept one it does not know.
+        /// An open list: later versions may add values to KnownFailureMode, so a client must accept one it does not know. Requests take only the values of KnownFailureMode.
         ///
         /// - Remark: Generated from `#/components/schemas/FailureMode`.
         public struct FailureMode: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/FailureMode/value1`.
-            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
-                case strict = "strict"
-                case tolerant = "tolerant"
-                case none = "none"
-            }
-            /// - Remark: Generated from `#/components/schemas/FailureMode/value1`.
-            public var value1: Components.Schemas.FailureMode.Value1Payload?
+            public var value1: Components.Schemas.KnownFailureMode?
             /// - Remark: Generated from `#/components/schemas/FailureMode/value2`.
             public var value2: Swift.String?
             /// Creates a new `FailureMode`.
@@ -2281,7 +2424,7 @@ extension Components {
             ///   - value1:
             ///   - value2:
             public init(
-                value1: Components.Schemas.FailureMode.Value1Payload? = nil,
+                value1: Components.Schemas.KnownFailureMode? = nil,
                 value2: Swift.String? = nil
             ) {
                 self.value1 = value1
@@ -2316,8 +2459,6 @@ extension Components {
                 ])
             }
         }
-        /// Sent in requests too: there, a field not listed here is refused (422 `validation`).
-        ///
         /// - Remark: Generated from `#/components/schemas/FailureRule`.
         public struct FailureRule: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/FailureRule/allowedMissedDays`.
@@ -2339,6 +2480,44 @@ extension Components {
             public enum CodingKeys: String, CodingKey {
                 case allowedMissedDays
                 case mode
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/FailureRuleInput`.
+        public struct FailureRuleInput: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/FailureRuleInput/allowedMissedDays`.
+            public var allowedMissedDays: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/FailureRuleInput/mode`.
+            public var mode: Components.Schemas.KnownFailureMode
+            /// Creates a new `FailureRuleInput`.
+            ///
+            /// - Parameters:
+            ///   - allowedMissedDays:
+            ///   - mode:
+            public init(
+                allowedMissedDays: Swift.Int? = nil,
+                mode: Components.Schemas.KnownFailureMode
+            ) {
+                self.allowedMissedDays = allowedMissedDays
+                self.mode = mode
+            }
+            public enum CodingKeys: String, CodingKey {
+                case allowedMissedDays
+                case mode
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.allowedMissedDays = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .allowedMissedDays
+                )
+                self.mode = try container.decode(
+                    Components.Schemas.KnownFailureMode.self,
+                    forKey: .mode
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "allowedMissedDays",
+                    "mode"
+                ])
             }
         }
         /// - Remark: Generated from `#/components/schemas/FieldError`.
@@ -2501,7 +2680,7 @@ extension Components {
         /// - Remark: Generated from `#/components/schemas/GroupCreationRequest`.
         public struct GroupCreationRequest: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/GroupCreationRequest/kind`.
-            public var kind: Components.Schemas.GroupKind
+            public var kind: Components.Schemas.KnownGroupKind
             /// - Remark: Generated from `#/components/schemas/GroupCreationRequest/name`.
             public var name: Swift.String
             /// An IANA time zone.
@@ -2515,7 +2694,7 @@ extension Components {
             ///   - name:
             ///   - timeZone: An IANA time zone.
             public init(
-                kind: Components.Schemas.GroupKind,
+                kind: Components.Schemas.KnownGroupKind,
                 name: Swift.String,
                 timeZone: Swift.String
             ) {
@@ -2531,7 +2710,7 @@ extension Components {
             public init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
                 self.kind = try container.decode(
-                    Components.Schemas.GroupKind.self,
+                    Components.Schemas.KnownGroupKind.self,
                     forKey: .kind
                 )
                 self.name = try container.decode(
@@ -2619,18 +2798,12 @@ extension Components {
                 case nextCursor
             }
         }
-        /// An open list: later versions may add values, so a client must accept one it does not know.
+        /// An open list: later versions may add values to KnownGroupKind, so a client must accept one it does not know. Requests take only the values of KnownGroupKind.
         ///
         /// - Remark: Generated from `#/components/schemas/GroupKind`.
         public struct GroupKind: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/GroupKind/value1`.
-            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
-                case household = "household"
-                case friends = "friends"
-                case team = "team"
-            }
-            /// - Remark: Generated from `#/components/schemas/GroupKind/value1`.
-            public var value1: Components.Schemas.GroupKind.Value1Payload?
+            public var value1: Components.Schemas.KnownGroupKind?
             /// - Remark: Generated from `#/components/schemas/GroupKind/value2`.
             public var value2: Swift.String?
             /// Creates a new `GroupKind`.
@@ -2639,7 +2812,7 @@ extension Components {
             ///   - value1:
             ///   - value2:
             public init(
-                value1: Components.Schemas.GroupKind.Value1Payload? = nil,
+                value1: Components.Schemas.KnownGroupKind? = nil,
                 value2: Swift.String? = nil
             ) {
                 self.value1 = value1
@@ -2955,8 +3128,6 @@ extension Components {
                 ])
             }
         }
-        /// Sent in requests too: there, a field not listed here is refused (422 `validation`).
-        ///
         /// - Remark: Generated from `#/components/schemas/HabitDetails`.
         public struct HabitDetails: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/HabitDetails/colour`.
@@ -2990,6 +3161,66 @@ extension Components {
                 case notes
                 case priority
                 case reminderTime
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/HabitDetailsInput`.
+        public struct HabitDetailsInput: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/HabitDetailsInput/colour`.
+            public var colour: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/HabitDetailsInput/notes`.
+            public var notes: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/HabitDetailsInput/priority`.
+            public var priority: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/HabitDetailsInput/reminderTime`.
+            public var reminderTime: Components.Schemas.LocalTime?
+            /// Creates a new `HabitDetailsInput`.
+            ///
+            /// - Parameters:
+            ///   - colour:
+            ///   - notes:
+            ///   - priority:
+            ///   - reminderTime:
+            public init(
+                colour: Swift.String? = nil,
+                notes: Swift.String? = nil,
+                priority: Swift.Int? = nil,
+                reminderTime: Components.Schemas.LocalTime? = nil
+            ) {
+                self.colour = colour
+                self.notes = notes
+                self.priority = priority
+                self.reminderTime = reminderTime
+            }
+            public enum CodingKeys: String, CodingKey {
+                case colour
+                case notes
+                case priority
+                case reminderTime
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.colour = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .colour
+                )
+                self.notes = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .notes
+                )
+                self.priority = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .priority
+                )
+                self.reminderTime = try container.decodeIfPresent(
+                    Components.Schemas.LocalTime.self,
+                    forKey: .reminderTime
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "colour",
+                    "notes",
+                    "priority",
+                    "reminderTime"
+                ])
             }
         }
         /// - Remark: Generated from `#/components/schemas/HistoryDay`.
@@ -3200,6 +3431,90 @@ extension Components {
         }
         /// - Remark: Generated from `#/components/schemas/JSONValue`.
         public typealias JSONValue = OpenAPIRuntime.OpenAPIObjectContainer
+        /// - Remark: Generated from `#/components/schemas/KnownActivityLevel`.
+        @frozen public enum KnownActivityLevel: String, Codable, Hashable, Sendable, CaseIterable {
+            case beginner = "beginner"
+            case intermediate = "intermediate"
+            case advanced = "advanced"
+        }
+        /// - Remark: Generated from `#/components/schemas/KnownAttemptStatus`.
+        @frozen public enum KnownAttemptStatus: String, Codable, Hashable, Sendable, CaseIterable {
+            case active = "active"
+            case failed = "failed"
+            case completed = "completed"
+            case abandoned = "abandoned"
+        }
+        /// - Remark: Generated from `#/components/schemas/KnownCadenceKind`.
+        @frozen public enum KnownCadenceKind: String, Codable, Hashable, Sendable, CaseIterable {
+            case daily = "daily"
+            case weekdays = "weekdays"
+            case timesPerWeek = "timesPerWeek"
+            case weekly = "weekly"
+            case monthly = "monthly"
+        }
+        /// - Remark: Generated from `#/components/schemas/KnownChallengeKind`.
+        @frozen public enum KnownChallengeKind: String, Codable, Hashable, Sendable, CaseIterable {
+            case curated = "curated"
+            case competition = "competition"
+            case habit = "habit"
+            case chore = "chore"
+            case weekly = "weekly"
+        }
+        /// - Remark: Generated from `#/components/schemas/KnownChoreOccurrenceStatus`.
+        @frozen public enum KnownChoreOccurrenceStatus: String, Codable, Hashable, Sendable, CaseIterable {
+            case pending = "pending"
+            case completed = "completed"
+        }
+        /// - Remark: Generated from `#/components/schemas/KnownDifficulty`.
+        @frozen public enum KnownDifficulty: String, Codable, Hashable, Sendable, CaseIterable {
+            case beginner = "beginner"
+            case moderate = "moderate"
+            case hard = "hard"
+            case extreme = "extreme"
+        }
+        /// - Remark: Generated from `#/components/schemas/KnownFailureMode`.
+        @frozen public enum KnownFailureMode: String, Codable, Hashable, Sendable, CaseIterable {
+            case strict = "strict"
+            case tolerant = "tolerant"
+            case none = "none"
+        }
+        /// - Remark: Generated from `#/components/schemas/KnownGroupKind`.
+        @frozen public enum KnownGroupKind: String, Codable, Hashable, Sendable, CaseIterable {
+            case household = "household"
+            case friends = "friends"
+            case team = "team"
+        }
+        /// - Remark: Generated from `#/components/schemas/KnownPointsKind`.
+        @frozen public enum KnownPointsKind: String, Codable, Hashable, Sendable, CaseIterable {
+            case none = "none"
+            case perTask = "perTask"
+            case series = "series"
+        }
+        /// - Remark: Generated from `#/components/schemas/KnownRecurrenceKind`.
+        @frozen public enum KnownRecurrenceKind: String, Codable, Hashable, Sendable, CaseIterable {
+            case none = "none"
+            case daily = "daily"
+            case weekly = "weekly"
+            case monthly = "monthly"
+        }
+        /// - Remark: Generated from `#/components/schemas/KnownStreakPeriod`.
+        @frozen public enum KnownStreakPeriod: String, Codable, Hashable, Sendable, CaseIterable {
+            case day = "day"
+            case week = "week"
+        }
+        /// - Remark: Generated from `#/components/schemas/KnownTaskKind`.
+        @frozen public enum KnownTaskKind: String, Codable, Hashable, Sendable, CaseIterable {
+            case checkbox = "checkbox"
+            case quantity = "quantity"
+            case photo = "photo"
+        }
+        /// - Remark: Generated from `#/components/schemas/KnownVisibility`.
+        @frozen public enum KnownVisibility: String, Codable, Hashable, Sendable, CaseIterable {
+            case curated = "curated"
+            case _public = "public"
+            case _private = "private"
+            case group = "group"
+        }
         /// - Remark: Generated from `#/components/schemas/LedgerCheckIn`.
         public struct LedgerCheckIn: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/LedgerCheckIn/action`.
@@ -3699,18 +4014,12 @@ extension Components {
                 case nextCursor
             }
         }
-        /// An open list: later versions may add values, so a client must accept one it does not know.
+        /// An open list: later versions may add values to KnownPointsKind, so a client must accept one it does not know. Requests take only the values of KnownPointsKind.
         ///
         /// - Remark: Generated from `#/components/schemas/PointsKind`.
         public struct PointsKind: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/PointsKind/value1`.
-            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
-                case none = "none"
-                case perTask = "perTask"
-                case series = "series"
-            }
-            /// - Remark: Generated from `#/components/schemas/PointsKind/value1`.
-            public var value1: Components.Schemas.PointsKind.Value1Payload?
+            public var value1: Components.Schemas.KnownPointsKind?
             /// - Remark: Generated from `#/components/schemas/PointsKind/value2`.
             public var value2: Swift.String?
             /// Creates a new `PointsKind`.
@@ -3719,7 +4028,7 @@ extension Components {
             ///   - value1:
             ///   - value2:
             public init(
-                value1: Components.Schemas.PointsKind.Value1Payload? = nil,
+                value1: Components.Schemas.KnownPointsKind? = nil,
                 value2: Swift.String? = nil
             ) {
                 self.value1 = value1
@@ -3812,8 +4121,6 @@ extension Components {
                 ])
             }
         }
-        /// Sent in requests too: there, a field not listed here is refused (422 `validation`).
-        ///
         /// - Remark: Generated from `#/components/schemas/PointsRule`.
         public struct PointsRule: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/PointsRule/completionBonus`.
@@ -3853,6 +4160,77 @@ extension Components {
                 case pointsPerTask
                 case series
                 case weeklyGoalBonus
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/PointsRuleInput`.
+        public struct PointsRuleInput: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PointsRuleInput/completionBonus`.
+            public var completionBonus: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/PointsRuleInput/kind`.
+            public var kind: Components.Schemas.KnownPointsKind
+            /// - Remark: Generated from `#/components/schemas/PointsRuleInput/pointsPerTask`.
+            public var pointsPerTask: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/PointsRuleInput/series`.
+            public var series: Components.Schemas.SeriesFormulaInput?
+            /// - Remark: Generated from `#/components/schemas/PointsRuleInput/weeklyGoalBonus`.
+            public var weeklyGoalBonus: Swift.Int?
+            /// Creates a new `PointsRuleInput`.
+            ///
+            /// - Parameters:
+            ///   - completionBonus:
+            ///   - kind:
+            ///   - pointsPerTask:
+            ///   - series:
+            ///   - weeklyGoalBonus:
+            public init(
+                completionBonus: Swift.Int? = nil,
+                kind: Components.Schemas.KnownPointsKind,
+                pointsPerTask: Swift.Int? = nil,
+                series: Components.Schemas.SeriesFormulaInput? = nil,
+                weeklyGoalBonus: Swift.Int? = nil
+            ) {
+                self.completionBonus = completionBonus
+                self.kind = kind
+                self.pointsPerTask = pointsPerTask
+                self.series = series
+                self.weeklyGoalBonus = weeklyGoalBonus
+            }
+            public enum CodingKeys: String, CodingKey {
+                case completionBonus
+                case kind
+                case pointsPerTask
+                case series
+                case weeklyGoalBonus
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.completionBonus = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .completionBonus
+                )
+                self.kind = try container.decode(
+                    Components.Schemas.KnownPointsKind.self,
+                    forKey: .kind
+                )
+                self.pointsPerTask = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .pointsPerTask
+                )
+                self.series = try container.decodeIfPresent(
+                    Components.Schemas.SeriesFormulaInput.self,
+                    forKey: .series
+                )
+                self.weeklyGoalBonus = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .weeklyGoalBonus
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "completionBonus",
+                    "kind",
+                    "pointsPerTask",
+                    "series",
+                    "weeklyGoalBonus"
+                ])
             }
         }
         /// - Remark: Generated from `#/components/schemas/PointsSummary`.
@@ -3908,8 +4286,10 @@ extension Components {
             public var dailyReminderTime: Components.Schemas.LocalTime?
             /// - Remark: Generated from `#/components/schemas/PreferencesRequest/notificationsEnabled`.
             public var notificationsEnabled: Swift.Bool
+            /// Leave it out for no quiet hours. Quiet hours that start and end at the same minute span no time and are saved as none (to silence the whole day, turn notifications off).
+            ///
             /// - Remark: Generated from `#/components/schemas/PreferencesRequest/quietHours`.
-            public var quietHours: Components.Schemas.QuietHours?
+            public var quietHours: Components.Schemas.QuietHoursInput?
             /// - Remark: Generated from `#/components/schemas/PreferencesRequest/telemetryOptOut`.
             public var telemetryOptOut: Swift.Bool
             /// Creates a new `PreferencesRequest`.
@@ -3917,12 +4297,12 @@ extension Components {
             /// - Parameters:
             ///   - dailyReminderTime:
             ///   - notificationsEnabled:
-            ///   - quietHours:
+            ///   - quietHours: Leave it out for no quiet hours. Quiet hours that start and end at the same minute span no time and are saved as none (to silence the whole day, turn notifications off).
             ///   - telemetryOptOut:
             public init(
                 dailyReminderTime: Components.Schemas.LocalTime? = nil,
                 notificationsEnabled: Swift.Bool,
-                quietHours: Components.Schemas.QuietHours? = nil,
+                quietHours: Components.Schemas.QuietHoursInput? = nil,
                 telemetryOptOut: Swift.Bool
             ) {
                 self.dailyReminderTime = dailyReminderTime
@@ -3947,7 +4327,7 @@ extension Components {
                     forKey: .notificationsEnabled
                 )
                 self.quietHours = try container.decodeIfPresent(
-                    Components.Schemas.QuietHours.self,
+                    Components.Schemas.QuietHoursInput.self,
                     forKey: .quietHours
                 )
                 self.telemetryOptOut = try container.decode(
@@ -4026,6 +4406,7 @@ extension Components {
             /// - `internal` (500): A fault on Surge's side; it has been logged.
             /// - `method-not-allowed` (405): The path exists, but not with this method.
             /// - `not-found` (404): No such resource, or none the caller may see.
+            /// - `unknown-cursor` (404): The `cursor` was not issued for this list (or this sort order), so the position it names does not exist: request the first page again without a cursor.
             /// - `unauthorized` (401): No access token was sent.
             /// - `invalid-token` (401): The access token is malformed, expired or not Surge's: refresh it or sign in again.
             /// - `account-deleted` (401): The token's account was deleted.
@@ -4035,7 +4416,7 @@ extension Components {
             /// - `unsupported-media-type` (415): The body's Content-Type is not one the operation takes.
             /// - `payload-too-large` (413): The body is larger than the operation takes.
             /// - `validation` (422): A field, query parameter or header breaks a rule (unknown fields included); `errors` names each with the rule broken.
-            /// - `idempotency-key-reused` (422): This `Idempotency-Key` was used for a different request.
+            /// - `idempotency-key-reused` (409): This `Idempotency-Key` is bound to a different request (another method, path or body): use a new key for a new request.
             /// - `idempotency-key-in-progress` (409): A request with this `Idempotency-Key` is still running; retry after `Retry-After` seconds.
             /// - `forbidden` (403): The caller may not do this.
             /// - `confirmation-required` (422): Deleting for good needs an explicit confirmation.
@@ -4221,8 +4602,6 @@ extension Components {
                 case nextCursor
             }
         }
-        /// Sent in requests too: there, a field not listed here is refused (422 `validation`).
-        ///
         /// - Remark: Generated from `#/components/schemas/QuietHours`.
         public struct QuietHours: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/QuietHours/end`.
@@ -4246,19 +4625,50 @@ extension Components {
                 case start
             }
         }
-        /// An open list: later versions may add values, so a client must accept one it does not know.
+        /// - Remark: Generated from `#/components/schemas/QuietHoursInput`.
+        public struct QuietHoursInput: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/QuietHoursInput/end`.
+            public var end: Components.Schemas.LocalTime
+            /// - Remark: Generated from `#/components/schemas/QuietHoursInput/start`.
+            public var start: Components.Schemas.LocalTime
+            /// Creates a new `QuietHoursInput`.
+            ///
+            /// - Parameters:
+            ///   - end:
+            ///   - start:
+            public init(
+                end: Components.Schemas.LocalTime,
+                start: Components.Schemas.LocalTime
+            ) {
+                self.end = end
+                self.start = start
+            }
+            public enum CodingKeys: String, CodingKey {
+                case end
+                case start
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.end = try container.decode(
+                    Components.Schemas.LocalTime.self,
+                    forKey: .end
+                )
+                self.start = try container.decode(
+                    Components.Schemas.LocalTime.self,
+                    forKey: .start
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "end",
+                    "start"
+                ])
+            }
+        }
+        /// An open list: later versions may add values to KnownRecurrenceKind, so a client must accept one it does not know. Requests take only the values of KnownRecurrenceKind.
         ///
         /// - Remark: Generated from `#/components/schemas/RecurrenceKind`.
         public struct RecurrenceKind: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/RecurrenceKind/value1`.
-            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
-                case none = "none"
-                case daily = "daily"
-                case weekly = "weekly"
-                case monthly = "monthly"
-            }
-            /// - Remark: Generated from `#/components/schemas/RecurrenceKind/value1`.
-            public var value1: Components.Schemas.RecurrenceKind.Value1Payload?
+            public var value1: Components.Schemas.KnownRecurrenceKind?
             /// - Remark: Generated from `#/components/schemas/RecurrenceKind/value2`.
             public var value2: Swift.String?
             /// Creates a new `RecurrenceKind`.
@@ -4267,7 +4677,7 @@ extension Components {
             ///   - value1:
             ///   - value2:
             public init(
-                value1: Components.Schemas.RecurrenceKind.Value1Payload? = nil,
+                value1: Components.Schemas.KnownRecurrenceKind? = nil,
                 value2: Swift.String? = nil
             ) {
                 self.value1 = value1
@@ -4409,11 +4819,11 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/RulesDraft/checkInGraceMinutes`.
             public var checkInGraceMinutes: Swift.Int?
             /// - Remark: Generated from `#/components/schemas/RulesDraft/failure`.
-            public var failure: Components.Schemas.FailureRule?
+            public var failure: Components.Schemas.FailureRuleInput?
             /// - Remark: Generated from `#/components/schemas/RulesDraft/points`.
-            public var points: Components.Schemas.PointsRule?
+            public var points: Components.Schemas.PointsRuleInput?
             /// - Remark: Generated from `#/components/schemas/RulesDraft/streak`.
-            public var streak: Components.Schemas.StreakRule?
+            public var streak: Components.Schemas.StreakRuleInput?
             /// Creates a new `RulesDraft`.
             ///
             /// - Parameters:
@@ -4423,9 +4833,9 @@ extension Components {
             ///   - streak:
             public init(
                 checkInGraceMinutes: Swift.Int? = nil,
-                failure: Components.Schemas.FailureRule? = nil,
-                points: Components.Schemas.PointsRule? = nil,
-                streak: Components.Schemas.StreakRule? = nil
+                failure: Components.Schemas.FailureRuleInput? = nil,
+                points: Components.Schemas.PointsRuleInput? = nil,
+                streak: Components.Schemas.StreakRuleInput? = nil
             ) {
                 self.checkInGraceMinutes = checkInGraceMinutes
                 self.failure = failure
@@ -4445,15 +4855,15 @@ extension Components {
                     forKey: .checkInGraceMinutes
                 )
                 self.failure = try container.decodeIfPresent(
-                    Components.Schemas.FailureRule.self,
+                    Components.Schemas.FailureRuleInput.self,
                     forKey: .failure
                 )
                 self.points = try container.decodeIfPresent(
-                    Components.Schemas.PointsRule.self,
+                    Components.Schemas.PointsRuleInput.self,
                     forKey: .points
                 )
                 self.streak = try container.decodeIfPresent(
-                    Components.Schemas.StreakRule.self,
+                    Components.Schemas.StreakRuleInput.self,
                     forKey: .streak
                 )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
@@ -4464,8 +4874,6 @@ extension Components {
                 ])
             }
         }
-        /// Sent in requests too: there, a field not listed here is refused (422 `validation`).
-        ///
         /// - Remark: Generated from `#/components/schemas/SeriesFormula`.
         public struct SeriesFormula: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/SeriesFormula/basePoints`.
@@ -4511,6 +4919,88 @@ extension Components {
                 case repMultiplier
                 case seriesMultiplier
                 case streakMultipliers
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/SeriesFormulaInput`.
+        public struct SeriesFormulaInput: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/SeriesFormulaInput/basePoints`.
+            public var basePoints: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/SeriesFormulaInput/capBands`.
+            public var capBands: [Components.Schemas.CapBandInput]
+            /// - Remark: Generated from `#/components/schemas/SeriesFormulaInput/levelThresholds`.
+            public var levelThresholds: [Swift.Int]
+            /// - Remark: Generated from `#/components/schemas/SeriesFormulaInput/repMultiplier`.
+            public var repMultiplier: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/SeriesFormulaInput/seriesMultiplier`.
+            public var seriesMultiplier: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/SeriesFormulaInput/streakMultipliers`.
+            public var streakMultipliers: [Components.Schemas.StreakMultiplierInput]
+            /// Creates a new `SeriesFormulaInput`.
+            ///
+            /// - Parameters:
+            ///   - basePoints:
+            ///   - capBands:
+            ///   - levelThresholds:
+            ///   - repMultiplier:
+            ///   - seriesMultiplier:
+            ///   - streakMultipliers:
+            public init(
+                basePoints: Swift.Double,
+                capBands: [Components.Schemas.CapBandInput],
+                levelThresholds: [Swift.Int],
+                repMultiplier: Swift.Double,
+                seriesMultiplier: Swift.Double,
+                streakMultipliers: [Components.Schemas.StreakMultiplierInput]
+            ) {
+                self.basePoints = basePoints
+                self.capBands = capBands
+                self.levelThresholds = levelThresholds
+                self.repMultiplier = repMultiplier
+                self.seriesMultiplier = seriesMultiplier
+                self.streakMultipliers = streakMultipliers
+            }
+            public enum CodingKeys: String, CodingKey {
+                case basePoints
+                case capBands
+                case levelThresholds
+                case repMultiplier
+                case seriesMultiplier
+                case streakMultipliers
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.basePoints = try container.decode(
+                    Swift.Double.self,
+                    forKey: .basePoints
+                )
+                self.capBands = try container.decode(
+                    [Components.Schemas.CapBandInput].self,
+                    forKey: .capBands
+                )
+                self.levelThresholds = try container.decode(
+                    [Swift.Int].self,
+                    forKey: .levelThresholds
+                )
+                self.repMultiplier = try container.decode(
+                    Swift.Double.self,
+                    forKey: .repMultiplier
+                )
+                self.seriesMultiplier = try container.decode(
+                    Swift.Double.self,
+                    forKey: .seriesMultiplier
+                )
+                self.streakMultipliers = try container.decode(
+                    [Components.Schemas.StreakMultiplierInput].self,
+                    forKey: .streakMultipliers
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "basePoints",
+                    "capBands",
+                    "levelThresholds",
+                    "repMultiplier",
+                    "seriesMultiplier",
+                    "streakMultipliers"
+                ])
             }
         }
         /// - Remark: Generated from `#/components/schemas/SessionResponse`.
@@ -4825,8 +5315,6 @@ extension Components {
                 case streakPeriod
             }
         }
-        /// Sent in requests too: there, a field not listed here is refused (422 `validation`).
-        ///
         /// - Remark: Generated from `#/components/schemas/StreakMultiplier`.
         public struct StreakMultiplier: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/StreakMultiplier/fromStreak`.
@@ -4850,17 +5338,50 @@ extension Components {
                 case multiplier
             }
         }
-        /// An open list: later versions may add values, so a client must accept one it does not know.
+        /// - Remark: Generated from `#/components/schemas/StreakMultiplierInput`.
+        public struct StreakMultiplierInput: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/StreakMultiplierInput/fromStreak`.
+            public var fromStreak: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/StreakMultiplierInput/multiplier`.
+            public var multiplier: Swift.Double
+            /// Creates a new `StreakMultiplierInput`.
+            ///
+            /// - Parameters:
+            ///   - fromStreak:
+            ///   - multiplier:
+            public init(
+                fromStreak: Swift.Int,
+                multiplier: Swift.Double
+            ) {
+                self.fromStreak = fromStreak
+                self.multiplier = multiplier
+            }
+            public enum CodingKeys: String, CodingKey {
+                case fromStreak
+                case multiplier
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.fromStreak = try container.decode(
+                    Swift.Int.self,
+                    forKey: .fromStreak
+                )
+                self.multiplier = try container.decode(
+                    Swift.Double.self,
+                    forKey: .multiplier
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "fromStreak",
+                    "multiplier"
+                ])
+            }
+        }
+        /// An open list: later versions may add values to KnownStreakPeriod, so a client must accept one it does not know. Requests take only the values of KnownStreakPeriod.
         ///
         /// - Remark: Generated from `#/components/schemas/StreakPeriod`.
         public struct StreakPeriod: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/StreakPeriod/value1`.
-            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
-                case day = "day"
-                case week = "week"
-            }
-            /// - Remark: Generated from `#/components/schemas/StreakPeriod/value1`.
-            public var value1: Components.Schemas.StreakPeriod.Value1Payload?
+            public var value1: Components.Schemas.KnownStreakPeriod?
             /// - Remark: Generated from `#/components/schemas/StreakPeriod/value2`.
             public var value2: Swift.String?
             /// Creates a new `StreakPeriod`.
@@ -4869,7 +5390,7 @@ extension Components {
             ///   - value1:
             ///   - value2:
             public init(
-                value1: Components.Schemas.StreakPeriod.Value1Payload? = nil,
+                value1: Components.Schemas.KnownStreakPeriod? = nil,
                 value2: Swift.String? = nil
             ) {
                 self.value1 = value1
@@ -4904,8 +5425,6 @@ extension Components {
                 ])
             }
         }
-        /// Sent in requests too: there, a field not listed here is refused (422 `validation`).
-        ///
         /// - Remark: Generated from `#/components/schemas/StreakRule`.
         public struct StreakRule: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/StreakRule/activityKeepsWeeklyStreak`.
@@ -4941,14 +5460,74 @@ extension Components {
                 case weeklyGoalDays
             }
         }
+        /// - Remark: Generated from `#/components/schemas/StreakRuleInput`.
+        public struct StreakRuleInput: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/StreakRuleInput/activityKeepsWeeklyStreak`.
+            public var activityKeepsWeeklyStreak: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/StreakRuleInput/freezesPerMonth`.
+            public var freezesPerMonth: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/StreakRuleInput/period`.
+            public var period: Components.Schemas.KnownStreakPeriod
+            /// - Remark: Generated from `#/components/schemas/StreakRuleInput/weeklyGoalDays`.
+            public var weeklyGoalDays: Swift.Int?
+            /// Creates a new `StreakRuleInput`.
+            ///
+            /// - Parameters:
+            ///   - activityKeepsWeeklyStreak:
+            ///   - freezesPerMonth:
+            ///   - period:
+            ///   - weeklyGoalDays:
+            public init(
+                activityKeepsWeeklyStreak: Swift.Bool,
+                freezesPerMonth: Swift.Int,
+                period: Components.Schemas.KnownStreakPeriod,
+                weeklyGoalDays: Swift.Int? = nil
+            ) {
+                self.activityKeepsWeeklyStreak = activityKeepsWeeklyStreak
+                self.freezesPerMonth = freezesPerMonth
+                self.period = period
+                self.weeklyGoalDays = weeklyGoalDays
+            }
+            public enum CodingKeys: String, CodingKey {
+                case activityKeepsWeeklyStreak
+                case freezesPerMonth
+                case period
+                case weeklyGoalDays
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.activityKeepsWeeklyStreak = try container.decode(
+                    Swift.Bool.self,
+                    forKey: .activityKeepsWeeklyStreak
+                )
+                self.freezesPerMonth = try container.decode(
+                    Swift.Int.self,
+                    forKey: .freezesPerMonth
+                )
+                self.period = try container.decode(
+                    Components.Schemas.KnownStreakPeriod.self,
+                    forKey: .period
+                )
+                self.weeklyGoalDays = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .weeklyGoalDays
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "activityKeepsWeeklyStreak",
+                    "freezesPerMonth",
+                    "period",
+                    "weeklyGoalDays"
+                ])
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/TaskDraft`.
         public struct TaskDraft: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/TaskDraft/cadence`.
-            public var cadence: Components.Schemas.Cadence?
+            public var cadence: Components.Schemas.CadenceInput?
             /// - Remark: Generated from `#/components/schemas/TaskDraft/details`.
             public var details: Swift.String?
             /// - Remark: Generated from `#/components/schemas/TaskDraft/kind`.
-            public var kind: Components.Schemas.TaskKind
+            public var kind: Components.Schemas.KnownTaskKind
             /// - Remark: Generated from `#/components/schemas/TaskDraft/points`.
             public var points: Swift.Int?
             /// - Remark: Generated from `#/components/schemas/TaskDraft/target`.
@@ -4976,9 +5555,9 @@ extension Components {
             ///   - title:
             ///   - unit:
             public init(
-                cadence: Components.Schemas.Cadence? = nil,
+                cadence: Components.Schemas.CadenceInput? = nil,
                 details: Swift.String? = nil,
-                kind: Components.Schemas.TaskKind,
+                kind: Components.Schemas.KnownTaskKind,
                 points: Swift.Int? = nil,
                 target: Swift.Double? = nil,
                 targetFromDailyGoal: Swift.Double? = nil,
@@ -5010,7 +5589,7 @@ extension Components {
             public init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
                 self.cadence = try container.decodeIfPresent(
-                    Components.Schemas.Cadence.self,
+                    Components.Schemas.CadenceInput.self,
                     forKey: .cadence
                 )
                 self.details = try container.decodeIfPresent(
@@ -5018,7 +5597,7 @@ extension Components {
                     forKey: .details
                 )
                 self.kind = try container.decode(
-                    Components.Schemas.TaskKind.self,
+                    Components.Schemas.KnownTaskKind.self,
                     forKey: .kind
                 )
                 self.points = try container.decodeIfPresent(
@@ -5058,18 +5637,12 @@ extension Components {
                 ])
             }
         }
-        /// An open list: later versions may add values, so a client must accept one it does not know.
+        /// An open list: later versions may add values to KnownTaskKind, so a client must accept one it does not know. Requests take only the values of KnownTaskKind.
         ///
         /// - Remark: Generated from `#/components/schemas/TaskKind`.
         public struct TaskKind: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/TaskKind/value1`.
-            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
-                case checkbox = "checkbox"
-                case quantity = "quantity"
-                case photo = "photo"
-            }
-            /// - Remark: Generated from `#/components/schemas/TaskKind/value1`.
-            public var value1: Components.Schemas.TaskKind.Value1Payload?
+            public var value1: Components.Schemas.KnownTaskKind?
             /// - Remark: Generated from `#/components/schemas/TaskKind/value2`.
             public var value2: Swift.String?
             /// Creates a new `TaskKind`.
@@ -5078,7 +5651,7 @@ extension Components {
             ///   - value1:
             ///   - value2:
             public init(
-                value1: Components.Schemas.TaskKind.Value1Payload? = nil,
+                value1: Components.Schemas.KnownTaskKind? = nil,
                 value2: Swift.String? = nil
             ) {
                 self.value1 = value1
@@ -5276,7 +5849,7 @@ extension Components {
         /// - Remark: Generated from `#/components/schemas/TrainingPlanRequest`.
         public struct TrainingPlanRequest: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/TrainingPlanRequest/activityLevel`.
-            public var activityLevel: Components.Schemas.ActivityLevel
+            public var activityLevel: Components.Schemas.KnownActivityLevel
             /// - Remark: Generated from `#/components/schemas/TrainingPlanRequest/dailyGoal`.
             public var dailyGoal: Swift.Int?
             /// - Remark: Generated from `#/components/schemas/TrainingPlanRequest/daysPerWeek`.
@@ -5297,7 +5870,7 @@ extension Components {
             ///   - recoverySeconds:
             ///   - startingSeries:
             public init(
-                activityLevel: Components.Schemas.ActivityLevel,
+                activityLevel: Components.Schemas.KnownActivityLevel,
                 dailyGoal: Swift.Int? = nil,
                 daysPerWeek: Swift.Int,
                 maxPushUpsInOneSet: Swift.Int,
@@ -5322,7 +5895,7 @@ extension Components {
             public init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
                 self.activityLevel = try container.decode(
-                    Components.Schemas.ActivityLevel.self,
+                    Components.Schemas.KnownActivityLevel.self,
                     forKey: .activityLevel
                 )
                 self.dailyGoal = try container.decodeIfPresent(
@@ -5472,19 +6045,12 @@ extension Components {
                 case version
             }
         }
-        /// An open list: later versions may add values, so a client must accept one it does not know.
+        /// An open list: later versions may add values to KnownVisibility, so a client must accept one it does not know. Requests take only the values of KnownVisibility.
         ///
         /// - Remark: Generated from `#/components/schemas/Visibility`.
         public struct Visibility: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/Visibility/value1`.
-            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
-                case curated = "curated"
-                case _public = "public"
-                case _private = "private"
-                case group = "group"
-            }
-            /// - Remark: Generated from `#/components/schemas/Visibility/value1`.
-            public var value1: Components.Schemas.Visibility.Value1Payload?
+            public var value1: Components.Schemas.KnownVisibility?
             /// - Remark: Generated from `#/components/schemas/Visibility/value2`.
             public var value2: Swift.String?
             /// Creates a new `Visibility`.
@@ -5493,7 +6059,7 @@ extension Components {
             ///   - value1:
             ///   - value2:
             public init(
-                value1: Components.Schemas.Visibility.Value1Payload? = nil,
+                value1: Components.Schemas.KnownVisibility? = nil,
                 value2: Swift.String? = nil
             ) {
                 self.value1 = value1

@@ -21,7 +21,7 @@ public enum Operations {
     ///
     /// The caller's attempts, newest first, with live stats; filter by status or challenge.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/attempts`.
     /// - Remark: Generated from `#/paths//v1/attempts/get(listAttempts)`.
@@ -33,7 +33,7 @@ public enum Operations {
                 /// Only attempts in this state.
                 ///
                 /// - Remark: Generated from `#/paths/v1/attempts/GET/query/status`.
-                public var status: Components.Schemas.AttemptStatus?
+                public var status: Components.Schemas.KnownAttemptStatus?
                 /// Only attempts at this challenge (the attempt history).
                 ///
                 /// - Remark: Generated from `#/paths/v1/attempts/GET/query/challengeID`.
@@ -42,7 +42,7 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/attempts/GET/query/limit`.
                 public var limit: Swift.Int?
-                /// The `nextCursor` of the previous page; opaque.
+                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
                 ///
                 /// - Remark: Generated from `#/paths/v1/attempts/GET/query/cursor`.
                 public var cursor: Swift.String?
@@ -52,9 +52,9 @@ public enum Operations {
                 ///   - status: Only attempts in this state.
                 ///   - challengeID: Only attempts at this challenge (the attempt history).
                 ///   - limit: Items per page.
-                ///   - cursor: The `nextCursor` of the previous page; opaque.
+                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
                 public init(
-                    status: Components.Schemas.AttemptStatus? = nil,
+                    status: Components.Schemas.KnownAttemptStatus? = nil,
                     challengeID: Swift.String? = nil,
                     limit: Swift.Int? = nil,
                     cursor: Swift.String? = nil
@@ -164,6 +164,29 @@ public enum Operations {
                     }
                 }
             }
+            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/attempts/get(listAttempts)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/get(listAttempts)/responses/401`.
@@ -187,7 +210,30 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/attempts/get(listAttempts)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/get(listAttempts)/responses/422`.
             ///
@@ -304,7 +350,7 @@ public enum Operations {
     /// - 409 `competition-ended`: The competition has ended.
     /// - 422 `beyond-supported-dates`: The attempt would end after the last date Surge supports (2200-12-31).
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/attempts`.
     /// - Remark: Generated from `#/paths//v1/attempts/post(startAttempt)`.
@@ -313,7 +359,7 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/attempts/POST/header`.
             public struct Headers: Sendable, Hashable {
-                /// A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.
+                /// A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.
                 ///
                 /// - Remark: Generated from `#/paths/v1/attempts/POST/header/Idempotency-Key`.
                 public var idempotencyKey: Swift.String?
@@ -321,7 +367,7 @@ public enum Operations {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
-                ///   - idempotencyKey: A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.
+                ///   - idempotencyKey: A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.
                 ///   - accept:
                 public init(
                     idempotencyKey: Swift.String? = nil,
@@ -483,7 +529,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/post(startAttempt)/responses/404`.
             ///
@@ -506,7 +552,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/post(startAttempt)/responses/409`.
             ///
@@ -575,7 +621,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/post(startAttempt)/responses/422`.
             ///
@@ -828,7 +874,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/get(getAttempt)/responses/404`.
             ///
@@ -1084,7 +1130,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/abandon/post(abandonAttempt)/responses/404`.
             ///
@@ -1107,7 +1153,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/abandon/post(abandonAttempt)/responses/409`.
             ///
@@ -1217,7 +1263,7 @@ public enum Operations {
     ///
     /// A month of an attempt, day by day: completed, missed, frozen, rest, open or future.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/attempts/{attemptID}/calendar`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/calendar/get(attemptCalendar)`.
@@ -1355,6 +1401,29 @@ public enum Operations {
                     }
                 }
             }
+            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/calendar/get(attemptCalendar)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/calendar/get(attemptCalendar)/responses/401`.
@@ -1378,7 +1447,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/calendar/get(attemptCalendar)/responses/404`.
             ///
@@ -1401,7 +1470,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/calendar/get(attemptCalendar)/responses/422`.
             ///
@@ -1511,7 +1580,7 @@ public enum Operations {
     ///
     /// Contribution history of one attempt: tasks done per day over the last weeks (12 by default).
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/attempts/{attemptID}/history`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/history/get(attemptHistory)`.
@@ -1649,6 +1718,29 @@ public enum Operations {
                     }
                 }
             }
+            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/history/get(attemptHistory)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/history/get(attemptHistory)/responses/401`.
@@ -1672,7 +1764,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/history/get(attemptHistory)/responses/404`.
             ///
@@ -1695,7 +1787,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/history/get(attemptHistory)/responses/422`.
             ///
@@ -1966,7 +2058,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/logs/{logID}/delete(removeLog)/responses/404`.
             ///
@@ -1989,7 +2081,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/logs/{logID}/delete(removeLog)/responses/409`.
             ///
@@ -2012,7 +2104,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/logs/{logID}/delete(removeLog)/responses/422`.
             ///
@@ -2122,7 +2214,7 @@ public enum Operations {
     ///
     /// The photo gallery of one of the caller's attempts.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/attempts/{attemptID}/photos`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/photos/get(attemptPhotos)`.
@@ -2150,7 +2242,7 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/photos/GET/query/limit`.
                 public var limit: Swift.Int?
-                /// The `nextCursor` of the previous page; opaque.
+                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
                 ///
                 /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/photos/GET/query/cursor`.
                 public var cursor: Swift.String?
@@ -2158,7 +2250,7 @@ public enum Operations {
                 ///
                 /// - Parameters:
                 ///   - limit: Items per page.
-                ///   - cursor: The `nextCursor` of the previous page; opaque.
+                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
                 public init(
                     limit: Swift.Int? = nil,
                     cursor: Swift.String? = nil
@@ -2269,6 +2361,29 @@ public enum Operations {
                     }
                 }
             }
+            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/photos/get(attemptPhotos)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/photos/get(attemptPhotos)/responses/401`.
@@ -2292,7 +2407,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/photos/get(attemptPhotos)/responses/404`.
             ///
@@ -2315,7 +2430,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/photos/get(attemptPhotos)/responses/422`.
             ///
@@ -2431,7 +2546,7 @@ public enum Operations {
     /// - 409 `competition-ended`: The competition has ended.
     /// - 422 `beyond-supported-dates`: The attempt would end after the last date Surge supports (2200-12-31).
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/attempts/{attemptID}/restart`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/restart/post(restartAttempt)`.
@@ -2455,7 +2570,7 @@ public enum Operations {
             public var path: Operations.RestartAttempt.Input.Path
             /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/restart/POST/header`.
             public struct Headers: Sendable, Hashable {
-                /// A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.
+                /// A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.
                 ///
                 /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/restart/POST/header/Idempotency-Key`.
                 public var idempotencyKey: Swift.String?
@@ -2463,7 +2578,7 @@ public enum Operations {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
-                ///   - idempotencyKey: A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.
+                ///   - idempotencyKey: A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.
                 ///   - accept:
                 public init(
                     idempotencyKey: Swift.String? = nil,
@@ -2596,7 +2711,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/restart/post(restartAttempt)/responses/404`.
             ///
@@ -2619,7 +2734,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/restart/post(restartAttempt)/responses/409`.
             ///
@@ -2642,7 +2757,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/restart/post(restartAttempt)/responses/422`.
             ///
@@ -2944,7 +3059,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/put(setTaskDone)/responses/404`.
             ///
@@ -2967,7 +3082,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/put(setTaskDone)/responses/409`.
             ///
@@ -3036,7 +3151,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/put(setTaskDone)/responses/422`.
             ///
@@ -3154,7 +3269,7 @@ public enum Operations {
     /// - 422 `check-in-window-closed`: Too late for that day: its check-in window has closed (`detail` says when).
     /// - 422 `outside-competition`: The check-in falls outside the competition's time limit.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/attempts/{attemptID}/tasks/{taskID}/logs`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/logs/post(logQuantity)`.
@@ -3187,7 +3302,7 @@ public enum Operations {
             public var path: Operations.LogQuantity.Input.Path
             /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/tasks/{taskID}/logs/POST/header`.
             public struct Headers: Sendable, Hashable {
-                /// A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.
+                /// A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.
                 ///
                 /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/tasks/{taskID}/logs/POST/header/Idempotency-Key`.
                 public var idempotencyKey: Swift.String?
@@ -3195,7 +3310,7 @@ public enum Operations {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
-                ///   - idempotencyKey: A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.
+                ///   - idempotencyKey: A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.
                 ///   - accept:
                 public init(
                     idempotencyKey: Swift.String? = nil,
@@ -3360,7 +3475,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/logs/post(logQuantity)/responses/404`.
             ///
@@ -3383,7 +3498,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/logs/post(logQuantity)/responses/409`.
             ///
@@ -3452,7 +3567,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/logs/post(logQuantity)/responses/422`.
             ///
@@ -3570,7 +3685,7 @@ public enum Operations {
     /// - 422 `check-in-window-closed`: Too late for that day: its check-in window has closed (`detail` says when).
     /// - 422 `outside-competition`: The check-in falls outside the competition's time limit.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `PUT /v1/attempts/{attemptID}/tasks/{taskID}/photo`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/photo/put(attachPhoto)`.
@@ -3610,7 +3725,7 @@ public enum Operations {
                 /// The local day it belongs to, if not the day of happenedAt.
                 ///
                 /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/tasks/{taskID}/photo/PUT/query/date`.
-                public var date: Swift.String?
+                public var date: Components.Schemas.LocalDate?
                 /// Creates a new `Query`.
                 ///
                 /// - Parameters:
@@ -3618,7 +3733,7 @@ public enum Operations {
                 ///   - date: The local day it belongs to, if not the day of happenedAt.
                 public init(
                     happenedAt: Foundation.Date? = nil,
-                    date: Swift.String? = nil
+                    date: Components.Schemas.LocalDate? = nil
                 ) {
                     self.happenedAt = happenedAt
                     self.date = date
@@ -3741,6 +3856,29 @@ public enum Operations {
                     }
                 }
             }
+            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/photo/put(attachPhoto)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/photo/put(attachPhoto)/responses/401`.
@@ -3764,7 +3902,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/photo/put(attachPhoto)/responses/404`.
             ///
@@ -3787,7 +3925,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/photo/put(attachPhoto)/responses/409`.
             ///
@@ -3856,7 +3994,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/photo/put(attachPhoto)/responses/422`.
             ///
@@ -3966,7 +4104,7 @@ public enum Operations {
     ///
     /// Create a guest account with a display name only (offline-first apps); credentials can be attached later.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/auth/guest`.
     /// - Remark: Generated from `#/paths//v1/auth/guest/post(registerGuest)`.
@@ -3975,7 +4113,7 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/auth/guest/POST/header`.
             public struct Headers: Sendable, Hashable {
-                /// A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.
+                /// A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.
                 ///
                 /// - Remark: Generated from `#/paths/v1/auth/guest/POST/header/Idempotency-Key`.
                 public var idempotencyKey: Swift.String?
@@ -3983,7 +4121,7 @@ public enum Operations {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
-                ///   - idempotencyKey: A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.
+                ///   - idempotencyKey: A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.
                 ///   - accept:
                 public init(
                     idempotencyKey: Swift.String? = nil,
@@ -4122,7 +4260,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/guest/post(registerGuest)/responses/409`.
             ///
@@ -4191,7 +4329,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/guest/post(registerGuest)/responses/422`.
             ///
@@ -4509,7 +4647,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/refresh/post(refreshSession)/responses/422`.
             ///
@@ -4622,7 +4760,7 @@ public enum Operations {
     /// Problem types:
     /// - 409 `email-taken`: An account with this e-mail exists: sign in instead.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/auth/register`.
     /// - Remark: Generated from `#/paths//v1/auth/register/post(register)`.
@@ -4631,7 +4769,7 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/auth/register/POST/header`.
             public struct Headers: Sendable, Hashable {
-                /// A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.
+                /// A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.
                 ///
                 /// - Remark: Generated from `#/paths/v1/auth/register/POST/header/Idempotency-Key`.
                 public var idempotencyKey: Swift.String?
@@ -4639,7 +4777,7 @@ public enum Operations {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
-                ///   - idempotencyKey: A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.
+                ///   - idempotencyKey: A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.
                 ///   - accept:
                 public init(
                     idempotencyKey: Swift.String? = nil,
@@ -4778,7 +4916,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/register/post(register)/responses/409`.
             ///
@@ -4847,7 +4985,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/register/post(register)/responses/422`.
             ///
@@ -5164,7 +5302,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/sign-in/post(signIn)/responses/422`.
             ///
@@ -5430,7 +5568,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/sign-out/post(signOut)/responses/422`.
             ///
@@ -5695,7 +5833,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/social/post(socialSignIn)/responses/409`.
             ///
@@ -5764,7 +5902,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/social/post(socialSignIn)/responses/422`.
             ///
@@ -5874,7 +6012,7 @@ public enum Operations {
     ///
     /// Browse and search the challenges the caller may see: the curated library, public competitions, and their own, invited and household definitions.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/challenges`.
     /// - Remark: Generated from `#/paths//v1/challenges/get(listChallenges)`.
@@ -5890,11 +6028,11 @@ public enum Operations {
                 /// Only this kind.
                 ///
                 /// - Remark: Generated from `#/paths/v1/challenges/GET/query/kind`.
-                public var kind: Components.Schemas.ChallengeKind?
+                public var kind: Components.Schemas.KnownChallengeKind?
                 /// Only this difficulty.
                 ///
                 /// - Remark: Generated from `#/paths/v1/challenges/GET/query/difficulty`.
-                public var difficulty: Components.Schemas.Difficulty?
+                public var difficulty: Components.Schemas.KnownDifficulty?
                 /// Only this category.
                 ///
                 /// - Remark: Generated from `#/paths/v1/challenges/GET/query/category`.
@@ -5915,7 +6053,7 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/challenges/GET/query/limit`.
                 public var limit: Swift.Int?
-                /// The `nextCursor` of the previous page; opaque.
+                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
                 ///
                 /// - Remark: Generated from `#/paths/v1/challenges/GET/query/cursor`.
                 public var cursor: Swift.String?
@@ -5930,11 +6068,11 @@ public enum Operations {
                 ///   - maxDays: Only definitions lasting at most this many days (open-ended ones are left out).
                 ///   - sort: newest (the default without q), liked, trending (joins and likes in the last 7 days) or relevance (the default with q; needs q).
                 ///   - limit: Items per page.
-                ///   - cursor: The `nextCursor` of the previous page; opaque.
+                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
                 public init(
                     q: Swift.String? = nil,
-                    kind: Components.Schemas.ChallengeKind? = nil,
-                    difficulty: Components.Schemas.Difficulty? = nil,
+                    kind: Components.Schemas.KnownChallengeKind? = nil,
+                    difficulty: Components.Schemas.KnownDifficulty? = nil,
                     category: Swift.String? = nil,
                     minDays: Swift.Int? = nil,
                     maxDays: Swift.Int? = nil,
@@ -6052,6 +6190,29 @@ public enum Operations {
                     }
                 }
             }
+            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/challenges/get(listChallenges)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/get(listChallenges)/responses/401`.
@@ -6075,7 +6236,30 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/challenges/get(listChallenges)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/get(listChallenges)/responses/422`.
             ///
@@ -6185,7 +6369,7 @@ public enum Operations {
     ///
     /// Create a competition, habit, household chore or weekly challenge (curated challenges come from the content library).
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/challenges`.
     /// - Remark: Generated from `#/paths//v1/challenges/post(createChallenge)`.
@@ -6194,7 +6378,7 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/challenges/POST/header`.
             public struct Headers: Sendable, Hashable {
-                /// A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.
+                /// A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.
                 ///
                 /// - Remark: Generated from `#/paths/v1/challenges/POST/header/Idempotency-Key`.
                 public var idempotencyKey: Swift.String?
@@ -6202,7 +6386,7 @@ public enum Operations {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
-                ///   - idempotencyKey: A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.
+                ///   - idempotencyKey: A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.
                 ///   - accept:
                 public init(
                     idempotencyKey: Swift.String? = nil,
@@ -6364,7 +6548,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/post(createChallenge)/responses/409`.
             ///
@@ -6433,7 +6617,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/post(createChallenge)/responses/422`.
             ///
@@ -6686,7 +6870,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/get(getChallenge)/responses/404`.
             ///
@@ -6997,7 +7181,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/patch(updateChallenge)/responses/404`.
             ///
@@ -7066,7 +7250,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/patch(updateChallenge)/responses/422`.
             ///
@@ -7180,7 +7364,7 @@ public enum Operations {
     /// - 403 `forbidden`: The caller may not do this.
     /// - 422 `confirmation-required`: Deleting for good needs an explicit confirmation.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `DELETE /v1/challenges/{challengeID}`.
     /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/delete(deleteChallenge)`.
@@ -7294,6 +7478,29 @@ public enum Operations {
                     }
                 }
             }
+            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/delete(deleteChallenge)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/delete(deleteChallenge)/responses/401`.
@@ -7340,7 +7547,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/delete(deleteChallenge)/responses/404`.
             ///
@@ -7363,7 +7570,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/delete(deleteChallenge)/responses/422`.
             ///
@@ -7471,7 +7678,7 @@ public enum Operations {
     /// - 403 `forbidden`: The caller may not do this.
     /// - 409 `not-invitable`: This kind of challenge takes no invitations.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/challenges/{challengeID}/invitations`.
     /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/invitations/post(inviteToChallenge)`.
@@ -7495,7 +7702,7 @@ public enum Operations {
             public var path: Operations.InviteToChallenge.Input.Path
             /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/invitations/POST/header`.
             public struct Headers: Sendable, Hashable {
-                /// A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.
+                /// A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.
                 ///
                 /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/invitations/POST/header/Idempotency-Key`.
                 public var idempotencyKey: Swift.String?
@@ -7503,7 +7710,7 @@ public enum Operations {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
-                ///   - idempotencyKey: A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.
+                ///   - idempotencyKey: A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.
                 ///   - accept:
                 public init(
                     idempotencyKey: Swift.String? = nil,
@@ -7691,7 +7898,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/invitations/post(inviteToChallenge)/responses/404`.
             ///
@@ -7714,7 +7921,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/invitations/post(inviteToChallenge)/responses/409`.
             ///
@@ -7783,7 +7990,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/invitations/post(inviteToChallenge)/responses/422`.
             ///
@@ -8036,7 +8243,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/like/put(likeChallenge)/responses/404`.
             ///
@@ -8289,7 +8496,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/like/delete(unlikeChallenge)/responses/404`.
             ///
@@ -8399,7 +8606,7 @@ public enum Operations {
     ///
     /// A competition's photo gallery, for its participants (others see only their own photos).
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/challenges/{challengeID}/photos`.
     /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/photos/get(challengePhotos)`.
@@ -8427,7 +8634,7 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/photos/GET/query/limit`.
                 public var limit: Swift.Int?
-                /// The `nextCursor` of the previous page; opaque.
+                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
                 ///
                 /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/photos/GET/query/cursor`.
                 public var cursor: Swift.String?
@@ -8435,7 +8642,7 @@ public enum Operations {
                 ///
                 /// - Parameters:
                 ///   - limit: Items per page.
-                ///   - cursor: The `nextCursor` of the previous page; opaque.
+                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
                 public init(
                     limit: Swift.Int? = nil,
                     cursor: Swift.String? = nil
@@ -8546,6 +8753,29 @@ public enum Operations {
                     }
                 }
             }
+            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/photos/get(challengePhotos)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/photos/get(challengePhotos)/responses/401`.
@@ -8569,7 +8799,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/photos/get(challengePhotos)/responses/404`.
             ///
@@ -8592,7 +8822,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/photos/get(challengePhotos)/responses/422`.
             ///
@@ -8854,7 +9084,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/versions/{version}/get(getChallengeVersion)/responses/404`.
             ///
@@ -8967,7 +9197,7 @@ public enum Operations {
     /// Problem types:
     /// - 409 `chore-already-completed`: This chore occurrence was already completed.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/chore-occurrences/{occurrenceID}/complete`.
     /// - Remark: Generated from `#/paths//v1/chore-occurrences/{occurrenceID}/complete/post(completeChore)`.
@@ -8991,7 +9221,7 @@ public enum Operations {
             public var path: Operations.CompleteChore.Input.Path
             /// - Remark: Generated from `#/paths/v1/chore-occurrences/{occurrenceID}/complete/POST/header`.
             public struct Headers: Sendable, Hashable {
-                /// A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.
+                /// A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.
                 ///
                 /// - Remark: Generated from `#/paths/v1/chore-occurrences/{occurrenceID}/complete/POST/header/Idempotency-Key`.
                 public var idempotencyKey: Swift.String?
@@ -8999,7 +9229,7 @@ public enum Operations {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
-                ///   - idempotencyKey: A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.
+                ///   - idempotencyKey: A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.
                 ///   - accept:
                 public init(
                     idempotencyKey: Swift.String? = nil,
@@ -9132,7 +9362,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/chore-occurrences/{occurrenceID}/complete/post(completeChore)/responses/404`.
             ///
@@ -9155,7 +9385,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/chore-occurrences/{occurrenceID}/complete/post(completeChore)/responses/409`.
             ///
@@ -9178,7 +9408,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/chore-occurrences/{occurrenceID}/complete/post(completeChore)/responses/422`.
             ///
@@ -9288,7 +9518,7 @@ public enum Operations {
     ///
     /// Pending friend requests, oldest first.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/friend-requests`.
     /// - Remark: Generated from `#/paths//v1/friend-requests/get(listFriendRequests)`.
@@ -9305,7 +9535,7 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/friend-requests/GET/query/limit`.
                 public var limit: Swift.Int?
-                /// The `nextCursor` of the previous page; opaque.
+                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
                 ///
                 /// - Remark: Generated from `#/paths/v1/friend-requests/GET/query/cursor`.
                 public var cursor: Swift.String?
@@ -9314,7 +9544,7 @@ public enum Operations {
                 /// - Parameters:
                 ///   - direction: Requests sent to the caller (incoming) or by the caller (outgoing).
                 ///   - limit: Items per page.
-                ///   - cursor: The `nextCursor` of the previous page; opaque.
+                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
                 public init(
                     direction: Components.Schemas.FriendRequestDirection? = nil,
                     limit: Swift.Int? = nil,
@@ -9424,6 +9654,29 @@ public enum Operations {
                     }
                 }
             }
+            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/friend-requests/get(listFriendRequests)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/friend-requests/get(listFriendRequests)/responses/401`.
@@ -9447,7 +9700,30 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/friend-requests/get(listFriendRequests)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/friend-requests/get(listFriendRequests)/responses/422`.
             ///
@@ -9562,7 +9838,7 @@ public enum Operations {
     /// - 409 `already-friends`: You are already friends.
     /// - 409 `friend-request-exists`: A friend request between the two of you is pending; answer or cancel it.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/friend-requests`.
     /// - Remark: Generated from `#/paths//v1/friend-requests/post(sendFriendRequest)`.
@@ -9571,7 +9847,7 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/friend-requests/POST/header`.
             public struct Headers: Sendable, Hashable {
-                /// A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.
+                /// A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.
                 ///
                 /// - Remark: Generated from `#/paths/v1/friend-requests/POST/header/Idempotency-Key`.
                 public var idempotencyKey: Swift.String?
@@ -9579,7 +9855,7 @@ public enum Operations {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
-                ///   - idempotencyKey: A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.
+                ///   - idempotencyKey: A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.
                 ///   - accept:
                 public init(
                     idempotencyKey: Swift.String? = nil,
@@ -9741,7 +10017,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/friend-requests/post(sendFriendRequest)/responses/404`.
             ///
@@ -9764,7 +10040,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/friend-requests/post(sendFriendRequest)/responses/409`.
             ///
@@ -9833,7 +10109,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/friend-requests/post(sendFriendRequest)/responses/422`.
             ///
@@ -10062,7 +10338,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/friend-requests/{requestID}/delete(cancelFriendRequest)/responses/404`.
             ///
@@ -10309,7 +10585,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/friend-requests/{requestID}/accept/post(acceptFriendRequest)/responses/404`.
             ///
@@ -10538,7 +10814,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/friend-requests/{requestID}/decline/post(declineFriendRequest)/responses/404`.
             ///
@@ -10642,7 +10918,7 @@ public enum Operations {
     ///
     /// The caller's friends, by display name.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/friends`.
     /// - Remark: Generated from `#/paths//v1/friends/get(listFriends)`.
@@ -10655,7 +10931,7 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/friends/GET/query/limit`.
                 public var limit: Swift.Int?
-                /// The `nextCursor` of the previous page; opaque.
+                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
                 ///
                 /// - Remark: Generated from `#/paths/v1/friends/GET/query/cursor`.
                 public var cursor: Swift.String?
@@ -10663,7 +10939,7 @@ public enum Operations {
                 ///
                 /// - Parameters:
                 ///   - limit: Items per page.
-                ///   - cursor: The `nextCursor` of the previous page; opaque.
+                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
                 public init(
                     limit: Swift.Int? = nil,
                     cursor: Swift.String? = nil
@@ -10771,6 +11047,29 @@ public enum Operations {
                     }
                 }
             }
+            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/friends/get(listFriends)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/friends/get(listFriends)/responses/401`.
@@ -10794,7 +11093,30 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/friends/get(listFriends)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/friends/get(listFriends)/responses/422`.
             ///
@@ -11023,7 +11345,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/friends/{userID}/delete(removeFriend)/responses/404`.
             ///
@@ -11127,7 +11449,7 @@ public enum Operations {
     ///
     /// The groups you belong to, in the order you joined them.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups`.
     /// - Remark: Generated from `#/paths//v1/groups/get(listGroups)`.
@@ -11140,7 +11462,7 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/groups/GET/query/limit`.
                 public var limit: Swift.Int?
-                /// The `nextCursor` of the previous page; opaque.
+                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
                 ///
                 /// - Remark: Generated from `#/paths/v1/groups/GET/query/cursor`.
                 public var cursor: Swift.String?
@@ -11148,7 +11470,7 @@ public enum Operations {
                 ///
                 /// - Parameters:
                 ///   - limit: Items per page.
-                ///   - cursor: The `nextCursor` of the previous page; opaque.
+                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
                 public init(
                     limit: Swift.Int? = nil,
                     cursor: Swift.String? = nil
@@ -11256,6 +11578,29 @@ public enum Operations {
                     }
                 }
             }
+            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/groups/get(listGroups)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/get(listGroups)/responses/401`.
@@ -11279,7 +11624,30 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/groups/get(listGroups)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/get(listGroups)/responses/422`.
             ///
@@ -11389,7 +11757,7 @@ public enum Operations {
     ///
     /// Create a group (household, friends or team); you own it.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/groups`.
     /// - Remark: Generated from `#/paths//v1/groups/post(createGroup)`.
@@ -11398,7 +11766,7 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/groups/POST/header`.
             public struct Headers: Sendable, Hashable {
-                /// A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.
+                /// A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.
                 ///
                 /// - Remark: Generated from `#/paths/v1/groups/POST/header/Idempotency-Key`.
                 public var idempotencyKey: Swift.String?
@@ -11406,7 +11774,7 @@ public enum Operations {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
-                ///   - idempotencyKey: A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.
+                ///   - idempotencyKey: A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.
                 ///   - accept:
                 public init(
                     idempotencyKey: Swift.String? = nil,
@@ -11568,7 +11936,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/post(createGroup)/responses/409`.
             ///
@@ -11637,7 +12005,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/post(createGroup)/responses/422`.
             ///
@@ -11890,7 +12258,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/get(getGroup)/responses/404`.
             ///
@@ -12201,7 +12569,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/patch(updateGroup)/responses/404`.
             ///
@@ -12270,7 +12638,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/patch(updateGroup)/responses/422`.
             ///
@@ -12380,7 +12748,7 @@ public enum Operations {
     ///
     /// A household's chore occurrences: pending ones by due time (overdue flagged), or completed ones.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}/chore-occurrences`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/chore-occurrences/get(listChoreOccurrences)`.
@@ -12407,12 +12775,12 @@ public enum Operations {
                 /// Pending occurrences (by due time) or completed ones.
                 ///
                 /// - Remark: Generated from `#/paths/v1/groups/{groupID}/chore-occurrences/GET/query/status`.
-                public var status: Components.Schemas.ChoreOccurrenceStatus?
+                public var status: Components.Schemas.KnownChoreOccurrenceStatus?
                 /// Items per page.
                 ///
                 /// - Remark: Generated from `#/paths/v1/groups/{groupID}/chore-occurrences/GET/query/limit`.
                 public var limit: Swift.Int?
-                /// The `nextCursor` of the previous page; opaque.
+                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
                 ///
                 /// - Remark: Generated from `#/paths/v1/groups/{groupID}/chore-occurrences/GET/query/cursor`.
                 public var cursor: Swift.String?
@@ -12421,9 +12789,9 @@ public enum Operations {
                 /// - Parameters:
                 ///   - status: Pending occurrences (by due time) or completed ones.
                 ///   - limit: Items per page.
-                ///   - cursor: The `nextCursor` of the previous page; opaque.
+                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
                 public init(
-                    status: Components.Schemas.ChoreOccurrenceStatus? = nil,
+                    status: Components.Schemas.KnownChoreOccurrenceStatus? = nil,
                     limit: Swift.Int? = nil,
                     cursor: Swift.String? = nil
                 ) {
@@ -12534,6 +12902,29 @@ public enum Operations {
                     }
                 }
             }
+            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/groups/{groupID}/chore-occurrences/get(listChoreOccurrences)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/chore-occurrences/get(listChoreOccurrences)/responses/401`.
@@ -12557,7 +12948,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/chore-occurrences/get(listChoreOccurrences)/responses/404`.
             ///
@@ -12580,7 +12971,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/chore-occurrences/get(listChoreOccurrences)/responses/422`.
             ///
@@ -12690,7 +13081,7 @@ public enum Operations {
     ///
     /// A household's chores, newest first; for its members only.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}/chores`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/chores/get(listGroupChores)`.
@@ -12718,7 +13109,7 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/groups/{groupID}/chores/GET/query/limit`.
                 public var limit: Swift.Int?
-                /// The `nextCursor` of the previous page; opaque.
+                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
                 ///
                 /// - Remark: Generated from `#/paths/v1/groups/{groupID}/chores/GET/query/cursor`.
                 public var cursor: Swift.String?
@@ -12726,7 +13117,7 @@ public enum Operations {
                 ///
                 /// - Parameters:
                 ///   - limit: Items per page.
-                ///   - cursor: The `nextCursor` of the previous page; opaque.
+                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
                 public init(
                     limit: Swift.Int? = nil,
                     cursor: Swift.String? = nil
@@ -12837,6 +13228,29 @@ public enum Operations {
                     }
                 }
             }
+            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/groups/{groupID}/chores/get(listGroupChores)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/chores/get(listGroupChores)/responses/401`.
@@ -12860,7 +13274,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/chores/get(listGroupChores)/responses/404`.
             ///
@@ -12883,7 +13297,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/chores/get(listGroupChores)/responses/422`.
             ///
@@ -12993,7 +13407,7 @@ public enum Operations {
     ///
     /// The group's usable invites.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}/invites`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/get(listGroupInvites)`.
@@ -13021,7 +13435,7 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/groups/{groupID}/invites/GET/query/limit`.
                 public var limit: Swift.Int?
-                /// The `nextCursor` of the previous page; opaque.
+                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
                 ///
                 /// - Remark: Generated from `#/paths/v1/groups/{groupID}/invites/GET/query/cursor`.
                 public var cursor: Swift.String?
@@ -13029,7 +13443,7 @@ public enum Operations {
                 ///
                 /// - Parameters:
                 ///   - limit: Items per page.
-                ///   - cursor: The `nextCursor` of the previous page; opaque.
+                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
                 public init(
                     limit: Swift.Int? = nil,
                     cursor: Swift.String? = nil
@@ -13140,6 +13554,29 @@ public enum Operations {
                     }
                 }
             }
+            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/get(listGroupInvites)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/get(listGroupInvites)/responses/401`.
@@ -13163,7 +13600,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/get(listGroupInvites)/responses/404`.
             ///
@@ -13186,7 +13623,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/get(listGroupInvites)/responses/422`.
             ///
@@ -13296,7 +13733,7 @@ public enum Operations {
     ///
     /// Create an invite code and link (any member); expires after expiresInHours (1-720, default 72).
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/groups/{groupID}/invites`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/post(createGroupInvite)`.
@@ -13320,7 +13757,7 @@ public enum Operations {
             public var path: Operations.CreateGroupInvite.Input.Path
             /// - Remark: Generated from `#/paths/v1/groups/{groupID}/invites/POST/header`.
             public struct Headers: Sendable, Hashable {
-                /// A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.
+                /// A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.
                 ///
                 /// - Remark: Generated from `#/paths/v1/groups/{groupID}/invites/POST/header/Idempotency-Key`.
                 public var idempotencyKey: Swift.String?
@@ -13328,7 +13765,7 @@ public enum Operations {
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
-                ///   - idempotencyKey: A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.
+                ///   - idempotencyKey: A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.
                 ///   - accept:
                 public init(
                     idempotencyKey: Swift.String? = nil,
@@ -13493,7 +13930,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/post(createGroupInvite)/responses/404`.
             ///
@@ -13516,7 +13953,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/post(createGroupInvite)/responses/409`.
             ///
@@ -13585,7 +14022,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/post(createGroupInvite)/responses/422`.
             ///
@@ -13849,7 +14286,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/{code}/delete(revokeGroupInvite)/responses/404`.
             ///
@@ -14072,7 +14509,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/leave/post(leaveGroup)/responses/404`.
             ///
@@ -14176,7 +14613,7 @@ public enum Operations {
     ///
     /// Members and their roles, in joining order.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}/members`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/members/get(listGroupMembers)`.
@@ -14204,7 +14641,7 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/groups/{groupID}/members/GET/query/limit`.
                 public var limit: Swift.Int?
-                /// The `nextCursor` of the previous page; opaque.
+                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
                 ///
                 /// - Remark: Generated from `#/paths/v1/groups/{groupID}/members/GET/query/cursor`.
                 public var cursor: Swift.String?
@@ -14212,7 +14649,7 @@ public enum Operations {
                 ///
                 /// - Parameters:
                 ///   - limit: Items per page.
-                ///   - cursor: The `nextCursor` of the previous page; opaque.
+                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
                 public init(
                     limit: Swift.Int? = nil,
                     cursor: Swift.String? = nil
@@ -14323,6 +14760,29 @@ public enum Operations {
                     }
                 }
             }
+            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/groups/{groupID}/members/get(listGroupMembers)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/members/get(listGroupMembers)/responses/401`.
@@ -14346,7 +14806,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/members/get(listGroupMembers)/responses/404`.
             ///
@@ -14369,7 +14829,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/members/get(listGroupMembers)/responses/422`.
             ///
@@ -14634,7 +15094,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/members/{userID}/delete(removeGroupMember)/responses/404`.
             ///
@@ -14657,7 +15117,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/members/{userID}/delete(removeGroupMember)/responses/409`.
             ///
@@ -14922,7 +15382,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/join/post(joinGroup)/responses/404`.
             ///
@@ -15014,7 +15474,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/join/post(joinGroup)/responses/422`.
             ///
@@ -15334,7 +15794,7 @@ public enum Operations {
     ///
     /// A challenge's standings (a competition's by total quantity in its unit), best first, ties sharing a rank and ordered by name.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/challenges/{challengeID}`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/get(getChallengeLeaderboard)`.
@@ -15358,7 +15818,7 @@ public enum Operations {
             public var path: Operations.GetChallengeLeaderboard.Input.Path
             /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/GET/query`.
             public struct Query: Sendable, Hashable {
-                /// `week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`.
+                /// `week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`, from 1970 to 2200. A window that has not begun is 404.
                 ///
                 /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/GET/query/window`.
                 public var window: Swift.String?
@@ -15366,16 +15826,16 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/GET/query/limit`.
                 public var limit: Swift.Int?
-                /// The `nextCursor` of the previous page; opaque.
+                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
                 ///
                 /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/GET/query/cursor`.
                 public var cursor: Swift.String?
                 /// Creates a new `Query`.
                 ///
                 /// - Parameters:
-                ///   - window: `week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`.
+                ///   - window: `week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`, from 1970 to 2200. A window that has not begun is 404.
                 ///   - limit: Items per page.
-                ///   - cursor: The `nextCursor` of the previous page; opaque.
+                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
                 public init(
                     window: Swift.String? = nil,
                     limit: Swift.Int? = nil,
@@ -15488,6 +15948,29 @@ public enum Operations {
                     }
                 }
             }
+            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/get(getChallengeLeaderboard)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/get(getChallengeLeaderboard)/responses/401`.
@@ -15511,7 +15994,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/get(getChallengeLeaderboard)/responses/404`.
             ///
@@ -15534,7 +16017,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/get(getChallengeLeaderboard)/responses/422`.
             ///
@@ -15644,7 +16127,7 @@ public enum Operations {
     ///
     /// The page of a challenge's board around the caller.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/challenges/{challengeID}/around-me`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/around-me/get(getChallengeLeaderboardAroundMe)`.
@@ -15668,7 +16151,7 @@ public enum Operations {
             public var path: Operations.GetChallengeLeaderboardAroundMe.Input.Path
             /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/around-me/GET/query`.
             public struct Query: Sendable, Hashable {
-                /// `week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`.
+                /// `week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`, from 1970 to 2200. A window that has not begun is 404.
                 ///
                 /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/around-me/GET/query/window`.
                 public var window: Swift.String?
@@ -15679,7 +16162,7 @@ public enum Operations {
                 /// Creates a new `Query`.
                 ///
                 /// - Parameters:
-                ///   - window: `week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`.
+                ///   - window: `week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`, from 1970 to 2200. A window that has not begun is 404.
                 ///   - limit: Items per page.
                 public init(
                     window: Swift.String? = nil,
@@ -15791,6 +16274,29 @@ public enum Operations {
                     }
                 }
             }
+            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/around-me/get(getChallengeLeaderboardAroundMe)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/around-me/get(getChallengeLeaderboardAroundMe)/responses/401`.
@@ -15814,7 +16320,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/around-me/get(getChallengeLeaderboardAroundMe)/responses/404`.
             ///
@@ -15837,7 +16343,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/around-me/get(getChallengeLeaderboardAroundMe)/responses/422`.
             ///
@@ -15947,7 +16453,7 @@ public enum Operations {
     ///
     /// The caller and their friends on a challenge, ranked among themselves (1 to n), not by their global ranks.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/challenges/{challengeID}/friends`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/friends/get(getChallengeFriendsLeaderboard)`.
@@ -15971,14 +16477,14 @@ public enum Operations {
             public var path: Operations.GetChallengeFriendsLeaderboard.Input.Path
             /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/friends/GET/query`.
             public struct Query: Sendable, Hashable {
-                /// `week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`.
+                /// `week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`, from 1970 to 2200. A window that has not begun is 404.
                 ///
                 /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/friends/GET/query/window`.
                 public var window: Swift.String?
                 /// Creates a new `Query`.
                 ///
                 /// - Parameters:
-                ///   - window: `week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`.
+                ///   - window: `week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`, from 1970 to 2200. A window that has not begun is 404.
                 public init(window: Swift.String? = nil) {
                     self.window = window
                 }
@@ -16085,6 +16591,29 @@ public enum Operations {
                     }
                 }
             }
+            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/friends/get(getChallengeFriendsLeaderboard)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/friends/get(getChallengeFriendsLeaderboard)/responses/401`.
@@ -16108,7 +16637,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/friends/get(getChallengeFriendsLeaderboard)/responses/404`.
             ///
@@ -16131,7 +16660,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/friends/get(getChallengeFriendsLeaderboard)/responses/422`.
             ///
@@ -16241,7 +16770,7 @@ public enum Operations {
     ///
     /// Past weeks or months of a challenge's board, newest first, with their winners.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/challenges/{challengeID}/history`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/history/get(getChallengeLeaderboardHistory)`.
@@ -16273,7 +16802,7 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/history/GET/query/limit`.
                 public var limit: Swift.Int?
-                /// The `nextCursor` of the previous page; opaque.
+                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
                 ///
                 /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/history/GET/query/cursor`.
                 public var cursor: Swift.String?
@@ -16282,7 +16811,7 @@ public enum Operations {
                 /// - Parameters:
                 ///   - kind: Past weeks (the default) or past months.
                 ///   - limit: Items per page.
-                ///   - cursor: The `nextCursor` of the previous page; opaque.
+                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
                 public init(
                     kind: Swift.String? = nil,
                     limit: Swift.Int? = nil,
@@ -16395,6 +16924,29 @@ public enum Operations {
                     }
                 }
             }
+            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/history/get(getChallengeLeaderboardHistory)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/history/get(getChallengeLeaderboardHistory)/responses/401`.
@@ -16418,7 +16970,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/history/get(getChallengeLeaderboardHistory)/responses/404`.
             ///
@@ -16441,7 +16993,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/history/get(getChallengeLeaderboardHistory)/responses/422`.
             ///
@@ -16551,7 +17103,7 @@ public enum Operations {
     ///
     /// The caller's rank, score and percentile on a challenge's board.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/challenges/{challengeID}/me`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/me/get(getMyChallengeStanding)`.
@@ -16575,14 +17127,14 @@ public enum Operations {
             public var path: Operations.GetMyChallengeStanding.Input.Path
             /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/me/GET/query`.
             public struct Query: Sendable, Hashable {
-                /// `week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`.
+                /// `week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`, from 1970 to 2200. A window that has not begun is 404.
                 ///
                 /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/me/GET/query/window`.
                 public var window: Swift.String?
                 /// Creates a new `Query`.
                 ///
                 /// - Parameters:
-                ///   - window: `week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`.
+                ///   - window: `week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`, from 1970 to 2200. A window that has not begun is 404.
                 public init(window: Swift.String? = nil) {
                     self.window = window
                 }
@@ -16689,6 +17241,29 @@ public enum Operations {
                     }
                 }
             }
+            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/me/get(getMyChallengeStanding)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/me/get(getMyChallengeStanding)/responses/401`.
@@ -16712,7 +17287,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/me/get(getMyChallengeStanding)/responses/404`.
             ///
@@ -16735,7 +17310,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/me/get(getMyChallengeStanding)/responses/422`.
             ///
@@ -16845,7 +17420,7 @@ public enum Operations {
     ///
     /// A group's or household's standings: every member, by points earned in anything of the group; weeks run Monday to Sunday in the group's zone.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/groups/{groupID}`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/get(getGroupLeaderboard)`.
@@ -16869,7 +17444,7 @@ public enum Operations {
             public var path: Operations.GetGroupLeaderboard.Input.Path
             /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/GET/query`.
             public struct Query: Sendable, Hashable {
-                /// `week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`.
+                /// `week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`, from 1970 to 2200. A window that has not begun is 404.
                 ///
                 /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/GET/query/window`.
                 public var window: Swift.String?
@@ -16877,16 +17452,16 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/GET/query/limit`.
                 public var limit: Swift.Int?
-                /// The `nextCursor` of the previous page; opaque.
+                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
                 ///
                 /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/GET/query/cursor`.
                 public var cursor: Swift.String?
                 /// Creates a new `Query`.
                 ///
                 /// - Parameters:
-                ///   - window: `week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`.
+                ///   - window: `week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`, from 1970 to 2200. A window that has not begun is 404.
                 ///   - limit: Items per page.
-                ///   - cursor: The `nextCursor` of the previous page; opaque.
+                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
                 public init(
                     window: Swift.String? = nil,
                     limit: Swift.Int? = nil,
@@ -16999,6 +17574,29 @@ public enum Operations {
                     }
                 }
             }
+            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/get(getGroupLeaderboard)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/get(getGroupLeaderboard)/responses/401`.
@@ -17022,7 +17620,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/get(getGroupLeaderboard)/responses/404`.
             ///
@@ -17045,7 +17643,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/get(getGroupLeaderboard)/responses/422`.
             ///
@@ -17155,7 +17753,7 @@ public enum Operations {
     ///
     /// The page of a group's board around the caller.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/groups/{groupID}/around-me`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/around-me/get(getGroupLeaderboardAroundMe)`.
@@ -17179,7 +17777,7 @@ public enum Operations {
             public var path: Operations.GetGroupLeaderboardAroundMe.Input.Path
             /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/around-me/GET/query`.
             public struct Query: Sendable, Hashable {
-                /// `week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`.
+                /// `week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`, from 1970 to 2200. A window that has not begun is 404.
                 ///
                 /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/around-me/GET/query/window`.
                 public var window: Swift.String?
@@ -17190,7 +17788,7 @@ public enum Operations {
                 /// Creates a new `Query`.
                 ///
                 /// - Parameters:
-                ///   - window: `week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`.
+                ///   - window: `week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`, from 1970 to 2200. A window that has not begun is 404.
                 ///   - limit: Items per page.
                 public init(
                     window: Swift.String? = nil,
@@ -17302,6 +17900,29 @@ public enum Operations {
                     }
                 }
             }
+            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/around-me/get(getGroupLeaderboardAroundMe)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/around-me/get(getGroupLeaderboardAroundMe)/responses/401`.
@@ -17325,7 +17946,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/around-me/get(getGroupLeaderboardAroundMe)/responses/404`.
             ///
@@ -17348,7 +17969,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/around-me/get(getGroupLeaderboardAroundMe)/responses/422`.
             ///
@@ -17458,7 +18079,7 @@ public enum Operations {
     ///
     /// Past weeks or months of a group's board, newest first, with their winners (last week's winner).
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/groups/{groupID}/history`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/history/get(getGroupLeaderboardHistory)`.
@@ -17490,7 +18111,7 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/history/GET/query/limit`.
                 public var limit: Swift.Int?
-                /// The `nextCursor` of the previous page; opaque.
+                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
                 ///
                 /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/history/GET/query/cursor`.
                 public var cursor: Swift.String?
@@ -17499,7 +18120,7 @@ public enum Operations {
                 /// - Parameters:
                 ///   - kind: Past weeks (the default) or past months.
                 ///   - limit: Items per page.
-                ///   - cursor: The `nextCursor` of the previous page; opaque.
+                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
                 public init(
                     kind: Swift.String? = nil,
                     limit: Swift.Int? = nil,
@@ -17612,6 +18233,29 @@ public enum Operations {
                     }
                 }
             }
+            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/history/get(getGroupLeaderboardHistory)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/history/get(getGroupLeaderboardHistory)/responses/401`.
@@ -17635,7 +18279,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/history/get(getGroupLeaderboardHistory)/responses/404`.
             ///
@@ -17658,7 +18302,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/history/get(getGroupLeaderboardHistory)/responses/422`.
             ///
@@ -17768,7 +18412,7 @@ public enum Operations {
     ///
     /// The caller's rank, score and percentile on a group's board.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/groups/{groupID}/me`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/me/get(getMyGroupStanding)`.
@@ -17792,14 +18436,14 @@ public enum Operations {
             public var path: Operations.GetMyGroupStanding.Input.Path
             /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/me/GET/query`.
             public struct Query: Sendable, Hashable {
-                /// `week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`.
+                /// `week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`, from 1970 to 2200. A window that has not begun is 404.
                 ///
                 /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/me/GET/query/window`.
                 public var window: Swift.String?
                 /// Creates a new `Query`.
                 ///
                 /// - Parameters:
-                ///   - window: `week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`.
+                ///   - window: `week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`, from 1970 to 2200. A window that has not begun is 404.
                 public init(window: Swift.String? = nil) {
                     self.window = window
                 }
@@ -17906,6 +18550,29 @@ public enum Operations {
                     }
                 }
             }
+            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/me/get(getMyGroupStanding)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/me/get(getMyGroupStanding)/responses/401`.
@@ -17929,7 +18596,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/me/get(getMyGroupStanding)/responses/404`.
             ///
@@ -17952,7 +18619,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/me/get(getMyGroupStanding)/responses/422`.
             ///
@@ -18475,7 +19142,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/patch(updateMe)/responses/422`.
             ///
@@ -18767,7 +19434,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/delete(deleteMe)/responses/422`.
             ///
@@ -18871,7 +19538,7 @@ public enum Operations {
     ///
     /// What the caller created or was invited to, newest first; filter by kind (e.g. kind=habit for my habits).
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/me/challenges`.
     /// - Remark: Generated from `#/paths//v1/me/challenges/get(listMyChallenges)`.
@@ -18883,12 +19550,12 @@ public enum Operations {
                 /// Only this kind.
                 ///
                 /// - Remark: Generated from `#/paths/v1/me/challenges/GET/query/kind`.
-                public var kind: Components.Schemas.ChallengeKind?
+                public var kind: Components.Schemas.KnownChallengeKind?
                 /// Items per page.
                 ///
                 /// - Remark: Generated from `#/paths/v1/me/challenges/GET/query/limit`.
                 public var limit: Swift.Int?
-                /// The `nextCursor` of the previous page; opaque.
+                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
                 ///
                 /// - Remark: Generated from `#/paths/v1/me/challenges/GET/query/cursor`.
                 public var cursor: Swift.String?
@@ -18897,9 +19564,9 @@ public enum Operations {
                 /// - Parameters:
                 ///   - kind: Only this kind.
                 ///   - limit: Items per page.
-                ///   - cursor: The `nextCursor` of the previous page; opaque.
+                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
                 public init(
-                    kind: Components.Schemas.ChallengeKind? = nil,
+                    kind: Components.Schemas.KnownChallengeKind? = nil,
                     limit: Swift.Int? = nil,
                     cursor: Swift.String? = nil
                 ) {
@@ -19007,6 +19674,29 @@ public enum Operations {
                     }
                 }
             }
+            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/me/challenges/get(listMyChallenges)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/challenges/get(listMyChallenges)/responses/401`.
@@ -19030,7 +19720,30 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/me/challenges/get(listMyChallenges)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/challenges/get(listMyChallenges)/responses/422`.
             ///
@@ -19301,7 +20014,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/credentials/post(attachCredentials)/responses/409`.
             ///
@@ -19370,7 +20083,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/credentials/post(attachCredentials)/responses/422`.
             ///
@@ -19690,7 +20403,7 @@ public enum Operations {
     ///
     /// Contribution history across everything the caller does: tasks done per local day over the last weeks (12 by default).
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/me/history`.
     /// - Remark: Generated from `#/paths//v1/me/history/get(myHistory)`.
@@ -19810,6 +20523,29 @@ public enum Operations {
                     }
                 }
             }
+            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/me/history/get(myHistory)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/history/get(myHistory)/responses/401`.
@@ -19833,7 +20569,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/history/get(myHistory)/responses/422`.
             ///
@@ -20153,7 +20889,7 @@ public enum Operations {
     ///
     /// The points ledger, newest first: every award or correction with its reason.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/me/points/ledger`.
     /// - Remark: Generated from `#/paths//v1/me/points/ledger/get(myPointsLedger)`.
@@ -20166,7 +20902,7 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/me/points/ledger/GET/query/limit`.
                 public var limit: Swift.Int?
-                /// The `nextCursor` of the previous page; opaque.
+                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
                 ///
                 /// - Remark: Generated from `#/paths/v1/me/points/ledger/GET/query/cursor`.
                 public var cursor: Swift.String?
@@ -20174,7 +20910,7 @@ public enum Operations {
                 ///
                 /// - Parameters:
                 ///   - limit: Items per page.
-                ///   - cursor: The `nextCursor` of the previous page; opaque.
+                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
                 public init(
                     limit: Swift.Int? = nil,
                     cursor: Swift.String? = nil
@@ -20282,6 +21018,29 @@ public enum Operations {
                     }
                 }
             }
+            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/me/points/ledger/get(myPointsLedger)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/points/ledger/get(myPointsLedger)/responses/401`.
@@ -20305,7 +21064,30 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/me/points/ledger/get(myPointsLedger)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/points/ledger/get(myPointsLedger)/responses/422`.
             ///
@@ -20828,7 +21610,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/preferences/put(putPreferences)/responses/422`.
             ///
@@ -21064,7 +21846,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/training-plan/get(getTrainingPlan)/responses/404`.
             ///
@@ -21377,7 +22159,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/training-plan/put(putTrainingPlan)/responses/422`.
             ///
@@ -21690,7 +22472,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/training-plan/preview/post(previewTrainingPlan)/responses/422`.
             ///
@@ -22005,7 +22787,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/photos/{photoID}/get(getPhoto)/responses/404`.
             ///
@@ -22133,7 +22915,7 @@ public enum Operations {
     ///
     /// Find people by display name (public profiles only).
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/users`.
     /// - Remark: Generated from `#/paths//v1/users/get(searchUsers)`.
@@ -22150,7 +22932,7 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/users/GET/query/limit`.
                 public var limit: Swift.Int?
-                /// The `nextCursor` of the previous page; opaque.
+                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
                 ///
                 /// - Remark: Generated from `#/paths/v1/users/GET/query/cursor`.
                 public var cursor: Swift.String?
@@ -22159,7 +22941,7 @@ public enum Operations {
                 /// - Parameters:
                 ///   - query: Part of a display name (surrounding white space is ignored).
                 ///   - limit: Items per page.
-                ///   - cursor: The `nextCursor` of the previous page; opaque.
+                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
                 public init(
                     query: Swift.String,
                     limit: Swift.Int? = nil,
@@ -22269,6 +23051,29 @@ public enum Operations {
                     }
                 }
             }
+            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/users/get(searchUsers)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/users/get(searchUsers)/responses/401`.
@@ -22292,7 +23097,30 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/users/get(searchUsers)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/users/get(searchUsers)/responses/422`.
             ///

@@ -21,7 +21,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// The caller's attempts, newest first, with live stats; filter by status or challenge.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/attempts`.
     /// - Remark: Generated from `#/paths//v1/attempts/get(listAttempts)`.
@@ -37,7 +37,7 @@ public protocol APIProtocol: Sendable {
     /// - 409 `competition-ended`: The competition has ended.
     /// - 422 `beyond-supported-dates`: The attempt would end after the last date Surge supports (2200-12-31).
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/attempts`.
     /// - Remark: Generated from `#/paths//v1/attempts/post(startAttempt)`.
@@ -67,7 +67,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// A month of an attempt, day by day: completed, missed, frozen, rest, open or future.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/attempts/{attemptID}/calendar`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/calendar/get(attemptCalendar)`.
@@ -76,7 +76,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// Contribution history of one attempt: tasks done per day over the last weeks (12 by default).
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/attempts/{attemptID}/history`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/history/get(attemptHistory)`.
@@ -103,7 +103,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// The photo gallery of one of the caller's attempts.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/attempts/{attemptID}/photos`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/photos/get(attemptPhotos)`.
@@ -118,7 +118,7 @@ public protocol APIProtocol: Sendable {
     /// - 409 `competition-ended`: The competition has ended.
     /// - 422 `beyond-supported-dates`: The attempt would end after the last date Surge supports (2200-12-31).
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/attempts/{attemptID}/restart`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/restart/post(restartAttempt)`.
@@ -152,7 +152,7 @@ public protocol APIProtocol: Sendable {
     /// - 422 `check-in-window-closed`: Too late for that day: its check-in window has closed (`detail` says when).
     /// - 422 `outside-competition`: The check-in falls outside the competition's time limit.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/attempts/{attemptID}/tasks/{taskID}/logs`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/logs/post(logQuantity)`.
@@ -169,7 +169,7 @@ public protocol APIProtocol: Sendable {
     /// - 422 `check-in-window-closed`: Too late for that day: its check-in window has closed (`detail` says when).
     /// - 422 `outside-competition`: The check-in falls outside the competition's time limit.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `PUT /v1/attempts/{attemptID}/tasks/{taskID}/photo`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/photo/put(attachPhoto)`.
@@ -178,7 +178,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// Create a guest account with a display name only (offline-first apps); credentials can be attached later.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/auth/guest`.
     /// - Remark: Generated from `#/paths//v1/auth/guest/post(registerGuest)`.
@@ -204,7 +204,7 @@ public protocol APIProtocol: Sendable {
     /// Problem types:
     /// - 409 `email-taken`: An account with this e-mail exists: sign in instead.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/auth/register`.
     /// - Remark: Generated from `#/paths//v1/auth/register/post(register)`.
@@ -248,7 +248,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// Browse and search the challenges the caller may see: the curated library, public competitions, and their own, invited and household definitions.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/challenges`.
     /// - Remark: Generated from `#/paths//v1/challenges/get(listChallenges)`.
@@ -257,7 +257,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// Create a competition, habit, household chore or weekly challenge (curated challenges come from the content library).
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/challenges`.
     /// - Remark: Generated from `#/paths//v1/challenges/post(createChallenge)`.
@@ -291,7 +291,7 @@ public protocol APIProtocol: Sendable {
     /// - 403 `forbidden`: The caller may not do this.
     /// - 422 `confirmation-required`: Deleting for good needs an explicit confirmation.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `DELETE /v1/challenges/{challengeID}`.
     /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/delete(deleteChallenge)`.
@@ -304,7 +304,7 @@ public protocol APIProtocol: Sendable {
     /// - 403 `forbidden`: The caller may not do this.
     /// - 409 `not-invitable`: This kind of challenge takes no invitations.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/challenges/{challengeID}/invitations`.
     /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/invitations/post(inviteToChallenge)`.
@@ -331,7 +331,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// A competition's photo gallery, for its participants (others see only their own photos).
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/challenges/{challengeID}/photos`.
     /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/photos/get(challengePhotos)`.
@@ -352,7 +352,7 @@ public protocol APIProtocol: Sendable {
     /// Problem types:
     /// - 409 `chore-already-completed`: This chore occurrence was already completed.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/chore-occurrences/{occurrenceID}/complete`.
     /// - Remark: Generated from `#/paths//v1/chore-occurrences/{occurrenceID}/complete/post(completeChore)`.
@@ -361,7 +361,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// Pending friend requests, oldest first.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/friend-requests`.
     /// - Remark: Generated from `#/paths//v1/friend-requests/get(listFriendRequests)`.
@@ -375,7 +375,7 @@ public protocol APIProtocol: Sendable {
     /// - 409 `already-friends`: You are already friends.
     /// - 409 `friend-request-exists`: A friend request between the two of you is pending; answer or cancel it.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/friend-requests`.
     /// - Remark: Generated from `#/paths//v1/friend-requests/post(sendFriendRequest)`.
@@ -411,7 +411,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// The caller's friends, by display name.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/friends`.
     /// - Remark: Generated from `#/paths//v1/friends/get(listFriends)`.
@@ -429,7 +429,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// The groups you belong to, in the order you joined them.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups`.
     /// - Remark: Generated from `#/paths//v1/groups/get(listGroups)`.
@@ -438,7 +438,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// Create a group (household, friends or team); you own it.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/groups`.
     /// - Remark: Generated from `#/paths//v1/groups/post(createGroup)`.
@@ -468,7 +468,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// A household's chore occurrences: pending ones by due time (overdue flagged), or completed ones.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}/chore-occurrences`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/chore-occurrences/get(listChoreOccurrences)`.
@@ -477,7 +477,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// A household's chores, newest first; for its members only.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}/chores`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/chores/get(listGroupChores)`.
@@ -486,7 +486,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// The group's usable invites.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}/invites`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/get(listGroupInvites)`.
@@ -495,7 +495,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// Create an invite code and link (any member); expires after expiresInHours (1-720, default 72).
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/groups/{groupID}/invites`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/post(createGroupInvite)`.
@@ -525,7 +525,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// Members and their roles, in joining order.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}/members`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/members/get(listGroupMembers)`.
@@ -569,7 +569,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// A challenge's standings (a competition's by total quantity in its unit), best first, ties sharing a rank and ordered by name.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/challenges/{challengeID}`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/get(getChallengeLeaderboard)`.
@@ -578,7 +578,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// The page of a challenge's board around the caller.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/challenges/{challengeID}/around-me`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/around-me/get(getChallengeLeaderboardAroundMe)`.
@@ -587,7 +587,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// The caller and their friends on a challenge, ranked among themselves (1 to n), not by their global ranks.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/challenges/{challengeID}/friends`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/friends/get(getChallengeFriendsLeaderboard)`.
@@ -596,7 +596,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// Past weeks or months of a challenge's board, newest first, with their winners.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/challenges/{challengeID}/history`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/history/get(getChallengeLeaderboardHistory)`.
@@ -605,7 +605,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// The caller's rank, score and percentile on a challenge's board.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/challenges/{challengeID}/me`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/me/get(getMyChallengeStanding)`.
@@ -614,7 +614,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// A group's or household's standings: every member, by points earned in anything of the group; weeks run Monday to Sunday in the group's zone.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/groups/{groupID}`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/get(getGroupLeaderboard)`.
@@ -623,7 +623,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// The page of a group's board around the caller.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/groups/{groupID}/around-me`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/around-me/get(getGroupLeaderboardAroundMe)`.
@@ -632,7 +632,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// Past weeks or months of a group's board, newest first, with their winners (last week's winner).
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/groups/{groupID}/history`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/history/get(getGroupLeaderboardHistory)`.
@@ -641,7 +641,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// The caller's rank, score and percentile on a group's board.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/groups/{groupID}/me`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/me/get(getMyGroupStanding)`.
@@ -680,7 +680,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// What the caller created or was invited to, newest first; filter by kind (e.g. kind=habit for my habits).
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/me/challenges`.
     /// - Remark: Generated from `#/paths//v1/me/challenges/get(listMyChallenges)`.
@@ -711,7 +711,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// Contribution history across everything the caller does: tasks done per local day over the last weeks (12 by default).
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/me/history`.
     /// - Remark: Generated from `#/paths//v1/me/history/get(myHistory)`.
@@ -729,7 +729,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// The points ledger, newest first: every award or correction with its reason.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/me/points/ledger`.
     /// - Remark: Generated from `#/paths//v1/me/points/ledger/get(myPointsLedger)`.
@@ -795,7 +795,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// Find people by display name (public profiles only).
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/users`.
     /// - Remark: Generated from `#/paths//v1/users/get(searchUsers)`.
@@ -808,7 +808,7 @@ extension APIProtocol {
     ///
     /// The caller's attempts, newest first, with live stats; filter by status or challenge.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/attempts`.
     /// - Remark: Generated from `#/paths//v1/attempts/get(listAttempts)`.
@@ -832,7 +832,7 @@ extension APIProtocol {
     /// - 409 `competition-ended`: The competition has ended.
     /// - 422 `beyond-supported-dates`: The attempt would end after the last date Surge supports (2200-12-31).
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/attempts`.
     /// - Remark: Generated from `#/paths//v1/attempts/post(startAttempt)`.
@@ -886,7 +886,7 @@ extension APIProtocol {
     ///
     /// A month of an attempt, day by day: completed, missed, frozen, rest, open or future.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/attempts/{attemptID}/calendar`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/calendar/get(attemptCalendar)`.
@@ -905,7 +905,7 @@ extension APIProtocol {
     ///
     /// Contribution history of one attempt: tasks done per day over the last weeks (12 by default).
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/attempts/{attemptID}/history`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/history/get(attemptHistory)`.
@@ -950,7 +950,7 @@ extension APIProtocol {
     ///
     /// The photo gallery of one of the caller's attempts.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/attempts/{attemptID}/photos`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/photos/get(attemptPhotos)`.
@@ -975,7 +975,7 @@ extension APIProtocol {
     /// - 409 `competition-ended`: The competition has ended.
     /// - 422 `beyond-supported-dates`: The attempt would end after the last date Surge supports (2200-12-31).
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/attempts/{attemptID}/restart`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/restart/post(restartAttempt)`.
@@ -1027,7 +1027,7 @@ extension APIProtocol {
     /// - 422 `check-in-window-closed`: Too late for that day: its check-in window has closed (`detail` says when).
     /// - 422 `outside-competition`: The check-in falls outside the competition's time limit.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/attempts/{attemptID}/tasks/{taskID}/logs`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/logs/post(logQuantity)`.
@@ -1054,7 +1054,7 @@ extension APIProtocol {
     /// - 422 `check-in-window-closed`: Too late for that day: its check-in window has closed (`detail` says when).
     /// - 422 `outside-competition`: The check-in falls outside the competition's time limit.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `PUT /v1/attempts/{attemptID}/tasks/{taskID}/photo`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/photo/put(attachPhoto)`.
@@ -1075,7 +1075,7 @@ extension APIProtocol {
     ///
     /// Create a guest account with a display name only (offline-first apps); credentials can be attached later.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/auth/guest`.
     /// - Remark: Generated from `#/paths//v1/auth/guest/post(registerGuest)`.
@@ -1117,7 +1117,7 @@ extension APIProtocol {
     /// Problem types:
     /// - 409 `email-taken`: An account with this e-mail exists: sign in instead.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/auth/register`.
     /// - Remark: Generated from `#/paths//v1/auth/register/post(register)`.
@@ -1193,7 +1193,7 @@ extension APIProtocol {
     ///
     /// Browse and search the challenges the caller may see: the curated library, public competitions, and their own, invited and household definitions.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/challenges`.
     /// - Remark: Generated from `#/paths//v1/challenges/get(listChallenges)`.
@@ -1210,7 +1210,7 @@ extension APIProtocol {
     ///
     /// Create a competition, habit, household chore or weekly challenge (curated challenges come from the content library).
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/challenges`.
     /// - Remark: Generated from `#/paths//v1/challenges/post(createChallenge)`.
@@ -1270,7 +1270,7 @@ extension APIProtocol {
     /// - 403 `forbidden`: The caller may not do this.
     /// - 422 `confirmation-required`: Deleting for good needs an explicit confirmation.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `DELETE /v1/challenges/{challengeID}`.
     /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/delete(deleteChallenge)`.
@@ -1293,7 +1293,7 @@ extension APIProtocol {
     /// - 403 `forbidden`: The caller may not do this.
     /// - 409 `not-invitable`: This kind of challenge takes no invitations.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/challenges/{challengeID}/invitations`.
     /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/invitations/post(inviteToChallenge)`.
@@ -1346,7 +1346,7 @@ extension APIProtocol {
     ///
     /// A competition's photo gallery, for its participants (others see only their own photos).
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/challenges/{challengeID}/photos`.
     /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/photos/get(challengePhotos)`.
@@ -1385,7 +1385,7 @@ extension APIProtocol {
     /// Problem types:
     /// - 409 `chore-already-completed`: This chore occurrence was already completed.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/chore-occurrences/{occurrenceID}/complete`.
     /// - Remark: Generated from `#/paths//v1/chore-occurrences/{occurrenceID}/complete/post(completeChore)`.
@@ -1402,7 +1402,7 @@ extension APIProtocol {
     ///
     /// Pending friend requests, oldest first.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/friend-requests`.
     /// - Remark: Generated from `#/paths//v1/friend-requests/get(listFriendRequests)`.
@@ -1424,7 +1424,7 @@ extension APIProtocol {
     /// - 409 `already-friends`: You are already friends.
     /// - 409 `friend-request-exists`: A friend request between the two of you is pending; answer or cancel it.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/friend-requests`.
     /// - Remark: Generated from `#/paths//v1/friend-requests/post(sendFriendRequest)`.
@@ -1492,7 +1492,7 @@ extension APIProtocol {
     ///
     /// The caller's friends, by display name.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/friends`.
     /// - Remark: Generated from `#/paths//v1/friends/get(listFriends)`.
@@ -1526,7 +1526,7 @@ extension APIProtocol {
     ///
     /// The groups you belong to, in the order you joined them.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups`.
     /// - Remark: Generated from `#/paths//v1/groups/get(listGroups)`.
@@ -1543,7 +1543,7 @@ extension APIProtocol {
     ///
     /// Create a group (household, friends or team); you own it.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/groups`.
     /// - Remark: Generated from `#/paths//v1/groups/post(createGroup)`.
@@ -1599,7 +1599,7 @@ extension APIProtocol {
     ///
     /// A household's chore occurrences: pending ones by due time (overdue flagged), or completed ones.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}/chore-occurrences`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/chore-occurrences/get(listChoreOccurrences)`.
@@ -1618,7 +1618,7 @@ extension APIProtocol {
     ///
     /// A household's chores, newest first; for its members only.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}/chores`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/chores/get(listGroupChores)`.
@@ -1637,7 +1637,7 @@ extension APIProtocol {
     ///
     /// The group's usable invites.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}/invites`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/get(listGroupInvites)`.
@@ -1656,7 +1656,7 @@ extension APIProtocol {
     ///
     /// Create an invite code and link (any member); expires after expiresInHours (1-720, default 72).
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/groups/{groupID}/invites`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/post(createGroupInvite)`.
@@ -1712,7 +1712,7 @@ extension APIProtocol {
     ///
     /// Members and their roles, in joining order.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}/members`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/members/get(listGroupMembers)`.
@@ -1784,7 +1784,7 @@ extension APIProtocol {
     ///
     /// A challenge's standings (a competition's by total quantity in its unit), best first, ties sharing a rank and ordered by name.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/challenges/{challengeID}`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/get(getChallengeLeaderboard)`.
@@ -1803,7 +1803,7 @@ extension APIProtocol {
     ///
     /// The page of a challenge's board around the caller.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/challenges/{challengeID}/around-me`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/around-me/get(getChallengeLeaderboardAroundMe)`.
@@ -1822,7 +1822,7 @@ extension APIProtocol {
     ///
     /// The caller and their friends on a challenge, ranked among themselves (1 to n), not by their global ranks.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/challenges/{challengeID}/friends`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/friends/get(getChallengeFriendsLeaderboard)`.
@@ -1841,7 +1841,7 @@ extension APIProtocol {
     ///
     /// Past weeks or months of a challenge's board, newest first, with their winners.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/challenges/{challengeID}/history`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/history/get(getChallengeLeaderboardHistory)`.
@@ -1860,7 +1860,7 @@ extension APIProtocol {
     ///
     /// The caller's rank, score and percentile on a challenge's board.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/challenges/{challengeID}/me`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/me/get(getMyChallengeStanding)`.
@@ -1879,7 +1879,7 @@ extension APIProtocol {
     ///
     /// A group's or household's standings: every member, by points earned in anything of the group; weeks run Monday to Sunday in the group's zone.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/groups/{groupID}`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/get(getGroupLeaderboard)`.
@@ -1898,7 +1898,7 @@ extension APIProtocol {
     ///
     /// The page of a group's board around the caller.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/groups/{groupID}/around-me`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/around-me/get(getGroupLeaderboardAroundMe)`.
@@ -1917,7 +1917,7 @@ extension APIProtocol {
     ///
     /// Past weeks or months of a group's board, newest first, with their winners (last week's winner).
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/groups/{groupID}/history`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/history/get(getGroupLeaderboardHistory)`.
@@ -1936,7 +1936,7 @@ extension APIProtocol {
     ///
     /// The caller's rank, score and percentile on a group's board.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/groups/{groupID}/me`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/me/get(getMyGroupStanding)`.
@@ -2003,7 +2003,7 @@ extension APIProtocol {
     ///
     /// What the caller created or was invited to, newest first; filter by kind (e.g. kind=habit for my habits).
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/me/challenges`.
     /// - Remark: Generated from `#/paths//v1/me/challenges/get(listMyChallenges)`.
@@ -2052,7 +2052,7 @@ extension APIProtocol {
     ///
     /// Contribution history across everything the caller does: tasks done per local day over the last weeks (12 by default).
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/me/history`.
     /// - Remark: Generated from `#/paths//v1/me/history/get(myHistory)`.
@@ -2080,7 +2080,7 @@ extension APIProtocol {
     ///
     /// The points ledger, newest first: every award or correction with its reason.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/me/points/ledger`.
     /// - Remark: Generated from `#/paths//v1/me/points/ledger/get(myPointsLedger)`.
@@ -2190,7 +2190,7 @@ extension APIProtocol {
     ///
     /// Find people by display name (public profiles only).
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/users`.
     /// - Remark: Generated from `#/paths//v1/users/get(searchUsers)`.

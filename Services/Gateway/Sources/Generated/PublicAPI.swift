@@ -160,7 +160,7 @@ enum PublicAPI {
             }
           }
         },
-        "description" : "Conflict: a problem document (`idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`); each operation lists its own.",
+        "description" : "Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`); each operation lists its own.",
         "headers" : {
           "Retry-After" : {
             "$ref" : "#/components/headers/Retry-After"
@@ -223,7 +223,7 @@ enum PublicAPI {
             }
           }
         },
-        "description" : "Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.",
+        "description" : "Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.",
         "headers" : {
           "X-Request-ID" : {
             "$ref" : "#/components/headers/X-Request-ID"
@@ -301,7 +301,7 @@ enum PublicAPI {
             }
           }
         },
-        "description" : "Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.",
+        "description" : "Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.",
         "headers" : {
           "X-Request-ID" : {
             "$ref" : "#/components/headers/X-Request-ID"
@@ -332,6 +332,7 @@ enum PublicAPI {
           },
           "createdAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-",
             "type" : "string"
           },
           "displayName" : {
@@ -393,18 +394,13 @@ enum PublicAPI {
       "ActivityLevel" : {
         "anyOf" : [
           {
-            "enum" : [
-              "beginner",
-              "intermediate",
-              "advanced"
-            ],
-            "type" : "string"
+            "$ref" : "#/components/schemas/KnownActivityLevel"
           },
           {
             "type" : "string"
           }
         ],
-        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+        "description" : "An open list: later versions may add values to KnownActivityLevel, so a client must accept one it does not know. Requests take only the values of KnownActivityLevel."
       },
       "AttemptResponse" : {
         "properties" : {
@@ -420,19 +416,13 @@ enum PublicAPI {
       "AttemptStatus" : {
         "anyOf" : [
           {
-            "enum" : [
-              "active",
-              "failed",
-              "completed",
-              "abandoned"
-            ],
-            "type" : "string"
+            "$ref" : "#/components/schemas/KnownAttemptStatus"
           },
           {
             "type" : "string"
           }
         ],
-        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+        "description" : "An open list: later versions may add values to KnownAttemptStatus, so a client must accept one it does not know. Requests take only the values of KnownAttemptStatus."
       },
       "AttemptView" : {
         "properties" : {
@@ -667,7 +657,6 @@ enum PublicAPI {
         "type" : "string"
       },
       "Cadence" : {
-        "description" : "Sent in requests too: there, a field not listed here is refused (422 `validation`).",
         "properties" : {
           "kind" : {
             "$ref" : "#/components/schemas/CadenceKind"
@@ -689,23 +678,39 @@ enum PublicAPI {
         ],
         "type" : "object"
       },
+      "CadenceInput" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "kind" : {
+            "$ref" : "#/components/schemas/KnownCadenceKind"
+          },
+          "timesPerWeek" : {
+            "maximum" : 7,
+            "minimum" : 1,
+            "type" : "integer"
+          },
+          "weekdays" : {
+            "items" : {
+              "$ref" : "#/components/schemas/Weekday"
+            },
+            "type" : "array"
+          }
+        },
+        "required" : [
+          "kind"
+        ],
+        "type" : "object"
+      },
       "CadenceKind" : {
         "anyOf" : [
           {
-            "enum" : [
-              "daily",
-              "weekdays",
-              "timesPerWeek",
-              "weekly",
-              "monthly"
-            ],
-            "type" : "string"
+            "$ref" : "#/components/schemas/KnownCadenceKind"
           },
           {
             "type" : "string"
           }
         ],
-        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+        "description" : "An open list: later versions may add values to KnownCadenceKind, so a client must accept one it does not know. Requests take only the values of KnownCadenceKind."
       },
       "CalendarDay" : {
         "properties" : {
@@ -771,7 +776,25 @@ enum PublicAPI {
         "type" : "object"
       },
       "CapBand" : {
-        "description" : "Sent in requests too: there, a field not listed here is refused (422 `validation`).",
+        "properties" : {
+          "fromLevel" : {
+            "minimum" : 1,
+            "type" : "integer"
+          },
+          "multiplierOfDailyGoal" : {
+            "exclusiveMinimum" : 1,
+            "maximum" : 100,
+            "type" : "number"
+          }
+        },
+        "required" : [
+          "fromLevel",
+          "multiplierOfDailyGoal"
+        ],
+        "type" : "object"
+      },
+      "CapBandInput" : {
+        "additionalProperties" : false,
         "properties" : {
           "fromLevel" : {
             "minimum" : 1,
@@ -873,6 +896,7 @@ enum PublicAPI {
           },
           "createdAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-",
             "type" : "string"
           },
           "definition" : {
@@ -904,6 +928,7 @@ enum PublicAPI {
           },
           "updatedAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-",
             "type" : "string"
           },
           "versions" : {
@@ -937,21 +962,22 @@ enum PublicAPI {
             ],
             "maxLength" : 40,
             "minLength" : 1,
-            "pattern" : "\\S",
+            "pattern" : "^(?=[\\s\\S]*\\S)[^\\u0000]*$",
             "type" : "string"
           },
           "chore" : {
             "$ref" : "#/components/schemas/ChoreDraft"
           },
           "competition" : {
-            "$ref" : "#/components/schemas/CompetitionDetails"
+            "$ref" : "#/components/schemas/CompetitionDetailsInput"
           },
           "description" : {
             "maxLength" : 2000,
+            "pattern" : "^[^\\u0000]*$",
             "type" : "string"
           },
           "difficulty" : {
-            "$ref" : "#/components/schemas/Difficulty"
+            "$ref" : "#/components/schemas/KnownDifficulty"
           },
           "durationDays" : {
             "maximum" : 365,
@@ -968,17 +994,17 @@ enum PublicAPI {
             "type" : "string"
           },
           "habit" : {
-            "$ref" : "#/components/schemas/HabitDetails"
+            "$ref" : "#/components/schemas/HabitDetailsInput"
           },
           "kind" : {
-            "$ref" : "#/components/schemas/ChallengeKind"
+            "$ref" : "#/components/schemas/KnownChallengeKind"
           },
           "name" : {
             "examples" : [
               "Hydration week"
             ],
             "maxLength" : 100,
-            "pattern" : "\\S",
+            "pattern" : "^(?=[\\s\\S]*\\S)[^\\u0000]*$",
             "type" : "string"
           },
           "rules" : {
@@ -993,7 +1019,7 @@ enum PublicAPI {
             "type" : "array"
           },
           "visibility" : {
-            "$ref" : "#/components/schemas/Visibility"
+            "$ref" : "#/components/schemas/KnownVisibility"
           }
         },
         "required" : [
@@ -1005,20 +1031,13 @@ enum PublicAPI {
       "ChallengeKind" : {
         "anyOf" : [
           {
-            "enum" : [
-              "curated",
-              "competition",
-              "habit",
-              "chore",
-              "weekly"
-            ],
-            "type" : "string"
+            "$ref" : "#/components/schemas/KnownChallengeKind"
           },
           {
             "type" : "string"
           }
         ],
-        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+        "description" : "An open list: later versions may add values to KnownChallengeKind, so a client must accept one it does not know. Requests take only the values of KnownChallengeKind."
       },
       "ChallengePatch" : {
         "additionalProperties" : false,
@@ -1029,21 +1048,22 @@ enum PublicAPI {
             ],
             "maxLength" : 40,
             "minLength" : 1,
-            "pattern" : "\\S",
+            "pattern" : "^(?=[\\s\\S]*\\S)[^\\u0000]*$",
             "type" : "string"
           },
           "chore" : {
             "$ref" : "#/components/schemas/ChoreDraft"
           },
           "competition" : {
-            "$ref" : "#/components/schemas/CompetitionDetails"
+            "$ref" : "#/components/schemas/CompetitionDetailsInput"
           },
           "description" : {
             "maxLength" : 2000,
+            "pattern" : "^[^\\u0000]*$",
             "type" : "string"
           },
           "difficulty" : {
-            "$ref" : "#/components/schemas/Difficulty"
+            "$ref" : "#/components/schemas/KnownDifficulty"
           },
           "durationDays" : {
             "maximum" : 365,
@@ -1060,14 +1080,14 @@ enum PublicAPI {
             "type" : "string"
           },
           "habit" : {
-            "$ref" : "#/components/schemas/HabitDetails"
+            "$ref" : "#/components/schemas/HabitDetailsInput"
           },
           "name" : {
             "examples" : [
               "Hydration week"
             ],
             "maxLength" : 100,
-            "pattern" : "\\S",
+            "pattern" : "^(?=[\\s\\S]*\\S)[^\\u0000]*$",
             "type" : "string"
           },
           "rules" : {
@@ -1082,7 +1102,7 @@ enum PublicAPI {
             "type" : "array"
           },
           "visibility" : {
-            "$ref" : "#/components/schemas/Visibility"
+            "$ref" : "#/components/schemas/KnownVisibility"
           }
         },
         "type" : "object"
@@ -1127,6 +1147,7 @@ enum PublicAPI {
           },
           "createdAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-",
             "type" : "string"
           },
           "description" : {
@@ -1293,7 +1314,7 @@ enum PublicAPI {
             "type" : "integer"
           },
           "recurrence" : {
-            "$ref" : "#/components/schemas/ChoreRecurrence"
+            "$ref" : "#/components/schemas/ChoreRecurrenceInput"
           }
         },
         "required" : [
@@ -1314,6 +1335,7 @@ enum PublicAPI {
           },
           "completedAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-",
             "type" : "string"
           },
           "completedBy" : {
@@ -1322,6 +1344,7 @@ enum PublicAPI {
           },
           "dueAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-",
             "type" : "string"
           },
           "dueOn" : {
@@ -1381,20 +1404,15 @@ enum PublicAPI {
       "ChoreOccurrenceStatus" : {
         "anyOf" : [
           {
-            "enum" : [
-              "pending",
-              "completed"
-            ],
-            "type" : "string"
+            "$ref" : "#/components/schemas/KnownChoreOccurrenceStatus"
           },
           {
             "type" : "string"
           }
         ],
-        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+        "description" : "An open list: later versions may add values to KnownChoreOccurrenceStatus, so a client must accept one it does not know. Requests take only the values of KnownChoreOccurrenceStatus."
       },
       "ChoreRecurrence" : {
-        "description" : "Sent in requests too: there, a field not listed here is refused (422 `validation`).",
         "properties" : {
           "dayOfMonth" : {
             "maximum" : 31,
@@ -1416,15 +1434,39 @@ enum PublicAPI {
         ],
         "type" : "object"
       },
+      "ChoreRecurrenceInput" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "dayOfMonth" : {
+            "maximum" : 31,
+            "minimum" : 1,
+            "type" : "integer"
+          },
+          "kind" : {
+            "$ref" : "#/components/schemas/KnownRecurrenceKind"
+          },
+          "weekdays" : {
+            "items" : {
+              "$ref" : "#/components/schemas/Weekday"
+            },
+            "type" : "array"
+          }
+        },
+        "required" : [
+          "kind"
+        ],
+        "type" : "object"
+      },
       "CompetitionDetails" : {
-        "description" : "Sent in requests too: there, a field not listed here is refused (422 `validation`).",
         "properties" : {
           "endsAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-",
             "type" : "string"
           },
           "startsAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-",
             "type" : "string"
           },
           "timeZone" : {
@@ -1439,7 +1481,45 @@ enum PublicAPI {
               "litres"
             ],
             "maxLength" : 20,
-            "pattern" : "\\S",
+            "pattern" : "^(?=[\\s\\S]*\\S)[^\\u0000-\\u001F\\u007F-\\u009F]*$",
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "endsAt",
+          "startsAt",
+          "timeZone",
+          "unit"
+        ],
+        "type" : "object"
+      },
+      "CompetitionDetailsInput" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "endsAt" : {
+            "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-",
+            "type" : "string"
+          },
+          "startsAt" : {
+            "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-",
+            "type" : "string"
+          },
+          "timeZone" : {
+            "description" : "An IANA time zone.",
+            "examples" : [
+              "Europe/Rome"
+            ],
+            "pattern" : "^[^\\u0000]*$",
+            "type" : "string"
+          },
+          "unit" : {
+            "examples" : [
+              "litres"
+            ],
+            "maxLength" : 20,
+            "pattern" : "^(?=[\\s\\S]*\\S)[^\\u0000-\\u001F\\u007F-\\u009F]*$",
             "type" : "string"
           }
         },
@@ -1470,12 +1550,14 @@ enum PublicAPI {
               "ann@example.com"
             ],
             "maxLength" : 254,
+            "pattern" : "^[^\\u0000]*$",
             "type" : "string"
           },
           "password" : {
             "description" : "At least 10 characters and at most 72 bytes of UTF-8; not one character repeated, not the e-mail's name, not a common password.",
             "maxLength" : 72,
             "minLength" : 10,
+            "pattern" : "^(?!([\\s\\S])\\1*$)[^\\u0000]{10,}$",
             "type" : "string"
           }
         },
@@ -1534,24 +1616,19 @@ enum PublicAPI {
       "Difficulty" : {
         "anyOf" : [
           {
-            "enum" : [
-              "beginner",
-              "moderate",
-              "hard",
-              "extreme"
-            ],
-            "type" : "string"
+            "$ref" : "#/components/schemas/KnownDifficulty"
           },
           {
             "type" : "string"
           }
         ],
-        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+        "description" : "An open list: later versions may add values to KnownDifficulty, so a client must accept one it does not know. Requests take only the values of KnownDifficulty."
       },
       "ExportDocument" : {
         "properties" : {
           "exportedAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-",
             "type" : "string"
           },
           "services" : {
@@ -1575,21 +1652,15 @@ enum PublicAPI {
       "FailureMode" : {
         "anyOf" : [
           {
-            "enum" : [
-              "strict",
-              "tolerant",
-              "none"
-            ],
-            "type" : "string"
+            "$ref" : "#/components/schemas/KnownFailureMode"
           },
           {
             "type" : "string"
           }
         ],
-        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+        "description" : "An open list: later versions may add values to KnownFailureMode, so a client must accept one it does not know. Requests take only the values of KnownFailureMode."
       },
       "FailureRule" : {
-        "description" : "Sent in requests too: there, a field not listed here is refused (422 `validation`).",
         "properties" : {
           "allowedMissedDays" : {
             "minimum" : 1,
@@ -1597,6 +1668,22 @@ enum PublicAPI {
           },
           "mode" : {
             "$ref" : "#/components/schemas/FailureMode"
+          }
+        },
+        "required" : [
+          "mode"
+        ],
+        "type" : "object"
+      },
+      "FailureRuleInput" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "allowedMissedDays" : {
+            "minimum" : 1,
+            "type" : "integer"
+          },
+          "mode" : {
+            "$ref" : "#/components/schemas/KnownFailureMode"
           }
         },
         "required" : [
@@ -1623,6 +1710,7 @@ enum PublicAPI {
         "properties" : {
           "since" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-",
             "type" : "string"
           },
           "user" : {
@@ -1659,6 +1747,7 @@ enum PublicAPI {
           },
           "createdAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-",
             "type" : "string"
           },
           "id" : {
@@ -1718,14 +1807,14 @@ enum PublicAPI {
         "additionalProperties" : false,
         "properties" : {
           "kind" : {
-            "$ref" : "#/components/schemas/GroupKind"
+            "$ref" : "#/components/schemas/KnownGroupKind"
           },
           "name" : {
             "examples" : [
               "Flat 3B"
             ],
             "maxLength" : 60,
-            "pattern" : "\\S",
+            "pattern" : "^(?=[\\s\\S]*\\S)[^\\u0000-\\u001F\\u007F-\\u009F]*$",
             "type" : "string"
           },
           "timeZone" : {
@@ -1733,6 +1822,7 @@ enum PublicAPI {
             "examples" : [
               "Europe/Rome"
             ],
+            "pattern" : "^[^\\u0000]*$",
             "type" : "string"
           }
         },
@@ -1750,6 +1840,7 @@ enum PublicAPI {
           },
           "createdAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-",
             "type" : "string"
           },
           "createdBy" : {
@@ -1758,6 +1849,7 @@ enum PublicAPI {
           },
           "expiresAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-",
             "type" : "string"
           },
           "groupID" : {
@@ -1797,23 +1889,19 @@ enum PublicAPI {
       "GroupKind" : {
         "anyOf" : [
           {
-            "enum" : [
-              "household",
-              "friends",
-              "team"
-            ],
-            "type" : "string"
+            "$ref" : "#/components/schemas/KnownGroupKind"
           },
           {
             "type" : "string"
           }
         ],
-        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+        "description" : "An open list: later versions may add values to KnownGroupKind, so a client must accept one it does not know. Requests take only the values of KnownGroupKind."
       },
       "GroupMember" : {
         "properties" : {
           "joinedAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-",
             "type" : "string"
           },
           "role" : {
@@ -1866,6 +1954,7 @@ enum PublicAPI {
         "properties" : {
           "createdAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-",
             "type" : "string"
           },
           "id" : {
@@ -1926,7 +2015,7 @@ enum PublicAPI {
         "properties" : {
           "name" : {
             "maxLength" : 60,
-            "pattern" : "\\S",
+            "pattern" : "^(?=[\\s\\S]*\\S)[^\\u0000-\\u001F\\u007F-\\u009F]*$",
             "type" : "string"
           },
           "timeZone" : {
@@ -1934,6 +2023,7 @@ enum PublicAPI {
             "examples" : [
               "Europe/Rome"
             ],
+            "pattern" : "^[^\\u0000]*$",
             "type" : "string"
           }
         },
@@ -1947,7 +2037,7 @@ enum PublicAPI {
               "Ann"
             ],
             "maxLength" : 50,
-            "pattern" : "\\S",
+            "pattern" : "^(?=[\\s\\S]*\\S)[^\\u0000-\\u001F\\u007F-\\u009F]*$",
             "type" : "string"
           },
           "locale" : {
@@ -1964,6 +2054,7 @@ enum PublicAPI {
             "examples" : [
               "Europe/Rome"
             ],
+            "pattern" : "^[^\\u0000]*$",
             "type" : "string"
           }
         },
@@ -1974,7 +2065,6 @@ enum PublicAPI {
         "type" : "object"
       },
       "HabitDetails" : {
-        "description" : "Sent in requests too: there, a field not listed here is refused (422 `validation`).",
         "properties" : {
           "colour" : {
             "examples" : [
@@ -1985,6 +2075,32 @@ enum PublicAPI {
           },
           "notes" : {
             "maxLength" : 1000,
+            "type" : "string"
+          },
+          "priority" : {
+            "maximum" : 5,
+            "minimum" : 1,
+            "type" : "integer"
+          },
+          "reminderTime" : {
+            "$ref" : "#/components/schemas/LocalTime"
+          }
+        },
+        "type" : "object"
+      },
+      "HabitDetailsInput" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "colour" : {
+            "examples" : [
+              "#FF8800"
+            ],
+            "pattern" : "^#[0-9A-Fa-f]{6}$",
+            "type" : "string"
+          },
+          "notes" : {
+            "maxLength" : 1000,
+            "pattern" : "^[^\\u0000]*$",
             "type" : "string"
           },
           "priority" : {
@@ -2055,6 +2171,7 @@ enum PublicAPI {
           },
           "sentAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-",
             "type" : "string"
           }
         },
@@ -2126,6 +2243,7 @@ enum PublicAPI {
             "examples" : [
               "K7MP-Q2RX-VA"
             ],
+            "pattern" : "^[^\\u0000]*$",
             "type" : "string"
           }
         },
@@ -2136,6 +2254,116 @@ enum PublicAPI {
       },
       "JSONValue" : {
         "type" : "object"
+      },
+      "KnownActivityLevel" : {
+        "enum" : [
+          "beginner",
+          "intermediate",
+          "advanced"
+        ],
+        "type" : "string"
+      },
+      "KnownAttemptStatus" : {
+        "enum" : [
+          "active",
+          "failed",
+          "completed",
+          "abandoned"
+        ],
+        "type" : "string"
+      },
+      "KnownCadenceKind" : {
+        "enum" : [
+          "daily",
+          "weekdays",
+          "timesPerWeek",
+          "weekly",
+          "monthly"
+        ],
+        "type" : "string"
+      },
+      "KnownChallengeKind" : {
+        "enum" : [
+          "curated",
+          "competition",
+          "habit",
+          "chore",
+          "weekly"
+        ],
+        "type" : "string"
+      },
+      "KnownChoreOccurrenceStatus" : {
+        "enum" : [
+          "pending",
+          "completed"
+        ],
+        "type" : "string"
+      },
+      "KnownDifficulty" : {
+        "enum" : [
+          "beginner",
+          "moderate",
+          "hard",
+          "extreme"
+        ],
+        "type" : "string"
+      },
+      "KnownFailureMode" : {
+        "enum" : [
+          "strict",
+          "tolerant",
+          "none"
+        ],
+        "type" : "string"
+      },
+      "KnownGroupKind" : {
+        "enum" : [
+          "household",
+          "friends",
+          "team"
+        ],
+        "type" : "string"
+      },
+      "KnownPointsKind" : {
+        "enum" : [
+          "none",
+          "perTask",
+          "series"
+        ],
+        "type" : "string"
+      },
+      "KnownRecurrenceKind" : {
+        "enum" : [
+          "none",
+          "daily",
+          "weekly",
+          "monthly"
+        ],
+        "type" : "string"
+      },
+      "KnownStreakPeriod" : {
+        "enum" : [
+          "day",
+          "week"
+        ],
+        "type" : "string"
+      },
+      "KnownTaskKind" : {
+        "enum" : [
+          "checkbox",
+          "quantity",
+          "photo"
+        ],
+        "type" : "string"
+      },
+      "KnownVisibility" : {
+        "enum" : [
+          "curated",
+          "public",
+          "private",
+          "group"
+        ],
+        "type" : "string"
       },
       "LedgerCheckIn" : {
         "properties" : {
@@ -2171,6 +2399,7 @@ enum PublicAPI {
           },
           "awardedAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-",
             "type" : "string"
           },
           "challengeID" : {
@@ -2274,6 +2503,7 @@ enum PublicAPI {
           },
           "happenedAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-",
             "type" : "string"
           },
           "quantity" : {
@@ -2402,6 +2632,7 @@ enum PublicAPI {
           },
           "createdAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-",
             "type" : "string"
           },
           "localDate" : {
@@ -2462,18 +2693,13 @@ enum PublicAPI {
       "PointsKind" : {
         "anyOf" : [
           {
-            "enum" : [
-              "none",
-              "perTask",
-              "series"
-            ],
-            "type" : "string"
+            "$ref" : "#/components/schemas/KnownPointsKind"
           },
           {
             "type" : "string"
           }
         ],
-        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+        "description" : "An open list: later versions may add values to KnownPointsKind, so a client must accept one it does not know. Requests take only the values of KnownPointsKind."
       },
       "PointsReason" : {
         "anyOf" : [
@@ -2495,7 +2721,6 @@ enum PublicAPI {
         "description" : "An open list: later versions may add values, so a client must accept one it does not know."
       },
       "PointsRule" : {
-        "description" : "Sent in requests too: there, a field not listed here is refused (422 `validation`).",
         "properties" : {
           "completionBonus" : {
             "maximum" : 1000,
@@ -2512,6 +2737,36 @@ enum PublicAPI {
           },
           "series" : {
             "$ref" : "#/components/schemas/SeriesFormula"
+          },
+          "weeklyGoalBonus" : {
+            "maximum" : 1000,
+            "minimum" : 0,
+            "type" : "integer"
+          }
+        },
+        "required" : [
+          "kind"
+        ],
+        "type" : "object"
+      },
+      "PointsRuleInput" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "completionBonus" : {
+            "maximum" : 1000,
+            "minimum" : 0,
+            "type" : "integer"
+          },
+          "kind" : {
+            "$ref" : "#/components/schemas/KnownPointsKind"
+          },
+          "pointsPerTask" : {
+            "maximum" : 100,
+            "minimum" : 1,
+            "type" : "integer"
+          },
+          "series" : {
+            "$ref" : "#/components/schemas/SeriesFormulaInput"
           },
           "weeklyGoalBonus" : {
             "maximum" : 1000,
@@ -2565,7 +2820,8 @@ enum PublicAPI {
             "type" : "boolean"
           },
           "quietHours" : {
-            "$ref" : "#/components/schemas/QuietHours"
+            "$ref" : "#/components/schemas/QuietHoursInput",
+            "description" : "Leave it out for no quiet hours. Quiet hours that start and end at the same minute span no time and are saved as none (to silence the whole day, turn notifications off)."
           },
           "telemetryOptOut" : {
             "type" : "boolean"
@@ -2593,6 +2849,7 @@ enum PublicAPI {
           },
           "updatedAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-",
             "type" : "string"
           }
         },
@@ -2625,7 +2882,7 @@ enum PublicAPI {
             "type" : "string"
           },
           "type" : {
-            "description" : "Stable per kind of problem: https://surge.example/problems/ followed by one of these slugs (later versions may add others; `http-<status>` stands for any other HTTP error):\n- `rate-limited` (429): Too many requests from this address or account; retry after `Retry-After` seconds.\n- `unavailable` (503): Something Surge depends on (its database, another service, a sign-in provider) cannot be reached; retry after `Retry-After` seconds.\n- `catching-up` (503): This service has not yet seen something the request needs (an account or group created a moment ago); retry after `Retry-After` seconds.\n- `internal` (500): A fault on Surge's side; it has been logged.\n- `method-not-allowed` (405): The path exists, but not with this method.\n- `not-found` (404): No such resource, or none the caller may see.\n- `unauthorized` (401): No access token was sent.\n- `invalid-token` (401): The access token is malformed, expired or not Surge's: refresh it or sign in again.\n- `account-deleted` (401): The token's account was deleted.\n- `unauthenticated-call` (401): A service was called directly, not through the gateway (internal calls only).\n- `malformed-body` (400): The body is not JSON, or could not be read.\n- `invalid-characters` (400): A text field or query parameter contains NUL (U+0000); `errors` names each.\n- `unsupported-media-type` (415): The body's Content-Type is not one the operation takes.\n- `payload-too-large` (413): The body is larger than the operation takes.\n- `validation` (422): A field, query parameter or header breaks a rule (unknown fields included); `errors` names each with the rule broken.\n- `idempotency-key-reused` (422): This `Idempotency-Key` was used for a different request.\n- `idempotency-key-in-progress` (409): A request with this `Idempotency-Key` is still running; retry after `Retry-After` seconds.\n- `forbidden` (403): The caller may not do this.\n- `confirmation-required` (422): Deleting for good needs an explicit confirmation.\n- `email-taken` (409): An account with this e-mail exists: sign in instead.\n- `account-exists` (409): A password account has this e-mail: sign in with e-mail and password instead.\n- `credentials-exist` (409): The account already has credentials; only a guest attaches them.\n- `invalid-credentials` (401): The e-mail or the password is wrong.\n- `sign-in-throttled` (429): Too many failed sign-ins from this address; retry after `Retry-After` seconds.\n- `invalid-refresh-token` (401): The refresh token is unknown, expired or signed out: sign in again.\n- `refresh-token-reused` (401): The refresh token was already used; every session of its family was signed out.\n- `invalid-id-token` (401): The provider's ID token is malformed, expired, wrongly signed or meant for another app.\n- `training-plan-not-found` (404): No training plan yet: onboarding has not saved one.\n- `already-friends` (409): You are already friends.\n- `friend-request-exists` (409): A friend request between the two of you is pending; answer or cancel it.\n- `owner-only` (403): Only the group's owner may do this.\n- `invite-expired` (410): The invite has expired; ask for a new one.\n- `cannot-remove-self` (409): The owner cannot remove themselves; leave the group instead.\n- `not-invitable` (409): This kind of challenge takes no invitations.\n- `already-started` (409): You already have an active attempt at this challenge.\n- `attempt-completed` (409): A completed attempt is archived; start the challenge again instead.\n- `attempt-not-active` (409): The attempt has ended (failed, completed or abandoned); restart it to check in again.\n- `chore` (409): Household chores are completed occurrence by occurrence, not started.\n- `competition-ended` (409): The competition has ended.\n- `beyond-supported-dates` (422): The attempt would end after the last date Surge supports (2200-12-31).\n- `already-removed` (409): That logged amount was already removed.\n- `chore-already-completed` (409): This chore occurrence was already completed.\n- `outside-competition` (422): The check-in falls outside the competition's time limit.\n- `check-in-window-closed` (422): Too late for that day: its check-in window has closed (`detail` says when).\n- `check-in-in-future` (422): The check-in is for a day that has not begun.\n- `check-in-before-start` (422): The check-in is for a day before the attempt began.\n- `check-in-after-end` (422): The check-in is for a day after the attempt's last day.",
+            "description" : "Stable per kind of problem: https://surge.example/problems/ followed by one of these slugs (later versions may add others; `http-<status>` stands for any other HTTP error):\n- `rate-limited` (429): Too many requests from this address or account; retry after `Retry-After` seconds.\n- `unavailable` (503): Something Surge depends on (its database, another service, a sign-in provider) cannot be reached; retry after `Retry-After` seconds.\n- `catching-up` (503): This service has not yet seen something the request needs (an account or group created a moment ago); retry after `Retry-After` seconds.\n- `internal` (500): A fault on Surge's side; it has been logged.\n- `method-not-allowed` (405): The path exists, but not with this method.\n- `not-found` (404): No such resource, or none the caller may see.\n- `unknown-cursor` (404): The `cursor` was not issued for this list (or this sort order), so the position it names does not exist: request the first page again without a cursor.\n- `unauthorized` (401): No access token was sent.\n- `invalid-token` (401): The access token is malformed, expired or not Surge's: refresh it or sign in again.\n- `account-deleted` (401): The token's account was deleted.\n- `unauthenticated-call` (401): A service was called directly, not through the gateway (internal calls only).\n- `malformed-body` (400): The body is not JSON, or could not be read.\n- `invalid-characters` (400): A text field or query parameter contains NUL (U+0000); `errors` names each.\n- `unsupported-media-type` (415): The body's Content-Type is not one the operation takes.\n- `payload-too-large` (413): The body is larger than the operation takes.\n- `validation` (422): A field, query parameter or header breaks a rule (unknown fields included); `errors` names each with the rule broken.\n- `idempotency-key-reused` (409): This `Idempotency-Key` is bound to a different request (another method, path or body): use a new key for a new request.\n- `idempotency-key-in-progress` (409): A request with this `Idempotency-Key` is still running; retry after `Retry-After` seconds.\n- `forbidden` (403): The caller may not do this.\n- `confirmation-required` (422): Deleting for good needs an explicit confirmation.\n- `email-taken` (409): An account with this e-mail exists: sign in instead.\n- `account-exists` (409): A password account has this e-mail: sign in with e-mail and password instead.\n- `credentials-exist` (409): The account already has credentials; only a guest attaches them.\n- `invalid-credentials` (401): The e-mail or the password is wrong.\n- `sign-in-throttled` (429): Too many failed sign-ins from this address; retry after `Retry-After` seconds.\n- `invalid-refresh-token` (401): The refresh token is unknown, expired or signed out: sign in again.\n- `refresh-token-reused` (401): The refresh token was already used; every session of its family was signed out.\n- `invalid-id-token` (401): The provider's ID token is malformed, expired, wrongly signed or meant for another app.\n- `training-plan-not-found` (404): No training plan yet: onboarding has not saved one.\n- `already-friends` (409): You are already friends.\n- `friend-request-exists` (409): A friend request between the two of you is pending; answer or cancel it.\n- `owner-only` (403): Only the group's owner may do this.\n- `invite-expired` (410): The invite has expired; ask for a new one.\n- `cannot-remove-self` (409): The owner cannot remove themselves; leave the group instead.\n- `not-invitable` (409): This kind of challenge takes no invitations.\n- `already-started` (409): You already have an active attempt at this challenge.\n- `attempt-completed` (409): A completed attempt is archived; start the challenge again instead.\n- `attempt-not-active` (409): The attempt has ended (failed, completed or abandoned); restart it to check in again.\n- `chore` (409): Household chores are completed occurrence by occurrence, not started.\n- `competition-ended` (409): The competition has ended.\n- `beyond-supported-dates` (422): The attempt would end after the last date Surge supports (2200-12-31).\n- `already-removed` (409): That logged amount was already removed.\n- `chore-already-completed` (409): This chore occurrence was already completed.\n- `outside-competition` (422): The check-in falls outside the competition's time limit.\n- `check-in-window-closed` (422): Too late for that day: its check-in window has closed (`detail` says when).\n- `check-in-in-future` (422): The check-in is for a day that has not begun.\n- `check-in-before-start` (422): The check-in is for a day before the attempt began.\n- `check-in-after-end` (422): The check-in is for a day after the attempt's last day.",
             "examples" : [
               "https://surge.example/problems/attempt-not-active"
             ],
@@ -2649,7 +2906,7 @@ enum PublicAPI {
               "https://example.com/ann.jpg"
             ],
             "maxLength" : 2048,
-            "pattern" : "^(https://\\S+)?$",
+            "pattern" : "^(https://[A-Za-z0-9.-]+(:[0-9]+)?([/?#](%[0-9A-Fa-f]{2}|[A-Za-z0-9._~!$&'()*+,;=:@/?-])*)?)?$",
             "type" : "string"
           },
           "displayName" : {
@@ -2657,7 +2914,7 @@ enum PublicAPI {
               "Ann"
             ],
             "maxLength" : 50,
-            "pattern" : "\\S",
+            "pattern" : "^(?=[\\s\\S]*\\S)[^\\u0000-\\u001F\\u007F-\\u009F]*$",
             "type" : "string"
           },
           "locale" : {
@@ -2674,6 +2931,7 @@ enum PublicAPI {
             "examples" : [
               "Europe/Rome"
             ],
+            "pattern" : "^[^\\u0000]*$",
             "type" : "string"
           }
         },
@@ -2716,7 +2974,22 @@ enum PublicAPI {
         "type" : "object"
       },
       "QuietHours" : {
-        "description" : "Sent in requests too: there, a field not listed here is refused (422 `validation`).",
+        "properties" : {
+          "end" : {
+            "$ref" : "#/components/schemas/LocalTime"
+          },
+          "start" : {
+            "$ref" : "#/components/schemas/LocalTime"
+          }
+        },
+        "required" : [
+          "end",
+          "start"
+        ],
+        "type" : "object"
+      },
+      "QuietHoursInput" : {
+        "additionalProperties" : false,
         "properties" : {
           "end" : {
             "$ref" : "#/components/schemas/LocalTime"
@@ -2734,24 +3007,19 @@ enum PublicAPI {
       "RecurrenceKind" : {
         "anyOf" : [
           {
-            "enum" : [
-              "none",
-              "daily",
-              "weekly",
-              "monthly"
-            ],
-            "type" : "string"
+            "$ref" : "#/components/schemas/KnownRecurrenceKind"
           },
           {
             "type" : "string"
           }
         ],
-        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+        "description" : "An open list: later versions may add values to KnownRecurrenceKind, so a client must accept one it does not know. Requests take only the values of KnownRecurrenceKind."
       },
       "RefreshTokenRequest" : {
         "additionalProperties" : false,
         "properties" : {
           "refreshToken" : {
+            "pattern" : "^[^\\u0000]*$",
             "type" : "string"
           }
         },
@@ -2768,7 +3036,7 @@ enum PublicAPI {
               "Ann"
             ],
             "maxLength" : 50,
-            "pattern" : "\\S",
+            "pattern" : "^(?=[\\s\\S]*\\S)[^\\u0000-\\u001F\\u007F-\\u009F]*$",
             "type" : "string"
           },
           "email" : {
@@ -2776,6 +3044,7 @@ enum PublicAPI {
               "ann@example.com"
             ],
             "maxLength" : 254,
+            "pattern" : "^[^\\u0000]*$",
             "type" : "string"
           },
           "locale" : {
@@ -2791,6 +3060,7 @@ enum PublicAPI {
             "description" : "At least 10 characters and at most 72 bytes of UTF-8; not one character repeated, not the e-mail's name, not a common password.",
             "maxLength" : 72,
             "minLength" : 10,
+            "pattern" : "^(?!([\\s\\S])\\1*$)[^\\u0000]{10,}$",
             "type" : "string"
           },
           "timeZone" : {
@@ -2798,6 +3068,7 @@ enum PublicAPI {
             "examples" : [
               "Europe/Rome"
             ],
+            "pattern" : "^[^\\u0000]*$",
             "type" : "string"
           }
         },
@@ -2818,19 +3089,18 @@ enum PublicAPI {
             "type" : "integer"
           },
           "failure" : {
-            "$ref" : "#/components/schemas/FailureRule"
+            "$ref" : "#/components/schemas/FailureRuleInput"
           },
           "points" : {
-            "$ref" : "#/components/schemas/PointsRule"
+            "$ref" : "#/components/schemas/PointsRuleInput"
           },
           "streak" : {
-            "$ref" : "#/components/schemas/StreakRule"
+            "$ref" : "#/components/schemas/StreakRuleInput"
           }
         },
         "type" : "object"
       },
       "SeriesFormula" : {
-        "description" : "Sent in requests too: there, a field not listed here is refused (422 `validation`).",
         "properties" : {
           "basePoints" : {
             "exclusiveMinimum" : 0,
@@ -2876,6 +3146,53 @@ enum PublicAPI {
         ],
         "type" : "object"
       },
+      "SeriesFormulaInput" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "basePoints" : {
+            "exclusiveMinimum" : 0,
+            "type" : "number"
+          },
+          "capBands" : {
+            "items" : {
+              "$ref" : "#/components/schemas/CapBandInput"
+            },
+            "minItems" : 1,
+            "type" : "array"
+          },
+          "levelThresholds" : {
+            "items" : {
+              "minimum" : 1,
+              "type" : "integer"
+            },
+            "type" : "array"
+          },
+          "repMultiplier" : {
+            "exclusiveMinimum" : 0,
+            "type" : "number"
+          },
+          "seriesMultiplier" : {
+            "exclusiveMinimum" : 0,
+            "type" : "number"
+          },
+          "streakMultipliers" : {
+            "items" : {
+              "$ref" : "#/components/schemas/StreakMultiplierInput"
+            },
+            "minItems" : 1,
+            "type" : "array"
+          }
+        },
+        "required" : [
+          "basePoints",
+          "capBands",
+          "levelThresholds",
+          "repMultiplier",
+          "seriesMultiplier",
+          "streakMultipliers"
+        ],
+        "type" : "object"
+      },
       "SessionResponse" : {
         "properties" : {
           "tokens" : {
@@ -2898,9 +3215,11 @@ enum PublicAPI {
             "examples" : [
               "ann@example.com"
             ],
+            "pattern" : "^[^\\u0000]*$",
             "type" : "string"
           },
           "password" : {
+            "pattern" : "^[^\\u0000]*$",
             "type" : "string"
           }
         },
@@ -2940,9 +3259,15 @@ enum PublicAPI {
         "additionalProperties" : false,
         "properties" : {
           "displayName" : {
+            "examples" : [
+              "Ann"
+            ],
+            "maxLength" : 50,
+            "pattern" : "^(?=[\\s\\S]*\\S)[^\\u0000-\\u001F\\u007F-\\u009F]*$",
             "type" : "string"
           },
           "idToken" : {
+            "pattern" : "^[^\\u0000]*$",
             "type" : "string"
           },
           "provider" : {
@@ -2953,6 +3278,7 @@ enum PublicAPI {
             "examples" : [
               "Europe/Rome"
             ],
+            "pattern" : "^[^\\u0000]*$",
             "type" : "string"
           }
         },
@@ -3059,7 +3385,24 @@ enum PublicAPI {
         "type" : "object"
       },
       "StreakMultiplier" : {
-        "description" : "Sent in requests too: there, a field not listed here is refused (422 `validation`).",
+        "properties" : {
+          "fromStreak" : {
+            "minimum" : 0,
+            "type" : "integer"
+          },
+          "multiplier" : {
+            "minimum" : 1,
+            "type" : "number"
+          }
+        },
+        "required" : [
+          "fromStreak",
+          "multiplier"
+        ],
+        "type" : "object"
+      },
+      "StreakMultiplierInput" : {
+        "additionalProperties" : false,
         "properties" : {
           "fromStreak" : {
             "minimum" : 0,
@@ -3079,20 +3422,15 @@ enum PublicAPI {
       "StreakPeriod" : {
         "anyOf" : [
           {
-            "enum" : [
-              "day",
-              "week"
-            ],
-            "type" : "string"
+            "$ref" : "#/components/schemas/KnownStreakPeriod"
           },
           {
             "type" : "string"
           }
         ],
-        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+        "description" : "An open list: later versions may add values to KnownStreakPeriod, so a client must accept one it does not know. Requests take only the values of KnownStreakPeriod."
       },
       "StreakRule" : {
-        "description" : "Sent in requests too: there, a field not listed here is refused (422 `validation`).",
         "properties" : {
           "activityKeepsWeeklyStreak" : {
             "type" : "boolean"
@@ -3118,18 +3456,46 @@ enum PublicAPI {
         ],
         "type" : "object"
       },
+      "StreakRuleInput" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "activityKeepsWeeklyStreak" : {
+            "type" : "boolean"
+          },
+          "freezesPerMonth" : {
+            "maximum" : 4,
+            "minimum" : 0,
+            "type" : "integer"
+          },
+          "period" : {
+            "$ref" : "#/components/schemas/KnownStreakPeriod"
+          },
+          "weeklyGoalDays" : {
+            "maximum" : 7,
+            "minimum" : 1,
+            "type" : "integer"
+          }
+        },
+        "required" : [
+          "activityKeepsWeeklyStreak",
+          "freezesPerMonth",
+          "period"
+        ],
+        "type" : "object"
+      },
       "TaskDraft" : {
         "additionalProperties" : false,
         "properties" : {
           "cadence" : {
-            "$ref" : "#/components/schemas/Cadence"
+            "$ref" : "#/components/schemas/CadenceInput"
           },
           "details" : {
             "maxLength" : 500,
+            "pattern" : "^[^\\u0000]*$",
             "type" : "string"
           },
           "kind" : {
-            "$ref" : "#/components/schemas/TaskKind"
+            "$ref" : "#/components/schemas/KnownTaskKind"
           },
           "points" : {
             "maximum" : 100,
@@ -3162,7 +3528,7 @@ enum PublicAPI {
               "Drink water"
             ],
             "maxLength" : 100,
-            "pattern" : "\\S",
+            "pattern" : "^(?=[\\s\\S]*\\S)[^\\u0000]*$",
             "type" : "string"
           },
           "unit" : {
@@ -3170,7 +3536,7 @@ enum PublicAPI {
               "litres"
             ],
             "maxLength" : 20,
-            "pattern" : "\\S",
+            "pattern" : "^(?=[\\s\\S]*\\S)[^\\u0000-\\u001F\\u007F-\\u009F]*$",
             "type" : "string"
           }
         },
@@ -3184,18 +3550,13 @@ enum PublicAPI {
       "TaskKind" : {
         "anyOf" : [
           {
-            "enum" : [
-              "checkbox",
-              "quantity",
-              "photo"
-            ],
-            "type" : "string"
+            "$ref" : "#/components/schemas/KnownTaskKind"
           },
           {
             "type" : "string"
           }
         ],
-        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+        "description" : "An open list: later versions may add values to KnownTaskKind, so a client must accept one it does not know. Requests take only the values of KnownTaskKind."
       },
       "TaskRequest" : {
         "additionalProperties" : false,
@@ -3212,6 +3573,7 @@ enum PublicAPI {
           },
           "happenedAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-",
             "type" : "string"
           }
         },
@@ -3267,6 +3629,7 @@ enum PublicAPI {
           },
           "accessTokenExpiresAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-",
             "type" : "string"
           },
           "refreshToken" : {
@@ -3274,6 +3637,7 @@ enum PublicAPI {
           },
           "refreshTokenExpiresAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-",
             "type" : "string"
           }
         },
@@ -3289,7 +3653,7 @@ enum PublicAPI {
         "additionalProperties" : false,
         "properties" : {
           "activityLevel" : {
-            "$ref" : "#/components/schemas/ActivityLevel"
+            "$ref" : "#/components/schemas/KnownActivityLevel"
           },
           "dailyGoal" : {
             "maximum" : 2000,
@@ -3349,6 +3713,7 @@ enum PublicAPI {
           },
           "updatedAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-",
             "type" : "string"
           }
         },
@@ -3386,6 +3751,7 @@ enum PublicAPI {
         "properties" : {
           "createdAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-",
             "type" : "string"
           },
           "effectiveFrom" : {
@@ -3404,19 +3770,13 @@ enum PublicAPI {
       "Visibility" : {
         "anyOf" : [
           {
-            "enum" : [
-              "curated",
-              "public",
-              "private",
-              "group"
-            ],
-            "type" : "string"
+            "$ref" : "#/components/schemas/KnownVisibility"
           },
           {
             "type" : "string"
           }
         ],
-        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+        "description" : "An open list: later versions may add values to KnownVisibility, so a client must accept one it does not know. Requests take only the values of KnownVisibility."
       },
       "Weekday" : {
         "enum" : [
@@ -3488,6 +3848,7 @@ enum PublicAPI {
           },
           "endsAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-",
             "type" : "string"
           },
           "key" : {
@@ -3498,10 +3859,12 @@ enum PublicAPI {
           },
           "nextResetAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-",
             "type" : "string"
           },
           "startsAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-",
             "type" : "string"
           },
           "timeZone" : {
@@ -3526,7 +3889,7 @@ enum PublicAPI {
     }
   },
   "info" : {
-    "description" : "The JSON API of Surge, served by the gateway. Authenticated operations need `Authorization: Bearer <access token>`. Errors are RFC 9457 problem documents whose `type` is https://surge.example/problems/<slug>; each operation lists the slugs it can answer (`x-problem-types`) and the `Problem` schema explains them all. Lists are paginated with `limit` and an opaque `cursor`. POSTs that create something accept an `Idempotency-Key` header. Every response carries `X-Request-ID` and the `RateLimit-*` headers; W3C `traceparent` is honoured. Request bodies are decoded strictly: a field the schema does not list is refused. Responses may gain fields and open lists may gain values in later versions.",
+    "description" : "The JSON API of Surge, served by the gateway. Authenticated operations need `Authorization: Bearer <access token>`. Errors are RFC 9457 problem documents whose `type` is https://surge.example/problems/<slug>; each operation lists the slugs it can answer (`x-problem-types`) and the `Problem` schema explains them all. Lists are paginated with `limit` and an opaque `cursor`. POSTs that create something accept an `Idempotency-Key` header. Every response carries `X-Request-ID` and the `RateLimit-*` headers; W3C `traceparent` is honoured. Request bodies are decoded strictly: a field the schema does not list is refused, and no field takes `null` (leave an optional field out instead). No request text may contain NUL (U+0000): 400 `invalid-characters`. Instants and dates are from 1970 to 2200 (UTC). Responses may gain fields and open lists may gain values in later versions.",
     "title" : "Surge public API",
     "version" : "1.0.0"
   },
@@ -3534,7 +3897,7 @@ enum PublicAPI {
   "paths" : {
     "/v1/attempts" : {
       "get" : {
-        "description" : "The caller's attempts, newest first, with live stats; filter by status or challenge.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "The caller's attempts, newest first, with live stats; filter by status or challenge.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "listAttempts",
         "parameters" : [
           {
@@ -3543,7 +3906,7 @@ enum PublicAPI {
             "name" : "status",
             "required" : false,
             "schema" : {
-              "$ref" : "#/components/schemas/AttemptStatus"
+              "$ref" : "#/components/schemas/KnownAttemptStatus"
             }
           },
           {
@@ -3569,11 +3932,12 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
             "schema" : {
+              "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
           }
@@ -3594,8 +3958,14 @@ enum PublicAPI {
               }
             }
           },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
           },
           "422" : {
             "$ref" : "#/components/responses/UnprocessableContent"
@@ -3619,9 +3989,11 @@ enum PublicAPI {
           "progress"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
+          "unknown-cursor",
           "validation",
           "rate-limited",
           "catching-up",
@@ -3631,11 +4003,11 @@ enum PublicAPI {
         "x-surge-throttle" : "standard"
       },
       "post" : {
-        "description" : "Start a challenge, habit, competition or weekly challenge (several may run at once).\n\nProblem types:\n- 404 `not-found`: No such resource, or none the caller may see.\n- 409 `already-started`: You already have an active attempt at this challenge.\n- 409 `chore`: Household chores are completed occurrence by occurrence, not started.\n- 409 `competition-ended`: The competition has ended.\n- 422 `beyond-supported-dates`: The attempt would end after the last date Surge supports (2200-12-31).\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Start a challenge, habit, competition or weekly challenge (several may run at once).\n\nProblem types:\n- 404 `not-found`: No such resource, or none the caller may see.\n- 409 `already-started`: You already have an active attempt at this challenge.\n- 409 `chore`: Household chores are completed occurrence by occurrence, not started.\n- 409 `competition-ended`: The competition has ended.\n- 422 `beyond-supported-dates`: The attempt would end after the last date Surge supports (2200-12-31).\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "startAttempt",
         "parameters" : [
           {
-            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.",
+            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.",
             "in" : "header",
             "name" : "Idempotency-Key",
             "required" : false,
@@ -3729,10 +4101,10 @@ enum PublicAPI {
           "chore",
           "competition-ended",
           "idempotency-key-in-progress",
+          "idempotency-key-reused",
           "payload-too-large",
           "unsupported-media-type",
           "beyond-supported-dates",
-          "idempotency-key-reused",
           "validation",
           "rate-limited",
           "catching-up",
@@ -3886,7 +4258,7 @@ enum PublicAPI {
     },
     "/v1/attempts/{attemptID}/calendar" : {
       "get" : {
-        "description" : "A month of an attempt, day by day: completed, missed, frozen, rest, open or future.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "A month of an attempt, day by day: completed, missed, frozen, rest, open or future.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "attemptCalendar",
         "parameters" : [
           {
@@ -3929,6 +4301,9 @@ enum PublicAPI {
               }
             }
           },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
           },
@@ -3957,6 +4332,7 @@ enum PublicAPI {
           "progress"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
@@ -3972,7 +4348,7 @@ enum PublicAPI {
     },
     "/v1/attempts/{attemptID}/history" : {
       "get" : {
-        "description" : "Contribution history of one attempt: tasks done per day over the last weeks (12 by default).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Contribution history of one attempt: tasks done per day over the last weeks (12 by default).\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "attemptHistory",
         "parameters" : [
           {
@@ -4014,6 +4390,9 @@ enum PublicAPI {
               }
             }
           },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
           },
@@ -4042,6 +4421,7 @@ enum PublicAPI {
           "progress"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
@@ -4149,7 +4529,7 @@ enum PublicAPI {
     },
     "/v1/attempts/{attemptID}/photos" : {
       "get" : {
-        "description" : "The photo gallery of one of the caller's attempts.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "The photo gallery of one of the caller's attempts.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "attemptPhotos",
         "parameters" : [
           {
@@ -4175,11 +4555,12 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
             "schema" : {
+              "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
           }
@@ -4199,6 +4580,9 @@ enum PublicAPI {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
             }
+          },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
           },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
@@ -4228,10 +4612,12 @@ enum PublicAPI {
           "progress"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
           "not-found",
+          "unknown-cursor",
           "validation",
           "rate-limited",
           "catching-up",
@@ -4243,7 +4629,7 @@ enum PublicAPI {
     },
     "/v1/attempts/{attemptID}/restart" : {
       "post" : {
-        "description" : "Start again at day 1 after a failure (or give up an active attempt and start again); history is kept.\n\nProblem types:\n- 409 `already-started`: You already have an active attempt at this challenge.\n- 409 `attempt-completed`: A completed attempt is archived; start the challenge again instead.\n- 409 `competition-ended`: The competition has ended.\n- 422 `beyond-supported-dates`: The attempt would end after the last date Surge supports (2200-12-31).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Start again at day 1 after a failure (or give up an active attempt and start again); history is kept.\n\nProblem types:\n- 409 `already-started`: You already have an active attempt at this challenge.\n- 409 `attempt-completed`: A completed attempt is archived; start the challenge again instead.\n- 409 `competition-ended`: The competition has ended.\n- 422 `beyond-supported-dates`: The attempt would end after the last date Surge supports (2200-12-31).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "restartAttempt",
         "parameters" : [
           {
@@ -4257,7 +4643,7 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.",
+            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.",
             "in" : "header",
             "name" : "Idempotency-Key",
             "required" : false,
@@ -4330,8 +4716,8 @@ enum PublicAPI {
           "attempt-completed",
           "competition-ended",
           "idempotency-key-in-progress",
-          "beyond-supported-dates",
           "idempotency-key-reused",
+          "beyond-supported-dates",
           "validation",
           "rate-limited",
           "catching-up",
@@ -4461,7 +4847,7 @@ enum PublicAPI {
     },
     "/v1/attempts/{attemptID}/tasks/{taskID}/logs" : {
       "post" : {
-        "description" : "Log an amount of a quantity task (summed per day); series points and the anti-cheat cap apply.\n\nProblem types:\n- 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.\n- 422 `check-in-after-end`: The check-in is for a day after the attempt's last day.\n- 422 `check-in-before-start`: The check-in is for a day before the attempt began.\n- 422 `check-in-in-future`: The check-in is for a day that has not begun.\n- 422 `check-in-window-closed`: Too late for that day: its check-in window has closed (`detail` says when).\n- 422 `outside-competition`: The check-in falls outside the competition's time limit.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Log an amount of a quantity task (summed per day); series points and the anti-cheat cap apply.\n\nProblem types:\n- 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.\n- 422 `check-in-after-end`: The check-in is for a day after the attempt's last day.\n- 422 `check-in-before-start`: The check-in is for a day before the attempt began.\n- 422 `check-in-in-future`: The check-in is for a day that has not begun.\n- 422 `check-in-window-closed`: Too late for that day: its check-in window has closed (`detail` says when).\n- 422 `outside-competition`: The check-in falls outside the competition's time limit.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "logQuantity",
         "parameters" : [
           {
@@ -4488,7 +4874,7 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.",
+            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.",
             "in" : "header",
             "name" : "Idempotency-Key",
             "required" : false,
@@ -4580,13 +4966,13 @@ enum PublicAPI {
           "not-found",
           "attempt-not-active",
           "idempotency-key-in-progress",
+          "idempotency-key-reused",
           "payload-too-large",
           "unsupported-media-type",
           "check-in-after-end",
           "check-in-before-start",
           "check-in-in-future",
           "check-in-window-closed",
-          "idempotency-key-reused",
           "outside-competition",
           "validation",
           "rate-limited",
@@ -4599,7 +4985,7 @@ enum PublicAPI {
     },
     "/v1/attempts/{attemptID}/tasks/{taskID}/photo" : {
       "put" : {
-        "description" : "Upload the photo of a photo task (JPEG, PNG, HEIC or WebP, at most 10 MB); query `happenedAt` or `date` as for other check-ins.\n\nProblem types:\n- 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.\n- 422 `check-in-after-end`: The check-in is for a day after the attempt's last day.\n- 422 `check-in-before-start`: The check-in is for a day before the attempt began.\n- 422 `check-in-in-future`: The check-in is for a day that has not begun.\n- 422 `check-in-window-closed`: Too late for that day: its check-in window has closed (`detail` says when).\n- 422 `outside-competition`: The check-in falls outside the competition's time limit.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Upload the photo of a photo task (JPEG, PNG, HEIC or WebP, at most 10 MB); query `happenedAt` or `date` as for other check-ins.\n\nProblem types:\n- 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.\n- 422 `check-in-after-end`: The check-in is for a day after the attempt's last day.\n- 422 `check-in-before-start`: The check-in is for a day before the attempt began.\n- 422 `check-in-in-future`: The check-in is for a day that has not begun.\n- 422 `check-in-window-closed`: Too late for that day: its check-in window has closed (`detail` says when).\n- 422 `outside-competition`: The check-in falls outside the competition's time limit.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "attachPhoto",
         "parameters" : [
           {
@@ -4632,6 +5018,7 @@ enum PublicAPI {
             "required" : false,
             "schema" : {
               "format" : "date-time",
+              "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-",
               "type" : "string"
             }
           },
@@ -4641,8 +5028,7 @@ enum PublicAPI {
             "name" : "date",
             "required" : false,
             "schema" : {
-              "format" : "date",
-              "type" : "string"
+              "$ref" : "#/components/schemas/LocalDate"
             }
           }
         ],
@@ -4691,6 +5077,9 @@ enum PublicAPI {
               }
             }
           },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
           },
@@ -4728,6 +5117,7 @@ enum PublicAPI {
           "progress"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
@@ -4751,11 +5141,11 @@ enum PublicAPI {
     },
     "/v1/auth/guest" : {
       "post" : {
-        "description" : "Create a guest account with a display name only (offline-first apps); credentials can be attached later.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).",
+        "description" : "Create a guest account with a display name only (offline-first apps); credentials can be attached later.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "registerGuest",
         "parameters" : [
           {
-            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.",
+            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.",
             "in" : "header",
             "name" : "Idempotency-Key",
             "required" : false,
@@ -4832,9 +5222,9 @@ enum PublicAPI {
           "invalid-characters",
           "malformed-body",
           "idempotency-key-in-progress",
+          "idempotency-key-reused",
           "payload-too-large",
           "unsupported-media-type",
-          "idempotency-key-reused",
           "validation",
           "rate-limited",
           "unavailable"
@@ -4920,11 +5310,11 @@ enum PublicAPI {
     },
     "/v1/auth/register" : {
       "post" : {
-        "description" : "Create an account with e-mail and password. Each broken password rule is reported on `password`; a taken e-mail is 409 email-taken.\n\nProblem types:\n- 409 `email-taken`: An account with this e-mail exists: sign in instead.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).",
+        "description" : "Create an account with e-mail and password. Each broken password rule is reported on `password`; a taken e-mail is 409 email-taken.\n\nProblem types:\n- 409 `email-taken`: An account with this e-mail exists: sign in instead.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "register",
         "parameters" : [
           {
-            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.",
+            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.",
             "in" : "header",
             "name" : "Idempotency-Key",
             "required" : false,
@@ -5002,9 +5392,9 @@ enum PublicAPI {
           "malformed-body",
           "email-taken",
           "idempotency-key-in-progress",
+          "idempotency-key-reused",
           "payload-too-large",
           "unsupported-media-type",
-          "idempotency-key-reused",
           "validation",
           "rate-limited",
           "unavailable"
@@ -5228,7 +5618,7 @@ enum PublicAPI {
     },
     "/v1/challenges" : {
       "get" : {
-        "description" : "Browse and search the challenges the caller may see: the curated library, public competitions, and their own, invited and household definitions.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Browse and search the challenges the caller may see: the curated library, public competitions, and their own, invited and household definitions.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "listChallenges",
         "parameters" : [
           {
@@ -5241,6 +5631,7 @@ enum PublicAPI {
                 "push-ups"
               ],
               "maxLength" : 200,
+              "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
           },
@@ -5250,7 +5641,7 @@ enum PublicAPI {
             "name" : "kind",
             "required" : false,
             "schema" : {
-              "$ref" : "#/components/schemas/ChallengeKind"
+              "$ref" : "#/components/schemas/KnownChallengeKind"
             }
           },
           {
@@ -5259,7 +5650,7 @@ enum PublicAPI {
             "name" : "difficulty",
             "required" : false,
             "schema" : {
-              "$ref" : "#/components/schemas/Difficulty"
+              "$ref" : "#/components/schemas/KnownDifficulty"
             }
           },
           {
@@ -5272,6 +5663,7 @@ enum PublicAPI {
                 "fitness"
               ],
               "maxLength" : 40,
+              "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
           },
@@ -5319,11 +5711,12 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
             "schema" : {
+              "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
           }
@@ -5344,8 +5737,14 @@ enum PublicAPI {
               }
             }
           },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
           },
           "422" : {
             "$ref" : "#/components/responses/UnprocessableContent"
@@ -5369,9 +5768,11 @@ enum PublicAPI {
           "challenges"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
+          "unknown-cursor",
           "validation",
           "rate-limited",
           "catching-up",
@@ -5381,11 +5782,11 @@ enum PublicAPI {
         "x-surge-throttle" : "standard"
       },
       "post" : {
-        "description" : "Create a competition, habit, household chore or weekly challenge (curated challenges come from the content library).\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Create a competition, habit, household chore or weekly challenge (curated challenges come from the content library).\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "createChallenge",
         "parameters" : [
           {
-            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.",
+            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.",
             "in" : "header",
             "name" : "Idempotency-Key",
             "required" : false,
@@ -5472,9 +5873,9 @@ enum PublicAPI {
           "invalid-token",
           "unauthorized",
           "idempotency-key-in-progress",
+          "idempotency-key-reused",
           "payload-too-large",
           "unsupported-media-type",
-          "idempotency-key-reused",
           "validation",
           "rate-limited",
           "catching-up",
@@ -5486,7 +5887,7 @@ enum PublicAPI {
     },
     "/v1/challenges/{challengeID}" : {
       "delete" : {
-        "description" : "Delete a definition with its whole history. Needs ?confirm=true; without it answers 422 confirmation-required.\n\nProblem types:\n- 403 `forbidden`: The caller may not do this.\n- 422 `confirmation-required`: Deleting for good needs an explicit confirmation.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Delete a definition with its whole history. Needs ?confirm=true; without it answers 422 confirmation-required.\n\nProblem types:\n- 403 `forbidden`: The caller may not do this.\n- 422 `confirmation-required`: Deleting for good needs an explicit confirmation.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "deleteChallenge",
         "parameters" : [
           {
@@ -5519,6 +5920,9 @@ enum PublicAPI {
               }
             }
           },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
           },
@@ -5550,6 +5954,7 @@ enum PublicAPI {
           "challenges"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
@@ -5732,7 +6137,7 @@ enum PublicAPI {
     },
     "/v1/challenges/{challengeID}/invitations" : {
       "post" : {
-        "description" : "Invite friends (accepted friendships) or every member of a group you belong to; one invitation event per invitee.\n\nProblem types:\n- 403 `forbidden`: The caller may not do this.\n- 409 `not-invitable`: This kind of challenge takes no invitations.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Invite friends (accepted friendships) or every member of a group you belong to; one invitation event per invitee.\n\nProblem types:\n- 403 `forbidden`: The caller may not do this.\n- 409 `not-invitable`: This kind of challenge takes no invitations.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "inviteToChallenge",
         "parameters" : [
           {
@@ -5746,7 +6151,7 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.",
+            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.",
             "in" : "header",
             "name" : "Idempotency-Key",
             "required" : false,
@@ -5841,10 +6246,10 @@ enum PublicAPI {
           "forbidden",
           "not-found",
           "idempotency-key-in-progress",
+          "idempotency-key-reused",
           "not-invitable",
           "payload-too-large",
           "unsupported-media-type",
-          "idempotency-key-reused",
           "validation",
           "rate-limited",
           "catching-up",
@@ -5992,7 +6397,7 @@ enum PublicAPI {
     },
     "/v1/challenges/{challengeID}/photos" : {
       "get" : {
-        "description" : "A competition's photo gallery, for its participants (others see only their own photos).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "A competition's photo gallery, for its participants (others see only their own photos).\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "challengePhotos",
         "parameters" : [
           {
@@ -6018,11 +6423,12 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
             "schema" : {
+              "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
           }
@@ -6042,6 +6448,9 @@ enum PublicAPI {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
             }
+          },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
           },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
@@ -6071,10 +6480,12 @@ enum PublicAPI {
           "progress"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
           "not-found",
+          "unknown-cursor",
           "validation",
           "rate-limited",
           "catching-up",
@@ -6168,7 +6579,7 @@ enum PublicAPI {
     },
     "/v1/chore-occurrences/{occurrenceID}/complete" : {
       "post" : {
-        "description" : "Complete a chore: its points go to the caller and the next occurrence becomes due per the recurrence.\n\nProblem types:\n- 409 `chore-already-completed`: This chore occurrence was already completed.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Complete a chore: its points go to the caller and the next occurrence becomes due per the recurrence.\n\nProblem types:\n- 409 `chore-already-completed`: This chore occurrence was already completed.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "completeChore",
         "parameters" : [
           {
@@ -6182,7 +6593,7 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.",
+            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.",
             "in" : "header",
             "name" : "Idempotency-Key",
             "required" : false,
@@ -6265,7 +6676,7 @@ enum PublicAPI {
     },
     "/v1/friend-requests" : {
       "get" : {
-        "description" : "Pending friend requests, oldest first.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).",
+        "description" : "Pending friend requests, oldest first.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "listFriendRequests",
         "parameters" : [
           {
@@ -6291,11 +6702,12 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
             "schema" : {
+              "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
           }
@@ -6316,8 +6728,14 @@ enum PublicAPI {
               }
             }
           },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
           },
           "422" : {
             "$ref" : "#/components/responses/UnprocessableContent"
@@ -6341,9 +6759,11 @@ enum PublicAPI {
           "identity"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
+          "unknown-cursor",
           "validation",
           "rate-limited",
           "unavailable"
@@ -6352,11 +6772,11 @@ enum PublicAPI {
         "x-surge-throttle" : "standard"
       },
       "post" : {
-        "description" : "Ask someone to be friends (409 if already friends or a request between you is pending).\n\nProblem types:\n- 404 `not-found`: No such resource, or none the caller may see.\n- 409 `already-friends`: You are already friends.\n- 409 `friend-request-exists`: A friend request between the two of you is pending; answer or cancel it.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).",
+        "description" : "Ask someone to be friends (409 if already friends or a request between you is pending).\n\nProblem types:\n- 404 `not-found`: No such resource, or none the caller may see.\n- 409 `already-friends`: You are already friends.\n- 409 `friend-request-exists`: A friend request between the two of you is pending; answer or cancel it.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "sendFriendRequest",
         "parameters" : [
           {
-            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.",
+            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.",
             "in" : "header",
             "name" : "Idempotency-Key",
             "required" : false,
@@ -6449,9 +6869,9 @@ enum PublicAPI {
           "already-friends",
           "friend-request-exists",
           "idempotency-key-in-progress",
+          "idempotency-key-reused",
           "payload-too-large",
           "unsupported-media-type",
-          "idempotency-key-reused",
           "validation",
           "rate-limited",
           "unavailable"
@@ -6652,7 +7072,7 @@ enum PublicAPI {
     },
     "/v1/friends" : {
       "get" : {
-        "description" : "The caller's friends, by display name.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).",
+        "description" : "The caller's friends, by display name.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "listFriends",
         "parameters" : [
           {
@@ -6668,11 +7088,12 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
             "schema" : {
+              "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
           }
@@ -6693,8 +7114,14 @@ enum PublicAPI {
               }
             }
           },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
           },
           "422" : {
             "$ref" : "#/components/responses/UnprocessableContent"
@@ -6718,9 +7145,11 @@ enum PublicAPI {
           "identity"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
+          "unknown-cursor",
           "validation",
           "rate-limited",
           "unavailable"
@@ -6792,7 +7221,7 @@ enum PublicAPI {
     },
     "/v1/groups" : {
       "get" : {
-        "description" : "The groups you belong to, in the order you joined them.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).",
+        "description" : "The groups you belong to, in the order you joined them.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "listGroups",
         "parameters" : [
           {
@@ -6808,11 +7237,12 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
             "schema" : {
+              "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
           }
@@ -6833,8 +7263,14 @@ enum PublicAPI {
               }
             }
           },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
           },
           "422" : {
             "$ref" : "#/components/responses/UnprocessableContent"
@@ -6858,9 +7294,11 @@ enum PublicAPI {
           "identity"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
+          "unknown-cursor",
           "validation",
           "rate-limited",
           "unavailable"
@@ -6869,11 +7307,11 @@ enum PublicAPI {
         "x-surge-throttle" : "standard"
       },
       "post" : {
-        "description" : "Create a group (household, friends or team); you own it.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).",
+        "description" : "Create a group (household, friends or team); you own it.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "createGroup",
         "parameters" : [
           {
-            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.",
+            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.",
             "in" : "header",
             "name" : "Idempotency-Key",
             "required" : false,
@@ -6960,9 +7398,9 @@ enum PublicAPI {
           "invalid-token",
           "unauthorized",
           "idempotency-key-in-progress",
+          "idempotency-key-reused",
           "payload-too-large",
           "unsupported-media-type",
-          "idempotency-key-reused",
           "validation",
           "rate-limited",
           "unavailable"
@@ -7138,7 +7576,7 @@ enum PublicAPI {
     },
     "/v1/groups/{groupID}/chore-occurrences" : {
       "get" : {
-        "description" : "A household's chore occurrences: pending ones by due time (overdue flagged), or completed ones.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "A household's chore occurrences: pending ones by due time (overdue flagged), or completed ones.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "listChoreOccurrences",
         "parameters" : [
           {
@@ -7157,7 +7595,7 @@ enum PublicAPI {
             "name" : "status",
             "required" : false,
             "schema" : {
-              "$ref" : "#/components/schemas/ChoreOccurrenceStatus",
+              "$ref" : "#/components/schemas/KnownChoreOccurrenceStatus",
               "default" : "pending"
             }
           },
@@ -7174,11 +7612,12 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
             "schema" : {
+              "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
           }
@@ -7198,6 +7637,9 @@ enum PublicAPI {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
             }
+          },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
           },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
@@ -7227,10 +7669,12 @@ enum PublicAPI {
           "progress"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
           "not-found",
+          "unknown-cursor",
           "validation",
           "rate-limited",
           "catching-up",
@@ -7242,7 +7686,7 @@ enum PublicAPI {
     },
     "/v1/groups/{groupID}/chores" : {
       "get" : {
-        "description" : "A household's chores, newest first; for its members only.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "A household's chores, newest first; for its members only.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "listGroupChores",
         "parameters" : [
           {
@@ -7268,11 +7712,12 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
             "schema" : {
+              "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
           }
@@ -7292,6 +7737,9 @@ enum PublicAPI {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
             }
+          },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
           },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
@@ -7321,10 +7769,12 @@ enum PublicAPI {
           "challenges"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
           "not-found",
+          "unknown-cursor",
           "validation",
           "rate-limited",
           "catching-up",
@@ -7336,7 +7786,7 @@ enum PublicAPI {
     },
     "/v1/groups/{groupID}/invites" : {
       "get" : {
-        "description" : "The group's usable invites.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).",
+        "description" : "The group's usable invites.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "listGroupInvites",
         "parameters" : [
           {
@@ -7362,11 +7812,12 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
             "schema" : {
+              "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
           }
@@ -7386,6 +7837,9 @@ enum PublicAPI {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
             }
+          },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
           },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
@@ -7415,10 +7869,12 @@ enum PublicAPI {
           "identity"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
           "not-found",
+          "unknown-cursor",
           "validation",
           "rate-limited",
           "unavailable"
@@ -7427,7 +7883,7 @@ enum PublicAPI {
         "x-surge-throttle" : "standard"
       },
       "post" : {
-        "description" : "Create an invite code and link (any member); expires after expiresInHours (1-720, default 72).\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).",
+        "description" : "Create an invite code and link (any member); expires after expiresInHours (1-720, default 72).\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "createGroupInvite",
         "parameters" : [
           {
@@ -7441,7 +7897,7 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.",
+            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.",
             "in" : "header",
             "name" : "Idempotency-Key",
             "required" : false,
@@ -7532,9 +7988,9 @@ enum PublicAPI {
           "unauthorized",
           "not-found",
           "idempotency-key-in-progress",
+          "idempotency-key-reused",
           "payload-too-large",
           "unsupported-media-type",
-          "idempotency-key-reused",
           "validation",
           "rate-limited",
           "unavailable"
@@ -7684,7 +8140,7 @@ enum PublicAPI {
     },
     "/v1/groups/{groupID}/members" : {
       "get" : {
-        "description" : "Members and their roles, in joining order.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).",
+        "description" : "Members and their roles, in joining order.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "listGroupMembers",
         "parameters" : [
           {
@@ -7710,11 +8166,12 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
             "schema" : {
+              "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
           }
@@ -7734,6 +8191,9 @@ enum PublicAPI {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
             }
+          },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
           },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
@@ -7763,10 +8223,12 @@ enum PublicAPI {
           "identity"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
           "not-found",
+          "unknown-cursor",
           "validation",
           "rate-limited",
           "unavailable"
@@ -7996,7 +8458,7 @@ enum PublicAPI {
     },
     "/v1/leaderboards/challenges/{challengeID}" : {
       "get" : {
-        "description" : "A challenge's standings (a competition's by total quantity in its unit), best first, ties sharing a rank and ordered by name.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "A challenge's standings (a competition's by total quantity in its unit), best first, ties sharing a rank and ordered by name.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "getChallengeLeaderboard",
         "parameters" : [
           {
@@ -8010,7 +8472,7 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "`week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`.",
+            "description" : "`week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`, from 1970 to 2200. A window that has not begun is 404.",
             "in" : "query",
             "name" : "window",
             "required" : false,
@@ -8018,7 +8480,7 @@ enum PublicAPI {
               "examples" : [
                 "week"
               ],
-              "pattern" : "^(week|month|all-time|[0-9]{4}-W[0-9]{2}|[0-9]{4}-[0-9]{2})$",
+              "pattern" : "^(week|month|all-time|(19[7-9][0-9]|2[01][0-9]{2}|2200)-(W(0[1-9]|[1-4][0-9]|5[0-3])|0[1-9]|1[0-2]))$",
               "type" : "string"
             }
           },
@@ -8035,11 +8497,12 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
             "schema" : {
+              "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
           }
@@ -8059,6 +8522,9 @@ enum PublicAPI {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
             }
+          },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
           },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
@@ -8088,10 +8554,12 @@ enum PublicAPI {
           "leaderboard"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
           "not-found",
+          "unknown-cursor",
           "validation",
           "rate-limited",
           "catching-up",
@@ -8103,7 +8571,7 @@ enum PublicAPI {
     },
     "/v1/leaderboards/challenges/{challengeID}/around-me" : {
       "get" : {
-        "description" : "The page of a challenge's board around the caller.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "The page of a challenge's board around the caller.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "getChallengeLeaderboardAroundMe",
         "parameters" : [
           {
@@ -8117,7 +8585,7 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "`week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`.",
+            "description" : "`week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`, from 1970 to 2200. A window that has not begun is 404.",
             "in" : "query",
             "name" : "window",
             "required" : false,
@@ -8125,7 +8593,7 @@ enum PublicAPI {
               "examples" : [
                 "week"
               ],
-              "pattern" : "^(week|month|all-time|[0-9]{4}-W[0-9]{2}|[0-9]{4}-[0-9]{2})$",
+              "pattern" : "^(week|month|all-time|(19[7-9][0-9]|2[01][0-9]{2}|2200)-(W(0[1-9]|[1-4][0-9]|5[0-3])|0[1-9]|1[0-2]))$",
               "type" : "string"
             }
           },
@@ -8158,6 +8626,9 @@ enum PublicAPI {
               }
             }
           },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
           },
@@ -8186,6 +8657,7 @@ enum PublicAPI {
           "leaderboard"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
@@ -8201,7 +8673,7 @@ enum PublicAPI {
     },
     "/v1/leaderboards/challenges/{challengeID}/friends" : {
       "get" : {
-        "description" : "The caller and their friends on a challenge, ranked among themselves (1 to n), not by their global ranks.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "The caller and their friends on a challenge, ranked among themselves (1 to n), not by their global ranks.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "getChallengeFriendsLeaderboard",
         "parameters" : [
           {
@@ -8215,7 +8687,7 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "`week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`.",
+            "description" : "`week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`, from 1970 to 2200. A window that has not begun is 404.",
             "in" : "query",
             "name" : "window",
             "required" : false,
@@ -8223,7 +8695,7 @@ enum PublicAPI {
               "examples" : [
                 "week"
               ],
-              "pattern" : "^(week|month|all-time|[0-9]{4}-W[0-9]{2}|[0-9]{4}-[0-9]{2})$",
+              "pattern" : "^(week|month|all-time|(19[7-9][0-9]|2[01][0-9]{2}|2200)-(W(0[1-9]|[1-4][0-9]|5[0-3])|0[1-9]|1[0-2]))$",
               "type" : "string"
             }
           }
@@ -8243,6 +8715,9 @@ enum PublicAPI {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
             }
+          },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
           },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
@@ -8272,6 +8747,7 @@ enum PublicAPI {
           "leaderboard"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
@@ -8287,7 +8763,7 @@ enum PublicAPI {
     },
     "/v1/leaderboards/challenges/{challengeID}/history" : {
       "get" : {
-        "description" : "Past weeks or months of a challenge's board, newest first, with their winners.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Past weeks or months of a challenge's board, newest first, with their winners.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "getChallengeLeaderboardHistory",
         "parameters" : [
           {
@@ -8326,11 +8802,12 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
             "schema" : {
+              "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
           }
@@ -8350,6 +8827,9 @@ enum PublicAPI {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
             }
+          },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
           },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
@@ -8379,10 +8859,12 @@ enum PublicAPI {
           "leaderboard"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
           "not-found",
+          "unknown-cursor",
           "validation",
           "rate-limited",
           "catching-up",
@@ -8394,7 +8876,7 @@ enum PublicAPI {
     },
     "/v1/leaderboards/challenges/{challengeID}/me" : {
       "get" : {
-        "description" : "The caller's rank, score and percentile on a challenge's board.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "The caller's rank, score and percentile on a challenge's board.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "getMyChallengeStanding",
         "parameters" : [
           {
@@ -8408,7 +8890,7 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "`week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`.",
+            "description" : "`week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`, from 1970 to 2200. A window that has not begun is 404.",
             "in" : "query",
             "name" : "window",
             "required" : false,
@@ -8416,7 +8898,7 @@ enum PublicAPI {
               "examples" : [
                 "week"
               ],
-              "pattern" : "^(week|month|all-time|[0-9]{4}-W[0-9]{2}|[0-9]{4}-[0-9]{2})$",
+              "pattern" : "^(week|month|all-time|(19[7-9][0-9]|2[01][0-9]{2}|2200)-(W(0[1-9]|[1-4][0-9]|5[0-3])|0[1-9]|1[0-2]))$",
               "type" : "string"
             }
           }
@@ -8436,6 +8918,9 @@ enum PublicAPI {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
             }
+          },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
           },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
@@ -8465,6 +8950,7 @@ enum PublicAPI {
           "leaderboard"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
@@ -8480,7 +8966,7 @@ enum PublicAPI {
     },
     "/v1/leaderboards/groups/{groupID}" : {
       "get" : {
-        "description" : "A group's or household's standings: every member, by points earned in anything of the group; weeks run Monday to Sunday in the group's zone.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "A group's or household's standings: every member, by points earned in anything of the group; weeks run Monday to Sunday in the group's zone.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "getGroupLeaderboard",
         "parameters" : [
           {
@@ -8494,7 +8980,7 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "`week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`.",
+            "description" : "`week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`, from 1970 to 2200. A window that has not begun is 404.",
             "in" : "query",
             "name" : "window",
             "required" : false,
@@ -8502,7 +8988,7 @@ enum PublicAPI {
               "examples" : [
                 "week"
               ],
-              "pattern" : "^(week|month|all-time|[0-9]{4}-W[0-9]{2}|[0-9]{4}-[0-9]{2})$",
+              "pattern" : "^(week|month|all-time|(19[7-9][0-9]|2[01][0-9]{2}|2200)-(W(0[1-9]|[1-4][0-9]|5[0-3])|0[1-9]|1[0-2]))$",
               "type" : "string"
             }
           },
@@ -8519,11 +9005,12 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
             "schema" : {
+              "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
           }
@@ -8543,6 +9030,9 @@ enum PublicAPI {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
             }
+          },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
           },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
@@ -8572,10 +9062,12 @@ enum PublicAPI {
           "leaderboard"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
           "not-found",
+          "unknown-cursor",
           "validation",
           "rate-limited",
           "catching-up",
@@ -8587,7 +9079,7 @@ enum PublicAPI {
     },
     "/v1/leaderboards/groups/{groupID}/around-me" : {
       "get" : {
-        "description" : "The page of a group's board around the caller.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "The page of a group's board around the caller.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "getGroupLeaderboardAroundMe",
         "parameters" : [
           {
@@ -8601,7 +9093,7 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "`week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`.",
+            "description" : "`week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`, from 1970 to 2200. A window that has not begun is 404.",
             "in" : "query",
             "name" : "window",
             "required" : false,
@@ -8609,7 +9101,7 @@ enum PublicAPI {
               "examples" : [
                 "week"
               ],
-              "pattern" : "^(week|month|all-time|[0-9]{4}-W[0-9]{2}|[0-9]{4}-[0-9]{2})$",
+              "pattern" : "^(week|month|all-time|(19[7-9][0-9]|2[01][0-9]{2}|2200)-(W(0[1-9]|[1-4][0-9]|5[0-3])|0[1-9]|1[0-2]))$",
               "type" : "string"
             }
           },
@@ -8642,6 +9134,9 @@ enum PublicAPI {
               }
             }
           },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
           },
@@ -8670,6 +9165,7 @@ enum PublicAPI {
           "leaderboard"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
@@ -8685,7 +9181,7 @@ enum PublicAPI {
     },
     "/v1/leaderboards/groups/{groupID}/history" : {
       "get" : {
-        "description" : "Past weeks or months of a group's board, newest first, with their winners (last week's winner).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Past weeks or months of a group's board, newest first, with their winners (last week's winner).\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "getGroupLeaderboardHistory",
         "parameters" : [
           {
@@ -8724,11 +9220,12 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
             "schema" : {
+              "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
           }
@@ -8748,6 +9245,9 @@ enum PublicAPI {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
             }
+          },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
           },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
@@ -8777,10 +9277,12 @@ enum PublicAPI {
           "leaderboard"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
           "not-found",
+          "unknown-cursor",
           "validation",
           "rate-limited",
           "catching-up",
@@ -8792,7 +9294,7 @@ enum PublicAPI {
     },
     "/v1/leaderboards/groups/{groupID}/me" : {
       "get" : {
-        "description" : "The caller's rank, score and percentile on a group's board.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "The caller's rank, score and percentile on a group's board.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "getMyGroupStanding",
         "parameters" : [
           {
@@ -8806,7 +9308,7 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "`week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`.",
+            "description" : "`week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`, from 1970 to 2200. A window that has not begun is 404.",
             "in" : "query",
             "name" : "window",
             "required" : false,
@@ -8814,7 +9316,7 @@ enum PublicAPI {
               "examples" : [
                 "week"
               ],
-              "pattern" : "^(week|month|all-time|[0-9]{4}-W[0-9]{2}|[0-9]{4}-[0-9]{2})$",
+              "pattern" : "^(week|month|all-time|(19[7-9][0-9]|2[01][0-9]{2}|2200)-(W(0[1-9]|[1-4][0-9]|5[0-3])|0[1-9]|1[0-2]))$",
               "type" : "string"
             }
           }
@@ -8834,6 +9336,9 @@ enum PublicAPI {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
             }
+          },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
           },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
@@ -8863,6 +9368,7 @@ enum PublicAPI {
           "leaderboard"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
@@ -9078,7 +9584,7 @@ enum PublicAPI {
     },
     "/v1/me/challenges" : {
       "get" : {
-        "description" : "What the caller created or was invited to, newest first; filter by kind (e.g. kind=habit for my habits).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "What the caller created or was invited to, newest first; filter by kind (e.g. kind=habit for my habits).\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "listMyChallenges",
         "parameters" : [
           {
@@ -9087,7 +9593,7 @@ enum PublicAPI {
             "name" : "kind",
             "required" : false,
             "schema" : {
-              "$ref" : "#/components/schemas/ChallengeKind"
+              "$ref" : "#/components/schemas/KnownChallengeKind"
             }
           },
           {
@@ -9103,11 +9609,12 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
             "schema" : {
+              "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
           }
@@ -9128,8 +9635,14 @@ enum PublicAPI {
               }
             }
           },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
           },
           "422" : {
             "$ref" : "#/components/responses/UnprocessableContent"
@@ -9153,9 +9666,11 @@ enum PublicAPI {
           "challenges"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
+          "unknown-cursor",
           "validation",
           "rate-limited",
           "catching-up",
@@ -9303,7 +9818,7 @@ enum PublicAPI {
     },
     "/v1/me/history" : {
       "get" : {
-        "description" : "Contribution history across everything the caller does: tasks done per local day over the last weeks (12 by default).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Contribution history across everything the caller does: tasks done per local day over the last weeks (12 by default).\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "myHistory",
         "parameters" : [
           {
@@ -9335,6 +9850,9 @@ enum PublicAPI {
               }
             }
           },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
           },
@@ -9360,6 +9878,7 @@ enum PublicAPI {
           "progress"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
@@ -9427,7 +9946,7 @@ enum PublicAPI {
     },
     "/v1/me/points/ledger" : {
       "get" : {
-        "description" : "The points ledger, newest first: every award or correction with its reason.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "The points ledger, newest first: every award or correction with its reason.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "myPointsLedger",
         "parameters" : [
           {
@@ -9443,11 +9962,12 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
             "schema" : {
+              "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
           }
@@ -9468,8 +9988,14 @@ enum PublicAPI {
               }
             }
           },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
           },
           "422" : {
             "$ref" : "#/components/responses/UnprocessableContent"
@@ -9493,9 +10019,11 @@ enum PublicAPI {
           "progress"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
+          "unknown-cursor",
           "validation",
           "rate-limited",
           "catching-up",
@@ -9936,7 +10464,7 @@ enum PublicAPI {
     },
     "/v1/users" : {
       "get" : {
-        "description" : "Find people by display name (public profiles only).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).",
+        "description" : "Find people by display name (public profiles only).\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "searchUsers",
         "parameters" : [
           {
@@ -9949,8 +10477,7 @@ enum PublicAPI {
                 "Ann"
               ],
               "maxLength" : 50,
-              "minLength" : 1,
-              "pattern" : "\\S",
+              "pattern" : "^(?=[\\s\\S]*\\S)[^\\u0000]*$",
               "type" : "string"
             }
           },
@@ -9967,11 +10494,12 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
             "schema" : {
+              "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
           }
@@ -9992,8 +10520,14 @@ enum PublicAPI {
               }
             }
           },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
           },
           "422" : {
             "$ref" : "#/components/responses/UnprocessableContent"
@@ -10017,9 +10551,11 @@ enum PublicAPI {
           "identity"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
+          "unknown-cursor",
           "validation",
           "rate-limited",
           "unavailable"
