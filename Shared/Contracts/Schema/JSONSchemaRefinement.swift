@@ -58,6 +58,14 @@ extension JSONSchema {
             "^" + (nonBlank ? "(?=[\\s\\S]*\\S)" : "") + (controls ? "[^\\u0000]" : "[^\\u0000-\\u001F\\u007F-\\u009F]") + "*$"
         }
 
+        /// An IANA time zone name. Which names exist is the tz database's call, not a pattern's: the document says so
+        /// with a format of its own, `iana-time-zone` (a generator of valid data needs a list of names), and the
+        /// pattern states the shape every accepted name has.
+        public static let ianaTimeZone = Refinement(
+            pattern: "^(UTC|[A-Z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+){1,2})$",
+            description: "An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).",
+            example: "Europe/Rome", schema: .string(format: "iana-time-zone"))
+
         /// A string whose values come from `type`'s list.
         public static func values<T: JSONSchemaEnum>(_ type: T.Type) -> Refinement { Refinement(schema: .of(type)) }
 

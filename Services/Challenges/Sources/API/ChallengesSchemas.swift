@@ -111,6 +111,6 @@ extension HabitDetails: JSONSchemaRefined {
 
 extension CompetitionDetails: JSONSchemaRefined {
     public static var fieldRefinements: [String: JSONSchema.Refinement] {
-        ["timeZone": .init(description: "An IANA time zone.", example: "Europe/Rome"), "unit": ChallengesSchemas.unit]
+        ["timeZone": .ianaTimeZone, "unit": ChallengesSchemas.unit]
     }
 }

@@ -8,10 +8,17 @@ enum IdentitySchemas {
     /// Trimmed, not empty, at most 50 characters, no control characters (`ProfileRules.displayName`).
     static let displayName = JSONSchema.Refinement.text(
         maxLength: ProfileRules.maxDisplayNameLength, nonBlank: true, controls: false, example: "Ann")
-    static let timeZone = JSONSchema.Refinement(description: "An IANA time zone.", example: "Europe/Rome")
+    static let timeZone = JSONSchema.Refinement.ianaTimeZone
     static let locale = JSONSchema.Refinement(
         maxLength: 35, pattern: "^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$", description: "A BCP 47 language tag.", example: "en-US")
-    static let email = JSONSchema.Refinement(maxLength: EmailAddress.maxLength, example: "ann@example.com")
+    /// `EmailAddress`'s rule: dot-separated parts without white space, controls or `@`, then a dotted domain of
+    /// letters, digits and inner hyphens (the server also takes non-ASCII letters there, and a local part of up to 64
+    /// characters).
+    static let email = JSONSchema.Refinement(
+        maxLength: EmailAddress.maxLength,
+        pattern: "^[^\\s@.\\u0000-\\u001F\\u007F-\\u009F]+(\\.[^\\s@.\\u0000-\\u001F\\u007F-\\u009F]+)*"
+            + "@[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$",
+        example: "ann@example.com")
     /// The pattern states the rules a pattern can: no NUL, at least the minimum length, not one character repeated
     /// (a negative lookahead, so generators of valid data need not filter; `not` would cost a generated client its
     /// plain `String`).
