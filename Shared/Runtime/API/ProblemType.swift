@@ -78,6 +78,8 @@ extension ProblemType {
         "invalid-refresh-token", .unauthorized, "The refresh token is unknown, expired or signed out: sign in again.")
     public static let refreshTokenReused = ProblemType(
         "refresh-token-reused", .unauthorized, "The refresh token was already used; every session of its family was signed out.")
+    public static let providerNotEnabled = ProblemType(
+        "provider-not-enabled", .forbidden, "This server does not accept sign-in with that provider (it is not configured here).")
     public static let invalidIDToken = ProblemType(
         "invalid-id-token", .unauthorized, "The provider's ID token is malformed, expired, wrongly signed or meant for another app.")
     public static let trainingPlanNotFound = ProblemType("training-plan-not-found", .notFound, "No training plan yet: onboarding has not saved one.")
@@ -120,7 +122,7 @@ extension ProblemType {
         malformedBody, invalidCharacters, unsupportedMediaType, payloadTooLarge, validation, idempotencyKeyReused, idempotencyKeyInProgress,
         forbidden, confirmationRequired,
         emailTaken, accountExists, credentialsExist, invalidCredentials, signInThrottled, invalidRefreshToken, refreshTokenReused,
-        invalidIDToken, trainingPlanNotFound, alreadyFriends, friendRequestExists, ownerOnly, inviteExpired, cannotRemoveSelf,
+        invalidIDToken, providerNotEnabled, trainingPlanNotFound, alreadyFriends, friendRequestExists, ownerOnly, inviteExpired, cannotRemoveSelf,
         notInvitable,
         alreadyStarted, attemptCompleted, attemptNotActive, chore, competitionEnded, beyondSupportedDates, alreadyRemoved, choreAlreadyCompleted,
         outsideCompetition, checkInWindowClosed, checkInInFuture, checkInBeforeStart, checkInAfterEnd,

@@ -27,7 +27,7 @@ enum IdentityAPI {
         .post, "/v1/auth/social", id: "socialSignIn", service: .identity,
         summary: "Sign in with an Apple or Google ID token: a known identity signs in, a verified e-mail links to its social account, otherwise an account is created. A password account with that e-mail is 409 account-exists.",
         access: .anonymous, throttle: .credentials, request: SocialSignInRequest.self, response: SocialSessionResponse.self,
-        problems: [.invalidIDToken, .accountExists])
+        problems: [.invalidIDToken, .providerNotEnabled, .accountExists])
 
     static let refresh = APIOperation(
         .post, "/v1/auth/refresh", id: "refreshSession", service: .identity,
