@@ -381,7 +381,9 @@ struct ChallengesSystemTests {
             }
             let competitionResponse = try await alice.http.post("/v1/challenges", json: competition([:]))
             let competitionID = try #require(Self.object(competitionResponse.json["definition"])["challengeID"] as? String)
-            for (field, body) in [("userIDs[0]", ["userIDs": ["not-a-uuid"]] as [String: any Sendable]), ("userIDs", [:])] {
+            let nobody = try await alice.http.post("/v1/challenges/\(competitionID)/invitations", json: [:])
+            #expect(nobody.status == 201 && Self.array(nobody.json["invitations"]).isEmpty, "inviting nobody sends nothing: \(nobody.text)")
+            for (field, body) in [("userIDs[0]", ["userIDs": ["not-a-uuid"]] as [String: any Sendable])] {
                 let response = try await alice.http.post("/v1/challenges/\(competitionID)/invitations", json: body)
                 #expect(response.status == 422, "\(field): \(response.text)")
                 #expect(Self.array(response.json["errors"]).compactMap { $0["field"] as? String }.contains(field), "\(field): \(response.text)")

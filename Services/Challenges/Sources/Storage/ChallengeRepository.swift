@@ -296,10 +296,8 @@ struct PostgresChallengeRepository: ChallengeRepository {
     // MARK: Invitations
 
     func invite(_ challengeID: UUID, _ request: InvitationRequest, caller: UUID, trace: TraceContext) async throws -> InvitationResult {
+        // Neither userIDs nor groupID names nobody: nothing is sent, as for a group with no other members.
         let userIDs = request.userIDs ?? []
-        if userIDs.isEmpty && request.groupID == nil {
-            throw Problem.validation(field: "userIDs", "give the friends to invite (userIDs) or a group (groupID)")
-        }
         if userIDs.count > InvitationRequest.maxUsers {
             throw Problem.validation(field: "userIDs", "must list at most \(InvitationRequest.maxUsers) users")
         }
