@@ -2098,7 +2098,7 @@ extension Components {
             public var endsAt: Foundation.Date
             /// - Remark: Generated from `#/components/schemas/CompetitionDetails/startsAt`.
             public var startsAt: Foundation.Date
-            /// An IANA time zone.
+            /// An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).
             ///
             /// - Remark: Generated from `#/components/schemas/CompetitionDetails/timeZone`.
             public var timeZone: Swift.String
@@ -2109,7 +2109,7 @@ extension Components {
             /// - Parameters:
             ///   - endsAt:
             ///   - startsAt:
-            ///   - timeZone: An IANA time zone.
+            ///   - timeZone: An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).
             ///   - unit:
             public init(
                 endsAt: Foundation.Date,
@@ -2135,7 +2135,7 @@ extension Components {
             public var endsAt: Foundation.Date
             /// - Remark: Generated from `#/components/schemas/CompetitionDetailsInput/startsAt`.
             public var startsAt: Foundation.Date
-            /// An IANA time zone.
+            /// An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).
             ///
             /// - Remark: Generated from `#/components/schemas/CompetitionDetailsInput/timeZone`.
             public var timeZone: Swift.String
@@ -2146,7 +2146,7 @@ extension Components {
             /// - Parameters:
             ///   - endsAt:
             ///   - startsAt:
-            ///   - timeZone: An IANA time zone.
+            ///   - timeZone: An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).
             ///   - unit:
             public init(
                 endsAt: Foundation.Date,
@@ -2683,7 +2683,7 @@ extension Components {
             public var kind: Components.Schemas.KnownGroupKind
             /// - Remark: Generated from `#/components/schemas/GroupCreationRequest/name`.
             public var name: Swift.String
-            /// An IANA time zone.
+            /// An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).
             ///
             /// - Remark: Generated from `#/components/schemas/GroupCreationRequest/timeZone`.
             public var timeZone: Swift.String
@@ -2692,7 +2692,7 @@ extension Components {
             /// - Parameters:
             ///   - kind:
             ///   - name:
-            ///   - timeZone: An IANA time zone.
+            ///   - timeZone: An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).
             public init(
                 kind: Components.Schemas.KnownGroupKind,
                 name: Swift.String,
@@ -3039,7 +3039,7 @@ extension Components {
         public struct GroupUpdateRequest: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/GroupUpdateRequest/name`.
             public var name: Swift.String?
-            /// An IANA time zone.
+            /// An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).
             ///
             /// - Remark: Generated from `#/components/schemas/GroupUpdateRequest/timeZone`.
             public var timeZone: Swift.String?
@@ -3047,7 +3047,7 @@ extension Components {
             ///
             /// - Parameters:
             ///   - name:
-            ///   - timeZone: An IANA time zone.
+            ///   - timeZone: An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).
             public init(
                 name: Swift.String? = nil,
                 timeZone: Swift.String? = nil
@@ -3083,7 +3083,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/GuestRequest/locale`.
             public var locale: Swift.String?
-            /// An IANA time zone.
+            /// An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).
             ///
             /// - Remark: Generated from `#/components/schemas/GuestRequest/timeZone`.
             public var timeZone: Swift.String
@@ -3092,7 +3092,7 @@ extension Components {
             /// - Parameters:
             ///   - displayName:
             ///   - locale: A BCP 47 language tag.
-            ///   - timeZone: An IANA time zone.
+            ///   - timeZone: An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).
             public init(
                 displayName: Swift.String,
                 locale: Swift.String? = nil,
@@ -4428,6 +4428,7 @@ extension Components {
             /// - `invalid-refresh-token` (401): The refresh token is unknown, expired or signed out: sign in again.
             /// - `refresh-token-reused` (401): The refresh token was already used; every session of its family was signed out.
             /// - `invalid-id-token` (401): The provider's ID token is malformed, expired, wrongly signed or meant for another app.
+            /// - `provider-not-enabled` (403): This server does not accept sign-in with that provider (it is not configured here).
             /// - `training-plan-not-found` (404): No training plan yet: onboarding has not saved one.
             /// - `already-friends` (409): You are already friends.
             /// - `friend-request-exists` (409): A friend request between the two of you is pending; answer or cancel it.
@@ -4496,7 +4497,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/ProfileUpdateRequest/locale`.
             public var locale: Swift.String?
-            /// An IANA time zone.
+            /// An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).
             ///
             /// - Remark: Generated from `#/components/schemas/ProfileUpdateRequest/timeZone`.
             public var timeZone: Swift.String?
@@ -4506,7 +4507,7 @@ extension Components {
             ///   - avatarURL: An https URL, or an empty string to remove the avatar.
             ///   - displayName:
             ///   - locale: A BCP 47 language tag.
-            ///   - timeZone: An IANA time zone.
+            ///   - timeZone: An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).
             public init(
                 avatarURL: Swift.String? = nil,
                 displayName: Swift.String? = nil,
@@ -4751,7 +4752,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/RegisterRequest/password`.
             public var password: Swift.String
-            /// An IANA time zone.
+            /// An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).
             ///
             /// - Remark: Generated from `#/components/schemas/RegisterRequest/timeZone`.
             public var timeZone: Swift.String
@@ -4762,7 +4763,7 @@ extension Components {
             ///   - email:
             ///   - locale: A BCP 47 language tag.
             ///   - password: At least 10 characters and at most 72 bytes of UTF-8; not one character repeated, not the e-mail's name, not a common password.
-            ///   - timeZone: An IANA time zone.
+            ///   - timeZone: An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).
             public init(
                 displayName: Swift.String,
                 email: Swift.String,
@@ -5106,7 +5107,7 @@ extension Components {
             public var idToken: Swift.String
             /// - Remark: Generated from `#/components/schemas/SocialSignInRequest/provider`.
             public var provider: Components.Schemas.SocialProvider
-            /// An IANA time zone.
+            /// An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).
             ///
             /// - Remark: Generated from `#/components/schemas/SocialSignInRequest/timeZone`.
             public var timeZone: Swift.String?
@@ -5116,7 +5117,7 @@ extension Components {
             ///   - displayName:
             ///   - idToken:
             ///   - provider:
-            ///   - timeZone: An IANA time zone.
+            ///   - timeZone: An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).
             public init(
                 displayName: Swift.String? = nil,
                 idToken: Swift.String,

@@ -5674,6 +5674,7 @@ public enum Operations {
     ///
     /// Problem types:
     /// - 401 `invalid-id-token`: The provider's ID token is malformed, expired, wrongly signed or meant for another app.
+    /// - 403 `provider-not-enabled`: This server does not accept sign-in with that provider (it is not configured here).
     /// - 409 `account-exists`: A password account has this e-mail: sign in with e-mail and password instead.
     ///
     /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
@@ -5828,6 +5829,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Forbidden: a problem document (`forbidden`, `provider-not-enabled`, `owner-only`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/auth/social/post(socialSignIn)/responses/403`.
+            ///
+            /// HTTP response code: `403 forbidden`.
+            case forbidden(Components.Responses.Forbidden)
+            /// The associated value of the enum case if `self` is `.forbidden`.
+            ///
+            /// - Throws: An error if `self` is not `.forbidden`.
+            /// - SeeAlso: `.forbidden`.
+            public var forbidden: Components.Responses.Forbidden {
+                get throws {
+                    switch self {
+                    case let .forbidden(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "forbidden",
                             response: self
                         )
                     }
@@ -7158,7 +7182,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Forbidden: a problem document (`forbidden`, `owner-only`); each operation lists its own.
+            /// Forbidden: a problem document (`forbidden`, `provider-not-enabled`, `owner-only`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/patch(updateChallenge)/responses/403`.
             ///
@@ -7524,7 +7548,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Forbidden: a problem document (`forbidden`, `owner-only`); each operation lists its own.
+            /// Forbidden: a problem document (`forbidden`, `provider-not-enabled`, `owner-only`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/delete(deleteChallenge)/responses/403`.
             ///
@@ -7875,7 +7899,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Forbidden: a problem document (`forbidden`, `owner-only`); each operation lists its own.
+            /// Forbidden: a problem document (`forbidden`, `provider-not-enabled`, `owner-only`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/invitations/post(inviteToChallenge)/responses/403`.
             ///
@@ -12546,7 +12570,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Forbidden: a problem document (`forbidden`, `owner-only`); each operation lists its own.
+            /// Forbidden: a problem document (`forbidden`, `provider-not-enabled`, `owner-only`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/patch(updateGroup)/responses/403`.
             ///
@@ -14263,7 +14287,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Forbidden: a problem document (`forbidden`, `owner-only`); each operation lists its own.
+            /// Forbidden: a problem document (`forbidden`, `provider-not-enabled`, `owner-only`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/{code}/delete(revokeGroupInvite)/responses/403`.
             ///
@@ -15071,7 +15095,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Forbidden: a problem document (`forbidden`, `owner-only`); each operation lists its own.
+            /// Forbidden: a problem document (`forbidden`, `provider-not-enabled`, `owner-only`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/members/{userID}/delete(removeGroupMember)/responses/403`.
             ///

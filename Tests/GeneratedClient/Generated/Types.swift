@@ -237,6 +237,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// Problem types:
     /// - 401 `invalid-id-token`: The provider's ID token is malformed, expired, wrongly signed or meant for another app.
+    /// - 403 `provider-not-enabled`: This server does not accept sign-in with that provider (it is not configured here).
     /// - 409 `account-exists`: A password account has this e-mail: sign in with e-mail and password instead.
     ///
     /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
@@ -1174,6 +1175,7 @@ extension APIProtocol {
     ///
     /// Problem types:
     /// - 401 `invalid-id-token`: The provider's ID token is malformed, expired, wrongly signed or meant for another app.
+    /// - 403 `provider-not-enabled`: This server does not accept sign-in with that provider (it is not configured here).
     /// - 409 `account-exists`: A password account has this e-mail: sign in with e-mail and password instead.
     ///
     /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).

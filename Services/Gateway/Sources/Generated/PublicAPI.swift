@@ -193,7 +193,7 @@ enum PublicAPI {
             }
           }
         },
-        "description" : "Forbidden: a problem document (`forbidden`, `owner-only`); each operation lists its own.",
+        "description" : "Forbidden: a problem document (`forbidden`, `provider-not-enabled`, `owner-only`); each operation lists its own.",
         "headers" : {
           "X-Request-ID" : {
             "$ref" : "#/components/headers/X-Request-ID"
@@ -1470,10 +1470,12 @@ enum PublicAPI {
             "type" : "string"
           },
           "timeZone" : {
-            "description" : "An IANA time zone.",
+            "description" : "An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).",
             "examples" : [
               "Europe/Rome"
             ],
+            "format" : "iana-time-zone",
+            "pattern" : "^(UTC|[A-Z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+){1,2})$",
             "type" : "string"
           },
           "unit" : {
@@ -1507,11 +1509,12 @@ enum PublicAPI {
             "type" : "string"
           },
           "timeZone" : {
-            "description" : "An IANA time zone.",
+            "description" : "An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).",
             "examples" : [
               "Europe/Rome"
             ],
-            "pattern" : "^[^\\u0000]*$",
+            "format" : "iana-time-zone",
+            "pattern" : "^(UTC|[A-Z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+){1,2})$",
             "type" : "string"
           },
           "unit" : {
@@ -1550,7 +1553,7 @@ enum PublicAPI {
               "ann@example.com"
             ],
             "maxLength" : 254,
-            "pattern" : "^[^\\u0000]*$",
+            "pattern" : "^[^\\s@.\\u0000-\\u001F\\u007F-\\u009F]+(\\.[^\\s@.\\u0000-\\u001F\\u007F-\\u009F]+)*@[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$",
             "type" : "string"
           },
           "password" : {
@@ -1818,11 +1821,12 @@ enum PublicAPI {
             "type" : "string"
           },
           "timeZone" : {
-            "description" : "An IANA time zone.",
+            "description" : "An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).",
             "examples" : [
               "Europe/Rome"
             ],
-            "pattern" : "^[^\\u0000]*$",
+            "format" : "iana-time-zone",
+            "pattern" : "^(UTC|[A-Z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+){1,2})$",
             "type" : "string"
           }
         },
@@ -2019,11 +2023,12 @@ enum PublicAPI {
             "type" : "string"
           },
           "timeZone" : {
-            "description" : "An IANA time zone.",
+            "description" : "An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).",
             "examples" : [
               "Europe/Rome"
             ],
-            "pattern" : "^[^\\u0000]*$",
+            "format" : "iana-time-zone",
+            "pattern" : "^(UTC|[A-Z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+){1,2})$",
             "type" : "string"
           }
         },
@@ -2050,11 +2055,12 @@ enum PublicAPI {
             "type" : "string"
           },
           "timeZone" : {
-            "description" : "An IANA time zone.",
+            "description" : "An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).",
             "examples" : [
               "Europe/Rome"
             ],
-            "pattern" : "^[^\\u0000]*$",
+            "format" : "iana-time-zone",
+            "pattern" : "^(UTC|[A-Z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+){1,2})$",
             "type" : "string"
           }
         },
@@ -2882,7 +2888,7 @@ enum PublicAPI {
             "type" : "string"
           },
           "type" : {
-            "description" : "Stable per kind of problem: https://surge.example/problems/ followed by one of these slugs (later versions may add others; `http-<status>` stands for any other HTTP error):\n- `rate-limited` (429): Too many requests from this address or account; retry after `Retry-After` seconds.\n- `unavailable` (503): Something Surge depends on (its database, another service, a sign-in provider) cannot be reached; retry after `Retry-After` seconds.\n- `catching-up` (503): This service has not yet seen something the request needs (an account or group created a moment ago); retry after `Retry-After` seconds.\n- `internal` (500): A fault on Surge's side; it has been logged.\n- `method-not-allowed` (405): The path exists, but not with this method.\n- `not-found` (404): No such resource, or none the caller may see.\n- `unknown-cursor` (404): The `cursor` was not issued for this list (or this sort order), so the position it names does not exist: request the first page again without a cursor.\n- `unauthorized` (401): No access token was sent.\n- `invalid-token` (401): The access token is malformed, expired or not Surge's: refresh it or sign in again.\n- `account-deleted` (401): The token's account was deleted.\n- `unauthenticated-call` (401): A service was called directly, not through the gateway (internal calls only).\n- `malformed-body` (400): The body is not JSON, or could not be read.\n- `invalid-characters` (400): A text field or query parameter contains NUL (U+0000); `errors` names each.\n- `unsupported-media-type` (415): The body's Content-Type is not one the operation takes.\n- `payload-too-large` (413): The body is larger than the operation takes.\n- `validation` (422): A field, query parameter or header breaks a rule (unknown fields included); `errors` names each with the rule broken.\n- `idempotency-key-reused` (409): This `Idempotency-Key` is bound to a different request (another method, path or body): use a new key for a new request.\n- `idempotency-key-in-progress` (409): A request with this `Idempotency-Key` is still running; retry after `Retry-After` seconds.\n- `forbidden` (403): The caller may not do this.\n- `confirmation-required` (422): Deleting for good needs an explicit confirmation.\n- `email-taken` (409): An account with this e-mail exists: sign in instead.\n- `account-exists` (409): A password account has this e-mail: sign in with e-mail and password instead.\n- `credentials-exist` (409): The account already has credentials; only a guest attaches them.\n- `invalid-credentials` (401): The e-mail or the password is wrong.\n- `sign-in-throttled` (429): Too many failed sign-ins from this address; retry after `Retry-After` seconds.\n- `invalid-refresh-token` (401): The refresh token is unknown, expired or signed out: sign in again.\n- `refresh-token-reused` (401): The refresh token was already used; every session of its family was signed out.\n- `invalid-id-token` (401): The provider's ID token is malformed, expired, wrongly signed or meant for another app.\n- `training-plan-not-found` (404): No training plan yet: onboarding has not saved one.\n- `already-friends` (409): You are already friends.\n- `friend-request-exists` (409): A friend request between the two of you is pending; answer or cancel it.\n- `owner-only` (403): Only the group's owner may do this.\n- `invite-expired` (410): The invite has expired; ask for a new one.\n- `cannot-remove-self` (409): The owner cannot remove themselves; leave the group instead.\n- `not-invitable` (409): This kind of challenge takes no invitations.\n- `already-started` (409): You already have an active attempt at this challenge.\n- `attempt-completed` (409): A completed attempt is archived; start the challenge again instead.\n- `attempt-not-active` (409): The attempt has ended (failed, completed or abandoned); restart it to check in again.\n- `chore` (409): Household chores are completed occurrence by occurrence, not started.\n- `competition-ended` (409): The competition has ended.\n- `beyond-supported-dates` (422): The attempt would end after the last date Surge supports (2200-12-31).\n- `already-removed` (409): That logged amount was already removed.\n- `chore-already-completed` (409): This chore occurrence was already completed.\n- `outside-competition` (422): The check-in falls outside the competition's time limit.\n- `check-in-window-closed` (422): Too late for that day: its check-in window has closed (`detail` says when).\n- `check-in-in-future` (422): The check-in is for a day that has not begun.\n- `check-in-before-start` (422): The check-in is for a day before the attempt began.\n- `check-in-after-end` (422): The check-in is for a day after the attempt's last day.",
+            "description" : "Stable per kind of problem: https://surge.example/problems/ followed by one of these slugs (later versions may add others; `http-<status>` stands for any other HTTP error):\n- `rate-limited` (429): Too many requests from this address or account; retry after `Retry-After` seconds.\n- `unavailable` (503): Something Surge depends on (its database, another service, a sign-in provider) cannot be reached; retry after `Retry-After` seconds.\n- `catching-up` (503): This service has not yet seen something the request needs (an account or group created a moment ago); retry after `Retry-After` seconds.\n- `internal` (500): A fault on Surge's side; it has been logged.\n- `method-not-allowed` (405): The path exists, but not with this method.\n- `not-found` (404): No such resource, or none the caller may see.\n- `unknown-cursor` (404): The `cursor` was not issued for this list (or this sort order), so the position it names does not exist: request the first page again without a cursor.\n- `unauthorized` (401): No access token was sent.\n- `invalid-token` (401): The access token is malformed, expired or not Surge's: refresh it or sign in again.\n- `account-deleted` (401): The token's account was deleted.\n- `unauthenticated-call` (401): A service was called directly, not through the gateway (internal calls only).\n- `malformed-body` (400): The body is not JSON, or could not be read.\n- `invalid-characters` (400): A text field or query parameter contains NUL (U+0000); `errors` names each.\n- `unsupported-media-type` (415): The body's Content-Type is not one the operation takes.\n- `payload-too-large` (413): The body is larger than the operation takes.\n- `validation` (422): A field, query parameter or header breaks a rule (unknown fields included); `errors` names each with the rule broken.\n- `idempotency-key-reused` (409): This `Idempotency-Key` is bound to a different request (another method, path or body): use a new key for a new request.\n- `idempotency-key-in-progress` (409): A request with this `Idempotency-Key` is still running; retry after `Retry-After` seconds.\n- `forbidden` (403): The caller may not do this.\n- `confirmation-required` (422): Deleting for good needs an explicit confirmation.\n- `email-taken` (409): An account with this e-mail exists: sign in instead.\n- `account-exists` (409): A password account has this e-mail: sign in with e-mail and password instead.\n- `credentials-exist` (409): The account already has credentials; only a guest attaches them.\n- `invalid-credentials` (401): The e-mail or the password is wrong.\n- `sign-in-throttled` (429): Too many failed sign-ins from this address; retry after `Retry-After` seconds.\n- `invalid-refresh-token` (401): The refresh token is unknown, expired or signed out: sign in again.\n- `refresh-token-reused` (401): The refresh token was already used; every session of its family was signed out.\n- `invalid-id-token` (401): The provider's ID token is malformed, expired, wrongly signed or meant for another app.\n- `provider-not-enabled` (403): This server does not accept sign-in with that provider (it is not configured here).\n- `training-plan-not-found` (404): No training plan yet: onboarding has not saved one.\n- `already-friends` (409): You are already friends.\n- `friend-request-exists` (409): A friend request between the two of you is pending; answer or cancel it.\n- `owner-only` (403): Only the group's owner may do this.\n- `invite-expired` (410): The invite has expired; ask for a new one.\n- `cannot-remove-self` (409): The owner cannot remove themselves; leave the group instead.\n- `not-invitable` (409): This kind of challenge takes no invitations.\n- `already-started` (409): You already have an active attempt at this challenge.\n- `attempt-completed` (409): A completed attempt is archived; start the challenge again instead.\n- `attempt-not-active` (409): The attempt has ended (failed, completed or abandoned); restart it to check in again.\n- `chore` (409): Household chores are completed occurrence by occurrence, not started.\n- `competition-ended` (409): The competition has ended.\n- `beyond-supported-dates` (422): The attempt would end after the last date Surge supports (2200-12-31).\n- `already-removed` (409): That logged amount was already removed.\n- `chore-already-completed` (409): This chore occurrence was already completed.\n- `outside-competition` (422): The check-in falls outside the competition's time limit.\n- `check-in-window-closed` (422): Too late for that day: its check-in window has closed (`detail` says when).\n- `check-in-in-future` (422): The check-in is for a day that has not begun.\n- `check-in-before-start` (422): The check-in is for a day before the attempt began.\n- `check-in-after-end` (422): The check-in is for a day after the attempt's last day.",
             "examples" : [
               "https://surge.example/problems/attempt-not-active"
             ],
@@ -2927,11 +2933,12 @@ enum PublicAPI {
             "type" : "string"
           },
           "timeZone" : {
-            "description" : "An IANA time zone.",
+            "description" : "An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).",
             "examples" : [
               "Europe/Rome"
             ],
-            "pattern" : "^[^\\u0000]*$",
+            "format" : "iana-time-zone",
+            "pattern" : "^(UTC|[A-Z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+){1,2})$",
             "type" : "string"
           }
         },
@@ -3044,7 +3051,7 @@ enum PublicAPI {
               "ann@example.com"
             ],
             "maxLength" : 254,
-            "pattern" : "^[^\\u0000]*$",
+            "pattern" : "^[^\\s@.\\u0000-\\u001F\\u007F-\\u009F]+(\\.[^\\s@.\\u0000-\\u001F\\u007F-\\u009F]+)*@[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$",
             "type" : "string"
           },
           "locale" : {
@@ -3064,11 +3071,12 @@ enum PublicAPI {
             "type" : "string"
           },
           "timeZone" : {
-            "description" : "An IANA time zone.",
+            "description" : "An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).",
             "examples" : [
               "Europe/Rome"
             ],
-            "pattern" : "^[^\\u0000]*$",
+            "format" : "iana-time-zone",
+            "pattern" : "^(UTC|[A-Z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+){1,2})$",
             "type" : "string"
           }
         },
@@ -3274,11 +3282,12 @@ enum PublicAPI {
             "$ref" : "#/components/schemas/SocialProvider"
           },
           "timeZone" : {
-            "description" : "An IANA time zone.",
+            "description" : "An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).",
             "examples" : [
               "Europe/Rome"
             ],
-            "pattern" : "^[^\\u0000]*$",
+            "format" : "iana-time-zone",
+            "pattern" : "^(UTC|[A-Z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+){1,2})$",
             "type" : "string"
           }
         },
@@ -5541,7 +5550,7 @@ enum PublicAPI {
     },
     "/v1/auth/social" : {
       "post" : {
-        "description" : "Sign in with an Apple or Google ID token: a known identity signs in, a verified e-mail links to its social account, otherwise an account is created. A password account with that e-mail is 409 account-exists.\n\nProblem types:\n- 401 `invalid-id-token`: The provider's ID token is malformed, expired, wrongly signed or meant for another app.\n- 409 `account-exists`: A password account has this e-mail: sign in with e-mail and password instead.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).",
+        "description" : "Sign in with an Apple or Google ID token: a known identity signs in, a verified e-mail links to its social account, otherwise an account is created. A password account with that e-mail is 409 account-exists.\n\nProblem types:\n- 401 `invalid-id-token`: The provider's ID token is malformed, expired, wrongly signed or meant for another app.\n- 403 `provider-not-enabled`: This server does not accept sign-in with that provider (it is not configured here).\n- 409 `account-exists`: A password account has this e-mail: sign in with e-mail and password instead.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "socialSignIn",
         "requestBody" : {
           "content" : {
@@ -5575,6 +5584,9 @@ enum PublicAPI {
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
           },
+          "403" : {
+            "$ref" : "#/components/responses/Forbidden"
+          },
           "409" : {
             "$ref" : "#/components/responses/Conflict"
           },
@@ -5605,6 +5617,7 @@ enum PublicAPI {
           "invalid-characters",
           "malformed-body",
           "invalid-id-token",
+          "provider-not-enabled",
           "account-exists",
           "payload-too-large",
           "unsupported-media-type",
