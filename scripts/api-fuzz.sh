@@ -42,8 +42,9 @@ seed=()
 # schemathesis keeps its example database in .schemathesis/ of the working directory: under .surge, not the repository.
 cd "$FUZZ"
 status=0
-# DELETE /v1/me would delete the account whose token every other request uses.
-"$VENV/bin/st" --no-color run "$ROOT/docs/openapi.json" --url "$GATEWAY" -H "Authorization: Bearer $TOKEN" \
+# DELETE /v1/me would delete the account whose token every other request uses. The hooks give the document's own
+# string format (`iana-time-zone`) its values.
+SCHEMATHESIS_HOOKS="$ROOT/scripts/api-fuzz-hooks.py" "$VENV/bin/st" --no-color run "$ROOT/docs/openapi.json" --url "$GATEWAY" -H "Authorization: Bearer $TOKEN" \
   --checks all --max-examples "${API_FUZZ_MAX_EXAMPLES:-5}" --max-time "${API_FUZZ_MAX_TIME:-240}" "${seed[@]}" \
   --workers 2 --request-timeout 10 --exclude-name "DELETE /v1/me" \
   --report junit,ndjson --report-dir "$FUZZ/report" 2>&1 | tee "$FUZZ/report/output.txt" || status=$?

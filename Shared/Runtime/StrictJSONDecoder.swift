@@ -44,6 +44,12 @@ public struct StrictJSONDecoder: RequestDecoder {
                 throw Problem.validation(unknown.map { .init(field: $0, message: "is not a known field") })
             }
         }
+        // No request field takes null (the document declares none nullable): an optional field is left out, never
+        // null, so `{"timeZone": null}` cannot pass for "unchanged" or "none" by accident.
+        let nulls = nullFields(in: json, path: "")
+        if !nulls.isEmpty {
+            throw Problem.validation(nulls.map { .init(field: $0, message: "must not be null; leave the field out instead") })
+        }
         do {
             return try SurgeJSON.decoder().decode(type, from: data)
         } catch let error as DecodingError {
@@ -103,6 +109,20 @@ public struct StrictJSONDecoder: RequestDecoder {
             }
         case let array as [Any]:
             return array.enumerated().flatMap { stringsWithNUL(in: $1, path: "\(path)[\($0)]") }
+        default:
+            return []
+        }
+    }
+
+    /// The paths of every member or element that is null, in key order.
+    static func nullFields(in json: Any, path: String) -> [String] {
+        switch json {
+        case is NSNull:
+            return path.isEmpty ? [] : [path]
+        case let object as [String: Any]:
+            return object.sorted(by: { $0.key < $1.key }).flatMap { nullFields(in: $1, path: path.isEmpty ? $0 : "\(path).\($0)") }
+        case let array as [Any]:
+            return array.enumerated().flatMap { nullFields(in: $1, path: "\(path)[\($0)]") }
         default:
             return []
         }

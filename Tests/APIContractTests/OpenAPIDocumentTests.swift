@@ -89,7 +89,11 @@ struct OpenAPIDocumentTests {
         #expect(view["status"]?["$ref"] as? String == "#/components/schemas/AttemptStatus")
         let list = try #require(operations.first { $0.id == "listAttempts" }?.operation["parameters"] as? [[String: Any]])
         let status = try #require(list.first { $0["name"] as? String == "status" }?["schema"] as? [String: Any])
-        #expect(status["$ref"] as? String == "#/components/schemas/AttemptStatus")
+        // The filter takes the known values only; the response's open list is those values or any other string: one
+        // generated enum, `KnownAttemptStatus`, in both.
+        #expect(status["$ref"] as? String == "#/components/schemas/KnownAttemptStatus")
+        let open = try #require(schemas["AttemptStatus"]?["anyOf"] as? [[String: Any]])
+        #expect(open.first?["$ref"] as? String == "#/components/schemas/KnownAttemptStatus")
     }
 
     static func successSchema(_ operation: [String: Any]) -> [String: Any]? {
@@ -110,7 +114,37 @@ struct OpenAPIDocumentTests {
         #expect(closed.isSuperset(of: ["Weekday", "BrowseSort", "SocialProvider"]), "closed: \(closed.sorted())")
         for name in open {
             let variants = try #require(schemas[name]?["anyOf"] as? [[String: Any]])
-            #expect(variants.count == 2 && variants[0]["enum"] != nil && variants[1]["type"] as? String == "string" && variants[1]["enum"] == nil)
+            let known = (variants.first?["$ref"] as? String).flatMap { schemas[String($0.split(separator: "/").last!)] } ?? variants.first
+            #expect(variants.count == 2 && known?["enum"] != nil && variants[1]["type"] as? String == "string" && variants[1]["enum"] == nil)
+        }
+    }
+
+    @Test("requests never take an open list or an object open to unlisted fields: schemas both use have a request form")
+    func requestsUseClosedForms() throws {
+        func referenced(from node: Any, into names: inout Set<String>) {
+            switch node {
+            case let object as [String: Any]:
+                if let ref = object["$ref"] as? String, ref.hasPrefix("#/components/schemas/") {
+                    let name = String(ref.split(separator: "/").last!)
+                    if names.insert(name).inserted, let schema = schemas[name] { referenced(from: schema, into: &names) }
+                }
+                for value in object.values { referenced(from: value, into: &names) }
+            case let array as [Any]: for value in array { referenced(from: value, into: &names) }
+            default: break
+            }
+        }
+        var requested: Set<String> = []
+        for (_, _, _, operation) in operations {
+            referenced(from: operation["parameters"] ?? [], into: &requested)
+            referenced(from: operation["requestBody"] ?? [:], into: &requested)
+        }
+        #expect(requested.contains("KnownChallengeKind") && requested.contains("CadenceInput"), "\(requested.sorted())")
+        for name in requested {
+            let schema = try #require(schemas[name])
+            #expect(schema["anyOf"] == nil, "requests take \(name), an open list")
+            if let properties = schema["properties"] as? [String: Any], !properties.isEmpty {
+                #expect(schema["additionalProperties"] as? Bool == false, "requests take \(name), open to unlisted fields")
+            }
         }
     }
 
@@ -198,7 +232,7 @@ struct OpenAPIDocumentTests {
         #expect(try field("InviteCreationRequest", "expiresInHours")["default"] as? Int == 72)
         #expect(try field("ChallengeDraft", "tasks")["maxItems"] as? Int == 20)
         #expect(try field("TaskDraft", "taskID")["pattern"] as? String == "^[a-z0-9-]{1,40}$")
-        #expect(try field("HabitDetails", "priority")["maximum"] as? Int == 5)
+        #expect(try field("HabitDetailsInput", "priority")["maximum"] as? Int == 5)
         #expect(try field("LogRequest", "quantity")["exclusiveMinimum"] as? Int == 0)
         let date = try Regex(try #require(schemas["LocalDate"]?["pattern"] as? String))
         #expect("2026-03-14".wholeMatch(of: date) != nil && "0001-01-01".wholeMatch(of: date) == nil && "2201-01-01".wholeMatch(of: date) == nil)

@@ -160,13 +160,15 @@ struct ProfileRulesTests {
         for bad in ["", "e", "english", "en_US", "en-", "en-toolongsubtag"] { #expect(ProfileRules.locale(bad, errors: &errors) == nil, "\(bad)") }
     }
 
-    @Test("quiet hours must not start and end at the same minute")
-    func quietHours() {
+    @Test("quiet hours that start and end at the same minute span no time: stored as none")
+    func quietHours() throws {
         let nine = LocalTime(hour: 9, minute: 0)!
-        #expect(
-            fieldErrors {
-                _ = try Preferences.validated(notificationsEnabled: true, dailyReminderTime: nil, quietHours: QuietHours(start: nine, end: nine), telemetryOptOut: false)
-            }.map(\.field) == ["quietHours.end"])
+        let empty = try Preferences.validated(
+            notificationsEnabled: true, dailyReminderTime: nil, quietHours: QuietHours(start: nine, end: nine), telemetryOptOut: false)
+        #expect(empty.quietHours == nil)
+        let night = QuietHours(start: LocalTime(hour: 22, minute: 0)!, end: nine)
+        let kept = try Preferences.validated(notificationsEnabled: true, dailyReminderTime: nil, quietHours: night, telemetryOptOut: false)
+        #expect(kept.quietHours == night)
         #expect(Preferences.defaults.telemetryOptOut == false)
         #expect(Preferences.defaults.notificationsEnabled)
     }

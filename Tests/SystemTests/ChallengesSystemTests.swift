@@ -381,7 +381,9 @@ struct ChallengesSystemTests {
             }
             let competitionResponse = try await alice.http.post("/v1/challenges", json: competition([:]))
             let competitionID = try #require(Self.object(competitionResponse.json["definition"])["challengeID"] as? String)
-            for (field, body) in [("userIDs[0]", ["userIDs": ["not-a-uuid"]] as [String: any Sendable]), ("userIDs", [:])] {
+            let nobody = try await alice.http.post("/v1/challenges/\(competitionID)/invitations", json: [:])
+            #expect(nobody.status == 201 && Self.array(nobody.json["invitations"]).isEmpty, "inviting nobody sends nothing: \(nobody.text)")
+            for (field, body) in [("userIDs[0]", ["userIDs": ["not-a-uuid"]] as [String: any Sendable])] {
                 let response = try await alice.http.post("/v1/challenges/\(competitionID)/invitations", json: body)
                 #expect(response.status == 422, "\(field): \(response.text)")
                 #expect(Self.array(response.json["errors"]).compactMap { $0["field"] as? String }.contains(field), "\(field): \(response.text)")
@@ -389,8 +391,8 @@ struct ChallengesSystemTests {
             #expect(try await alice.http.post("/v1/challenges/\(id)/invitations", json: ["userIDs": [people["bob"]!.id.uuidString]]).status == 409)
             let queries: [(String, String)] = [
                 ("/v1/challenges?difficulty=easy", "difficulty"), ("/v1/challenges?kind=party", "kind"), ("/v1/challenges?minDays=0", "minDays"),
-                ("/v1/challenges?minDays=30&maxDays=7", "maxDays"), ("/v1/challenges?sort=relevance", "sort"), ("/v1/challenges?sort=random", "sort"),
-                ("/v1/challenges?limit=1000", "limit"), ("/v1/challenges?cursor=garbage", "cursor"), ("/v1/me/challenges?kind=party", "kind"),
+                ("/v1/challenges?sort=relevance", "sort"), ("/v1/challenges?sort=random", "sort"),
+                ("/v1/challenges?limit=1000", "limit"), ("/v1/me/challenges?kind=party", "kind"),
                 ("/v1/groups/\(home.key)/chores?limit=0", "limit"),
             ]
             for (path, field) in queries {
@@ -398,14 +400,20 @@ struct ChallengesSystemTests {
                 #expect(response.status == 422, "\(path): \(response.text)")
                 #expect(Self.array(response.json["errors"]).compactMap { $0["field"] as? String } == [field], "\(path): \(response.text)")
             }
-            // Forged cursors: a key no integer sort could have issued is refused, and the service keeps answering.
+            // A range nothing matches is an empty list; a cursor this API never issued is 404 unknown-cursor.
+            let inverted = try await alice.http.get("/v1/challenges?minDays=30&maxDays=7")
+            #expect(inverted.status == 200, "\(inverted.text)")
+            #expect(Self.array(inverted.json["items"]).isEmpty && inverted.json["nextCursor"] == nil, "\(inverted.text)")
+            let garbage = try await alice.http.get("/v1/challenges?cursor=garbage")
+            #expect(garbage.status == 404 && garbage.json["type"] as? String == "https://surge.example/problems/unknown-cursor", "\(garbage.text)")
+            // Forged cursors: a key no integer sort could have issued is an unknown cursor, and the service keeps answering.
             for (sort, key) in [("newest", "1e300"), ("liked", "-1e300"), ("trending", "2.5"), ("newest", "1e400")] {
                 let json = #"{"id":"\#(UUID().uuidString)","key":\#(key),"sort":"\#(sort)"}"#
                 let cursor = Data(json.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
                     .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
                 let response = try await alice.http.get("/v1/challenges?sort=\(sort)&cursor=\(cursor)")
-                #expect(response.status == 422, "\(json): \(response.text)")
-                #expect(Self.array(response.json["errors"]).compactMap { $0["field"] as? String } == ["cursor"], "\(json): \(response.text)")
+                #expect(response.status == 404, "\(json): \(response.text)")
+                #expect(response.json["type"] as? String == "https://surge.example/problems/unknown-cursor", "\(json): \(response.text)")
             }
             #expect(try await alice.http.get("/v1/challenges").status == 200)
             #expect(try await alice.http.delete("/v1/challenges/\(id)?confirm=maybe").status == 422)

@@ -155,6 +155,19 @@ struct IdentitySystemTests {
             let badTime = try await asAnn.put("/v1/me/preferences", json: ["notificationsEnabled": true, "dailyReminderTime": "25:00", "telemetryOptOut": false])
             expectProblem(badTime, 422, "validation")
             #expect(problemFields(badTime) == ["dailyReminderTime"])
+            // Quiet hours from 18:00 to 18:00 span no time: saved as none. null is no value: the field is left out instead.
+            let equal = try await asAnn.put(
+                "/v1/me/preferences",
+                json: ["notificationsEnabled": true, "quietHours": ["start": "18:00", "end": "18:00"], "telemetryOptOut": false])
+            #expect(equal.status == 200, "\(equal.text)")
+            #expect(equal.json["quietHours"] == nil, "\(equal.text)")
+            let null = try await asAnn.send(
+                .PUT, "/v1/me/preferences", body: Data(#"{"notificationsEnabled":true,"quietHours":null,"telemetryOptOut":false}"#.utf8))
+            expectProblem(null, 422, "validation")
+            #expect(problemFields(null) == ["quietHours"])
+            let nullZone = try await asAnn.send(.PATCH, "/v1/me", body: Data(#"{"timeZone":null}"#.utf8))
+            expectProblem(nullZone, 422, "validation")
+            #expect(problemFields(nullZone) == ["timeZone"])
             _ = http
         }
     }

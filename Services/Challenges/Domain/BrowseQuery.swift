@@ -73,11 +73,9 @@ public struct BrowseQuery: Sendable, Equatable {
         if let category, category.count > DraftLimits.category.upperBound {
             errors.append(.init(field: "category", message: "must be at most \(DraftLimits.category.upperBound) characters"))
         }
+        // minDays above maxDays is a filter nothing matches: an empty list, as any other such filter gets.
         let minDays = days("minDays")
         let maxDays = days("maxDays")
-        if let minDays, let maxDays, minDays > maxDays {
-            errors.append(.init(field: "maxDays", message: "must not be less than minDays"))
-        }
         let sort = parseEnum("sort", BrowseSort.self)
         if sort == .relevance && q == nil {
             errors.append(.init(field: "sort", message: "relevance needs a search (q)"))

@@ -43,7 +43,7 @@ public enum Units {
         let trimmed = unit.trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed.isEmpty { return "must not be empty" }
         if trimmed.count > maxLength { return "must be a known unit or a custom unit of at most \(maxLength) characters" }
-        if trimmed.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) }) {
+        if trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
             return "must not contain control characters"
         }
         return nil

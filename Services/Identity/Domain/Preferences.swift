@@ -18,16 +18,13 @@ public struct Preferences: Sendable, Equatable {
         self.telemetryOptOut = telemetryOptOut
     }
 
-    /// Validates a full replacement. Quiet hours must not start and end at the same minute (that would be either
-    /// nothing or the whole day; say which by turning notifications off instead).
+    /// A full replacement. Quiet hours that start and end at the same minute span no time: they are stored as no
+    /// quiet hours (a client that wants silence all day turns notifications off), so "none" has one form.
     public static func validated(
         notificationsEnabled: Bool, dailyReminderTime: LocalTime?, quietHours: QuietHours?, telemetryOptOut: Bool
     ) throws(IdentityError) -> Preferences {
-        if let quietHours, quietHours.start == quietHours.end {
-            throw IdentityError.invalidFields([FieldError(field: "quietHours.end", message: "must differ from quietHours.start")])
-        }
-        return Preferences(
-            notificationsEnabled: notificationsEnabled, dailyReminderTime: dailyReminderTime, quietHours: quietHours,
-            telemetryOptOut: telemetryOptOut)
+        Preferences(
+            notificationsEnabled: notificationsEnabled, dailyReminderTime: dailyReminderTime,
+            quietHours: quietHours.flatMap { $0.start == $0.end ? nil : $0 }, telemetryOptOut: telemetryOptOut)
     }
 }

@@ -137,6 +137,18 @@ extension JSONSchema {
         .named(String(reflecting: type), .enumeration(type.schemaCases, open: type.isExtensible))
     }
 
+    /// The named schema of a type that states its own (a `LocalDate`), as a field of that type gets it.
+    public static func of<T: JSONSchemaDescribing>(_ type: T.Type) -> JSONSchema {
+        .named(String(reflecting: type), type.jsonSchema)
+    }
+
+    /// An instant: RFC 3339 as the server reads it (`Timestamp.parse`: upper-case `T` and `Z`, offsets up to ±18:00),
+    /// in the years Surge supports (UTC 1970 to 2200, as `Timestamp.supportedRange`). The pattern says what the
+    /// format alone does not: years 0001 to 9999, lower case and offsets to ±23:59 are RFC 3339 too.
+    public static let instant = JSONSchema.string(format: "date-time").refined(.init(
+        pattern: "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?"
+            + "(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$"))
+
     /// An integer from `range`, and the value an omitted one takes.
     public static func integer(in range: ClosedRange<Int>, default value: Int? = nil) -> JSONSchema {
         .refined(.integer, Refinement(minimum: Double(range.lowerBound), maximum: Double(range.upperBound), default: value.map { .number(Double($0)) }))

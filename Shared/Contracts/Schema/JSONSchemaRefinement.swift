@@ -45,10 +45,26 @@ extension JSONSchema {
             Refinement(minimum: Double(range.lowerBound), maximum: Double(range.upperBound), default: value.map { .number(Double($0)) })
         }
 
-        /// Text of at most `maxLength` characters, with at least one that is not white space when `nonBlank`.
-        public static func text(maxLength: Int, nonBlank: Bool = false, example: Value? = nil) -> Refinement {
-            Refinement(maxLength: maxLength, pattern: nonBlank ? "\\S" : nil, example: example)
+        /// Text of at most `maxLength` characters, with at least one that is not white space when `nonBlank`, and no
+        /// C0 or C1 control character when `controls` is false (NUL is refused in any text).
+        public static func text(maxLength: Int, nonBlank: Bool = false, controls: Bool = true, example: Value? = nil) -> Refinement {
+            Refinement(maxLength: maxLength, pattern: textPattern(nonBlank: nonBlank, controls: controls), example: example)
         }
+
+        /// The pattern of text: any characters but NUL (U+0000, which the server refuses in any request text), or none
+        /// of the C0 and C1 controls (U+0000-U+001F, U+007F-U+009F) when `controls` is false; with `nonBlank`, at least
+        /// one that is not white space. Anchored, so that it states the whole rule.
+        public static func textPattern(nonBlank: Bool = false, controls: Bool = true) -> String {
+            "^" + (nonBlank ? "(?=[\\s\\S]*\\S)" : "") + (controls ? "[^\\u0000]" : "[^\\u0000-\\u001F\\u007F-\\u009F]") + "*$"
+        }
+
+        /// An IANA time zone name. Which names exist is the tz database's call, not a pattern's: the document says so
+        /// with a format of its own, `iana-time-zone` (a generator of valid data needs a list of names), and the
+        /// pattern states the shape every accepted name has.
+        public static let ianaTimeZone = Refinement(
+            pattern: "^(UTC|[A-Z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+){1,2})$",
+            description: "An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).",
+            example: "Europe/Rome", schema: .string(format: "iana-time-zone"))
 
         /// A string whose values come from `type`'s list.
         public static func values<T: JSONSchemaEnum>(_ type: T.Type) -> Refinement { Refinement(schema: .of(type)) }

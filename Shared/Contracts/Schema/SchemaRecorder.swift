@@ -16,7 +16,7 @@ enum SchemaRecorder {
         switch type {
         case is String.Type: return ("" as! T, .string())
         case is Bool.Type: return (false as! T, .boolean)
-        case is Date.Type: return (Date(timeIntervalSince1970: 0) as! T, .string(format: "date-time"))
+        case is Date.Type: return (Date(timeIntervalSince1970: 0) as! T, .instant)
         case is UUID.Type: return (UUID() as! T, .string(format: "uuid"))
         case is URL.Type: return (URL(string: "https://example.com")! as! T, .string(format: "uri"))
         case is Double.Type: return (0.0 as! T, .number)

@@ -39,7 +39,10 @@ public struct APIOperation: Sendable {
             QueryParameter(
                 "limit", "Items per page.",
                 schema: .integer(in: 1...PageRequest<Int>.maximumLimit, default: PageRequest<Int>.defaultLimit)),
-            QueryParameter("cursor", "The `nextCursor` of the previous page; opaque."),
+            QueryParameter(
+                "cursor",
+                "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list "
+                    + "(and sort order) is 404 `unknown-cursor`: start again without one."),
         ]
     }
 

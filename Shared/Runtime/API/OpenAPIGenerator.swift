@@ -35,7 +35,9 @@ public enum OpenAPIGenerator {
                     Lists are paginated with `limit` and an opaque `cursor`. POSTs that create something accept an \
                     `Idempotency-Key` header. Every response carries `X-Request-ID` and the `RateLimit-*` headers; W3C \
                     `traceparent` is honoured. Request bodies are decoded strictly: a field the schema does not list is \
-                    refused. Responses may gain fields and open lists may gain values in later versions.
+                    refused, and no field takes `null` (leave an optional field out instead). No request text may contain \
+                    NUL (U+0000): 400 `invalid-characters`. Instants and dates are from 1970 to 2200 (UTC). Responses \
+                    may gain fields and open lists may gain values in later versions.
                     """,
             ],
             "servers": [["url": "http://localhost:8080", "description": "The gateway of a local stack (`make run`)."]],
@@ -93,19 +95,20 @@ public enum OpenAPIGenerator {
         ]
         var parameters: [[String: Any]] = try operation.pathParameters.map { name in
             let parameter = try pathParameter(name)
-            return ["name": name, "in": "path", "required": true, "description": parameter.description, "schema": components.reference(parameter.schema)]
+            return ["name": name, "in": "path", "required": true, "description": parameter.description, "schema": components.reference(parameter.schema, in: .request)]
         }
         parameters += operation.query.map { parameter in
             [
                 "name": parameter.name, "in": "query", "required": parameter.required, "description": parameter.description,
-                "schema": components.reference(parameter.schema),
+                "schema": components.reference(parameter.schema, in: .request),
             ]
         }
         if operation.idempotent {
             parameters.append([
                 "name": "Idempotency-Key", "in": "header", "required": false,
                 "description": "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). "
-                    + "Anything else is 422 `validation`.",
+                    + "The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 "
+                    + "`idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.",
                 "schema": ["type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]+$", "examples": ["2f1c6a0e-start"]],
             ])
         }
@@ -113,14 +116,14 @@ public enum OpenAPIGenerator {
         if let requestType = operation.requestType {
             object["requestBody"] = [
                 "required": operation.requestRequired,
-                "content": ["application/json": ["schema": components.reference(try JSONSchema.detailed(from: requestType))]],
+                "content": ["application/json": ["schema": components.reference(try JSONSchema.detailed(from: requestType), in: .request)]],
             ]
         } else if operation.isUpload {
             object["requestBody"] = ["required": true, "content": binary(operation.requestMediaTypes)]
         }
         var success: [String: Any] = ["description": operation.status.reasonPhrase, "headers": responseHeaders(replayable: operation.idempotent)]
         if let responseType = operation.responseType {
-            success["content"] = ["application/json": ["schema": components.reference(try JSONSchema.detailed(from: responseType))]]
+            success["content"] = ["application/json": ["schema": components.reference(try JSONSchema.detailed(from: responseType), in: .response)]]
         } else if !operation.responseMediaTypes.isEmpty {
             success["content"] = binary(operation.responseMediaTypes)
         }

@@ -22,7 +22,8 @@ public struct PageRequest<Position: Codable & Sendable>: Sendable {
     public var limit: Int
     public var after: Position?
 
-    /// Reads `limit` and `cursor` from the query; a malformed value is a validation problem naming it.
+    /// Reads `limit` and `cursor` from the query: a malformed `limit` is a validation problem naming it; a cursor this
+    /// API did not issue is 404 `unknown-cursor`. An empty `cursor` means the first page, as an absent one does.
     public init(_ request: Request) throws {
         let query = request.uri.queryParameters
         if let text = query["limit"].map(String.init) {
@@ -35,7 +36,7 @@ public struct PageRequest<Position: Codable & Sendable>: Sendable {
         }
         if let cursor = query["cursor"].map(String.init), !cursor.isEmpty {
             guard let position = Cursor.decode(Position.self, from: cursor) else {
-                throw Problem.validation(field: "cursor", "is not a cursor this API issued")
+                throw Problem.unknownCursor()
             }
             after = position
         } else {

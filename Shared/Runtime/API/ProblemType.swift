@@ -32,6 +32,10 @@ extension ProblemType {
     public static let internalError = ProblemType("internal", .internalServerError, "A fault on Surge's side; it has been logged.")
     public static let methodNotAllowed = ProblemType("method-not-allowed", .methodNotAllowed, "The path exists, but not with this method.")
     public static let notFound = ProblemType("not-found", .notFound, "No such resource, or none the caller may see.")
+    public static let unknownCursor = ProblemType(
+        "unknown-cursor", .notFound,
+        "The `cursor` was not issued for this list (or this sort order), so the position it names does not exist: request the first "
+            + "page again without a cursor.")
 
     // MARK: Authentication
 
@@ -53,7 +57,8 @@ extension ProblemType {
         "validation", .unprocessableContent,
         "A field, query parameter or header breaks a rule (unknown fields included); `errors` names each with the rule broken.")
     public static let idempotencyKeyReused = ProblemType(
-        "idempotency-key-reused", .unprocessableContent, "This `Idempotency-Key` was used for a different request.")
+        "idempotency-key-reused", .conflict,
+        "This `Idempotency-Key` is bound to a different request (another method, path or body): use a new key for a new request.")
     public static let idempotencyKeyInProgress = ProblemType(
         "idempotency-key-in-progress", .conflict, "A request with this `Idempotency-Key` is still running; retry after `Retry-After` seconds.")
     public static let forbidden = ProblemType("forbidden", .forbidden, "The caller may not do this.")
@@ -73,6 +78,8 @@ extension ProblemType {
         "invalid-refresh-token", .unauthorized, "The refresh token is unknown, expired or signed out: sign in again.")
     public static let refreshTokenReused = ProblemType(
         "refresh-token-reused", .unauthorized, "The refresh token was already used; every session of its family was signed out.")
+    public static let providerNotEnabled = ProblemType(
+        "provider-not-enabled", .forbidden, "This server does not accept sign-in with that provider (it is not configured here).")
     public static let invalidIDToken = ProblemType(
         "invalid-id-token", .unauthorized, "The provider's ID token is malformed, expired, wrongly signed or meant for another app.")
     public static let trainingPlanNotFound = ProblemType("training-plan-not-found", .notFound, "No training plan yet: onboarding has not saved one.")
@@ -110,12 +117,12 @@ extension ProblemType {
 
     /// Every problem type, in the order the document lists them.
     public static let all: [ProblemType] = [
-        rateLimited, unavailable, catchingUp, internalError, methodNotAllowed, notFound,
+        rateLimited, unavailable, catchingUp, internalError, methodNotAllowed, notFound, unknownCursor,
         unauthorized, invalidToken, accountDeleted, unauthenticatedCall,
         malformedBody, invalidCharacters, unsupportedMediaType, payloadTooLarge, validation, idempotencyKeyReused, idempotencyKeyInProgress,
         forbidden, confirmationRequired,
         emailTaken, accountExists, credentialsExist, invalidCredentials, signInThrottled, invalidRefreshToken, refreshTokenReused,
-        invalidIDToken, trainingPlanNotFound, alreadyFriends, friendRequestExists, ownerOnly, inviteExpired, cannotRemoveSelf,
+        invalidIDToken, providerNotEnabled, trainingPlanNotFound, alreadyFriends, friendRequestExists, ownerOnly, inviteExpired, cannotRemoveSelf,
         notInvitable,
         alreadyStarted, attemptCompleted, attemptNotActive, chore, competitionEnded, beyondSupportedDates, alreadyRemoved, choreAlreadyCompleted,
         outsideCompetition, checkInWindowClosed, checkInInFuture, checkInBeforeStart, checkInAfterEnd,
@@ -128,8 +135,10 @@ extension ProblemType {
         if operation.service != .identity && operation.service != .gateway { types.append(.catchingUp) }
         if operation.access == .authenticated { types += [.unauthorized, .invalidToken, .accountDeleted] }
         if !operation.pathParameters.isEmpty { types.append(.notFound) }
+        if operation.query.contains(where: { $0.name == "cursor" }) { types.append(.unknownCursor) }
         if operation.requestType != nil || !operation.query.isEmpty { types.append(.validation) }
-        if operation.requestType != nil { types += [.malformedBody, .invalidCharacters, .unsupportedMediaType, .payloadTooLarge] }
+        if operation.requestType != nil || !operation.query.isEmpty { types.append(.invalidCharacters) }
+        if operation.requestType != nil { types += [.malformedBody, .unsupportedMediaType, .payloadTooLarge] }
         if operation.isUpload { types += [.validation, .unsupportedMediaType, .payloadTooLarge] }
         if operation.idempotent { types += [.validation, .idempotencyKeyReused, .idempotencyKeyInProgress] }
         return types

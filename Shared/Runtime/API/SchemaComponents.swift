@@ -32,32 +32,76 @@ struct SchemaComponents {
     /// Gives every collected schema its name; `preferred` names some outright.
     mutating func assignNames(preferred: [String: String] = [:]) throws {
         names = try Self.shortNames(for: Set(schemas.keys).subtracting(preferred.keys)).merging(preferred) { $1 }
-        let taken = Dictionary(grouping: names.keys) { names[$0]! }.filter { $0.value.count > 1 }
+        let all = names.keys.map { [names[$0]!] + (hasRequestVariant($0) ? [requestName(of: $0)] : []) }.joined()
+        let taken = Dictionary(grouping: all) { $0 }.filter { $0.value.count > 1 }
         guard taken.isEmpty else { throw Mismatch(description: "schema names used twice: \(taken.keys.sorted())") }
     }
 
     func name(of id: String) -> String { names[id] ?? id }
 
-    /// `schema` as JSON, named schemas as references.
-    func reference(_ schema: JSONSchema) -> [String: Any] {
-        schema.rendered { id, _ in ["$ref": "#/components/schemas/" + name(of: id)] }
+    /// Whether a schema that requests and responses both use gets a second, request-only form: a list that may grow
+    /// (responses must accept values they do not know; requests take only the listed ones), or an object (a request
+    /// refuses fields it does not list; a response may gain fields).
+    func hasRequestVariant(_ id: String) -> Bool {
+        guard uses[id] == [.request, .response] else { return false }
+        switch schemas[id] {
+        case .enumeration(_, true): return true
+        case .object(let properties): return !properties.isEmpty
+        default: return false
+        }
     }
 
-    /// The `components/schemas` of the document. Objects only requests use refuse fields they do not list, as the
-    /// server's strict decoder does; objects responses use stay open to fields later versions add. Lists only requests
-    /// use are closed (the server refuses values it does not know); lists responses use stay open when they may grow.
+    /// The name of the request form: `KnownChallengeKind` for a list (the values this version knows, which the open
+    /// `ChallengeKind` of responses refers to), `CadenceInput` for an object.
+    func requestName(of id: String) -> String {
+        if case .enumeration = schemas[id] { return "Known" + name(of: id) }
+        return name(of: id) + "Input"
+    }
+
+    /// `schema` as JSON, named schemas as references: in a request, to the request form where there is one.
+    func reference(_ schema: JSONSchema, in use: Use) -> [String: Any] {
+        let rendered = schema.rendered { id, _ in
+            ["$ref": "#/components/schemas/" + (use == .request && hasRequestVariant(id) ? requestName(of: id) : name(of: id))]
+        }
+        return use == .request ? Self.refusingNUL(rendered) : rendered
+    }
+
+    /// `object` (a rendered request schema) with every free text, one with no pattern, format or list of its own,
+    /// stating that NUL (U+0000) is refused, as the server refuses it in any request text (400 `invalid-characters`).
+    static func refusingNUL(_ object: [String: Any]) -> [String: Any] {
+        var object = object
+        if object["type"] as? String == "string", object["enum"] == nil, object["format"] == nil, object["pattern"] == nil {
+            object["pattern"] = JSONSchema.Refinement.textPattern()
+        }
+        if let properties = object["properties"] as? [String: [String: Any]] { object["properties"] = properties.mapValues(refusingNUL) }
+        for key in ["items", "additionalProperties"] {
+            if let nested = object[key] as? [String: Any] { object[key] = refusingNUL(nested) }
+        }
+        if let variants = object["anyOf"] as? [[String: Any]] { object["anyOf"] = variants.map(refusingNUL) }
+        return object
+    }
+
+    /// The `components/schemas` of the document. Objects requests use refuse fields they do not list, as the server's
+    /// strict decoder does; objects responses use stay open to fields later versions add. Lists requests use are closed
+    /// (the server refuses values it does not know); lists responses use stay open when they may grow. A schema both
+    /// use, where the two differ, is listed twice: the response form under its name, the request form beside it.
     func rendered() -> [String: Any] {
         var rendered: [String: Any] = [:]
         for (id, schema) in schemas {
             let use = uses[id] ?? []
-            var schema = schema
-            if use == [.request], case .enumeration(let cases, true) = schema { schema = .enumeration(cases) }
-            var object = reference(schema)
+            if use == [.request] {
+                rendered[name(of: id)] = requestForm(schema)
+                continue
+            }
+            if hasRequestVariant(id) { rendered[requestName(of: id)] = requestForm(schema) }
+            var object = reference(schema, in: .response)
             switch schema {
-            case .object(let properties) where !properties.isEmpty && use == [.request]:
-                object["additionalProperties"] = false
-            case .object(let properties) where !properties.isEmpty && use.contains(.request):
-                object["description"] = "Sent in requests too: there, a field not listed here is refused (422 `validation`)."
+            case .enumeration(_, true) where hasRequestVariant(id):
+                object = [
+                    "anyOf": [["$ref": "#/components/schemas/" + requestName(of: id)], ["type": "string"]],
+                    "description": "An open list: later versions may add values to \(requestName(of: id)), so a client must accept one "
+                        + "it does not know. Requests take only the values of \(requestName(of: id)).",
+                ]
             case .enumeration(_, true):
                 object["description"] = "An open list: later versions may add values, so a client must accept one it does not know."
             default:
@@ -66,6 +110,20 @@ struct SchemaComponents {
             rendered[name(of: id)] = object
         }
         return rendered
+    }
+
+    /// The form requests use: lists closed, objects closed to unlisted fields, named parts in their request forms.
+    private func requestForm(_ schema: JSONSchema) -> [String: Any] {
+        switch schema {
+        case .enumeration(let cases, _):
+            return JSONSchema.enumeration(cases).rendered { _, _ in [:] }
+        case .object(let properties) where !properties.isEmpty:
+            var object = reference(schema, in: .request)
+            object["additionalProperties"] = false
+            return object
+        default:
+            return reference(schema, in: .request)
+        }
     }
 
     // MARK: Names

@@ -147,18 +147,12 @@ extension Components {
                 case user
             }
         }
-        /// An open list: later versions may add values, so a client must accept one it does not know.
+        /// An open list: later versions may add values to KnownActivityLevel, so a client must accept one it does not know. Requests take only the values of KnownActivityLevel.
         ///
         /// - Remark: Generated from `#/components/schemas/ActivityLevel`.
         public struct ActivityLevel: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/ActivityLevel/value1`.
-            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
-                case beginner = "beginner"
-                case intermediate = "intermediate"
-                case advanced = "advanced"
-            }
-            /// - Remark: Generated from `#/components/schemas/ActivityLevel/value1`.
-            public var value1: Components.Schemas.ActivityLevel.Value1Payload?
+            public var value1: Components.Schemas.KnownActivityLevel?
             /// - Remark: Generated from `#/components/schemas/ActivityLevel/value2`.
             public var value2: Swift.String?
             /// Creates a new `ActivityLevel`.
@@ -167,7 +161,7 @@ extension Components {
             ///   - value1:
             ///   - value2:
             public init(
-                value1: Components.Schemas.ActivityLevel.Value1Payload? = nil,
+                value1: Components.Schemas.KnownActivityLevel? = nil,
                 value2: Swift.String? = nil
             ) {
                 self.value1 = value1
@@ -217,19 +211,12 @@ extension Components {
                 case attempt
             }
         }
-        /// An open list: later versions may add values, so a client must accept one it does not know.
+        /// An open list: later versions may add values to KnownAttemptStatus, so a client must accept one it does not know. Requests take only the values of KnownAttemptStatus.
         ///
         /// - Remark: Generated from `#/components/schemas/AttemptStatus`.
         public struct AttemptStatus: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/AttemptStatus/value1`.
-            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
-                case active = "active"
-                case failed = "failed"
-                case completed = "completed"
-                case abandoned = "abandoned"
-            }
-            /// - Remark: Generated from `#/components/schemas/AttemptStatus/value1`.
-            public var value1: Components.Schemas.AttemptStatus.Value1Payload?
+            public var value1: Components.Schemas.KnownAttemptStatus?
             /// - Remark: Generated from `#/components/schemas/AttemptStatus/value2`.
             public var value2: Swift.String?
             /// Creates a new `AttemptStatus`.
@@ -238,7 +225,7 @@ extension Components {
             ///   - value1:
             ///   - value2:
             public init(
-                value1: Components.Schemas.AttemptStatus.Value1Payload? = nil,
+                value1: Components.Schemas.KnownAttemptStatus? = nil,
                 value2: Swift.String? = nil
             ) {
                 self.value1 = value1
@@ -684,8 +671,6 @@ extension Components {
             case trending = "trending"
             case relevance = "relevance"
         }
-        /// Sent in requests too: there, a field not listed here is refused (422 `validation`).
-        ///
         /// - Remark: Generated from `#/components/schemas/Cadence`.
         public struct Cadence: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/Cadence/kind`.
@@ -715,20 +700,61 @@ extension Components {
                 case weekdays
             }
         }
-        /// An open list: later versions may add values, so a client must accept one it does not know.
+        /// - Remark: Generated from `#/components/schemas/CadenceInput`.
+        public struct CadenceInput: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/CadenceInput/kind`.
+            public var kind: Components.Schemas.KnownCadenceKind
+            /// - Remark: Generated from `#/components/schemas/CadenceInput/timesPerWeek`.
+            public var timesPerWeek: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/CadenceInput/weekdays`.
+            public var weekdays: [Components.Schemas.Weekday]?
+            /// Creates a new `CadenceInput`.
+            ///
+            /// - Parameters:
+            ///   - kind:
+            ///   - timesPerWeek:
+            ///   - weekdays:
+            public init(
+                kind: Components.Schemas.KnownCadenceKind,
+                timesPerWeek: Swift.Int? = nil,
+                weekdays: [Components.Schemas.Weekday]? = nil
+            ) {
+                self.kind = kind
+                self.timesPerWeek = timesPerWeek
+                self.weekdays = weekdays
+            }
+            public enum CodingKeys: String, CodingKey {
+                case kind
+                case timesPerWeek
+                case weekdays
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.kind = try container.decode(
+                    Components.Schemas.KnownCadenceKind.self,
+                    forKey: .kind
+                )
+                self.timesPerWeek = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .timesPerWeek
+                )
+                self.weekdays = try container.decodeIfPresent(
+                    [Components.Schemas.Weekday].self,
+                    forKey: .weekdays
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "kind",
+                    "timesPerWeek",
+                    "weekdays"
+                ])
+            }
+        }
+        /// An open list: later versions may add values to KnownCadenceKind, so a client must accept one it does not know. Requests take only the values of KnownCadenceKind.
         ///
         /// - Remark: Generated from `#/components/schemas/CadenceKind`.
         public struct CadenceKind: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/CadenceKind/value1`.
-            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
-                case daily = "daily"
-                case weekdays = "weekdays"
-                case timesPerWeek = "timesPerWeek"
-                case weekly = "weekly"
-                case monthly = "monthly"
-            }
-            /// - Remark: Generated from `#/components/schemas/CadenceKind/value1`.
-            public var value1: Components.Schemas.CadenceKind.Value1Payload?
+            public var value1: Components.Schemas.KnownCadenceKind?
             /// - Remark: Generated from `#/components/schemas/CadenceKind/value2`.
             public var value2: Swift.String?
             /// Creates a new `CadenceKind`.
@@ -737,7 +763,7 @@ extension Components {
             ///   - value1:
             ///   - value2:
             public init(
-                value1: Components.Schemas.CadenceKind.Value1Payload? = nil,
+                value1: Components.Schemas.KnownCadenceKind? = nil,
                 value2: Swift.String? = nil
             ) {
                 self.value1 = value1
@@ -885,8 +911,6 @@ extension Components {
                 case month
             }
         }
-        /// Sent in requests too: there, a field not listed here is refused (422 `validation`).
-        ///
         /// - Remark: Generated from `#/components/schemas/CapBand`.
         public struct CapBand: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/CapBand/fromLevel`.
@@ -908,6 +932,44 @@ extension Components {
             public enum CodingKeys: String, CodingKey {
                 case fromLevel
                 case multiplierOfDailyGoal
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/CapBandInput`.
+        public struct CapBandInput: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/CapBandInput/fromLevel`.
+            public var fromLevel: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/CapBandInput/multiplierOfDailyGoal`.
+            public var multiplierOfDailyGoal: Swift.Double
+            /// Creates a new `CapBandInput`.
+            ///
+            /// - Parameters:
+            ///   - fromLevel:
+            ///   - multiplierOfDailyGoal:
+            public init(
+                fromLevel: Swift.Int,
+                multiplierOfDailyGoal: Swift.Double
+            ) {
+                self.fromLevel = fromLevel
+                self.multiplierOfDailyGoal = multiplierOfDailyGoal
+            }
+            public enum CodingKeys: String, CodingKey {
+                case fromLevel
+                case multiplierOfDailyGoal
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.fromLevel = try container.decode(
+                    Swift.Int.self,
+                    forKey: .fromLevel
+                )
+                self.multiplierOfDailyGoal = try container.decode(
+                    Swift.Double.self,
+                    forKey: .multiplierOfDailyGoal
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "fromLevel",
+                    "multiplierOfDailyGoal"
+                ])
             }
         }
         /// - Remark: Generated from `#/components/schemas/CatalogueView`.
@@ -1148,11 +1210,11 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/ChallengeDraft/chore`.
             public var chore: Components.Schemas.ChoreDraft?
             /// - Remark: Generated from `#/components/schemas/ChallengeDraft/competition`.
-            public var competition: Components.Schemas.CompetitionDetails?
+            public var competition: Components.Schemas.CompetitionDetailsInput?
             /// - Remark: Generated from `#/components/schemas/ChallengeDraft/description`.
             public var description: Swift.String?
             /// - Remark: Generated from `#/components/schemas/ChallengeDraft/difficulty`.
-            public var difficulty: Components.Schemas.Difficulty?
+            public var difficulty: Components.Schemas.KnownDifficulty?
             /// - Remark: Generated from `#/components/schemas/ChallengeDraft/durationDays`.
             public var durationDays: Swift.Int?
             /// - Remark: Generated from `#/components/schemas/ChallengeDraft/estimatedDailyMinutes`.
@@ -1160,9 +1222,9 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/ChallengeDraft/groupID`.
             public var groupID: Swift.String?
             /// - Remark: Generated from `#/components/schemas/ChallengeDraft/habit`.
-            public var habit: Components.Schemas.HabitDetails?
+            public var habit: Components.Schemas.HabitDetailsInput?
             /// - Remark: Generated from `#/components/schemas/ChallengeDraft/kind`.
-            public var kind: Components.Schemas.ChallengeKind
+            public var kind: Components.Schemas.KnownChallengeKind
             /// - Remark: Generated from `#/components/schemas/ChallengeDraft/name`.
             public var name: Swift.String
             /// - Remark: Generated from `#/components/schemas/ChallengeDraft/rules`.
@@ -1170,7 +1232,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/ChallengeDraft/tasks`.
             public var tasks: [Components.Schemas.TaskDraft]?
             /// - Remark: Generated from `#/components/schemas/ChallengeDraft/visibility`.
-            public var visibility: Components.Schemas.Visibility?
+            public var visibility: Components.Schemas.KnownVisibility?
             /// Creates a new `ChallengeDraft`.
             ///
             /// - Parameters:
@@ -1191,18 +1253,18 @@ extension Components {
             public init(
                 category: Swift.String? = nil,
                 chore: Components.Schemas.ChoreDraft? = nil,
-                competition: Components.Schemas.CompetitionDetails? = nil,
+                competition: Components.Schemas.CompetitionDetailsInput? = nil,
                 description: Swift.String? = nil,
-                difficulty: Components.Schemas.Difficulty? = nil,
+                difficulty: Components.Schemas.KnownDifficulty? = nil,
                 durationDays: Swift.Int? = nil,
                 estimatedDailyMinutes: Swift.Int? = nil,
                 groupID: Swift.String? = nil,
-                habit: Components.Schemas.HabitDetails? = nil,
-                kind: Components.Schemas.ChallengeKind,
+                habit: Components.Schemas.HabitDetailsInput? = nil,
+                kind: Components.Schemas.KnownChallengeKind,
                 name: Swift.String,
                 rules: Components.Schemas.RulesDraft? = nil,
                 tasks: [Components.Schemas.TaskDraft]? = nil,
-                visibility: Components.Schemas.Visibility? = nil
+                visibility: Components.Schemas.KnownVisibility? = nil
             ) {
                 self.category = category
                 self.chore = chore
@@ -1246,7 +1308,7 @@ extension Components {
                     forKey: .chore
                 )
                 self.competition = try container.decodeIfPresent(
-                    Components.Schemas.CompetitionDetails.self,
+                    Components.Schemas.CompetitionDetailsInput.self,
                     forKey: .competition
                 )
                 self.description = try container.decodeIfPresent(
@@ -1254,7 +1316,7 @@ extension Components {
                     forKey: .description
                 )
                 self.difficulty = try container.decodeIfPresent(
-                    Components.Schemas.Difficulty.self,
+                    Components.Schemas.KnownDifficulty.self,
                     forKey: .difficulty
                 )
                 self.durationDays = try container.decodeIfPresent(
@@ -1270,11 +1332,11 @@ extension Components {
                     forKey: .groupID
                 )
                 self.habit = try container.decodeIfPresent(
-                    Components.Schemas.HabitDetails.self,
+                    Components.Schemas.HabitDetailsInput.self,
                     forKey: .habit
                 )
                 self.kind = try container.decode(
-                    Components.Schemas.ChallengeKind.self,
+                    Components.Schemas.KnownChallengeKind.self,
                     forKey: .kind
                 )
                 self.name = try container.decode(
@@ -1290,7 +1352,7 @@ extension Components {
                     forKey: .tasks
                 )
                 self.visibility = try container.decodeIfPresent(
-                    Components.Schemas.Visibility.self,
+                    Components.Schemas.KnownVisibility.self,
                     forKey: .visibility
                 )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
@@ -1311,20 +1373,12 @@ extension Components {
                 ])
             }
         }
-        /// An open list: later versions may add values, so a client must accept one it does not know.
+        /// An open list: later versions may add values to KnownChallengeKind, so a client must accept one it does not know. Requests take only the values of KnownChallengeKind.
         ///
         /// - Remark: Generated from `#/components/schemas/ChallengeKind`.
         public struct ChallengeKind: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/ChallengeKind/value1`.
-            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
-                case curated = "curated"
-                case competition = "competition"
-                case habit = "habit"
-                case chore = "chore"
-                case weekly = "weekly"
-            }
-            /// - Remark: Generated from `#/components/schemas/ChallengeKind/value1`.
-            public var value1: Components.Schemas.ChallengeKind.Value1Payload?
+            public var value1: Components.Schemas.KnownChallengeKind?
             /// - Remark: Generated from `#/components/schemas/ChallengeKind/value2`.
             public var value2: Swift.String?
             /// Creates a new `ChallengeKind`.
@@ -1333,7 +1387,7 @@ extension Components {
             ///   - value1:
             ///   - value2:
             public init(
-                value1: Components.Schemas.ChallengeKind.Value1Payload? = nil,
+                value1: Components.Schemas.KnownChallengeKind? = nil,
                 value2: Swift.String? = nil
             ) {
                 self.value1 = value1
@@ -1375,11 +1429,11 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/ChallengePatch/chore`.
             public var chore: Components.Schemas.ChoreDraft?
             /// - Remark: Generated from `#/components/schemas/ChallengePatch/competition`.
-            public var competition: Components.Schemas.CompetitionDetails?
+            public var competition: Components.Schemas.CompetitionDetailsInput?
             /// - Remark: Generated from `#/components/schemas/ChallengePatch/description`.
             public var description: Swift.String?
             /// - Remark: Generated from `#/components/schemas/ChallengePatch/difficulty`.
-            public var difficulty: Components.Schemas.Difficulty?
+            public var difficulty: Components.Schemas.KnownDifficulty?
             /// - Remark: Generated from `#/components/schemas/ChallengePatch/durationDays`.
             public var durationDays: Swift.Int?
             /// - Remark: Generated from `#/components/schemas/ChallengePatch/estimatedDailyMinutes`.
@@ -1387,7 +1441,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/ChallengePatch/groupID`.
             public var groupID: Swift.String?
             /// - Remark: Generated from `#/components/schemas/ChallengePatch/habit`.
-            public var habit: Components.Schemas.HabitDetails?
+            public var habit: Components.Schemas.HabitDetailsInput?
             /// - Remark: Generated from `#/components/schemas/ChallengePatch/name`.
             public var name: Swift.String?
             /// - Remark: Generated from `#/components/schemas/ChallengePatch/rules`.
@@ -1395,7 +1449,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/ChallengePatch/tasks`.
             public var tasks: [Components.Schemas.TaskDraft]?
             /// - Remark: Generated from `#/components/schemas/ChallengePatch/visibility`.
-            public var visibility: Components.Schemas.Visibility?
+            public var visibility: Components.Schemas.KnownVisibility?
             /// Creates a new `ChallengePatch`.
             ///
             /// - Parameters:
@@ -1415,17 +1469,17 @@ extension Components {
             public init(
                 category: Swift.String? = nil,
                 chore: Components.Schemas.ChoreDraft? = nil,
-                competition: Components.Schemas.CompetitionDetails? = nil,
+                competition: Components.Schemas.CompetitionDetailsInput? = nil,
                 description: Swift.String? = nil,
-                difficulty: Components.Schemas.Difficulty? = nil,
+                difficulty: Components.Schemas.KnownDifficulty? = nil,
                 durationDays: Swift.Int? = nil,
                 estimatedDailyMinutes: Swift.Int? = nil,
                 groupID: Swift.String? = nil,
-                habit: Components.Schemas.HabitDetails? = nil,
+                habit: Components.Schemas.HabitDetailsInput? = nil,
                 name: Swift.String? = nil,
                 rules: Components.Schemas.RulesDraft? = nil,
                 tasks: [Components.Schemas.TaskDraft]? = nil,
-                visibility: Components.Schemas.Visibility? = nil
+                visibility: Components.Schemas.KnownVisibility? = nil
             ) {
                 self.category = category
                 self.chore = chore
@@ -1467,7 +1521,7 @@ extension Components {
                     forKey: .chore
                 )
                 self.competition = try container.decodeIfPresent(
-                    Components.Schemas.CompetitionDetails.self,
+                    Components.Schemas.CompetitionDetailsInput.self,
                     forKey: .competition
                 )
                 self.description = try container.decodeIfPresent(
@@ -1475,7 +1529,7 @@ extension Components {
                     forKey: .description
                 )
                 self.difficulty = try container.decodeIfPresent(
-                    Components.Schemas.Difficulty.self,
+                    Components.Schemas.KnownDifficulty.self,
                     forKey: .difficulty
                 )
                 self.durationDays = try container.decodeIfPresent(
@@ -1491,7 +1545,7 @@ extension Components {
                     forKey: .groupID
                 )
                 self.habit = try container.decodeIfPresent(
-                    Components.Schemas.HabitDetails.self,
+                    Components.Schemas.HabitDetailsInput.self,
                     forKey: .habit
                 )
                 self.name = try container.decodeIfPresent(
@@ -1507,7 +1561,7 @@ extension Components {
                     forKey: .tasks
                 )
                 self.visibility = try container.decodeIfPresent(
-                    Components.Schemas.Visibility.self,
+                    Components.Schemas.KnownVisibility.self,
                     forKey: .visibility
                 )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
@@ -1833,7 +1887,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/ChoreDraft/points`.
             public var points: Swift.Int?
             /// - Remark: Generated from `#/components/schemas/ChoreDraft/recurrence`.
-            public var recurrence: Components.Schemas.ChoreRecurrence
+            public var recurrence: Components.Schemas.ChoreRecurrenceInput
             /// Creates a new `ChoreDraft`.
             ///
             /// - Parameters:
@@ -1847,7 +1901,7 @@ extension Components {
                 dueTime: Components.Schemas.LocalTime? = nil,
                 firstDueOn: Components.Schemas.LocalDate,
                 points: Swift.Int? = nil,
-                recurrence: Components.Schemas.ChoreRecurrence
+                recurrence: Components.Schemas.ChoreRecurrenceInput
             ) {
                 self.assigneeID = assigneeID
                 self.dueTime = dueTime
@@ -1881,7 +1935,7 @@ extension Components {
                     forKey: .points
                 )
                 self.recurrence = try container.decode(
-                    Components.Schemas.ChoreRecurrence.self,
+                    Components.Schemas.ChoreRecurrenceInput.self,
                     forKey: .recurrence
                 )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
@@ -1999,17 +2053,12 @@ extension Components {
                 case nextCursor
             }
         }
-        /// An open list: later versions may add values, so a client must accept one it does not know.
+        /// An open list: later versions may add values to KnownChoreOccurrenceStatus, so a client must accept one it does not know. Requests take only the values of KnownChoreOccurrenceStatus.
         ///
         /// - Remark: Generated from `#/components/schemas/ChoreOccurrenceStatus`.
         public struct ChoreOccurrenceStatus: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/ChoreOccurrenceStatus/value1`.
-            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
-                case pending = "pending"
-                case completed = "completed"
-            }
-            /// - Remark: Generated from `#/components/schemas/ChoreOccurrenceStatus/value1`.
-            public var value1: Components.Schemas.ChoreOccurrenceStatus.Value1Payload?
+            public var value1: Components.Schemas.KnownChoreOccurrenceStatus?
             /// - Remark: Generated from `#/components/schemas/ChoreOccurrenceStatus/value2`.
             public var value2: Swift.String?
             /// Creates a new `ChoreOccurrenceStatus`.
@@ -2018,7 +2067,7 @@ extension Components {
             ///   - value1:
             ///   - value2:
             public init(
-                value1: Components.Schemas.ChoreOccurrenceStatus.Value1Payload? = nil,
+                value1: Components.Schemas.KnownChoreOccurrenceStatus? = nil,
                 value2: Swift.String? = nil
             ) {
                 self.value1 = value1
@@ -2053,8 +2102,6 @@ extension Components {
                 ])
             }
         }
-        /// Sent in requests too: there, a field not listed here is refused (422 `validation`).
-        ///
         /// - Remark: Generated from `#/components/schemas/ChoreRecurrence`.
         public struct ChoreRecurrence: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/ChoreRecurrence/dayOfMonth`.
@@ -2084,15 +2131,62 @@ extension Components {
                 case weekdays
             }
         }
-        /// Sent in requests too: there, a field not listed here is refused (422 `validation`).
-        ///
+        /// - Remark: Generated from `#/components/schemas/ChoreRecurrenceInput`.
+        public struct ChoreRecurrenceInput: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ChoreRecurrenceInput/dayOfMonth`.
+            public var dayOfMonth: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/ChoreRecurrenceInput/kind`.
+            public var kind: Components.Schemas.KnownRecurrenceKind
+            /// - Remark: Generated from `#/components/schemas/ChoreRecurrenceInput/weekdays`.
+            public var weekdays: [Components.Schemas.Weekday]?
+            /// Creates a new `ChoreRecurrenceInput`.
+            ///
+            /// - Parameters:
+            ///   - dayOfMonth:
+            ///   - kind:
+            ///   - weekdays:
+            public init(
+                dayOfMonth: Swift.Int? = nil,
+                kind: Components.Schemas.KnownRecurrenceKind,
+                weekdays: [Components.Schemas.Weekday]? = nil
+            ) {
+                self.dayOfMonth = dayOfMonth
+                self.kind = kind
+                self.weekdays = weekdays
+            }
+            public enum CodingKeys: String, CodingKey {
+                case dayOfMonth
+                case kind
+                case weekdays
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.dayOfMonth = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .dayOfMonth
+                )
+                self.kind = try container.decode(
+                    Components.Schemas.KnownRecurrenceKind.self,
+                    forKey: .kind
+                )
+                self.weekdays = try container.decodeIfPresent(
+                    [Components.Schemas.Weekday].self,
+                    forKey: .weekdays
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "dayOfMonth",
+                    "kind",
+                    "weekdays"
+                ])
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/CompetitionDetails`.
         public struct CompetitionDetails: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/CompetitionDetails/endsAt`.
             public var endsAt: Foundation.Date
             /// - Remark: Generated from `#/components/schemas/CompetitionDetails/startsAt`.
             public var startsAt: Foundation.Date
-            /// An IANA time zone.
+            /// An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).
             ///
             /// - Remark: Generated from `#/components/schemas/CompetitionDetails/timeZone`.
             public var timeZone: Swift.String
@@ -2103,7 +2197,7 @@ extension Components {
             /// - Parameters:
             ///   - endsAt:
             ///   - startsAt:
-            ///   - timeZone: An IANA time zone.
+            ///   - timeZone: An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).
             ///   - unit:
             public init(
                 endsAt: Foundation.Date,
@@ -2121,6 +2215,68 @@ extension Components {
                 case startsAt
                 case timeZone
                 case unit
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/CompetitionDetailsInput`.
+        public struct CompetitionDetailsInput: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/CompetitionDetailsInput/endsAt`.
+            public var endsAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/CompetitionDetailsInput/startsAt`.
+            public var startsAt: Foundation.Date
+            /// An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).
+            ///
+            /// - Remark: Generated from `#/components/schemas/CompetitionDetailsInput/timeZone`.
+            public var timeZone: Swift.String
+            /// - Remark: Generated from `#/components/schemas/CompetitionDetailsInput/unit`.
+            public var unit: Swift.String
+            /// Creates a new `CompetitionDetailsInput`.
+            ///
+            /// - Parameters:
+            ///   - endsAt:
+            ///   - startsAt:
+            ///   - timeZone: An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).
+            ///   - unit:
+            public init(
+                endsAt: Foundation.Date,
+                startsAt: Foundation.Date,
+                timeZone: Swift.String,
+                unit: Swift.String
+            ) {
+                self.endsAt = endsAt
+                self.startsAt = startsAt
+                self.timeZone = timeZone
+                self.unit = unit
+            }
+            public enum CodingKeys: String, CodingKey {
+                case endsAt
+                case startsAt
+                case timeZone
+                case unit
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.endsAt = try container.decode(
+                    Foundation.Date.self,
+                    forKey: .endsAt
+                )
+                self.startsAt = try container.decode(
+                    Foundation.Date.self,
+                    forKey: .startsAt
+                )
+                self.timeZone = try container.decode(
+                    Swift.String.self,
+                    forKey: .timeZone
+                )
+                self.unit = try container.decode(
+                    Swift.String.self,
+                    forKey: .unit
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "endsAt",
+                    "startsAt",
+                    "timeZone",
+                    "unit"
+                ])
             }
         }
         /// - Remark: Generated from `#/components/schemas/CompletedResponse`.
@@ -2246,19 +2402,12 @@ extension Components {
                 ])
             }
         }
-        /// An open list: later versions may add values, so a client must accept one it does not know.
+        /// An open list: later versions may add values to KnownDifficulty, so a client must accept one it does not know. Requests take only the values of KnownDifficulty.
         ///
         /// - Remark: Generated from `#/components/schemas/Difficulty`.
         public struct Difficulty: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/Difficulty/value1`.
-            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
-                case beginner = "beginner"
-                case moderate = "moderate"
-                case hard = "hard"
-                case extreme = "extreme"
-            }
-            /// - Remark: Generated from `#/components/schemas/Difficulty/value1`.
-            public var value1: Components.Schemas.Difficulty.Value1Payload?
+            public var value1: Components.Schemas.KnownDifficulty?
             /// - Remark: Generated from `#/components/schemas/Difficulty/value2`.
             public var value2: Swift.String?
             /// Creates a new `Difficulty`.
@@ -2267,7 +2416,7 @@ extension Components {
             ///   - value1:
             ///   - value2:
             public init(
-                value1: Components.Schemas.Difficulty.Value1Payload? = nil,
+                value1: Components.Schemas.KnownDifficulty? = nil,
                 value2: Swift.String? = nil
             ) {
                 self.value1 = value1
@@ -2402,18 +2551,12 @@ extension Components {
                 case userID
             }
         }
-        /// An open list: later versions may add values, so a client must accept one it does not know.
+        /// An open list: later versions may add values to KnownFailureMode, so a client must accept one it does not know. Requests take only the values of KnownFailureMode.
         ///
         /// - Remark: Generated from `#/components/schemas/FailureMode`.
         public struct FailureMode: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/FailureMode/value1`.
-            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
-                case strict = "strict"
-                case tolerant = "tolerant"
-                case none = "none"
-            }
-            /// - Remark: Generated from `#/components/schemas/FailureMode/value1`.
-            public var value1: Components.Schemas.FailureMode.Value1Payload?
+            public var value1: Components.Schemas.KnownFailureMode?
             /// - Remark: Generated from `#/components/schemas/FailureMode/value2`.
             public var value2: Swift.String?
             /// Creates a new `FailureMode`.
@@ -2422,7 +2565,7 @@ extension Components {
             ///   - value1:
             ///   - value2:
             public init(
-                value1: Components.Schemas.FailureMode.Value1Payload? = nil,
+                value1: Components.Schemas.KnownFailureMode? = nil,
                 value2: Swift.String? = nil
             ) {
                 self.value1 = value1
@@ -2457,8 +2600,6 @@ extension Components {
                 ])
             }
         }
-        /// Sent in requests too: there, a field not listed here is refused (422 `validation`).
-        ///
         /// - Remark: Generated from `#/components/schemas/FailureRule`.
         public struct FailureRule: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/FailureRule/allowedMissedDays`.
@@ -2480,6 +2621,44 @@ extension Components {
             public enum CodingKeys: String, CodingKey {
                 case allowedMissedDays
                 case mode
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/FailureRuleInput`.
+        public struct FailureRuleInput: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/FailureRuleInput/allowedMissedDays`.
+            public var allowedMissedDays: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/FailureRuleInput/mode`.
+            public var mode: Components.Schemas.KnownFailureMode
+            /// Creates a new `FailureRuleInput`.
+            ///
+            /// - Parameters:
+            ///   - allowedMissedDays:
+            ///   - mode:
+            public init(
+                allowedMissedDays: Swift.Int? = nil,
+                mode: Components.Schemas.KnownFailureMode
+            ) {
+                self.allowedMissedDays = allowedMissedDays
+                self.mode = mode
+            }
+            public enum CodingKeys: String, CodingKey {
+                case allowedMissedDays
+                case mode
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.allowedMissedDays = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .allowedMissedDays
+                )
+                self.mode = try container.decode(
+                    Components.Schemas.KnownFailureMode.self,
+                    forKey: .mode
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "allowedMissedDays",
+                    "mode"
+                ])
             }
         }
         /// - Remark: Generated from `#/components/schemas/FieldError`.
@@ -2642,10 +2821,10 @@ extension Components {
         /// - Remark: Generated from `#/components/schemas/GroupCreationRequest`.
         public struct GroupCreationRequest: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/GroupCreationRequest/kind`.
-            public var kind: Components.Schemas.GroupKind
+            public var kind: Components.Schemas.KnownGroupKind
             /// - Remark: Generated from `#/components/schemas/GroupCreationRequest/name`.
             public var name: Swift.String
-            /// An IANA time zone.
+            /// An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).
             ///
             /// - Remark: Generated from `#/components/schemas/GroupCreationRequest/timeZone`.
             public var timeZone: Swift.String
@@ -2654,9 +2833,9 @@ extension Components {
             /// - Parameters:
             ///   - kind:
             ///   - name:
-            ///   - timeZone: An IANA time zone.
+            ///   - timeZone: An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).
             public init(
-                kind: Components.Schemas.GroupKind,
+                kind: Components.Schemas.KnownGroupKind,
                 name: Swift.String,
                 timeZone: Swift.String
             ) {
@@ -2672,7 +2851,7 @@ extension Components {
             public init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
                 self.kind = try container.decode(
-                    Components.Schemas.GroupKind.self,
+                    Components.Schemas.KnownGroupKind.self,
                     forKey: .kind
                 )
                 self.name = try container.decode(
@@ -2760,18 +2939,12 @@ extension Components {
                 case nextCursor
             }
         }
-        /// An open list: later versions may add values, so a client must accept one it does not know.
+        /// An open list: later versions may add values to KnownGroupKind, so a client must accept one it does not know. Requests take only the values of KnownGroupKind.
         ///
         /// - Remark: Generated from `#/components/schemas/GroupKind`.
         public struct GroupKind: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/GroupKind/value1`.
-            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
-                case household = "household"
-                case friends = "friends"
-                case team = "team"
-            }
-            /// - Remark: Generated from `#/components/schemas/GroupKind/value1`.
-            public var value1: Components.Schemas.GroupKind.Value1Payload?
+            public var value1: Components.Schemas.KnownGroupKind?
             /// - Remark: Generated from `#/components/schemas/GroupKind/value2`.
             public var value2: Swift.String?
             /// Creates a new `GroupKind`.
@@ -2780,7 +2953,7 @@ extension Components {
             ///   - value1:
             ///   - value2:
             public init(
-                value1: Components.Schemas.GroupKind.Value1Payload? = nil,
+                value1: Components.Schemas.KnownGroupKind? = nil,
                 value2: Swift.String? = nil
             ) {
                 self.value1 = value1
@@ -3007,7 +3180,7 @@ extension Components {
         public struct GroupUpdateRequest: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/GroupUpdateRequest/name`.
             public var name: Swift.String?
-            /// An IANA time zone.
+            /// An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).
             ///
             /// - Remark: Generated from `#/components/schemas/GroupUpdateRequest/timeZone`.
             public var timeZone: Swift.String?
@@ -3015,7 +3188,7 @@ extension Components {
             ///
             /// - Parameters:
             ///   - name:
-            ///   - timeZone: An IANA time zone.
+            ///   - timeZone: An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).
             public init(
                 name: Swift.String? = nil,
                 timeZone: Swift.String? = nil
@@ -3051,7 +3224,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/GuestRequest/locale`.
             public var locale: Swift.String?
-            /// An IANA time zone.
+            /// An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).
             ///
             /// - Remark: Generated from `#/components/schemas/GuestRequest/timeZone`.
             public var timeZone: Swift.String
@@ -3060,7 +3233,7 @@ extension Components {
             /// - Parameters:
             ///   - displayName:
             ///   - locale: A BCP 47 language tag.
-            ///   - timeZone: An IANA time zone.
+            ///   - timeZone: An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).
             public init(
                 displayName: Swift.String,
                 locale: Swift.String? = nil,
@@ -3096,8 +3269,6 @@ extension Components {
                 ])
             }
         }
-        /// Sent in requests too: there, a field not listed here is refused (422 `validation`).
-        ///
         /// - Remark: Generated from `#/components/schemas/HabitDetails`.
         public struct HabitDetails: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/HabitDetails/colour`.
@@ -3131,6 +3302,66 @@ extension Components {
                 case notes
                 case priority
                 case reminderTime
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/HabitDetailsInput`.
+        public struct HabitDetailsInput: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/HabitDetailsInput/colour`.
+            public var colour: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/HabitDetailsInput/notes`.
+            public var notes: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/HabitDetailsInput/priority`.
+            public var priority: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/HabitDetailsInput/reminderTime`.
+            public var reminderTime: Components.Schemas.LocalTime?
+            /// Creates a new `HabitDetailsInput`.
+            ///
+            /// - Parameters:
+            ///   - colour:
+            ///   - notes:
+            ///   - priority:
+            ///   - reminderTime:
+            public init(
+                colour: Swift.String? = nil,
+                notes: Swift.String? = nil,
+                priority: Swift.Int? = nil,
+                reminderTime: Components.Schemas.LocalTime? = nil
+            ) {
+                self.colour = colour
+                self.notes = notes
+                self.priority = priority
+                self.reminderTime = reminderTime
+            }
+            public enum CodingKeys: String, CodingKey {
+                case colour
+                case notes
+                case priority
+                case reminderTime
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.colour = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .colour
+                )
+                self.notes = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .notes
+                )
+                self.priority = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .priority
+                )
+                self.reminderTime = try container.decodeIfPresent(
+                    Components.Schemas.LocalTime.self,
+                    forKey: .reminderTime
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "colour",
+                    "notes",
+                    "priority",
+                    "reminderTime"
+                ])
             }
         }
         /// - Remark: Generated from `#/components/schemas/HistoryDay`.
@@ -3341,6 +3572,90 @@ extension Components {
         }
         /// - Remark: Generated from `#/components/schemas/JSONValue`.
         public typealias JSONValue = OpenAPIRuntime.OpenAPIObjectContainer
+        /// - Remark: Generated from `#/components/schemas/KnownActivityLevel`.
+        @frozen public enum KnownActivityLevel: String, Codable, Hashable, Sendable, CaseIterable {
+            case beginner = "beginner"
+            case intermediate = "intermediate"
+            case advanced = "advanced"
+        }
+        /// - Remark: Generated from `#/components/schemas/KnownAttemptStatus`.
+        @frozen public enum KnownAttemptStatus: String, Codable, Hashable, Sendable, CaseIterable {
+            case active = "active"
+            case failed = "failed"
+            case completed = "completed"
+            case abandoned = "abandoned"
+        }
+        /// - Remark: Generated from `#/components/schemas/KnownCadenceKind`.
+        @frozen public enum KnownCadenceKind: String, Codable, Hashable, Sendable, CaseIterable {
+            case daily = "daily"
+            case weekdays = "weekdays"
+            case timesPerWeek = "timesPerWeek"
+            case weekly = "weekly"
+            case monthly = "monthly"
+        }
+        /// - Remark: Generated from `#/components/schemas/KnownChallengeKind`.
+        @frozen public enum KnownChallengeKind: String, Codable, Hashable, Sendable, CaseIterable {
+            case curated = "curated"
+            case competition = "competition"
+            case habit = "habit"
+            case chore = "chore"
+            case weekly = "weekly"
+        }
+        /// - Remark: Generated from `#/components/schemas/KnownChoreOccurrenceStatus`.
+        @frozen public enum KnownChoreOccurrenceStatus: String, Codable, Hashable, Sendable, CaseIterable {
+            case pending = "pending"
+            case completed = "completed"
+        }
+        /// - Remark: Generated from `#/components/schemas/KnownDifficulty`.
+        @frozen public enum KnownDifficulty: String, Codable, Hashable, Sendable, CaseIterable {
+            case beginner = "beginner"
+            case moderate = "moderate"
+            case hard = "hard"
+            case extreme = "extreme"
+        }
+        /// - Remark: Generated from `#/components/schemas/KnownFailureMode`.
+        @frozen public enum KnownFailureMode: String, Codable, Hashable, Sendable, CaseIterable {
+            case strict = "strict"
+            case tolerant = "tolerant"
+            case none = "none"
+        }
+        /// - Remark: Generated from `#/components/schemas/KnownGroupKind`.
+        @frozen public enum KnownGroupKind: String, Codable, Hashable, Sendable, CaseIterable {
+            case household = "household"
+            case friends = "friends"
+            case team = "team"
+        }
+        /// - Remark: Generated from `#/components/schemas/KnownPointsKind`.
+        @frozen public enum KnownPointsKind: String, Codable, Hashable, Sendable, CaseIterable {
+            case none = "none"
+            case perTask = "perTask"
+            case series = "series"
+        }
+        /// - Remark: Generated from `#/components/schemas/KnownRecurrenceKind`.
+        @frozen public enum KnownRecurrenceKind: String, Codable, Hashable, Sendable, CaseIterable {
+            case none = "none"
+            case daily = "daily"
+            case weekly = "weekly"
+            case monthly = "monthly"
+        }
+        /// - Remark: Generated from `#/components/schemas/KnownStreakPeriod`.
+        @frozen public enum KnownStreakPeriod: String, Codable, Hashable, Sendable, CaseIterable {
+            case day = "day"
+            case week = "week"
+        }
+        /// - Remark: Generated from `#/components/schemas/KnownTaskKind`.
+        @frozen public enum KnownTaskKind: String, Codable, Hashable, Sendable, CaseIterable {
+            case checkbox = "checkbox"
+            case quantity = "quantity"
+            case photo = "photo"
+        }
+        /// - Remark: Generated from `#/components/schemas/KnownVisibility`.
+        @frozen public enum KnownVisibility: String, Codable, Hashable, Sendable, CaseIterable {
+            case curated = "curated"
+            case _public = "public"
+            case _private = "private"
+            case group = "group"
+        }
         /// - Remark: Generated from `#/components/schemas/LedgerCheckIn`.
         public struct LedgerCheckIn: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/LedgerCheckIn/action`.
@@ -3761,6 +4076,94 @@ extension Components {
                 case topPercent
             }
         }
+        /// - Remark: Generated from `#/components/schemas/NotificationPageView`.
+        public struct NotificationPageView: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/NotificationPageView/items`.
+            public var items: [Components.Schemas.NotificationView]
+            /// - Remark: Generated from `#/components/schemas/NotificationPageView/nextCursor`.
+            public var nextCursor: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/NotificationPageView/unread`.
+            public var unread: Swift.Int
+            /// Creates a new `NotificationPageView`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            ///   - nextCursor:
+            ///   - unread:
+            public init(
+                items: [Components.Schemas.NotificationView],
+                nextCursor: Swift.String? = nil,
+                unread: Swift.Int
+            ) {
+                self.items = items
+                self.nextCursor = nextCursor
+                self.unread = unread
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+                case nextCursor
+                case unread
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/NotificationView`.
+        public struct NotificationView: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/NotificationView/archived`.
+            public var archived: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/NotificationView/body`.
+            public var body: Swift.String
+            /// - Remark: Generated from `#/components/schemas/NotificationView/createdAt`.
+            public var createdAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/NotificationView/deepLink`.
+            public var deepLink: Swift.String
+            /// - Remark: Generated from `#/components/schemas/NotificationView/kind`.
+            public var kind: Swift.String
+            /// - Remark: Generated from `#/components/schemas/NotificationView/notificationID`.
+            public var notificationID: Swift.String
+            /// - Remark: Generated from `#/components/schemas/NotificationView/read`.
+            public var read: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/NotificationView/title`.
+            public var title: Swift.String
+            /// Creates a new `NotificationView`.
+            ///
+            /// - Parameters:
+            ///   - archived:
+            ///   - body:
+            ///   - createdAt:
+            ///   - deepLink:
+            ///   - kind:
+            ///   - notificationID:
+            ///   - read:
+            ///   - title:
+            public init(
+                archived: Swift.Bool,
+                body: Swift.String,
+                createdAt: Foundation.Date,
+                deepLink: Swift.String,
+                kind: Swift.String,
+                notificationID: Swift.String,
+                read: Swift.Bool,
+                title: Swift.String
+            ) {
+                self.archived = archived
+                self.body = body
+                self.createdAt = createdAt
+                self.deepLink = deepLink
+                self.kind = kind
+                self.notificationID = notificationID
+                self.read = read
+                self.title = title
+            }
+            public enum CodingKeys: String, CodingKey {
+                case archived
+                case body
+                case createdAt
+                case deepLink
+                case kind
+                case notificationID
+                case read
+                case title
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/PastWindowView`.
         public struct PastWindowView: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/PastWindowView/participants`.
@@ -3963,18 +4366,12 @@ extension Components {
                 case nextCursor
             }
         }
-        /// An open list: later versions may add values, so a client must accept one it does not know.
+        /// An open list: later versions may add values to KnownPointsKind, so a client must accept one it does not know. Requests take only the values of KnownPointsKind.
         ///
         /// - Remark: Generated from `#/components/schemas/PointsKind`.
         public struct PointsKind: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/PointsKind/value1`.
-            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
-                case none = "none"
-                case perTask = "perTask"
-                case series = "series"
-            }
-            /// - Remark: Generated from `#/components/schemas/PointsKind/value1`.
-            public var value1: Components.Schemas.PointsKind.Value1Payload?
+            public var value1: Components.Schemas.KnownPointsKind?
             /// - Remark: Generated from `#/components/schemas/PointsKind/value2`.
             public var value2: Swift.String?
             /// Creates a new `PointsKind`.
@@ -3983,7 +4380,7 @@ extension Components {
             ///   - value1:
             ///   - value2:
             public init(
-                value1: Components.Schemas.PointsKind.Value1Payload? = nil,
+                value1: Components.Schemas.KnownPointsKind? = nil,
                 value2: Swift.String? = nil
             ) {
                 self.value1 = value1
@@ -4076,8 +4473,6 @@ extension Components {
                 ])
             }
         }
-        /// Sent in requests too: there, a field not listed here is refused (422 `validation`).
-        ///
         /// - Remark: Generated from `#/components/schemas/PointsRule`.
         public struct PointsRule: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/PointsRule/completionBonus`.
@@ -4117,6 +4512,77 @@ extension Components {
                 case pointsPerTask
                 case series
                 case weeklyGoalBonus
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/PointsRuleInput`.
+        public struct PointsRuleInput: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PointsRuleInput/completionBonus`.
+            public var completionBonus: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/PointsRuleInput/kind`.
+            public var kind: Components.Schemas.KnownPointsKind
+            /// - Remark: Generated from `#/components/schemas/PointsRuleInput/pointsPerTask`.
+            public var pointsPerTask: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/PointsRuleInput/series`.
+            public var series: Components.Schemas.SeriesFormulaInput?
+            /// - Remark: Generated from `#/components/schemas/PointsRuleInput/weeklyGoalBonus`.
+            public var weeklyGoalBonus: Swift.Int?
+            /// Creates a new `PointsRuleInput`.
+            ///
+            /// - Parameters:
+            ///   - completionBonus:
+            ///   - kind:
+            ///   - pointsPerTask:
+            ///   - series:
+            ///   - weeklyGoalBonus:
+            public init(
+                completionBonus: Swift.Int? = nil,
+                kind: Components.Schemas.KnownPointsKind,
+                pointsPerTask: Swift.Int? = nil,
+                series: Components.Schemas.SeriesFormulaInput? = nil,
+                weeklyGoalBonus: Swift.Int? = nil
+            ) {
+                self.completionBonus = completionBonus
+                self.kind = kind
+                self.pointsPerTask = pointsPerTask
+                self.series = series
+                self.weeklyGoalBonus = weeklyGoalBonus
+            }
+            public enum CodingKeys: String, CodingKey {
+                case completionBonus
+                case kind
+                case pointsPerTask
+                case series
+                case weeklyGoalBonus
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.completionBonus = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .completionBonus
+                )
+                self.kind = try container.decode(
+                    Components.Schemas.KnownPointsKind.self,
+                    forKey: .kind
+                )
+                self.pointsPerTask = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .pointsPerTask
+                )
+                self.series = try container.decodeIfPresent(
+                    Components.Schemas.SeriesFormulaInput.self,
+                    forKey: .series
+                )
+                self.weeklyGoalBonus = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .weeklyGoalBonus
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "completionBonus",
+                    "kind",
+                    "pointsPerTask",
+                    "series",
+                    "weeklyGoalBonus"
+                ])
             }
         }
         /// - Remark: Generated from `#/components/schemas/PointsSummary`.
@@ -4172,8 +4638,10 @@ extension Components {
             public var dailyReminderTime: Components.Schemas.LocalTime?
             /// - Remark: Generated from `#/components/schemas/PreferencesRequest/notificationsEnabled`.
             public var notificationsEnabled: Swift.Bool
+            /// Leave it out for no quiet hours. Quiet hours that start and end at the same minute span no time and are saved as none (to silence the whole day, turn notifications off).
+            ///
             /// - Remark: Generated from `#/components/schemas/PreferencesRequest/quietHours`.
-            public var quietHours: Components.Schemas.QuietHours?
+            public var quietHours: Components.Schemas.QuietHoursInput?
             /// - Remark: Generated from `#/components/schemas/PreferencesRequest/telemetryOptOut`.
             public var telemetryOptOut: Swift.Bool
             /// Creates a new `PreferencesRequest`.
@@ -4181,12 +4649,12 @@ extension Components {
             /// - Parameters:
             ///   - dailyReminderTime:
             ///   - notificationsEnabled:
-            ///   - quietHours:
+            ///   - quietHours: Leave it out for no quiet hours. Quiet hours that start and end at the same minute span no time and are saved as none (to silence the whole day, turn notifications off).
             ///   - telemetryOptOut:
             public init(
                 dailyReminderTime: Components.Schemas.LocalTime? = nil,
                 notificationsEnabled: Swift.Bool,
-                quietHours: Components.Schemas.QuietHours? = nil,
+                quietHours: Components.Schemas.QuietHoursInput? = nil,
                 telemetryOptOut: Swift.Bool
             ) {
                 self.dailyReminderTime = dailyReminderTime
@@ -4211,7 +4679,7 @@ extension Components {
                     forKey: .notificationsEnabled
                 )
                 self.quietHours = try container.decodeIfPresent(
-                    Components.Schemas.QuietHours.self,
+                    Components.Schemas.QuietHoursInput.self,
                     forKey: .quietHours
                 )
                 self.telemetryOptOut = try container.decode(
@@ -4290,6 +4758,7 @@ extension Components {
             /// - `internal` (500): A fault on Surge's side; it has been logged.
             /// - `method-not-allowed` (405): The path exists, but not with this method.
             /// - `not-found` (404): No such resource, or none the caller may see.
+            /// - `unknown-cursor` (404): The `cursor` was not issued for this list (or this sort order), so the position it names does not exist: request the first page again without a cursor.
             /// - `unauthorized` (401): No access token was sent.
             /// - `invalid-token` (401): The access token is malformed, expired or not Surge's: refresh it or sign in again.
             /// - `account-deleted` (401): The token's account was deleted.
@@ -4299,7 +4768,7 @@ extension Components {
             /// - `unsupported-media-type` (415): The body's Content-Type is not one the operation takes.
             /// - `payload-too-large` (413): The body is larger than the operation takes.
             /// - `validation` (422): A field, query parameter or header breaks a rule (unknown fields included); `errors` names each with the rule broken.
-            /// - `idempotency-key-reused` (422): This `Idempotency-Key` was used for a different request.
+            /// - `idempotency-key-reused` (409): This `Idempotency-Key` is bound to a different request (another method, path or body): use a new key for a new request.
             /// - `idempotency-key-in-progress` (409): A request with this `Idempotency-Key` is still running; retry after `Retry-After` seconds.
             /// - `forbidden` (403): The caller may not do this.
             /// - `confirmation-required` (422): Deleting for good needs an explicit confirmation.
@@ -4311,6 +4780,7 @@ extension Components {
             /// - `invalid-refresh-token` (401): The refresh token is unknown, expired or signed out: sign in again.
             /// - `refresh-token-reused` (401): The refresh token was already used; every session of its family was signed out.
             /// - `invalid-id-token` (401): The provider's ID token is malformed, expired, wrongly signed or meant for another app.
+            /// - `provider-not-enabled` (403): This server does not accept sign-in with that provider (it is not configured here).
             /// - `training-plan-not-found` (404): No training plan yet: onboarding has not saved one.
             /// - `already-friends` (409): You are already friends.
             /// - `friend-request-exists` (409): A friend request between the two of you is pending; answer or cancel it.
@@ -4379,7 +4849,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/ProfileUpdateRequest/locale`.
             public var locale: Swift.String?
-            /// An IANA time zone.
+            /// An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).
             ///
             /// - Remark: Generated from `#/components/schemas/ProfileUpdateRequest/timeZone`.
             public var timeZone: Swift.String?
@@ -4389,7 +4859,7 @@ extension Components {
             ///   - avatarURL: An https URL, or an empty string to remove the avatar.
             ///   - displayName:
             ///   - locale: A BCP 47 language tag.
-            ///   - timeZone: An IANA time zone.
+            ///   - timeZone: An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).
             public init(
                 avatarURL: Swift.String? = nil,
                 displayName: Swift.String? = nil,
@@ -4485,8 +4955,6 @@ extension Components {
                 case nextCursor
             }
         }
-        /// Sent in requests too: there, a field not listed here is refused (422 `validation`).
-        ///
         /// - Remark: Generated from `#/components/schemas/QuietHours`.
         public struct QuietHours: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/QuietHours/end`.
@@ -4510,19 +4978,50 @@ extension Components {
                 case start
             }
         }
-        /// An open list: later versions may add values, so a client must accept one it does not know.
+        /// - Remark: Generated from `#/components/schemas/QuietHoursInput`.
+        public struct QuietHoursInput: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/QuietHoursInput/end`.
+            public var end: Components.Schemas.LocalTime
+            /// - Remark: Generated from `#/components/schemas/QuietHoursInput/start`.
+            public var start: Components.Schemas.LocalTime
+            /// Creates a new `QuietHoursInput`.
+            ///
+            /// - Parameters:
+            ///   - end:
+            ///   - start:
+            public init(
+                end: Components.Schemas.LocalTime,
+                start: Components.Schemas.LocalTime
+            ) {
+                self.end = end
+                self.start = start
+            }
+            public enum CodingKeys: String, CodingKey {
+                case end
+                case start
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.end = try container.decode(
+                    Components.Schemas.LocalTime.self,
+                    forKey: .end
+                )
+                self.start = try container.decode(
+                    Components.Schemas.LocalTime.self,
+                    forKey: .start
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "end",
+                    "start"
+                ])
+            }
+        }
+        /// An open list: later versions may add values to KnownRecurrenceKind, so a client must accept one it does not know. Requests take only the values of KnownRecurrenceKind.
         ///
         /// - Remark: Generated from `#/components/schemas/RecurrenceKind`.
         public struct RecurrenceKind: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/RecurrenceKind/value1`.
-            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
-                case none = "none"
-                case daily = "daily"
-                case weekly = "weekly"
-                case monthly = "monthly"
-            }
-            /// - Remark: Generated from `#/components/schemas/RecurrenceKind/value1`.
-            public var value1: Components.Schemas.RecurrenceKind.Value1Payload?
+            public var value1: Components.Schemas.KnownRecurrenceKind?
             /// - Remark: Generated from `#/components/schemas/RecurrenceKind/value2`.
             public var value2: Swift.String?
             /// Creates a new `RecurrenceKind`.
@@ -4531,7 +5030,7 @@ extension Components {
             ///   - value1:
             ///   - value2:
             public init(
-                value1: Components.Schemas.RecurrenceKind.Value1Payload? = nil,
+                value1: Components.Schemas.KnownRecurrenceKind? = nil,
                 value2: Swift.String? = nil
             ) {
                 self.value1 = value1
@@ -4605,7 +5104,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/RegisterRequest/password`.
             public var password: Swift.String
-            /// An IANA time zone.
+            /// An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).
             ///
             /// - Remark: Generated from `#/components/schemas/RegisterRequest/timeZone`.
             public var timeZone: Swift.String
@@ -4616,7 +5115,7 @@ extension Components {
             ///   - email:
             ///   - locale: A BCP 47 language tag.
             ///   - password: At least 10 characters and at most 72 bytes of UTF-8; not one character repeated, not the e-mail's name, not a common password.
-            ///   - timeZone: An IANA time zone.
+            ///   - timeZone: An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).
             public init(
                 displayName: Swift.String,
                 email: Swift.String,
@@ -4673,11 +5172,11 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/RulesDraft/checkInGraceMinutes`.
             public var checkInGraceMinutes: Swift.Int?
             /// - Remark: Generated from `#/components/schemas/RulesDraft/failure`.
-            public var failure: Components.Schemas.FailureRule?
+            public var failure: Components.Schemas.FailureRuleInput?
             /// - Remark: Generated from `#/components/schemas/RulesDraft/points`.
-            public var points: Components.Schemas.PointsRule?
+            public var points: Components.Schemas.PointsRuleInput?
             /// - Remark: Generated from `#/components/schemas/RulesDraft/streak`.
-            public var streak: Components.Schemas.StreakRule?
+            public var streak: Components.Schemas.StreakRuleInput?
             /// Creates a new `RulesDraft`.
             ///
             /// - Parameters:
@@ -4687,9 +5186,9 @@ extension Components {
             ///   - streak:
             public init(
                 checkInGraceMinutes: Swift.Int? = nil,
-                failure: Components.Schemas.FailureRule? = nil,
-                points: Components.Schemas.PointsRule? = nil,
-                streak: Components.Schemas.StreakRule? = nil
+                failure: Components.Schemas.FailureRuleInput? = nil,
+                points: Components.Schemas.PointsRuleInput? = nil,
+                streak: Components.Schemas.StreakRuleInput? = nil
             ) {
                 self.checkInGraceMinutes = checkInGraceMinutes
                 self.failure = failure
@@ -4709,15 +5208,15 @@ extension Components {
                     forKey: .checkInGraceMinutes
                 )
                 self.failure = try container.decodeIfPresent(
-                    Components.Schemas.FailureRule.self,
+                    Components.Schemas.FailureRuleInput.self,
                     forKey: .failure
                 )
                 self.points = try container.decodeIfPresent(
-                    Components.Schemas.PointsRule.self,
+                    Components.Schemas.PointsRuleInput.self,
                     forKey: .points
                 )
                 self.streak = try container.decodeIfPresent(
-                    Components.Schemas.StreakRule.self,
+                    Components.Schemas.StreakRuleInput.self,
                     forKey: .streak
                 )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
@@ -4728,8 +5227,6 @@ extension Components {
                 ])
             }
         }
-        /// Sent in requests too: there, a field not listed here is refused (422 `validation`).
-        ///
         /// - Remark: Generated from `#/components/schemas/SeriesFormula`.
         public struct SeriesFormula: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/SeriesFormula/basePoints`.
@@ -4775,6 +5272,88 @@ extension Components {
                 case repMultiplier
                 case seriesMultiplier
                 case streakMultipliers
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/SeriesFormulaInput`.
+        public struct SeriesFormulaInput: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/SeriesFormulaInput/basePoints`.
+            public var basePoints: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/SeriesFormulaInput/capBands`.
+            public var capBands: [Components.Schemas.CapBandInput]
+            /// - Remark: Generated from `#/components/schemas/SeriesFormulaInput/levelThresholds`.
+            public var levelThresholds: [Swift.Int]
+            /// - Remark: Generated from `#/components/schemas/SeriesFormulaInput/repMultiplier`.
+            public var repMultiplier: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/SeriesFormulaInput/seriesMultiplier`.
+            public var seriesMultiplier: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/SeriesFormulaInput/streakMultipliers`.
+            public var streakMultipliers: [Components.Schemas.StreakMultiplierInput]
+            /// Creates a new `SeriesFormulaInput`.
+            ///
+            /// - Parameters:
+            ///   - basePoints:
+            ///   - capBands:
+            ///   - levelThresholds:
+            ///   - repMultiplier:
+            ///   - seriesMultiplier:
+            ///   - streakMultipliers:
+            public init(
+                basePoints: Swift.Double,
+                capBands: [Components.Schemas.CapBandInput],
+                levelThresholds: [Swift.Int],
+                repMultiplier: Swift.Double,
+                seriesMultiplier: Swift.Double,
+                streakMultipliers: [Components.Schemas.StreakMultiplierInput]
+            ) {
+                self.basePoints = basePoints
+                self.capBands = capBands
+                self.levelThresholds = levelThresholds
+                self.repMultiplier = repMultiplier
+                self.seriesMultiplier = seriesMultiplier
+                self.streakMultipliers = streakMultipliers
+            }
+            public enum CodingKeys: String, CodingKey {
+                case basePoints
+                case capBands
+                case levelThresholds
+                case repMultiplier
+                case seriesMultiplier
+                case streakMultipliers
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.basePoints = try container.decode(
+                    Swift.Double.self,
+                    forKey: .basePoints
+                )
+                self.capBands = try container.decode(
+                    [Components.Schemas.CapBandInput].self,
+                    forKey: .capBands
+                )
+                self.levelThresholds = try container.decode(
+                    [Swift.Int].self,
+                    forKey: .levelThresholds
+                )
+                self.repMultiplier = try container.decode(
+                    Swift.Double.self,
+                    forKey: .repMultiplier
+                )
+                self.seriesMultiplier = try container.decode(
+                    Swift.Double.self,
+                    forKey: .seriesMultiplier
+                )
+                self.streakMultipliers = try container.decode(
+                    [Components.Schemas.StreakMultiplierInput].self,
+                    forKey: .streakMultipliers
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "basePoints",
+                    "capBands",
+                    "levelThresholds",
+                    "repMultiplier",
+                    "seriesMultiplier",
+                    "streakMultipliers"
+                ])
             }
         }
         /// - Remark: Generated from `#/components/schemas/SessionResponse`.
@@ -4880,7 +5459,7 @@ extension Components {
             public var idToken: Swift.String
             /// - Remark: Generated from `#/components/schemas/SocialSignInRequest/provider`.
             public var provider: Components.Schemas.SocialProvider
-            /// An IANA time zone.
+            /// An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).
             ///
             /// - Remark: Generated from `#/components/schemas/SocialSignInRequest/timeZone`.
             public var timeZone: Swift.String?
@@ -4890,7 +5469,7 @@ extension Components {
             ///   - displayName:
             ///   - idToken:
             ///   - provider:
-            ///   - timeZone: An IANA time zone.
+            ///   - timeZone: An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).
             public init(
                 displayName: Swift.String? = nil,
                 idToken: Swift.String,
@@ -5089,8 +5668,6 @@ extension Components {
                 case streakPeriod
             }
         }
-        /// Sent in requests too: there, a field not listed here is refused (422 `validation`).
-        ///
         /// - Remark: Generated from `#/components/schemas/StreakMultiplier`.
         public struct StreakMultiplier: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/StreakMultiplier/fromStreak`.
@@ -5114,17 +5691,50 @@ extension Components {
                 case multiplier
             }
         }
-        /// An open list: later versions may add values, so a client must accept one it does not know.
+        /// - Remark: Generated from `#/components/schemas/StreakMultiplierInput`.
+        public struct StreakMultiplierInput: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/StreakMultiplierInput/fromStreak`.
+            public var fromStreak: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/StreakMultiplierInput/multiplier`.
+            public var multiplier: Swift.Double
+            /// Creates a new `StreakMultiplierInput`.
+            ///
+            /// - Parameters:
+            ///   - fromStreak:
+            ///   - multiplier:
+            public init(
+                fromStreak: Swift.Int,
+                multiplier: Swift.Double
+            ) {
+                self.fromStreak = fromStreak
+                self.multiplier = multiplier
+            }
+            public enum CodingKeys: String, CodingKey {
+                case fromStreak
+                case multiplier
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.fromStreak = try container.decode(
+                    Swift.Int.self,
+                    forKey: .fromStreak
+                )
+                self.multiplier = try container.decode(
+                    Swift.Double.self,
+                    forKey: .multiplier
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "fromStreak",
+                    "multiplier"
+                ])
+            }
+        }
+        /// An open list: later versions may add values to KnownStreakPeriod, so a client must accept one it does not know. Requests take only the values of KnownStreakPeriod.
         ///
         /// - Remark: Generated from `#/components/schemas/StreakPeriod`.
         public struct StreakPeriod: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/StreakPeriod/value1`.
-            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
-                case day = "day"
-                case week = "week"
-            }
-            /// - Remark: Generated from `#/components/schemas/StreakPeriod/value1`.
-            public var value1: Components.Schemas.StreakPeriod.Value1Payload?
+            public var value1: Components.Schemas.KnownStreakPeriod?
             /// - Remark: Generated from `#/components/schemas/StreakPeriod/value2`.
             public var value2: Swift.String?
             /// Creates a new `StreakPeriod`.
@@ -5133,7 +5743,7 @@ extension Components {
             ///   - value1:
             ///   - value2:
             public init(
-                value1: Components.Schemas.StreakPeriod.Value1Payload? = nil,
+                value1: Components.Schemas.KnownStreakPeriod? = nil,
                 value2: Swift.String? = nil
             ) {
                 self.value1 = value1
@@ -5168,8 +5778,6 @@ extension Components {
                 ])
             }
         }
-        /// Sent in requests too: there, a field not listed here is refused (422 `validation`).
-        ///
         /// - Remark: Generated from `#/components/schemas/StreakRule`.
         public struct StreakRule: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/StreakRule/activityKeepsWeeklyStreak`.
@@ -5205,14 +5813,74 @@ extension Components {
                 case weeklyGoalDays
             }
         }
+        /// - Remark: Generated from `#/components/schemas/StreakRuleInput`.
+        public struct StreakRuleInput: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/StreakRuleInput/activityKeepsWeeklyStreak`.
+            public var activityKeepsWeeklyStreak: Swift.Bool
+            /// - Remark: Generated from `#/components/schemas/StreakRuleInput/freezesPerMonth`.
+            public var freezesPerMonth: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/StreakRuleInput/period`.
+            public var period: Components.Schemas.KnownStreakPeriod
+            /// - Remark: Generated from `#/components/schemas/StreakRuleInput/weeklyGoalDays`.
+            public var weeklyGoalDays: Swift.Int?
+            /// Creates a new `StreakRuleInput`.
+            ///
+            /// - Parameters:
+            ///   - activityKeepsWeeklyStreak:
+            ///   - freezesPerMonth:
+            ///   - period:
+            ///   - weeklyGoalDays:
+            public init(
+                activityKeepsWeeklyStreak: Swift.Bool,
+                freezesPerMonth: Swift.Int,
+                period: Components.Schemas.KnownStreakPeriod,
+                weeklyGoalDays: Swift.Int? = nil
+            ) {
+                self.activityKeepsWeeklyStreak = activityKeepsWeeklyStreak
+                self.freezesPerMonth = freezesPerMonth
+                self.period = period
+                self.weeklyGoalDays = weeklyGoalDays
+            }
+            public enum CodingKeys: String, CodingKey {
+                case activityKeepsWeeklyStreak
+                case freezesPerMonth
+                case period
+                case weeklyGoalDays
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.activityKeepsWeeklyStreak = try container.decode(
+                    Swift.Bool.self,
+                    forKey: .activityKeepsWeeklyStreak
+                )
+                self.freezesPerMonth = try container.decode(
+                    Swift.Int.self,
+                    forKey: .freezesPerMonth
+                )
+                self.period = try container.decode(
+                    Components.Schemas.KnownStreakPeriod.self,
+                    forKey: .period
+                )
+                self.weeklyGoalDays = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .weeklyGoalDays
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "activityKeepsWeeklyStreak",
+                    "freezesPerMonth",
+                    "period",
+                    "weeklyGoalDays"
+                ])
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/TaskDraft`.
         public struct TaskDraft: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/TaskDraft/cadence`.
-            public var cadence: Components.Schemas.Cadence?
+            public var cadence: Components.Schemas.CadenceInput?
             /// - Remark: Generated from `#/components/schemas/TaskDraft/details`.
             public var details: Swift.String?
             /// - Remark: Generated from `#/components/schemas/TaskDraft/kind`.
-            public var kind: Components.Schemas.TaskKind
+            public var kind: Components.Schemas.KnownTaskKind
             /// - Remark: Generated from `#/components/schemas/TaskDraft/points`.
             public var points: Swift.Int?
             /// - Remark: Generated from `#/components/schemas/TaskDraft/target`.
@@ -5240,9 +5908,9 @@ extension Components {
             ///   - title:
             ///   - unit:
             public init(
-                cadence: Components.Schemas.Cadence? = nil,
+                cadence: Components.Schemas.CadenceInput? = nil,
                 details: Swift.String? = nil,
-                kind: Components.Schemas.TaskKind,
+                kind: Components.Schemas.KnownTaskKind,
                 points: Swift.Int? = nil,
                 target: Swift.Double? = nil,
                 targetFromDailyGoal: Swift.Double? = nil,
@@ -5274,7 +5942,7 @@ extension Components {
             public init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
                 self.cadence = try container.decodeIfPresent(
-                    Components.Schemas.Cadence.self,
+                    Components.Schemas.CadenceInput.self,
                     forKey: .cadence
                 )
                 self.details = try container.decodeIfPresent(
@@ -5282,7 +5950,7 @@ extension Components {
                     forKey: .details
                 )
                 self.kind = try container.decode(
-                    Components.Schemas.TaskKind.self,
+                    Components.Schemas.KnownTaskKind.self,
                     forKey: .kind
                 )
                 self.points = try container.decodeIfPresent(
@@ -5322,18 +5990,12 @@ extension Components {
                 ])
             }
         }
-        /// An open list: later versions may add values, so a client must accept one it does not know.
+        /// An open list: later versions may add values to KnownTaskKind, so a client must accept one it does not know. Requests take only the values of KnownTaskKind.
         ///
         /// - Remark: Generated from `#/components/schemas/TaskKind`.
         public struct TaskKind: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/TaskKind/value1`.
-            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
-                case checkbox = "checkbox"
-                case quantity = "quantity"
-                case photo = "photo"
-            }
-            /// - Remark: Generated from `#/components/schemas/TaskKind/value1`.
-            public var value1: Components.Schemas.TaskKind.Value1Payload?
+            public var value1: Components.Schemas.KnownTaskKind?
             /// - Remark: Generated from `#/components/schemas/TaskKind/value2`.
             public var value2: Swift.String?
             /// Creates a new `TaskKind`.
@@ -5342,7 +6004,7 @@ extension Components {
             ///   - value1:
             ///   - value2:
             public init(
-                value1: Components.Schemas.TaskKind.Value1Payload? = nil,
+                value1: Components.Schemas.KnownTaskKind? = nil,
                 value2: Swift.String? = nil
             ) {
                 self.value1 = value1
@@ -5540,7 +6202,7 @@ extension Components {
         /// - Remark: Generated from `#/components/schemas/TrainingPlanRequest`.
         public struct TrainingPlanRequest: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/TrainingPlanRequest/activityLevel`.
-            public var activityLevel: Components.Schemas.ActivityLevel
+            public var activityLevel: Components.Schemas.KnownActivityLevel
             /// - Remark: Generated from `#/components/schemas/TrainingPlanRequest/dailyGoal`.
             public var dailyGoal: Swift.Int?
             /// - Remark: Generated from `#/components/schemas/TrainingPlanRequest/daysPerWeek`.
@@ -5561,7 +6223,7 @@ extension Components {
             ///   - recoverySeconds:
             ///   - startingSeries:
             public init(
-                activityLevel: Components.Schemas.ActivityLevel,
+                activityLevel: Components.Schemas.KnownActivityLevel,
                 dailyGoal: Swift.Int? = nil,
                 daysPerWeek: Swift.Int,
                 maxPushUpsInOneSet: Swift.Int,
@@ -5586,7 +6248,7 @@ extension Components {
             public init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
                 self.activityLevel = try container.decode(
-                    Components.Schemas.ActivityLevel.self,
+                    Components.Schemas.KnownActivityLevel.self,
                     forKey: .activityLevel
                 )
                 self.dailyGoal = try container.decodeIfPresent(
@@ -5707,6 +6369,21 @@ extension Components {
                 case startingSeries
             }
         }
+        /// - Remark: Generated from `#/components/schemas/UnreadCountView`.
+        public struct UnreadCountView: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/UnreadCountView/unread`.
+            public var unread: Swift.Int
+            /// Creates a new `UnreadCountView`.
+            ///
+            /// - Parameters:
+            ///   - unread:
+            public init(unread: Swift.Int) {
+                self.unread = unread
+            }
+            public enum CodingKeys: String, CodingKey {
+                case unread
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/UserBadgesView`.
         public struct UserBadgesView: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/UserBadgesView/earned`.
@@ -5759,19 +6436,12 @@ extension Components {
                 case version
             }
         }
-        /// An open list: later versions may add values, so a client must accept one it does not know.
+        /// An open list: later versions may add values to KnownVisibility, so a client must accept one it does not know. Requests take only the values of KnownVisibility.
         ///
         /// - Remark: Generated from `#/components/schemas/Visibility`.
         public struct Visibility: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/Visibility/value1`.
-            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
-                case curated = "curated"
-                case _public = "public"
-                case _private = "private"
-                case group = "group"
-            }
-            /// - Remark: Generated from `#/components/schemas/Visibility/value1`.
-            public var value1: Components.Schemas.Visibility.Value1Payload?
+            public var value1: Components.Schemas.KnownVisibility?
             /// - Remark: Generated from `#/components/schemas/Visibility/value2`.
             public var value2: Swift.String?
             /// Creates a new `Visibility`.
@@ -5780,7 +6450,7 @@ extension Components {
             ///   - value1:
             ///   - value2:
             public init(
-                value1: Components.Schemas.Visibility.Value1Payload? = nil,
+                value1: Components.Schemas.KnownVisibility? = nil,
                 value2: Swift.String? = nil
             ) {
                 self.value1 = value1

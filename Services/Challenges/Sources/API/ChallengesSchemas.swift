@@ -9,11 +9,11 @@ enum ChallengesSchemas {
     static let name = JSONSchema.Refinement.text(maxLength: DraftLimits.name.upperBound, nonBlank: true, example: "Hydration week")
     static let description = JSONSchema.Refinement(maxLength: DraftLimits.description)
     static let category = JSONSchema.Refinement(
-        minLength: DraftLimits.category.lowerBound, maxLength: DraftLimits.category.upperBound, pattern: "\\S", example: "fitness")
+        minLength: DraftLimits.category.lowerBound, maxLength: DraftLimits.category.upperBound, pattern: JSONSchema.Refinement.textPattern(nonBlank: true), example: "fitness")
     static let durationDays = JSONSchema.Refinement.range(DraftLimits.duration)
     static let dailyMinutes = JSONSchema.Refinement.range(DraftLimits.dailyMinutes)
     static let tasks = JSONSchema.Refinement(minItems: DraftLimits.tasks.lowerBound, maxItems: DraftLimits.tasks.upperBound)
-    static let unit = JSONSchema.Refinement.text(maxLength: Units.maxLength, nonBlank: true, example: "litres")
+    static let unit = JSONSchema.Refinement.text(maxLength: Units.maxLength, nonBlank: true, controls: false, example: "litres")
 
     static let definition: [String: JSONSchema.Refinement] = [
         "name": name, "description": description, "category": category, "durationDays": durationDays,
@@ -111,6 +111,6 @@ extension HabitDetails: JSONSchemaRefined {
 
 extension CompetitionDetails: JSONSchemaRefined {
     public static var fieldRefinements: [String: JSONSchema.Refinement] {
-        ["timeZone": .init(description: "An IANA time zone.", example: "Europe/Rome"), "unit": ChallengesSchemas.unit]
+        ["timeZone": .ianaTimeZone, "unit": ChallengesSchemas.unit]
     }
 }

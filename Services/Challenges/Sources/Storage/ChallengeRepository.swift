@@ -30,10 +30,6 @@ extension Problem {
             detail: "Deleting removes the definition and its whole history for good. Repeat the request with ?confirm=true.")
     }
 
-    static func forgedCursor() -> Problem {
-        Problem.validation(field: "cursor", "is not a cursor this API issued")
-    }
-
     static func notInvitable(_ kind: ChallengeKind) -> Problem {
         Problem(
             slug: "not-invitable", title: "Not invitable", status: .conflict,
@@ -300,10 +296,8 @@ struct PostgresChallengeRepository: ChallengeRepository {
     // MARK: Invitations
 
     func invite(_ challengeID: UUID, _ request: InvitationRequest, caller: UUID, trace: TraceContext) async throws -> InvitationResult {
+        // Neither userIDs nor groupID names nobody: nothing is sent, as for a group with no other members.
         let userIDs = request.userIDs ?? []
-        if userIDs.isEmpty && request.groupID == nil {
-            throw Problem.validation(field: "userIDs", "give the friends to invite (userIDs) or a group (groupID)")
-        }
         if userIDs.count > InvitationRequest.maxUsers {
             throw Problem.validation(field: "userIDs", "must list at most \(InvitationRequest.maxUsers) users")
         }
@@ -440,7 +434,7 @@ struct PostgresChallengeRepository: ChallengeRepository {
             case .trending:
                 sql.append("\n  AND (c.trending_score, c.challenge_id) < (\(sql.bind(try Self.integerKey(position))), \(sql.bind(position.id)))")
             case .relevance:
-                guard position.key.isFinite else { throw Problem.forgedCursor() }
+                guard position.key.isFinite else { throw Problem.unknownCursor() }
                 sql.append("\n  AND (\(key), c.challenge_id) < (\(sql.bind(position.key)), \(sql.bind(position.id)))")
             }
         }
@@ -457,13 +451,13 @@ struct PostgresChallengeRepository: ChallengeRepository {
     /// The cursor's key as the integer the newest, liked and trending sorts compare. The key comes from the client,
     /// so one that is not an integer (1e300, 2.5) is refused: converting it with `Int(_:)` would trap.
     static func integerKey(_ position: BrowsePosition) throws -> Int {
-        guard let key = Int(exactly: position.key) else { throw Problem.forgedCursor() }
+        guard let key = Int(exactly: position.key) else { throw Problem.unknownCursor() }
         return key
     }
 
     func browse(_ query: BrowseQuery, page: PageRequest<BrowsePosition>, caller: UUID) async throws -> Page<ChallengeSummary> {
         if let position = page.after, position.sort != query.sort {
-            throw Problem.validation(field: "cursor", "belongs to another sort order (\(position.sort.rawValue))")
+            throw Problem.unknownCursor()
         }
         let sql = try browseQuery(query, after: page.after, limit: page.limit + 1, caller: caller)
         let rows = try await client.query(sql, logger: logger)

@@ -118,8 +118,8 @@ struct RoutePipeline: Sendable {
         switch try await idempotency.claim(scope: scope, key: key, fingerprint: fingerprint, now: now()) {
         case .mismatch:
             throw Problem(
-                slug: "idempotency-key-reused", title: "Idempotency key reused", status: .unprocessableContent,
-                detail: "This Idempotency-Key was used for a different request.")
+                slug: "idempotency-key-reused", title: "Idempotency key reused", status: .conflict,
+                detail: "This Idempotency-Key was used for a different request; use a new key for a new request.")
         case .inProgress:
             throw Problem(
                 slug: "idempotency-key-in-progress", title: "Request in progress", status: .conflict,

@@ -70,6 +70,11 @@ enum PublicAPI {
         PublicRoute(.post, "/v1/me/credentials", .identity, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/me/export", .gateway, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/me/history", .progress, .authenticated, .standard, idempotent: false),
+        PublicRoute(.get, "/v1/me/notifications", .notifications, .authenticated, .standard, idempotent: false),
+        PublicRoute(.post, "/v1/me/notifications/read-all", .notifications, .authenticated, .standard, idempotent: false),
+        PublicRoute(.get, "/v1/me/notifications/unread-count", .notifications, .authenticated, .standard, idempotent: false),
+        PublicRoute(.post, "/v1/me/notifications/{notificationID}/archive", .notifications, .authenticated, .standard, idempotent: false),
+        PublicRoute(.post, "/v1/me/notifications/{notificationID}/read", .notifications, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/me/points", .progress, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/me/points/ledger", .progress, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/me/preferences", .identity, .authenticated, .standard, idempotent: false),
@@ -163,7 +168,7 @@ enum PublicAPI {
             }
           }
         },
-        "description" : "Conflict: a problem document (`idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`); each operation lists its own.",
+        "description" : "Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`); each operation lists its own.",
         "headers" : {
           "Retry-After" : {
             "$ref" : "#/components/headers/Retry-After"
@@ -196,7 +201,7 @@ enum PublicAPI {
             }
           }
         },
-        "description" : "Forbidden: a problem document (`forbidden`, `owner-only`); each operation lists its own.",
+        "description" : "Forbidden: a problem document (`forbidden`, `provider-not-enabled`, `owner-only`); each operation lists its own.",
         "headers" : {
           "X-Request-ID" : {
             "$ref" : "#/components/headers/X-Request-ID"
@@ -226,7 +231,7 @@ enum PublicAPI {
             }
           }
         },
-        "description" : "Not Found: a problem document (`not-found`, `training-plan-not-found`); each operation lists its own.",
+        "description" : "Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.",
         "headers" : {
           "X-Request-ID" : {
             "$ref" : "#/components/headers/X-Request-ID"
@@ -304,7 +309,7 @@ enum PublicAPI {
             }
           }
         },
-        "description" : "Unprocessable Content: a problem document (`validation`, `idempotency-key-reused`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.",
+        "description" : "Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.",
         "headers" : {
           "X-Request-ID" : {
             "$ref" : "#/components/headers/X-Request-ID"
@@ -335,6 +340,7 @@ enum PublicAPI {
           },
           "createdAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "displayName" : {
@@ -396,18 +402,13 @@ enum PublicAPI {
       "ActivityLevel" : {
         "anyOf" : [
           {
-            "enum" : [
-              "beginner",
-              "intermediate",
-              "advanced"
-            ],
-            "type" : "string"
+            "$ref" : "#/components/schemas/KnownActivityLevel"
           },
           {
             "type" : "string"
           }
         ],
-        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+        "description" : "An open list: later versions may add values to KnownActivityLevel, so a client must accept one it does not know. Requests take only the values of KnownActivityLevel."
       },
       "AttemptResponse" : {
         "properties" : {
@@ -423,19 +424,13 @@ enum PublicAPI {
       "AttemptStatus" : {
         "anyOf" : [
           {
-            "enum" : [
-              "active",
-              "failed",
-              "completed",
-              "abandoned"
-            ],
-            "type" : "string"
+            "$ref" : "#/components/schemas/KnownAttemptStatus"
           },
           {
             "type" : "string"
           }
         ],
-        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+        "description" : "An open list: later versions may add values to KnownAttemptStatus, so a client must accept one it does not know. Requests take only the values of KnownAttemptStatus."
       },
       "AttemptView" : {
         "properties" : {
@@ -711,7 +706,6 @@ enum PublicAPI {
         "type" : "string"
       },
       "Cadence" : {
-        "description" : "Sent in requests too: there, a field not listed here is refused (422 `validation`).",
         "properties" : {
           "kind" : {
             "$ref" : "#/components/schemas/CadenceKind"
@@ -733,23 +727,39 @@ enum PublicAPI {
         ],
         "type" : "object"
       },
+      "CadenceInput" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "kind" : {
+            "$ref" : "#/components/schemas/KnownCadenceKind"
+          },
+          "timesPerWeek" : {
+            "maximum" : 7,
+            "minimum" : 1,
+            "type" : "integer"
+          },
+          "weekdays" : {
+            "items" : {
+              "$ref" : "#/components/schemas/Weekday"
+            },
+            "type" : "array"
+          }
+        },
+        "required" : [
+          "kind"
+        ],
+        "type" : "object"
+      },
       "CadenceKind" : {
         "anyOf" : [
           {
-            "enum" : [
-              "daily",
-              "weekdays",
-              "timesPerWeek",
-              "weekly",
-              "monthly"
-            ],
-            "type" : "string"
+            "$ref" : "#/components/schemas/KnownCadenceKind"
           },
           {
             "type" : "string"
           }
         ],
-        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+        "description" : "An open list: later versions may add values to KnownCadenceKind, so a client must accept one it does not know. Requests take only the values of KnownCadenceKind."
       },
       "CalendarDay" : {
         "properties" : {
@@ -815,7 +825,25 @@ enum PublicAPI {
         "type" : "object"
       },
       "CapBand" : {
-        "description" : "Sent in requests too: there, a field not listed here is refused (422 `validation`).",
+        "properties" : {
+          "fromLevel" : {
+            "minimum" : 1,
+            "type" : "integer"
+          },
+          "multiplierOfDailyGoal" : {
+            "exclusiveMinimum" : 1,
+            "maximum" : 100,
+            "type" : "number"
+          }
+        },
+        "required" : [
+          "fromLevel",
+          "multiplierOfDailyGoal"
+        ],
+        "type" : "object"
+      },
+      "CapBandInput" : {
+        "additionalProperties" : false,
         "properties" : {
           "fromLevel" : {
             "minimum" : 1,
@@ -939,6 +967,7 @@ enum PublicAPI {
           },
           "createdAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "definition" : {
@@ -970,6 +999,7 @@ enum PublicAPI {
           },
           "updatedAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "versions" : {
@@ -1003,21 +1033,22 @@ enum PublicAPI {
             ],
             "maxLength" : 40,
             "minLength" : 1,
-            "pattern" : "\\S",
+            "pattern" : "^(?=[\\s\\S]*\\S)[^\\u0000]*$",
             "type" : "string"
           },
           "chore" : {
             "$ref" : "#/components/schemas/ChoreDraft"
           },
           "competition" : {
-            "$ref" : "#/components/schemas/CompetitionDetails"
+            "$ref" : "#/components/schemas/CompetitionDetailsInput"
           },
           "description" : {
             "maxLength" : 2000,
+            "pattern" : "^[^\\u0000]*$",
             "type" : "string"
           },
           "difficulty" : {
-            "$ref" : "#/components/schemas/Difficulty"
+            "$ref" : "#/components/schemas/KnownDifficulty"
           },
           "durationDays" : {
             "maximum" : 365,
@@ -1034,17 +1065,17 @@ enum PublicAPI {
             "type" : "string"
           },
           "habit" : {
-            "$ref" : "#/components/schemas/HabitDetails"
+            "$ref" : "#/components/schemas/HabitDetailsInput"
           },
           "kind" : {
-            "$ref" : "#/components/schemas/ChallengeKind"
+            "$ref" : "#/components/schemas/KnownChallengeKind"
           },
           "name" : {
             "examples" : [
               "Hydration week"
             ],
             "maxLength" : 100,
-            "pattern" : "\\S",
+            "pattern" : "^(?=[\\s\\S]*\\S)[^\\u0000]*$",
             "type" : "string"
           },
           "rules" : {
@@ -1059,7 +1090,7 @@ enum PublicAPI {
             "type" : "array"
           },
           "visibility" : {
-            "$ref" : "#/components/schemas/Visibility"
+            "$ref" : "#/components/schemas/KnownVisibility"
           }
         },
         "required" : [
@@ -1071,20 +1102,13 @@ enum PublicAPI {
       "ChallengeKind" : {
         "anyOf" : [
           {
-            "enum" : [
-              "curated",
-              "competition",
-              "habit",
-              "chore",
-              "weekly"
-            ],
-            "type" : "string"
+            "$ref" : "#/components/schemas/KnownChallengeKind"
           },
           {
             "type" : "string"
           }
         ],
-        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+        "description" : "An open list: later versions may add values to KnownChallengeKind, so a client must accept one it does not know. Requests take only the values of KnownChallengeKind."
       },
       "ChallengePatch" : {
         "additionalProperties" : false,
@@ -1095,21 +1119,22 @@ enum PublicAPI {
             ],
             "maxLength" : 40,
             "minLength" : 1,
-            "pattern" : "\\S",
+            "pattern" : "^(?=[\\s\\S]*\\S)[^\\u0000]*$",
             "type" : "string"
           },
           "chore" : {
             "$ref" : "#/components/schemas/ChoreDraft"
           },
           "competition" : {
-            "$ref" : "#/components/schemas/CompetitionDetails"
+            "$ref" : "#/components/schemas/CompetitionDetailsInput"
           },
           "description" : {
             "maxLength" : 2000,
+            "pattern" : "^[^\\u0000]*$",
             "type" : "string"
           },
           "difficulty" : {
-            "$ref" : "#/components/schemas/Difficulty"
+            "$ref" : "#/components/schemas/KnownDifficulty"
           },
           "durationDays" : {
             "maximum" : 365,
@@ -1126,14 +1151,14 @@ enum PublicAPI {
             "type" : "string"
           },
           "habit" : {
-            "$ref" : "#/components/schemas/HabitDetails"
+            "$ref" : "#/components/schemas/HabitDetailsInput"
           },
           "name" : {
             "examples" : [
               "Hydration week"
             ],
             "maxLength" : 100,
-            "pattern" : "\\S",
+            "pattern" : "^(?=[\\s\\S]*\\S)[^\\u0000]*$",
             "type" : "string"
           },
           "rules" : {
@@ -1148,7 +1173,7 @@ enum PublicAPI {
             "type" : "array"
           },
           "visibility" : {
-            "$ref" : "#/components/schemas/Visibility"
+            "$ref" : "#/components/schemas/KnownVisibility"
           }
         },
         "type" : "object"
@@ -1193,6 +1218,7 @@ enum PublicAPI {
           },
           "createdAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "description" : {
@@ -1359,7 +1385,7 @@ enum PublicAPI {
             "type" : "integer"
           },
           "recurrence" : {
-            "$ref" : "#/components/schemas/ChoreRecurrence"
+            "$ref" : "#/components/schemas/ChoreRecurrenceInput"
           }
         },
         "required" : [
@@ -1380,6 +1406,7 @@ enum PublicAPI {
           },
           "completedAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "completedBy" : {
@@ -1388,6 +1415,7 @@ enum PublicAPI {
           },
           "dueAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "dueOn" : {
@@ -1447,20 +1475,15 @@ enum PublicAPI {
       "ChoreOccurrenceStatus" : {
         "anyOf" : [
           {
-            "enum" : [
-              "pending",
-              "completed"
-            ],
-            "type" : "string"
+            "$ref" : "#/components/schemas/KnownChoreOccurrenceStatus"
           },
           {
             "type" : "string"
           }
         ],
-        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+        "description" : "An open list: later versions may add values to KnownChoreOccurrenceStatus, so a client must accept one it does not know. Requests take only the values of KnownChoreOccurrenceStatus."
       },
       "ChoreRecurrence" : {
-        "description" : "Sent in requests too: there, a field not listed here is refused (422 `validation`).",
         "properties" : {
           "dayOfMonth" : {
             "maximum" : 31,
@@ -1482,22 +1505,48 @@ enum PublicAPI {
         ],
         "type" : "object"
       },
+      "ChoreRecurrenceInput" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "dayOfMonth" : {
+            "maximum" : 31,
+            "minimum" : 1,
+            "type" : "integer"
+          },
+          "kind" : {
+            "$ref" : "#/components/schemas/KnownRecurrenceKind"
+          },
+          "weekdays" : {
+            "items" : {
+              "$ref" : "#/components/schemas/Weekday"
+            },
+            "type" : "array"
+          }
+        },
+        "required" : [
+          "kind"
+        ],
+        "type" : "object"
+      },
       "CompetitionDetails" : {
-        "description" : "Sent in requests too: there, a field not listed here is refused (422 `validation`).",
         "properties" : {
           "endsAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "startsAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "timeZone" : {
-            "description" : "An IANA time zone.",
+            "description" : "An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).",
             "examples" : [
               "Europe/Rome"
             ],
+            "format" : "iana-time-zone",
+            "pattern" : "^(UTC|[A-Z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+){1,2})$",
             "type" : "string"
           },
           "unit" : {
@@ -1505,7 +1554,46 @@ enum PublicAPI {
               "litres"
             ],
             "maxLength" : 20,
-            "pattern" : "\\S",
+            "pattern" : "^(?=[\\s\\S]*\\S)[^\\u0000-\\u001F\\u007F-\\u009F]*$",
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "endsAt",
+          "startsAt",
+          "timeZone",
+          "unit"
+        ],
+        "type" : "object"
+      },
+      "CompetitionDetailsInput" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "endsAt" : {
+            "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "type" : "string"
+          },
+          "startsAt" : {
+            "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "type" : "string"
+          },
+          "timeZone" : {
+            "description" : "An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).",
+            "examples" : [
+              "Europe/Rome"
+            ],
+            "format" : "iana-time-zone",
+            "pattern" : "^(UTC|[A-Z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+){1,2})$",
+            "type" : "string"
+          },
+          "unit" : {
+            "examples" : [
+              "litres"
+            ],
+            "maxLength" : 20,
+            "pattern" : "^(?=[\\s\\S]*\\S)[^\\u0000-\\u001F\\u007F-\\u009F]*$",
             "type" : "string"
           }
         },
@@ -1536,12 +1624,14 @@ enum PublicAPI {
               "ann@example.com"
             ],
             "maxLength" : 254,
+            "pattern" : "^(?![^@]*\\.\\.)[^\\s@.\\u0000-\\u001F\\u007F-\\u009F]([^\\s@\\u0000-\\u001F\\u007F-\\u009F]{0,62}[^\\s@.\\u0000-\\u001F\\u007F-\\u009F])?@[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$",
             "type" : "string"
           },
           "password" : {
             "description" : "At least 10 characters and at most 72 bytes of UTF-8; not one character repeated, not the e-mail's name, not a common password.",
             "maxLength" : 72,
             "minLength" : 10,
+            "pattern" : "^(?!([\\s\\S])\\1*$)[^\\u0000]{10,}$",
             "type" : "string"
           }
         },
@@ -1600,19 +1690,13 @@ enum PublicAPI {
       "Difficulty" : {
         "anyOf" : [
           {
-            "enum" : [
-              "beginner",
-              "moderate",
-              "hard",
-              "extreme"
-            ],
-            "type" : "string"
+            "$ref" : "#/components/schemas/KnownDifficulty"
           },
           {
             "type" : "string"
           }
         ],
-        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+        "description" : "An open list: later versions may add values to KnownDifficulty, so a client must accept one it does not know. Requests take only the values of KnownDifficulty."
       },
       "EarnedBadgeView" : {
         "properties" : {
@@ -1624,6 +1708,7 @@ enum PublicAPI {
           },
           "earnedAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "icon" : {
@@ -1653,6 +1738,7 @@ enum PublicAPI {
         "properties" : {
           "exportedAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "services" : {
@@ -1676,21 +1762,15 @@ enum PublicAPI {
       "FailureMode" : {
         "anyOf" : [
           {
-            "enum" : [
-              "strict",
-              "tolerant",
-              "none"
-            ],
-            "type" : "string"
+            "$ref" : "#/components/schemas/KnownFailureMode"
           },
           {
             "type" : "string"
           }
         ],
-        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+        "description" : "An open list: later versions may add values to KnownFailureMode, so a client must accept one it does not know. Requests take only the values of KnownFailureMode."
       },
       "FailureRule" : {
-        "description" : "Sent in requests too: there, a field not listed here is refused (422 `validation`).",
         "properties" : {
           "allowedMissedDays" : {
             "minimum" : 1,
@@ -1698,6 +1778,22 @@ enum PublicAPI {
           },
           "mode" : {
             "$ref" : "#/components/schemas/FailureMode"
+          }
+        },
+        "required" : [
+          "mode"
+        ],
+        "type" : "object"
+      },
+      "FailureRuleInput" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "allowedMissedDays" : {
+            "minimum" : 1,
+            "type" : "integer"
+          },
+          "mode" : {
+            "$ref" : "#/components/schemas/KnownFailureMode"
           }
         },
         "required" : [
@@ -1724,6 +1820,7 @@ enum PublicAPI {
         "properties" : {
           "since" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "user" : {
@@ -1760,6 +1857,7 @@ enum PublicAPI {
           },
           "createdAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "id" : {
@@ -1819,21 +1917,23 @@ enum PublicAPI {
         "additionalProperties" : false,
         "properties" : {
           "kind" : {
-            "$ref" : "#/components/schemas/GroupKind"
+            "$ref" : "#/components/schemas/KnownGroupKind"
           },
           "name" : {
             "examples" : [
               "Flat 3B"
             ],
             "maxLength" : 60,
-            "pattern" : "\\S",
+            "pattern" : "^(?=[\\s\\S]*\\S)[^\\u0000-\\u001F\\u007F-\\u009F]*$",
             "type" : "string"
           },
           "timeZone" : {
-            "description" : "An IANA time zone.",
+            "description" : "An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).",
             "examples" : [
               "Europe/Rome"
             ],
+            "format" : "iana-time-zone",
+            "pattern" : "^(UTC|[A-Z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+){1,2})$",
             "type" : "string"
           }
         },
@@ -1851,6 +1951,7 @@ enum PublicAPI {
           },
           "createdAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "createdBy" : {
@@ -1859,6 +1960,7 @@ enum PublicAPI {
           },
           "expiresAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "groupID" : {
@@ -1898,23 +2000,19 @@ enum PublicAPI {
       "GroupKind" : {
         "anyOf" : [
           {
-            "enum" : [
-              "household",
-              "friends",
-              "team"
-            ],
-            "type" : "string"
+            "$ref" : "#/components/schemas/KnownGroupKind"
           },
           {
             "type" : "string"
           }
         ],
-        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+        "description" : "An open list: later versions may add values to KnownGroupKind, so a client must accept one it does not know. Requests take only the values of KnownGroupKind."
       },
       "GroupMember" : {
         "properties" : {
           "joinedAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "role" : {
@@ -1967,6 +2065,7 @@ enum PublicAPI {
         "properties" : {
           "createdAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "id" : {
@@ -2027,14 +2126,16 @@ enum PublicAPI {
         "properties" : {
           "name" : {
             "maxLength" : 60,
-            "pattern" : "\\S",
+            "pattern" : "^(?=[\\s\\S]*\\S)[^\\u0000-\\u001F\\u007F-\\u009F]*$",
             "type" : "string"
           },
           "timeZone" : {
-            "description" : "An IANA time zone.",
+            "description" : "An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).",
             "examples" : [
               "Europe/Rome"
             ],
+            "format" : "iana-time-zone",
+            "pattern" : "^(UTC|[A-Z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+){1,2})$",
             "type" : "string"
           }
         },
@@ -2048,7 +2149,7 @@ enum PublicAPI {
               "Ann"
             ],
             "maxLength" : 50,
-            "pattern" : "\\S",
+            "pattern" : "^(?=[\\s\\S]*\\S)[^\\u0000-\\u001F\\u007F-\\u009F]*$",
             "type" : "string"
           },
           "locale" : {
@@ -2061,10 +2162,12 @@ enum PublicAPI {
             "type" : "string"
           },
           "timeZone" : {
-            "description" : "An IANA time zone.",
+            "description" : "An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).",
             "examples" : [
               "Europe/Rome"
             ],
+            "format" : "iana-time-zone",
+            "pattern" : "^(UTC|[A-Z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+){1,2})$",
             "type" : "string"
           }
         },
@@ -2075,7 +2178,6 @@ enum PublicAPI {
         "type" : "object"
       },
       "HabitDetails" : {
-        "description" : "Sent in requests too: there, a field not listed here is refused (422 `validation`).",
         "properties" : {
           "colour" : {
             "examples" : [
@@ -2086,6 +2188,32 @@ enum PublicAPI {
           },
           "notes" : {
             "maxLength" : 1000,
+            "type" : "string"
+          },
+          "priority" : {
+            "maximum" : 5,
+            "minimum" : 1,
+            "type" : "integer"
+          },
+          "reminderTime" : {
+            "$ref" : "#/components/schemas/LocalTime"
+          }
+        },
+        "type" : "object"
+      },
+      "HabitDetailsInput" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "colour" : {
+            "examples" : [
+              "#FF8800"
+            ],
+            "pattern" : "^#[0-9A-Fa-f]{6}$",
+            "type" : "string"
+          },
+          "notes" : {
+            "maxLength" : 1000,
+            "pattern" : "^[^\\u0000]*$",
             "type" : "string"
           },
           "priority" : {
@@ -2156,6 +2284,7 @@ enum PublicAPI {
           },
           "sentAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           }
         },
@@ -2227,6 +2356,7 @@ enum PublicAPI {
             "examples" : [
               "K7MP-Q2RX-VA"
             ],
+            "pattern" : "^[^\\u0000]*$",
             "type" : "string"
           }
         },
@@ -2237,6 +2367,116 @@ enum PublicAPI {
       },
       "JSONValue" : {
         "type" : "object"
+      },
+      "KnownActivityLevel" : {
+        "enum" : [
+          "beginner",
+          "intermediate",
+          "advanced"
+        ],
+        "type" : "string"
+      },
+      "KnownAttemptStatus" : {
+        "enum" : [
+          "active",
+          "failed",
+          "completed",
+          "abandoned"
+        ],
+        "type" : "string"
+      },
+      "KnownCadenceKind" : {
+        "enum" : [
+          "daily",
+          "weekdays",
+          "timesPerWeek",
+          "weekly",
+          "monthly"
+        ],
+        "type" : "string"
+      },
+      "KnownChallengeKind" : {
+        "enum" : [
+          "curated",
+          "competition",
+          "habit",
+          "chore",
+          "weekly"
+        ],
+        "type" : "string"
+      },
+      "KnownChoreOccurrenceStatus" : {
+        "enum" : [
+          "pending",
+          "completed"
+        ],
+        "type" : "string"
+      },
+      "KnownDifficulty" : {
+        "enum" : [
+          "beginner",
+          "moderate",
+          "hard",
+          "extreme"
+        ],
+        "type" : "string"
+      },
+      "KnownFailureMode" : {
+        "enum" : [
+          "strict",
+          "tolerant",
+          "none"
+        ],
+        "type" : "string"
+      },
+      "KnownGroupKind" : {
+        "enum" : [
+          "household",
+          "friends",
+          "team"
+        ],
+        "type" : "string"
+      },
+      "KnownPointsKind" : {
+        "enum" : [
+          "none",
+          "perTask",
+          "series"
+        ],
+        "type" : "string"
+      },
+      "KnownRecurrenceKind" : {
+        "enum" : [
+          "none",
+          "daily",
+          "weekly",
+          "monthly"
+        ],
+        "type" : "string"
+      },
+      "KnownStreakPeriod" : {
+        "enum" : [
+          "day",
+          "week"
+        ],
+        "type" : "string"
+      },
+      "KnownTaskKind" : {
+        "enum" : [
+          "checkbox",
+          "quantity",
+          "photo"
+        ],
+        "type" : "string"
+      },
+      "KnownVisibility" : {
+        "enum" : [
+          "curated",
+          "public",
+          "private",
+          "group"
+        ],
+        "type" : "string"
       },
       "LedgerCheckIn" : {
         "properties" : {
@@ -2272,6 +2512,7 @@ enum PublicAPI {
           },
           "awardedAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "challengeID" : {
@@ -2441,6 +2682,7 @@ enum PublicAPI {
           },
           "happenedAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "quantity" : {
@@ -2520,6 +2762,69 @@ enum PublicAPI {
         ],
         "type" : "object"
       },
+      "NotificationPageView" : {
+        "properties" : {
+          "items" : {
+            "items" : {
+              "$ref" : "#/components/schemas/NotificationView"
+            },
+            "type" : "array"
+          },
+          "nextCursor" : {
+            "type" : "string"
+          },
+          "unread" : {
+            "type" : "integer"
+          }
+        },
+        "required" : [
+          "items",
+          "unread"
+        ],
+        "type" : "object"
+      },
+      "NotificationView" : {
+        "properties" : {
+          "archived" : {
+            "type" : "boolean"
+          },
+          "body" : {
+            "type" : "string"
+          },
+          "createdAt" : {
+            "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "type" : "string"
+          },
+          "deepLink" : {
+            "type" : "string"
+          },
+          "kind" : {
+            "type" : "string"
+          },
+          "notificationID" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "read" : {
+            "type" : "boolean"
+          },
+          "title" : {
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "archived",
+          "body",
+          "createdAt",
+          "deepLink",
+          "kind",
+          "notificationID",
+          "read",
+          "title"
+        ],
+        "type" : "object"
+      },
       "PastWindowView" : {
         "properties" : {
           "participants" : {
@@ -2590,6 +2895,7 @@ enum PublicAPI {
           },
           "createdAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "localDate" : {
@@ -2650,18 +2956,13 @@ enum PublicAPI {
       "PointsKind" : {
         "anyOf" : [
           {
-            "enum" : [
-              "none",
-              "perTask",
-              "series"
-            ],
-            "type" : "string"
+            "$ref" : "#/components/schemas/KnownPointsKind"
           },
           {
             "type" : "string"
           }
         ],
-        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+        "description" : "An open list: later versions may add values to KnownPointsKind, so a client must accept one it does not know. Requests take only the values of KnownPointsKind."
       },
       "PointsReason" : {
         "anyOf" : [
@@ -2683,7 +2984,6 @@ enum PublicAPI {
         "description" : "An open list: later versions may add values, so a client must accept one it does not know."
       },
       "PointsRule" : {
-        "description" : "Sent in requests too: there, a field not listed here is refused (422 `validation`).",
         "properties" : {
           "completionBonus" : {
             "maximum" : 1000,
@@ -2700,6 +3000,36 @@ enum PublicAPI {
           },
           "series" : {
             "$ref" : "#/components/schemas/SeriesFormula"
+          },
+          "weeklyGoalBonus" : {
+            "maximum" : 1000,
+            "minimum" : 0,
+            "type" : "integer"
+          }
+        },
+        "required" : [
+          "kind"
+        ],
+        "type" : "object"
+      },
+      "PointsRuleInput" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "completionBonus" : {
+            "maximum" : 1000,
+            "minimum" : 0,
+            "type" : "integer"
+          },
+          "kind" : {
+            "$ref" : "#/components/schemas/KnownPointsKind"
+          },
+          "pointsPerTask" : {
+            "maximum" : 100,
+            "minimum" : 1,
+            "type" : "integer"
+          },
+          "series" : {
+            "$ref" : "#/components/schemas/SeriesFormulaInput"
           },
           "weeklyGoalBonus" : {
             "maximum" : 1000,
@@ -2753,7 +3083,8 @@ enum PublicAPI {
             "type" : "boolean"
           },
           "quietHours" : {
-            "$ref" : "#/components/schemas/QuietHours"
+            "$ref" : "#/components/schemas/QuietHoursInput",
+            "description" : "Leave it out for no quiet hours. Quiet hours that start and end at the same minute span no time and are saved as none (to silence the whole day, turn notifications off)."
           },
           "telemetryOptOut" : {
             "type" : "boolean"
@@ -2781,6 +3112,7 @@ enum PublicAPI {
           },
           "updatedAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           }
         },
@@ -2813,7 +3145,7 @@ enum PublicAPI {
             "type" : "string"
           },
           "type" : {
-            "description" : "Stable per kind of problem: https://surge.example/problems/ followed by one of these slugs (later versions may add others; `http-<status>` stands for any other HTTP error):\n- `rate-limited` (429): Too many requests from this address or account; retry after `Retry-After` seconds.\n- `unavailable` (503): Something Surge depends on (its database, another service, a sign-in provider) cannot be reached; retry after `Retry-After` seconds.\n- `catching-up` (503): This service has not yet seen something the request needs (an account or group created a moment ago); retry after `Retry-After` seconds.\n- `internal` (500): A fault on Surge's side; it has been logged.\n- `method-not-allowed` (405): The path exists, but not with this method.\n- `not-found` (404): No such resource, or none the caller may see.\n- `unauthorized` (401): No access token was sent.\n- `invalid-token` (401): The access token is malformed, expired or not Surge's: refresh it or sign in again.\n- `account-deleted` (401): The token's account was deleted.\n- `unauthenticated-call` (401): A service was called directly, not through the gateway (internal calls only).\n- `malformed-body` (400): The body is not JSON, or could not be read.\n- `invalid-characters` (400): A text field or query parameter contains NUL (U+0000); `errors` names each.\n- `unsupported-media-type` (415): The body's Content-Type is not one the operation takes.\n- `payload-too-large` (413): The body is larger than the operation takes.\n- `validation` (422): A field, query parameter or header breaks a rule (unknown fields included); `errors` names each with the rule broken.\n- `idempotency-key-reused` (422): This `Idempotency-Key` was used for a different request.\n- `idempotency-key-in-progress` (409): A request with this `Idempotency-Key` is still running; retry after `Retry-After` seconds.\n- `forbidden` (403): The caller may not do this.\n- `confirmation-required` (422): Deleting for good needs an explicit confirmation.\n- `email-taken` (409): An account with this e-mail exists: sign in instead.\n- `account-exists` (409): A password account has this e-mail: sign in with e-mail and password instead.\n- `credentials-exist` (409): The account already has credentials; only a guest attaches them.\n- `invalid-credentials` (401): The e-mail or the password is wrong.\n- `sign-in-throttled` (429): Too many failed sign-ins from this address; retry after `Retry-After` seconds.\n- `invalid-refresh-token` (401): The refresh token is unknown, expired or signed out: sign in again.\n- `refresh-token-reused` (401): The refresh token was already used; every session of its family was signed out.\n- `invalid-id-token` (401): The provider's ID token is malformed, expired, wrongly signed or meant for another app.\n- `training-plan-not-found` (404): No training plan yet: onboarding has not saved one.\n- `already-friends` (409): You are already friends.\n- `friend-request-exists` (409): A friend request between the two of you is pending; answer or cancel it.\n- `owner-only` (403): Only the group's owner may do this.\n- `invite-expired` (410): The invite has expired; ask for a new one.\n- `cannot-remove-self` (409): The owner cannot remove themselves; leave the group instead.\n- `not-invitable` (409): This kind of challenge takes no invitations.\n- `already-started` (409): You already have an active attempt at this challenge.\n- `attempt-completed` (409): A completed attempt is archived; start the challenge again instead.\n- `attempt-not-active` (409): The attempt has ended (failed, completed or abandoned); restart it to check in again.\n- `chore` (409): Household chores are completed occurrence by occurrence, not started.\n- `competition-ended` (409): The competition has ended.\n- `beyond-supported-dates` (422): The attempt would end after the last date Surge supports (2200-12-31).\n- `already-removed` (409): That logged amount was already removed.\n- `chore-already-completed` (409): This chore occurrence was already completed.\n- `outside-competition` (422): The check-in falls outside the competition's time limit.\n- `check-in-window-closed` (422): Too late for that day: its check-in window has closed (`detail` says when).\n- `check-in-in-future` (422): The check-in is for a day that has not begun.\n- `check-in-before-start` (422): The check-in is for a day before the attempt began.\n- `check-in-after-end` (422): The check-in is for a day after the attempt's last day.",
+            "description" : "Stable per kind of problem: https://surge.example/problems/ followed by one of these slugs (later versions may add others; `http-<status>` stands for any other HTTP error):\n- `rate-limited` (429): Too many requests from this address or account; retry after `Retry-After` seconds.\n- `unavailable` (503): Something Surge depends on (its database, another service, a sign-in provider) cannot be reached; retry after `Retry-After` seconds.\n- `catching-up` (503): This service has not yet seen something the request needs (an account or group created a moment ago); retry after `Retry-After` seconds.\n- `internal` (500): A fault on Surge's side; it has been logged.\n- `method-not-allowed` (405): The path exists, but not with this method.\n- `not-found` (404): No such resource, or none the caller may see.\n- `unknown-cursor` (404): The `cursor` was not issued for this list (or this sort order), so the position it names does not exist: request the first page again without a cursor.\n- `unauthorized` (401): No access token was sent.\n- `invalid-token` (401): The access token is malformed, expired or not Surge's: refresh it or sign in again.\n- `account-deleted` (401): The token's account was deleted.\n- `unauthenticated-call` (401): A service was called directly, not through the gateway (internal calls only).\n- `malformed-body` (400): The body is not JSON, or could not be read.\n- `invalid-characters` (400): A text field or query parameter contains NUL (U+0000); `errors` names each.\n- `unsupported-media-type` (415): The body's Content-Type is not one the operation takes.\n- `payload-too-large` (413): The body is larger than the operation takes.\n- `validation` (422): A field, query parameter or header breaks a rule (unknown fields included); `errors` names each with the rule broken.\n- `idempotency-key-reused` (409): This `Idempotency-Key` is bound to a different request (another method, path or body): use a new key for a new request.\n- `idempotency-key-in-progress` (409): A request with this `Idempotency-Key` is still running; retry after `Retry-After` seconds.\n- `forbidden` (403): The caller may not do this.\n- `confirmation-required` (422): Deleting for good needs an explicit confirmation.\n- `email-taken` (409): An account with this e-mail exists: sign in instead.\n- `account-exists` (409): A password account has this e-mail: sign in with e-mail and password instead.\n- `credentials-exist` (409): The account already has credentials; only a guest attaches them.\n- `invalid-credentials` (401): The e-mail or the password is wrong.\n- `sign-in-throttled` (429): Too many failed sign-ins from this address; retry after `Retry-After` seconds.\n- `invalid-refresh-token` (401): The refresh token is unknown, expired or signed out: sign in again.\n- `refresh-token-reused` (401): The refresh token was already used; every session of its family was signed out.\n- `invalid-id-token` (401): The provider's ID token is malformed, expired, wrongly signed or meant for another app.\n- `provider-not-enabled` (403): This server does not accept sign-in with that provider (it is not configured here).\n- `training-plan-not-found` (404): No training plan yet: onboarding has not saved one.\n- `already-friends` (409): You are already friends.\n- `friend-request-exists` (409): A friend request between the two of you is pending; answer or cancel it.\n- `owner-only` (403): Only the group's owner may do this.\n- `invite-expired` (410): The invite has expired; ask for a new one.\n- `cannot-remove-self` (409): The owner cannot remove themselves; leave the group instead.\n- `not-invitable` (409): This kind of challenge takes no invitations.\n- `already-started` (409): You already have an active attempt at this challenge.\n- `attempt-completed` (409): A completed attempt is archived; start the challenge again instead.\n- `attempt-not-active` (409): The attempt has ended (failed, completed or abandoned); restart it to check in again.\n- `chore` (409): Household chores are completed occurrence by occurrence, not started.\n- `competition-ended` (409): The competition has ended.\n- `beyond-supported-dates` (422): The attempt would end after the last date Surge supports (2200-12-31).\n- `already-removed` (409): That logged amount was already removed.\n- `chore-already-completed` (409): This chore occurrence was already completed.\n- `outside-competition` (422): The check-in falls outside the competition's time limit.\n- `check-in-window-closed` (422): Too late for that day: its check-in window has closed (`detail` says when).\n- `check-in-in-future` (422): The check-in is for a day that has not begun.\n- `check-in-before-start` (422): The check-in is for a day before the attempt began.\n- `check-in-after-end` (422): The check-in is for a day after the attempt's last day.",
             "examples" : [
               "https://surge.example/problems/attempt-not-active"
             ],
@@ -2837,7 +3169,7 @@ enum PublicAPI {
               "https://example.com/ann.jpg"
             ],
             "maxLength" : 2048,
-            "pattern" : "^(https://\\S+)?$",
+            "pattern" : "^(https://[A-Za-z0-9.-]+(:[0-9]+)?([/?#](%[0-9A-Fa-f]{2}|[A-Za-z0-9._~!$&'()*+,;=:@/?-])*)?)?$",
             "type" : "string"
           },
           "displayName" : {
@@ -2845,7 +3177,7 @@ enum PublicAPI {
               "Ann"
             ],
             "maxLength" : 50,
-            "pattern" : "\\S",
+            "pattern" : "^(?=[\\s\\S]*\\S)[^\\u0000-\\u001F\\u007F-\\u009F]*$",
             "type" : "string"
           },
           "locale" : {
@@ -2858,10 +3190,12 @@ enum PublicAPI {
             "type" : "string"
           },
           "timeZone" : {
-            "description" : "An IANA time zone.",
+            "description" : "An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).",
             "examples" : [
               "Europe/Rome"
             ],
+            "format" : "iana-time-zone",
+            "pattern" : "^(UTC|[A-Z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+){1,2})$",
             "type" : "string"
           }
         },
@@ -2904,7 +3238,22 @@ enum PublicAPI {
         "type" : "object"
       },
       "QuietHours" : {
-        "description" : "Sent in requests too: there, a field not listed here is refused (422 `validation`).",
+        "properties" : {
+          "end" : {
+            "$ref" : "#/components/schemas/LocalTime"
+          },
+          "start" : {
+            "$ref" : "#/components/schemas/LocalTime"
+          }
+        },
+        "required" : [
+          "end",
+          "start"
+        ],
+        "type" : "object"
+      },
+      "QuietHoursInput" : {
+        "additionalProperties" : false,
         "properties" : {
           "end" : {
             "$ref" : "#/components/schemas/LocalTime"
@@ -2922,24 +3271,19 @@ enum PublicAPI {
       "RecurrenceKind" : {
         "anyOf" : [
           {
-            "enum" : [
-              "none",
-              "daily",
-              "weekly",
-              "monthly"
-            ],
-            "type" : "string"
+            "$ref" : "#/components/schemas/KnownRecurrenceKind"
           },
           {
             "type" : "string"
           }
         ],
-        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+        "description" : "An open list: later versions may add values to KnownRecurrenceKind, so a client must accept one it does not know. Requests take only the values of KnownRecurrenceKind."
       },
       "RefreshTokenRequest" : {
         "additionalProperties" : false,
         "properties" : {
           "refreshToken" : {
+            "pattern" : "^[^\\u0000]*$",
             "type" : "string"
           }
         },
@@ -2956,7 +3300,7 @@ enum PublicAPI {
               "Ann"
             ],
             "maxLength" : 50,
-            "pattern" : "\\S",
+            "pattern" : "^(?=[\\s\\S]*\\S)[^\\u0000-\\u001F\\u007F-\\u009F]*$",
             "type" : "string"
           },
           "email" : {
@@ -2964,6 +3308,7 @@ enum PublicAPI {
               "ann@example.com"
             ],
             "maxLength" : 254,
+            "pattern" : "^(?![^@]*\\.\\.)[^\\s@.\\u0000-\\u001F\\u007F-\\u009F]([^\\s@\\u0000-\\u001F\\u007F-\\u009F]{0,62}[^\\s@.\\u0000-\\u001F\\u007F-\\u009F])?@[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$",
             "type" : "string"
           },
           "locale" : {
@@ -2979,13 +3324,16 @@ enum PublicAPI {
             "description" : "At least 10 characters and at most 72 bytes of UTF-8; not one character repeated, not the e-mail's name, not a common password.",
             "maxLength" : 72,
             "minLength" : 10,
+            "pattern" : "^(?!([\\s\\S])\\1*$)[^\\u0000]{10,}$",
             "type" : "string"
           },
           "timeZone" : {
-            "description" : "An IANA time zone.",
+            "description" : "An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).",
             "examples" : [
               "Europe/Rome"
             ],
+            "format" : "iana-time-zone",
+            "pattern" : "^(UTC|[A-Z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+){1,2})$",
             "type" : "string"
           }
         },
@@ -3006,19 +3354,18 @@ enum PublicAPI {
             "type" : "integer"
           },
           "failure" : {
-            "$ref" : "#/components/schemas/FailureRule"
+            "$ref" : "#/components/schemas/FailureRuleInput"
           },
           "points" : {
-            "$ref" : "#/components/schemas/PointsRule"
+            "$ref" : "#/components/schemas/PointsRuleInput"
           },
           "streak" : {
-            "$ref" : "#/components/schemas/StreakRule"
+            "$ref" : "#/components/schemas/StreakRuleInput"
           }
         },
         "type" : "object"
       },
       "SeriesFormula" : {
-        "description" : "Sent in requests too: there, a field not listed here is refused (422 `validation`).",
         "properties" : {
           "basePoints" : {
             "exclusiveMinimum" : 0,
@@ -3064,6 +3411,53 @@ enum PublicAPI {
         ],
         "type" : "object"
       },
+      "SeriesFormulaInput" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "basePoints" : {
+            "exclusiveMinimum" : 0,
+            "type" : "number"
+          },
+          "capBands" : {
+            "items" : {
+              "$ref" : "#/components/schemas/CapBandInput"
+            },
+            "minItems" : 1,
+            "type" : "array"
+          },
+          "levelThresholds" : {
+            "items" : {
+              "minimum" : 1,
+              "type" : "integer"
+            },
+            "type" : "array"
+          },
+          "repMultiplier" : {
+            "exclusiveMinimum" : 0,
+            "type" : "number"
+          },
+          "seriesMultiplier" : {
+            "exclusiveMinimum" : 0,
+            "type" : "number"
+          },
+          "streakMultipliers" : {
+            "items" : {
+              "$ref" : "#/components/schemas/StreakMultiplierInput"
+            },
+            "minItems" : 1,
+            "type" : "array"
+          }
+        },
+        "required" : [
+          "basePoints",
+          "capBands",
+          "levelThresholds",
+          "repMultiplier",
+          "seriesMultiplier",
+          "streakMultipliers"
+        ],
+        "type" : "object"
+      },
       "SessionResponse" : {
         "properties" : {
           "tokens" : {
@@ -3086,9 +3480,11 @@ enum PublicAPI {
             "examples" : [
               "ann@example.com"
             ],
+            "pattern" : "^[^\\u0000]*$",
             "type" : "string"
           },
           "password" : {
+            "pattern" : "^[^\\u0000]*$",
             "type" : "string"
           }
         },
@@ -3128,19 +3524,27 @@ enum PublicAPI {
         "additionalProperties" : false,
         "properties" : {
           "displayName" : {
+            "examples" : [
+              "Ann"
+            ],
+            "maxLength" : 50,
+            "pattern" : "^(?=[\\s\\S]*\\S)[^\\u0000-\\u001F\\u007F-\\u009F]*$",
             "type" : "string"
           },
           "idToken" : {
+            "pattern" : "^[^\\u0000]*$",
             "type" : "string"
           },
           "provider" : {
             "$ref" : "#/components/schemas/SocialProvider"
           },
           "timeZone" : {
-            "description" : "An IANA time zone.",
+            "description" : "An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).",
             "examples" : [
               "Europe/Rome"
             ],
+            "format" : "iana-time-zone",
+            "pattern" : "^(UTC|[A-Z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+){1,2})$",
             "type" : "string"
           }
         },
@@ -3247,7 +3651,24 @@ enum PublicAPI {
         "type" : "object"
       },
       "StreakMultiplier" : {
-        "description" : "Sent in requests too: there, a field not listed here is refused (422 `validation`).",
+        "properties" : {
+          "fromStreak" : {
+            "minimum" : 0,
+            "type" : "integer"
+          },
+          "multiplier" : {
+            "minimum" : 1,
+            "type" : "number"
+          }
+        },
+        "required" : [
+          "fromStreak",
+          "multiplier"
+        ],
+        "type" : "object"
+      },
+      "StreakMultiplierInput" : {
+        "additionalProperties" : false,
         "properties" : {
           "fromStreak" : {
             "minimum" : 0,
@@ -3267,20 +3688,15 @@ enum PublicAPI {
       "StreakPeriod" : {
         "anyOf" : [
           {
-            "enum" : [
-              "day",
-              "week"
-            ],
-            "type" : "string"
+            "$ref" : "#/components/schemas/KnownStreakPeriod"
           },
           {
             "type" : "string"
           }
         ],
-        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+        "description" : "An open list: later versions may add values to KnownStreakPeriod, so a client must accept one it does not know. Requests take only the values of KnownStreakPeriod."
       },
       "StreakRule" : {
-        "description" : "Sent in requests too: there, a field not listed here is refused (422 `validation`).",
         "properties" : {
           "activityKeepsWeeklyStreak" : {
             "type" : "boolean"
@@ -3306,18 +3722,46 @@ enum PublicAPI {
         ],
         "type" : "object"
       },
+      "StreakRuleInput" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "activityKeepsWeeklyStreak" : {
+            "type" : "boolean"
+          },
+          "freezesPerMonth" : {
+            "maximum" : 4,
+            "minimum" : 0,
+            "type" : "integer"
+          },
+          "period" : {
+            "$ref" : "#/components/schemas/KnownStreakPeriod"
+          },
+          "weeklyGoalDays" : {
+            "maximum" : 7,
+            "minimum" : 1,
+            "type" : "integer"
+          }
+        },
+        "required" : [
+          "activityKeepsWeeklyStreak",
+          "freezesPerMonth",
+          "period"
+        ],
+        "type" : "object"
+      },
       "TaskDraft" : {
         "additionalProperties" : false,
         "properties" : {
           "cadence" : {
-            "$ref" : "#/components/schemas/Cadence"
+            "$ref" : "#/components/schemas/CadenceInput"
           },
           "details" : {
             "maxLength" : 500,
+            "pattern" : "^[^\\u0000]*$",
             "type" : "string"
           },
           "kind" : {
-            "$ref" : "#/components/schemas/TaskKind"
+            "$ref" : "#/components/schemas/KnownTaskKind"
           },
           "points" : {
             "maximum" : 100,
@@ -3350,7 +3794,7 @@ enum PublicAPI {
               "Drink water"
             ],
             "maxLength" : 100,
-            "pattern" : "\\S",
+            "pattern" : "^(?=[\\s\\S]*\\S)[^\\u0000]*$",
             "type" : "string"
           },
           "unit" : {
@@ -3358,7 +3802,7 @@ enum PublicAPI {
               "litres"
             ],
             "maxLength" : 20,
-            "pattern" : "\\S",
+            "pattern" : "^(?=[\\s\\S]*\\S)[^\\u0000-\\u001F\\u007F-\\u009F]*$",
             "type" : "string"
           }
         },
@@ -3372,18 +3816,13 @@ enum PublicAPI {
       "TaskKind" : {
         "anyOf" : [
           {
-            "enum" : [
-              "checkbox",
-              "quantity",
-              "photo"
-            ],
-            "type" : "string"
+            "$ref" : "#/components/schemas/KnownTaskKind"
           },
           {
             "type" : "string"
           }
         ],
-        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+        "description" : "An open list: later versions may add values to KnownTaskKind, so a client must accept one it does not know. Requests take only the values of KnownTaskKind."
       },
       "TaskRequest" : {
         "additionalProperties" : false,
@@ -3400,6 +3839,7 @@ enum PublicAPI {
           },
           "happenedAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           }
         },
@@ -3455,6 +3895,7 @@ enum PublicAPI {
           },
           "accessTokenExpiresAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "refreshToken" : {
@@ -3462,6 +3903,7 @@ enum PublicAPI {
           },
           "refreshTokenExpiresAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           }
         },
@@ -3477,7 +3919,7 @@ enum PublicAPI {
         "additionalProperties" : false,
         "properties" : {
           "activityLevel" : {
-            "$ref" : "#/components/schemas/ActivityLevel"
+            "$ref" : "#/components/schemas/KnownActivityLevel"
           },
           "dailyGoal" : {
             "maximum" : 2000,
@@ -3537,6 +3979,7 @@ enum PublicAPI {
           },
           "updatedAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           }
         },
@@ -3570,6 +4013,17 @@ enum PublicAPI {
         ],
         "type" : "object"
       },
+      "UnreadCountView" : {
+        "properties" : {
+          "unread" : {
+            "type" : "integer"
+          }
+        },
+        "required" : [
+          "unread"
+        ],
+        "type" : "object"
+      },
       "UserBadgesView" : {
         "properties" : {
           "earned" : {
@@ -3593,6 +4047,7 @@ enum PublicAPI {
         "properties" : {
           "createdAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "effectiveFrom" : {
@@ -3611,19 +4066,13 @@ enum PublicAPI {
       "Visibility" : {
         "anyOf" : [
           {
-            "enum" : [
-              "curated",
-              "public",
-              "private",
-              "group"
-            ],
-            "type" : "string"
+            "$ref" : "#/components/schemas/KnownVisibility"
           },
           {
             "type" : "string"
           }
         ],
-        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+        "description" : "An open list: later versions may add values to KnownVisibility, so a client must accept one it does not know. Requests take only the values of KnownVisibility."
       },
       "Weekday" : {
         "enum" : [
@@ -3695,6 +4144,7 @@ enum PublicAPI {
           },
           "endsAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "key" : {
@@ -3705,10 +4155,12 @@ enum PublicAPI {
           },
           "nextResetAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "startsAt" : {
             "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "timeZone" : {
@@ -3733,7 +4185,7 @@ enum PublicAPI {
     }
   },
   "info" : {
-    "description" : "The JSON API of Surge, served by the gateway. Authenticated operations need `Authorization: Bearer <access token>`. Errors are RFC 9457 problem documents whose `type` is https://surge.example/problems/<slug>; each operation lists the slugs it can answer (`x-problem-types`) and the `Problem` schema explains them all. Lists are paginated with `limit` and an opaque `cursor`. POSTs that create something accept an `Idempotency-Key` header. Every response carries `X-Request-ID` and the `RateLimit-*` headers; W3C `traceparent` is honoured. Request bodies are decoded strictly: a field the schema does not list is refused. Responses may gain fields and open lists may gain values in later versions.",
+    "description" : "The JSON API of Surge, served by the gateway. Authenticated operations need `Authorization: Bearer <access token>`. Errors are RFC 9457 problem documents whose `type` is https://surge.example/problems/<slug>; each operation lists the slugs it can answer (`x-problem-types`) and the `Problem` schema explains them all. Lists are paginated with `limit` and an opaque `cursor`. POSTs that create something accept an `Idempotency-Key` header. Every response carries `X-Request-ID` and the `RateLimit-*` headers; W3C `traceparent` is honoured. Request bodies are decoded strictly: a field the schema does not list is refused, and no field takes `null` (leave an optional field out instead). No request text may contain NUL (U+0000): 400 `invalid-characters`. Instants and dates are from 1970 to 2200 (UTC). Responses may gain fields and open lists may gain values in later versions.",
     "title" : "Surge public API",
     "version" : "1.0.0"
   },
@@ -3741,7 +4193,7 @@ enum PublicAPI {
   "paths" : {
     "/v1/attempts" : {
       "get" : {
-        "description" : "The caller's attempts, newest first, with live stats; filter by status or challenge.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "The caller's attempts, newest first, with live stats; filter by status or challenge.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "listAttempts",
         "parameters" : [
           {
@@ -3750,7 +4202,7 @@ enum PublicAPI {
             "name" : "status",
             "required" : false,
             "schema" : {
-              "$ref" : "#/components/schemas/AttemptStatus"
+              "$ref" : "#/components/schemas/KnownAttemptStatus"
             }
           },
           {
@@ -3776,11 +4228,12 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
             "schema" : {
+              "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
           }
@@ -3801,8 +4254,14 @@ enum PublicAPI {
               }
             }
           },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
           },
           "422" : {
             "$ref" : "#/components/responses/UnprocessableContent"
@@ -3826,9 +4285,11 @@ enum PublicAPI {
           "progress"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
+          "unknown-cursor",
           "validation",
           "rate-limited",
           "catching-up",
@@ -3838,11 +4299,11 @@ enum PublicAPI {
         "x-surge-throttle" : "standard"
       },
       "post" : {
-        "description" : "Start a challenge, habit, competition or weekly challenge (several may run at once).\n\nProblem types:\n- 404 `not-found`: No such resource, or none the caller may see.\n- 409 `already-started`: You already have an active attempt at this challenge.\n- 409 `chore`: Household chores are completed occurrence by occurrence, not started.\n- 409 `competition-ended`: The competition has ended.\n- 422 `beyond-supported-dates`: The attempt would end after the last date Surge supports (2200-12-31).\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Start a challenge, habit, competition or weekly challenge (several may run at once).\n\nProblem types:\n- 404 `not-found`: No such resource, or none the caller may see.\n- 409 `already-started`: You already have an active attempt at this challenge.\n- 409 `chore`: Household chores are completed occurrence by occurrence, not started.\n- 409 `competition-ended`: The competition has ended.\n- 422 `beyond-supported-dates`: The attempt would end after the last date Surge supports (2200-12-31).\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "startAttempt",
         "parameters" : [
           {
-            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.",
+            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.",
             "in" : "header",
             "name" : "Idempotency-Key",
             "required" : false,
@@ -3936,10 +4397,10 @@ enum PublicAPI {
           "chore",
           "competition-ended",
           "idempotency-key-in-progress",
+          "idempotency-key-reused",
           "payload-too-large",
           "unsupported-media-type",
           "beyond-supported-dates",
-          "idempotency-key-reused",
           "validation",
           "rate-limited",
           "catching-up",
@@ -4093,7 +4554,7 @@ enum PublicAPI {
     },
     "/v1/attempts/{attemptID}/calendar" : {
       "get" : {
-        "description" : "A month of an attempt, day by day: completed, missed, frozen, rest, open or future.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "A month of an attempt, day by day: completed, missed, frozen, rest, open or future.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "attemptCalendar",
         "parameters" : [
           {
@@ -4136,6 +4597,9 @@ enum PublicAPI {
               }
             }
           },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
           },
@@ -4164,6 +4628,7 @@ enum PublicAPI {
           "progress"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
@@ -4179,7 +4644,7 @@ enum PublicAPI {
     },
     "/v1/attempts/{attemptID}/history" : {
       "get" : {
-        "description" : "Contribution history of one attempt: tasks done per day over the last weeks (12 by default).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Contribution history of one attempt: tasks done per day over the last weeks (12 by default).\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "attemptHistory",
         "parameters" : [
           {
@@ -4221,6 +4686,9 @@ enum PublicAPI {
               }
             }
           },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
           },
@@ -4249,6 +4717,7 @@ enum PublicAPI {
           "progress"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
@@ -4356,7 +4825,7 @@ enum PublicAPI {
     },
     "/v1/attempts/{attemptID}/photos" : {
       "get" : {
-        "description" : "The photo gallery of one of the caller's attempts.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "The photo gallery of one of the caller's attempts.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "attemptPhotos",
         "parameters" : [
           {
@@ -4382,11 +4851,12 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
             "schema" : {
+              "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
           }
@@ -4406,6 +4876,9 @@ enum PublicAPI {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
             }
+          },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
           },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
@@ -4435,10 +4908,12 @@ enum PublicAPI {
           "progress"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
           "not-found",
+          "unknown-cursor",
           "validation",
           "rate-limited",
           "catching-up",
@@ -4450,7 +4925,7 @@ enum PublicAPI {
     },
     "/v1/attempts/{attemptID}/restart" : {
       "post" : {
-        "description" : "Start again at day 1 after a failure (or give up an active attempt and start again); history is kept.\n\nProblem types:\n- 409 `already-started`: You already have an active attempt at this challenge.\n- 409 `attempt-completed`: A completed attempt is archived; start the challenge again instead.\n- 409 `competition-ended`: The competition has ended.\n- 422 `beyond-supported-dates`: The attempt would end after the last date Surge supports (2200-12-31).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Start again at day 1 after a failure (or give up an active attempt and start again); history is kept.\n\nProblem types:\n- 409 `already-started`: You already have an active attempt at this challenge.\n- 409 `attempt-completed`: A completed attempt is archived; start the challenge again instead.\n- 409 `competition-ended`: The competition has ended.\n- 422 `beyond-supported-dates`: The attempt would end after the last date Surge supports (2200-12-31).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "restartAttempt",
         "parameters" : [
           {
@@ -4464,7 +4939,7 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.",
+            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.",
             "in" : "header",
             "name" : "Idempotency-Key",
             "required" : false,
@@ -4537,8 +5012,8 @@ enum PublicAPI {
           "attempt-completed",
           "competition-ended",
           "idempotency-key-in-progress",
-          "beyond-supported-dates",
           "idempotency-key-reused",
+          "beyond-supported-dates",
           "validation",
           "rate-limited",
           "catching-up",
@@ -4668,7 +5143,7 @@ enum PublicAPI {
     },
     "/v1/attempts/{attemptID}/tasks/{taskID}/logs" : {
       "post" : {
-        "description" : "Log an amount of a quantity task (summed per day); series points and the anti-cheat cap apply.\n\nProblem types:\n- 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.\n- 422 `check-in-after-end`: The check-in is for a day after the attempt's last day.\n- 422 `check-in-before-start`: The check-in is for a day before the attempt began.\n- 422 `check-in-in-future`: The check-in is for a day that has not begun.\n- 422 `check-in-window-closed`: Too late for that day: its check-in window has closed (`detail` says when).\n- 422 `outside-competition`: The check-in falls outside the competition's time limit.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Log an amount of a quantity task (summed per day); series points and the anti-cheat cap apply.\n\nProblem types:\n- 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.\n- 422 `check-in-after-end`: The check-in is for a day after the attempt's last day.\n- 422 `check-in-before-start`: The check-in is for a day before the attempt began.\n- 422 `check-in-in-future`: The check-in is for a day that has not begun.\n- 422 `check-in-window-closed`: Too late for that day: its check-in window has closed (`detail` says when).\n- 422 `outside-competition`: The check-in falls outside the competition's time limit.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "logQuantity",
         "parameters" : [
           {
@@ -4695,7 +5170,7 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.",
+            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.",
             "in" : "header",
             "name" : "Idempotency-Key",
             "required" : false,
@@ -4787,13 +5262,13 @@ enum PublicAPI {
           "not-found",
           "attempt-not-active",
           "idempotency-key-in-progress",
+          "idempotency-key-reused",
           "payload-too-large",
           "unsupported-media-type",
           "check-in-after-end",
           "check-in-before-start",
           "check-in-in-future",
           "check-in-window-closed",
-          "idempotency-key-reused",
           "outside-competition",
           "validation",
           "rate-limited",
@@ -4806,7 +5281,7 @@ enum PublicAPI {
     },
     "/v1/attempts/{attemptID}/tasks/{taskID}/photo" : {
       "put" : {
-        "description" : "Upload the photo of a photo task (JPEG, PNG, HEIC or WebP, at most 10 MB); query `happenedAt` or `date` as for other check-ins.\n\nProblem types:\n- 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.\n- 422 `check-in-after-end`: The check-in is for a day after the attempt's last day.\n- 422 `check-in-before-start`: The check-in is for a day before the attempt began.\n- 422 `check-in-in-future`: The check-in is for a day that has not begun.\n- 422 `check-in-window-closed`: Too late for that day: its check-in window has closed (`detail` says when).\n- 422 `outside-competition`: The check-in falls outside the competition's time limit.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Upload the photo of a photo task (JPEG, PNG, HEIC or WebP, at most 10 MB); query `happenedAt` or `date` as for other check-ins.\n\nProblem types:\n- 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.\n- 422 `check-in-after-end`: The check-in is for a day after the attempt's last day.\n- 422 `check-in-before-start`: The check-in is for a day before the attempt began.\n- 422 `check-in-in-future`: The check-in is for a day that has not begun.\n- 422 `check-in-window-closed`: Too late for that day: its check-in window has closed (`detail` says when).\n- 422 `outside-competition`: The check-in falls outside the competition's time limit.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "attachPhoto",
         "parameters" : [
           {
@@ -4839,6 +5314,7 @@ enum PublicAPI {
             "required" : false,
             "schema" : {
               "format" : "date-time",
+              "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
               "type" : "string"
             }
           },
@@ -4848,8 +5324,7 @@ enum PublicAPI {
             "name" : "date",
             "required" : false,
             "schema" : {
-              "format" : "date",
-              "type" : "string"
+              "$ref" : "#/components/schemas/LocalDate"
             }
           }
         ],
@@ -4898,6 +5373,9 @@ enum PublicAPI {
               }
             }
           },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
           },
@@ -4935,6 +5413,7 @@ enum PublicAPI {
           "progress"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
@@ -4958,11 +5437,11 @@ enum PublicAPI {
     },
     "/v1/auth/guest" : {
       "post" : {
-        "description" : "Create a guest account with a display name only (offline-first apps); credentials can be attached later.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).",
+        "description" : "Create a guest account with a display name only (offline-first apps); credentials can be attached later.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "registerGuest",
         "parameters" : [
           {
-            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.",
+            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.",
             "in" : "header",
             "name" : "Idempotency-Key",
             "required" : false,
@@ -5039,9 +5518,9 @@ enum PublicAPI {
           "invalid-characters",
           "malformed-body",
           "idempotency-key-in-progress",
+          "idempotency-key-reused",
           "payload-too-large",
           "unsupported-media-type",
-          "idempotency-key-reused",
           "validation",
           "rate-limited",
           "unavailable"
@@ -5127,11 +5606,11 @@ enum PublicAPI {
     },
     "/v1/auth/register" : {
       "post" : {
-        "description" : "Create an account with e-mail and password. Each broken password rule is reported on `password`; a taken e-mail is 409 email-taken.\n\nProblem types:\n- 409 `email-taken`: An account with this e-mail exists: sign in instead.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).",
+        "description" : "Create an account with e-mail and password. Each broken password rule is reported on `password`; a taken e-mail is 409 email-taken.\n\nProblem types:\n- 409 `email-taken`: An account with this e-mail exists: sign in instead.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "register",
         "parameters" : [
           {
-            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.",
+            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.",
             "in" : "header",
             "name" : "Idempotency-Key",
             "required" : false,
@@ -5209,9 +5688,9 @@ enum PublicAPI {
           "malformed-body",
           "email-taken",
           "idempotency-key-in-progress",
+          "idempotency-key-reused",
           "payload-too-large",
           "unsupported-media-type",
-          "idempotency-key-reused",
           "validation",
           "rate-limited",
           "unavailable"
@@ -5358,7 +5837,7 @@ enum PublicAPI {
     },
     "/v1/auth/social" : {
       "post" : {
-        "description" : "Sign in with an Apple or Google ID token: a known identity signs in, a verified e-mail links to its social account, otherwise an account is created. A password account with that e-mail is 409 account-exists.\n\nProblem types:\n- 401 `invalid-id-token`: The provider's ID token is malformed, expired, wrongly signed or meant for another app.\n- 409 `account-exists`: A password account has this e-mail: sign in with e-mail and password instead.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).",
+        "description" : "Sign in with an Apple or Google ID token: a known identity signs in, a verified e-mail links to its social account, otherwise an account is created. A password account with that e-mail is 409 account-exists.\n\nProblem types:\n- 401 `invalid-id-token`: The provider's ID token is malformed, expired, wrongly signed or meant for another app.\n- 403 `provider-not-enabled`: This server does not accept sign-in with that provider (it is not configured here).\n- 409 `account-exists`: A password account has this e-mail: sign in with e-mail and password instead.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "socialSignIn",
         "requestBody" : {
           "content" : {
@@ -5392,6 +5871,9 @@ enum PublicAPI {
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
           },
+          "403" : {
+            "$ref" : "#/components/responses/Forbidden"
+          },
           "409" : {
             "$ref" : "#/components/responses/Conflict"
           },
@@ -5422,6 +5904,7 @@ enum PublicAPI {
           "invalid-characters",
           "malformed-body",
           "invalid-id-token",
+          "provider-not-enabled",
           "account-exists",
           "payload-too-large",
           "unsupported-media-type",
@@ -5488,7 +5971,7 @@ enum PublicAPI {
     },
     "/v1/challenges" : {
       "get" : {
-        "description" : "Browse and search the challenges the caller may see: the curated library, public competitions, and their own, invited and household definitions.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Browse and search the challenges the caller may see: the curated library, public competitions, and their own, invited and household definitions.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "listChallenges",
         "parameters" : [
           {
@@ -5501,6 +5984,7 @@ enum PublicAPI {
                 "push-ups"
               ],
               "maxLength" : 200,
+              "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
           },
@@ -5510,7 +5994,7 @@ enum PublicAPI {
             "name" : "kind",
             "required" : false,
             "schema" : {
-              "$ref" : "#/components/schemas/ChallengeKind"
+              "$ref" : "#/components/schemas/KnownChallengeKind"
             }
           },
           {
@@ -5519,7 +6003,7 @@ enum PublicAPI {
             "name" : "difficulty",
             "required" : false,
             "schema" : {
-              "$ref" : "#/components/schemas/Difficulty"
+              "$ref" : "#/components/schemas/KnownDifficulty"
             }
           },
           {
@@ -5532,6 +6016,7 @@ enum PublicAPI {
                 "fitness"
               ],
               "maxLength" : 40,
+              "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
           },
@@ -5579,11 +6064,12 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
             "schema" : {
+              "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
           }
@@ -5604,8 +6090,14 @@ enum PublicAPI {
               }
             }
           },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
           },
           "422" : {
             "$ref" : "#/components/responses/UnprocessableContent"
@@ -5629,9 +6121,11 @@ enum PublicAPI {
           "challenges"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
+          "unknown-cursor",
           "validation",
           "rate-limited",
           "catching-up",
@@ -5641,11 +6135,11 @@ enum PublicAPI {
         "x-surge-throttle" : "standard"
       },
       "post" : {
-        "description" : "Create a competition, habit, household chore or weekly challenge (curated challenges come from the content library).\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Create a competition, habit, household chore or weekly challenge (curated challenges come from the content library).\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "createChallenge",
         "parameters" : [
           {
-            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.",
+            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.",
             "in" : "header",
             "name" : "Idempotency-Key",
             "required" : false,
@@ -5732,9 +6226,9 @@ enum PublicAPI {
           "invalid-token",
           "unauthorized",
           "idempotency-key-in-progress",
+          "idempotency-key-reused",
           "payload-too-large",
           "unsupported-media-type",
-          "idempotency-key-reused",
           "validation",
           "rate-limited",
           "catching-up",
@@ -5746,7 +6240,7 @@ enum PublicAPI {
     },
     "/v1/challenges/{challengeID}" : {
       "delete" : {
-        "description" : "Delete a definition with its whole history. Needs ?confirm=true; without it answers 422 confirmation-required.\n\nProblem types:\n- 403 `forbidden`: The caller may not do this.\n- 422 `confirmation-required`: Deleting for good needs an explicit confirmation.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Delete a definition with its whole history. Needs ?confirm=true; without it answers 422 confirmation-required.\n\nProblem types:\n- 403 `forbidden`: The caller may not do this.\n- 422 `confirmation-required`: Deleting for good needs an explicit confirmation.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "deleteChallenge",
         "parameters" : [
           {
@@ -5779,6 +6273,9 @@ enum PublicAPI {
               }
             }
           },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
           },
@@ -5810,6 +6307,7 @@ enum PublicAPI {
           "challenges"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
@@ -5992,7 +6490,7 @@ enum PublicAPI {
     },
     "/v1/challenges/{challengeID}/invitations" : {
       "post" : {
-        "description" : "Invite friends (accepted friendships) or every member of a group you belong to; one invitation event per invitee.\n\nProblem types:\n- 403 `forbidden`: The caller may not do this.\n- 409 `not-invitable`: This kind of challenge takes no invitations.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Invite friends (accepted friendships) or every member of a group you belong to; one invitation event per invitee.\n\nProblem types:\n- 403 `forbidden`: The caller may not do this.\n- 409 `not-invitable`: This kind of challenge takes no invitations.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "inviteToChallenge",
         "parameters" : [
           {
@@ -6006,7 +6504,7 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.",
+            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.",
             "in" : "header",
             "name" : "Idempotency-Key",
             "required" : false,
@@ -6101,10 +6599,10 @@ enum PublicAPI {
           "forbidden",
           "not-found",
           "idempotency-key-in-progress",
+          "idempotency-key-reused",
           "not-invitable",
           "payload-too-large",
           "unsupported-media-type",
-          "idempotency-key-reused",
           "validation",
           "rate-limited",
           "catching-up",
@@ -6252,7 +6750,7 @@ enum PublicAPI {
     },
     "/v1/challenges/{challengeID}/photos" : {
       "get" : {
-        "description" : "A competition's photo gallery, for its participants (others see only their own photos).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "A competition's photo gallery, for its participants (others see only their own photos).\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "challengePhotos",
         "parameters" : [
           {
@@ -6278,11 +6776,12 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
             "schema" : {
+              "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
           }
@@ -6302,6 +6801,9 @@ enum PublicAPI {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
             }
+          },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
           },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
@@ -6331,10 +6833,12 @@ enum PublicAPI {
           "progress"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
           "not-found",
+          "unknown-cursor",
           "validation",
           "rate-limited",
           "catching-up",
@@ -6428,7 +6932,7 @@ enum PublicAPI {
     },
     "/v1/chore-occurrences/{occurrenceID}/complete" : {
       "post" : {
-        "description" : "Complete a chore: its points go to the caller and the next occurrence becomes due per the recurrence.\n\nProblem types:\n- 409 `chore-already-completed`: This chore occurrence was already completed.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Complete a chore: its points go to the caller and the next occurrence becomes due per the recurrence.\n\nProblem types:\n- 409 `chore-already-completed`: This chore occurrence was already completed.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "completeChore",
         "parameters" : [
           {
@@ -6442,7 +6946,7 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.",
+            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.",
             "in" : "header",
             "name" : "Idempotency-Key",
             "required" : false,
@@ -6525,7 +7029,7 @@ enum PublicAPI {
     },
     "/v1/friend-requests" : {
       "get" : {
-        "description" : "Pending friend requests, oldest first.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).",
+        "description" : "Pending friend requests, oldest first.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "listFriendRequests",
         "parameters" : [
           {
@@ -6551,11 +7055,12 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
             "schema" : {
+              "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
           }
@@ -6576,8 +7081,14 @@ enum PublicAPI {
               }
             }
           },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
           },
           "422" : {
             "$ref" : "#/components/responses/UnprocessableContent"
@@ -6601,9 +7112,11 @@ enum PublicAPI {
           "identity"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
+          "unknown-cursor",
           "validation",
           "rate-limited",
           "unavailable"
@@ -6612,11 +7125,11 @@ enum PublicAPI {
         "x-surge-throttle" : "standard"
       },
       "post" : {
-        "description" : "Ask someone to be friends (409 if already friends or a request between you is pending).\n\nProblem types:\n- 404 `not-found`: No such resource, or none the caller may see.\n- 409 `already-friends`: You are already friends.\n- 409 `friend-request-exists`: A friend request between the two of you is pending; answer or cancel it.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).",
+        "description" : "Ask someone to be friends (409 if already friends or a request between you is pending).\n\nProblem types:\n- 404 `not-found`: No such resource, or none the caller may see.\n- 409 `already-friends`: You are already friends.\n- 409 `friend-request-exists`: A friend request between the two of you is pending; answer or cancel it.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "sendFriendRequest",
         "parameters" : [
           {
-            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.",
+            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.",
             "in" : "header",
             "name" : "Idempotency-Key",
             "required" : false,
@@ -6709,9 +7222,9 @@ enum PublicAPI {
           "already-friends",
           "friend-request-exists",
           "idempotency-key-in-progress",
+          "idempotency-key-reused",
           "payload-too-large",
           "unsupported-media-type",
-          "idempotency-key-reused",
           "validation",
           "rate-limited",
           "unavailable"
@@ -6912,7 +7425,7 @@ enum PublicAPI {
     },
     "/v1/friends" : {
       "get" : {
-        "description" : "The caller's friends, by display name.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).",
+        "description" : "The caller's friends, by display name.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "listFriends",
         "parameters" : [
           {
@@ -6928,11 +7441,12 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
             "schema" : {
+              "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
           }
@@ -6953,8 +7467,14 @@ enum PublicAPI {
               }
             }
           },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
           },
           "422" : {
             "$ref" : "#/components/responses/UnprocessableContent"
@@ -6978,9 +7498,11 @@ enum PublicAPI {
           "identity"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
+          "unknown-cursor",
           "validation",
           "rate-limited",
           "unavailable"
@@ -7052,7 +7574,7 @@ enum PublicAPI {
     },
     "/v1/groups" : {
       "get" : {
-        "description" : "The groups you belong to, in the order you joined them.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).",
+        "description" : "The groups you belong to, in the order you joined them.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "listGroups",
         "parameters" : [
           {
@@ -7068,11 +7590,12 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
             "schema" : {
+              "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
           }
@@ -7093,8 +7616,14 @@ enum PublicAPI {
               }
             }
           },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
           },
           "422" : {
             "$ref" : "#/components/responses/UnprocessableContent"
@@ -7118,9 +7647,11 @@ enum PublicAPI {
           "identity"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
+          "unknown-cursor",
           "validation",
           "rate-limited",
           "unavailable"
@@ -7129,11 +7660,11 @@ enum PublicAPI {
         "x-surge-throttle" : "standard"
       },
       "post" : {
-        "description" : "Create a group (household, friends or team); you own it.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).",
+        "description" : "Create a group (household, friends or team); you own it.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "createGroup",
         "parameters" : [
           {
-            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.",
+            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.",
             "in" : "header",
             "name" : "Idempotency-Key",
             "required" : false,
@@ -7220,9 +7751,9 @@ enum PublicAPI {
           "invalid-token",
           "unauthorized",
           "idempotency-key-in-progress",
+          "idempotency-key-reused",
           "payload-too-large",
           "unsupported-media-type",
-          "idempotency-key-reused",
           "validation",
           "rate-limited",
           "unavailable"
@@ -7398,7 +7929,7 @@ enum PublicAPI {
     },
     "/v1/groups/{groupID}/chore-occurrences" : {
       "get" : {
-        "description" : "A household's chore occurrences: pending ones by due time (overdue flagged), or completed ones.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "A household's chore occurrences: pending ones by due time (overdue flagged), or completed ones.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "listChoreOccurrences",
         "parameters" : [
           {
@@ -7417,7 +7948,7 @@ enum PublicAPI {
             "name" : "status",
             "required" : false,
             "schema" : {
-              "$ref" : "#/components/schemas/ChoreOccurrenceStatus",
+              "$ref" : "#/components/schemas/KnownChoreOccurrenceStatus",
               "default" : "pending"
             }
           },
@@ -7434,11 +7965,12 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
             "schema" : {
+              "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
           }
@@ -7458,6 +7990,9 @@ enum PublicAPI {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
             }
+          },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
           },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
@@ -7487,10 +8022,12 @@ enum PublicAPI {
           "progress"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
           "not-found",
+          "unknown-cursor",
           "validation",
           "rate-limited",
           "catching-up",
@@ -7502,7 +8039,7 @@ enum PublicAPI {
     },
     "/v1/groups/{groupID}/chores" : {
       "get" : {
-        "description" : "A household's chores, newest first; for its members only.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "A household's chores, newest first; for its members only.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "listGroupChores",
         "parameters" : [
           {
@@ -7528,11 +8065,12 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
             "schema" : {
+              "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
           }
@@ -7552,6 +8090,9 @@ enum PublicAPI {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
             }
+          },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
           },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
@@ -7581,10 +8122,12 @@ enum PublicAPI {
           "challenges"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
           "not-found",
+          "unknown-cursor",
           "validation",
           "rate-limited",
           "catching-up",
@@ -7596,7 +8139,7 @@ enum PublicAPI {
     },
     "/v1/groups/{groupID}/invites" : {
       "get" : {
-        "description" : "The group's usable invites.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).",
+        "description" : "The group's usable invites.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "listGroupInvites",
         "parameters" : [
           {
@@ -7622,11 +8165,12 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
             "schema" : {
+              "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
           }
@@ -7646,6 +8190,9 @@ enum PublicAPI {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
             }
+          },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
           },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
@@ -7675,10 +8222,12 @@ enum PublicAPI {
           "identity"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
           "not-found",
+          "unknown-cursor",
           "validation",
           "rate-limited",
           "unavailable"
@@ -7687,7 +8236,7 @@ enum PublicAPI {
         "x-surge-throttle" : "standard"
       },
       "post" : {
-        "description" : "Create an invite code and link (any member); expires after expiresInHours (1-720, default 72).\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `payload-too-large` (413), `unsupported-media-type` (415), `idempotency-key-reused` (422), `validation` (422), `rate-limited` (429), `unavailable` (503).",
+        "description" : "Create an invite code and link (any member); expires after expiresInHours (1-720, default 72).\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "createGroupInvite",
         "parameters" : [
           {
@@ -7701,7 +8250,7 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). Anything else is 422 `validation`.",
+            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.",
             "in" : "header",
             "name" : "Idempotency-Key",
             "required" : false,
@@ -7792,9 +8341,9 @@ enum PublicAPI {
           "unauthorized",
           "not-found",
           "idempotency-key-in-progress",
+          "idempotency-key-reused",
           "payload-too-large",
           "unsupported-media-type",
-          "idempotency-key-reused",
           "validation",
           "rate-limited",
           "unavailable"
@@ -7944,7 +8493,7 @@ enum PublicAPI {
     },
     "/v1/groups/{groupID}/members" : {
       "get" : {
-        "description" : "Members and their roles, in joining order.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).",
+        "description" : "Members and their roles, in joining order.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "listGroupMembers",
         "parameters" : [
           {
@@ -7970,11 +8519,12 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
             "schema" : {
+              "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
           }
@@ -7994,6 +8544,9 @@ enum PublicAPI {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
             }
+          },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
           },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
@@ -8023,10 +8576,12 @@ enum PublicAPI {
           "identity"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
           "not-found",
+          "unknown-cursor",
           "validation",
           "rate-limited",
           "unavailable"
@@ -8256,7 +8811,7 @@ enum PublicAPI {
     },
     "/v1/leaderboards/challenges/{challengeID}" : {
       "get" : {
-        "description" : "A challenge's standings (a competition's by total quantity in its unit), best first, ties sharing a rank and ordered by name.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "A challenge's standings (a competition's by total quantity in its unit), best first, ties sharing a rank and ordered by name.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "getChallengeLeaderboard",
         "parameters" : [
           {
@@ -8270,7 +8825,7 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "`week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`.",
+            "description" : "`week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`, from 1970 to 2200. A window that has not begun is 404.",
             "in" : "query",
             "name" : "window",
             "required" : false,
@@ -8278,7 +8833,7 @@ enum PublicAPI {
               "examples" : [
                 "week"
               ],
-              "pattern" : "^(week|month|all-time|[0-9]{4}-W[0-9]{2}|[0-9]{4}-[0-9]{2})$",
+              "pattern" : "^(week|month|all-time|(19[7-9][0-9]|2[01][0-9]{2}|2200)-(W(0[1-9]|[1-4][0-9]|5[0-3])|0[1-9]|1[0-2]))$",
               "type" : "string"
             }
           },
@@ -8295,11 +8850,12 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
             "schema" : {
+              "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
           }
@@ -8319,6 +8875,9 @@ enum PublicAPI {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
             }
+          },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
           },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
@@ -8348,10 +8907,12 @@ enum PublicAPI {
           "leaderboard"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
           "not-found",
+          "unknown-cursor",
           "validation",
           "rate-limited",
           "catching-up",
@@ -8363,7 +8924,7 @@ enum PublicAPI {
     },
     "/v1/leaderboards/challenges/{challengeID}/around-me" : {
       "get" : {
-        "description" : "The page of a challenge's board around the caller.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "The page of a challenge's board around the caller.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "getChallengeLeaderboardAroundMe",
         "parameters" : [
           {
@@ -8377,7 +8938,7 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "`week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`.",
+            "description" : "`week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`, from 1970 to 2200. A window that has not begun is 404.",
             "in" : "query",
             "name" : "window",
             "required" : false,
@@ -8385,7 +8946,7 @@ enum PublicAPI {
               "examples" : [
                 "week"
               ],
-              "pattern" : "^(week|month|all-time|[0-9]{4}-W[0-9]{2}|[0-9]{4}-[0-9]{2})$",
+              "pattern" : "^(week|month|all-time|(19[7-9][0-9]|2[01][0-9]{2}|2200)-(W(0[1-9]|[1-4][0-9]|5[0-3])|0[1-9]|1[0-2]))$",
               "type" : "string"
             }
           },
@@ -8418,6 +8979,9 @@ enum PublicAPI {
               }
             }
           },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
           },
@@ -8446,6 +9010,7 @@ enum PublicAPI {
           "leaderboard"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
@@ -8461,7 +9026,7 @@ enum PublicAPI {
     },
     "/v1/leaderboards/challenges/{challengeID}/friends" : {
       "get" : {
-        "description" : "The caller and their friends on a challenge, ranked among themselves (1 to n), not by their global ranks.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "The caller and their friends on a challenge, ranked among themselves (1 to n), not by their global ranks.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "getChallengeFriendsLeaderboard",
         "parameters" : [
           {
@@ -8475,7 +9040,7 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "`week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`.",
+            "description" : "`week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`, from 1970 to 2200. A window that has not begun is 404.",
             "in" : "query",
             "name" : "window",
             "required" : false,
@@ -8483,7 +9048,7 @@ enum PublicAPI {
               "examples" : [
                 "week"
               ],
-              "pattern" : "^(week|month|all-time|[0-9]{4}-W[0-9]{2}|[0-9]{4}-[0-9]{2})$",
+              "pattern" : "^(week|month|all-time|(19[7-9][0-9]|2[01][0-9]{2}|2200)-(W(0[1-9]|[1-4][0-9]|5[0-3])|0[1-9]|1[0-2]))$",
               "type" : "string"
             }
           }
@@ -8503,6 +9068,9 @@ enum PublicAPI {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
             }
+          },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
           },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
@@ -8532,6 +9100,7 @@ enum PublicAPI {
           "leaderboard"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
@@ -8547,7 +9116,7 @@ enum PublicAPI {
     },
     "/v1/leaderboards/challenges/{challengeID}/history" : {
       "get" : {
-        "description" : "Past weeks or months of a challenge's board, newest first, with their winners.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Past weeks or months of a challenge's board, newest first, with their winners.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "getChallengeLeaderboardHistory",
         "parameters" : [
           {
@@ -8586,11 +9155,12 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
             "schema" : {
+              "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
           }
@@ -8610,6 +9180,9 @@ enum PublicAPI {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
             }
+          },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
           },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
@@ -8639,10 +9212,12 @@ enum PublicAPI {
           "leaderboard"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
           "not-found",
+          "unknown-cursor",
           "validation",
           "rate-limited",
           "catching-up",
@@ -8654,7 +9229,7 @@ enum PublicAPI {
     },
     "/v1/leaderboards/challenges/{challengeID}/me" : {
       "get" : {
-        "description" : "The caller's rank, score and percentile on a challenge's board.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "The caller's rank, score and percentile on a challenge's board.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "getMyChallengeStanding",
         "parameters" : [
           {
@@ -8668,7 +9243,7 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "`week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`.",
+            "description" : "`week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`, from 1970 to 2200. A window that has not begun is 404.",
             "in" : "query",
             "name" : "window",
             "required" : false,
@@ -8676,7 +9251,7 @@ enum PublicAPI {
               "examples" : [
                 "week"
               ],
-              "pattern" : "^(week|month|all-time|[0-9]{4}-W[0-9]{2}|[0-9]{4}-[0-9]{2})$",
+              "pattern" : "^(week|month|all-time|(19[7-9][0-9]|2[01][0-9]{2}|2200)-(W(0[1-9]|[1-4][0-9]|5[0-3])|0[1-9]|1[0-2]))$",
               "type" : "string"
             }
           }
@@ -8696,6 +9271,9 @@ enum PublicAPI {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
             }
+          },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
           },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
@@ -8725,6 +9303,7 @@ enum PublicAPI {
           "leaderboard"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
@@ -8740,7 +9319,7 @@ enum PublicAPI {
     },
     "/v1/leaderboards/groups/{groupID}" : {
       "get" : {
-        "description" : "A group's or household's standings: every member, by points earned in anything of the group; weeks run Monday to Sunday in the group's zone.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "A group's or household's standings: every member, by points earned in anything of the group; weeks run Monday to Sunday in the group's zone.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "getGroupLeaderboard",
         "parameters" : [
           {
@@ -8754,7 +9333,7 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "`week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`.",
+            "description" : "`week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`, from 1970 to 2200. A window that has not begun is 404.",
             "in" : "query",
             "name" : "window",
             "required" : false,
@@ -8762,7 +9341,7 @@ enum PublicAPI {
               "examples" : [
                 "week"
               ],
-              "pattern" : "^(week|month|all-time|[0-9]{4}-W[0-9]{2}|[0-9]{4}-[0-9]{2})$",
+              "pattern" : "^(week|month|all-time|(19[7-9][0-9]|2[01][0-9]{2}|2200)-(W(0[1-9]|[1-4][0-9]|5[0-3])|0[1-9]|1[0-2]))$",
               "type" : "string"
             }
           },
@@ -8779,11 +9358,12 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
             "schema" : {
+              "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
           }
@@ -8803,6 +9383,9 @@ enum PublicAPI {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
             }
+          },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
           },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
@@ -8832,10 +9415,12 @@ enum PublicAPI {
           "leaderboard"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
           "not-found",
+          "unknown-cursor",
           "validation",
           "rate-limited",
           "catching-up",
@@ -8847,7 +9432,7 @@ enum PublicAPI {
     },
     "/v1/leaderboards/groups/{groupID}/around-me" : {
       "get" : {
-        "description" : "The page of a group's board around the caller.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "The page of a group's board around the caller.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "getGroupLeaderboardAroundMe",
         "parameters" : [
           {
@@ -8861,7 +9446,7 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "`week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`.",
+            "description" : "`week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`, from 1970 to 2200. A window that has not begun is 404.",
             "in" : "query",
             "name" : "window",
             "required" : false,
@@ -8869,7 +9454,7 @@ enum PublicAPI {
               "examples" : [
                 "week"
               ],
-              "pattern" : "^(week|month|all-time|[0-9]{4}-W[0-9]{2}|[0-9]{4}-[0-9]{2})$",
+              "pattern" : "^(week|month|all-time|(19[7-9][0-9]|2[01][0-9]{2}|2200)-(W(0[1-9]|[1-4][0-9]|5[0-3])|0[1-9]|1[0-2]))$",
               "type" : "string"
             }
           },
@@ -8902,6 +9487,9 @@ enum PublicAPI {
               }
             }
           },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
           },
@@ -8930,6 +9518,7 @@ enum PublicAPI {
           "leaderboard"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
@@ -8945,7 +9534,7 @@ enum PublicAPI {
     },
     "/v1/leaderboards/groups/{groupID}/history" : {
       "get" : {
-        "description" : "Past weeks or months of a group's board, newest first, with their winners (last week's winner).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Past weeks or months of a group's board, newest first, with their winners (last week's winner).\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "getGroupLeaderboardHistory",
         "parameters" : [
           {
@@ -8984,11 +9573,12 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
             "schema" : {
+              "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
           }
@@ -9008,6 +9598,9 @@ enum PublicAPI {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
             }
+          },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
           },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
@@ -9037,10 +9630,12 @@ enum PublicAPI {
           "leaderboard"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
           "not-found",
+          "unknown-cursor",
           "validation",
           "rate-limited",
           "catching-up",
@@ -9052,7 +9647,7 @@ enum PublicAPI {
     },
     "/v1/leaderboards/groups/{groupID}/me" : {
       "get" : {
-        "description" : "The caller's rank, score and percentile on a group's board.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "The caller's rank, score and percentile on a group's board.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "getMyGroupStanding",
         "parameters" : [
           {
@@ -9066,7 +9661,7 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "`week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`.",
+            "description" : "`week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`, from 1970 to 2200. A window that has not begun is 404.",
             "in" : "query",
             "name" : "window",
             "required" : false,
@@ -9074,7 +9669,7 @@ enum PublicAPI {
               "examples" : [
                 "week"
               ],
-              "pattern" : "^(week|month|all-time|[0-9]{4}-W[0-9]{2}|[0-9]{4}-[0-9]{2})$",
+              "pattern" : "^(week|month|all-time|(19[7-9][0-9]|2[01][0-9]{2}|2200)-(W(0[1-9]|[1-4][0-9]|5[0-3])|0[1-9]|1[0-2]))$",
               "type" : "string"
             }
           }
@@ -9094,6 +9689,9 @@ enum PublicAPI {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
             }
+          },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
           },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
@@ -9123,6 +9721,7 @@ enum PublicAPI {
           "leaderboard"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
@@ -9391,7 +9990,7 @@ enum PublicAPI {
     },
     "/v1/me/challenges" : {
       "get" : {
-        "description" : "What the caller created or was invited to, newest first; filter by kind (e.g. kind=habit for my habits).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "What the caller created or was invited to, newest first; filter by kind (e.g. kind=habit for my habits).\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "listMyChallenges",
         "parameters" : [
           {
@@ -9400,7 +9999,7 @@ enum PublicAPI {
             "name" : "kind",
             "required" : false,
             "schema" : {
-              "$ref" : "#/components/schemas/ChallengeKind"
+              "$ref" : "#/components/schemas/KnownChallengeKind"
             }
           },
           {
@@ -9416,11 +10015,12 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
             "schema" : {
+              "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
           }
@@ -9441,8 +10041,14 @@ enum PublicAPI {
               }
             }
           },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
           },
           "422" : {
             "$ref" : "#/components/responses/UnprocessableContent"
@@ -9466,9 +10072,11 @@ enum PublicAPI {
           "challenges"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
+          "unknown-cursor",
           "validation",
           "rate-limited",
           "catching-up",
@@ -9616,7 +10224,7 @@ enum PublicAPI {
     },
     "/v1/me/history" : {
       "get" : {
-        "description" : "Contribution history across everything the caller does: tasks done per local day over the last weeks (12 by default).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Contribution history across everything the caller does: tasks done per local day over the last weeks (12 by default).\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "myHistory",
         "parameters" : [
           {
@@ -9648,6 +10256,9 @@ enum PublicAPI {
               }
             }
           },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
           },
@@ -9673,6 +10284,7 @@ enum PublicAPI {
           "progress"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
@@ -9682,6 +10294,339 @@ enum PublicAPI {
           "unavailable"
         ],
         "x-surge-service" : "progress",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/me/notifications" : {
+      "get" : {
+        "description" : "The caller's in-app notifications, newest first (archived ones left out), with the unread count.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "operationId" : "listMyNotifications",
+        "parameters" : [
+          {
+            "description" : "Items per page.",
+            "in" : "query",
+            "name" : "limit",
+            "required" : false,
+            "schema" : {
+              "default" : 20,
+              "maximum" : 100,
+              "minimum" : 1,
+              "type" : "integer"
+            }
+          },
+          {
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
+            "in" : "query",
+            "name" : "cursor",
+            "required" : false,
+            "schema" : {
+              "pattern" : "^[^\\u0000]*$",
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "$ref" : "#/components/schemas/NotificationPageView"
+                }
+              }
+            },
+            "description" : "OK",
+            "headers" : {
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/UnprocessableContent"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/TooManyRequests"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/ServiceUnavailable"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "The caller's in-app notifications, newest first (archived ones left out), with the unread count.",
+        "tags" : [
+          "notifications"
+        ],
+        "x-problem-types" : [
+          "invalid-characters",
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "unknown-cursor",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
+        "x-surge-service" : "notifications",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/me/notifications/{notificationID}/archive" : {
+      "post" : {
+        "description" : "Archives one notification (read, and no longer listed).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "operationId" : "archiveNotification",
+        "parameters" : [
+          {
+            "description" : "A notification in the caller's inbox.",
+            "in" : "path",
+            "name" : "notificationID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "$ref" : "#/components/schemas/NotificationView"
+                }
+              }
+            },
+            "description" : "OK",
+            "headers" : {
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/TooManyRequests"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/ServiceUnavailable"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Archives one notification (read, and no longer listed).",
+        "tags" : [
+          "notifications"
+        ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
+        "x-surge-service" : "notifications",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/me/notifications/{notificationID}/read" : {
+      "post" : {
+        "description" : "Marks one notification read (again: no change).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "operationId" : "markNotificationRead",
+        "parameters" : [
+          {
+            "description" : "A notification in the caller's inbox.",
+            "in" : "path",
+            "name" : "notificationID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "$ref" : "#/components/schemas/NotificationView"
+                }
+              }
+            },
+            "description" : "OK",
+            "headers" : {
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/TooManyRequests"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/ServiceUnavailable"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Marks one notification read (again: no change).",
+        "tags" : [
+          "notifications"
+        ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
+        "x-surge-service" : "notifications",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/me/notifications/read-all" : {
+      "post" : {
+        "description" : "Marks every notification of the caller read.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "operationId" : "markAllNotificationsRead",
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "$ref" : "#/components/schemas/UnreadCountView"
+                }
+              }
+            },
+            "description" : "OK",
+            "headers" : {
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/TooManyRequests"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/ServiceUnavailable"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Marks every notification of the caller read.",
+        "tags" : [
+          "notifications"
+        ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
+        "x-surge-service" : "notifications",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/me/notifications/unread-count" : {
+      "get" : {
+        "description" : "How many of the caller's notifications are unread (a badge on the app's bell).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "operationId" : "getMyUnreadNotificationCount",
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "$ref" : "#/components/schemas/UnreadCountView"
+                }
+              }
+            },
+            "description" : "OK",
+            "headers" : {
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/TooManyRequests"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/ServiceUnavailable"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "How many of the caller's notifications are unread (a badge on the app's bell).",
+        "tags" : [
+          "notifications"
+        ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
+        "x-surge-service" : "notifications",
         "x-surge-throttle" : "standard"
       }
     },
@@ -9740,7 +10685,7 @@ enum PublicAPI {
     },
     "/v1/me/points/ledger" : {
       "get" : {
-        "description" : "The points ledger, newest first: every award or correction with its reason.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "The points ledger, newest first: every award or correction with its reason.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "myPointsLedger",
         "parameters" : [
           {
@@ -9756,11 +10701,12 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
             "schema" : {
+              "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
           }
@@ -9781,8 +10727,14 @@ enum PublicAPI {
               }
             }
           },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
           },
           "422" : {
             "$ref" : "#/components/responses/UnprocessableContent"
@@ -9806,9 +10758,11 @@ enum PublicAPI {
           "progress"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
+          "unknown-cursor",
           "validation",
           "rate-limited",
           "catching-up",
@@ -10249,7 +11203,7 @@ enum PublicAPI {
     },
     "/v1/users" : {
       "get" : {
-        "description" : "Find people by display name (public profiles only).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).",
+        "description" : "Find people by display name (public profiles only).\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "searchUsers",
         "parameters" : [
           {
@@ -10262,8 +11216,7 @@ enum PublicAPI {
                 "Ann"
               ],
               "maxLength" : 50,
-              "minLength" : 1,
-              "pattern" : "\\S",
+              "pattern" : "^(?=[\\s\\S]*\\S)[^\\u0000]*$",
               "type" : "string"
             }
           },
@@ -10280,11 +11233,12 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
             "schema" : {
+              "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
           }
@@ -10305,8 +11259,14 @@ enum PublicAPI {
               }
             }
           },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
           },
           "422" : {
             "$ref" : "#/components/responses/UnprocessableContent"
@@ -10330,9 +11290,11 @@ enum PublicAPI {
           "identity"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
+          "unknown-cursor",
           "validation",
           "rate-limited",
           "unavailable"
@@ -10435,6 +11397,9 @@ enum PublicAPI {
     },
     {
       "name" : "badges"
+    },
+    {
+      "name" : "notifications"
     }
   ]
 }

@@ -130,7 +130,10 @@ struct AuthController {
         do {
             identity = try await social.verify(body.idToken, provider: body.provider, now: clock.now())
         } catch .disabled {
-            throw Problem.validation(field: "provider", "sign-in with \(body.provider.rawValue) is not enabled on this server")
+            // The request is well formed; this deployment has the provider switched off.
+            throw Problem(
+                slug: "provider-not-enabled", title: "Provider not enabled", status: .forbidden,
+                detail: "Sign-in with \(body.provider.rawValue) is not enabled on this server.")
         } catch .keysUnavailable {
             throw Problem.unavailable("\(body.provider.rawValue) cannot be reached to check the token; try again shortly.", retryAfter: 5)
         } catch .invalid(let reason) {

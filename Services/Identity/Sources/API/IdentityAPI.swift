@@ -27,7 +27,7 @@ enum IdentityAPI {
         .post, "/v1/auth/social", id: "socialSignIn", service: .identity,
         summary: "Sign in with an Apple or Google ID token: a known identity signs in, a verified e-mail links to its social account, otherwise an account is created. A password account with that e-mail is 409 account-exists.",
         access: .anonymous, throttle: .credentials, request: SocialSignInRequest.self, response: SocialSessionResponse.self,
-        problems: [.invalidIDToken, .accountExists])
+        problems: [.invalidIDToken, .providerNotEnabled, .accountExists])
 
     static let refresh = APIOperation(
         .post, "/v1/auth/refresh", id: "refreshSession", service: .identity,
@@ -91,7 +91,7 @@ enum IdentityAPI {
         query: [
             APIOperation.QueryParameter(
                 "query", "Part of a display name (surrounding white space is ignored).",
-                schema: JSONSchema.string().refined(.init(minLength: 1, maxLength: ProfileRules.maxDisplayNameLength, pattern: "\\S", example: "Ann")),
+                schema: JSONSchema.string().refined(.text(maxLength: ProfileRules.maxDisplayNameLength, nonBlank: true, example: "Ann")),
                 required: true)
         ]
             + APIOperation.QueryParameter.pagination,

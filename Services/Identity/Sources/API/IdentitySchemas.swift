@@ -5,13 +5,26 @@ import SurgeContracts
 // `EmailAddress`, `PasswordPolicy`, `GroupRules`, `InvitePolicy` and `TrainingPlan` enforce, and examples.
 
 enum IdentitySchemas {
-    static let displayName = JSONSchema.Refinement.text(maxLength: ProfileRules.maxDisplayNameLength, nonBlank: true, example: "Ann")
-    static let timeZone = JSONSchema.Refinement(description: "An IANA time zone.", example: "Europe/Rome")
+    /// Trimmed, not empty, at most 50 characters, no control characters (`ProfileRules.displayName`).
+    static let displayName = JSONSchema.Refinement.text(
+        maxLength: ProfileRules.maxDisplayNameLength, nonBlank: true, controls: false, example: "Ann")
+    static let timeZone = JSONSchema.Refinement.ianaTimeZone
     static let locale = JSONSchema.Refinement(
         maxLength: 35, pattern: "^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$", description: "A BCP 47 language tag.", example: "en-US")
-    static let email = JSONSchema.Refinement(maxLength: EmailAddress.maxLength, example: "ann@example.com")
+    /// `EmailAddress`'s rule: a local part of 1 to 64 characters without white space, controls or `@`, not starting or
+    /// ending with a dot and without two in a row, then a dotted domain of letters, digits and inner hyphens (the
+    /// server also takes non-ASCII letters there). The negative lookahead costs generators nothing.
+    static let email = JSONSchema.Refinement(
+        maxLength: EmailAddress.maxLength,
+        pattern: "^(?![^@]*\\.\\.)[^\\s@.\\u0000-\\u001F\\u007F-\\u009F]([^\\s@\\u0000-\\u001F\\u007F-\\u009F]{0,62}[^\\s@.\\u0000-\\u001F\\u007F-\\u009F])?"
+            + "@[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$",
+        example: "ann@example.com")
+    /// The pattern states the rules a pattern can: no NUL, at least the minimum length, not one character repeated
+    /// (a negative lookahead, so generators of valid data need not filter; `not` would cost a generated client its
+    /// plain `String`).
     static let password = JSONSchema.Refinement(
         minLength: PasswordPolicy.minimumLength, maxLength: PasswordPolicy.maximumBytes,
+        pattern: "^(?!([\\s\\S])\\1*$)[^\\u0000]{\(PasswordPolicy.minimumLength),}$",
         description: "At least \(PasswordPolicy.minimumLength) characters and at most \(PasswordPolicy.maximumBytes) bytes of UTF-8; "
             + "not one character repeated, not the e-mail's name, not a common password.")
 }
@@ -38,14 +51,17 @@ extension SignInRequest: JSONSchemaRefined {
 }
 
 extension SocialSignInRequest: JSONSchemaRefined {
-    static let fieldRefinements: [String: JSONSchema.Refinement] = ["timeZone": IdentitySchemas.timeZone]
+    static let fieldRefinements: [String: JSONSchema.Refinement] = [
+        "displayName": IdentitySchemas.displayName, "timeZone": IdentitySchemas.timeZone,
+    ]
 }
 
 extension ProfileUpdateRequest: JSONSchemaRefined {
     static let fieldRefinements: [String: JSONSchema.Refinement] = [
         "displayName": IdentitySchemas.displayName, "timeZone": IdentitySchemas.timeZone, "locale": IdentitySchemas.locale,
         "avatarURL": .init(
-            maxLength: ProfileRules.maxAvatarURLLength, pattern: "^(https://\\S+)?$",
+            maxLength: ProfileRules.maxAvatarURLLength,
+            pattern: "^(https://[A-Za-z0-9.-]+(:[0-9]+)?([/?#](%[0-9A-Fa-f]{2}|[A-Za-z0-9._~!$&'()*+,;=:@/?-])*)?)?$",
             description: "An https URL, or an empty string to remove the avatar.", example: "https://example.com/ann.jpg"),
     ]
 }
@@ -60,6 +76,14 @@ extension TrainingPlanRequest: JSONSchemaRefined {
     ]
 }
 
+extension PreferencesRequest: JSONSchemaRefined {
+    static let fieldRefinements: [String: JSONSchema.Refinement] = [
+        "quietHours": .init(
+            description: "Leave it out for no quiet hours. Quiet hours that start and end at the same minute span no time and are "
+                + "saved as none (to silence the whole day, turn notifications off).")
+    ]
+}
+
 extension DeleteAccountRequest: JSONSchemaRefined {
     static let fieldRefinements: [String: JSONSchema.Refinement] = [
         "confirm": .init(description: "Must be true; anything else is 422 `confirmation-required`.", example: true)
@@ -68,13 +92,13 @@ extension DeleteAccountRequest: JSONSchemaRefined {
 
 extension GroupCreationRequest: JSONSchemaRefined {
     static let fieldRefinements: [String: JSONSchema.Refinement] = [
-        "name": .text(maxLength: GroupRules.maxNameLength, nonBlank: true, example: "Flat 3B"), "timeZone": IdentitySchemas.timeZone,
+        "name": .text(maxLength: GroupRules.maxNameLength, nonBlank: true, controls: false, example: "Flat 3B"), "timeZone": IdentitySchemas.timeZone,
     ]
 }
 
 extension GroupUpdateRequest: JSONSchemaRefined {
     static let fieldRefinements: [String: JSONSchema.Refinement] = [
-        "name": .text(maxLength: GroupRules.maxNameLength, nonBlank: true), "timeZone": IdentitySchemas.timeZone,
+        "name": .text(maxLength: GroupRules.maxNameLength, nonBlank: true, controls: false), "timeZone": IdentitySchemas.timeZone,
     ]
 }
 

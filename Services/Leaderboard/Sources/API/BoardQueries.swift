@@ -155,7 +155,11 @@ struct BoardQueries: Sendable {
                 "SELECT window_key FROM boards WHERE board = \(visible.board.key)", logger: logger
             ).collect().compactMap { WindowKey(try $0.decode(String.self)) }
         }
-        let before = page.after.flatMap(WindowKey.init)
+        // Issued cursors are window keys of the kind asked for; any other string was not issued for this list.
+        let before = try page.after.map { cursor in
+            guard let key = WindowKey(cursor), key.kind == kind else { throw Problem.unknownCursor() }
+            return key
+        }
         let past = keys.filter { key in key.kind == kind && key < current && before.map { key < $0 } ?? true }.sorted(by: >)
         var items: [PastWindowView] = []
         for key in past.prefix(page.limit) {

@@ -39,6 +39,8 @@ struct BoardsController {
         router.add(board) { request, context in
             let caller = try context.caller()
             let page = try PageRequest<BoardCursor>(request)
+            // Issued cursors hold a position on the board, from 0; any other came from elsewhere (and would overflow).
+            if let cursor = page.after, !(0..<Int(Int32.max)).contains(cursor.position) { throw Problem.unknownCursor() }
             let board = try await visible(request, context, caller)
             let (window, view) = try queries.window(request.uri.queryParameters["window"].map(String.init), for: board)
             return try await queries.page(board, window: window, view: view, caller: caller, limit: page.limit, after: page.after, around: false)

@@ -5,8 +5,10 @@ import SurgeRuntime
 enum LeaderboardAPI {
     static let windowQuery = APIOperation.QueryParameter(
         "window",
-        "`week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`.",
-        schema: JSONSchema.string().refined(.init(pattern: "^(week|month|all-time|[0-9]{4}-W[0-9]{2}|[0-9]{4}-[0-9]{2})$", example: "week")))
+        "`week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`, "
+            + "from 1970 to 2200. A window that has not begun is 404.",
+        schema: JSONSchema.string().refined(.init(
+            pattern: "^(week|month|all-time|(19[7-9][0-9]|2[01][0-9]{2}|2200)-(W(0[1-9]|[1-4][0-9]|5[0-3])|0[1-9]|1[0-2]))$", example: "week")))
     static let historyQuery = APIOperation.QueryParameter(
         "kind", "Past weeks (the default) or past months.", schema: JSONSchema.string().refined(.init(pattern: "^(week|month)$", example: "week")))
 

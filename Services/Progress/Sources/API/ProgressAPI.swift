@@ -53,8 +53,8 @@ enum ProgressAPI {
         .put, "/v1/attempts/{attemptID}/tasks/{taskID}/photo", id: "attachPhoto", service: .progress,
         summary: "Upload the photo of a photo task (JPEG, PNG, HEIC or WebP, at most 10 MB); query `happenedAt` or `date` as for other check-ins.",
         query: [
-            .init("happenedAt", "When the photo was taken (RFC 3339); defaults to now.", schema: .string(format: "date-time")),
-            .init("date", "The local day it belongs to, if not the day of happenedAt.", schema: .string(format: "date")),
+            .init("happenedAt", "When the photo was taken (RFC 3339); defaults to now.", schema: .instant),
+            .init("date", "The local day it belongs to, if not the day of happenedAt.", schema: .of(LocalDate.self)),
         ],
         requestMediaTypes: PhotoRules.contentTypes, response: CheckIns.PhotoResponse.self, problems: checkInProblems)
     static let calendar = APIOperation(
