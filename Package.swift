@@ -168,6 +168,9 @@ let testTargets: [Target] = [
         ],
         path: "Tests/LeaderboardTests", swiftSettings: swiftSettings),
     .testTarget(
+        name: "NotificationsTests", dependencies: ["SurgeTestSupport", "NotificationsDomain", "SurgeContracts", "SurgeCalendar"],
+        path: "Tests/NotificationsTests", swiftSettings: swiftSettings),
+    .testTarget(
         name: "BadgesTests", dependencies: ["SurgeTestSupport", "BadgesDomain", "SurgeContracts"], path: "Tests/BadgesTests",
         swiftSettings: swiftSettings),
     .testTarget(name: "KafkaTests", dependencies: ["SurgeKafka", "SurgeTestSupport"], path: "Tests/KafkaTests", swiftSettings: swiftSettings),
