@@ -9,6 +9,12 @@ import SurgeMessaging
 /// deletions), check-ins (a day already checked in needs no reminder), and what to tell them about: badges earned,
 /// friend requests, challenge invitations, being overtaken on a board (at most one per board per 15 minutes, the
 /// latest standing replacing the earlier one).
+/// An event names a user whose registration has not been handled yet (it travels on another partition).
+struct DirectoryLag: Error, CustomStringConvertible {
+    var userID: UUID
+    var description: String { "user \(userID) is not known yet" }
+}
+
 enum NotificationsEvents {
     static let overtakenWindow: TimeInterval = 15 * 60
 
@@ -57,8 +63,12 @@ enum NotificationsEvents {
         handlers.on(FriendshipChanged.self) { event, connection, logger in
             let data = event.data
             let store = RecipientStore(connection: connection, logger: logger)
-            guard data.status == .requested, let addressee = try await store.recipient(data.addresseeID) else { return }
-            let requester = try await store.recipient(data.requesterID)?.displayName ?? "Someone"
+            guard data.status == .requested, let addressee = try await store.recipient(data.addresseeID),
+                try await !store.isErased(data.requesterID)
+            else { return }
+            // The requester's registration travels on another partition: if it has not been handled yet, this event
+            // is retried (with backoff) until it has, rather than naming nobody.
+            guard let requester = try await store.recipient(data.requesterID)?.displayName else { throw DirectoryLag(userID: data.requesterID) }
             try await inbox.deliver(
                 .friendRequest(addressee.language, from: requester), kind: .friendRequest,
                 key: "friend-request:\(data.requesterID.key):\(Int(data.changedAt.timeIntervalSince1970))", to: data.addresseeID, at: data.changedAt,

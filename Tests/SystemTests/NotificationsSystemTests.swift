@@ -1,0 +1,133 @@
+import Foundation
+import PostgresNIO
+import SurgeCalendar
+import SurgeContracts
+import SurgeTestSupport
+import Testing
+
+/// Reminders and the inbox as a user meets them: identity, notifications and the gateway as processes, the
+/// notification service's clock moved by the test (identity keeps the real one, so tokens stay valid).
+@Suite("Notifications: reminders and the inbox through the gateway", .tags(.system), .kind(.system), .serialized)
+struct NotificationsSystemTests {
+    struct User {
+        var id: UUID
+        var http: TestHTTP
+        var zone: String
+    }
+
+    static func withStack(_ name: String, _ body: (TestStack) async throws -> Void) async throws {
+        try await withTestStack(name) { stack in
+            try await stack.start("identity")
+            try await stack.start("notifications", environment: ["SIMULATED_CLOCK": "true", "REMINDER_INTERVAL_MS": "50"])
+            try await stack.start("gateway")
+            try await body(stack)
+        }
+    }
+
+    static func user(_ name: String, zone: String, locale: String = "en-US", on stack: TestStack) async throws -> User {
+        let response = try await stack.http().post("/v1/auth/guest", json: ["displayName": name, "timeZone": zone, "locale": locale])
+        let token = try #require((response.json["tokens"] as? [String: Any])?["accessToken"] as? String, "\(response.text)")
+        let idText = (response.json["user"] as? [String: Any])?["id"] as? String
+        let id = try #require(idText.flatMap { UUID(uuidString: $0) })
+        return User(id: id, http: try stack.http().authorized(token), zone: zone)
+    }
+
+    /// The user's next reminder, once the service has scheduled it at `time` local.
+    static func nextReminder(of user: User, at time: String, on stack: TestStack) async throws -> Date {
+        try await eventually("\(user.zone) reminder at \(time)") { () -> Date? in
+            try await stack.database.withAdmin { client in
+                try await client.query(
+                    """
+                    SELECT fire_at FROM notifications.reminders
+                    WHERE user_id = \(user.id) AND to_char(fire_at AT TIME ZONE \(user.zone), 'HH24:MI') = \(time)
+                    """, logger: .test("reminders")
+                ).collect().first?.decode(Date.self)
+            }
+        }
+    }
+
+    static func items(_ user: User) async throws -> [[String: Any]] {
+        try await user.http.get("/v1/me/notifications").json["items"] as? [[String: Any]] ?? []
+    }
+
+    static func reminders(_ user: User) async throws -> Int {
+        try await items(user).filter { $0["kind"] as? String == "daily-reminder" }.count
+    }
+
+    @Test("a 21:00 reminder in Rome and one in Los Angeles each arrive at their own 21:00, once; switched off, nothing more")
+    func dailyReminders() async throws {
+        try await Self.withStack("notifications-reminders") { stack in
+            let rome = try await Self.user("Giulia", zone: "Europe/Rome", locale: "it-IT", on: stack)
+            let angeles = try await Self.user("Lena", zone: "America/Los_Angeles", on: stack)
+            for user in [rome, angeles] {
+                let saved = try await user.http.put(
+                    "/v1/me/preferences", json: ["notificationsEnabled": true, "dailyReminderTime": "21:00", "telemetryOptOut": false])
+                #expect(saved.status == 200, "\(saved.text)")
+            }
+            let romeAt = try await Self.nextReminder(of: rome, at: "21:00", on: stack)
+            let angelesAt = try await Self.nextReminder(of: angeles, at: "21:00", on: stack)
+            #expect(romeAt != angelesAt)
+
+            try await stack.setClock(romeAt.addingTimeInterval(-60))
+            try await stack.setClock(romeAt.addingTimeInterval(1))
+            let arrived = try await eventually("Rome's 21:00 reminder") { () -> [[String: Any]]? in
+                let list = try await Self.items(rome).filter { $0["kind"] as? String == "daily-reminder" }
+                return list.isEmpty ? nil : list
+            }
+            #expect(arrived.count == 1)
+            #expect(arrived.first?["title"] as? String == "È ora del check-in", "Italian for an Italian locale")
+            #expect(arrived.first?["deepLink"] as? String == "surge://today")
+            #expect(try await Self.reminders(angeles) == 0 || angelesAt <= romeAt, "Los Angeles is not at 21:00 yet")
+
+            try await stack.setClock(angelesAt.addingTimeInterval(1))
+            _ = try await eventually("Los Angeles's 21:00 reminder") { try await Self.reminders(angeles) == 1 ? true : nil }
+            // Minutes later, still one each: the next is tomorrow's.
+            try await stack.setClock(max(romeAt, angelesAt).addingTimeInterval(600))
+            let tomorrow = try await Self.nextReminder(of: rome, at: "21:00", on: stack)
+            #expect(tomorrow.timeIntervalSince(romeAt) >= 23 * 3600)
+            #expect(try await Self.reminders(rome) == 1)
+            #expect(try await Self.reminders(angeles) == 1)
+
+            // Switched off: the next evening brings nothing.
+            #expect(try await rome.http.put("/v1/me/preferences", json: ["notificationsEnabled": false, "dailyReminderTime": "21:00", "telemetryOptOut": false])
+                .status == 200)
+            try await waitUntil("the reminder is cancelled") {
+                try await stack.database.count("SELECT count(*) FROM notifications.reminders WHERE user_id = \(rome.id)") == 0
+            }
+            try await stack.setClock(tomorrow.addingTimeInterval(60))
+            _ = try await eventually("Los Angeles's second evening") { () -> Bool? in
+                try await stack.database.count("SELECT count(*) FROM notifications.inbox WHERE user_id = \(angeles.id)") >= 1 ? true : nil
+            }
+            #expect(try await Self.reminders(rome) == 1)
+        }
+    }
+
+    @Test("a friend request lands in the inbox, in the addressee's language; read, read all, archive; nobody else's")
+    func inbox() async throws {
+        try await Self.withStack("notifications-inbox") { stack in
+            let ann = try await Self.user("Ann", zone: "Europe/London", on: stack)
+            let marco = try await Self.user("Marco", zone: "Europe/Rome", locale: "it", on: stack)
+            let request = try await ann.http.post("/v1/friend-requests", json: ["userID": marco.id.uuidString])
+            #expect(request.status == 201, "\(request.text)")
+            let note = try await eventually("Marco's friend request notification") { () -> [String: Any]? in
+                try await Self.items(marco).first { $0["kind"] as? String == "friend-request" }
+            }
+            #expect(note["body"] as? String == "Ann vuole essere tuo amico.")
+            #expect(note["read"] as? Bool == false)
+            #expect(try await marco.http.get("/v1/me/notifications/unread-count").json["unread"] as? Int == 1)
+            let id = try #require(note["notificationID"] as? String)
+
+            // Someone else's notification does not exist for Ann.
+            #expect(try await ann.http.post("/v1/me/notifications/\(id)/read").status == 404)
+            #expect(try await marco.http.post("/v1/me/notifications/\(UUID().uuidString)/read").status == 404)
+
+            let read = try await marco.http.post("/v1/me/notifications/\(id)/read")
+            #expect(read.status == 200 && read.json["read"] as? Bool == true, "\(read.text)")
+            #expect(try await marco.http.get("/v1/me/notifications/unread-count").json["unread"] as? Int == 0)
+            #expect(try await marco.http.post("/v1/me/notifications/read-all").json["unread"] as? Int == 0)
+            let archived = try await marco.http.post("/v1/me/notifications/\(id)/archive")
+            #expect(archived.json["archived"] as? Bool == true)
+            #expect(try await Self.items(marco).isEmpty, "archived notifications are not listed")
+        }
+    }
+}
