@@ -523,7 +523,7 @@ struct HardeningSystemTests {
     func poisonEvents() async throws {
         try await withTestStack("hardening-poison") { stack in
             let kafka = try #require(stack.kafka)
-            for service in Self.services + ["leaderboard"] { try await stack.start(service) }
+            for service in Self.services + ["leaderboard", "badges", "notifications"] { try await stack.start(service) }
             let producer = try KafkaProducer(configuration: kafka.configuration(clientID: "poisoner"), logger: .test("poison"))
             // One key for everything: each topic's records share a partition, so a valid event applied after the
             // poison proves the consumer got past it.
@@ -559,6 +559,7 @@ struct HardeningSystemTests {
                 for (schema, id) in [
                     ("progress", registered.id), ("progress", published.id), ("challenges", registered.id), ("challenges", started.id),
                     ("gateway", deleted.id), ("leaderboard", registered.id), ("leaderboard", published.id), ("leaderboard", started.id),
+                    ("badges", registered.id), ("badges", deleted.id), ("notifications", registered.id), ("notifications", deleted.id),
                 ] {
                     if try await !processed(schema, id) { return false }
                 }
@@ -570,7 +571,7 @@ struct HardeningSystemTests {
             #expect(try await database.count("SELECT count(*) FROM progress.definitions WHERE challenge_id = \(definitionID)") >= 1)
 
             // Every poison record is on the dead-letter topic of every consumer that handles its type, with the reason.
-            for consumer in ["challenges", "progress", "gateway", "leaderboard"] {
+            for consumer in Self.consumers {
                 let expected = poisons.filter { $0.consumers.contains(consumer) }
                 let topic = Topic.deadLetter(consumerGroup: "surge-\(consumer)").name
                 let dead = try await Self.read(topic: topic, atLeast: expected.count, kafka: kafka)
@@ -589,7 +590,7 @@ struct HardeningSystemTests {
             }
             // A poison record had no effect anywhere.
             for poison in poisons {
-                for schema in ["challenges", "progress", "gateway", "leaderboard"] {
+                for schema in poison.consumers {
                     #expect(try await !processed(schema, poison.id), "\(schema) recorded poison \(poison.name) as processed")
                 }
             }
@@ -632,6 +633,9 @@ struct HardeningSystemTests {
     /// What each consumer handles (Services/*/Sources: `handlers.on(...)`): challenges and progress read identity's
     /// users, profiles and groups; challenges also friendships and progress's attempt starts; progress also
     /// training plans and challenges' definitions and invitations; the gateway only user deletions.
+    /// Every service that consumes events.
+    static let consumers = ["challenges", "progress", "gateway", "leaderboard", "badges", "notifications"]
+
     static func poisons() throws -> [Poison] {
         let identity = Topic.identity.name
         let challenges = Topic.challenges.name
@@ -646,27 +650,32 @@ struct HardeningSystemTests {
         return [
             Poison(
                 name: "garbage bytes", topic: identity, type: UserRegistered.eventType,
-                value: Data([0xFF, 0xFE, 0x00, 0x7B, 0x22]) + text("not json"), consumers: ["challenges", "progress", "leaderboard"]),
-            Poison(name: "missing fields", topic: identity, type: UserDeleted.eventType, value: text("{}"), consumers: ["challenges", "progress", "gateway", "leaderboard"]),
+                value: Data([0xFF, 0xFE, 0x00, 0x7B, 0x22]) + text("not json"), consumers: ["challenges", "progress", "leaderboard", "badges", "notifications"]),
+            Poison(
+                name: "missing fields", topic: identity, type: UserDeleted.eventType, value: text("{}"),
+                consumers: ["challenges", "progress", "gateway", "leaderboard", "badges", "notifications"]),
             Poison(
                 name: "wrong types", topic: identity, type: ProfileChanged.eventType,
                 value: text(#"{"userID":42,"displayName":["x"],"timeZone":true,"previousTimeZone":null,"changedAt":"yesterday"}"#),
-                consumers: ["challenges", "progress", "leaderboard"]),
+                consumers: ["challenges", "progress", "leaderboard", "notifications"]),
             Poison(
                 name: "no CloudEvents headers", topic: identity, type: nil,
                 value: text(#"{"userID":"\#(userID)","deletedAt":"2026-11-16T00:00:00Z"}"#),
-                consumers: ["challenges", "progress", "gateway", "leaderboard"]),
+                consumers: ["challenges", "progress", "gateway", "leaderboard", "badges", "notifications"]),
             Poison(
                 name: "training plan wrong types", topic: identity, type: TrainingPlanChanged.eventType,
                 value: text(#"{"userID":"\#(userID)","activityLevel":"godlike","maxPushUpsInOneSet":-1,"daysPerWeek":"7","dailyGoal":"lots","startingSeries":1,"recoverySeconds":1,"changedAt":"2026-11-16T00:00:00Z"}"#),
                 consumers: ["progress"]),
-            Poison(name: "NUL in the time zone", topic: identity, type: UserRegistered.eventType, value: nulZone, consumers: ["challenges", "progress", "leaderboard"]),
+            // Badges keeps no time zone: the rest of the registration is sound to it.
+            Poison(
+                name: "NUL in the time zone", topic: identity, type: UserRegistered.eventType, value: nulZone,
+                consumers: ["challenges", "progress", "leaderboard", "notifications"]),
             Poison(name: "no value", topic: identity, type: GroupChanged.eventType, value: nil, consumers: ["challenges", "progress", "leaderboard"]),
             Poison(name: "definition cut short", topic: challenges, type: ChallengePublished.eventType, value: text(#"{"definition":"#), consumers: ["progress", "leaderboard"]),
             Poison(name: "chore first due 9999-12-31", topic: challenges, type: ChallengePublished.eventType, value: farChore, consumers: ["progress", "leaderboard"]),
             Poison(
                 name: "invitation wrong types", topic: challenges, type: ChallengeInvitationSent.eventType,
-                value: text(#"{"invitationID":"nope","challengeID":1,"inviteeID":null}"#), consumers: ["progress", "leaderboard"]),
+                value: text(#"{"invitationID":"nope","challengeID":1,"inviteeID":null}"#), consumers: ["progress", "leaderboard", "notifications"]),
             Poison(
                 name: "attempt missing fields", topic: progress, type: AttemptStarted.eventType, value: text(#"{"attemptID":"\#(userID)"}"#),
                 consumers: ["challenges", "leaderboard"]),
