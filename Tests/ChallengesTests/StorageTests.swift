@@ -360,9 +360,14 @@ struct StorageTests {
             let id = competition.definition.challengeID
 
             let refused = await problem {
-                _ = try await h.repository.invite(id, InvitationRequest(userIDs: [friend, stranger, owner], groupID: otherTeam), caller: owner, trace: TraceContext())
+                _ = try await h.repository.invite(id, InvitationRequest(userIDs: [friend, stranger, owner]), caller: owner, trace: TraceContext())
             }
-            #expect(refused?.errors?.map(\.field) == ["userIDs[1]", "userIDs[2]", "groupID"])
+            #expect(refused?.errors?.map(\.field) == ["userIDs[1]", "userIDs[2]"])
+            // A group the inviter is not in does not exist for them.
+            let foreign = await problem {
+                _ = try await h.repository.invite(id, InvitationRequest(userIDs: [friend], groupID: otherTeam), caller: owner, trace: TraceContext())
+            }
+            #expect(foreign?.status == .notFound)
             // Inviting nobody sends nothing.
             #expect(try await h.repository.invite(id, InvitationRequest(), caller: owner, trace: TraceContext()) == InvitationResult(invitations: [], alreadyInvited: []))
 

@@ -62,11 +62,12 @@ struct PasswordPolicyTests {
         #expect(PasswordPolicy.violations("short1!", email: email) == [.tooShort])
         #expect(PasswordPolicy.violations("9 chars!!", email: email) == [.tooShort])
         #expect(PasswordPolicy.violations("ten chars!", email: email) == [])
-        #expect(PasswordPolicy.violations(String(repeating: "a", count: 72) + "b", email: email) == [.tooLong])
-        #expect(PasswordPolicy.violations(String(repeating: "xy", count: 36), email: email) == [])
-        // 23 three-byte characters and an x are 70 bytes: allowed; 24 and an x are 73: too long, though only 25 characters.
-        #expect(PasswordPolicy.violations(String(repeating: "€", count: 23) + "x", email: email) == [])
-        #expect(PasswordPolicy.violations(String(repeating: "€", count: 24) + "x", email: email) == [.tooLong])
+        #expect(PasswordPolicy.violations(String(repeating: "ab", count: 128) + "c", email: email) == [.tooLong])
+        #expect(PasswordPolicy.violations(String(repeating: "xy", count: 128), email: email) == [])
+        // Characters, not bytes: 255 three-byte characters and an x are 766 bytes and allowed.
+        #expect(PasswordPolicy.violations(String(repeating: "€", count: 255) + "x", email: email) == [])
+        // Code points, as the schema counts them: an e and a combining accent are two.
+        #expect(PasswordPolicy.violations("cafe\u{301}12345", email: email) == [])
         #expect(PasswordPolicy.violations("zzzzzzzzzzzz", email: email) == [.oneRepeatedCharacter])
         #expect(PasswordPolicy.violations("I am MARCUS and proud", email: email) == [.containsEmail])
         #expect(PasswordPolicy.violations("Password123", email: email) == [.common])

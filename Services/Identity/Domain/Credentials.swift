@@ -50,9 +50,11 @@ public struct EmailAddress: Sendable, Hashable, CustomStringConvertible {
 
 /// The password rules. Each broken rule is reported on its own, so a client can show them all next to the field.
 public enum PasswordPolicy {
+    /// Lengths count Unicode code points, as JSON Schema's `minLength` and `maxLength` do.
     public static let minimumLength = 10
-    /// bcrypt ignores everything after 72 bytes.
-    public static let maximumBytes = 72
+    /// Long passphrases are welcome: bcrypt sees a fixed-length digest of the password, not the password itself, so
+    /// its 72-byte limit does not apply.
+    public static let maximumLength = 256
     /// The e-mail's local part counts only from this length on ("al" inside a password is no hint).
     public static let minimumLocalPartLength = 3
 
@@ -62,7 +64,7 @@ public enum PasswordPolicy {
         public var message: String {
             switch self {
             case .tooShort: "must be at least \(PasswordPolicy.minimumLength) characters"
-            case .tooLong: "must be at most \(PasswordPolicy.maximumBytes) bytes in UTF-8"
+            case .tooLong: "must be at most \(PasswordPolicy.maximumLength) characters"
             case .oneRepeatedCharacter: "must not be one character repeated"
             case .containsEmail: "must not contain your e-mail address's name"
             case .common: "is too common; choose something less guessable"
@@ -72,9 +74,10 @@ public enum PasswordPolicy {
 
     public static func violations(_ password: String, email: EmailAddress?) -> [Violation] {
         var broken: [Violation] = []
-        if password.count < minimumLength { broken.append(.tooShort) }
-        if password.utf8.count > maximumBytes { broken.append(.tooLong) }
-        if let first = password.first, password.allSatisfy({ $0 == first }) { broken.append(.oneRepeatedCharacter) }
+        let scalars = password.unicodeScalars
+        if scalars.count < minimumLength { broken.append(.tooShort) }
+        if scalars.count > maximumLength { broken.append(.tooLong) }
+        if let first = scalars.first, scalars.allSatisfy({ $0 == first }) { broken.append(.oneRepeatedCharacter) }
         if let local = email?.localPart, local.count >= minimumLocalPartLength, password.lowercased().contains(local) {
             broken.append(.containsEmail)
         }

@@ -2298,7 +2298,7 @@ extension Components {
         public struct CredentialsRequest: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/CredentialsRequest/email`.
             public var email: Swift.String
-            /// At least 10 characters and at most 72 bytes of UTF-8; not one character repeated, not the e-mail's name, not a common password.
+            /// From 10 to 256 characters; not one character repeated, not the e-mail's name, not a common password.
             ///
             /// - Remark: Generated from `#/components/schemas/CredentialsRequest/password`.
             public var password: Swift.String
@@ -2306,7 +2306,7 @@ extension Components {
             ///
             /// - Parameters:
             ///   - email:
-            ///   - password: At least 10 characters and at most 72 bytes of UTF-8; not one character repeated, not the e-mail's name, not a common password.
+            ///   - password: From 10 to 256 characters; not one character repeated, not the e-mail's name, not a common password.
             public init(
                 email: Swift.String,
                 password: Swift.String
@@ -5100,7 +5100,7 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/RegisterRequest/locale`.
             public var locale: Swift.String?
-            /// At least 10 characters and at most 72 bytes of UTF-8; not one character repeated, not the e-mail's name, not a common password.
+            /// From 10 to 256 characters; not one character repeated, not the e-mail's name, not a common password.
             ///
             /// - Remark: Generated from `#/components/schemas/RegisterRequest/password`.
             public var password: Swift.String
@@ -5114,7 +5114,7 @@ extension Components {
             ///   - displayName:
             ///   - email:
             ///   - locale: A BCP 47 language tag.
-            ///   - password: At least 10 characters and at most 72 bytes of UTF-8; not one character repeated, not the e-mail's name, not a common password.
+            ///   - password: From 10 to 256 characters; not one character repeated, not the e-mail's name, not a common password.
             ///   - timeZone: An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).
             public init(
                 displayName: Swift.String,

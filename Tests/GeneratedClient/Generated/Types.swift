@@ -267,6 +267,9 @@ public protocol APIProtocol: Sendable {
     ///
     /// Create a competition, habit, household chore or weekly challenge (curated challenges come from the content library).
     ///
+    /// Problem types:
+    /// - 404 `not-found`: No such resource, or none the caller may see.
+    ///
     /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `POST /v1/challenges`.
@@ -1294,6 +1297,9 @@ extension APIProtocol {
     /// Create a competition, habit, household chore or weekly challenge (curated challenges come from the content library).
     ///
     /// Create a competition, habit, household chore or weekly challenge (curated challenges come from the content library).
+    ///
+    /// Problem types:
+    /// - 404 `not-found`: No such resource, or none the caller may see.
     ///
     /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///

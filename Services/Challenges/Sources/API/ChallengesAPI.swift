@@ -28,7 +28,7 @@ enum ChallengesAPI {
     static let create = APIOperation(
         .post, "/v1/challenges", id: "createChallenge", service: .challenges,
         summary: "Create a competition, habit, household chore or weekly challenge (curated challenges come from the content library).",
-        request: ChallengeDraft.self, status: .created, response: ChallengeDetail.self)
+        request: ChallengeDraft.self, status: .created, response: ChallengeDetail.self, problems: [.notFound])
 
     static let detail = APIOperation(
         .get, "/v1/challenges/{challengeID}", id: "getChallenge", service: .challenges,

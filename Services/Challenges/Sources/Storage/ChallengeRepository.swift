@@ -208,6 +208,7 @@ struct PostgresChallengeRepository: ChallengeRepository {
         let logger = self.logger
         return try await client.transaction(logger: logger) { connection in
             let members = try await Self.members(of: draft.groupID, awaiting: caller, on: connection, logger: logger)
+            try Self.requireMembership(draft.groupID, members: members, caller: caller)
             let context = DraftContext(source: .user(caller), groupMembers: members, today: VersionSchedule.latestDate(at: now))
             let definition = try ChallengesProblems.mapping {
                 try draft.build(challengeID: UUID(), version: 1, effectiveFrom: nil, ownerID: caller, context: context)
@@ -238,6 +239,7 @@ struct PostgresChallengeRepository: ChallengeRepository {
                 patch.changesMembership
                 ? try await Self.members(of: draft.groupID, awaiting: caller, on: connection, logger: logger)
                 : try await DirectoryStore.members(of: draft.groupID, on: connection, logger: logger)
+            if patch.changesMembership { try Self.requireMembership(draft.groupID, members: members, caller: caller) }
             let context = DraftContext(
                 source: .user(caller), groupMembers: members, checksMembership: patch.changesMembership, today: VersionSchedule.latestDate(at: now))
             var next = try ChallengesProblems.mapping {
@@ -283,6 +285,13 @@ struct PostgresChallengeRepository: ChallengeRepository {
 
     /// A group's members as identity's events have described them. A caller not among them yet (a household
     /// created or joined a moment ago) is waited for; after the wait, the members as they are.
+    /// A group named in a request must be one the caller belongs to: any other is 404, as the group itself is to
+    /// them (its existence is not leaked).
+    static func requireMembership(_ groupID: UUID?, members: Set<UUID>?, caller: UUID) throws {
+        guard let groupID, !(members?.contains(caller) ?? false) else { return }
+        throw Problem.notFound("No group \(groupID.key) among yours.")
+    }
+
     static func members(of groupID: UUID?, awaiting caller: UUID, on connection: PostgresConnection, logger: Logger) async throws -> Set<UUID>? {
         guard let groupID else { return nil }
         let withCaller = try await CatchUp.standard.value {
@@ -324,11 +333,8 @@ struct PostgresChallengeRepository: ChallengeRepository {
             var invitees: [(UUID, UUID?)] = userIDs.filter { $0 != caller }.map { ($0, nil) }
             if let groupID = request.groupID {
                 let members = try await Self.members(of: groupID, awaiting: caller, on: connection, logger: logger) ?? []
-                if members.contains(caller) {
-                    invitees += members.subtracting([caller]).sorted { $0.uuidString < $1.uuidString }.map { ($0, groupID) }
-                } else {
-                    errors.append(.init(field: "groupID", message: "is not a group you belong to (\(groupID.key))"))
-                }
+                try Self.requireMembership(groupID, members: members, caller: caller)
+                invitees += members.subtracting([caller]).sorted { $0.uuidString < $1.uuidString }.map { ($0, groupID) }
             }
             guard errors.isEmpty else { throw Problem.validation(errors) }
             var invitations: [Invitation] = []

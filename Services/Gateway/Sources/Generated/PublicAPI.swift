@@ -1628,8 +1628,8 @@ enum PublicAPI {
             "type" : "string"
           },
           "password" : {
-            "description" : "At least 10 characters and at most 72 bytes of UTF-8; not one character repeated, not the e-mail's name, not a common password.",
-            "maxLength" : 72,
+            "description" : "From 10 to 256 characters; not one character repeated, not the e-mail's name, not a common password.",
+            "maxLength" : 256,
             "minLength" : 10,
             "pattern" : "^(?!([\\s\\S])\\1*$)[^\\u0000]{10,}$",
             "type" : "string"
@@ -3321,8 +3321,8 @@ enum PublicAPI {
             "type" : "string"
           },
           "password" : {
-            "description" : "At least 10 characters and at most 72 bytes of UTF-8; not one character repeated, not the e-mail's name, not a common password.",
-            "maxLength" : 72,
+            "description" : "From 10 to 256 characters; not one character repeated, not the e-mail's name, not a common password.",
+            "maxLength" : 256,
             "minLength" : 10,
             "pattern" : "^(?!([\\s\\S])\\1*$)[^\\u0000]{10,}$",
             "type" : "string"
@@ -6135,7 +6135,7 @@ enum PublicAPI {
         "x-surge-throttle" : "standard"
       },
       "post" : {
-        "description" : "Create a competition, habit, household chore or weekly challenge (curated challenges come from the content library).\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Create a competition, habit, household chore or weekly challenge (curated challenges come from the content library).\n\nProblem types:\n- 404 `not-found`: No such resource, or none the caller may see.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "createChallenge",
         "parameters" : [
           {
@@ -6189,6 +6189,9 @@ enum PublicAPI {
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
           },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
+          },
           "409" : {
             "$ref" : "#/components/responses/Conflict"
           },
@@ -6225,6 +6228,7 @@ enum PublicAPI {
           "account-deleted",
           "invalid-token",
           "unauthorized",
+          "not-found",
           "idempotency-key-in-progress",
           "idempotency-key-reused",
           "payload-too-large",

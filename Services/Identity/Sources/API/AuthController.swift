@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HTTPTypes
 import HummingbirdBcrypt
@@ -8,7 +9,9 @@ import NIOPosix
 import SurgeAuth
 import SurgeRuntime
 
-/// Hashes and checks passwords with bcrypt on NIO's thread pool, never on the cooperative pool.
+/// Hashes and checks passwords with bcrypt on NIO's thread pool, never on the cooperative pool. bcrypt is given the
+/// base64 of the password's SHA-256 (44 bytes), so every character of a long passphrase counts, where bcrypt alone
+/// would ignore everything after 72 bytes.
 struct PasswordHasher: Sendable {
     let cost: UInt8
     /// Checked against when the e-mail is unknown, so that an unknown e-mail takes as long as a wrong password.
@@ -21,12 +24,16 @@ struct PasswordHasher: Sendable {
 
     func hash(_ password: String) async throws -> String {
         let cost = self.cost
-        return try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(password, cost: cost) }
+        let digest = Self.digest(password)
+        return try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(digest, cost: cost) }
     }
+
+    static func digest(_ password: String) -> String { Data(SHA256.hash(data: Data(password.utf8))).base64EncodedString() }
 
     func verify(_ password: String, hash: String?) async throws -> Bool {
         let stored = hash ?? decoy
-        let matches = try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: stored) }
+        let digest = Self.digest(password)
+        let matches = try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(digest, hash: stored) }
         return matches && hash != nil
     }
 }

@@ -23,9 +23,9 @@ enum IdentitySchemas {
     /// (a negative lookahead, so generators of valid data need not filter; `not` would cost a generated client its
     /// plain `String`).
     static let password = JSONSchema.Refinement(
-        minLength: PasswordPolicy.minimumLength, maxLength: PasswordPolicy.maximumBytes,
+        minLength: PasswordPolicy.minimumLength, maxLength: PasswordPolicy.maximumLength,
         pattern: "^(?!([\\s\\S])\\1*$)[^\\u0000]{\(PasswordPolicy.minimumLength),}$",
-        description: "At least \(PasswordPolicy.minimumLength) characters and at most \(PasswordPolicy.maximumBytes) bytes of UTF-8; "
+        description: "From \(PasswordPolicy.minimumLength) to \(PasswordPolicy.maximumLength) characters; "
             + "not one character repeated, not the e-mail's name, not a common password.")
 }
 
