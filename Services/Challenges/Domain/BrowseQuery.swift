@@ -76,10 +76,9 @@ public struct BrowseQuery: Sendable, Equatable {
         // minDays above maxDays is a filter nothing matches: an empty list, as any other such filter gets.
         let minDays = days("minDays")
         let maxDays = days("maxDays")
-        let sort = parseEnum("sort", BrowseSort.self)
-        if sort == .relevance && q == nil {
-            errors.append(.init(field: "sort", message: "relevance needs a search (q)"))
-        }
+        // Relevance without a search has nothing to be relevant to: the default order, newest first.
+        let requested = parseEnum("sort", BrowseSort.self)
+        let sort = requested == .relevance && q == nil ? .newest : requested
         guard errors.isEmpty else { throw .invalidParameters(errors) }
         self.init(q: q, kind: kind, difficulty: difficulty, category: category, minDays: minDays, maxDays: maxDays, sort: sort)
     }

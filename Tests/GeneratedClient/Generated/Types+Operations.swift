@@ -6279,7 +6279,7 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/challenges/GET/query/maxDays`.
                 public var maxDays: Swift.Int?
-                /// newest (the default without q), liked, trending (joins and likes in the last 7 days) or relevance (the default with q; needs q).
+                /// newest (the default without q), liked, trending (joins and likes in the last 7 days) or relevance (the default with q; without q it is newest).
                 ///
                 /// - Remark: Generated from `#/paths/v1/challenges/GET/query/sort`.
                 public var sort: Components.Schemas.BrowseSort?
@@ -6300,7 +6300,7 @@ public enum Operations {
                 ///   - category: Only this category.
                 ///   - minDays: Only definitions lasting at least this many days (open-ended ones are left out).
                 ///   - maxDays: Only definitions lasting at most this many days (open-ended ones are left out).
-                ///   - sort: newest (the default without q), liked, trending (joins and likes in the last 7 days) or relevance (the default with q; needs q).
+                ///   - sort: newest (the default without q), liked, trending (joins and likes in the last 7 days) or relevance (the default with q; without q it is newest).
                 ///   - limit: Items per page.
                 ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
                 public init(

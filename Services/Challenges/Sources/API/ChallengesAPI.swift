@@ -16,7 +16,7 @@ enum ChallengesAPI {
         .init("minDays", "Only definitions lasting at least this many days (open-ended ones are left out).", schema: .integer(in: 1...366)),
         .init("maxDays", "Only definitions lasting at most this many days (open-ended ones are left out).", schema: .integer(in: 1...366)),
         .init(
-            "sort", "newest (the default without q), liked, trending (joins and likes in the last 7 days) or relevance (the default with q; needs q).",
+            "sort", "newest (the default without q), liked, trending (joins and likes in the last 7 days) or relevance (the default with q; without q it is newest).",
             schema: .of(BrowseSort.self)),
     ] + APIOperation.QueryParameter.pagination
 

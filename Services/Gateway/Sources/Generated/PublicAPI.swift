@@ -6043,7 +6043,7 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "newest (the default without q), liked, trending (joins and likes in the last 7 days) or relevance (the default with q; needs q).",
+            "description" : "newest (the default without q), liked, trending (joins and likes in the last 7 days) or relevance (the default with q; without q it is newest).",
             "in" : "query",
             "name" : "sort",
             "required" : false,
