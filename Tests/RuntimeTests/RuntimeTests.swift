@@ -179,6 +179,11 @@ struct RuntimeTests {
         #expect(!cursor.contains("=") && !cursor.contains("+") && !cursor.contains("/"))
         #expect(Cursor.decode(Position.self, from: cursor) == position)
         #expect(Cursor.decode(Position.self, from: "not-a-cursor") == nil)
+        // A forged position far outside the instants Surge issues never reaches SQL.
+        for forged in [1e300, -1e18, 7_000_000_000] {
+            let text = Base64URL.encode(Data(#"{"at":\#(forged),"id":"\#(position.id.uuidString)"}"#.utf8))
+            #expect(Cursor.decode(Position.self, from: text) == nil, "\(forged)")
+        }
         let request = PageRequest<Position>(limit: 2, after: nil)
         let page = request.page([1, 2, 3].map { Position(at: Date(timeIntervalSince1970: Double($0)), id: position.id) }) { $0 }
         #expect(page.items.count == 2)

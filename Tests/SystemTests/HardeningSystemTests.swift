@@ -588,9 +588,9 @@ struct HardeningSystemTests {
                     #expect(byName[poison.name]?.count == 1, "\(consumer) \(poison.name) dead-lettered more than once")
                 }
             }
-            // A poison record had no effect anywhere.
+            // A poison record had no effect anywhere it is poison.
             for poison in poisons {
-                for schema in poison.consumers {
+                for schema in Self.consumers where !poison.soundTo.contains(schema) {
                     #expect(try await !processed(schema, poison.id), "\(schema) recorded poison \(poison.name) as processed")
                 }
             }
@@ -615,6 +615,8 @@ struct HardeningSystemTests {
         var value: Data?
         /// The consumer services that handle the type (or, without headers, every consumer of the topic).
         var consumers: Set<String>
+        /// Consumers for which the record is sound (they read nothing of it that is broken): they apply it.
+        var soundTo: Set<String> = []
         var id = UUID()
 
         func record(key: Data) -> KafkaRecord {
@@ -669,7 +671,7 @@ struct HardeningSystemTests {
             // Badges keeps no time zone: the rest of the registration is sound to it.
             Poison(
                 name: "NUL in the time zone", topic: identity, type: UserRegistered.eventType, value: nulZone,
-                consumers: ["challenges", "progress", "leaderboard", "notifications"]),
+                consumers: ["challenges", "progress", "leaderboard", "notifications"], soundTo: ["badges"]),
             Poison(name: "no value", topic: identity, type: GroupChanged.eventType, value: nil, consumers: ["challenges", "progress", "leaderboard"]),
             Poison(name: "definition cut short", topic: challenges, type: ChallengePublished.eventType, value: text(#"{"definition":"#), consumers: ["progress", "leaderboard"]),
             Poison(name: "chore first due 9999-12-31", topic: challenges, type: ChallengePublished.eventType, value: farChore, consumers: ["progress", "leaderboard"]),

@@ -74,10 +74,12 @@ public enum Cursor {
         let decoder = SurgeJSON.decoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             let container = try decoder.singleValueContainer()
-            if let exact = try? container.decode(Double.self) { return Date(timeIntervalSinceReferenceDate: exact) }
-            // Cursors issued before instants were kept exactly.
-            guard let date = Timestamp.parse(try container.decode(String.self)) else {
-                throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an instant")
+            // Cursors issued before instants were kept exactly carry them as text.
+            let date = try (try? container.decode(Double.self)).map { Date(timeIntervalSinceReferenceDate: $0) }
+                ?? Timestamp.parse(container.decode(String.self))
+            // A forged cursor's instant is bounded like any other before it reaches SQL.
+            guard let date, Timestamp.supportedRange.contains(date) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an instant Surge issues")
             }
             return date
         }

@@ -21,7 +21,7 @@ struct InboxController {
             let after = page.after
             let rows = try await client.query(
                 """
-                SELECT notification_id, kind, title, body, deep_link, created_at, read_at IS NOT NULL, archived_at IS NOT NULL FROM inbox
+                SELECT \(unescaped: Self.columns) FROM inbox
                 WHERE user_id = \(caller) AND archived_at IS NULL
                   AND (\(after == nil) OR (created_at, notification_id) < (\(after?.createdAt ?? Date()), \(after?.id ?? UUID())))
                 ORDER BY created_at DESC, notification_id DESC LIMIT \(page.limit + 1)
@@ -47,7 +47,7 @@ struct InboxController {
         router.get("/internal/export") { _, context in
             let rows = try await client.query(
                 """
-                SELECT notification_id, kind, title, body, deep_link, created_at, read_at IS NOT NULL, archived_at IS NOT NULL FROM inbox
+                SELECT \(unescaped: Self.columns) FROM inbox
                 WHERE user_id = \(try context.caller()) ORDER BY created_at DESC, notification_id DESC
                 """, logger: logger
             ).collect().map(Self.view)
@@ -65,7 +65,7 @@ struct InboxController {
             PostgresQuery(
                 unsafeSQL: """
                     UPDATE inbox SET \(assignments) WHERE notification_id = $1 AND user_id = $2
-                    RETURNING notification_id, kind, title, body, deep_link, created_at, read_at IS NOT NULL, archived_at IS NOT NULL
+                    RETURNING \(Self.columns)
                     """, binds: bindings), logger: logger
         ).collect()
         guard let row = rows.first else { throw Problem.notFound("No such notification.") }
@@ -77,6 +77,9 @@ struct InboxController {
             "SELECT count(*) FROM inbox WHERE user_id = \(caller) AND read_at IS NULL AND archived_at IS NULL", logger: logger
         ).collect().first?.decode(Int.self) ?? 0
     }
+
+    /// What `view` reads, in its order.
+    private static let columns = "notification_id, kind, title, body, deep_link, created_at, read_at IS NOT NULL, archived_at IS NOT NULL"
 
     private static func view(_ row: PostgresRow) throws -> NotificationView {
         let (id, kind, title, body, deepLink, createdAt, read, archived) = try row.decode((UUID, String, String, String, String, Date, Bool, Bool).self)
