@@ -47,8 +47,10 @@ struct OpenAPIDocumentTests {
         let named = Dictionary(
             schemas.compactMap { name, schema in (schema["properties"] as? [String: Any]).map { ($0.keys.sorted(), name) } }
         ) { first, _ in first }
+        // The `if`/`then`/`else` cases of a named object constrain its own fields: they are not shapes of their own.
         let inline = Self.objectShapes(in: document).filter { path, _ in
-            !(path.hasPrefix("/components/schemas/") && path.split(separator: "/").count == 3)
+            let components = path.split(separator: "/")
+            return !(path.hasPrefix("/components/schemas/") && (components.count == 3 || ["if", "then", "else"].contains(components[3])))
         }
         for (path, shape) in inline {
             #expect(named[shape] == nil, "\(path) repeats the shape of \(named[shape] ?? "") inline: refer to it with $ref")
@@ -210,7 +212,8 @@ struct OpenAPIDocumentTests {
             #expect(throws: Problem.self, "\(operation.id) accepts an unknown field") {
                 try StrictJSONDecoder.decode(type, from: Data(#"{"surpriseField": 1}"#.utf8))
             }
-            guard case .named(let id, .object(let properties)) = try JSONSchema.detailed(from: type) else {
+            let detailed = try JSONSchema.detailed(from: type)
+            guard case .named(let id, let shape) = detailed, let properties = Self.properties(of: shape) else {
                 Issue.record("\(operation.id)'s body is not a named object")
                 continue
             }
@@ -219,6 +222,44 @@ struct OpenAPIDocumentTests {
             #expect(schema["additionalProperties"] as? Bool == false, "\(name) does not say it refuses unknown fields")
             #expect(Set(schema["required"] as? [String] ?? []) == Set(properties.filter(\.required).map(\.name)), "\(name)")
         }
+    }
+
+    static func properties(of shape: JSONSchema) -> [JSONSchema.Property]? {
+        switch shape {
+        case .object(let properties), .cased(.object(let properties), _): properties
+        default: nil
+        }
+    }
+
+    @Test("request objects state what their fields ask of one another, by cases of one field's value, as the server validates")
+    func requestCases() throws {
+        func cases(_ name: String) throws -> [(condition: [String: Any], then: Any)] {
+            var chain: [(condition: [String: Any], then: Any)] = []
+            var node: [String: Any]? = try #require(schemas[name], "\(name)")
+            while let current = node, let condition = current["if"] as? [String: Any] {
+                chain.append((condition, current["then"] as Any))
+                node = current["else"] as? [String: Any]
+            }
+            return chain
+        }
+        func selected(_ chain: [(condition: [String: Any], then: Any)], _ field: String, _ value: String) -> [String: Any]? {
+            chain.first { entry in
+                let property = (entry.condition["properties"] as? [String: [String: Any]])?[field]
+                return property?["const"] as? String == value || (property?["enum"] as? [String])?.contains(value) == true
+            }?.then as? [String: Any]
+        }
+        let draft = try cases("ChallengeDraft")
+        #expect(try #require(selected(draft, "kind", "chore"))["required"] as? [String] == ["groupID", "chore"])
+        #expect((try #require(selected(draft, "kind", "habit"))["properties"] as? [String: Any])?["groupID"] as? Bool == false)
+        #expect(draft.first { ($0.condition["properties"] as? [String: [String: Any]])?["kind"]?["const"] as? String == "curated" }?.then as? Bool == false)
+        let competition = try #require(selected(draft, "kind", "competition"))
+        #expect(competition["if"] != nil && competition["else"] != nil, "a competition's groupID depends on its visibility")
+        let task = try cases("TaskDraft")
+        #expect((try #require(selected(task, "kind", "checkbox"))["properties"] as? [String: Any])?["target"] as? Bool == false)
+        #expect(try #require(selected(task, "kind", "quantity"))["required"] as? [String] == ["unit"])
+        #expect(try #require(selected(try cases("CadenceInput"), "kind", "weekdays"))["required"] as? [String] == ["weekdays"])
+        #expect(schemas["Cadence"]?["if"] == nil, "responses stay open; the cases are what requests must satisfy")
+        #expect((schemas["CadenceInput"]?["properties"] as? [String: [String: Any]])?["weekdays"]?["uniqueItems"] as? Bool == true)
     }
 
     @Test("request fields state the limits the server enforces")

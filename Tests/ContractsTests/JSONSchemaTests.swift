@@ -65,4 +65,39 @@ struct JSONSchemaTests {
         #expect(object["type"] as? String == "object")
         #expect(object["required"] as? [String] == ["amount"])
     }
+
+    struct Shape: Codable, JSONSchemaCased {
+        var kind: String
+        var radius: Double?
+        var width: Double?
+
+        static let fieldCases: [JSONSchema.Case] = [
+            .init(when: "kind", is: ["circle"], required: ["radius"], absent: ["width"]),
+            .init(when: "kind", is: ["square", "box"], byDefault: true, absent: ["radius"], allowed: ["width": [1, 2]]),
+        ]
+    }
+
+    @Test("cases of a field's value render as one if/then/else chain; the plain shape leaves them out")
+    func cases() throws {
+        let detailed = try JSONSchema.detailed(from: Shape.self)
+        guard case .named(_, .cased(.object(let properties), let cases)) = detailed else {
+            Issue.record("not a cased object: \(detailed)")
+            return
+        }
+        #expect(properties.map(\.name).sorted() == ["kind", "radius", "width"] && cases.count == 2)
+        let rendered = detailed.jsonObject
+        let circle = try #require(rendered["if"] as? [String: Any])
+        #expect((circle["properties"] as? [String: [String: String]])?["kind"]?["const"] == "circle")
+        #expect(circle["required"] as? [String] == ["kind"])
+        let then = try #require(rendered["then"] as? [String: Any])
+        #expect(then["required"] as? [String] == ["radius"] && (then["properties"] as? [String: Bool])?["width"] == false)
+        let otherwise = try #require(rendered["else"] as? [String: Any])
+        let square = try #require(otherwise["if"] as? [String: Any])
+        #expect((square["properties"] as? [String: [String: [String]]])?["kind"]?["enum"] == ["square", "box"])
+        #expect(square["required"] == nil, "a case that is also the default applies when the field is absent")
+        let width = ((otherwise["then"] as? [String: Any])?["properties"] as? [String: Any])?["width"] as? [String: [Int]]
+        #expect(width?["enum"] == [1, 2])
+        #expect(otherwise["else"] == nil)
+        #expect(try JSONSchema.derived(from: Shape.self).jsonObject["if"] == nil)
+    }
 }

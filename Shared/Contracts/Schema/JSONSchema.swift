@@ -17,6 +17,8 @@ public indirect enum JSONSchema: Equatable, Sendable {
     case named(String, JSONSchema)
     /// A field's schema narrowed or explained by keywords: the limits the server enforces, a pattern, an example.
     case refined(JSONSchema, Refinement)
+    /// An object whose fields depend on one another by cases of one field's value.
+    case cased(JSONSchema, [Case])
 
     public struct Property: Equatable, Sendable {
         public var name: String
@@ -38,7 +40,7 @@ public indirect enum JSONSchema: Equatable, Sendable {
         case .array(let items): .array(items.plain)
         case .map(let values): .map(values.plain)
         case .object(let properties): .object(properties.map { .init(name: $0.name, schema: $0.schema.plain, required: $0.required) })
-        case .named(_, let schema), .refined(let schema, _): schema.plain
+        case .named(_, let schema), .refined(let schema, _), .cased(let schema, _): schema.plain
         case .string, .integer, .number, .boolean: self
         }
     }
@@ -73,6 +75,7 @@ public indirect enum JSONSchema: Equatable, Sendable {
             return object
         case .named(let name, let schema): return named(name, schema)
         case .refined(let schema, let refinement): return refinement.applied(to: (refinement.schema ?? schema).rendered(named: named))
+        case .cased(let schema, let cases): return Case.apply(cases, to: schema.rendered(named: named))
         }
     }
 
@@ -87,7 +90,7 @@ public indirect enum JSONSchema: Equatable, Sendable {
         case .array(let items): "array of \(items.summary)"
         case .map(let values): "map of string to \(values.summary)"
         case .object: "object"
-        case .named(_, let schema), .refined(let schema, _): schema.summary
+        case .named(_, let schema), .refined(let schema, _), .cased(let schema, _): schema.summary
         }
     }
 }

@@ -14,6 +14,7 @@ extension JSONSchema {
         public var pattern: String?
         public var minItems: Int?
         public var maxItems: Int?
+        public var uniqueItems: Bool?
         public var description: String?
         /// The value the server uses when the field is omitted.
         public var `default`: Value?
@@ -23,7 +24,7 @@ extension JSONSchema {
 
         public init(
             minimum: Double? = nil, exclusiveMinimum: Double? = nil, maximum: Double? = nil, minLength: Int? = nil, maxLength: Int? = nil,
-            pattern: String? = nil, minItems: Int? = nil, maxItems: Int? = nil, description: String? = nil, default: Value? = nil,
+            pattern: String? = nil, minItems: Int? = nil, maxItems: Int? = nil, uniqueItems: Bool? = nil, description: String? = nil, default: Value? = nil,
             example: Value? = nil, schema: JSONSchema? = nil
         ) {
             self.minimum = minimum
@@ -34,6 +35,7 @@ extension JSONSchema {
             self.pattern = pattern
             self.minItems = minItems
             self.maxItems = maxItems
+            self.uniqueItems = uniqueItems
             self.description = description
             self.default = `default`
             self.example = example
@@ -72,7 +74,7 @@ extension JSONSchema {
         /// The keywords as JSON members, added to `object` (a rendered schema).
         func applied(to object: [String: Any]) -> [String: Any] {
             var object = object
-            var own: [String: Any?] = ["minItems": minItems, "maxItems": maxItems, "default": self.default?.json, "description": description]
+            var own: [String: Any?] = ["minItems": minItems, "maxItems": maxItems, "uniqueItems": uniqueItems, "default": self.default?.json, "description": description]
             own["examples"] = example.map { [$0.json] }
             let value: [String: Any?] = [
                 "minimum": minimum.map(Self.number), "exclusiveMinimum": exclusiveMinimum.map(Self.number), "maximum": maximum.map(Self.number),

@@ -44,7 +44,8 @@ enum SchemaRecorder {
                 }
                 properties[index].schema = .refined(properties[index].schema, refinement)
             }
-            return (value, .named(String(reflecting: type), .object(properties)))
+            let cases = (type as? any JSONSchemaCased.Type)?.fieldCases ?? []
+            return (value, .named(String(reflecting: type), cases.isEmpty ? .object(properties) : .cased(.object(properties), cases)))
         }
     }
 }

@@ -22,6 +22,7 @@ struct SchemaComponents {
             schemas[id] = inner
             if uses[id, default: []].insert(use).inserted { try collect(inner, use) }
         case .refined(let inner, let refinement): try collect(refinement.schema ?? inner, use)
+        case .cased(let inner, _): try collect(inner, use)
         case .array(let items): try collect(items, use)
         case .map(let values): try collect(values, use)
         case .object(let properties): for property in properties { try collect(property.schema, use) }
@@ -46,7 +47,7 @@ struct SchemaComponents {
         guard uses[id] == [.request, .response] else { return false }
         switch schemas[id] {
         case .enumeration(_, true): return true
-        case .object(let properties): return !properties.isEmpty
+        case .object(let properties), .cased(.object(let properties), _): return !properties.isEmpty
         default: return false
         }
     }
@@ -94,7 +95,8 @@ struct SchemaComponents {
                 continue
             }
             if hasRequestVariant(id) { rendered[requestName(of: id)] = requestForm(schema) }
-            var object = reference(schema, in: .response)
+            // The cases state what requests must satisfy; a response form stays open as a response's fields do.
+            var object = reference(schema.withoutCases, in: .response)
             switch schema {
             case .enumeration(_, true) where hasRequestVariant(id):
                 object = [
@@ -117,7 +119,7 @@ struct SchemaComponents {
         switch schema {
         case .enumeration(let cases, _):
             return JSONSchema.enumeration(cases).rendered { _, _ in [:] }
-        case .object(let properties) where !properties.isEmpty:
+        case .object(let properties) where !properties.isEmpty, .cased(.object(let properties), _) where !properties.isEmpty:
             var object = reference(schema, in: .request)
             object["additionalProperties"] = false
             return object
@@ -173,5 +175,11 @@ struct SchemaComponents {
         }
         parts.append(current)
         return parts
+    }
+}
+
+extension JSONSchema {
+    fileprivate var withoutCases: JSONSchema {
+        if case .cased(let inner, _) = self { inner } else { self }
     }
 }

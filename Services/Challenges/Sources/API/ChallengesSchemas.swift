@@ -56,7 +56,9 @@ extension InvitationRequest: JSONSchemaRefined {
 }
 
 extension Cadence: JSONSchemaRefined {
-    public static var fieldRefinements: [String: JSONSchema.Refinement] { ["timesPerWeek": .range(DraftLimits.timesPerWeek)] }
+    public static var fieldRefinements: [String: JSONSchema.Refinement] {
+        ["timesPerWeek": .range(DraftLimits.timesPerWeek), "weekdays": .init(minItems: 1, uniqueItems: true)]
+    }
 }
 
 extension FailureRule: JSONSchemaRefined {
@@ -96,7 +98,7 @@ extension CapBand: JSONSchemaRefined {
 
 extension ChoreRecurrence: JSONSchemaRefined {
     public static var fieldRefinements: [String: JSONSchema.Refinement] {
-        ["dayOfMonth": .range(DraftLimits.dayOfMonth)]
+        ["dayOfMonth": .range(DraftLimits.dayOfMonth), "weekdays": .init(minItems: 1, uniqueItems: true)]
     }
 }
 
@@ -112,5 +114,86 @@ extension HabitDetails: JSONSchemaRefined {
 extension CompetitionDetails: JSONSchemaRefined {
     public static var fieldRefinements: [String: JSONSchema.Refinement] {
         ["timeZone": .ianaTimeZone, "unit": ChallengesSchemas.unit]
+    }
+}
+
+// The rules `DraftValidation` applies across the fields of one object, by cases of one field's value. Rules across
+// objects (a quantity task's target depends on the challenge's kind, task points on the points rule, a competition's
+// window on its own instants) are in the fields' descriptions and the problem the server answers.
+
+extension ChallengeDraft: JSONSchemaCased {
+    public static var fieldCases: [JSONSchema.Case] {
+        let kinds: [ChallengeKind: [String]] = [
+            .chore: ["habit", "competition"], .habit: ["chore", "competition", "groupID"],
+            .weekly: ["chore", "habit", "competition", "groupID"], .competition: ["chore", "habit", "durationDays"],
+        ]
+        func others(_ kind: ChallengeKind) -> [String] { kinds[kind] ?? [] }
+        return [
+            .init(when: "kind", is: [ChallengeKind.curated.rawValue], refused: true),
+            .init(when: "kind", is: ["chore"], required: ["groupID", "chore"], absent: ["tasks", "durationDays"] + others(.chore), allowed: ["visibility": ["group"]]),
+            .init(when: "kind", is: ["habit"], absent: others(.habit), allowed: ["visibility": ["private"]]),
+            .init(when: "kind", is: ["weekly"], required: ["tasks"], absent: others(.weekly), allowed: ["visibility": ["private"]]),
+            .init(
+                when: "kind", is: ["competition"], required: ["competition"], absent: others(.competition),
+                allowed: ["visibility": ["public", "private", "group"]],
+                nested: [
+                    .init(when: "visibility", is: ["group"], required: ["groupID"]),
+                    .init(when: "visibility", is: ["public", "private"], byDefault: true, absent: ["groupID"]),
+                ]),
+        ]
+    }
+}
+
+extension TaskDraft: JSONSchemaCased {
+    public static var fieldCases: [JSONSchema.Case] {
+        [
+            .init(when: "kind", is: ["checkbox", "photo"], absent: ["target", "targetFromDailyGoal", "unit"]),
+            .init(when: "kind", is: ["quantity"], required: ["unit"]),
+        ]
+    }
+}
+
+extension Cadence: JSONSchemaCased {
+    public static var fieldCases: [JSONSchema.Case] {
+        [
+            .init(when: "kind", is: ["weekdays"], required: ["weekdays"], absent: ["timesPerWeek"]),
+            .init(when: "kind", is: ["timesPerWeek"], required: ["timesPerWeek"], absent: ["weekdays"]),
+            .init(when: "kind", is: ["daily", "weekly", "monthly"], byDefault: true, absent: ["weekdays", "timesPerWeek"]),
+        ]
+    }
+}
+
+extension ChoreRecurrence: JSONSchemaCased {
+    public static var fieldCases: [JSONSchema.Case] {
+        [
+            .init(when: "kind", is: ["weekly"], required: ["weekdays"], absent: ["dayOfMonth"]),
+            .init(when: "kind", is: ["monthly"], absent: ["weekdays"]),
+            .init(when: "kind", is: ["none", "daily"], byDefault: true, absent: ["weekdays", "dayOfMonth"]),
+        ]
+    }
+}
+
+extension FailureRule: JSONSchemaCased {
+    public static var fieldCases: [JSONSchema.Case] {
+        [
+            .init(when: "mode", is: ["tolerant"], required: ["allowedMissedDays"]),
+            .init(when: "mode", is: ["strict", "none"], byDefault: true, absent: ["allowedMissedDays"]),
+        ]
+    }
+}
+
+extension StreakRule: JSONSchemaCased {
+    public static var fieldCases: [JSONSchema.Case] {
+        [.init(when: "period", is: ["day"], byDefault: true, absent: ["weeklyGoalDays"], allowed: ["activityKeepsWeeklyStreak": [false]])]
+    }
+}
+
+extension PointsRule: JSONSchemaCased {
+    public static var fieldCases: [JSONSchema.Case] {
+        [
+            .init(when: "kind", is: ["series"], required: ["series"], absent: ["pointsPerTask"]),
+            .init(when: "kind", is: ["perTask"], absent: ["series"]),
+            .init(when: "kind", is: ["none"], byDefault: true, absent: ["pointsPerTask", "series"]),
+        ]
     }
 }

@@ -719,7 +719,9 @@ enum PublicAPI {
             "items" : {
               "$ref" : "#/components/schemas/Weekday"
             },
-            "type" : "array"
+            "minItems" : 1,
+            "type" : "array",
+            "uniqueItems" : true
           }
         },
         "required" : [
@@ -729,6 +731,55 @@ enum PublicAPI {
       },
       "CadenceInput" : {
         "additionalProperties" : false,
+        "else" : {
+          "else" : {
+            "if" : {
+              "properties" : {
+                "kind" : {
+                  "enum" : [
+                    "daily",
+                    "weekly",
+                    "monthly"
+                  ]
+                }
+              }
+            },
+            "then" : {
+              "properties" : {
+                "timesPerWeek" : false,
+                "weekdays" : false
+              }
+            }
+          },
+          "if" : {
+            "properties" : {
+              "kind" : {
+                "const" : "timesPerWeek"
+              }
+            },
+            "required" : [
+              "kind"
+            ]
+          },
+          "then" : {
+            "properties" : {
+              "weekdays" : false
+            },
+            "required" : [
+              "timesPerWeek"
+            ]
+          }
+        },
+        "if" : {
+          "properties" : {
+            "kind" : {
+              "const" : "weekdays"
+            }
+          },
+          "required" : [
+            "kind"
+          ]
+        },
         "properties" : {
           "kind" : {
             "$ref" : "#/components/schemas/KnownCadenceKind"
@@ -742,12 +793,22 @@ enum PublicAPI {
             "items" : {
               "$ref" : "#/components/schemas/Weekday"
             },
-            "type" : "array"
+            "minItems" : 1,
+            "type" : "array",
+            "uniqueItems" : true
           }
         },
         "required" : [
           "kind"
         ],
+        "then" : {
+          "properties" : {
+            "timesPerWeek" : false
+          },
+          "required" : [
+            "weekdays"
+          ]
+        },
         "type" : "object"
       },
       "CadenceKind" : {
@@ -1026,6 +1087,158 @@ enum PublicAPI {
       },
       "ChallengeDraft" : {
         "additionalProperties" : false,
+        "else" : {
+          "else" : {
+            "else" : {
+              "else" : {
+                "if" : {
+                  "properties" : {
+                    "kind" : {
+                      "const" : "competition"
+                    }
+                  },
+                  "required" : [
+                    "kind"
+                  ]
+                },
+                "then" : {
+                  "else" : {
+                    "if" : {
+                      "properties" : {
+                        "visibility" : {
+                          "enum" : [
+                            "public",
+                            "private"
+                          ]
+                        }
+                      }
+                    },
+                    "then" : {
+                      "properties" : {
+                        "groupID" : false
+                      }
+                    }
+                  },
+                  "if" : {
+                    "properties" : {
+                      "visibility" : {
+                        "const" : "group"
+                      }
+                    },
+                    "required" : [
+                      "visibility"
+                    ]
+                  },
+                  "properties" : {
+                    "chore" : false,
+                    "durationDays" : false,
+                    "habit" : false,
+                    "visibility" : {
+                      "enum" : [
+                        "public",
+                        "private",
+                        "group"
+                      ]
+                    }
+                  },
+                  "required" : [
+                    "competition"
+                  ],
+                  "then" : {
+                    "required" : [
+                      "groupID"
+                    ]
+                  }
+                }
+              },
+              "if" : {
+                "properties" : {
+                  "kind" : {
+                    "const" : "weekly"
+                  }
+                },
+                "required" : [
+                  "kind"
+                ]
+              },
+              "then" : {
+                "properties" : {
+                  "chore" : false,
+                  "competition" : false,
+                  "groupID" : false,
+                  "habit" : false,
+                  "visibility" : {
+                    "enum" : [
+                      "private"
+                    ]
+                  }
+                },
+                "required" : [
+                  "tasks"
+                ]
+              }
+            },
+            "if" : {
+              "properties" : {
+                "kind" : {
+                  "const" : "habit"
+                }
+              },
+              "required" : [
+                "kind"
+              ]
+            },
+            "then" : {
+              "properties" : {
+                "chore" : false,
+                "competition" : false,
+                "groupID" : false,
+                "visibility" : {
+                  "enum" : [
+                    "private"
+                  ]
+                }
+              }
+            }
+          },
+          "if" : {
+            "properties" : {
+              "kind" : {
+                "const" : "chore"
+              }
+            },
+            "required" : [
+              "kind"
+            ]
+          },
+          "then" : {
+            "properties" : {
+              "competition" : false,
+              "durationDays" : false,
+              "habit" : false,
+              "tasks" : false,
+              "visibility" : {
+                "enum" : [
+                  "group"
+                ]
+              }
+            },
+            "required" : [
+              "groupID",
+              "chore"
+            ]
+          }
+        },
+        "if" : {
+          "properties" : {
+            "kind" : {
+              "const" : "curated"
+            }
+          },
+          "required" : [
+            "kind"
+          ]
+        },
         "properties" : {
           "category" : {
             "examples" : [
@@ -1097,6 +1310,7 @@ enum PublicAPI {
           "kind",
           "name"
         ],
+        "then" : false,
         "type" : "object"
       },
       "ChallengeKind" : {
@@ -1497,7 +1711,9 @@ enum PublicAPI {
             "items" : {
               "$ref" : "#/components/schemas/Weekday"
             },
-            "type" : "array"
+            "minItems" : 1,
+            "type" : "array",
+            "uniqueItems" : true
           }
         },
         "required" : [
@@ -1507,6 +1723,51 @@ enum PublicAPI {
       },
       "ChoreRecurrenceInput" : {
         "additionalProperties" : false,
+        "else" : {
+          "else" : {
+            "if" : {
+              "properties" : {
+                "kind" : {
+                  "enum" : [
+                    "none",
+                    "daily"
+                  ]
+                }
+              }
+            },
+            "then" : {
+              "properties" : {
+                "dayOfMonth" : false,
+                "weekdays" : false
+              }
+            }
+          },
+          "if" : {
+            "properties" : {
+              "kind" : {
+                "const" : "monthly"
+              }
+            },
+            "required" : [
+              "kind"
+            ]
+          },
+          "then" : {
+            "properties" : {
+              "weekdays" : false
+            }
+          }
+        },
+        "if" : {
+          "properties" : {
+            "kind" : {
+              "const" : "weekly"
+            }
+          },
+          "required" : [
+            "kind"
+          ]
+        },
         "properties" : {
           "dayOfMonth" : {
             "maximum" : 31,
@@ -1520,12 +1781,22 @@ enum PublicAPI {
             "items" : {
               "$ref" : "#/components/schemas/Weekday"
             },
-            "type" : "array"
+            "minItems" : 1,
+            "type" : "array",
+            "uniqueItems" : true
           }
         },
         "required" : [
           "kind"
         ],
+        "then" : {
+          "properties" : {
+            "dayOfMonth" : false
+          },
+          "required" : [
+            "weekdays"
+          ]
+        },
         "type" : "object"
       },
       "CompetitionDetails" : {
@@ -1787,6 +2058,33 @@ enum PublicAPI {
       },
       "FailureRuleInput" : {
         "additionalProperties" : false,
+        "else" : {
+          "if" : {
+            "properties" : {
+              "mode" : {
+                "enum" : [
+                  "strict",
+                  "none"
+                ]
+              }
+            }
+          },
+          "then" : {
+            "properties" : {
+              "allowedMissedDays" : false
+            }
+          }
+        },
+        "if" : {
+          "properties" : {
+            "mode" : {
+              "const" : "tolerant"
+            }
+          },
+          "required" : [
+            "mode"
+          ]
+        },
         "properties" : {
           "allowedMissedDays" : {
             "minimum" : 1,
@@ -1799,6 +2097,11 @@ enum PublicAPI {
         "required" : [
           "mode"
         ],
+        "then" : {
+          "required" : [
+            "allowedMissedDays"
+          ]
+        },
         "type" : "object"
       },
       "FieldError" : {
@@ -3014,6 +3317,48 @@ enum PublicAPI {
       },
       "PointsRuleInput" : {
         "additionalProperties" : false,
+        "else" : {
+          "else" : {
+            "if" : {
+              "properties" : {
+                "kind" : {
+                  "const" : "none"
+                }
+              }
+            },
+            "then" : {
+              "properties" : {
+                "pointsPerTask" : false,
+                "series" : false
+              }
+            }
+          },
+          "if" : {
+            "properties" : {
+              "kind" : {
+                "const" : "perTask"
+              }
+            },
+            "required" : [
+              "kind"
+            ]
+          },
+          "then" : {
+            "properties" : {
+              "series" : false
+            }
+          }
+        },
+        "if" : {
+          "properties" : {
+            "kind" : {
+              "const" : "series"
+            }
+          },
+          "required" : [
+            "kind"
+          ]
+        },
         "properties" : {
           "completionBonus" : {
             "maximum" : 1000,
@@ -3040,6 +3385,14 @@ enum PublicAPI {
         "required" : [
           "kind"
         ],
+        "then" : {
+          "properties" : {
+            "pointsPerTask" : false
+          },
+          "required" : [
+            "series"
+          ]
+        },
         "type" : "object"
       },
       "PointsSummary" : {
@@ -3724,6 +4077,13 @@ enum PublicAPI {
       },
       "StreakRuleInput" : {
         "additionalProperties" : false,
+        "if" : {
+          "properties" : {
+            "period" : {
+              "const" : "day"
+            }
+          }
+        },
         "properties" : {
           "activityKeepsWeeklyStreak" : {
             "type" : "boolean"
@@ -3747,10 +4107,50 @@ enum PublicAPI {
           "freezesPerMonth",
           "period"
         ],
+        "then" : {
+          "properties" : {
+            "activityKeepsWeeklyStreak" : {
+              "enum" : [
+                false
+              ]
+            },
+            "weeklyGoalDays" : false
+          }
+        },
         "type" : "object"
       },
       "TaskDraft" : {
         "additionalProperties" : false,
+        "else" : {
+          "if" : {
+            "properties" : {
+              "kind" : {
+                "const" : "quantity"
+              }
+            },
+            "required" : [
+              "kind"
+            ]
+          },
+          "then" : {
+            "required" : [
+              "unit"
+            ]
+          }
+        },
+        "if" : {
+          "properties" : {
+            "kind" : {
+              "enum" : [
+                "checkbox",
+                "photo"
+              ]
+            }
+          },
+          "required" : [
+            "kind"
+          ]
+        },
         "properties" : {
           "cadence" : {
             "$ref" : "#/components/schemas/CadenceInput"
@@ -3811,6 +4211,13 @@ enum PublicAPI {
           "taskID",
           "title"
         ],
+        "then" : {
+          "properties" : {
+            "target" : false,
+            "targetFromDailyGoal" : false,
+            "unit" : false
+          }
+        },
         "type" : "object"
       },
       "TaskKind" : {
