@@ -3,6 +3,7 @@
 # then the benchmarks. Stops everything it started.
 #   scripts/bench.sh [--days N --samples M]      both benchmarks (the options are check-in latency's)
 #   SURGE_BENCHES=leaderboard scripts/bench.sh   only the leaderboard's (SURGE_BENCH_MEMBERS=N for a smaller board)
+#   SURGE_BENCHES=stream scripts/bench.sh        only the live stream's
 source "$(dirname "$0")/lib.sh"
 
 BENCH="$STATE/bench"
@@ -10,7 +11,7 @@ PG_PORT="${SURGE_BENCH_PG_PORT:-55434}"
 CONFIGURATION="${SURGE_BENCH_CONFIGURATION:-release}"
 RELEASE="$ROOT/.build/$CONFIGURATION"
 REDIS_PORT="${SURGE_BENCH_REDIS_PORT:-56379}"
-BENCHES="${SURGE_BENCHES:-checkin-latency leaderboard}"
+BENCHES="${SURGE_BENCHES:-checkin-latency leaderboard stream}"
 
 # Redis is the leaderboard's yardstick (never a dependency of Surge); wrk drives HTTP load.
 ensure_dependencies redis-server=redis-server redis-benchmark=redis-tools wrk=wrk
@@ -62,7 +63,7 @@ start identity 18081
 start progress 18083 SIMULATED_CLOCK=true JUDGEMENT_INTERVAL_MS=200
 start leaderboard 18084 LOG_LEVEL=info
 start gateway 18080 UPSTREAM_IDENTITY_URL=http://127.0.0.1:18081 UPSTREAM_PROGRESS_URL=http://127.0.0.1:18083 \
-  UPSTREAM_LEADERBOARD_URL=http://127.0.0.1:18084 \
+  UPSTREAM_LEADERBOARD_URL=http://127.0.0.1:18084 STREAM_CONNECTIONS_PER_USER=2000 \
   RATE_LIMIT_PER_USER_PER_MINUTE=1000000 RATE_LIMIT_PER_IP_PER_MINUTE=1000000 RATE_LIMIT_CREDENTIALS_PER_MINUTE=1000000
 
 for bench in $BENCHES; do
@@ -85,6 +86,11 @@ for bench in $BENCHES; do
         --members "${SURGE_BENCH_MEMBERS:-1000000}" --kafka "$bootstrap" --rebuild-command "bash $BENCH/rebuild-leaderboard.sh" \
         --rebuild-events "${SURGE_BENCH_REBUILD_EVENTS:-500000}"
       ;;
-    *) echo "unknown benchmark $bench (checkin-latency, leaderboard)" >&2; exit 2 ;;
+    stream)
+      log "Live stream: check-in to stream event beside a raw Kafka hop, and 1,000 idle streams"
+      "$RELEASE/surge-bench" stream --gateway http://127.0.0.1:18080 --progress http://127.0.0.1:18083 --kafka "$bootstrap" \
+        --gateway-pid-file "$BENCH/gateway.pid"
+      ;;
+    *) echo "unknown benchmark $bench (checkin-latency, leaderboard, stream)" >&2; exit 2 ;;
   esac
 done

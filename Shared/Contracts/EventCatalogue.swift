@@ -7,7 +7,7 @@ public enum EventCatalogue {
         FriendshipChanged.self, GroupChanged.self, GroupMembershipChanged.self, UserDeleted.self,
         ChallengePublished.self, ChallengeChanged.self, ChallengeDeleted.self, ChallengeInvitationSent.self, ChallengeLiked.self,
         AttemptStarted.self, AttemptRestarted.self, AttemptEnded.self, CheckInRecorded.self, CheckInUndone.self, DayJudged.self,
-        StreakChanged.self, PointsAwarded.self, ChoreOccurrenceChanged.self, RankChanged.self, WindowClosed.self, BadgeAwarded.self,
+        StreakChanged.self, PointsAwarded.self, ChoreOccurrenceChanged.self, RankChanged.self, StandingChanged.self, WindowClosed.self, BadgeAwarded.self,
         NotificationSent.self,
     ]
 

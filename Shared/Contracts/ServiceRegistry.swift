@@ -19,11 +19,12 @@ public enum SurgeService: String, Sendable, CaseIterable {
         case .gateway:
             ServiceEntry(
                 port: 8080, topic: nil, exportsUserData: false,
-                owns: "the only public door: routing, access tokens, rate limits, idempotency keys, CORS, data export",
+                owns: "the only public door: routing, access tokens, rate limits, idempotency keys, CORS, data export, the live event stream",
                 variables: [
                     "UPSTREAM_URL_TEMPLATE", "UPSTREAM_TIMEOUT_SECONDS", "IDENTITY_JWKS_URL", "RATE_LIMIT_PER_IP_PER_MINUTE", "RATE_LIMIT_PER_USER_PER_MINUTE",
                     "RATE_LIMIT_CREDENTIALS_PER_MINUTE", "TRUSTED_PROXY_HOPS", "CORS_ALLOWED_ORIGINS", "CORS_MAX_AGE_SECONDS",
-                    "MAX_REQUEST_BYTES", "MAX_UPLOAD_BYTES",
+                    "MAX_REQUEST_BYTES", "MAX_UPLOAD_BYTES", "STREAM_QUEUE_LIMIT", "STREAM_CONNECTIONS_PER_USER", "STREAM_REPLAY_EVENTS",
+                    "STREAM_REPLAY_SECONDS", "STREAM_HEARTBEAT_SECONDS",
                 ])
         case .identity:
             ServiceEntry(

@@ -109,7 +109,7 @@ public final class KafkaTopicReader: Sendable {
         return ranges
     }
 
-    private static func partitions(of topic: String, on pointer: OpaquePointer) throws(KafkaError) -> [Int32] {
+    static func partitions(of topic: String, on pointer: OpaquePointer) throws(KafkaError) -> [Int32] {
         guard let topicHandle = rd_kafka_topic_new(pointer, topic, nil) else { throw KafkaError.configuration("cannot open topic \(topic)") }
         defer { rd_kafka_topic_destroy(topicHandle) }
         var metadata: UnsafePointer<rd_kafka_metadata>?

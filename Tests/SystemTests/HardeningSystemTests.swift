@@ -823,9 +823,12 @@ struct FuzzSender: Sendable {
         if let body = request.body { http.body = .bytes(ByteBuffer(data: body)) }
         do {
             let response = try await HTTPClient.shared.execute(http, timeout: .seconds(30))
-            let body = try await response.body.collect(upTo: 32 << 20)
             let status = Int(response.status.code)
             let contentType = response.headers.first(name: "content-type") ?? "none"
+            // An event stream never ends: its first bytes are the answer.
+            let body = contentType.hasPrefix("text/event-stream")
+                ? try await response.body.first { _ in true } ?? ByteBuffer()
+                : try await response.body.collect(upTo: 32 << 20)
             let text = String(buffer: body)
             var problem: String?
             if let allowed, !allowed.contains(status) {

@@ -15,7 +15,7 @@ struct SurgeBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "surge-bench",
         abstract: "Benchmarks against a running Surge (see `make bench`, which starts one).",
-        subcommands: [CheckInLatency.self, LeaderboardBench.self])
+        subcommands: [CheckInLatency.self, LeaderboardBench.self, StreamBench.self])
 }
 
 /// Check-in latency for an attempt one day old and one with `days` of history: it must not grow with history.
@@ -29,38 +29,29 @@ struct CheckInLatency: AsyncParsableCommand {
     @Option(help: "Measured check-ins per attempt.") var samples = 400
 
     func run() async throws {
-        let client = HTTPClient.shared
+        let api = GatewayClient(gateway: gateway)
         let zone = "Europe/Rome"
         let calendar = LocalCalendar(zoneNamed: zone)!
-        let producer = try KafkaProducer(configuration: KafkaConfiguration(bootstrapServers: kafka, clientID: "surge-bench"), logger: Logger(label: "bench"))
-        let habit = ChallengeDefinition(
-            challengeID: UUID(), version: 1, effectiveFrom: nil, kind: .habit, name: "Benchmark habit", description: "", category: "bench",
-            difficulty: .beginner, visibility: .public, ownerID: nil, groupID: nil, durationDays: nil, estimatedDailyMinutes: nil,
-            tasks: [ChallengeTask(taskID: "t", title: "Tick", kind: .checkbox)],
-            rules: ChallengeRules(failure: .init(mode: .none), points: .init(kind: .perTask, pointsPerTask: 1)))
-        _ = try await producer.send(KafkaRecord(
-            publishing: try EventRecord(CloudEvent(source: "/surge/bench", time: Date(), data: ChallengePublished(definition: habit, publishedAt: Date()))),
-            to: Topic.challenges.name))
-
+        let habit = try await BenchHabit.publish(kafka: kafka)
         let first = LocalDate("2024-01-01")!
-        try await setClock(calendar.instant(of: LocalTime("12:00")!, on: first), client: client)
-        let veteran = try await guest("Veteran", zone: zone, client: client)
-        let veteranAttempt = try await retrying { try await startAttempt(habit.challengeID, token: veteran, client: client) }
+        try await BenchHabit.setClock(calendar.instant(of: LocalTime("12:00")!, on: first), progress: progress)
+        let veteran = try await api.guest("Veteran", zone: zone)
+        let veteranAttempt = try await api.retrying { try await api.startAttempt(habit, token: veteran) }
         print("Seeding \(days) days of history...")
         let seeding = ContinuousClock.now
         for day in 0..<days {
-            try await setClock(calendar.instant(of: LocalTime("12:00")!, on: first.adding(days: day)), client: client)
-            _ = try await tick(veteranAttempt, done: true, token: veteran, client: client)
+            try await BenchHabit.setClock(calendar.instant(of: LocalTime("12:00")!, on: first.adding(days: day)), progress: progress)
+            _ = try await api.tick(veteranAttempt, done: true, token: veteran)
         }
         print("  seeded in \(ContinuousClock.now - seeding)")
-        let newcomer = try await guest("Newcomer", zone: zone, client: client)
-        let newcomerAttempt = try await retrying { try await startAttempt(habit.challengeID, token: newcomer, client: client) }
+        let newcomer = try await api.guest("Newcomer", zone: zone)
+        let newcomerAttempt = try await api.retrying { try await api.startAttempt(habit, token: newcomer) }
 
         var fresh: [Double] = []
         var long: [Double] = []
         for index in 0..<samples {
-            fresh.append(try await tick(newcomerAttempt, done: index % 2 == 0, token: newcomer, client: client))
-            long.append(try await tick(veteranAttempt, done: index % 2 == 0, token: veteran, client: client))
+            fresh.append(try await api.tick(newcomerAttempt, done: index % 2 == 0, token: newcomer))
+            long.append(try await api.tick(veteranAttempt, done: index % 2 == 0, token: veteran))
         }
         print("")
         print("Check-in latency through the gateway (PUT /v1/attempts/{id}/tasks/{taskID}), \(samples) check-ins each:")
@@ -75,37 +66,60 @@ struct CheckInLatency: AsyncParsableCommand {
     }
 
     func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+}
 
-    func setClock(_ instant: Date, client: HTTPClient) async throws {
+/// The benchmarks' habit: published straight to the challenges topic (no challenges service runs), judged by progress
+/// on its simulated clock.
+enum BenchHabit {
+    static func publish(kafka: String) async throws -> UUID {
+        let producer = try KafkaProducer(configuration: KafkaConfiguration(bootstrapServers: kafka, clientID: "surge-bench"), logger: Logger(label: "bench"))
+        let habit = ChallengeDefinition(
+            challengeID: UUID(), version: 1, effectiveFrom: nil, kind: .habit, name: "Benchmark habit", description: "", category: "bench",
+            difficulty: .beginner, visibility: .public, ownerID: nil, groupID: nil, durationDays: nil, estimatedDailyMinutes: nil,
+            tasks: [ChallengeTask(taskID: "t", title: "Tick", kind: .checkbox)],
+            rules: ChallengeRules(failure: .init(mode: .none), points: .init(kind: .perTask, pointsPerTask: 1)))
+        _ = try await producer.send(KafkaRecord(
+            publishing: try EventRecord(CloudEvent(source: "/surge/bench", time: Date(), data: ChallengePublished(definition: habit, publishedAt: Date()))),
+            to: Topic.challenges.name))
+        await producer.close()
+        return habit.challengeID
+    }
+
+    static func setClock(_ instant: Date, progress: String) async throws {
         var request = HTTPClientRequest(url: progress + "/internal/clock")
         request.method = .PUT
         request.headers.add(name: "content-type", value: "application/json")
         request.body = .bytes(ByteBuffer(string: "{\"now\":\"\(Timestamp.format(instant))\"}"))
-        let response = try await client.execute(request, timeout: .seconds(10))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
         guard response.status == .ok else { throw BenchError("progress refused the clock (is SIMULATED_CLOCK=true?)") }
     }
+}
 
-    func guest(_ name: String, zone: String, client: HTTPClient) async throws -> String {
-        let body = try await json(.POST, "/v1/auth/guest", ["displayName": name, "timeZone": zone], token: nil, client: client)
+/// The public API as the benchmarks call it.
+struct GatewayClient: Sendable {
+    let gateway: String
+    var client: HTTPClient = .shared
+
+    func guest(_ name: String, zone: String) async throws -> String {
+        let body = try await json(.POST, "/v1/auth/guest", ["displayName": name, "timeZone": zone], token: nil)
         guard let token = (body["tokens"] as? [String: Any])?["accessToken"] as? String else { throw BenchError("sign-up failed: \(body)") }
         return token
     }
 
-    func startAttempt(_ challengeID: UUID, token: String, client: HTTPClient) async throws -> String {
-        let body = try await json(.POST, "/v1/attempts", ["challengeID": challengeID.uuidString], token: token, client: client)
+    func startAttempt(_ challengeID: UUID, token: String) async throws -> String {
+        let body = try await json(.POST, "/v1/attempts", ["challengeID": challengeID.uuidString], token: token)
         guard let id = (body["attempt"] as? [String: Any])?["attemptID"] as? String else { throw BenchError("start failed: \(body)") }
         return id
     }
 
     /// One check-in; returns its latency in milliseconds.
-    func tick(_ attemptID: String, done: Bool, token: String, client: HTTPClient) async throws -> Double {
+    func tick(_ attemptID: String, done: Bool, token: String) async throws -> Double {
         let start = ContinuousClock.now
-        _ = try await json(.PUT, "/v1/attempts/\(attemptID)/tasks/t", ["done": done], token: token, client: client)
-        let elapsed = ContinuousClock.now - start
-        return Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        _ = try await json(.PUT, "/v1/attempts/\(attemptID)/tasks/t", ["done": done], token: token)
+        return milliseconds(ContinuousClock.now - start)
     }
 
-    func json(_ method: HTTPMethod, _ path: String, _ body: [String: Any], token: String?, client: HTTPClient) async throws -> [String: Any] {
+    func json(_ method: HTTPMethod, _ path: String, _ body: [String: Any], token: String?) async throws -> [String: Any] {
         var request = HTTPClientRequest(url: gateway + path)
         request.method = method
         request.headers.add(name: "content-type", value: "application/json")
@@ -126,6 +140,10 @@ struct CheckInLatency: AsyncParsableCommand {
         }
         return try await body()
     }
+}
+
+func milliseconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
 }
 
 struct BenchError: Error, CustomStringConvertible {

@@ -4,6 +4,7 @@ import GatewayDomain
 import Hummingbird
 import NIOCore
 import SurgeContracts
+import SurgeKafka
 import SurgeMessaging
 import ServiceLifecycle
 import SurgeRuntime
@@ -20,6 +21,12 @@ public enum GatewayService {
         let maxBodyBytes = try reader.int("MAX_REQUEST_BYTES", default: 1 << 20, range: 1024...(64 << 20))
         let maxUploadBytes = try reader.int("MAX_UPLOAD_BYTES", default: 10 << 20, range: 1024...(256 << 20))
         let cors = try CORSPolicy.from(reader)
+        let streamSettings = StreamHub.Settings(
+            queueLimit: try reader.int("STREAM_QUEUE_LIMIT", default: 256, range: 8...100_000),
+            connectionsPerUser: try reader.int("STREAM_CONNECTIONS_PER_USER", default: 5, range: 1...10_000),
+            replayEvents: try reader.int("STREAM_REPLAY_EVENTS", default: 100_000, range: 0...10_000_000),
+            replaySeconds: Double(try reader.int("STREAM_REPLAY_SECONDS", default: 300, range: 0...86_400)),
+            heartbeatSeconds: Double(try reader.int("STREAM_HEARTBEAT_SECONDS", default: 15, range: 1...300)))
         let infrastructure = try await ServiceInfrastructure.start(settings, migrations: [GatewayMigrations.set])
         var clientConfiguration = HTTPClient.Configuration()
         clientConfiguration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
@@ -50,6 +57,13 @@ public enum GatewayService {
             maxUploadBytes: maxUploadBytes,
             now: now)
         let export = ExportController(client: client, upstreams: upstreams, signer: settings.internalCalls, now: now)
+        let hub = StreamHub(settings: streamSettings)
+        let feed = StreamFeed(hub: hub, logger: infrastructure.logger)
+        let tail = try KafkaTail(configuration: settings.kafka, topics: StreamFeed.topics, logger: infrastructure.logger) { feed.handle($0) }
+        let tickets = StreamTickets(client: infrastructure.database, logger: infrastructure.logger)
+        let stream = StreamController(
+            hub: hub, tickets: tickets, authenticator: pipeline.authenticator,
+            boards: BoardAccess(client: client, upstreams: upstreams, signer: settings.internalCalls), now: now)
 
         let router = infrastructure.makeRouter(context: GatewayRequestContext.self, consumers: [consumer])
         if let cors { router.add(middleware: cors) }
@@ -67,7 +81,11 @@ public enum GatewayService {
             proxy: ProxyController(
                 client: client, upstreams: upstreams, signer: settings.internalCalls,
                 timeout: .seconds(Int64(upstreamTimeout))),
-            local: [PublicRouter.key(GatewayAPI.export.method, GatewayAPI.export.path): export.export]
+            local: [
+                PublicRouter.key(GatewayAPI.export.method, GatewayAPI.export.path): export.export,
+                PublicRouter.key(GatewayAPI.streamTicket.method, GatewayAPI.streamTicket.path): stream.issueTicket,
+                PublicRouter.key(GatewayAPI.stream.method, GatewayAPI.stream.path): stream.stream,
+            ]
         ).addRoutes(PublicAPI.routes, to: router)
         return infrastructure.makeApplication(
             router: router, consumers: [consumer],
@@ -79,6 +97,10 @@ public enum GatewayService {
                     try await erased.purge(now: now())
                 },
                 HTTPClientService(client: client),
+                StreamFeedService(tail: tail, hub: hub),
+                PeriodicService("stream-ticket-purge", every: .seconds(600), logger: infrastructure.logger) {
+                    try await tickets.purge(now: now())
+                },
                 PeriodicService("idempotency-purge", every: .seconds(600), logger: infrastructure.logger) {
                     try await idempotency.purge(olderThan: now().addingTimeInterval(-24 * 3600))
                 },
@@ -87,6 +109,21 @@ public enum GatewayService {
                 },
             ],
             beforeServerStarts: [{ try await erased.refresh() }])
+    }
+}
+
+/// Follows the public topics for the stream's clients; on shutdown, tells each to reconnect elsewhere.
+struct StreamFeedService: Service {
+    let tail: KafkaTail
+    let hub: StreamHub
+
+    func run() async throws {
+        try await withGracefulShutdownHandler {
+            try await tail.run()
+        } onGracefulShutdown: {
+            hub.shutDown()
+        }
+        hub.shutDown()
     }
 }
 

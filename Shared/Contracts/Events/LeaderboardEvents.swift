@@ -50,6 +50,47 @@ public struct RankChanged: EventPayload {
     public var subject: String { "boards/\(board)/windows/\(window)/users/\(userID.key)" }
 }
 
+/// A user's score on a board changed: every change, also one that moves nobody (unlike `RankChanged`), with the
+/// user's new score and rank in each window it counts in. What live boards show as they move.
+public struct StandingChanged: EventPayload {
+    public static let descriptor = EventDescriptor(
+        type: "surge.leaderboard.standing.changed.v1", topic: .leaderboard,
+        summary: "A user's score on a board changed (every change, unlike rank.changed): their new score and rank in each window it counts in.")
+
+    public struct WindowStanding: Codable, Sendable, Equatable {
+        /// `2026-W48`, `2026-11` or `all-time`.
+        public var window: String
+        public var rank: Int
+        public var score: Double
+
+        public init(window: String, rank: Int, score: Double) {
+            self.window = window
+            self.rank = rank
+            self.score = score
+        }
+    }
+
+    public var board: String
+    public var scope: BoardScope
+    /// The challenge or group.
+    public var subjectID: UUID
+    public var userID: UUID
+    public var windows: [WindowStanding]
+    public var changedAt: Date
+
+    public init(board: String, scope: BoardScope, subjectID: UUID, userID: UUID, windows: [WindowStanding], changedAt: Date) {
+        self.board = board
+        self.scope = scope
+        self.subjectID = subjectID
+        self.userID = userID
+        self.windows = windows
+        self.changedAt = changedAt
+    }
+
+    public var partitionKey: String { subjectID.key }
+    public var subject: String { "boards/\(board)/users/\(userID.key)" }
+}
+
 /// One place of a window's final standings.
 public struct Standing: Codable, Sendable, Equatable {
     public var userID: UUID

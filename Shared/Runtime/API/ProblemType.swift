@@ -115,6 +115,14 @@ extension ProblemType {
     public static let checkInBeforeStart = ProblemType("check-in-before-start", .unprocessableContent, "The check-in is for a day before the attempt began.")
     public static let checkInAfterEnd = ProblemType("check-in-after-end", .unprocessableContent, "The check-in is for a day after the attempt's last day.")
 
+
+    // MARK: The event stream
+
+    public static let tooManyStreams = ProblemType(
+        "too-many-streams", .tooManyRequests, "The account already has as many open streams on this server as it may; close one first.")
+    public static let invalidStreamTicket = ProblemType(
+        "invalid-stream-ticket", .unauthorized, "The stream ticket is unknown, used or expired: ask for a new one (they live 60 seconds, for one stream).")
+
     /// Every problem type, in the order the document lists them.
     public static let all: [ProblemType] = [
         rateLimited, unavailable, catchingUp, internalError, methodNotAllowed, notFound, unknownCursor,
@@ -126,6 +134,7 @@ extension ProblemType {
         notInvitable,
         alreadyStarted, attemptCompleted, attemptNotActive, chore, competitionEnded, beyondSupportedDates, alreadyRemoved, choreAlreadyCompleted,
         outsideCompetition, checkInWindowClosed, checkInInFuture, checkInBeforeStart, checkInAfterEnd,
+        tooManyStreams, invalidStreamTicket,
     ]
 
     /// What any operation may answer, given how it is declared.

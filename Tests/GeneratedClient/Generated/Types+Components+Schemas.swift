@@ -4801,6 +4801,8 @@ extension Components {
             /// - `check-in-in-future` (422): The check-in is for a day that has not begun.
             /// - `check-in-before-start` (422): The check-in is for a day before the attempt began.
             /// - `check-in-after-end` (422): The check-in is for a day after the attempt's last day.
+            /// - `too-many-streams` (429): The account already has as many open streams on this server as it may; close one first.
+            /// - `invalid-stream-ticket` (401): The stream ticket is unknown, used or expired: ask for a new one (they live 60 seconds, for one stream).
             ///
             /// - Remark: Generated from `#/components/schemas/Problem/type`.
             public var _type: Swift.String
@@ -6162,6 +6164,29 @@ extension Components {
                 case taskID
                 case title
                 case unit
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/Ticket`.
+        public struct Ticket: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Ticket/expiresAt`.
+            public var expiresAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/Ticket/ticket`.
+            public var ticket: Swift.String
+            /// Creates a new `Ticket`.
+            ///
+            /// - Parameters:
+            ///   - expiresAt:
+            ///   - ticket:
+            public init(
+                expiresAt: Foundation.Date,
+                ticket: Swift.String
+            ) {
+                self.expiresAt = expiresAt
+                self.ticket = ticket
+            }
+            public enum CodingKeys: String, CodingKey {
+                case expiresAt
+                case ticket
             }
         }
         /// - Remark: Generated from `#/components/schemas/Tokens`.

@@ -187,7 +187,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/get(listAttempts)/responses/401`.
             ///
@@ -256,7 +256,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/get(listAttempts)/responses/429`.
             ///
@@ -506,7 +506,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/post(startAttempt)/responses/401`.
             ///
@@ -644,7 +644,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/post(startAttempt)/responses/429`.
             ///
@@ -851,7 +851,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/get(getAttempt)/responses/401`.
             ///
@@ -897,7 +897,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/get(getAttempt)/responses/429`.
             ///
@@ -1107,7 +1107,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/abandon/post(abandonAttempt)/responses/401`.
             ///
@@ -1176,7 +1176,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/abandon/post(abandonAttempt)/responses/429`.
             ///
@@ -1424,7 +1424,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/calendar/get(attemptCalendar)/responses/401`.
             ///
@@ -1493,7 +1493,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/calendar/get(attemptCalendar)/responses/429`.
             ///
@@ -1741,7 +1741,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/history/get(attemptHistory)/responses/401`.
             ///
@@ -1810,7 +1810,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/history/get(attemptHistory)/responses/429`.
             ///
@@ -2035,7 +2035,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/logs/{logID}/delete(removeLog)/responses/401`.
             ///
@@ -2127,7 +2127,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/logs/{logID}/delete(removeLog)/responses/429`.
             ///
@@ -2384,7 +2384,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/photos/get(attemptPhotos)/responses/401`.
             ///
@@ -2453,7 +2453,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/photos/get(attemptPhotos)/responses/429`.
             ///
@@ -2688,7 +2688,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/restart/post(restartAttempt)/responses/401`.
             ///
@@ -2780,7 +2780,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/restart/post(restartAttempt)/responses/429`.
             ///
@@ -3036,7 +3036,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/put(setTaskDone)/responses/401`.
             ///
@@ -3174,7 +3174,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/put(setTaskDone)/responses/429`.
             ///
@@ -3452,7 +3452,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/logs/post(logQuantity)/responses/401`.
             ///
@@ -3590,7 +3590,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/logs/post(logQuantity)/responses/429`.
             ///
@@ -3879,7 +3879,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/photo/put(attachPhoto)/responses/401`.
             ///
@@ -4017,7 +4017,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/photo/put(attachPhoto)/responses/429`.
             ///
@@ -4352,7 +4352,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/guest/post(registerGuest)/responses/429`.
             ///
@@ -4578,7 +4578,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/refresh/post(refreshSession)/responses/401`.
             ///
@@ -4670,7 +4670,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/refresh/post(refreshSession)/responses/429`.
             ///
@@ -5008,7 +5008,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/register/post(register)/responses/429`.
             ///
@@ -5233,7 +5233,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/sign-in/post(signIn)/responses/401`.
             ///
@@ -5325,7 +5325,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/sign-in/post(signIn)/responses/429`.
             ///
@@ -5591,7 +5591,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/sign-out/post(signOut)/responses/429`.
             ///
@@ -5811,7 +5811,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/social/post(socialSignIn)/responses/401`.
             ///
@@ -5949,7 +5949,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/social/post(socialSignIn)/responses/429`.
             ///
@@ -6136,7 +6136,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/badges/get(listBadges)/responses/401`.
             ///
@@ -6159,7 +6159,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/badges/get(listBadges)/responses/429`.
             ///
@@ -6447,7 +6447,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/get(listChallenges)/responses/401`.
             ///
@@ -6516,7 +6516,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/get(listChallenges)/responses/429`.
             ///
@@ -6762,7 +6762,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/post(createChallenge)/responses/401`.
             ///
@@ -6900,7 +6900,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/post(createChallenge)/responses/429`.
             ///
@@ -7107,7 +7107,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/get(getChallenge)/responses/401`.
             ///
@@ -7153,7 +7153,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/get(getChallenge)/responses/429`.
             ///
@@ -7395,7 +7395,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/patch(updateChallenge)/responses/401`.
             ///
@@ -7533,7 +7533,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/patch(updateChallenge)/responses/429`.
             ///
@@ -7761,7 +7761,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/delete(deleteChallenge)/responses/401`.
             ///
@@ -7853,7 +7853,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/delete(deleteChallenge)/responses/429`.
             ///
@@ -8112,7 +8112,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/invitations/post(inviteToChallenge)/responses/401`.
             ///
@@ -8273,7 +8273,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/invitations/post(inviteToChallenge)/responses/429`.
             ///
@@ -8480,7 +8480,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/like/put(likeChallenge)/responses/401`.
             ///
@@ -8526,7 +8526,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/like/put(likeChallenge)/responses/429`.
             ///
@@ -8733,7 +8733,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/like/delete(unlikeChallenge)/responses/401`.
             ///
@@ -8779,7 +8779,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/like/delete(unlikeChallenge)/responses/429`.
             ///
@@ -9036,7 +9036,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/photos/get(challengePhotos)/responses/401`.
             ///
@@ -9105,7 +9105,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/photos/get(challengePhotos)/responses/429`.
             ///
@@ -9321,7 +9321,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/versions/{version}/get(getChallengeVersion)/responses/401`.
             ///
@@ -9367,7 +9367,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/versions/{version}/get(getChallengeVersion)/responses/429`.
             ///
@@ -9599,7 +9599,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/chore-occurrences/{occurrenceID}/complete/post(completeChore)/responses/401`.
             ///
@@ -9691,7 +9691,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/chore-occurrences/{occurrenceID}/complete/post(completeChore)/responses/429`.
             ///
@@ -9937,7 +9937,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/friend-requests/get(listFriendRequests)/responses/401`.
             ///
@@ -10006,7 +10006,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/friend-requests/get(listFriendRequests)/responses/429`.
             ///
@@ -10254,7 +10254,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/friend-requests/post(sendFriendRequest)/responses/401`.
             ///
@@ -10392,7 +10392,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/friend-requests/post(sendFriendRequest)/responses/429`.
             ///
@@ -10575,7 +10575,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/friend-requests/{requestID}/delete(cancelFriendRequest)/responses/401`.
             ///
@@ -10621,7 +10621,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/friend-requests/{requestID}/delete(cancelFriendRequest)/responses/429`.
             ///
@@ -10822,7 +10822,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/friend-requests/{requestID}/accept/post(acceptFriendRequest)/responses/401`.
             ///
@@ -10868,7 +10868,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/friend-requests/{requestID}/accept/post(acceptFriendRequest)/responses/429`.
             ///
@@ -11051,7 +11051,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/friend-requests/{requestID}/decline/post(declineFriendRequest)/responses/401`.
             ///
@@ -11097,7 +11097,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/friend-requests/{requestID}/decline/post(declineFriendRequest)/responses/429`.
             ///
@@ -11330,7 +11330,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/friends/get(listFriends)/responses/401`.
             ///
@@ -11399,7 +11399,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/friends/get(listFriends)/responses/429`.
             ///
@@ -11582,7 +11582,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/friends/{userID}/delete(removeFriend)/responses/401`.
             ///
@@ -11628,7 +11628,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/friends/{userID}/delete(removeFriend)/responses/429`.
             ///
@@ -11861,7 +11861,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/get(listGroups)/responses/401`.
             ///
@@ -11930,7 +11930,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/get(listGroups)/responses/429`.
             ///
@@ -12173,7 +12173,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/post(createGroup)/responses/401`.
             ///
@@ -12288,7 +12288,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/post(createGroup)/responses/429`.
             ///
@@ -12495,7 +12495,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/get(getGroup)/responses/401`.
             ///
@@ -12541,7 +12541,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/get(getGroup)/responses/429`.
             ///
@@ -12783,7 +12783,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/patch(updateGroup)/responses/401`.
             ///
@@ -12921,7 +12921,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/patch(updateGroup)/responses/429`.
             ///
@@ -13185,7 +13185,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/chore-occurrences/get(listChoreOccurrences)/responses/401`.
             ///
@@ -13254,7 +13254,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/chore-occurrences/get(listChoreOccurrences)/responses/429`.
             ///
@@ -13511,7 +13511,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/chores/get(listGroupChores)/responses/401`.
             ///
@@ -13580,7 +13580,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/chores/get(listGroupChores)/responses/429`.
             ///
@@ -13837,7 +13837,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/get(listGroupInvites)/responses/401`.
             ///
@@ -13906,7 +13906,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/get(listGroupInvites)/responses/429`.
             ///
@@ -14167,7 +14167,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/post(createGroupInvite)/responses/401`.
             ///
@@ -14305,7 +14305,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/post(createGroupInvite)/responses/429`.
             ///
@@ -14500,7 +14500,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/{code}/delete(revokeGroupInvite)/responses/401`.
             ///
@@ -14569,7 +14569,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/{code}/delete(revokeGroupInvite)/responses/429`.
             ///
@@ -14746,7 +14746,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/leave/post(leaveGroup)/responses/401`.
             ///
@@ -14792,7 +14792,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/leave/post(leaveGroup)/responses/429`.
             ///
@@ -15043,7 +15043,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/members/get(listGroupMembers)/responses/401`.
             ///
@@ -15112,7 +15112,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/members/get(listGroupMembers)/responses/429`.
             ///
@@ -15308,7 +15308,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/members/{userID}/delete(removeGroupMember)/responses/401`.
             ///
@@ -15400,7 +15400,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/members/{userID}/delete(removeGroupMember)/responses/429`.
             ///
@@ -15619,7 +15619,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/join/post(joinGroup)/responses/401`.
             ///
@@ -15757,7 +15757,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/join/post(joinGroup)/responses/429`.
             ///
@@ -15944,7 +15944,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/get(listLeaderboards)/responses/401`.
             ///
@@ -15967,7 +15967,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/get(listLeaderboards)/responses/429`.
             ///
@@ -16231,7 +16231,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/get(getChallengeLeaderboard)/responses/401`.
             ///
@@ -16300,7 +16300,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/get(getChallengeLeaderboard)/responses/429`.
             ///
@@ -16557,7 +16557,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/around-me/get(getChallengeLeaderboardAroundMe)/responses/401`.
             ///
@@ -16626,7 +16626,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/around-me/get(getChallengeLeaderboardAroundMe)/responses/429`.
             ///
@@ -16874,7 +16874,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/friends/get(getChallengeFriendsLeaderboard)/responses/401`.
             ///
@@ -16943,7 +16943,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/friends/get(getChallengeFriendsLeaderboard)/responses/429`.
             ///
@@ -17207,7 +17207,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/history/get(getChallengeLeaderboardHistory)/responses/401`.
             ///
@@ -17276,7 +17276,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/history/get(getChallengeLeaderboardHistory)/responses/429`.
             ///
@@ -17524,7 +17524,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/me/get(getMyChallengeStanding)/responses/401`.
             ///
@@ -17593,7 +17593,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/me/get(getMyChallengeStanding)/responses/429`.
             ///
@@ -17857,7 +17857,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/get(getGroupLeaderboard)/responses/401`.
             ///
@@ -17926,7 +17926,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/get(getGroupLeaderboard)/responses/429`.
             ///
@@ -18183,7 +18183,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/around-me/get(getGroupLeaderboardAroundMe)/responses/401`.
             ///
@@ -18252,7 +18252,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/around-me/get(getGroupLeaderboardAroundMe)/responses/429`.
             ///
@@ -18516,7 +18516,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/history/get(getGroupLeaderboardHistory)/responses/401`.
             ///
@@ -18585,7 +18585,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/history/get(getGroupLeaderboardHistory)/responses/429`.
             ///
@@ -18833,7 +18833,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/me/get(getMyGroupStanding)/responses/401`.
             ///
@@ -18902,7 +18902,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/me/get(getMyGroupStanding)/responses/429`.
             ///
@@ -19089,7 +19089,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/get(getMe)/responses/401`.
             ///
@@ -19112,7 +19112,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/get(getMe)/responses/429`.
             ///
@@ -19333,7 +19333,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/patch(updateMe)/responses/401`.
             ///
@@ -19425,7 +19425,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/patch(updateMe)/responses/429`.
             ///
@@ -19625,7 +19625,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/delete(deleteMe)/responses/401`.
             ///
@@ -19717,7 +19717,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/delete(deleteMe)/responses/429`.
             ///
@@ -19898,7 +19898,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/badges/get(getMyBadges)/responses/401`.
             ///
@@ -19921,7 +19921,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/badges/get(getMyBadges)/responses/429`.
             ///
@@ -20167,7 +20167,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/challenges/get(listMyChallenges)/responses/401`.
             ///
@@ -20236,7 +20236,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/challenges/get(listMyChallenges)/responses/429`.
             ///
@@ -20461,7 +20461,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/credentials/post(attachCredentials)/responses/401`.
             ///
@@ -20576,7 +20576,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/credentials/post(attachCredentials)/responses/429`.
             ///
@@ -20763,7 +20763,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/export/get(exportMyData)/responses/401`.
             ///
@@ -20786,7 +20786,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/export/get(exportMyData)/responses/429`.
             ///
@@ -21016,7 +21016,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/history/get(myHistory)/responses/401`.
             ///
@@ -21062,7 +21062,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/history/get(myHistory)/responses/429`.
             ///
@@ -21301,7 +21301,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/notifications/get(listMyNotifications)/responses/401`.
             ///
@@ -21370,7 +21370,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/notifications/get(listMyNotifications)/responses/429`.
             ///
@@ -21577,7 +21577,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/notifications/{notificationID}/archive/post(archiveNotification)/responses/401`.
             ///
@@ -21623,7 +21623,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/notifications/{notificationID}/archive/post(archiveNotification)/responses/429`.
             ///
@@ -21830,7 +21830,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/notifications/{notificationID}/read/post(markNotificationRead)/responses/401`.
             ///
@@ -21876,7 +21876,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/notifications/{notificationID}/read/post(markNotificationRead)/responses/429`.
             ///
@@ -22063,7 +22063,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/notifications/read-all/post(markAllNotificationsRead)/responses/401`.
             ///
@@ -22086,7 +22086,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/notifications/read-all/post(markAllNotificationsRead)/responses/429`.
             ///
@@ -22273,7 +22273,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/notifications/unread-count/get(getMyUnreadNotificationCount)/responses/401`.
             ///
@@ -22296,7 +22296,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/notifications/unread-count/get(getMyUnreadNotificationCount)/responses/429`.
             ///
@@ -22483,7 +22483,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/points/get(myPoints)/responses/401`.
             ///
@@ -22506,7 +22506,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/points/get(myPoints)/responses/429`.
             ///
@@ -22745,7 +22745,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/points/ledger/get(myPointsLedger)/responses/401`.
             ///
@@ -22814,7 +22814,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/points/ledger/get(myPointsLedger)/responses/429`.
             ///
@@ -23001,7 +23001,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/preferences/get(getPreferences)/responses/401`.
             ///
@@ -23024,7 +23024,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/preferences/get(getPreferences)/responses/429`.
             ///
@@ -23245,7 +23245,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/preferences/put(putPreferences)/responses/401`.
             ///
@@ -23337,7 +23337,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/preferences/put(putPreferences)/responses/429`.
             ///
@@ -23527,7 +23527,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/training-plan/get(getTrainingPlan)/responses/401`.
             ///
@@ -23573,7 +23573,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/training-plan/get(getTrainingPlan)/responses/429`.
             ///
@@ -23794,7 +23794,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/training-plan/put(putTrainingPlan)/responses/401`.
             ///
@@ -23886,7 +23886,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/training-plan/put(putTrainingPlan)/responses/429`.
             ///
@@ -24107,7 +24107,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/training-plan/preview/post(previewTrainingPlan)/responses/401`.
             ///
@@ -24199,7 +24199,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/training-plan/preview/post(previewTrainingPlan)/responses/429`.
             ///
@@ -24468,7 +24468,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/photos/{photoID}/get(getPhoto)/responses/401`.
             ///
@@ -24514,7 +24514,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/photos/{photoID}/get(getPhoto)/responses/429`.
             ///
@@ -24610,6 +24610,531 @@ public enum Operations {
                     .jpeg,
                     .png,
                     .imageWebp,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// The caller's live events as Server-Sent Events (text/event-stream), authenticated by the bearer token or a stream ticket.
+    ///
+    /// The caller's live events as Server-Sent Events (text/event-stream), authenticated by the bearer token or a stream ticket. Always the caller's own: attempt-ended, attempt-started, badge, checkin, checkin-undone, day, notification, points, rank, streak; with `boards`, each board's standings (`board`, at most one per board per second, the latest winning; `board-closed`) and, for a group, its chores (`chore`, `challenge-changed`). Each event's `data` is the public event's JSON (docs/events) and its `id` may be sent back as `Last-Event-ID` on reconnecting, to get what was missed in the last 5 minutes, in order; older, `event: reset` says to refetch. Also `ready` (subscribed), `unsubscribed` (no longer a member), `shutdown` (reconnect), and a `: heartbeat` comment every 15 seconds. A client that stops reading is disconnected.
+    ///
+    /// Problem types:
+    /// - 401 `invalid-stream-ticket`: The stream ticket is unknown, used or expired: ask for a new one (they live 60 seconds, for one stream).
+    /// - 401 `invalid-token`: The access token is malformed, expired or not Surge's: refresh it or sign in again.
+    /// - 401 `unauthorized`: No access token was sent.
+    /// - 404 `not-found`: No such resource, or none the caller may see.
+    /// - 429 `too-many-streams`: The account already has as many open streams on this server as it may; close one first.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `GET /v1/stream`.
+    /// - Remark: Generated from `#/paths//v1/stream/get(streamEvents)`.
+    public enum StreamEvents {
+        public static let id: Swift.String = "streamEvents"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/stream/GET/query`.
+            public struct Query: Sendable, Hashable {
+                /// Comma-separated boards to follow, at most 20: `group:<groupID>` (its board and its chores) or `challenge:<challengeID>`; each must be one the caller may see (404 otherwise).
+                ///
+                /// - Remark: Generated from `#/paths/v1/stream/GET/query/boards`.
+                public var boards: Swift.String?
+                /// A stream ticket (POST /v1/stream/tickets), instead of an Authorization header.
+                ///
+                /// - Remark: Generated from `#/paths/v1/stream/GET/query/ticket`.
+                public var ticket: Swift.String?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - boards: Comma-separated boards to follow, at most 20: `group:<groupID>` (its board and its chores) or `challenge:<challengeID>`; each must be one the caller may see (404 otherwise).
+                ///   - ticket: A stream ticket (POST /v1/stream/tickets), instead of an Authorization header.
+                public init(
+                    boards: Swift.String? = nil,
+                    ticket: Swift.String? = nil
+                ) {
+                    self.boards = boards
+                    self.ticket = ticket
+                }
+            }
+            public var query: Operations.StreamEvents.Input.Query
+            /// - Remark: Generated from `#/paths/v1/stream/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.StreamEvents.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.StreamEvents.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.StreamEvents.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            public init(
+                query: Operations.StreamEvents.Input.Query = .init(),
+                headers: Operations.StreamEvents.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/stream/GET/responses/200/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/stream/GET/responses/200/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.StreamEvents.Output.Ok.Headers
+                /// - Remark: Generated from `#/paths/v1/stream/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/stream/GET/responses/200/content/text\/event-stream`.
+                    case textEventStream(OpenAPIRuntime.HTTPBody)
+                    /// The associated value of the enum case if `self` is `.textEventStream`.
+                    ///
+                    /// - Throws: An error if `self` is not `.textEventStream`.
+                    /// - SeeAlso: `.textEventStream`.
+                    public var textEventStream: OpenAPIRuntime.HTTPBody {
+                        get throws {
+                            switch self {
+                            case let .textEventStream(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.StreamEvents.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                ///   - body: Received HTTP response body
+                public init(
+                    headers: Operations.StreamEvents.Output.Ok.Headers = .init(),
+                    body: Operations.StreamEvents.Output.Ok.Body
+                ) {
+                    self.headers = headers
+                    self.body = body
+                }
+            }
+            /// OK
+            ///
+            /// - Remark: Generated from `#/paths//v1/stream/get(streamEvents)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.StreamEvents.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.StreamEvents.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/stream/get(streamEvents)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/stream/get(streamEvents)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/stream/get(streamEvents)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/stream/get(streamEvents)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/stream/get(streamEvents)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Service Unavailable: a problem document (`unavailable`, `catching-up`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/stream/get(streamEvents)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case textEventStream
+            case applicationProblemJson
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "text/event-stream":
+                    self = .textEventStream
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .textEventStream:
+                    return "text/event-stream"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .textEventStream,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// A ticket that opens one stream within 60 seconds, for a browser's EventSource (which cannot send an Authorization header): GET /v1/stream?ticket=...
+    ///
+    /// A ticket that opens one stream within 60 seconds, for a browser's EventSource (which cannot send an Authorization header): GET /v1/stream?ticket=...
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `POST /v1/stream/tickets`.
+    /// - Remark: Generated from `#/paths//v1/stream/tickets/post(createStreamTicket)`.
+    public enum CreateStreamTicket {
+        public static let id: Swift.String = "createStreamTicket"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/stream/tickets/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.CreateStreamTicket.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.CreateStreamTicket.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.CreateStreamTicket.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            public init(headers: Operations.CreateStreamTicket.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Created: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/stream/tickets/POST/responses/201/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/stream/tickets/POST/responses/201/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.CreateStreamTicket.Output.Created.Headers
+                /// - Remark: Generated from `#/paths/v1/stream/tickets/POST/responses/201/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/stream/tickets/POST/responses/201/content/application\/json`.
+                    case json(Components.Schemas.Ticket)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.Ticket {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.CreateStreamTicket.Output.Created.Body
+                /// Creates a new `Created`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                ///   - body: Received HTTP response body
+                public init(
+                    headers: Operations.CreateStreamTicket.Output.Created.Headers = .init(),
+                    body: Operations.CreateStreamTicket.Output.Created.Body
+                ) {
+                    self.headers = headers
+                    self.body = body
+                }
+            }
+            /// Created
+            ///
+            /// - Remark: Generated from `#/paths//v1/stream/tickets/post(createStreamTicket)/responses/201`.
+            ///
+            /// HTTP response code: `201 created`.
+            case created(Operations.CreateStreamTicket.Output.Created)
+            /// The associated value of the enum case if `self` is `.created`.
+            ///
+            /// - Throws: An error if `self` is not `.created`.
+            /// - SeeAlso: `.created`.
+            public var created: Operations.CreateStreamTicket.Output.Created {
+                get throws {
+                    switch self {
+                    case let .created(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "created",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/stream/tickets/post(createStreamTicket)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/stream/tickets/post(createStreamTicket)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Service Unavailable: a problem document (`unavailable`, `catching-up`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/stream/tickets/post(createStreamTicket)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json,
                     .applicationProblemJson
                 ]
             }
@@ -24778,7 +25303,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/users/get(searchUsers)/responses/401`.
             ///
@@ -24847,7 +25372,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/users/get(searchUsers)/responses/429`.
             ///
@@ -25054,7 +25579,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/users/{userID}/badges/get(getUserBadges)/responses/401`.
             ///
@@ -25100,7 +25625,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`); each operation lists its own.
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/users/{userID}/badges/get(getUserBadges)/responses/429`.
             ///

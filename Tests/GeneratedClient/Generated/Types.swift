@@ -858,6 +858,31 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /v1/photos/{photoID}`.
     /// - Remark: Generated from `#/paths//v1/photos/{photoID}/get(getPhoto)`.
     func getPhoto(_ input: Operations.GetPhoto.Input) async throws -> Operations.GetPhoto.Output
+    /// The caller's live events as Server-Sent Events (text/event-stream), authenticated by the bearer token or a stream ticket.
+    ///
+    /// The caller's live events as Server-Sent Events (text/event-stream), authenticated by the bearer token or a stream ticket. Always the caller's own: attempt-ended, attempt-started, badge, checkin, checkin-undone, day, notification, points, rank, streak; with `boards`, each board's standings (`board`, at most one per board per second, the latest winning; `board-closed`) and, for a group, its chores (`chore`, `challenge-changed`). Each event's `data` is the public event's JSON (docs/events) and its `id` may be sent back as `Last-Event-ID` on reconnecting, to get what was missed in the last 5 minutes, in order; older, `event: reset` says to refetch. Also `ready` (subscribed), `unsubscribed` (no longer a member), `shutdown` (reconnect), and a `: heartbeat` comment every 15 seconds. A client that stops reading is disconnected.
+    ///
+    /// Problem types:
+    /// - 401 `invalid-stream-ticket`: The stream ticket is unknown, used or expired: ask for a new one (they live 60 seconds, for one stream).
+    /// - 401 `invalid-token`: The access token is malformed, expired or not Surge's: refresh it or sign in again.
+    /// - 401 `unauthorized`: No access token was sent.
+    /// - 404 `not-found`: No such resource, or none the caller may see.
+    /// - 429 `too-many-streams`: The account already has as many open streams on this server as it may; close one first.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `GET /v1/stream`.
+    /// - Remark: Generated from `#/paths//v1/stream/get(streamEvents)`.
+    func streamEvents(_ input: Operations.StreamEvents.Input) async throws -> Operations.StreamEvents.Output
+    /// A ticket that opens one stream within 60 seconds, for a browser's EventSource (which cannot send an Authorization header): GET /v1/stream?ticket=...
+    ///
+    /// A ticket that opens one stream within 60 seconds, for a browser's EventSource (which cannot send an Authorization header): GET /v1/stream?ticket=...
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `POST /v1/stream/tickets`.
+    /// - Remark: Generated from `#/paths//v1/stream/tickets/post(createStreamTicket)`.
+    func createStreamTicket(_ input: Operations.CreateStreamTicket.Input) async throws -> Operations.CreateStreamTicket.Output
     /// Find people by display name (public profiles only).
     ///
     /// Find people by display name (public profiles only).
@@ -2360,6 +2385,41 @@ extension APIProtocol {
             path: path,
             headers: headers
         ))
+    }
+    /// The caller's live events as Server-Sent Events (text/event-stream), authenticated by the bearer token or a stream ticket.
+    ///
+    /// The caller's live events as Server-Sent Events (text/event-stream), authenticated by the bearer token or a stream ticket. Always the caller's own: attempt-ended, attempt-started, badge, checkin, checkin-undone, day, notification, points, rank, streak; with `boards`, each board's standings (`board`, at most one per board per second, the latest winning; `board-closed`) and, for a group, its chores (`chore`, `challenge-changed`). Each event's `data` is the public event's JSON (docs/events) and its `id` may be sent back as `Last-Event-ID` on reconnecting, to get what was missed in the last 5 minutes, in order; older, `event: reset` says to refetch. Also `ready` (subscribed), `unsubscribed` (no longer a member), `shutdown` (reconnect), and a `: heartbeat` comment every 15 seconds. A client that stops reading is disconnected.
+    ///
+    /// Problem types:
+    /// - 401 `invalid-stream-ticket`: The stream ticket is unknown, used or expired: ask for a new one (they live 60 seconds, for one stream).
+    /// - 401 `invalid-token`: The access token is malformed, expired or not Surge's: refresh it or sign in again.
+    /// - 401 `unauthorized`: No access token was sent.
+    /// - 404 `not-found`: No such resource, or none the caller may see.
+    /// - 429 `too-many-streams`: The account already has as many open streams on this server as it may; close one first.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `GET /v1/stream`.
+    /// - Remark: Generated from `#/paths//v1/stream/get(streamEvents)`.
+    public func streamEvents(
+        query: Operations.StreamEvents.Input.Query = .init(),
+        headers: Operations.StreamEvents.Input.Headers = .init()
+    ) async throws -> Operations.StreamEvents.Output {
+        try await streamEvents(Operations.StreamEvents.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// A ticket that opens one stream within 60 seconds, for a browser's EventSource (which cannot send an Authorization header): GET /v1/stream?ticket=...
+    ///
+    /// A ticket that opens one stream within 60 seconds, for a browser's EventSource (which cannot send an Authorization header): GET /v1/stream?ticket=...
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `POST /v1/stream/tickets`.
+    /// - Remark: Generated from `#/paths//v1/stream/tickets/post(createStreamTicket)`.
+    public func createStreamTicket(headers: Operations.CreateStreamTicket.Input.Headers = .init()) async throws -> Operations.CreateStreamTicket.Output {
+        try await createStreamTicket(Operations.CreateStreamTicket.Input(headers: headers))
     }
     /// Find people by display name (public profiles only).
     ///

@@ -23,5 +23,9 @@ enum GatewayMigrations {
             "CREATE TABLE erased_users (user_id uuid PRIMARY KEY, erased_at timestamptz NOT NULL)",
             "CREATE INDEX erased_users_age ON erased_users (erased_at)",
         ]),
+        Migration(3, "stream tickets", [
+            "CREATE TABLE stream_tickets (ticket_hash bytea PRIMARY KEY, user_id uuid NOT NULL, expires_at timestamptz NOT NULL, used_at timestamptz)",
+            "CREATE INDEX stream_tickets_expiry ON stream_tickets (expires_at)",
+        ]),
     ])
 }

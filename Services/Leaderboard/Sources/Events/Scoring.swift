@@ -6,7 +6,8 @@ import SurgeContracts
 import SurgeMessaging
 
 /// Applies a score change to a board's windows and says whom it moved past: a `RankChanged` for the user on each
-/// window where their rank actually changed, written to the outbox in the same transaction.
+/// window where their rank actually changed, and one `StandingChanged` with the user's new score and rank in every
+/// window, written to the outbox in the same transaction.
 struct Scoring: Sendable {
     let cache: BoardCache
     let outbox: Outbox
@@ -21,9 +22,11 @@ struct Scoring: Sendable {
             before[window] = try await cache.read(BoardWindow(board: board, window: window)) { $0.standing(of: userID) }
         }
         let scores = try await ScoreStore.add(delta, for: userID, on: board, windows: windows, connection: connection, logger: logger)
+        var standings: [StandingChanged.WindowStanding] = []
         for window in windows {
             guard let score = scores[window], let previous = before[window] else { continue }
             let moved = try await cache.read(BoardWindow(board: board, window: window)) { $0.move(userID, from: previous, to: score, naming: Self.namedUsers) }
+            if let rank = moved?.rank ?? previous.rank { standings.append(.init(window: window.description, rank: rank, score: score)) }
             guard let moved else { continue }
             try await outbox.append(
                 RankChanged(
@@ -32,6 +35,10 @@ struct Scoring: Sendable {
                     changedAt: time),
                 on: connection, at: time, trace: trace, logger: logger)
         }
+        guard !standings.isEmpty else { return }
+        try await outbox.append(
+            StandingChanged(board: board.key, scope: board.scope, subjectID: board.subjectID, userID: userID, windows: standings, changedAt: time),
+            on: connection, at: time, trace: trace, logger: logger)
     }
 }
 

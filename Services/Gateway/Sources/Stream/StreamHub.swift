@@ -1,0 +1,215 @@
+import Foundation
+import GatewayDomain
+import Synchronization
+
+/// The connected stream clients of this gateway replica, by topic, and the journal reconnecting clients resume from.
+/// Every replica follows every event (`StreamFeed`), so a client gets its events whichever replica holds it.
+final class StreamHub: Sendable {
+    struct Settings: Sendable {
+        var queueLimit = 256
+        var connectionsPerUser = 5
+        var replayEvents = 100_000
+        var replaySeconds = 300.0
+        var heartbeatSeconds = 15.0
+    }
+
+    enum Refusal: Error { case tooManyConnections(limit: Int), shuttingDown }
+
+    private struct State {
+        var subscribers: [Int: Subscriber] = [:]
+        var byTopic: [StreamTopic: Set<Int>] = [:]
+        var perUser: [UUID: Int] = [:]
+        var journal: StreamJournal
+        var nextID = 0
+        var shuttingDown = false
+    }
+
+    let settings: Settings
+    private let state: Mutex<State>
+
+    init(settings: Settings) {
+        self.settings = settings
+        state = Mutex(State(journal: StreamJournal(capacity: settings.replayEvents, maxAge: settings.replaySeconds)))
+    }
+
+    var connectionCount: Int { state.withLock { $0.subscribers.count } }
+    var hasSubscribers: Bool { connectionCount > 0 }
+
+    /// Connects a client to `topics`. With `lastEventID`, also returns what it missed (nil: it cannot be resumed).
+    func subscribe(userID: UUID, topics: Set<StreamTopic>, lastEventID: String?, now: Double) throws(Refusal) -> (Subscriber, replay: [StreamEvent]?) {
+        let limit = settings.connectionsPerUser
+        let queueLimit = settings.queueLimit
+        let result: Result<(Subscriber, [StreamEvent]?), Refusal> = state.withLock { state in
+            guard !state.shuttingDown else { return .failure(.shuttingDown) }
+            guard state.perUser[userID, default: 0] < limit else { return .failure(.tooManyConnections(limit: limit)) }
+            let subscriber = Subscriber(id: state.nextID, userID: userID, topics: topics, queueLimit: queueLimit)
+            state.nextID += 1
+            state.subscribers[subscriber.id] = subscriber
+            state.perUser[userID, default: 0] += 1
+            for topic in topics { state.byTopic[topic, default: []].insert(subscriber.id) }
+            let replay = lastEventID.flatMap { state.journal.events(after: $0, topics: topics, now: now) }
+            return .success((subscriber, replay))
+        }
+        return try result.get()
+    }
+
+    func remove(_ subscriber: Subscriber) {
+        state.withLock { state in
+            guard state.subscribers.removeValue(forKey: subscriber.id) != nil else { return }
+            state.perUser[subscriber.userID, default: 1] -= 1
+            if state.perUser[subscriber.userID] == 0 { state.perUser[subscriber.userID] = nil }
+            for topic in subscriber.topics { state.byTopic[topic]?.remove(subscriber.id) }
+        }
+    }
+
+    /// Journals `event` and queues it for every client of its topic.
+    func publish(_ event: StreamEvent, now: Double) {
+        let receivers = state.withLock { state -> [Subscriber] in
+            state.journal.append(event, at: now)
+            return (state.byTopic[event.topic] ?? []).compactMap { state.subscribers[$0] }
+        }
+        for subscriber in receivers { subscriber.push(event) }
+    }
+
+    /// The user may no longer see `topic` (they left the group): their connections stop receiving it and are told.
+    func revoke(_ topic: StreamTopic, from userID: UUID) {
+        let affected = state.withLock { state -> [Subscriber] in
+            let ids = (state.byTopic[topic] ?? []).filter { state.subscribers[$0]?.userID == userID }
+            state.byTopic[topic]?.subtract(ids)
+            return ids.compactMap { state.subscribers[$0] }
+        }
+        for subscriber in affected { subscriber.revoke(topic) }
+    }
+
+    /// Ends every connection of a user (the account was deleted).
+    func disconnect(userID: UUID) {
+        let affected = state.withLock { state in state.subscribers.values.filter { $0.userID == userID } }
+        for subscriber in affected { subscriber.close(.accountDeleted) }
+    }
+
+    /// Tells every client to reconnect elsewhere and refuses new ones.
+    func shutDown() {
+        let all = state.withLock { state -> [Subscriber] in
+            state.shuttingDown = true
+            return Array(state.subscribers.values)
+        }
+        for subscriber in all { subscriber.close(.shuttingDown) }
+    }
+}
+
+/// One connected client: its topics and the events it has yet to send.
+final class Subscriber: Sendable {
+    enum CloseReason: Sendable, Equatable { case tooSlow, shuttingDown, accountDeleted }
+
+    enum Next: Sendable {
+        case events([StreamEvent], revoked: [StreamTopic])
+        case idle
+        case closed(CloseReason)
+    }
+
+    let id: Int
+    let userID: UUID
+    let topics: Set<StreamTopic>
+
+    fileprivate struct State {
+        var queue: StreamQueue
+        var revoked: [StreamTopic] = []
+        var closed: CloseReason?
+        var signalled = false
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+
+    private let state: Mutex<State>
+
+    init(id: Int, userID: UUID, topics: Set<StreamTopic>, queueLimit: Int) {
+        self.id = id
+        self.userID = userID
+        self.topics = topics
+        state = Mutex(State(queue: StreamQueue(limit: queueLimit)))
+    }
+
+    func push(_ event: StreamEvent) {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard state.closed == nil, !state.revoked.contains(event.topic) else { return nil }
+            if !state.queue.push(event) { state.closed = .tooSlow }
+            return state.wake()
+        }
+        waiter?.resume()
+    }
+
+    func revoke(_ topic: StreamTopic) {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.queue.drop(topic)
+            state.revoked.append(topic)
+            return state.wake()
+        }
+        waiter?.resume()
+    }
+
+    func close(_ reason: CloseReason) {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            if state.closed == nil { state.closed = reason }
+            return state.wake()
+        }
+        waiter?.resume()
+    }
+
+    var closeReason: CloseReason? { state.withLock { $0.closed } }
+
+    /// What to send next: waits until something is due or `deadline` passes (`.idle`: time for a heartbeat).
+    func next(until deadline: ContinuousClock.Instant) async -> Next {
+        var deadline = deadline
+        while true {
+            let now = ContinuousClock.now
+            let (next, due) = state.withLock { state -> (Next?, Double?) in
+                if let reason = state.closed { return (.closed(reason), nil) }
+                let popped = state.queue.pop(now: StreamClock.seconds(now))
+                let revoked = state.revoked
+                state.revoked = []
+                state.signalled = false
+                return popped.events.isEmpty && revoked.isEmpty ? (nil, popped.nextDue) : (.events(popped.events, revoked: revoked), nil)
+            }
+            if let next { return next }
+            if now >= deadline { return .idle }
+            if let due { deadline = min(deadline, now + .seconds(due - StreamClock.seconds(now))) }
+            await waitForSignal(until: deadline)
+        }
+    }
+
+    private func waitForSignal(until deadline: ContinuousClock.Instant) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.signal() }
+            group.addTask { try? await Task.sleep(until: deadline, clock: .continuous) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    private func signal() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { state -> Bool in
+                    if state.signalled || state.closed != nil || Task.isCancelled { return true }
+                    state.waiter = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { state in
+                let waiter = state.waiter
+                state.waiter = nil
+                return waiter
+            }?.resume()
+        }
+    }
+}
+
+extension Subscriber.State {
+    fileprivate mutating func wake() -> CheckedContinuation<Void, Never>? {
+        signalled = true
+        let waiter = self.waiter
+        self.waiter = nil
+        return waiter
+    }
+}

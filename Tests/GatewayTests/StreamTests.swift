@@ -1,0 +1,141 @@
+import Foundation
+import GatewayDomain
+import SurgeTestSupport
+import Testing
+
+@testable import GatewayService
+
+@Suite("Stream: framing, journal, coalescing and slow clients", .tags(.unit), .kind(.unit))
+struct StreamTests {
+    let alice = UUID()
+    let household = UUID()
+
+    func event(_ id: String, _ topic: StreamTopic, board: String? = nil, name: String = "chore") -> StreamEvent {
+        StreamEvent(id: id, name: board == nil ? name : "board", data: #"{"n":"\#(id)"}"#, topic: topic, coalescingKey: board)
+    }
+
+    @Test("Server-Sent Events framing: id, event, one data line per line; comments and retry")
+    func framing() {
+        #expect(ServerSentEvent(id: "p-1-7", name: "chore", data: "{\"a\":1}").encoded == "event: chore\nid: p-1-7\ndata: {\"a\":1}\n\n")
+        #expect(ServerSentEvent(data: "one\ntwo").encoded == "data: one\ndata: two\n\n")
+        #expect(ServerSentEvent(id: "a\nb", name: "x\r", data: "").encoded == "event: x\nid: ab\ndata: \n\n", "a field cannot break a line")
+        #expect(ServerSentEvent.comment("heartbeat") == ": heartbeat\n\n")
+        #expect(ServerSentEvent.retry(milliseconds: 2000) == "retry: 2000\n\n")
+    }
+
+    @Test("boards a client names: group and challenge (competition) by UUID, nothing else")
+    func boards() {
+        let id = UUID()
+        #expect(StreamTopic(board: "group:\(id.uuidString)") == .group(id))
+        #expect(StreamTopic(board: "competition:\(id.uuidString)") == .challenge(id))
+        #expect(StreamTopic(board: "challenge:\(id.uuidString.lowercased())")?.description == "challenge:\(id.uuidString.lowercased())")
+        for bad in ["user:\(id.uuidString)", "group:", "group:nope", "\(id.uuidString)"] {
+            #expect(StreamTopic(board: Substring(bad)) == nil, "\(bad)")
+        }
+    }
+
+    @Test("the journal replays a topic's events after an id, in order; an evicted or unknown id cannot be resumed")
+    func journal() {
+        var journal = StreamJournal(capacity: 4, maxAge: 60)
+        let mine: Set<StreamTopic> = [.user(alice), .group(household)]
+        journal.append(event("e1", .user(alice)), at: 0)
+        journal.append(event("e2", .user(UUID())), at: 1)
+        journal.append(event("e3", .group(household)), at: 2)
+        journal.append(event("e4", .user(alice)), at: 3)
+        #expect(journal.events(after: "e1", topics: mine, now: 3)?.map(\.id) == ["e3", "e4"])
+        #expect(journal.events(after: "e4", topics: mine, now: 3)?.map(\.id) == [])
+        #expect(journal.events(after: "nope", topics: mine, now: 3) == nil)
+        journal.append(event("e5", .user(alice)), at: 4)
+        #expect(journal.events(after: "e1", topics: mine, now: 4) == nil, "beyond the capacity")
+        #expect(journal.events(after: "e2", topics: mine, now: 4)?.map(\.id) == ["e3", "e4", "e5"])
+        #expect(journal.events(after: "e3", topics: mine, now: 62.5) == nil, "older than the window")
+        #expect(journal.events(after: "e4", topics: mine, now: 62.5)?.map(\.id) == ["e5"])
+        var many = StreamJournal(capacity: 100, maxAge: 1_000)
+        for index in 0..<5_000 { many.append(event("m\(index)", .user(alice)), at: Double(index) / 10) }
+        #expect(many.count == 100 && many.events(after: "m4990", topics: mine, now: 500)?.count == 9)
+    }
+
+    @Test("a board's standings go at most once a second, the latest winning; other events are never merged")
+    func coalescing() {
+        var queue = StreamQueue(limit: 10)
+        let board = StreamTopic.group(household)
+        do { let pushed = queue.push(event("b1", board, board: "group:h")); #expect(pushed) }
+        do { let pushed = queue.push(event("c1", board)); #expect(pushed) }
+        var popped = queue.pop(now: 100)
+        #expect(popped.events.map(\.id) == ["c1", "b1"] && popped.nextDue == nil, "the first standing goes at once")
+        do { let pushed = queue.push(event("b2", board, board: "group:h")); #expect(pushed) }
+        do { let pushed = queue.push(event("b3", board, board: "group:h")); #expect(pushed) }
+        do { let pushed = queue.push(event("x1", .challenge(UUID()), board: "challenge:x")); #expect(pushed) }
+        popped = queue.pop(now: 100.4)
+        #expect(popped.events.map(\.id) == ["x1"] && popped.nextDue == 101)
+        popped = queue.pop(now: 100.9)
+        #expect(popped.events.isEmpty)
+        popped = queue.pop(now: 101)
+        #expect(popped.events.map(\.id) == ["b3"] && popped.nextDue == nil && queue.isEmpty, "the latest of the second")
+        do { let pushed = queue.push(event("b4", board, board: "group:h")); #expect(pushed) }
+        queue.drop(board)
+        #expect(queue.isEmpty, "a revoked board leaves nothing pending")
+    }
+
+    @Test("a queue past its limit overflows instead of growing; standings never count against it")
+    func overflow() {
+        var queue = StreamQueue(limit: 3)
+        for index in 0..<3 {
+            let pushed = queue.push(event("e\(index)", .user(alice)))
+            #expect(pushed)
+        }
+        for index in 0..<50 {
+            let pushed = queue.push(event("b\(index)", .group(household), board: "group:h"))
+            #expect(pushed)
+        }
+        let overflowed = !queue.push(event("e3", .user(alice)))
+        #expect(overflowed)
+        let popped = queue.pop(now: 0)
+        #expect(popped.events.map(\.id) == ["e0", "e1", "e2", "b49"])
+    }
+
+    @Test("the hub: a client that stops reading is cut off while the others keep receiving; a revoked board is told once")
+    func hub() async throws {
+        let hub = StreamHub(settings: .init(queueLimit: 8, connectionsPerUser: 2))
+        let bob = UUID()
+        let (stuck, _) = try hub.subscribe(userID: alice, topics: [.user(alice), .group(household)], lastEventID: nil, now: 0)
+        let (reader, _) = try hub.subscribe(userID: bob, topics: [.user(bob), .group(household)], lastEventID: nil, now: 0)
+        var received: [String] = []
+        for index in 0..<20 {
+            hub.publish(event("g\(index)", .group(household)), now: Double(index))
+            if case .events(let events, _) = await reader.next(until: .now + .seconds(1)) { received += events.map(\.id) }
+        }
+        #expect(stuck.closeReason == .tooSlow)
+        #expect(received == (0..<20).map { "g\($0)" })
+
+        hub.revoke(.group(household), from: bob)
+        hub.publish(event("after", .group(household)), now: 30)
+        guard case .events(let events, let revoked) = await reader.next(until: .now + .seconds(1)) else {
+            Issue.record("nothing for the reader")
+            return
+        }
+        #expect(events.isEmpty && revoked == [.group(household)])
+        hub.publish(event("own", .user(bob)), now: 31)
+        guard case .events(let own, _) = await reader.next(until: .now + .seconds(1)) else {
+            Issue.record("the reader's own event did not arrive")
+            return
+        }
+        #expect(own.map(\.id) == ["own"])
+        if case .idle = await reader.next(until: .now + .milliseconds(50)) {} else { Issue.record("expected a heartbeat slot") }
+        hub.remove(stuck)
+        hub.remove(reader)
+        #expect(hub.connectionCount == 0)
+    }
+
+    @Test("connections per user are capped; shutting down closes every connection and refuses new ones")
+    func limits() throws {
+        let hub = StreamHub(settings: .init(connectionsPerUser: 2))
+        let first = try hub.subscribe(userID: alice, topics: [.user(alice)], lastEventID: nil, now: 0).0
+        _ = try hub.subscribe(userID: alice, topics: [.user(alice)], lastEventID: nil, now: 0)
+        #expect(throws: StreamHub.Refusal.self) { _ = try hub.subscribe(userID: alice, topics: [.user(alice)], lastEventID: nil, now: 0) }
+        hub.remove(first)
+        _ = try hub.subscribe(userID: alice, topics: [.user(alice)], lastEventID: nil, now: 0)
+        hub.shutDown()
+        #expect(throws: StreamHub.Refusal.self) { _ = try hub.subscribe(userID: UUID(), topics: [], lastEventID: nil, now: 0) }
+    }
+}

@@ -1,0 +1,172 @@
+import ArgumentParser
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import SurgeKafka
+import Synchronization
+
+/// The live stream's figures: a check-in's 2xx to its event on the caller's stream, beside a raw produce→consume hop
+/// through the same broker (the same tail the gateway uses), and what 1,000 idle streams cost the gateway.
+struct StreamBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "stream")
+
+    @Option(help: "Gateway base URL.") var gateway = "http://127.0.0.1:8080"
+    @Option(help: "Progress base URL (its simulated clock is moved through /internal/clock).") var progress = "http://127.0.0.1:8083"
+    @Option(help: "Kafka bootstrap servers.") var kafka = "127.0.0.1:9092"
+    @Option(help: "A file holding the gateway's process id (for its resident memory).") var gatewayPidFile: String?
+    @Option(help: "Measured hops and check-ins.") var samples = 300
+    @Option(help: "Idle streams to open.") var idleStreams = 1000
+
+    func run() async throws {
+        let hop = try await rawHop()
+        let delivery = try await checkInToStream()
+        print("")
+        print("Live stream (\(samples) samples each, sequential):")
+        print("  path                                     p50 ms   p99 ms")
+        print(String(format: "  raw produce→consume (yardstick)         %7.2f  %7.2f", percentile(hop, 0.5), percentile(hop, 0.99)))
+        print(String(format: "  check-in 2xx → event on the stream      %7.2f  %7.2f", percentile(delivery, 0.5), percentile(delivery, 0.99)))
+        print(String(format: "  p99 ratio (stream / raw hop): %.2f (target ≤ 3)", percentile(delivery, 0.99) / percentile(hop, 0.99)))
+        try await idleMemory()
+    }
+
+    /// Produce one record and wait for the tail to hand it over, `samples` times.
+    func rawHop() async throws -> [Double] {
+        let logger = Logger(label: "bench")
+        let configuration = KafkaConfiguration(bootstrapServers: kafka, clientID: "surge-bench")
+        let producer = try KafkaProducer(configuration: configuration, logger: logger)
+        let topic = "surge.bench.hop"
+        _ = try await producer.send(KafkaRecord(topic: topic, key: nil, value: Data("create".utf8)))
+        let (arrivals, continuation) = AsyncStream.makeStream(of: String.self)
+        let tail = try KafkaTail(configuration: configuration, topics: [topic], logger: logger) { message in
+            continuation.yield(String(decoding: message.value ?? Data(), as: UTF8.self))
+        }
+        let following = Task { try await tail.run() }
+        defer { following.cancel() }
+        var iterator = arrivals.makeAsyncIterator()
+        // The tail starts at the end: probe until it is following.
+        let probing = Task {
+            for index in 0..<600 {
+                _ = try? await producer.send(KafkaRecord(topic: topic, key: nil, value: Data("probe-\(index)".utf8)))
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
+        guard await iterator.next() != nil else { throw BenchError("the tail never followed \(topic)") }
+        probing.cancel()
+        _ = await probing.result
+        var latencies: [Double] = []
+        for index in 0..<samples {
+            let label = "hop-\(index)"
+            let start = ContinuousClock.now
+            _ = try await producer.send(KafkaRecord(topic: topic, key: nil, value: Data(label.utf8)))
+            while let value = await iterator.next(), value != label {}
+            latencies.append(milliseconds(ContinuousClock.now - start))
+        }
+        await producer.close()
+        return latencies
+    }
+
+    /// Tick and untick a habit; each 2xx waits for its `checkin` / `checkin-undone` on the user's own stream.
+    func checkInToStream() async throws -> [Double] {
+        let api = GatewayClient(gateway: gateway)
+        let habit = try await BenchHabit.publish(kafka: kafka)
+        try await BenchHabit.setClock(Date(), progress: progress)
+        let token = try await api.guest("Streamer", zone: "Europe/Rome")
+        let attempt = try await api.retrying { try await api.startAttempt(habit, token: token) }
+        let stream = try await EventStreamReader.open(gateway + "/v1/stream", token: token)
+        defer { stream.close() }
+        var latencies: [Double] = []
+        for index in 0..<samples {
+            let before = stream.count(of: ["checkin", "checkin-undone"])
+            _ = try await api.tick(attempt, done: index % 2 == 0, token: token)
+            let answered = ContinuousClock.now
+            let arrived = try await stream.waitForCount(of: ["checkin", "checkin-undone"], above: before)
+            latencies.append(max(0, milliseconds(arrived - answered)))
+        }
+        return latencies
+    }
+
+    /// The gateway's resident memory before and after `idleStreams` streams are open and subscribed.
+    func idleMemory() async throws {
+        guard let gatewayPidFile, let pid = try? String(contentsOfFile: gatewayPidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines) else {
+            print("  (no --gateway-pid-file: idle stream memory not measured)")
+            return
+        }
+        let api = GatewayClient(gateway: gateway)
+        let token = try await api.guest("Idler", zone: "Europe/Rome")
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = idleStreams + 10
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        let before = try residentKiB(pid)
+        var streams: [EventStreamReader] = []
+        for _ in 0..<idleStreams { streams.append(try await EventStreamReader.open(gateway + "/v1/stream", token: token, client: client)) }
+        let after = try residentKiB(pid)
+        print("")
+        print("Idle streams: \(idleStreams) open; gateway RSS \(before / 1024) MiB → \(after / 1024) MiB, "
+            + String(format: "%.1f KiB per stream", Double(after - before) / Double(idleStreams)))
+        for stream in streams { stream.close() }
+        try await client.shutdown()
+    }
+
+    func residentKiB(_ pid: String) throws -> Int {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kib = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+        else { throw BenchError("no VmRSS for \(pid)") }
+        return kib
+    }
+
+    func percentile(_ values: [Double], _ p: Double) -> Double {
+        let sorted = values.sorted()
+        return sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+    }
+}
+
+/// Reads one stream, counting events by name with their arrival instants; returns once `ready` arrived.
+final class EventStreamReader: Sendable {
+    private let arrivals = Mutex<[(name: String, at: ContinuousClock.Instant)]>([])
+    private let reading = Mutex<Task<Void, Never>?>(nil)
+
+    static func open(_ url: String, token: String, client: HTTPClient = .shared) async throws -> EventStreamReader {
+        var request = HTTPClientRequest(url: url)
+        request.headers.add(name: "authorization", value: "Bearer \(token)")
+        let response = try await client.execute(request, deadline: .now() + .hours(1))
+        guard response.status == .ok else { throw BenchError("GET /v1/stream: \(response.status.code)") }
+        let reader = EventStreamReader()
+        reader.reading.withLock {
+            $0 = Task {
+                var pending = ""
+                do {
+                    for try await buffer in response.body {
+                        pending += String(buffer: buffer)
+                        while let end = pending.range(of: "\n\n") {
+                            let block = pending[..<end.lowerBound]
+                            if let line = block.split(separator: "\n").first(where: { $0.hasPrefix("event: ") }) {
+                                let name = String(line.dropFirst("event: ".count))
+                                reader.arrivals.withLock { $0.append((name, .now)) }
+                            }
+                            pending = String(pending[end.upperBound...])
+                        }
+                    }
+                } catch {}
+            }
+        }
+        _ = try await reader.waitForCount(of: ["ready"], above: 0)
+        return reader
+    }
+
+    func count(of names: Set<String>) -> Int { arrivals.withLock { $0.filter { names.contains($0.name) }.count } }
+
+    /// When the event that took the count of `names` past `count` arrived.
+    func waitForCount(of names: Set<String>, above count: Int, timeout: Duration = .seconds(30)) async throws -> ContinuousClock.Instant {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let matching = arrivals.withLock { $0.filter { names.contains($0.name) } }
+            if matching.count > count { return matching[count].at }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        throw BenchError("no \(names.sorted()) event on the stream within \(timeout)")
+    }
+
+    func close() { reading.withLock { $0?.cancel() } }
+}
