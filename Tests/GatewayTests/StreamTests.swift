@@ -36,7 +36,7 @@ struct StreamTests {
 
     @Test("the journal replays a topic's events after an id, in order; an evicted or unknown id cannot be resumed")
     func journal() {
-        var journal = StreamJournal(capacity: 4, maxAge: 60)
+        var journal = StreamJournal<StreamEvent>(capacity: 4, maxAge: 60)
         let mine: Set<StreamTopic> = [.user(alice), .group(household)]
         journal.append(event("e1", .user(alice)), at: 0)
         journal.append(event("e2", .user(UUID())), at: 1)
@@ -50,7 +50,7 @@ struct StreamTests {
         #expect(journal.events(after: "e2", topics: mine, now: 4)?.map(\.id) == ["e3", "e4", "e5"])
         #expect(journal.events(after: "e3", topics: mine, now: 62.5) == nil, "older than the window")
         #expect(journal.events(after: "e4", topics: mine, now: 62.5)?.map(\.id) == ["e5"])
-        var many = StreamJournal(capacity: 100, maxAge: 1_000)
+        var many = StreamJournal<StreamEvent>(capacity: 100, maxAge: 1_000)
         for index in 0..<5_000 { many.append(event("m\(index)", .user(alice)), at: Double(index) / 10) }
         #expect(many.count == 100 && many.events(after: "m4990", topics: mine, now: 500)?.count == 9)
     }
@@ -94,28 +94,70 @@ struct StreamTests {
         #expect(popped.events.map(\.id) == ["e0", "e1", "e2", "b49"])
     }
 
+    /// Records whose value is the topic's user or group id, as `user:<id>` or `group:<id>`.
+    static func route(_ recorded: StreamHub.Recorded) -> StreamEvent? {
+        let text = String(decoding: recorded.value, as: UTF8.self)
+        let parts = text.split(separator: ":")
+        guard parts.count == 2, let id = UUID(uuidString: String(parts[1])) else { return nil }
+        return StreamEvent(id: recorded.id, name: recorded.type, data: text, topic: parts[0] == "user" ? .user(id) : .group(id))
+    }
+
+    func recorded(_ id: String, _ topic: StreamTopic) -> StreamHub.Recorded {
+        StreamHub.Recorded(id: id, type: "chore", value: Data(topic.description.utf8))
+    }
+
+    @Test("a client resumes what happened while nobody was connected, only its own topics, in order, once")
+    func resumeAcrossAGap() async throws {
+        let hub = StreamHub(settings: .init(), route: Self.route)
+        let topics: Set<StreamTopic> = [.user(alice), .group(household)]
+        let (phone, none) = try hub.subscribe(userID: alice, topics: topics, lastEventID: nil, now: 0)
+        #expect(none == nil)
+        hub.record(recorded("r1", .user(alice)), now: 1)
+        guard case .events(let first, _) = await phone.next(until: .now + .seconds(1)) else {
+            Issue.record("r1 did not arrive")
+            return
+        }
+        #expect(first.map(\.id) == ["r1"])
+        hub.remove(phone)
+        #expect(hub.connectionCount == 0)
+        hub.record(recorded("r2", .group(household)), now: 2)
+        hub.record(recorded("r3", .user(UUID())), now: 3)
+        hub.record(recorded("r4", .user(alice)), now: 4)
+        let (again, replay) = try hub.subscribe(userID: alice, topics: topics, lastEventID: "r1", now: 5)
+        #expect(replay?.map(\.id) == ["r2", "r4"])
+        hub.publish(try #require(Self.route(recorded("r4", .user(alice)))))
+        hub.record(recorded("r5", .user(alice)), now: 6)
+        guard case .events(let live, _) = await again.next(until: .now + .seconds(1)) else {
+            Issue.record("r5 did not arrive")
+            return
+        }
+        #expect(live.map(\.id) == ["r5"], "a replayed event arriving live as well is not sent twice")
+        let (_, lost) = try hub.subscribe(userID: alice, topics: topics, lastEventID: "never", now: 7)
+        #expect(lost == nil, "an id the journal does not hold cannot be resumed: reset")
+    }
+
     @Test("the hub: a client that stops reading is cut off while the others keep receiving; a revoked board is told once")
     func hub() async throws {
-        let hub = StreamHub(settings: .init(queueLimit: 8, connectionsPerUser: 2))
+        let hub = StreamHub(settings: .init(queueLimit: 8, connectionsPerUser: 2), route: Self.route)
         let bob = UUID()
         let (stuck, _) = try hub.subscribe(userID: alice, topics: [.user(alice), .group(household)], lastEventID: nil, now: 0)
         let (reader, _) = try hub.subscribe(userID: bob, topics: [.user(bob), .group(household)], lastEventID: nil, now: 0)
         var received: [String] = []
         for index in 0..<20 {
-            hub.publish(event("g\(index)", .group(household)), now: Double(index))
+            hub.record(recorded("g\(index)", .group(household)), now: Double(index))
             if case .events(let events, _) = await reader.next(until: .now + .seconds(1)) { received += events.map(\.id) }
         }
         #expect(stuck.closeReason == .tooSlow)
         #expect(received == (0..<20).map { "g\($0)" })
 
         hub.revoke(.group(household), from: bob)
-        hub.publish(event("after", .group(household)), now: 30)
+        hub.record(recorded("after", .group(household)), now: 30)
         guard case .events(let events, let revoked) = await reader.next(until: .now + .seconds(1)) else {
             Issue.record("nothing for the reader")
             return
         }
         #expect(events.isEmpty && revoked == [.group(household)])
-        hub.publish(event("own", .user(bob)), now: 31)
+        hub.record(recorded("own", .user(bob)), now: 31)
         guard case .events(let own, _) = await reader.next(until: .now + .seconds(1)) else {
             Issue.record("the reader's own event did not arrive")
             return
@@ -129,7 +171,7 @@ struct StreamTests {
 
     @Test("connections per user are capped; shutting down closes every connection and refuses new ones")
     func limits() throws {
-        let hub = StreamHub(settings: .init(connectionsPerUser: 2))
+        let hub = StreamHub(settings: .init(connectionsPerUser: 2), route: Self.route)
         let first = try hub.subscribe(userID: alice, topics: [.user(alice)], lastEventID: nil, now: 0).0
         _ = try hub.subscribe(userID: alice, topics: [.user(alice)], lastEventID: nil, now: 0)
         #expect(throws: StreamHub.Refusal.self) { _ = try hub.subscribe(userID: alice, topics: [.user(alice)], lastEventID: nil, now: 0) }

@@ -24,7 +24,7 @@ public enum GatewayService {
         let streamSettings = StreamHub.Settings(
             queueLimit: try reader.int("STREAM_QUEUE_LIMIT", default: 256, range: 8...100_000),
             connectionsPerUser: try reader.int("STREAM_CONNECTIONS_PER_USER", default: 5, range: 1...10_000),
-            replayEvents: try reader.int("STREAM_REPLAY_EVENTS", default: 100_000, range: 0...10_000_000),
+            replayEvents: try reader.int("STREAM_REPLAY_EVENTS", default: 20_000, range: 0...10_000_000),
             replaySeconds: Double(try reader.int("STREAM_REPLAY_SECONDS", default: 300, range: 0...86_400)),
             heartbeatSeconds: Double(try reader.int("STREAM_HEARTBEAT_SECONDS", default: 15, range: 1...300)))
         let infrastructure = try await ServiceInfrastructure.start(settings, migrations: [GatewayMigrations.set])
@@ -57,7 +57,8 @@ public enum GatewayService {
             maxUploadBytes: maxUploadBytes,
             now: now)
         let export = ExportController(client: client, upstreams: upstreams, signer: settings.internalCalls, now: now)
-        let hub = StreamHub(settings: streamSettings)
+        let streamLogger = infrastructure.logger
+        let hub = StreamHub(settings: streamSettings) { StreamFeed.route($0, logger: streamLogger) }
         let feed = StreamFeed(hub: hub, logger: infrastructure.logger)
         let tail = try KafkaTail(configuration: settings.kafka, topics: StreamFeed.topics, logger: infrastructure.logger) { feed.handle($0) }
         let tickets = StreamTickets(client: infrastructure.database, logger: infrastructure.logger)

@@ -6,7 +6,8 @@ import SurgeKafka
 
 /// Turns the public topics' records into stream events for this replica's clients: a user's own events (notifications,
 /// badges, check-ins, days, streaks, points, attempts, rank moves), a group's board standings, chores and chore edits,
-/// a challenge's board standings. Membership and deletion events revoke what a user may still receive.
+/// a challenge's board standings. Every such record is journaled for resuming clients; it is decoded only when a client
+/// is connected or resumes past it. Membership and deletion events revoke what a user may still receive.
 struct StreamFeed: Sendable {
     let hub: StreamHub
     let logger: Logger
@@ -63,7 +64,13 @@ struct StreamFeed: Sendable {
             control(type, value)
             return
         }
-        guard let route = Self.routes[type], hub.hasSubscribers, let routing = decode(value, type: type) else { return }
+        guard Self.routes[type] != nil else { return }
+        hub.record(StreamHub.Recorded(id: Self.eventID(message), type: type, value: value), now: StreamClock.now())
+    }
+
+    /// The stream event a record is, for whom; nil when it names nobody.
+    static func route(_ recorded: StreamHub.Recorded, logger: Logger) -> StreamEvent? {
+        guard let route = routes[recorded.type], let routing = decode(recorded.value, type: recorded.type, logger: logger) else { return nil }
         let topic: StreamTopic?
         var coalescingKey: String?
         switch route {
@@ -74,14 +81,13 @@ struct StreamFeed: Sendable {
         case .group: topic = routing.groupID.map(StreamTopic.group)
         case .definitionGroup: topic = routing.definition?.groupID.map(StreamTopic.group)
         }
-        guard let topic else { return }
-        let event = StreamEvent(
-            id: Self.eventID(message), name: route.name, data: String(decoding: value, as: UTF8.self), topic: topic, coalescingKey: coalescingKey)
-        hub.publish(event, now: StreamClock.now())
+        guard let topic else { return nil }
+        return StreamEvent(
+            id: recorded.id, name: route.name, data: String(decoding: recorded.value, as: UTF8.self), topic: topic, coalescingKey: coalescingKey)
     }
 
     private func control(_ type: String, _ value: Data) {
-        guard let routing = decode(value, type: type), let userID = routing.userID else { return }
+        guard let routing = Self.decode(value, type: type, logger: logger), let userID = routing.userID else { return }
         if type == UserDeleted.descriptor.type {
             hub.disconnect(userID: userID)
         } else if let groupID = routing.groupID, routing.change == MembershipChange.left.rawValue || routing.change == MembershipChange.removed.rawValue {
@@ -89,7 +95,7 @@ struct StreamFeed: Sendable {
         }
     }
 
-    private func decode(_ value: Data, type: String) -> Routing? {
+    private static func decode(_ value: Data, type: String, logger: Logger) -> Routing? {
         do {
             return try JSONDecoder().decode(Routing.self, from: value)
         } catch {

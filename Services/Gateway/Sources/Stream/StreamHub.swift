@@ -8,38 +8,47 @@ final class StreamHub: Sendable {
     struct Settings: Sendable {
         var queueLimit = 256
         var connectionsPerUser = 5
-        var replayEvents = 100_000
+        var replayEvents = 20_000
         var replaySeconds = 300.0
         var heartbeatSeconds = 15.0
     }
 
     enum Refusal: Error { case tooManyConnections(limit: Int), shuttingDown }
 
+    /// A record as it arrived, routed (decoded) only when a client resumes past it.
+    struct Recorded: StreamJournalEntry {
+        var id: String
+        var type: String
+        var value: Data
+    }
+
     private struct State {
         var subscribers: [Int: Subscriber] = [:]
         var byTopic: [StreamTopic: Set<Int>] = [:]
         var perUser: [UUID: Int] = [:]
-        var journal: StreamJournal
+        var journal: StreamJournal<Recorded>
         var nextID = 0
         var shuttingDown = false
     }
 
     let settings: Settings
     private let state: Mutex<State>
+    /// What a recorded record is for clients (nil: nothing any client receives).
+    private let route: @Sendable (Recorded) -> StreamEvent?
 
-    init(settings: Settings) {
+    init(settings: Settings, route: @escaping @Sendable (Recorded) -> StreamEvent?) {
         self.settings = settings
+        self.route = route
         state = Mutex(State(journal: StreamJournal(capacity: settings.replayEvents, maxAge: settings.replaySeconds)))
     }
 
     var connectionCount: Int { state.withLock { $0.subscribers.count } }
-    var hasSubscribers: Bool { connectionCount > 0 }
 
     /// Connects a client to `topics`. With `lastEventID`, also returns what it missed (nil: it cannot be resumed).
     func subscribe(userID: UUID, topics: Set<StreamTopic>, lastEventID: String?, now: Double) throws(Refusal) -> (Subscriber, replay: [StreamEvent]?) {
         let limit = settings.connectionsPerUser
         let queueLimit = settings.queueLimit
-        let result: Result<(Subscriber, [StreamEvent]?), Refusal> = state.withLock { state in
+        let result: Result<(Subscriber, [Recorded]?), Refusal> = state.withLock { state in
             guard !state.shuttingDown else { return .failure(.shuttingDown) }
             guard state.perUser[userID, default: 0] < limit else { return .failure(.tooManyConnections(limit: limit)) }
             let subscriber = Subscriber(id: state.nextID, userID: userID, topics: topics, queueLimit: queueLimit)
@@ -47,10 +56,15 @@ final class StreamHub: Sendable {
             state.subscribers[subscriber.id] = subscriber
             state.perUser[userID, default: 0] += 1
             for topic in topics { state.byTopic[topic, default: []].insert(subscriber.id) }
-            let replay = lastEventID.flatMap { state.journal.events(after: $0, topics: topics, now: now) }
-            return .success((subscriber, replay))
+            return .success((subscriber, lastEventID.flatMap { state.journal.entries(after: $0, now: now) }))
         }
-        return try result.get()
+        let (subscriber, missed) = try result.get()
+        guard let missed else { return (subscriber, nil) }
+        // Routed outside the lock: decoding is the costly part. A record journaled just before the subscription may
+        // also be on its way to the new subscriber's queue: the subscriber ignores the last replayed ids once.
+        let replay = missed.compactMap(route).filter { topics.contains($0.topic) }
+        subscriber.ignore(replay.suffix(64).map(\.id))
+        return (subscriber, replay)
     }
 
     func remove(_ subscriber: Subscriber) {
@@ -62,12 +76,19 @@ final class StreamHub: Sendable {
         }
     }
 
-    /// Journals `event` and queues it for every client of its topic.
-    func publish(_ event: StreamEvent, now: Double) {
-        let receivers = state.withLock { state -> [Subscriber] in
-            state.journal.append(event, at: now)
-            return (state.byTopic[event.topic] ?? []).compactMap { state.subscribers[$0] }
+    /// Journals a record any client may receive, and queues it for every connected client of its topic.
+    func record(_ recorded: Recorded, now: Double) {
+        let connected = state.withLock { state -> Bool in
+            state.journal.append(recorded, at: now)
+            return !state.subscribers.isEmpty
         }
+        guard connected, let event = route(recorded) else { return }
+        publish(event)
+    }
+
+    /// Queues `event` for every client of its topic.
+    func publish(_ event: StreamEvent) {
+        let receivers = state.withLock { state in (state.byTopic[event.topic] ?? []).compactMap { state.subscribers[$0] } }
         for subscriber in receivers { subscriber.push(event) }
     }
 
@@ -113,6 +134,7 @@ final class Subscriber: Sendable {
 
     fileprivate struct State {
         var queue: StreamQueue
+        var replayed: Set<String> = []
         var revoked: [StreamTopic] = []
         var closed: CloseReason?
         var signalled = false
@@ -130,11 +152,16 @@ final class Subscriber: Sendable {
 
     func push(_ event: StreamEvent) {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard state.closed == nil, !state.revoked.contains(event.topic) else { return nil }
+            guard state.closed == nil, !state.revoked.contains(event.topic), state.replayed.remove(event.id) == nil else { return nil }
             if !state.queue.push(event) { state.closed = .tooSlow }
             return state.wake()
         }
         waiter?.resume()
+    }
+
+    /// Events already sent in the replay: not queued again if they arrive live too.
+    func ignore(_ ids: [String]) {
+        state.withLock { $0.replayed.formUnion(ids) }
     }
 
     func revoke(_ topic: StreamTopic) {
