@@ -129,4 +129,62 @@ struct PauseSystemTests {
             #expect(types.contains("surge.progress.attempt.resumed.v1"))
         }
     }
+
+    @Test("a vacation silences the daily reminder while it lasts; the day after it, the reminder comes again")
+    func vacationSilencesReminders() async throws {
+        try await withTestStack("vacation-reminders") { stack in
+            try await stack.start("identity")
+            try await stack.start("challenges")
+            try await stack.start("progress", environment: ["SIMULATED_CLOCK": "true", "JUDGEMENT_INTERVAL_MS": "100"])
+            try await stack.start("notifications", environment: ["SIMULATED_CLOCK": "true", "REMINDER_INTERVAL_MS": "50"])
+            try await stack.start("gateway")
+            let stage = ProgressStage(stack: stack)
+            let user = try await stage.user("Ravi", timeZone: "Asia/Kolkata")
+            let habit = try await stage.habit(for: user, graceMinutes: 60)
+            // Identity keeps the real clock (tokens stay valid) and preferences are scheduled from its time: the
+            // simulated days come after it.
+            let first = user.calendar.date(at: Date()).adding(days: 10)
+            try await stage.setClock(first, "08:00", for: user)
+            let preferences = try await user.http.put(
+                "/v1/me/preferences", json: ["notificationsEnabled": true, "dailyReminderTime": "09:00", "telemetryOptOut": false])
+            #expect(preferences.status == 200, "\(preferences.text)")
+            let firstReminder = user.calendar.instant(of: LocalTime("09:00")!, on: first)
+            try await waitUntil("the first day's reminder scheduled") {
+                try await stack.database.withAdmin { client in
+                    try await client.query("SELECT fire_at FROM notifications.reminders WHERE user_id = \(user.id)", logger: .test("reminders"))
+                        .collect().first?.decode(Date.self)
+                } == firstReminder
+            }
+            #expect(try await user.http.post("/v1/attempts", json: ["challengeID": habit]).status == 201)
+            let away = try await user.http.post("/v1/me/vacation", json: ["days": 2])
+            #expect((away.json["paused"] as? [[String: Any]])?.count == 1, "\(away.text)")
+            try await waitUntil("notifications knows the vacation") {
+                try await stack.database.count("SELECT count(*) FROM notifications.vacations WHERE user_id = \(user.id)") == 1
+            }
+            /// The reminder row has moved past `date`'s 09:00: that day's reminder was handled (sent or skipped).
+            func handled(_ date: LocalDate) async throws {
+                let fired = user.calendar.instant(of: LocalTime("09:00")!, on: date)
+                try await waitUntil("the reminder of \(date) handled") {
+                    try await stack.database.withAdmin { client in
+                        try await client.query("SELECT fire_at FROM notifications.reminders WHERE user_id = \(user.id)", logger: .test("reminders"))
+                            .collect().first?.decode(Date.self)
+                    }.map { $0 > fired } ?? false
+                }
+            }
+            for offset in 0..<2 {
+                try await stage.setClock(first.adding(days: offset), "09:01", for: user)
+                try await handled(first.adding(days: offset))
+            }
+            try await stage.setClock(first.adding(days: 2), "09:01", for: user)
+            let keys = try await eventually("the first reminder after the vacation") { () -> [String]? in
+                let keys = try await stack.database.withAdmin { client in
+                    try await client.query(
+                        "SELECT key FROM notifications.inbox WHERE user_id = \(user.id) AND kind = 'daily-reminder' ORDER BY key", logger: .test("inbox")
+                    ).collect().map { try $0.decode(String.self) }
+                }
+                return keys.isEmpty ? nil : keys
+            }
+            #expect(keys == ["daily-reminder:\(first.adding(days: 2))"])
+        }
+    }
 }
