@@ -191,7 +191,7 @@ extension AttemptView {
             failureReason: state.failureReason, missedTaskIDs: state.missedTaskIDs, stats: stats, today: today, week: week,
             pauseMode: definition.pauseRule.mode,
             pauses: state.pauses.map { PauseView(pauseID: $0.pauseID, kind: $0.kind, from: $0.from, through: $0.through) },
-            restWeekdays: definition.pauseRule.mode == .pausesStreak ? definition.pauseRule.restWeekdays ?? [] : [])
+            restWeekdays: timeOff.restWeekdays.sorted())
     }
 
     /// "Day 3 of 7". A competition counts whole days from its start instant in its own zone, so a week from Monday
