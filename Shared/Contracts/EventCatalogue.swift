@@ -6,9 +6,9 @@ public enum EventCatalogue {
         UserRegistered.self, UserUpgraded.self, ProfileChanged.self, PreferencesChanged.self, TrainingPlanChanged.self,
         FriendshipChanged.self, GroupChanged.self, GroupMembershipChanged.self, UserDeleted.self,
         ChallengePublished.self, ChallengeChanged.self, ChallengeDeleted.self, ChallengeInvitationSent.self, ChallengeLiked.self,
-        AttemptStarted.self, AttemptRestarted.self, AttemptEnded.self, CheckInRecorded.self, CheckInUndone.self, DayJudged.self,
-        StreakChanged.self, PointsAwarded.self, ChoreOccurrenceChanged.self, RankChanged.self, StandingChanged.self, WindowClosed.self, BadgeAwarded.self,
-        NotificationSent.self,
+        AttemptStarted.self, AttemptRestarted.self, AttemptEnded.self, AttemptPaused.self, AttemptResumed.self, CheckInRecorded.self,
+        CheckInUndone.self, DayJudged.self, StreakChanged.self, PointsAwarded.self, ChoreOccurrenceChanged.self, RankChanged.self,
+        StandingChanged.self, WindowClosed.self, BadgeAwarded.self, NotificationSent.self,
     ]
 
     /// The JSON Schema of one event type's `data`, as a document with `$id`, title and description.

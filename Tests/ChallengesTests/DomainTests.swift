@@ -154,6 +154,19 @@ struct RuleDescriptionTests {
         #expect(RuleDescription.cadenceText(Cadence(kind: .timesPerWeek, timesPerWeek: 6)) == "on 6 days of any week")
     }
 
+    @Test("time off is described when the rules state it, and not otherwise")
+    func pauses() throws {
+        #expect(!RuleDescription.summary(CuratedContent.seventyFiveHard).contains("paused"))
+        var habit = try Fixtures.habit.build(challengeID: UUID(), version: 1, effectiveFrom: nil, ownerID: Fixtures.caller, context: Fixtures.user)
+        habit.rules.pause = PauseRule(mode: .pausesStreak, maxDaysPerPause: 14, pausesPerMonth: 1, restWeekdays: [.sunday, .saturday], skipDaysPerMonth: 2)
+        let summary = RuleDescription.summary(habit)
+        #expect(summary.contains("It can be paused (up to 14 days at a time, 1 pause a month): paused days neither extend nor break the streak."))
+        #expect(summary.contains("Rest days: Saturday, Sunday."))
+        #expect(summary.contains("2 skip days a month, spent on the day itself."))
+        habit.rules.pause = .notAllowed
+        #expect(RuleDescription.summary(habit).contains("It cannot be paused: every day counts."))
+    }
+
     @Test("numbers print whole when they are whole, and any number prints")
     func numbers() {
         #expect(RuleDescription.number(10) == "10")

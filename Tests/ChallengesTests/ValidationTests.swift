@@ -36,8 +36,8 @@ struct BrokenRule: Sendable, CustomTestStringConvertible {
 
     static let long = String(repeating: "x", count: 2001)
 
-    static let all: [BrokenRule] = texts + visibility + durations + tasks + cadences + failures + streaks + pointRules + chores + habits
-        + competitions + weeklies
+    static let all: [BrokenRule] = texts + visibility + durations + tasks + cadences + failures + streaks + pauses + pointRules + chores
+        + habits + competitions + weeklies
 
     static let texts: [BrokenRule] = [
         BrokenRule(rule: "empty name", field: "name", draft: with(Fixtures.habit) { $0.name = "   " }),
@@ -217,6 +217,32 @@ struct BrokenRule: Sendable, CustomTestStringConvertible {
         BrokenRule(
             rule: "grace over two days", field: "rules.checkInGraceMinutes",
             draft: with(Fixtures.habit) { $0.rules = RulesDraft(checkInGraceMinutes: 2881) }),
+    ]
+
+    static func pause(_ base: ChallengeDraft, _ rule: PauseRule) -> ChallengeDraft {
+        with(base) { $0.rules = RulesDraft(pause: rule) }
+    }
+
+    static let pauses: [BrokenRule] = [
+        BrokenRule(
+            rule: "a competition's time limit does not move", field: "rules.pause.mode",
+            draft: pause(Fixtures.competition, PauseRule(mode: .pausesStreak))),
+        BrokenRule(rule: "a chore is not paused", field: "rules.pause.mode", draft: pause(Fixtures.chore, PauseRule(mode: .remindersOnly)), context: Fixtures.member),
+        BrokenRule(
+            rule: "limits without pauses", field: "rules.pause.maxDaysPerPause",
+            draft: pause(Fixtures.habit, PauseRule(mode: .notAllowed, maxDaysPerPause: 3))),
+        BrokenRule(rule: "a pause of 0 days", field: "rules.pause.maxDaysPerPause", draft: pause(Fixtures.habit, PauseRule(mode: .pausesStreak, maxDaysPerPause: 0))),
+        BrokenRule(rule: "32 pauses a month", field: "rules.pause.pausesPerMonth", draft: pause(Fixtures.habit, PauseRule(mode: .pausesStreak, pausesPerMonth: 32))),
+        BrokenRule(rule: "11 skip days a month", field: "rules.pause.skipDaysPerMonth", draft: pause(Fixtures.habit, PauseRule(mode: .pausesStreak, skipDaysPerMonth: 11))),
+        BrokenRule(
+            rule: "skip days that only silence reminders", field: "rules.pause.skipDaysPerMonth",
+            draft: pause(Fixtures.competition, PauseRule(mode: .remindersOnly, skipDaysPerMonth: 2))),
+        BrokenRule(
+            rule: "a repeated rest weekday", field: "rules.pause.restWeekdays",
+            draft: pause(Fixtures.habit, PauseRule(mode: .pausesStreak, restWeekdays: [.sunday, .sunday]))),
+        BrokenRule(
+            rule: "every weekday a rest day", field: "rules.pause.restWeekdays",
+            draft: pause(Fixtures.habit, PauseRule(mode: .pausesStreak, restWeekdays: Weekday.allCases))),
     ]
 
     static let streaks: [BrokenRule] = [

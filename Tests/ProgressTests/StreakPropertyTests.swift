@@ -36,18 +36,20 @@ struct StreakPropertyTests {
             ]
             rules = ChallengeRules(
                 failure: .init(mode: .tolerant, allowedMissedDays: 4), streak: .init(freezesPerMonth: 1),
-                points: .init(kind: .perTask, pointsPerTask: 2), checkInGraceMinutes: 180)
+                points: .init(kind: .perTask, pointsPerTask: 2), checkInGraceMinutes: 180,
+                pause: PauseRule(mode: .pausesStreak, maxDaysPerPause: 5, pausesPerMonth: 2, pausesPerAttempt: 4))
         case 2:
             tasks = [task("meditate", .checkbox)]
             rules = ChallengeRules(
                 failure: .init(mode: .none), streak: .init(freezesPerMonth: 2), points: .init(kind: .perTask, pointsPerTask: 1),
-                checkInGraceMinutes: 1440)
+                checkInGraceMinutes: 1440, pause: PauseRule(mode: .pausesStreak, restWeekdays: [.sunday], skipDaysPerMonth: 2))
         default:
             tasks = [task("pushups", .quantity, target: 10)]
             rules = ChallengeRules(
                 failure: .init(mode: .none),
                 streak: .init(period: .week, freezesPerMonth: 1, activityKeepsWeeklyStreak: template == 3, weeklyGoalDays: 5),
-                points: .init(kind: .perTask, pointsPerTask: 4, completionBonus: 50), checkInGraceMinutes: 60)
+                points: .init(kind: .perTask, pointsPerTask: 4, completionBonus: 50), checkInGraceMinutes: 60,
+                pause: PauseRule(mode: .pausesStreak, maxDaysPerPause: 10))
         }
         return ChallengeDefinition(
             challengeID: UUID(), version: 1, effectiveFrom: nil, kind: template == 2 ? .habit : .curated, name: "T\(template)",
@@ -79,13 +81,32 @@ struct StreakPropertyTests {
         return checkIns
     }
 
-    @Test("streak, best streak, completed days and points agree for 3000 random histories in random zones", arguments: 0..<6)
+    /// Random time off: pauses from a few days back (most refused after the grace window) to a few days ahead, for a
+    /// number of days or until resumed, skip days and resumes, at random instants.
+    static func timeOff(start: LocalDate, days: Int, calendar: LocalCalendar, random: inout SeededRandom) -> [SimulatedPause] {
+        let first = calendar.start(of: start)
+        let span = calendar.end(of: start.adding(days: days)).timeIntervalSince(first)
+        return (0..<Int.random(in: 0...4, using: &random)).map { _ in
+            let action: SimulatedPause.Action
+            switch Int.random(in: 0..<10, using: &random) {
+            case 0..<6: action = .pause(fromOffset: Int.random(in: -2...3, using: &random), days: Bool.random(using: &random) ? Int.random(in: 1...12, using: &random) : nil)
+            case 6..<8: action = .skipDay
+            default: action = .resume
+            }
+            return SimulatedPause(action: action, arrivesAt: first.addingTimeInterval(Double.random(in: 0..<span, using: &random).rounded(.down)))
+        }
+    }
+
+    @Test("streak, best streak, completed days and points agree for 3000 random histories with random time off in random zones", arguments: 0..<6)
     func agreement(batch: Int) throws {
         var random = SeededRandom(seed: UInt64(batch))
         var seen: [String: Int] = [:]
         defer {
             // The histories must exercise what is being compared, or agreement would prove nothing.
-            for outcome in ["failed", "completed", "frozen", "streak of 5+", "late check-in refused", "superseded toggle"] {
+            for outcome in [
+                "failed", "completed", "frozen", "streak of 5+", "late check-in refused", "superseded toggle", "paused period", "pause refused",
+                "retroactive pause", "resumed", "check-in on a day off refused",
+            ] {
                 #expect((seen[outcome] ?? 0) > 0, "no history in batch \(batch) produced: \(outcome)")
             }
         }
@@ -99,23 +120,30 @@ struct StreakPropertyTests {
             let days = Int.random(in: 1...50, using: &random)
             let endOn = duration.map { start.adding(days: $0 - 1) }
             let checkIns = Self.history(definition, start: start, days: days, calendar: calendar, random: &random)
+            let pauses = Self.timeOff(start: start, days: days, calendar: calendar, random: &random)
             let now = calendar.end(of: start.adding(days: days)).addingTimeInterval(2 * 86_400)
             let incremental = IncrementalRun.run(
-                timeline: DefinitionTimeline([definition])!, startedOn: start, endOn: endOn, calendar: calendar, checkIns: checkIns, until: now,
-                dailyGoal: 20)
+                timeline: DefinitionTimeline([definition])!, startedOn: start, endOn: endOn, calendar: calendar, checkIns: checkIns, pauses: pauses,
+                until: now, dailyGoal: 20)
             let lastJudged = incremental.state.judgedThrough ?? start.adding(days: -1)
             let scratch = FromScratch.recompute(
                 definition: definition, startedOn: start, lastDay: lastJudged, endOn: endOn, accepted: incremental.accepted,
-                calendar: calendar, dailyGoal: 20)
+                pauses: incremental.state.pauses, calendar: calendar, dailyGoal: 20)
             if incremental.state.status == .failed { seen["failed", default: 0] += 1 }
             if incremental.state.status == .completed { seen["completed", default: 0] += 1 }
             if incremental.state.periodsFrozen > 0 { seen["frozen", default: 0] += 1 }
             if incremental.state.bestStreak >= 5 { seen["streak of 5+", default: 0] += 1 }
             if incremental.refused > 0 { seen["late check-in refused", default: 0] += 1 }
             if incremental.superseded > 0 { seen["superseded toggle", default: 0] += 1 }
+            if incremental.state.periodsPaused > 0 { seen["paused period", default: 0] += 1 }
+            if incremental.pausesRefused > 0 { seen["pause refused", default: 0] += 1 }
+            if incremental.retroactivePauses > 0 { seen["retroactive pause", default: 0] += 1 }
+            if incremental.resumes > 0 { seen["resumed", default: 0] += 1 }
+            if incremental.refusedOff > 0 { seen["check-in on a day off refused", default: 0] += 1 }
             #expect(incremental.state.currentStreak == scratch.currentStreak, "\(seed): streak")
             #expect(incremental.state.bestStreak == scratch.bestStreak, "\(seed): best")
             #expect(incremental.state.periodsCompleted == scratch.completed, "\(seed): completed")
+            #expect(incremental.state.periodsPaused == scratch.paused, "\(seed): paused")
             #expect(incremental.ledger == scratch.points, "\(seed): points")
             #expect(incremental.state.points == scratch.points, "\(seed): attempt points")
             #expect((incremental.state.status == .failed) == scratch.failed, "\(seed): failed")

@@ -92,16 +92,22 @@ public struct RulesDraft: Codable, Sendable, Equatable {
     public var streak: StreakRule?
     public var points: PointsRule?
     public var checkInGraceMinutes: Int?
+    /// Time off; the kind's default (`PauseRule.default(for:)`) when absent.
+    public var pause: PauseRule?
 
-    public init(failure: FailureRule? = nil, streak: StreakRule? = nil, points: PointsRule? = nil, checkInGraceMinutes: Int? = nil) {
+    public init(
+        failure: FailureRule? = nil, streak: StreakRule? = nil, points: PointsRule? = nil, checkInGraceMinutes: Int? = nil, pause: PauseRule? = nil
+    ) {
         self.failure = failure
         self.streak = streak
         self.points = points
         self.checkInGraceMinutes = checkInGraceMinutes
+        self.pause = pause
     }
 
     public init(_ rules: ChallengeRules) {
-        self.init(failure: rules.failure, streak: rules.streak, points: rules.points, checkInGraceMinutes: rules.checkInGraceMinutes)
+        self.init(
+            failure: rules.failure, streak: rules.streak, points: rules.points, checkInGraceMinutes: rules.checkInGraceMinutes, pause: rules.pause)
     }
 }
 
@@ -182,7 +188,9 @@ extension ChallengeDraft {
         let points = rules?.points ?? (kind == .chore ? PointsRule(kind: .perTask) : .none)
         // Habits are offline-first (003): a day's completion may sync up to a day late.
         let grace = rules?.checkInGraceMinutes ?? (kind == .habit ? 1440 : 0)
-        return ChallengeRules(failure: failure, streak: streak, points: points, checkInGraceMinutes: grace)
+        // Absent, the kind's default applies (`ChallengeDefinition.pauseRule`), so definitions from before pauses
+        // existed read the same.
+        return ChallengeRules(failure: failure, streak: streak, points: points, checkInGraceMinutes: grace, pause: rules?.pause)
     }
 
     var resolvedTasks: [ChallengeTask] {

@@ -67,6 +67,7 @@ public struct ChallengePatch: Codable, Sendable, Equatable {
             if let streak = rules.streak { merged.streak = streak }
             if let points = rules.points { merged.points = points }
             if let grace = rules.checkInGraceMinutes { merged.checkInGraceMinutes = grace }
+            if let pause = rules.pause { merged.pause = pause }
             draft.rules = merged
         }
         if let chore { draft.chore = chore }

@@ -48,6 +48,12 @@ public enum DraftLimits {
     public static let target = 1_000_000.0
     public static let freezesPerMonth = 0...4
     public static let weeklyGoalDays = 1...7
+    public static let daysPerPause = 1...366
+    public static let pausesPerMonth = 1...31
+    public static let pausesPerAttempt = 1...100
+    public static let skipDaysPerMonth = 1...10
+    /// At least one weekday must count.
+    public static let restWeekdays = 6
     public static let graceMinutes = 0...2880
     public static let bonus = 0...1000
     public static let chorePoints = 1...100
@@ -106,6 +112,7 @@ struct DraftValidation {
         checkTasks()
         checkFailure()
         checkStreak()
+        checkPause()
         checkPoints()
         checkKindDetails()
     }
@@ -350,6 +357,44 @@ struct DraftValidation {
                 fail("rules.streak.weeklyGoalDays", "is only for weekly streaks (period week)")
             } else if !DraftLimits.weeklyGoalDays.contains(days) {
                 fail("rules.streak.weeklyGoalDays", "must be from 1 to 7 days")
+            }
+        }
+    }
+
+    mutating func checkPause() {
+        guard let pause = rules.pause else { return }
+        let path = "rules.pause"
+        switch (kind, pause.mode) {
+        case (.chore, .pausesStreak), (.chore, .remindersOnly):
+            fail("\(path).mode", "a chore is not paused; use notAllowed")
+        case (.competition, .pausesStreak):
+            fail("\(path).mode", "a competition's time limit does not move: use remindersOnly (a pause silences reminders) or notAllowed")
+        default:
+            break
+        }
+        let limits: [(String, Int?, ClosedRange<Int>)] = [
+            ("maxDaysPerPause", pause.maxDaysPerPause, DraftLimits.daysPerPause),
+            ("pausesPerMonth", pause.pausesPerMonth, DraftLimits.pausesPerMonth),
+            ("pausesPerAttempt", pause.pausesPerAttempt, DraftLimits.pausesPerAttempt),
+            ("skipDaysPerMonth", pause.skipDaysPerMonth, DraftLimits.skipDaysPerMonth),
+        ]
+        for (name, value, range) in limits {
+            guard let value else { continue }
+            if pause.mode == .notAllowed {
+                fail("\(path).\(name)", "is only for rules that allow pauses")
+            } else if name == "skipDaysPerMonth" && pause.mode != .pausesStreak {
+                fail("\(path).\(name)", "is only for the pausesStreak mode")
+            } else if !range.contains(value) {
+                fail("\(path).\(name)", "must be from \(range.lowerBound) to \(range.upperBound)")
+            }
+        }
+        if let weekdays = pause.restWeekdays {
+            if pause.mode != .pausesStreak {
+                fail("\(path).restWeekdays", "is only for the pausesStreak mode")
+            } else if Set(weekdays).count != weekdays.count {
+                fail("\(path).restWeekdays", "must not repeat a weekday")
+            } else if weekdays.count > DraftLimits.restWeekdays {
+                fail("\(path).restWeekdays", "must leave at least one weekday that counts")
             }
         }
     }

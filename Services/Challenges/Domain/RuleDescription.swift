@@ -14,6 +14,7 @@ public enum RuleDescription {
         }
         sentences.append(contentsOf: streakSentences(definition.rules.streak))
         sentences.append(contentsOf: pointsSentences(definition))
+        sentences.append(contentsOf: pauseSentences(definition))
         sentences.append(graceSentence(definition.rules.checkInGraceMinutes))
         return sentences.joined(separator: " ")
     }
@@ -54,6 +55,28 @@ public enum RuleDescription {
                     + "\(streak.freezesPerMonth == 1 ? "keeps" : "keep") the streak through a missed \(streak.period.rawValue).")
         }
         return sentences
+    }
+
+    /// Time off, when the definition states its own rule (the kind's default goes without saying).
+    static func pauseSentences(_ definition: ChallengeDefinition) -> [String] {
+        guard let pause = definition.rules.pause else { return [] }
+        switch pause.mode {
+        case .notAllowed:
+            return ["It cannot be paused: every day counts."]
+        case .remindersOnly:
+            return ["A pause only silences reminders: the time limit does not move."]
+        case .pausesStreak:
+            var limits: [String] = []
+            if let days = pause.maxDaysPerPause { limits.append("up to \(plural(days, "day")) at a time") }
+            if let perMonth = pause.pausesPerMonth { limits.append("\(plural(perMonth, "pause")) a month") }
+            if let perAttempt = pause.pausesPerAttempt { limits.append("\(plural(perAttempt, "pause")) an attempt") }
+            var sentences = ["It can be paused\(limits.isEmpty ? "" : " (" + limits.joined(separator: ", ") + ")"): paused days neither extend nor break the streak."]
+            if let weekdays = pause.restWeekdays, !weekdays.isEmpty {
+                sentences.append("Rest days: \(weekdays.sorted().map { $0.rawValue.capitalized }.joined(separator: ", ")).")
+            }
+            if let skips = pause.skipDaysPerMonth { sentences.append("\(plural(skips, "skip day")) a month, spent on the day itself.") }
+            return sentences
+        }
     }
 
     static func pointsSentences(_ definition: ChallengeDefinition) -> [String] {

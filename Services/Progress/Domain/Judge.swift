@@ -41,24 +41,37 @@ public enum Judge {
         let definition = timeline.version(on: date)
         let rules = definition.rules
         let period = rules.streak.period
-        let days = period == .day ? [date] : WeekGoal.days(of: date.startOfWeek, startedOn: startedOn, endOn: endOn)
+        let timeOff = state.timeOff(definition)
+        let days = period == .day ? [date] : timeOff.counting(WeekGoal.days(of: date.startOfWeek, startedOn: startedOn, endOn: endOn))
         let hadActivity = days.contains { records[$0]?.hasActivity ?? false }
 
         var missed: [String] = []
         var completed: Bool?
+        // Time off: a paused day, or a week without a day that counts.
+        var paused = false
         switch period {
         case .day:
-            completed = Requirements.isComplete(records[date], definition: definition, date: date, dailyGoal: dailyGoal)
-            missed = Requirements.missedTasks(records[date], definition: definition, date: date, dailyGoal: dailyGoal).map(\.taskID)
-            let failedPeriodTasks = periodTasksFailing(on: date, startedOn: startedOn, endOn: endOn, definition: definition, records: records, dailyGoal: dailyGoal)
+            paused = timeOff.isOff(date)
+            if !paused {
+                completed = Requirements.isComplete(records[date], definition: definition, date: date, dailyGoal: dailyGoal)
+                missed = Requirements.missedTasks(records[date], definition: definition, date: date, dailyGoal: dailyGoal).map(\.taskID)
+            }
+            // A week's or month's requirement is checked on its last day over its days that counted, even when
+            // that last day is off: time off excuses days, not the rest of the period.
+            let failedPeriodTasks = periodTasksFailing(
+                on: date, startedOn: startedOn, endOn: endOn, definition: definition, timeOff: timeOff, records: records, dailyGoal: dailyGoal)
             if !failedPeriodTasks.isEmpty {
                 missed += failedPeriodTasks
                 completed = false
+                paused = false
             }
         case .week:
-            let met = WeekGoal.isMet(days, records: records, definition: definition, dailyGoal: dailyGoal)
-            completed = met
-            if !met { missed = definition.tasks.map(\.taskID) }
+            paused = days.isEmpty
+            if !paused {
+                let met = WeekGoal.isMet(days, records: records, definition: definition, dailyGoal: dailyGoal)
+                completed = met
+                if !met { missed = definition.tasks.map(\.taskID) }
+            }
         }
 
         refreshFreezes(&state, month: date, perMonth: rules.streak.freezesPerMonth)
@@ -66,6 +79,9 @@ public enum Judge {
         var outcome: PeriodOutcome
         var change: StreakChange?
         switch completed {
+        case nil where paused:
+            outcome = .paused
+            state.periodsPaused += 1
         case nil:
             outcome = .rest
         case true?:
@@ -97,11 +113,13 @@ public enum Judge {
             switch rules.failure.mode {
             case .strict:
                 ended = .failed
-                reason = failureReason(missed, definition: definition, date: date, startedOn: startedOn, allowed: nil)
+                reason = failureReason(missed, definition: definition, date: date, dayNumber: timeOff.dayNumber(of: date, startedOn: startedOn), allowed: nil)
             case .tolerant:
                 if state.periodsMissed > (rules.failure.allowedMissedDays ?? 0) {
                     ended = .failed
-                    reason = failureReason(missed, definition: definition, date: date, startedOn: startedOn, allowed: rules.failure.allowedMissedDays)
+                    reason = failureReason(
+                        missed, definition: definition, date: date, dayNumber: timeOff.dayNumber(of: date, startedOn: startedOn),
+                        allowed: rules.failure.allowedMissedDays)
                 }
             case .none:
                 break
@@ -127,8 +145,8 @@ public enum Judge {
 
     /// Week and month requirements (N times a week, weekly, monthly) whose period ends on `date` unmet.
     static func periodTasksFailing(
-        on date: LocalDate, startedOn: LocalDate, endOn: LocalDate?, definition: ChallengeDefinition, records: [LocalDate: DayRecord],
-        dailyGoal: Int
+        on date: LocalDate, startedOn: LocalDate, endOn: LocalDate?, definition: ChallengeDefinition, timeOff: TimeOff,
+        records: [LocalDate: DayRecord], dailyGoal: Int
     ) -> [String] {
         let attemptEnds = endOn == date
         return Requirements.periodTasks(definition).filter { task in
@@ -144,7 +162,9 @@ public enum Judge {
                 return false
             }
             guard first <= date else { return false }
-            let days = (0...first.days(until: date)).map { first.adding(days: $0) }
+            // A period entirely off asks for nothing; a partly paused one asks for its share, as a partial first one.
+            let days = timeOff.counting((0...first.days(until: date)).map { first.adding(days: $0) })
+            guard !days.isEmpty else { return false }
             return !PeriodRequirement.isMet(
                 task, over: days, records: records, dailyGoal: dailyGoal, goalDays: days.count,
                 cappedOnly: WeekGoal.countsCappedOnly(definition))
@@ -160,9 +180,8 @@ public enum Judge {
         }
     }
 
-    static func failureReason(_ missed: [String], definition: ChallengeDefinition, date: LocalDate, startedOn: LocalDate, allowed: Int?) -> String {
+    static func failureReason(_ missed: [String], definition: ChallengeDefinition, date: LocalDate, dayNumber day: Int, allowed: Int?) -> String {
         let titles = missed.compactMap { id in definition.tasks.first { $0.taskID == id }?.title }.map { "'\($0)'" }
-        let day = startedOn.days(until: date) + 1
         let what = titles.isEmpty ? "the requirements" : titles.joined(separator: ", ")
         if let allowed {
             return "Missed \(what) on day \(day) (\(date)): more than the \(allowed) missed days the rules allow."

@@ -53,6 +53,8 @@ public struct AttemptState: Codable, Sendable, Equatable {
     public var periodsCompleted = 0
     public var periodsMissed = 0
     public var periodsFrozen = 0
+    /// Periods judged `paused`: time off, neither completed nor missed.
+    public var periodsPaused = 0
     public var freezesLeft = 0
     /// The month (`YYYY-MM`) `freezesLeft` belongs to; a new month grants the rule's freezes again.
     public var freezeMonth: String?
@@ -60,6 +62,8 @@ public struct AttemptState: Codable, Sendable, Equatable {
     public var endedOn: LocalDate?
     public var failureReason: String?
     public var missedTaskIDs: [String] = []
+    /// Pauses, vacations and skip days, in the order they were taken (`TimeOff`).
+    public var pauses: [AttemptPause] = []
 
     public init() {}
 }

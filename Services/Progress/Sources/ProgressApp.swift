@@ -21,6 +21,7 @@ public enum ProgressService {
 
         let router = infrastructure.makeRouter(consumers: [consumer])
         AttemptsController(repository: repository).addRoutes(to: router)
+        PausesController(repository: repository).addRoutes(to: router)
         CheckInsController(
             repository: repository, maxPhotoBytes: maxPhotoBytes
         ).addRoutes(to: router)

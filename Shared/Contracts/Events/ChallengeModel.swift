@@ -219,6 +219,54 @@ public struct PointsRule: Codable, Sendable, Equatable {
     public static let none = PointsRule(kind: .none)
 }
 
+public enum PauseMode: String, Codable, Sendable, JSONSchemaEnum {
+    /// No pauses, rest weekdays or skip days: the rules are strict (75 Hard, medication).
+    case notAllowed
+    /// Paused days are neither completed nor missed: the streak waits, the day number does not advance.
+    case pausesStreak
+    /// The time limit does not move and every day counts as usual; a pause only silences reminders (competitions).
+    case remindersOnly
+}
+
+/// Time off: whether and how much a participant may pause, and planned rest days (issue 16).
+public struct PauseRule: Codable, Sendable, Equatable {
+    public var mode: PauseMode
+    /// The longest pause, in days; a pause "until resumed" ends after this many. Unlimited when absent.
+    public var maxDaysPerPause: Int?
+    /// Pauses that may start in one local month. Unlimited when absent.
+    public var pausesPerMonth: Int?
+    /// Pauses in one attempt. Unlimited when absent.
+    public var pausesPerAttempt: Int?
+    /// Weekdays on which nothing is asked ("not on Sundays"): they count like paused days.
+    public var restWeekdays: [Weekday]?
+    /// Skip days a participant may spend each local month, each on the day itself: they count like paused days.
+    public var skipDaysPerMonth: Int?
+
+    public init(
+        mode: PauseMode, maxDaysPerPause: Int? = nil, pausesPerMonth: Int? = nil, pausesPerAttempt: Int? = nil,
+        restWeekdays: [Weekday]? = nil, skipDaysPerMonth: Int? = nil
+    ) {
+        self.mode = mode
+        self.maxDaysPerPause = maxDaysPerPause
+        self.pausesPerMonth = pausesPerMonth
+        self.pausesPerAttempt = pausesPerAttempt
+        self.restWeekdays = restWeekdays
+        self.skipDaysPerMonth = skipDaysPerMonth
+    }
+
+    public static let notAllowed = PauseRule(mode: .notAllowed)
+
+    /// The rule a definition without one (published before pauses existed) gets: habits and weekly challenges may
+    /// pause freely, a competition's pause only silences reminders, curated challenges and chores may not pause.
+    public static func `default`(for kind: ChallengeKind) -> PauseRule {
+        switch kind {
+        case .habit, .weekly: PauseRule(mode: .pausesStreak)
+        case .competition: PauseRule(mode: .remindersOnly)
+        case .curated, .chore: .notAllowed
+        }
+    }
+}
+
 public struct ChallengeRules: Codable, Sendable, Equatable {
     public var failure: FailureRule
     public var streak: StreakRule
@@ -226,12 +274,17 @@ public struct ChallengeRules: Codable, Sendable, Equatable {
     /// How long after a local day ends a check-in for that day is still accepted (offline clients syncing late). The
     /// day is judged when the window closes.
     public var checkInGraceMinutes: Int
+    /// Pauses, rest weekdays and skip days; `PauseRule.default(for:)` the kind when absent.
+    public var pause: PauseRule?
 
-    public init(failure: FailureRule, streak: StreakRule = StreakRule(), points: PointsRule = .none, checkInGraceMinutes: Int = 0) {
+    public init(
+        failure: FailureRule, streak: StreakRule = StreakRule(), points: PointsRule = .none, checkInGraceMinutes: Int = 0, pause: PauseRule? = nil
+    ) {
         self.failure = failure
         self.streak = streak
         self.points = points
         self.checkInGraceMinutes = checkInGraceMinutes
+        self.pause = pause
     }
 }
 
@@ -352,6 +405,9 @@ public struct ChallengeDefinition: Codable, Sendable, Equatable {
         self.habit = habit
         self.competition = competition
     }
+
+    /// The pause rule in force: the definition's own, or its kind's default.
+    public var pauseRule: PauseRule { rules.pause ?? .default(for: kind) }
 
     /// The group's, owner's or (for curated challenges) the challenge's own id: the Kafka key of its events.
     public var partitionKey: String { (groupID ?? ownerID ?? challengeID).key }

@@ -159,13 +159,15 @@ public enum PeriodOutcome: String, Codable, Sendable, JSONSchemaEnum {
     case kept
     /// Nothing was required that day.
     case rest
+    /// Time off (a pause, a vacation, a rest weekday or a skip day): neither completed nor missed, the streak waits.
+    case paused
 }
 
 /// A local day (or week) of an attempt was judged, after its check-in window closed. Carries the streak after it.
 public struct DayJudged: EventPayload {
     public static let descriptor = EventDescriptor(
         type: "surge.progress.day.judged.v1", topic: .progress,
-        summary: "A day (or week) of an attempt was judged when its check-in window closed: completed, missed, frozen, kept or rest.")
+        summary: "A day (or week) of an attempt was judged when its check-in window closed: completed, missed, frozen, kept, rest or paused.")
 
     public var userID: UUID
     public var attemptID: UUID
@@ -437,4 +439,92 @@ public struct ChoreOccurrenceChanged: EventPayload {
 
     public var partitionKey: String { groupID.key }
     public var subject: String { "chores/\(choreID.key)/occurrences/\(occurrenceID.key)" }
+}
+
+public enum PauseKind: String, Codable, Sendable, JSONSchemaEnum {
+    /// One attempt paused.
+    case pause
+    /// Everything the user does paused at once.
+    case vacation
+    /// One skip day of the monthly budget, spent on the day itself.
+    case skipDay
+}
+
+/// An attempt was paused: days from `from` through `through` (open-ended when absent) are time off.
+public struct AttemptPaused: EventPayload {
+    public static let descriptor = EventDescriptor(
+        type: "surge.progress.attempt.paused.v1", topic: .progress,
+        summary: "An attempt was paused (on its own, by a vacation, or for a skip day): no reminders; unless remindersOnly, days are neither completed nor missed.")
+
+    public var pauseID: UUID
+    public var attemptID: UUID
+    public var userID: UUID
+    public var challengeID: UUID
+    public var kind: ChallengeKind
+    public var groupID: UUID?
+    public var pauseKind: PauseKind
+    /// The first local day off.
+    public var from: LocalDate
+    /// The last local day off; absent while the pause lasts until resumed.
+    public var through: LocalDate?
+    /// The challenge's days still count (a competition's time limit does not move): only reminders are silenced.
+    public var remindersOnly: Bool
+    public var pausedAt: Date
+
+    public init(
+        pauseID: UUID, attemptID: UUID, userID: UUID, challengeID: UUID, kind: ChallengeKind, groupID: UUID?, pauseKind: PauseKind,
+        from: LocalDate, through: LocalDate?, remindersOnly: Bool, pausedAt: Date
+    ) {
+        self.pauseID = pauseID
+        self.attemptID = attemptID
+        self.userID = userID
+        self.challengeID = challengeID
+        self.kind = kind
+        self.groupID = groupID
+        self.pauseKind = pauseKind
+        self.from = from
+        self.through = through
+        self.remindersOnly = remindersOnly
+        self.pausedAt = pausedAt
+    }
+
+    public var partitionKey: String { userID.key }
+    public var subject: String { "attempts/\(attemptID.key)/pauses/\(pauseID.key)" }
+}
+
+/// A pause ended early: the attempt counts again from `resumedOn`.
+public struct AttemptResumed: EventPayload {
+    public static let descriptor = EventDescriptor(
+        type: "surge.progress.attempt.resumed.v1", topic: .progress,
+        summary: "A paused attempt was resumed: days count again from resumedOn (a pause that had not begun is cancelled).")
+
+    public var pauseID: UUID
+    public var attemptID: UUID
+    public var userID: UUID
+    public var challengeID: UUID
+    public var kind: ChallengeKind
+    public var groupID: UUID?
+    /// The first local day that counts again.
+    public var resumedOn: LocalDate
+    /// The pause's last day off now; absent when the pause was cancelled before its first day.
+    public var pausedThrough: LocalDate?
+    public var resumedAt: Date
+
+    public init(
+        pauseID: UUID, attemptID: UUID, userID: UUID, challengeID: UUID, kind: ChallengeKind, groupID: UUID?, resumedOn: LocalDate,
+        pausedThrough: LocalDate?, resumedAt: Date
+    ) {
+        self.pauseID = pauseID
+        self.attemptID = attemptID
+        self.userID = userID
+        self.challengeID = challengeID
+        self.kind = kind
+        self.groupID = groupID
+        self.resumedOn = resumedOn
+        self.pausedThrough = pausedThrough
+        self.resumedAt = resumedAt
+    }
+
+    public var partitionKey: String { userID.key }
+    public var subject: String { "attempts/\(attemptID.key)/pauses/\(pauseID.key)" }
 }

@@ -114,6 +114,20 @@ extension ProblemType {
     public static let checkInInFuture = ProblemType("check-in-in-future", .unprocessableContent, "The check-in is for a day that has not begun.")
     public static let checkInBeforeStart = ProblemType("check-in-before-start", .unprocessableContent, "The check-in is for a day before the attempt began.")
     public static let checkInAfterEnd = ProblemType("check-in-after-end", .unprocessableContent, "The check-in is for a day after the attempt's last day.")
+    public static let dayOff = ProblemType(
+        "day-off", .conflict, "The check-in is for a day off (a pause, a vacation, a rest weekday or a skip day): resume the attempt to check in.")
+    public static let pauseNotAllowed = ProblemType(
+        "pause-not-allowed", .unprocessableContent, "The challenge's rules (`rules.pause`) allow no time off of this kind; `detail` names the rule.")
+    public static let pauseTooLate = ProblemType(
+        "pause-too-late", .unprocessableContent,
+        "Time off may start after the fact only while the day's check-in window is open, never on a day already judged (`detail` says when it closed).")
+    public static let pauseOverlaps = ProblemType("pause-overlaps", .conflict, "The days asked for overlap a pause or skip day the attempt already has.")
+    public static let pauseTooLong = ProblemType(
+        "pause-too-long", .unprocessableContent, "More days than the rules allow in one pause (`rules.pause.maxDaysPerPause`).")
+    public static let pauseLimitReached = ProblemType(
+        "pause-limit-reached", .unprocessableContent,
+        "The rules' budget is used up (`rules.pause.pausesPerMonth`, `pausesPerAttempt` or `skipDaysPerMonth`); `detail` names which.")
+    public static let notPaused = ProblemType("not-paused", .conflict, "The attempt has no pause in progress or to come.")
 
 
     // MARK: The event stream
@@ -133,7 +147,8 @@ extension ProblemType {
         invalidIDToken, providerNotEnabled, trainingPlanNotFound, alreadyFriends, friendRequestExists, ownerOnly, inviteExpired, cannotRemoveSelf,
         notInvitable,
         alreadyStarted, attemptCompleted, attemptNotActive, chore, competitionEnded, beyondSupportedDates, alreadyRemoved, choreAlreadyCompleted,
-        outsideCompetition, checkInWindowClosed, checkInInFuture, checkInBeforeStart, checkInAfterEnd,
+        outsideCompetition, checkInWindowClosed, checkInInFuture, checkInBeforeStart, checkInAfterEnd, dayOff, pauseNotAllowed, pauseTooLate,
+        pauseOverlaps, pauseTooLong, pauseLimitReached, notPaused,
         tooManyStreams, invalidStreamTicket,
     ]
 

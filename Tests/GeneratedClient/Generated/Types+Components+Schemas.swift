@@ -284,6 +284,12 @@ extension Components {
             public var kind: Components.Schemas.ChallengeKind
             /// - Remark: Generated from `#/components/schemas/AttemptView/missedTaskIDs`.
             public var missedTaskIDs: [Swift.String]
+            /// - Remark: Generated from `#/components/schemas/AttemptView/pauseMode`.
+            public var pauseMode: Components.Schemas.PauseMode
+            /// - Remark: Generated from `#/components/schemas/AttemptView/pauses`.
+            public var pauses: [Components.Schemas.PauseView]
+            /// - Remark: Generated from `#/components/schemas/AttemptView/restWeekdays`.
+            public var restWeekdays: [Components.Schemas.Weekday]
             /// - Remark: Generated from `#/components/schemas/AttemptView/startedOn`.
             public var startedOn: Components.Schemas.LocalDate
             /// - Remark: Generated from `#/components/schemas/AttemptView/stats`.
@@ -310,6 +316,9 @@ extension Components {
             ///   - failureReason:
             ///   - kind:
             ///   - missedTaskIDs:
+            ///   - pauseMode:
+            ///   - pauses:
+            ///   - restWeekdays:
             ///   - startedOn:
             ///   - stats:
             ///   - status:
@@ -328,6 +337,9 @@ extension Components {
                 failureReason: Swift.String? = nil,
                 kind: Components.Schemas.ChallengeKind,
                 missedTaskIDs: [Swift.String],
+                pauseMode: Components.Schemas.PauseMode,
+                pauses: [Components.Schemas.PauseView],
+                restWeekdays: [Components.Schemas.Weekday],
                 startedOn: Components.Schemas.LocalDate,
                 stats: Components.Schemas.StatsView,
                 status: Components.Schemas.AttemptStatus,
@@ -346,6 +358,9 @@ extension Components {
                 self.failureReason = failureReason
                 self.kind = kind
                 self.missedTaskIDs = missedTaskIDs
+                self.pauseMode = pauseMode
+                self.pauses = pauses
+                self.restWeekdays = restWeekdays
                 self.startedOn = startedOn
                 self.stats = stats
                 self.status = status
@@ -365,6 +380,9 @@ extension Components {
                 case failureReason
                 case kind
                 case missedTaskIDs
+                case pauseMode
+                case pauses
+                case restWeekdays
                 case startedOn
                 case stats
                 case status
@@ -839,6 +857,7 @@ extension Components {
                 case frozen = "frozen"
                 case kept = "kept"
                 case rest = "rest"
+                case paused = "paused"
                 case open = "open"
                 case future = "future"
                 case after = "after"
@@ -1587,6 +1606,8 @@ extension Components {
             public var checkInGraceMinutes: Swift.Int
             /// - Remark: Generated from `#/components/schemas/ChallengeRules/failure`.
             public var failure: Components.Schemas.FailureRule
+            /// - Remark: Generated from `#/components/schemas/ChallengeRules/pause`.
+            public var pause: Components.Schemas.PauseRule?
             /// - Remark: Generated from `#/components/schemas/ChallengeRules/points`.
             public var points: Components.Schemas.PointsRule
             /// - Remark: Generated from `#/components/schemas/ChallengeRules/streak`.
@@ -1596,22 +1617,26 @@ extension Components {
             /// - Parameters:
             ///   - checkInGraceMinutes:
             ///   - failure:
+            ///   - pause:
             ///   - points:
             ///   - streak:
             public init(
                 checkInGraceMinutes: Swift.Int,
                 failure: Components.Schemas.FailureRule,
+                pause: Components.Schemas.PauseRule? = nil,
                 points: Components.Schemas.PointsRule,
                 streak: Components.Schemas.StreakRule
             ) {
                 self.checkInGraceMinutes = checkInGraceMinutes
                 self.failure = failure
+                self.pause = pause
                 self.points = points
                 self.streak = streak
             }
             public enum CodingKeys: String, CodingKey {
                 case checkInGraceMinutes
                 case failure
+                case pause
                 case points
                 case streak
             }
@@ -2342,6 +2367,8 @@ extension Components {
             public var date: Components.Schemas.LocalDate
             /// - Remark: Generated from `#/components/schemas/DayView/dayNumber`.
             public var dayNumber: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/DayView/paused`.
+            public var paused: Swift.Bool
             /// - Remark: Generated from `#/components/schemas/DayView/remainingTaskIDs`.
             public var remainingTaskIDs: [Swift.String]
             /// - Remark: Generated from `#/components/schemas/DayView/tasks`.
@@ -2352,18 +2379,21 @@ extension Components {
             ///   - complete:
             ///   - date:
             ///   - dayNumber:
+            ///   - paused:
             ///   - remainingTaskIDs:
             ///   - tasks:
             public init(
                 complete: Swift.Bool,
                 date: Components.Schemas.LocalDate,
                 dayNumber: Swift.Int,
+                paused: Swift.Bool,
                 remainingTaskIDs: [Swift.String],
                 tasks: [Components.Schemas.TaskView]
             ) {
                 self.complete = complete
                 self.date = date
                 self.dayNumber = dayNumber
+                self.paused = paused
                 self.remainingTaskIDs = remainingTaskIDs
                 self.tasks = tasks
             }
@@ -2371,6 +2401,7 @@ extension Components {
                 case complete
                 case date
                 case dayNumber
+                case paused
                 case remainingTaskIDs
                 case tasks
             }
@@ -3368,22 +3399,28 @@ extension Components {
         public struct HistoryDay: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/HistoryDay/date`.
             public var date: Components.Schemas.LocalDate
+            /// - Remark: Generated from `#/components/schemas/HistoryDay/paused`.
+            public var paused: Swift.Bool
             /// - Remark: Generated from `#/components/schemas/HistoryDay/tasksDone`.
             public var tasksDone: Swift.Int
             /// Creates a new `HistoryDay`.
             ///
             /// - Parameters:
             ///   - date:
+            ///   - paused:
             ///   - tasksDone:
             public init(
                 date: Components.Schemas.LocalDate,
+                paused: Swift.Bool,
                 tasksDone: Swift.Int
             ) {
                 self.date = date
+                self.paused = paused
                 self.tasksDone = tasksDone
             }
             public enum CodingKeys: String, CodingKey {
                 case date
+                case paused
                 case tasksDone
             }
         }
@@ -3624,6 +3661,12 @@ extension Components {
             case household = "household"
             case friends = "friends"
             case team = "team"
+        }
+        /// - Remark: Generated from `#/components/schemas/KnownPauseMode`.
+        @frozen public enum KnownPauseMode: String, Codable, Hashable, Sendable, CaseIterable {
+            case notAllowed = "notAllowed"
+            case pausesStreak = "pausesStreak"
+            case remindersOnly = "remindersOnly"
         }
         /// - Remark: Generated from `#/components/schemas/KnownPointsKind`.
         @frozen public enum KnownPointsKind: String, Codable, Hashable, Sendable, CaseIterable {
@@ -4164,6 +4207,41 @@ extension Components {
                 case title
             }
         }
+        /// - Remark: Generated from `#/components/schemas/NotPausedView`.
+        public struct NotPausedView: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/NotPausedView/attemptID`.
+            public var attemptID: Swift.String
+            /// - Remark: Generated from `#/components/schemas/NotPausedView/challengeName`.
+            public var challengeName: Swift.String
+            /// - Remark: Generated from `#/components/schemas/NotPausedView/detail`.
+            public var detail: Swift.String
+            /// - Remark: Generated from `#/components/schemas/NotPausedView/type`.
+            public var _type: Swift.String
+            /// Creates a new `NotPausedView`.
+            ///
+            /// - Parameters:
+            ///   - attemptID:
+            ///   - challengeName:
+            ///   - detail:
+            ///   - _type:
+            public init(
+                attemptID: Swift.String,
+                challengeName: Swift.String,
+                detail: Swift.String,
+                _type: Swift.String
+            ) {
+                self.attemptID = attemptID
+                self.challengeName = challengeName
+                self.detail = detail
+                self._type = _type
+            }
+            public enum CodingKeys: String, CodingKey {
+                case attemptID
+                case challengeName
+                case detail
+                case _type = "type"
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/PastWindowView`.
         public struct PastWindowView: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/PastWindowView/participants`.
@@ -4191,6 +4269,312 @@ extension Components {
                 case participants
                 case window
                 case winners
+            }
+        }
+        /// An open list: later versions may add values, so a client must accept one it does not know.
+        ///
+        /// - Remark: Generated from `#/components/schemas/PauseKind`.
+        public struct PauseKind: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PauseKind/value1`.
+            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
+                case pause = "pause"
+                case vacation = "vacation"
+                case skipDay = "skipDay"
+            }
+            /// - Remark: Generated from `#/components/schemas/PauseKind/value1`.
+            public var value1: Components.Schemas.PauseKind.Value1Payload?
+            /// - Remark: Generated from `#/components/schemas/PauseKind/value2`.
+            public var value2: Swift.String?
+            /// Creates a new `PauseKind`.
+            ///
+            /// - Parameters:
+            ///   - value1:
+            ///   - value2:
+            public init(
+                value1: Components.Schemas.PauseKind.Value1Payload? = nil,
+                value2: Swift.String? = nil
+            ) {
+                self.value1 = value1
+                self.value2 = value2
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self.value1 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value2 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                    [
+                        self.value1,
+                        self.value2
+                    ],
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                    self.value1,
+                    self.value2
+                ])
+            }
+        }
+        /// An open list: later versions may add values to KnownPauseMode, so a client must accept one it does not know. Requests take only the values of KnownPauseMode.
+        ///
+        /// - Remark: Generated from `#/components/schemas/PauseMode`.
+        public struct PauseMode: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PauseMode/value1`.
+            public var value1: Components.Schemas.KnownPauseMode?
+            /// - Remark: Generated from `#/components/schemas/PauseMode/value2`.
+            public var value2: Swift.String?
+            /// Creates a new `PauseMode`.
+            ///
+            /// - Parameters:
+            ///   - value1:
+            ///   - value2:
+            public init(
+                value1: Components.Schemas.KnownPauseMode? = nil,
+                value2: Swift.String? = nil
+            ) {
+                self.value1 = value1
+                self.value2 = value2
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self.value1 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value2 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                    [
+                        self.value1,
+                        self.value2
+                    ],
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                    self.value1,
+                    self.value2
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/PauseRequestBody`.
+        public struct PauseRequestBody: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PauseRequestBody/days`.
+            public var days: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/PauseRequestBody/from`.
+            public var from: Components.Schemas.LocalDate?
+            /// Creates a new `PauseRequestBody`.
+            ///
+            /// - Parameters:
+            ///   - days:
+            ///   - from:
+            public init(
+                days: Swift.Int? = nil,
+                from: Components.Schemas.LocalDate? = nil
+            ) {
+                self.days = days
+                self.from = from
+            }
+            public enum CodingKeys: String, CodingKey {
+                case days
+                case from
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.days = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .days
+                )
+                self.from = try container.decodeIfPresent(
+                    Components.Schemas.LocalDate.self,
+                    forKey: .from
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "days",
+                    "from"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/PauseRule`.
+        public struct PauseRule: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PauseRule/maxDaysPerPause`.
+            public var maxDaysPerPause: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/PauseRule/mode`.
+            public var mode: Components.Schemas.PauseMode
+            /// - Remark: Generated from `#/components/schemas/PauseRule/pausesPerAttempt`.
+            public var pausesPerAttempt: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/PauseRule/pausesPerMonth`.
+            public var pausesPerMonth: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/PauseRule/restWeekdays`.
+            public var restWeekdays: [Components.Schemas.Weekday]?
+            /// - Remark: Generated from `#/components/schemas/PauseRule/skipDaysPerMonth`.
+            public var skipDaysPerMonth: Swift.Int?
+            /// Creates a new `PauseRule`.
+            ///
+            /// - Parameters:
+            ///   - maxDaysPerPause:
+            ///   - mode:
+            ///   - pausesPerAttempt:
+            ///   - pausesPerMonth:
+            ///   - restWeekdays:
+            ///   - skipDaysPerMonth:
+            public init(
+                maxDaysPerPause: Swift.Int? = nil,
+                mode: Components.Schemas.PauseMode,
+                pausesPerAttempt: Swift.Int? = nil,
+                pausesPerMonth: Swift.Int? = nil,
+                restWeekdays: [Components.Schemas.Weekday]? = nil,
+                skipDaysPerMonth: Swift.Int? = nil
+            ) {
+                self.maxDaysPerPause = maxDaysPerPause
+                self.mode = mode
+                self.pausesPerAttempt = pausesPerAttempt
+                self.pausesPerMonth = pausesPerMonth
+                self.restWeekdays = restWeekdays
+                self.skipDaysPerMonth = skipDaysPerMonth
+            }
+            public enum CodingKeys: String, CodingKey {
+                case maxDaysPerPause
+                case mode
+                case pausesPerAttempt
+                case pausesPerMonth
+                case restWeekdays
+                case skipDaysPerMonth
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/PauseRuleInput`.
+        public struct PauseRuleInput: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PauseRuleInput/maxDaysPerPause`.
+            public var maxDaysPerPause: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/PauseRuleInput/mode`.
+            public var mode: Components.Schemas.KnownPauseMode
+            /// - Remark: Generated from `#/components/schemas/PauseRuleInput/pausesPerAttempt`.
+            public var pausesPerAttempt: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/PauseRuleInput/pausesPerMonth`.
+            public var pausesPerMonth: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/PauseRuleInput/restWeekdays`.
+            public var restWeekdays: [Components.Schemas.Weekday]?
+            /// - Remark: Generated from `#/components/schemas/PauseRuleInput/skipDaysPerMonth`.
+            public var skipDaysPerMonth: Swift.Int?
+            /// Creates a new `PauseRuleInput`.
+            ///
+            /// - Parameters:
+            ///   - maxDaysPerPause:
+            ///   - mode:
+            ///   - pausesPerAttempt:
+            ///   - pausesPerMonth:
+            ///   - restWeekdays:
+            ///   - skipDaysPerMonth:
+            public init(
+                maxDaysPerPause: Swift.Int? = nil,
+                mode: Components.Schemas.KnownPauseMode,
+                pausesPerAttempt: Swift.Int? = nil,
+                pausesPerMonth: Swift.Int? = nil,
+                restWeekdays: [Components.Schemas.Weekday]? = nil,
+                skipDaysPerMonth: Swift.Int? = nil
+            ) {
+                self.maxDaysPerPause = maxDaysPerPause
+                self.mode = mode
+                self.pausesPerAttempt = pausesPerAttempt
+                self.pausesPerMonth = pausesPerMonth
+                self.restWeekdays = restWeekdays
+                self.skipDaysPerMonth = skipDaysPerMonth
+            }
+            public enum CodingKeys: String, CodingKey {
+                case maxDaysPerPause
+                case mode
+                case pausesPerAttempt
+                case pausesPerMonth
+                case restWeekdays
+                case skipDaysPerMonth
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.maxDaysPerPause = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .maxDaysPerPause
+                )
+                self.mode = try container.decode(
+                    Components.Schemas.KnownPauseMode.self,
+                    forKey: .mode
+                )
+                self.pausesPerAttempt = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .pausesPerAttempt
+                )
+                self.pausesPerMonth = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .pausesPerMonth
+                )
+                self.restWeekdays = try container.decodeIfPresent(
+                    [Components.Schemas.Weekday].self,
+                    forKey: .restWeekdays
+                )
+                self.skipDaysPerMonth = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .skipDaysPerMonth
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "maxDaysPerPause",
+                    "mode",
+                    "pausesPerAttempt",
+                    "pausesPerMonth",
+                    "restWeekdays",
+                    "skipDaysPerMonth"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/PauseView`.
+        public struct PauseView: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PauseView/from`.
+            public var from: Components.Schemas.LocalDate
+            /// - Remark: Generated from `#/components/schemas/PauseView/kind`.
+            public var kind: Components.Schemas.PauseKind
+            /// - Remark: Generated from `#/components/schemas/PauseView/pauseID`.
+            public var pauseID: Swift.String
+            /// - Remark: Generated from `#/components/schemas/PauseView/through`.
+            public var through: Components.Schemas.LocalDate?
+            /// Creates a new `PauseView`.
+            ///
+            /// - Parameters:
+            ///   - from:
+            ///   - kind:
+            ///   - pauseID:
+            ///   - through:
+            public init(
+                from: Components.Schemas.LocalDate,
+                kind: Components.Schemas.PauseKind,
+                pauseID: Swift.String,
+                through: Components.Schemas.LocalDate? = nil
+            ) {
+                self.from = from
+                self.kind = kind
+                self.pauseID = pauseID
+                self.through = through
+            }
+            public enum CodingKeys: String, CodingKey {
+                case from
+                case kind
+                case pauseID
+                case through
             }
         }
         /// An open list: later versions may add values, so a client must accept one it does not know.
@@ -4801,6 +5185,13 @@ extension Components {
             /// - `check-in-in-future` (422): The check-in is for a day that has not begun.
             /// - `check-in-before-start` (422): The check-in is for a day before the attempt began.
             /// - `check-in-after-end` (422): The check-in is for a day after the attempt's last day.
+            /// - `day-off` (409): The check-in is for a day off (a pause, a vacation, a rest weekday or a skip day): resume the attempt to check in.
+            /// - `pause-not-allowed` (422): The challenge's rules (`rules.pause`) allow no time off of this kind; `detail` names the rule.
+            /// - `pause-too-late` (422): Time off may start after the fact only while the day's check-in window is open, never on a day already judged (`detail` says when it closed).
+            /// - `pause-overlaps` (409): The days asked for overlap a pause or skip day the attempt already has.
+            /// - `pause-too-long` (422): More days than the rules allow in one pause (`rules.pause.maxDaysPerPause`).
+            /// - `pause-limit-reached` (422): The rules' budget is used up (`rules.pause.pausesPerMonth`, `pausesPerAttempt` or `skipDaysPerMonth`); `detail` names which.
+            /// - `not-paused` (409): The attempt has no pause in progress or to come.
             /// - `too-many-streams` (429): The account already has as many open streams on this server as it may; close one first.
             /// - `invalid-stream-ticket` (401): The stream ticket is unknown, used or expired: ask for a new one (they live 60 seconds, for one stream).
             ///
@@ -5169,12 +5560,29 @@ extension Components {
                 ])
             }
         }
+        /// - Remark: Generated from `#/components/schemas/ResumedResponse`.
+        public struct ResumedResponse: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ResumedResponse/resumed`.
+            public var resumed: [Components.Schemas.AttemptView]
+            /// Creates a new `ResumedResponse`.
+            ///
+            /// - Parameters:
+            ///   - resumed:
+            public init(resumed: [Components.Schemas.AttemptView]) {
+                self.resumed = resumed
+            }
+            public enum CodingKeys: String, CodingKey {
+                case resumed
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/RulesDraft`.
         public struct RulesDraft: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/RulesDraft/checkInGraceMinutes`.
             public var checkInGraceMinutes: Swift.Int?
             /// - Remark: Generated from `#/components/schemas/RulesDraft/failure`.
             public var failure: Components.Schemas.FailureRuleInput?
+            /// - Remark: Generated from `#/components/schemas/RulesDraft/pause`.
+            public var pause: Components.Schemas.PauseRuleInput?
             /// - Remark: Generated from `#/components/schemas/RulesDraft/points`.
             public var points: Components.Schemas.PointsRuleInput?
             /// - Remark: Generated from `#/components/schemas/RulesDraft/streak`.
@@ -5184,22 +5592,26 @@ extension Components {
             /// - Parameters:
             ///   - checkInGraceMinutes:
             ///   - failure:
+            ///   - pause:
             ///   - points:
             ///   - streak:
             public init(
                 checkInGraceMinutes: Swift.Int? = nil,
                 failure: Components.Schemas.FailureRuleInput? = nil,
+                pause: Components.Schemas.PauseRuleInput? = nil,
                 points: Components.Schemas.PointsRuleInput? = nil,
                 streak: Components.Schemas.StreakRuleInput? = nil
             ) {
                 self.checkInGraceMinutes = checkInGraceMinutes
                 self.failure = failure
+                self.pause = pause
                 self.points = points
                 self.streak = streak
             }
             public enum CodingKeys: String, CodingKey {
                 case checkInGraceMinutes
                 case failure
+                case pause
                 case points
                 case streak
             }
@@ -5213,6 +5625,10 @@ extension Components {
                     Components.Schemas.FailureRuleInput.self,
                     forKey: .failure
                 )
+                self.pause = try container.decodeIfPresent(
+                    Components.Schemas.PauseRuleInput.self,
+                    forKey: .pause
+                )
                 self.points = try container.decodeIfPresent(
                     Components.Schemas.PointsRuleInput.self,
                     forKey: .points
@@ -5224,6 +5640,7 @@ extension Components {
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "checkInGraceMinutes",
                     "failure",
+                    "pause",
                     "points",
                     "streak"
                 ])
@@ -5605,6 +6022,8 @@ extension Components {
             public var daysCompleted: Swift.Int
             /// - Remark: Generated from `#/components/schemas/StatsView/daysMissed`.
             public var daysMissed: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/StatsView/daysPaused`.
+            public var daysPaused: Swift.Int
             /// - Remark: Generated from `#/components/schemas/StatsView/freezeActive`.
             public var freezeActive: Swift.Bool
             /// - Remark: Generated from `#/components/schemas/StatsView/freezesLeft`.
@@ -5615,6 +6034,8 @@ extension Components {
             public var points: Swift.Int
             /// - Remark: Generated from `#/components/schemas/StatsView/progressPercent`.
             public var progressPercent: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/StatsView/skipDaysLeft`.
+            public var skipDaysLeft: Swift.Int?
             /// - Remark: Generated from `#/components/schemas/StatsView/streakPeriod`.
             public var streakPeriod: Components.Schemas.StreakPeriod
             /// Creates a new `StatsView`.
@@ -5625,11 +6046,13 @@ extension Components {
             ///   - dailyCap:
             ///   - daysCompleted:
             ///   - daysMissed:
+            ///   - daysPaused:
             ///   - freezeActive:
             ///   - freezesLeft:
             ///   - level:
             ///   - points:
             ///   - progressPercent:
+            ///   - skipDaysLeft:
             ///   - streakPeriod:
             public init(
                 bestStreak: Swift.Int,
@@ -5637,11 +6060,13 @@ extension Components {
                 dailyCap: Swift.Double? = nil,
                 daysCompleted: Swift.Int,
                 daysMissed: Swift.Int,
+                daysPaused: Swift.Int,
                 freezeActive: Swift.Bool,
                 freezesLeft: Swift.Int,
                 level: Swift.Int? = nil,
                 points: Swift.Int,
                 progressPercent: Swift.Int? = nil,
+                skipDaysLeft: Swift.Int? = nil,
                 streakPeriod: Components.Schemas.StreakPeriod
             ) {
                 self.bestStreak = bestStreak
@@ -5649,11 +6074,13 @@ extension Components {
                 self.dailyCap = dailyCap
                 self.daysCompleted = daysCompleted
                 self.daysMissed = daysMissed
+                self.daysPaused = daysPaused
                 self.freezeActive = freezeActive
                 self.freezesLeft = freezesLeft
                 self.level = level
                 self.points = points
                 self.progressPercent = progressPercent
+                self.skipDaysLeft = skipDaysLeft
                 self.streakPeriod = streakPeriod
             }
             public enum CodingKeys: String, CodingKey {
@@ -5662,11 +6089,13 @@ extension Components {
                 case dailyCap
                 case daysCompleted
                 case daysMissed
+                case daysPaused
                 case freezeActive
                 case freezesLeft
                 case level
                 case points
                 case progressPercent
+                case skipDaysLeft
                 case streakPeriod
             }
         }
@@ -6430,6 +6859,29 @@ extension Components {
             public enum CodingKeys: String, CodingKey {
                 case earned
                 case userID
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/VacationResponse`.
+        public struct VacationResponse: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/VacationResponse/notPaused`.
+            public var notPaused: [Components.Schemas.NotPausedView]
+            /// - Remark: Generated from `#/components/schemas/VacationResponse/paused`.
+            public var paused: [Components.Schemas.AttemptView]
+            /// Creates a new `VacationResponse`.
+            ///
+            /// - Parameters:
+            ///   - notPaused:
+            ///   - paused:
+            public init(
+                notPaused: [Components.Schemas.NotPausedView],
+                paused: [Components.Schemas.AttemptView]
+            ) {
+                self.notPaused = notPaused
+                self.paused = paused
+            }
+            public enum CodingKeys: String, CodingKey {
+                case notPaused
+                case paused
             }
         }
         /// - Remark: Generated from `#/components/schemas/VersionSummary`.

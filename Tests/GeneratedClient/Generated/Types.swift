@@ -88,6 +88,7 @@ public protocol APIProtocol: Sendable {
     /// Problem types:
     /// - 409 `already-removed`: That logged amount was already removed.
     /// - 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.
+    /// - 409 `day-off`: The check-in is for a day off (a pause, a vacation, a rest weekday or a skip day): resume the attempt to check in.
     /// - 422 `check-in-after-end`: The check-in is for a day after the attempt's last day.
     /// - 422 `check-in-before-start`: The check-in is for a day before the attempt began.
     /// - 422 `check-in-in-future`: The check-in is for a day that has not begun.
@@ -99,6 +100,23 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `DELETE /v1/attempts/{attemptID}/logs/{logID}`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/logs/{logID}/delete(removeLog)`.
     func removeLog(_ input: Operations.RemoveLog.Input) async throws -> Operations.RemoveLog.Output
+    /// Pause an attempt from a local day (today by default; yesterday while its check-in window is open) for a number of days or until resumed: days off are neither completed nor missed.
+    ///
+    /// Pause an attempt from a local day (today by default; yesterday while its check-in window is open) for a number of days or until resumed: days off are neither completed nor missed.
+    ///
+    /// Problem types:
+    /// - 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.
+    /// - 409 `pause-overlaps`: The days asked for overlap a pause or skip day the attempt already has.
+    /// - 422 `pause-limit-reached`: The rules' budget is used up (`rules.pause.pausesPerMonth`, `pausesPerAttempt` or `skipDaysPerMonth`); `detail` names which.
+    /// - 422 `pause-not-allowed`: The challenge's rules (`rules.pause`) allow no time off of this kind; `detail` names the rule.
+    /// - 422 `pause-too-late`: Time off may start after the fact only while the day's check-in window is open, never on a day already judged (`detail` says when it closed).
+    /// - 422 `pause-too-long`: More days than the rules allow in one pause (`rules.pause.maxDaysPerPause`).
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `POST /v1/attempts/{attemptID}/pause`.
+    /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/pause/post(pauseAttempt)`.
+    func pauseAttempt(_ input: Operations.PauseAttempt.Input) async throws -> Operations.PauseAttempt.Output
     /// The photo gallery of one of the caller's attempts.
     ///
     /// The photo gallery of one of the caller's attempts.
@@ -123,12 +141,43 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /v1/attempts/{attemptID}/restart`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/restart/post(restartAttempt)`.
     func restartAttempt(_ input: Operations.RestartAttempt.Input) async throws -> Operations.RestartAttempt.Output
+    /// End the attempt's pause in progress (days count again from today), or cancel the next one.
+    ///
+    /// End the attempt's pause in progress (days count again from today), or cancel the next one.
+    ///
+    /// Problem types:
+    /// - 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.
+    /// - 409 `not-paused`: The attempt has no pause in progress or to come.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `POST /v1/attempts/{attemptID}/resume`.
+    /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/resume/post(resumeAttempt)`.
+    func resumeAttempt(_ input: Operations.ResumeAttempt.Input) async throws -> Operations.ResumeAttempt.Output
+    /// Spend one of the month's skip days (rules.pause.skipDaysPerMonth) on today: it counts like a paused day.
+    ///
+    /// Spend one of the month's skip days (rules.pause.skipDaysPerMonth) on today: it counts like a paused day.
+    ///
+    /// Problem types:
+    /// - 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.
+    /// - 409 `pause-overlaps`: The days asked for overlap a pause or skip day the attempt already has.
+    /// - 422 `pause-limit-reached`: The rules' budget is used up (`rules.pause.pausesPerMonth`, `pausesPerAttempt` or `skipDaysPerMonth`); `detail` names which.
+    /// - 422 `pause-not-allowed`: The challenge's rules (`rules.pause`) allow no time off of this kind; `detail` names the rule.
+    /// - 422 `pause-too-late`: Time off may start after the fact only while the day's check-in window is open, never on a day already judged (`detail` says when it closed).
+    /// - 422 `pause-too-long`: More days than the rules allow in one pause (`rules.pause.maxDaysPerPause`).
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `POST /v1/attempts/{attemptID}/skip-day`.
+    /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/skip-day/post(skipDay)`.
+    func skipDay(_ input: Operations.SkipDay.Input) async throws -> Operations.SkipDay.Output
     /// Tick or untick a checkbox task for the local day it happened on (offline clients send happenedAt and a checkInID).
     ///
     /// Tick or untick a checkbox task for the local day it happened on (offline clients send happenedAt and a checkInID).
     ///
     /// Problem types:
     /// - 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.
+    /// - 409 `day-off`: The check-in is for a day off (a pause, a vacation, a rest weekday or a skip day): resume the attempt to check in.
     /// - 422 `check-in-after-end`: The check-in is for a day after the attempt's last day.
     /// - 422 `check-in-before-start`: The check-in is for a day before the attempt began.
     /// - 422 `check-in-in-future`: The check-in is for a day that has not begun.
@@ -146,6 +195,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// Problem types:
     /// - 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.
+    /// - 409 `day-off`: The check-in is for a day off (a pause, a vacation, a rest weekday or a skip day): resume the attempt to check in.
     /// - 422 `check-in-after-end`: The check-in is for a day after the attempt's last day.
     /// - 422 `check-in-before-start`: The check-in is for a day before the attempt began.
     /// - 422 `check-in-in-future`: The check-in is for a day that has not begun.
@@ -163,6 +213,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// Problem types:
     /// - 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.
+    /// - 409 `day-off`: The check-in is for a day off (a pause, a vacation, a rest weekday or a skip day): resume the attempt to check in.
     /// - 422 `check-in-after-end`: The check-in is for a day after the attempt's last day.
     /// - 422 `check-in-before-start`: The check-in is for a day before the attempt began.
     /// - 422 `check-in-in-future`: The check-in is for a day that has not begun.
@@ -849,6 +900,27 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /v1/me/training-plan/preview`.
     /// - Remark: Generated from `#/paths//v1/me/training-plan/preview/post(previewTrainingPlan)`.
     func previewTrainingPlan(_ input: Operations.PreviewTrainingPlan.Input) async throws -> Operations.PreviewTrainingPlan.Output
+    /// Pause every active attempt at once from the same day; attempts whose rules refuse are listed with the problem.
+    ///
+    /// Pause every active attempt at once from the same day; attempts whose rules refuse are listed with the problem.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `POST /v1/me/vacation`.
+    /// - Remark: Generated from `#/paths//v1/me/vacation/post(startVacation)`.
+    func startVacation(_ input: Operations.StartVacation.Input) async throws -> Operations.StartVacation.Output
+    /// Resume every active attempt with a pause in progress or to come: days count again from today.
+    ///
+    /// Resume every active attempt with a pause in progress or to come: days count again from today.
+    ///
+    /// Problem types:
+    /// - 409 `not-paused`: The attempt has no pause in progress or to come.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `DELETE /v1/me/vacation`.
+    /// - Remark: Generated from `#/paths//v1/me/vacation/delete(endVacation)`.
+    func endVacation(_ input: Operations.EndVacation.Input) async throws -> Operations.EndVacation.Output
     /// A photo's bytes, in the media type it was uploaded as, for those allowed to see it (cacheable privately for a day).
     ///
     /// A photo's bytes, in the media type it was uploaded as, for those allowed to see it (cacheable privately for a day).
@@ -860,7 +932,7 @@ public protocol APIProtocol: Sendable {
     func getPhoto(_ input: Operations.GetPhoto.Input) async throws -> Operations.GetPhoto.Output
     /// The caller's live events as Server-Sent Events (text/event-stream), authenticated by the bearer token or a stream ticket.
     ///
-    /// The caller's live events as Server-Sent Events (text/event-stream), authenticated by the bearer token or a stream ticket. Always the caller's own: attempt-ended, attempt-started, badge, checkin, checkin-undone, day, notification, points, rank, streak; with `boards`, each board's standings (`board`, at most one per board per second, the latest winning; `board-closed`) and, for a group, its chores (`chore`, `challenge-changed`). Each event's `data` is the public event's JSON (docs/events) and its `id` may be sent back as `Last-Event-ID` on reconnecting, to get what was missed in the last 5 minutes, in order; older, `event: reset` says to refetch. Also `ready` (subscribed), `unsubscribed` (no longer a member), `shutdown` (reconnect), and a `: heartbeat` comment every 15 seconds. A client that stops reading is disconnected.
+    /// The caller's live events as Server-Sent Events (text/event-stream), authenticated by the bearer token or a stream ticket. Always the caller's own: attempt-ended, attempt-paused, attempt-resumed, attempt-started, badge, checkin, checkin-undone, day, notification, points, rank, streak; with `boards`, each board's standings (`board`, at most one per board per second, the latest winning; `board-closed`) and, for a group, its chores (`chore`, `challenge-changed`). Each event's `data` is the public event's JSON (docs/events) and its `id` may be sent back as `Last-Event-ID` on reconnecting, to get what was missed in the last 5 minutes, in order; older, `event: reset` says to refetch. Also `ready` (subscribed), `unsubscribed` (no longer a member), `shutdown` (reconnect), and a `: heartbeat` comment every 15 seconds. A client that stops reading is disconnected.
     ///
     /// Problem types:
     /// - 401 `invalid-stream-ticket`: The stream ticket is unknown, used or expired: ask for a new one (they live 60 seconds, for one stream).
@@ -1028,6 +1100,7 @@ extension APIProtocol {
     /// Problem types:
     /// - 409 `already-removed`: That logged amount was already removed.
     /// - 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.
+    /// - 409 `day-off`: The check-in is for a day off (a pause, a vacation, a rest weekday or a skip day): resume the attempt to check in.
     /// - 422 `check-in-after-end`: The check-in is for a day after the attempt's last day.
     /// - 422 `check-in-before-start`: The check-in is for a day before the attempt began.
     /// - 422 `check-in-in-future`: The check-in is for a day that has not begun.
@@ -1045,6 +1118,33 @@ extension APIProtocol {
         try await removeLog(Operations.RemoveLog.Input(
             path: path,
             headers: headers
+        ))
+    }
+    /// Pause an attempt from a local day (today by default; yesterday while its check-in window is open) for a number of days or until resumed: days off are neither completed nor missed.
+    ///
+    /// Pause an attempt from a local day (today by default; yesterday while its check-in window is open) for a number of days or until resumed: days off are neither completed nor missed.
+    ///
+    /// Problem types:
+    /// - 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.
+    /// - 409 `pause-overlaps`: The days asked for overlap a pause or skip day the attempt already has.
+    /// - 422 `pause-limit-reached`: The rules' budget is used up (`rules.pause.pausesPerMonth`, `pausesPerAttempt` or `skipDaysPerMonth`); `detail` names which.
+    /// - 422 `pause-not-allowed`: The challenge's rules (`rules.pause`) allow no time off of this kind; `detail` names the rule.
+    /// - 422 `pause-too-late`: Time off may start after the fact only while the day's check-in window is open, never on a day already judged (`detail` says when it closed).
+    /// - 422 `pause-too-long`: More days than the rules allow in one pause (`rules.pause.maxDaysPerPause`).
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `POST /v1/attempts/{attemptID}/pause`.
+    /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/pause/post(pauseAttempt)`.
+    public func pauseAttempt(
+        path: Operations.PauseAttempt.Input.Path,
+        headers: Operations.PauseAttempt.Input.Headers = .init(),
+        body: Operations.PauseAttempt.Input.Body
+    ) async throws -> Operations.PauseAttempt.Output {
+        try await pauseAttempt(Operations.PauseAttempt.Input(
+            path: path,
+            headers: headers,
+            body: body
         ))
     }
     /// The photo gallery of one of the caller's attempts.
@@ -1089,12 +1189,59 @@ extension APIProtocol {
             headers: headers
         ))
     }
+    /// End the attempt's pause in progress (days count again from today), or cancel the next one.
+    ///
+    /// End the attempt's pause in progress (days count again from today), or cancel the next one.
+    ///
+    /// Problem types:
+    /// - 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.
+    /// - 409 `not-paused`: The attempt has no pause in progress or to come.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `POST /v1/attempts/{attemptID}/resume`.
+    /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/resume/post(resumeAttempt)`.
+    public func resumeAttempt(
+        path: Operations.ResumeAttempt.Input.Path,
+        headers: Operations.ResumeAttempt.Input.Headers = .init()
+    ) async throws -> Operations.ResumeAttempt.Output {
+        try await resumeAttempt(Operations.ResumeAttempt.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Spend one of the month's skip days (rules.pause.skipDaysPerMonth) on today: it counts like a paused day.
+    ///
+    /// Spend one of the month's skip days (rules.pause.skipDaysPerMonth) on today: it counts like a paused day.
+    ///
+    /// Problem types:
+    /// - 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.
+    /// - 409 `pause-overlaps`: The days asked for overlap a pause or skip day the attempt already has.
+    /// - 422 `pause-limit-reached`: The rules' budget is used up (`rules.pause.pausesPerMonth`, `pausesPerAttempt` or `skipDaysPerMonth`); `detail` names which.
+    /// - 422 `pause-not-allowed`: The challenge's rules (`rules.pause`) allow no time off of this kind; `detail` names the rule.
+    /// - 422 `pause-too-late`: Time off may start after the fact only while the day's check-in window is open, never on a day already judged (`detail` says when it closed).
+    /// - 422 `pause-too-long`: More days than the rules allow in one pause (`rules.pause.maxDaysPerPause`).
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `POST /v1/attempts/{attemptID}/skip-day`.
+    /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/skip-day/post(skipDay)`.
+    public func skipDay(
+        path: Operations.SkipDay.Input.Path,
+        headers: Operations.SkipDay.Input.Headers = .init()
+    ) async throws -> Operations.SkipDay.Output {
+        try await skipDay(Operations.SkipDay.Input(
+            path: path,
+            headers: headers
+        ))
+    }
     /// Tick or untick a checkbox task for the local day it happened on (offline clients send happenedAt and a checkInID).
     ///
     /// Tick or untick a checkbox task for the local day it happened on (offline clients send happenedAt and a checkInID).
     ///
     /// Problem types:
     /// - 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.
+    /// - 409 `day-off`: The check-in is for a day off (a pause, a vacation, a rest weekday or a skip day): resume the attempt to check in.
     /// - 422 `check-in-after-end`: The check-in is for a day after the attempt's last day.
     /// - 422 `check-in-before-start`: The check-in is for a day before the attempt began.
     /// - 422 `check-in-in-future`: The check-in is for a day that has not begun.
@@ -1122,6 +1269,7 @@ extension APIProtocol {
     ///
     /// Problem types:
     /// - 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.
+    /// - 409 `day-off`: The check-in is for a day off (a pause, a vacation, a rest weekday or a skip day): resume the attempt to check in.
     /// - 422 `check-in-after-end`: The check-in is for a day after the attempt's last day.
     /// - 422 `check-in-before-start`: The check-in is for a day before the attempt began.
     /// - 422 `check-in-in-future`: The check-in is for a day that has not begun.
@@ -1149,6 +1297,7 @@ extension APIProtocol {
     ///
     /// Problem types:
     /// - 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.
+    /// - 409 `day-off`: The check-in is for a day off (a pause, a vacation, a rest weekday or a skip day): resume the attempt to check in.
     /// - 422 `check-in-after-end`: The check-in is for a day after the attempt's last day.
     /// - 422 `check-in-before-start`: The check-in is for a day before the attempt began.
     /// - 422 `check-in-in-future`: The check-in is for a day that has not begun.
@@ -2369,6 +2518,37 @@ extension APIProtocol {
             body: body
         ))
     }
+    /// Pause every active attempt at once from the same day; attempts whose rules refuse are listed with the problem.
+    ///
+    /// Pause every active attempt at once from the same day; attempts whose rules refuse are listed with the problem.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `POST /v1/me/vacation`.
+    /// - Remark: Generated from `#/paths//v1/me/vacation/post(startVacation)`.
+    public func startVacation(
+        headers: Operations.StartVacation.Input.Headers = .init(),
+        body: Operations.StartVacation.Input.Body
+    ) async throws -> Operations.StartVacation.Output {
+        try await startVacation(Operations.StartVacation.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Resume every active attempt with a pause in progress or to come: days count again from today.
+    ///
+    /// Resume every active attempt with a pause in progress or to come: days count again from today.
+    ///
+    /// Problem types:
+    /// - 409 `not-paused`: The attempt has no pause in progress or to come.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `DELETE /v1/me/vacation`.
+    /// - Remark: Generated from `#/paths//v1/me/vacation/delete(endVacation)`.
+    public func endVacation(headers: Operations.EndVacation.Input.Headers = .init()) async throws -> Operations.EndVacation.Output {
+        try await endVacation(Operations.EndVacation.Input(headers: headers))
+    }
     /// A photo's bytes, in the media type it was uploaded as, for those allowed to see it (cacheable privately for a day).
     ///
     /// A photo's bytes, in the media type it was uploaded as, for those allowed to see it (cacheable privately for a day).
@@ -2388,7 +2568,7 @@ extension APIProtocol {
     }
     /// The caller's live events as Server-Sent Events (text/event-stream), authenticated by the bearer token or a stream ticket.
     ///
-    /// The caller's live events as Server-Sent Events (text/event-stream), authenticated by the bearer token or a stream ticket. Always the caller's own: attempt-ended, attempt-started, badge, checkin, checkin-undone, day, notification, points, rank, streak; with `boards`, each board's standings (`board`, at most one per board per second, the latest winning; `board-closed`) and, for a group, its chores (`chore`, `challenge-changed`). Each event's `data` is the public event's JSON (docs/events) and its `id` may be sent back as `Last-Event-ID` on reconnecting, to get what was missed in the last 5 minutes, in order; older, `event: reset` says to refetch. Also `ready` (subscribed), `unsubscribed` (no longer a member), `shutdown` (reconnect), and a `: heartbeat` comment every 15 seconds. A client that stops reading is disconnected.
+    /// The caller's live events as Server-Sent Events (text/event-stream), authenticated by the bearer token or a stream ticket. Always the caller's own: attempt-ended, attempt-paused, attempt-resumed, attempt-started, badge, checkin, checkin-undone, day, notification, points, rank, streak; with `boards`, each board's standings (`board`, at most one per board per second, the latest winning; `board-closed`) and, for a group, its chores (`chore`, `challenge-changed`). Each event's `data` is the public event's JSON (docs/events) and its `id` may be sent back as `Last-Event-ID` on reconnecting, to get what was missed in the last 5 minutes, in order; older, `event: reset` says to refetch. Also `ready` (subscribed), `unsubscribed` (no longer a member), `shutdown` (reconnect), and a `: heartbeat` comment every 15 seconds. A client that stops reading is disconnected.
     ///
     /// Problem types:
     /// - 401 `invalid-stream-ticket`: The stream ticket is unknown, used or expired: ask for a new one (they live 60 seconds, for one stream).

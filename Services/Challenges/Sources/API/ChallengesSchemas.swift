@@ -71,6 +71,16 @@ extension StreakRule: JSONSchemaRefined {
     }
 }
 
+extension PauseRule: JSONSchemaRefined {
+    public static var fieldRefinements: [String: JSONSchema.Refinement] {
+        [
+            "maxDaysPerPause": .range(DraftLimits.daysPerPause), "pausesPerMonth": .range(DraftLimits.pausesPerMonth),
+            "pausesPerAttempt": .range(DraftLimits.pausesPerAttempt), "skipDaysPerMonth": .range(DraftLimits.skipDaysPerMonth),
+            "restWeekdays": .init(maxItems: DraftLimits.restWeekdays),
+        ]
+    }
+}
+
 extension PointsRule: JSONSchemaRefined {
     public static var fieldRefinements: [String: JSONSchema.Refinement] {
         ["pointsPerTask": .range(DraftLimits.taskPoints), "weeklyGoalBonus": .range(DraftLimits.bonus), "completionBonus": .range(DraftLimits.bonus)]

@@ -9,8 +9,11 @@ enum PublicAPI {
         PublicRoute(.get, "/v1/attempts/{attemptID}/calendar", .progress, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/attempts/{attemptID}/history", .progress, .authenticated, .standard, idempotent: false),
         PublicRoute(.delete, "/v1/attempts/{attemptID}/logs/{logID}", .progress, .authenticated, .standard, idempotent: false),
+        PublicRoute(.post, "/v1/attempts/{attemptID}/pause", .progress, .authenticated, .standard, idempotent: true),
         PublicRoute(.get, "/v1/attempts/{attemptID}/photos", .progress, .authenticated, .standard, idempotent: false),
         PublicRoute(.post, "/v1/attempts/{attemptID}/restart", .progress, .authenticated, .standard, idempotent: true),
+        PublicRoute(.post, "/v1/attempts/{attemptID}/resume", .progress, .authenticated, .standard, idempotent: false),
+        PublicRoute(.post, "/v1/attempts/{attemptID}/skip-day", .progress, .authenticated, .standard, idempotent: true),
         PublicRoute(.put, "/v1/attempts/{attemptID}/tasks/{taskID}", .progress, .authenticated, .standard, idempotent: false),
         PublicRoute(.post, "/v1/attempts/{attemptID}/tasks/{taskID}/logs", .progress, .authenticated, .standard, idempotent: true),
         PublicRoute(.put, "/v1/attempts/{attemptID}/tasks/{taskID}/photo", .progress, .authenticated, .standard, idempotent: false, upload: true),
@@ -82,6 +85,8 @@ enum PublicAPI {
         PublicRoute(.get, "/v1/me/training-plan", .identity, .authenticated, .standard, idempotent: false),
         PublicRoute(.put, "/v1/me/training-plan", .identity, .authenticated, .standard, idempotent: false),
         PublicRoute(.post, "/v1/me/training-plan/preview", .identity, .authenticated, .standard, idempotent: false),
+        PublicRoute(.delete, "/v1/me/vacation", .progress, .authenticated, .standard, idempotent: false),
+        PublicRoute(.post, "/v1/me/vacation", .progress, .authenticated, .standard, idempotent: true),
         PublicRoute(.get, "/v1/photos/{photoID}", .progress, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/stream", .gateway, .anonymous, .standard, idempotent: false),
         PublicRoute(.post, "/v1/stream/tickets", .gateway, .authenticated, .standard, idempotent: false),
@@ -170,7 +175,7 @@ enum PublicAPI {
             }
           }
         },
-        "description" : "Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`); each operation lists its own.",
+        "description" : "Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`); each operation lists its own.",
         "headers" : {
           "Retry-After" : {
             "$ref" : "#/components/headers/Retry-After"
@@ -311,7 +316,7 @@ enum PublicAPI {
             }
           }
         },
-        "description" : "Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`); each operation lists its own.",
+        "description" : "Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.",
         "headers" : {
           "X-Request-ID" : {
             "$ref" : "#/components/headers/X-Request-ID"
@@ -474,6 +479,21 @@ enum PublicAPI {
             },
             "type" : "array"
           },
+          "pauseMode" : {
+            "$ref" : "#/components/schemas/PauseMode"
+          },
+          "pauses" : {
+            "items" : {
+              "$ref" : "#/components/schemas/PauseView"
+            },
+            "type" : "array"
+          },
+          "restWeekdays" : {
+            "items" : {
+              "$ref" : "#/components/schemas/Weekday"
+            },
+            "type" : "array"
+          },
           "startedOn" : {
             "$ref" : "#/components/schemas/LocalDate"
           },
@@ -504,6 +524,9 @@ enum PublicAPI {
           "dayNumber",
           "kind",
           "missedTaskIDs",
+          "pauseMode",
+          "pauses",
+          "restWeekdays",
           "startedOn",
           "stats",
           "status",
@@ -853,6 +876,7 @@ enum PublicAPI {
               "frozen",
               "kept",
               "rest",
+              "paused",
               "open",
               "future",
               "after"
@@ -1402,6 +1426,9 @@ enum PublicAPI {
           "failure" : {
             "$ref" : "#/components/schemas/FailureRule"
           },
+          "pause" : {
+            "$ref" : "#/components/schemas/PauseRule"
+          },
           "points" : {
             "$ref" : "#/components/schemas/PointsRule"
           },
@@ -1925,6 +1952,9 @@ enum PublicAPI {
           "dayNumber" : {
             "type" : "integer"
           },
+          "paused" : {
+            "type" : "boolean"
+          },
           "remainingTaskIDs" : {
             "items" : {
               "type" : "string"
@@ -1942,6 +1972,7 @@ enum PublicAPI {
           "complete",
           "date",
           "dayNumber",
+          "paused",
           "remainingTaskIDs",
           "tasks"
         ],
@@ -2537,12 +2568,16 @@ enum PublicAPI {
           "date" : {
             "$ref" : "#/components/schemas/LocalDate"
           },
+          "paused" : {
+            "type" : "boolean"
+          },
           "tasksDone" : {
             "type" : "integer"
           }
         },
         "required" : [
           "date",
+          "paused",
           "tasksDone"
         ],
         "type" : "object"
@@ -2739,6 +2774,14 @@ enum PublicAPI {
           "household",
           "friends",
           "team"
+        ],
+        "type" : "string"
+      },
+      "KnownPauseMode" : {
+        "enum" : [
+          "notAllowed",
+          "pausesStreak",
+          "remindersOnly"
         ],
         "type" : "string"
       },
@@ -3130,6 +3173,30 @@ enum PublicAPI {
         ],
         "type" : "object"
       },
+      "NotPausedView" : {
+        "properties" : {
+          "attemptID" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "challengeName" : {
+            "type" : "string"
+          },
+          "detail" : {
+            "type" : "string"
+          },
+          "type" : {
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "attemptID",
+          "challengeName",
+          "detail",
+          "type"
+        ],
+        "type" : "object"
+      },
       "PastWindowView" : {
         "properties" : {
           "participants" : {
@@ -3149,6 +3216,147 @@ enum PublicAPI {
           "participants",
           "window",
           "winners"
+        ],
+        "type" : "object"
+      },
+      "PauseKind" : {
+        "anyOf" : [
+          {
+            "enum" : [
+              "pause",
+              "vacation",
+              "skipDay"
+            ],
+            "type" : "string"
+          },
+          {
+            "type" : "string"
+          }
+        ],
+        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+      },
+      "PauseMode" : {
+        "anyOf" : [
+          {
+            "$ref" : "#/components/schemas/KnownPauseMode"
+          },
+          {
+            "type" : "string"
+          }
+        ],
+        "description" : "An open list: later versions may add values to KnownPauseMode, so a client must accept one it does not know. Requests take only the values of KnownPauseMode."
+      },
+      "PauseRequestBody" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "days" : {
+            "maximum" : 366,
+            "minimum" : 1,
+            "type" : "integer"
+          },
+          "from" : {
+            "$ref" : "#/components/schemas/LocalDate"
+          }
+        },
+        "type" : "object"
+      },
+      "PauseRule" : {
+        "properties" : {
+          "maxDaysPerPause" : {
+            "maximum" : 366,
+            "minimum" : 1,
+            "type" : "integer"
+          },
+          "mode" : {
+            "$ref" : "#/components/schemas/PauseMode"
+          },
+          "pausesPerAttempt" : {
+            "maximum" : 100,
+            "minimum" : 1,
+            "type" : "integer"
+          },
+          "pausesPerMonth" : {
+            "maximum" : 31,
+            "minimum" : 1,
+            "type" : "integer"
+          },
+          "restWeekdays" : {
+            "items" : {
+              "$ref" : "#/components/schemas/Weekday"
+            },
+            "maxItems" : 6,
+            "type" : "array"
+          },
+          "skipDaysPerMonth" : {
+            "maximum" : 10,
+            "minimum" : 1,
+            "type" : "integer"
+          }
+        },
+        "required" : [
+          "mode"
+        ],
+        "type" : "object"
+      },
+      "PauseRuleInput" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "maxDaysPerPause" : {
+            "maximum" : 366,
+            "minimum" : 1,
+            "type" : "integer"
+          },
+          "mode" : {
+            "$ref" : "#/components/schemas/KnownPauseMode"
+          },
+          "pausesPerAttempt" : {
+            "maximum" : 100,
+            "minimum" : 1,
+            "type" : "integer"
+          },
+          "pausesPerMonth" : {
+            "maximum" : 31,
+            "minimum" : 1,
+            "type" : "integer"
+          },
+          "restWeekdays" : {
+            "items" : {
+              "$ref" : "#/components/schemas/Weekday"
+            },
+            "maxItems" : 6,
+            "type" : "array"
+          },
+          "skipDaysPerMonth" : {
+            "maximum" : 10,
+            "minimum" : 1,
+            "type" : "integer"
+          }
+        },
+        "required" : [
+          "mode"
+        ],
+        "type" : "object"
+      },
+      "PauseView" : {
+        "properties" : {
+          "from" : {
+            "$ref" : "#/components/schemas/LocalDate"
+          },
+          "kind" : {
+            "$ref" : "#/components/schemas/PauseKind"
+          },
+          "pauseID" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "through" : {
+            "$ref" : "#/components/schemas/LocalDate"
+          }
+        },
+        "required" : [
+          "from",
+          "kind",
+          "pauseID"
         ],
         "type" : "object"
       },
@@ -3500,7 +3708,7 @@ enum PublicAPI {
             "type" : "string"
           },
           "type" : {
-            "description" : "Stable per kind of problem: https://surge.example/problems/ followed by one of these slugs (later versions may add others; `http-<status>` stands for any other HTTP error):\n- `rate-limited` (429): Too many requests from this address or account; retry after `Retry-After` seconds.\n- `unavailable` (503): Something Surge depends on (its database, another service, a sign-in provider) cannot be reached; retry after `Retry-After` seconds.\n- `catching-up` (503): This service has not yet seen something the request needs (an account or group created a moment ago); retry after `Retry-After` seconds.\n- `internal` (500): A fault on Surge's side; it has been logged.\n- `method-not-allowed` (405): The path exists, but not with this method.\n- `not-found` (404): No such resource, or none the caller may see.\n- `unknown-cursor` (404): The `cursor` was not issued for this list (or this sort order), so the position it names does not exist: request the first page again without a cursor.\n- `unauthorized` (401): No access token was sent.\n- `invalid-token` (401): The access token is malformed, expired or not Surge's: refresh it or sign in again.\n- `account-deleted` (401): The token's account was deleted.\n- `unauthenticated-call` (401): A service was called directly, not through the gateway (internal calls only).\n- `malformed-body` (400): The body is not JSON, or could not be read.\n- `invalid-characters` (400): A text field or query parameter contains NUL (U+0000); `errors` names each.\n- `unsupported-media-type` (415): The body's Content-Type is not one the operation takes.\n- `payload-too-large` (413): The body is larger than the operation takes.\n- `validation` (422): A field, query parameter or header breaks a rule (unknown fields included); `errors` names each with the rule broken.\n- `idempotency-key-reused` (409): This `Idempotency-Key` is bound to a different request (another method, path or body): use a new key for a new request.\n- `idempotency-key-in-progress` (409): A request with this `Idempotency-Key` is still running; retry after `Retry-After` seconds.\n- `forbidden` (403): The caller may not do this.\n- `confirmation-required` (422): Deleting for good needs an explicit confirmation.\n- `email-taken` (409): An account with this e-mail exists: sign in instead.\n- `account-exists` (409): A password account has this e-mail: sign in with e-mail and password instead.\n- `credentials-exist` (409): The account already has credentials; only a guest attaches them.\n- `invalid-credentials` (401): The e-mail or the password is wrong.\n- `sign-in-throttled` (429): Too many failed sign-ins from this address; retry after `Retry-After` seconds.\n- `invalid-refresh-token` (401): The refresh token is unknown, expired or signed out: sign in again.\n- `refresh-token-reused` (401): The refresh token was already used; every session of its family was signed out.\n- `invalid-id-token` (401): The provider's ID token is malformed, expired, wrongly signed or meant for another app.\n- `provider-not-enabled` (403): This server does not accept sign-in with that provider (it is not configured here).\n- `training-plan-not-found` (404): No training plan yet: onboarding has not saved one.\n- `already-friends` (409): You are already friends.\n- `friend-request-exists` (409): A friend request between the two of you is pending; answer or cancel it.\n- `owner-only` (403): Only the group's owner may do this.\n- `invite-expired` (410): The invite has expired; ask for a new one.\n- `cannot-remove-self` (409): The owner cannot remove themselves; leave the group instead.\n- `not-invitable` (409): This kind of challenge takes no invitations.\n- `already-started` (409): You already have an active attempt at this challenge.\n- `attempt-completed` (409): A completed attempt is archived; start the challenge again instead.\n- `attempt-not-active` (409): The attempt has ended (failed, completed or abandoned); restart it to check in again.\n- `chore` (409): Household chores are completed occurrence by occurrence, not started.\n- `competition-ended` (409): The competition has ended.\n- `beyond-supported-dates` (422): The attempt would end after the last date Surge supports (2200-12-31).\n- `already-removed` (409): That logged amount was already removed.\n- `chore-already-completed` (409): This chore occurrence was already completed.\n- `outside-competition` (422): The check-in falls outside the competition's time limit.\n- `check-in-window-closed` (422): Too late for that day: its check-in window has closed (`detail` says when).\n- `check-in-in-future` (422): The check-in is for a day that has not begun.\n- `check-in-before-start` (422): The check-in is for a day before the attempt began.\n- `check-in-after-end` (422): The check-in is for a day after the attempt's last day.\n- `too-many-streams` (429): The account already has as many open streams on this server as it may; close one first.\n- `invalid-stream-ticket` (401): The stream ticket is unknown, used or expired: ask for a new one (they live 60 seconds, for one stream).",
+            "description" : "Stable per kind of problem: https://surge.example/problems/ followed by one of these slugs (later versions may add others; `http-<status>` stands for any other HTTP error):\n- `rate-limited` (429): Too many requests from this address or account; retry after `Retry-After` seconds.\n- `unavailable` (503): Something Surge depends on (its database, another service, a sign-in provider) cannot be reached; retry after `Retry-After` seconds.\n- `catching-up` (503): This service has not yet seen something the request needs (an account or group created a moment ago); retry after `Retry-After` seconds.\n- `internal` (500): A fault on Surge's side; it has been logged.\n- `method-not-allowed` (405): The path exists, but not with this method.\n- `not-found` (404): No such resource, or none the caller may see.\n- `unknown-cursor` (404): The `cursor` was not issued for this list (or this sort order), so the position it names does not exist: request the first page again without a cursor.\n- `unauthorized` (401): No access token was sent.\n- `invalid-token` (401): The access token is malformed, expired or not Surge's: refresh it or sign in again.\n- `account-deleted` (401): The token's account was deleted.\n- `unauthenticated-call` (401): A service was called directly, not through the gateway (internal calls only).\n- `malformed-body` (400): The body is not JSON, or could not be read.\n- `invalid-characters` (400): A text field or query parameter contains NUL (U+0000); `errors` names each.\n- `unsupported-media-type` (415): The body's Content-Type is not one the operation takes.\n- `payload-too-large` (413): The body is larger than the operation takes.\n- `validation` (422): A field, query parameter or header breaks a rule (unknown fields included); `errors` names each with the rule broken.\n- `idempotency-key-reused` (409): This `Idempotency-Key` is bound to a different request (another method, path or body): use a new key for a new request.\n- `idempotency-key-in-progress` (409): A request with this `Idempotency-Key` is still running; retry after `Retry-After` seconds.\n- `forbidden` (403): The caller may not do this.\n- `confirmation-required` (422): Deleting for good needs an explicit confirmation.\n- `email-taken` (409): An account with this e-mail exists: sign in instead.\n- `account-exists` (409): A password account has this e-mail: sign in with e-mail and password instead.\n- `credentials-exist` (409): The account already has credentials; only a guest attaches them.\n- `invalid-credentials` (401): The e-mail or the password is wrong.\n- `sign-in-throttled` (429): Too many failed sign-ins from this address; retry after `Retry-After` seconds.\n- `invalid-refresh-token` (401): The refresh token is unknown, expired or signed out: sign in again.\n- `refresh-token-reused` (401): The refresh token was already used; every session of its family was signed out.\n- `invalid-id-token` (401): The provider's ID token is malformed, expired, wrongly signed or meant for another app.\n- `provider-not-enabled` (403): This server does not accept sign-in with that provider (it is not configured here).\n- `training-plan-not-found` (404): No training plan yet: onboarding has not saved one.\n- `already-friends` (409): You are already friends.\n- `friend-request-exists` (409): A friend request between the two of you is pending; answer or cancel it.\n- `owner-only` (403): Only the group's owner may do this.\n- `invite-expired` (410): The invite has expired; ask for a new one.\n- `cannot-remove-self` (409): The owner cannot remove themselves; leave the group instead.\n- `not-invitable` (409): This kind of challenge takes no invitations.\n- `already-started` (409): You already have an active attempt at this challenge.\n- `attempt-completed` (409): A completed attempt is archived; start the challenge again instead.\n- `attempt-not-active` (409): The attempt has ended (failed, completed or abandoned); restart it to check in again.\n- `chore` (409): Household chores are completed occurrence by occurrence, not started.\n- `competition-ended` (409): The competition has ended.\n- `beyond-supported-dates` (422): The attempt would end after the last date Surge supports (2200-12-31).\n- `already-removed` (409): That logged amount was already removed.\n- `chore-already-completed` (409): This chore occurrence was already completed.\n- `outside-competition` (422): The check-in falls outside the competition's time limit.\n- `check-in-window-closed` (422): Too late for that day: its check-in window has closed (`detail` says when).\n- `check-in-in-future` (422): The check-in is for a day that has not begun.\n- `check-in-before-start` (422): The check-in is for a day before the attempt began.\n- `check-in-after-end` (422): The check-in is for a day after the attempt's last day.\n- `day-off` (409): The check-in is for a day off (a pause, a vacation, a rest weekday or a skip day): resume the attempt to check in.\n- `pause-not-allowed` (422): The challenge's rules (`rules.pause`) allow no time off of this kind; `detail` names the rule.\n- `pause-too-late` (422): Time off may start after the fact only while the day's check-in window is open, never on a day already judged (`detail` says when it closed).\n- `pause-overlaps` (409): The days asked for overlap a pause or skip day the attempt already has.\n- `pause-too-long` (422): More days than the rules allow in one pause (`rules.pause.maxDaysPerPause`).\n- `pause-limit-reached` (422): The rules' budget is used up (`rules.pause.pausesPerMonth`, `pausesPerAttempt` or `skipDaysPerMonth`); `detail` names which.\n- `not-paused` (409): The attempt has no pause in progress or to come.\n- `too-many-streams` (429): The account already has as many open streams on this server as it may; close one first.\n- `invalid-stream-ticket` (401): The stream ticket is unknown, used or expired: ask for a new one (they live 60 seconds, for one stream).",
             "examples" : [
               "https://surge.example/problems/attempt-not-active"
             ],
@@ -3700,6 +3908,20 @@ enum PublicAPI {
         ],
         "type" : "object"
       },
+      "ResumedResponse" : {
+        "properties" : {
+          "resumed" : {
+            "items" : {
+              "$ref" : "#/components/schemas/AttemptView"
+            },
+            "type" : "array"
+          }
+        },
+        "required" : [
+          "resumed"
+        ],
+        "type" : "object"
+      },
       "RulesDraft" : {
         "additionalProperties" : false,
         "properties" : {
@@ -3710,6 +3932,9 @@ enum PublicAPI {
           },
           "failure" : {
             "$ref" : "#/components/schemas/FailureRuleInput"
+          },
+          "pause" : {
+            "$ref" : "#/components/schemas/PauseRuleInput"
           },
           "points" : {
             "$ref" : "#/components/schemas/PointsRuleInput"
@@ -3974,6 +4199,9 @@ enum PublicAPI {
           "daysMissed" : {
             "type" : "integer"
           },
+          "daysPaused" : {
+            "type" : "integer"
+          },
           "freezeActive" : {
             "type" : "boolean"
           },
@@ -3989,6 +4217,9 @@ enum PublicAPI {
           "progressPercent" : {
             "type" : "integer"
           },
+          "skipDaysLeft" : {
+            "type" : "integer"
+          },
           "streakPeriod" : {
             "$ref" : "#/components/schemas/StreakPeriod"
           }
@@ -3998,6 +4229,7 @@ enum PublicAPI {
           "currentStreak",
           "daysCompleted",
           "daysMissed",
+          "daysPaused",
           "freezeActive",
           "freezesLeft",
           "points",
@@ -4466,6 +4698,27 @@ enum PublicAPI {
         "required" : [
           "earned",
           "userID"
+        ],
+        "type" : "object"
+      },
+      "VacationResponse" : {
+        "properties" : {
+          "notPaused" : {
+            "items" : {
+              "$ref" : "#/components/schemas/NotPausedView"
+            },
+            "type" : "array"
+          },
+          "paused" : {
+            "items" : {
+              "$ref" : "#/components/schemas/AttemptView"
+            },
+            "type" : "array"
+          }
+        },
+        "required" : [
+          "notPaused",
+          "paused"
         ],
         "type" : "object"
       },
@@ -5159,7 +5412,7 @@ enum PublicAPI {
     },
     "/v1/attempts/{attemptID}/logs/{logID}" : {
       "delete" : {
-        "description" : "Take a logged amount back.\n\nProblem types:\n- 409 `already-removed`: That logged amount was already removed.\n- 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.\n- 422 `check-in-after-end`: The check-in is for a day after the attempt's last day.\n- 422 `check-in-before-start`: The check-in is for a day before the attempt began.\n- 422 `check-in-in-future`: The check-in is for a day that has not begun.\n- 422 `check-in-window-closed`: Too late for that day: its check-in window has closed (`detail` says when).\n- 422 `outside-competition`: The check-in falls outside the competition's time limit.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Take a logged amount back.\n\nProblem types:\n- 409 `already-removed`: That logged amount was already removed.\n- 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.\n- 409 `day-off`: The check-in is for a day off (a pause, a vacation, a rest weekday or a skip day): resume the attempt to check in.\n- 422 `check-in-after-end`: The check-in is for a day after the attempt's last day.\n- 422 `check-in-before-start`: The check-in is for a day before the attempt began.\n- 422 `check-in-in-future`: The check-in is for a day that has not begun.\n- 422 `check-in-window-closed`: Too late for that day: its check-in window has closed (`detail` says when).\n- 422 `outside-competition`: The check-in falls outside the competition's time limit.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "removeLog",
         "parameters" : [
           {
@@ -5236,11 +5489,137 @@ enum PublicAPI {
           "not-found",
           "already-removed",
           "attempt-not-active",
+          "day-off",
           "check-in-after-end",
           "check-in-before-start",
           "check-in-in-future",
           "check-in-window-closed",
           "outside-competition",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
+        "x-surge-service" : "progress",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/attempts/{attemptID}/pause" : {
+      "post" : {
+        "description" : "Pause an attempt from a local day (today by default; yesterday while its check-in window is open) for a number of days or until resumed: days off are neither completed nor missed.\n\nProblem types:\n- 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.\n- 409 `pause-overlaps`: The days asked for overlap a pause or skip day the attempt already has.\n- 422 `pause-limit-reached`: The rules' budget is used up (`rules.pause.pausesPerMonth`, `pausesPerAttempt` or `skipDaysPerMonth`); `detail` names which.\n- 422 `pause-not-allowed`: The challenge's rules (`rules.pause`) allow no time off of this kind; `detail` names the rule.\n- 422 `pause-too-late`: Time off may start after the fact only while the day's check-in window is open, never on a day already judged (`detail` says when it closed).\n- 422 `pause-too-long`: More days than the rules allow in one pause (`rules.pause.maxDaysPerPause`).\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "operationId" : "pauseAttempt",
+        "parameters" : [
+          {
+            "description" : "An attempt.",
+            "in" : "path",
+            "name" : "attemptID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.",
+            "in" : "header",
+            "name" : "Idempotency-Key",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "2f1c6a0e-start"
+              ],
+              "maxLength" : 255,
+              "minLength" : 1,
+              "pattern" : "^[!-~]+$",
+              "type" : "string"
+            }
+          }
+        ],
+        "requestBody" : {
+          "content" : {
+            "application/json" : {
+              "schema" : {
+                "$ref" : "#/components/schemas/PauseRequestBody"
+              }
+            }
+          },
+          "required" : true
+        },
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "$ref" : "#/components/schemas/AttemptResponse"
+                }
+              }
+            },
+            "description" : "OK",
+            "headers" : {
+              "Idempotent-Replayed" : {
+                "$ref" : "#/components/headers/Idempotent-Replayed"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
+          },
+          "409" : {
+            "$ref" : "#/components/responses/Conflict"
+          },
+          "413" : {
+            "$ref" : "#/components/responses/ContentTooLarge"
+          },
+          "415" : {
+            "$ref" : "#/components/responses/UnsupportedMediaType"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/UnprocessableContent"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/TooManyRequests"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/ServiceUnavailable"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Pause an attempt from a local day (today by default; yesterday while its check-in window is open) for a number of days or until resumed: days off are neither completed nor missed.",
+        "tags" : [
+          "progress"
+        ],
+        "x-problem-types" : [
+          "invalid-characters",
+          "malformed-body",
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "attempt-not-active",
+          "idempotency-key-in-progress",
+          "idempotency-key-reused",
+          "pause-overlaps",
+          "payload-too-large",
+          "unsupported-media-type",
+          "pause-limit-reached",
+          "pause-not-allowed",
+          "pause-too-late",
+          "pause-too-long",
+          "validation",
           "rate-limited",
           "catching-up",
           "unavailable"
@@ -5449,9 +5828,185 @@ enum PublicAPI {
         "x-surge-throttle" : "standard"
       }
     },
+    "/v1/attempts/{attemptID}/resume" : {
+      "post" : {
+        "description" : "End the attempt's pause in progress (days count again from today), or cancel the next one.\n\nProblem types:\n- 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.\n- 409 `not-paused`: The attempt has no pause in progress or to come.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "operationId" : "resumeAttempt",
+        "parameters" : [
+          {
+            "description" : "An attempt.",
+            "in" : "path",
+            "name" : "attemptID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "$ref" : "#/components/schemas/AttemptResponse"
+                }
+              }
+            },
+            "description" : "OK",
+            "headers" : {
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
+          },
+          "409" : {
+            "$ref" : "#/components/responses/Conflict"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/TooManyRequests"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/ServiceUnavailable"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "End the attempt's pause in progress (days count again from today), or cancel the next one.",
+        "tags" : [
+          "progress"
+        ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "attempt-not-active",
+          "not-paused",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
+        "x-surge-service" : "progress",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/attempts/{attemptID}/skip-day" : {
+      "post" : {
+        "description" : "Spend one of the month's skip days (rules.pause.skipDaysPerMonth) on today: it counts like a paused day.\n\nProblem types:\n- 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.\n- 409 `pause-overlaps`: The days asked for overlap a pause or skip day the attempt already has.\n- 422 `pause-limit-reached`: The rules' budget is used up (`rules.pause.pausesPerMonth`, `pausesPerAttempt` or `skipDaysPerMonth`); `detail` names which.\n- 422 `pause-not-allowed`: The challenge's rules (`rules.pause`) allow no time off of this kind; `detail` names the rule.\n- 422 `pause-too-late`: Time off may start after the fact only while the day's check-in window is open, never on a day already judged (`detail` says when it closed).\n- 422 `pause-too-long`: More days than the rules allow in one pause (`rules.pause.maxDaysPerPause`).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "operationId" : "skipDay",
+        "parameters" : [
+          {
+            "description" : "An attempt.",
+            "in" : "path",
+            "name" : "attemptID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.",
+            "in" : "header",
+            "name" : "Idempotency-Key",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "2f1c6a0e-start"
+              ],
+              "maxLength" : 255,
+              "minLength" : 1,
+              "pattern" : "^[!-~]+$",
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "$ref" : "#/components/schemas/AttemptResponse"
+                }
+              }
+            },
+            "description" : "OK",
+            "headers" : {
+              "Idempotent-Replayed" : {
+                "$ref" : "#/components/headers/Idempotent-Replayed"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
+          },
+          "409" : {
+            "$ref" : "#/components/responses/Conflict"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/UnprocessableContent"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/TooManyRequests"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/ServiceUnavailable"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Spend one of the month's skip days (rules.pause.skipDaysPerMonth) on today: it counts like a paused day.",
+        "tags" : [
+          "progress"
+        ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "attempt-not-active",
+          "idempotency-key-in-progress",
+          "idempotency-key-reused",
+          "pause-overlaps",
+          "pause-limit-reached",
+          "pause-not-allowed",
+          "pause-too-late",
+          "pause-too-long",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
+        "x-surge-service" : "progress",
+        "x-surge-throttle" : "standard"
+      }
+    },
     "/v1/attempts/{attemptID}/tasks/{taskID}" : {
       "put" : {
-        "description" : "Tick or untick a checkbox task for the local day it happened on (offline clients send happenedAt and a checkInID).\n\nProblem types:\n- 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.\n- 422 `check-in-after-end`: The check-in is for a day after the attempt's last day.\n- 422 `check-in-before-start`: The check-in is for a day before the attempt began.\n- 422 `check-in-in-future`: The check-in is for a day that has not begun.\n- 422 `check-in-window-closed`: Too late for that day: its check-in window has closed (`detail` says when).\n- 422 `outside-competition`: The check-in falls outside the competition's time limit.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Tick or untick a checkbox task for the local day it happened on (offline clients send happenedAt and a checkInID).\n\nProblem types:\n- 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.\n- 409 `day-off`: The check-in is for a day off (a pause, a vacation, a rest weekday or a skip day): resume the attempt to check in.\n- 422 `check-in-after-end`: The check-in is for a day after the attempt's last day.\n- 422 `check-in-before-start`: The check-in is for a day before the attempt began.\n- 422 `check-in-in-future`: The check-in is for a day that has not begun.\n- 422 `check-in-window-closed`: Too late for that day: its check-in window has closed (`detail` says when).\n- 422 `outside-competition`: The check-in falls outside the competition's time limit.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "setTaskDone",
         "parameters" : [
           {
@@ -5551,6 +6106,7 @@ enum PublicAPI {
           "unauthorized",
           "not-found",
           "attempt-not-active",
+          "day-off",
           "payload-too-large",
           "unsupported-media-type",
           "check-in-after-end",
@@ -5569,7 +6125,7 @@ enum PublicAPI {
     },
     "/v1/attempts/{attemptID}/tasks/{taskID}/logs" : {
       "post" : {
-        "description" : "Log an amount of a quantity task (summed per day); series points and the anti-cheat cap apply.\n\nProblem types:\n- 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.\n- 422 `check-in-after-end`: The check-in is for a day after the attempt's last day.\n- 422 `check-in-before-start`: The check-in is for a day before the attempt began.\n- 422 `check-in-in-future`: The check-in is for a day that has not begun.\n- 422 `check-in-window-closed`: Too late for that day: its check-in window has closed (`detail` says when).\n- 422 `outside-competition`: The check-in falls outside the competition's time limit.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Log an amount of a quantity task (summed per day); series points and the anti-cheat cap apply.\n\nProblem types:\n- 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.\n- 409 `day-off`: The check-in is for a day off (a pause, a vacation, a rest weekday or a skip day): resume the attempt to check in.\n- 422 `check-in-after-end`: The check-in is for a day after the attempt's last day.\n- 422 `check-in-before-start`: The check-in is for a day before the attempt began.\n- 422 `check-in-in-future`: The check-in is for a day that has not begun.\n- 422 `check-in-window-closed`: Too late for that day: its check-in window has closed (`detail` says when).\n- 422 `outside-competition`: The check-in falls outside the competition's time limit.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "logQuantity",
         "parameters" : [
           {
@@ -5687,6 +6243,7 @@ enum PublicAPI {
           "unauthorized",
           "not-found",
           "attempt-not-active",
+          "day-off",
           "idempotency-key-in-progress",
           "idempotency-key-reused",
           "payload-too-large",
@@ -5707,7 +6264,7 @@ enum PublicAPI {
     },
     "/v1/attempts/{attemptID}/tasks/{taskID}/photo" : {
       "put" : {
-        "description" : "Upload the photo of a photo task (JPEG, PNG, HEIC or WebP, at most 10 MB); query `happenedAt` or `date` as for other check-ins.\n\nProblem types:\n- 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.\n- 422 `check-in-after-end`: The check-in is for a day after the attempt's last day.\n- 422 `check-in-before-start`: The check-in is for a day before the attempt began.\n- 422 `check-in-in-future`: The check-in is for a day that has not begun.\n- 422 `check-in-window-closed`: Too late for that day: its check-in window has closed (`detail` says when).\n- 422 `outside-competition`: The check-in falls outside the competition's time limit.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Upload the photo of a photo task (JPEG, PNG, HEIC or WebP, at most 10 MB); query `happenedAt` or `date` as for other check-ins.\n\nProblem types:\n- 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.\n- 409 `day-off`: The check-in is for a day off (a pause, a vacation, a rest weekday or a skip day): resume the attempt to check in.\n- 422 `check-in-after-end`: The check-in is for a day after the attempt's last day.\n- 422 `check-in-before-start`: The check-in is for a day before the attempt began.\n- 422 `check-in-in-future`: The check-in is for a day that has not begun.\n- 422 `check-in-window-closed`: Too late for that day: its check-in window has closed (`detail` says when).\n- 422 `outside-competition`: The check-in falls outside the competition's time limit.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "attachPhoto",
         "parameters" : [
           {
@@ -5845,6 +6402,7 @@ enum PublicAPI {
           "unauthorized",
           "not-found",
           "attempt-not-active",
+          "day-off",
           "payload-too-large",
           "unsupported-media-type",
           "check-in-after-end",
@@ -11543,6 +12101,166 @@ enum PublicAPI {
         "x-surge-throttle" : "standard"
       }
     },
+    "/v1/me/vacation" : {
+      "delete" : {
+        "description" : "Resume every active attempt with a pause in progress or to come: days count again from today.\n\nProblem types:\n- 409 `not-paused`: The attempt has no pause in progress or to come.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "operationId" : "endVacation",
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "$ref" : "#/components/schemas/ResumedResponse"
+                }
+              }
+            },
+            "description" : "OK",
+            "headers" : {
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "409" : {
+            "$ref" : "#/components/responses/Conflict"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/TooManyRequests"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/ServiceUnavailable"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Resume every active attempt with a pause in progress or to come: days count again from today.",
+        "tags" : [
+          "progress"
+        ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-paused",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
+        "x-surge-service" : "progress",
+        "x-surge-throttle" : "standard"
+      },
+      "post" : {
+        "description" : "Pause every active attempt at once from the same day; attempts whose rules refuse are listed with the problem.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "operationId" : "startVacation",
+        "parameters" : [
+          {
+            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.",
+            "in" : "header",
+            "name" : "Idempotency-Key",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "2f1c6a0e-start"
+              ],
+              "maxLength" : 255,
+              "minLength" : 1,
+              "pattern" : "^[!-~]+$",
+              "type" : "string"
+            }
+          }
+        ],
+        "requestBody" : {
+          "content" : {
+            "application/json" : {
+              "schema" : {
+                "$ref" : "#/components/schemas/PauseRequestBody"
+              }
+            }
+          },
+          "required" : true
+        },
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "$ref" : "#/components/schemas/VacationResponse"
+                }
+              }
+            },
+            "description" : "OK",
+            "headers" : {
+              "Idempotent-Replayed" : {
+                "$ref" : "#/components/headers/Idempotent-Replayed"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "409" : {
+            "$ref" : "#/components/responses/Conflict"
+          },
+          "413" : {
+            "$ref" : "#/components/responses/ContentTooLarge"
+          },
+          "415" : {
+            "$ref" : "#/components/responses/UnsupportedMediaType"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/UnprocessableContent"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/TooManyRequests"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/ServiceUnavailable"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Pause every active attempt at once from the same day; attempts whose rules refuse are listed with the problem.",
+        "tags" : [
+          "progress"
+        ],
+        "x-problem-types" : [
+          "invalid-characters",
+          "malformed-body",
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "idempotency-key-in-progress",
+          "idempotency-key-reused",
+          "payload-too-large",
+          "unsupported-media-type",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
+        "x-surge-service" : "progress",
+        "x-surge-throttle" : "standard"
+      }
+    },
     "/v1/photos/{photoID}" : {
       "get" : {
         "description" : "A photo's bytes, in the media type it was uploaded as, for those allowed to see it (cacheable privately for a day).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
@@ -11633,7 +12351,7 @@ enum PublicAPI {
     },
     "/v1/stream" : {
       "get" : {
-        "description" : "The caller's live events as Server-Sent Events (text/event-stream), authenticated by the bearer token or a stream ticket. Always the caller's own: attempt-ended, attempt-started, badge, checkin, checkin-undone, day, notification, points, rank, streak; with `boards`, each board's standings (`board`, at most one per board per second, the latest winning; `board-closed`) and, for a group, its chores (`chore`, `challenge-changed`). Each event's `data` is the public event's JSON (docs/events) and its `id` may be sent back as `Last-Event-ID` on reconnecting, to get what was missed in the last 5 minutes, in order; older, `event: reset` says to refetch. Also `ready` (subscribed), `unsubscribed` (no longer a member), `shutdown` (reconnect), and a `: heartbeat` comment every 15 seconds. A client that stops reading is disconnected.\n\nProblem types:\n- 401 `invalid-stream-ticket`: The stream ticket is unknown, used or expired: ask for a new one (they live 60 seconds, for one stream).\n- 401 `invalid-token`: The access token is malformed, expired or not Surge's: refresh it or sign in again.\n- 401 `unauthorized`: No access token was sent.\n- 404 `not-found`: No such resource, or none the caller may see.\n- 429 `too-many-streams`: The account already has as many open streams on this server as it may; close one first.\n\nAlso, as any such operation: `invalid-characters` (400), `validation` (422), `rate-limited` (429), `unavailable` (503).",
+        "description" : "The caller's live events as Server-Sent Events (text/event-stream), authenticated by the bearer token or a stream ticket. Always the caller's own: attempt-ended, attempt-paused, attempt-resumed, attempt-started, badge, checkin, checkin-undone, day, notification, points, rank, streak; with `boards`, each board's standings (`board`, at most one per board per second, the latest winning; `board-closed`) and, for a group, its chores (`chore`, `challenge-changed`). Each event's `data` is the public event's JSON (docs/events) and its `id` may be sent back as `Last-Event-ID` on reconnecting, to get what was missed in the last 5 minutes, in order; older, `event: reset` says to refetch. Also `ready` (subscribed), `unsubscribed` (no longer a member), `shutdown` (reconnect), and a `: heartbeat` comment every 15 seconds. A client that stops reading is disconnected.\n\nProblem types:\n- 401 `invalid-stream-ticket`: The stream ticket is unknown, used or expired: ask for a new one (they live 60 seconds, for one stream).\n- 401 `invalid-token`: The access token is malformed, expired or not Surge's: refresh it or sign in again.\n- 401 `unauthorized`: No access token was sent.\n- 404 `not-found`: No such resource, or none the caller may see.\n- 429 `too-many-streams`: The account already has as many open streams on this server as it may; close one first.\n\nAlso, as any such operation: `invalid-characters` (400), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "streamEvents",
         "parameters" : [
           {

@@ -46,6 +46,8 @@ struct StreamFeed: Sendable {
         PointsAwarded.descriptor.type: .own("points"),
         AttemptStarted.descriptor.type: .own("attempt-started"),
         AttemptEnded.descriptor.type: .own("attempt-ended"),
+        AttemptPaused.descriptor.type: .own("attempt-paused"),
+        AttemptResumed.descriptor.type: .own("attempt-resumed"),
         RankChanged.descriptor.type: .own("rank"),
         StandingChanged.descriptor.type: .board("board", coalescing: true),
         WindowClosed.descriptor.type: .board("board-closed", coalescing: false),

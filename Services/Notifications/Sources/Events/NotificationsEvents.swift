@@ -6,7 +6,7 @@ import SurgeContracts
 import SurgeMessaging
 
 /// What the notification service consumes: who to tell and how (identity's registrations, profiles, preferences and
-/// deletions), check-ins (a day already checked in needs no reminder), and what to tell them about: badges earned,
+/// deletions), check-ins (a day already checked in needs no reminder), vacations (no reminder while one lasts), and what to tell them about: badges earned,
 /// friend requests, challenge invitations, being overtaken on a board (at most one per board per 15 minutes, the
 /// latest standing replacing the earlier one).
 /// An event names a user whose registration has not been handled yet (it travels on another partition).
@@ -51,6 +51,15 @@ enum NotificationsEvents {
         }
         handlers.on(CheckInRecorded.self) { event, connection, logger in
             try await RecipientStore(connection: connection, logger: logger).noteCheckIn(event.data.userID, on: event.data.localDate)
+        }
+        handlers.on(AttemptPaused.self) { event, connection, logger in
+            // A vacation pauses everything: no daily reminder while it lasts. One attempt's pause leaves the others due.
+            let data = event.data
+            guard data.pauseKind == .vacation else { return }
+            try await RecipientStore(connection: connection, logger: logger).noteVacation(data.pauseID, of: data.userID, from: data.from, through: data.through)
+        }
+        handlers.on(AttemptResumed.self) { event, connection, logger in
+            try await RecipientStore(connection: connection, logger: logger).shortenVacation(event.data.pauseID, through: event.data.pausedThrough)
         }
         handlers.on(BadgeAwarded.self) { event, connection, logger in
             let data = event.data

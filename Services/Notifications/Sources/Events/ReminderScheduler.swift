@@ -7,7 +7,7 @@ import SurgeContracts
 
 /// Sends the daily reminders that are due: only those rows, by the index on their fire instant, in batches each
 /// replica locks for itself (`SKIP LOCKED`), so replicas share the work and none is sent twice. A reminder is for its
-/// local day: skipped if the user already checked in that day, deferred to the end of quiet hours while the day
+/// local day: skipped if the user already checked in that day or is on vacation, deferred to the end of quiet hours while the day
 /// lasts, dropped once the day is over (also after downtime: a missed reminder is never sent for a day gone by).
 struct ReminderScheduler: Sendable {
     let client: PostgresClient
@@ -44,7 +44,7 @@ struct ReminderScheduler: Sendable {
     private func send(_ recipient: Recipient, scheduledFor fireAt: Date, now: Date, store: RecipientStore, connection: PostgresConnection) async throws {
         let calendar = recipient.calendar
         let day = calendar.date(at: fireAt)
-        if recipient.lastCheckIn.map({ $0 >= day }) != true {
+        if recipient.lastCheckIn.map({ $0 >= day }) != true, try await !store.isOnVacation(recipient.userID, on: day) {
             switch DeliveryRule.decide(at: now, quiet: recipient.quiet, usefulUntil: calendar.end(of: day), in: calendar) {
             case .now:
                 try await inbox.deliver(

@@ -1,7 +1,7 @@
 import SurgePostgres
 
 /// The notification service's tables: who to tell and how (from identity's events), the next daily reminder per
-/// user, and the in-app inbox.
+/// user, the in-app inbox, and the vacations that silence the reminder.
 enum NotificationsMigrations {
     static let set = MigrationSet(component: "notifications", migrations: [
         Migration(1, "recipients, reminders, inbox", [
@@ -38,6 +38,17 @@ enum NotificationsMigrations {
             )
             """,
             "CREATE INDEX inbox_by_user ON inbox (user_id, created_at DESC, notification_id DESC)",
+        ]),
+        Migration(2, "vacations silence the daily reminder", [
+            """
+            CREATE TABLE vacations (
+                pause_id uuid PRIMARY KEY,
+                user_id uuid NOT NULL,
+                from_date date NOT NULL,
+                through_date date
+            )
+            """,
+            "CREATE INDEX vacations_by_user ON vacations (user_id)",
         ]),
     ])
 }

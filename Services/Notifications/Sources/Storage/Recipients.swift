@@ -83,12 +83,40 @@ struct RecipientStore {
             "UPDATE recipients SET last_check_in = GREATEST(COALESCE(last_check_in, \(date)), \(date)) WHERE user_id = \(userID)", logger: logger)
     }
 
+    /// One attempt's share of a vacation (progress's `AttemptPaused` of kind vacation): days the daily reminder is silent.
+    func noteVacation(_ pauseID: UUID, of userID: UUID, from first: LocalDate, through last: LocalDate?) async throws {
+        guard try await !isErased(userID) else { return }
+        try await connection.query(
+            """
+            INSERT INTO vacations (pause_id, user_id, from_date, through_date) VALUES (\(pauseID), \(userID), \(first), \(last))
+            ON CONFLICT (pause_id) DO NOTHING
+            """, logger: logger)
+    }
+
+    /// A vacation resumed early: it now ends on `last`, or never began.
+    func shortenVacation(_ pauseID: UUID, through last: LocalDate?) async throws {
+        if let last {
+            try await connection.query("UPDATE vacations SET through_date = \(last) WHERE pause_id = \(pauseID)", logger: logger)
+        } else {
+            try await connection.query("DELETE FROM vacations WHERE pause_id = \(pauseID)", logger: logger)
+        }
+    }
+
+    func isOnVacation(_ userID: UUID, on date: LocalDate) async throws -> Bool {
+        try await connection.query(
+            """
+            SELECT 1 FROM vacations WHERE user_id = \(userID) AND from_date <= \(date) AND (through_date IS NULL OR through_date >= \(date))
+            """, logger: logger
+        ).collect().isEmpty == false
+    }
+
     func erase(_ userID: UUID) async throws {
         try await connection.query("INSERT INTO erased_users (user_id) VALUES (\(userID)) ON CONFLICT DO NOTHING", logger: logger)
         for statement: PostgresQuery in [
             "DELETE FROM recipients WHERE user_id = \(userID)",
             "DELETE FROM reminders WHERE user_id = \(userID)",
             "DELETE FROM inbox WHERE user_id = \(userID)",
+            "DELETE FROM vacations WHERE user_id = \(userID)",
         ] {
             try await connection.query(statement, logger: logger)
         }

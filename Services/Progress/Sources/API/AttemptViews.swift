@@ -18,8 +18,11 @@ struct TaskView: Codable, Sendable {
 
 struct DayView: Codable, Sendable {
     var date: LocalDate
+    /// Days that counted so far: time off does not advance it.
     var dayNumber: Int
     var complete: Bool
+    /// A day off (a pause, a vacation, a rest weekday or a skip day): nothing is asked, check-ins are refused.
+    var paused: Bool
     var tasks: [TaskView]
     var remainingTaskIDs: [String]
 }
@@ -36,6 +39,10 @@ struct StatsView: Codable, Sendable {
     var freezesLeft: Int
     /// The last judged period was saved by a freeze (001's snowflake).
     var freezeActive: Bool
+    /// Judged periods that were time off: neither completed nor missed.
+    var daysPaused: Int
+    /// Skip days of this month's budget still unspent (`rules.pause.skipDaysPerMonth`); absent when the rules have none.
+    var skipDaysLeft: Int?
     /// Series challenges: the member's level, from points earned in curated challenges only.
     var level: Int?
     /// Series challenges: repetitions a day that earn points at that level (001's anti-cheat cap); more are kept
@@ -55,6 +62,15 @@ struct WeekView: Codable, Sendable {
     var suggestedDailyGoals: [Int]
 }
 
+/// A stretch of time off.
+struct PauseView: Codable, Sendable {
+    var pauseID: UUID
+    var kind: PauseKind
+    var from: LocalDate
+    /// The last day off; absent while it lasts until resumed.
+    var through: LocalDate?
+}
+
 struct AttemptView: Codable, Sendable {
     var attemptID: UUID
     var challengeID: UUID
@@ -64,7 +80,8 @@ struct AttemptView: Codable, Sendable {
     var attemptNumber: Int
     var startedOn: LocalDate
     var endsOn: LocalDate?
-    /// "Day 23 of 75".
+    /// "Day 23 of 75": days that counted so far (time off does not advance it; a fixed-length challenge still ends on
+    /// `endsOn`).
     var dayNumber: Int
     var durationDays: Int?
     var timeZone: String
@@ -74,6 +91,12 @@ struct AttemptView: Codable, Sendable {
     var stats: StatsView
     var today: DayView?
     var week: WeekView?
+    /// Whether pausing stops the streak's clock (`pausesStreak`), is refused, or only silences reminders.
+    var pauseMode: PauseMode
+    /// Every pause, vacation and skip day of the attempt, oldest first.
+    var pauses: [PauseView]
+    /// The rules' rest weekdays (days off every week).
+    var restWeekdays: [Weekday]
 }
 
 struct AttemptResponse: ResponseCodable {
@@ -91,12 +114,14 @@ extension AttemptView {
         let period = definition.rules.streak.period
         let active = state.status == .active
         let lastDay = min(snapshot.today, attempt.endsOn ?? snapshot.today)
+        let timeOff = state.timeOff(definition)
 
         var openCompleted = 0
         var liveStreak = state.currentStreak
         if active, period == .day, let first = state.judgedThrough.map({ $0.adding(days: 1) }) ?? Optional(attempt.startedOn), first <= lastDay {
             for offset in 0...first.days(until: lastDay) {
                 let date = first.adding(days: offset)
+                if state.timeOff(snapshot.timeline.version(on: date)).isOff(date) { continue }
                 switch Requirements.isComplete(snapshot.openRecords[date], definition: snapshot.timeline.version(on: date), date: date, dailyGoal: dailyGoal) {
                 case true?:
                     openCompleted += 1
@@ -111,7 +136,7 @@ extension AttemptView {
         var week: WeekView?
         if period == .week {
             let weekStart = snapshot.today.startOfWeek
-            let days = WeekGoal.days(of: weekStart, startedOn: attempt.startedOn, endOn: attempt.endsOn)
+            let days = timeOff.counting(WeekGoal.days(of: weekStart, startedOn: attempt.startedOn, endOn: attempt.endsOn))
             let met = WeekGoal.isMet(days, records: snapshot.openRecords, definition: definition, dailyGoal: dailyGoal)
             let task = definition.tasks.first { $0.kind == .quantity }
             let done = task.map {
@@ -135,6 +160,7 @@ extension AttemptView {
             progressPercent: definition.durationDays.map { min(100, Int((Double(completed) / Double($0) * 100).rounded(.down))) },
             points: state.points, freezesLeft: state.freezesLeft,
             freezeActive: state.judgedThrough.flatMap { snapshot.openRecords[$0]?.outcome } == .frozen,
+            daysPaused: state.periodsPaused, skipDaysLeft: PausePolicy.skipDaysLeft(state, rule: definition.pauseRule, today: snapshot.today),
             level: level, dailyCap: level.flatMap { level in
                 definition.rules.points.series.flatMap { Points.dailyCap(dailyGoal: dailyGoal, level: level, bands: $0.capBands) }
             })
@@ -152,16 +178,20 @@ extension AttemptView {
             }
             let dayTaskIDs = Set(Requirements.dayTasks(definition, on: snapshot.today).map(\.taskID))
             today = DayView(
-                date: snapshot.today, dayNumber: attempt.startedOn.days(until: snapshot.today) + 1,
+                date: snapshot.today, dayNumber: timeOff.dayNumber(of: snapshot.today, startedOn: attempt.startedOn),
                 complete: Requirements.isComplete(record, definition: definition, date: snapshot.today, dailyGoal: dailyGoal) ?? true,
-                tasks: tasks, remainingTaskIDs: tasks.filter { dayTaskIDs.contains($0.taskID) && !$0.complete }.map(\.taskID))
+                paused: timeOff.isOff(snapshot.today), tasks: tasks,
+                remainingTaskIDs: timeOff.isOff(snapshot.today) ? [] : tasks.filter { dayTaskIDs.contains($0.taskID) && !$0.complete }.map(\.taskID))
         }
         self.init(
             attemptID: attempt.id, challengeID: attempt.challengeID, challengeName: definition.name, kind: attempt.kind,
             status: state.status.rawValue, attemptNumber: attempt.attemptNumber, startedOn: attempt.startedOn, endsOn: attempt.endsOn,
             dayNumber: Self.dayNumber(snapshot, definition: definition),
             durationDays: definition.durationDays, timeZone: snapshot.member.timeZone, endedOn: state.endedOn,
-            failureReason: state.failureReason, missedTaskIDs: state.missedTaskIDs, stats: stats, today: today, week: week)
+            failureReason: state.failureReason, missedTaskIDs: state.missedTaskIDs, stats: stats, today: today, week: week,
+            pauseMode: definition.pauseRule.mode,
+            pauses: state.pauses.map { PauseView(pauseID: $0.pauseID, kind: $0.kind, from: $0.from, through: $0.through) },
+            restWeekdays: timeOff.restWeekdays.sorted())
     }
 
     /// "Day 3 of 7". A competition counts whole days from its start instant in its own zone, so a week from Monday
@@ -173,6 +203,7 @@ extension AttemptView {
             let until = min(max(snapshot.now, competition.startsAt), competition.endsAt)
             return min(duration, calendar.wholeDays(from: competition.startsAt, to: until.addingTimeInterval(1)))
         }
-        return max(1, attempt.startedOn.days(until: min(snapshot.today, attempt.state.endedOn ?? snapshot.today)) + 1)
+        let date = min(snapshot.today, attempt.state.endedOn ?? snapshot.today)
+        return attempt.state.timeOff(snapshot.timeline.version(on: date)).dayNumber(of: date, startedOn: attempt.startedOn)
     }
 }

@@ -6,10 +6,11 @@ import SurgeRuntime
 enum ProgressAPI {
     typealias Attempts = AttemptsController
     typealias CheckIns = CheckInsController
+    typealias Pauses = PausesController
 
     /// What a check-in (a tick, a logged amount, a photo, a removal) can be refused for.
     static let checkInProblems: [ProblemType] = [
-        .attemptNotActive, .checkInWindowClosed, .checkInInFuture, .checkInBeforeStart, .checkInAfterEnd, .outsideCompetition,
+        .attemptNotActive, .checkInWindowClosed, .checkInInFuture, .checkInBeforeStart, .checkInAfterEnd, .outsideCompetition, .dayOff,
     ]
     /// YYYY-MM, 1970-01 to 2200-12.
     static let monthPattern = "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])$"
@@ -57,6 +58,28 @@ enum ProgressAPI {
             .init("date", "The local day it belongs to, if not the day of happenedAt.", schema: .of(LocalDate.self)),
         ],
         requestMediaTypes: PhotoRules.contentTypes, response: CheckIns.PhotoResponse.self, problems: checkInProblems)
+    /// What taking time off can be refused for.
+    static let pauseProblems: [ProblemType] = [.attemptNotActive, .pauseNotAllowed, .pauseTooLate, .pauseOverlaps, .pauseTooLong, .pauseLimitReached]
+    static let pauseAttempt = APIOperation(
+        .post, "/v1/attempts/{attemptID}/pause", id: "pauseAttempt", service: .progress,
+        summary: "Pause an attempt from a local day (today by default; yesterday while its check-in window is open) for a number of days or until resumed: days off are neither completed nor missed.",
+        request: Pauses.PauseRequestBody.self, response: AttemptResponse.self, problems: pauseProblems, idempotent: true)
+    static let resumeAttempt = APIOperation(
+        .post, "/v1/attempts/{attemptID}/resume", id: "resumeAttempt", service: .progress,
+        summary: "End the attempt's pause in progress (days count again from today), or cancel the next one.",
+        response: AttemptResponse.self, problems: [.attemptNotActive, .notPaused])
+    static let skipDay = APIOperation(
+        .post, "/v1/attempts/{attemptID}/skip-day", id: "skipDay", service: .progress,
+        summary: "Spend one of the month's skip days (rules.pause.skipDaysPerMonth) on today: it counts like a paused day.",
+        response: AttemptResponse.self, problems: pauseProblems, idempotent: true)
+    static let startVacation = APIOperation(
+        .post, "/v1/me/vacation", id: "startVacation", service: .progress,
+        summary: "Pause every active attempt at once from the same day; attempts whose rules refuse are listed with the problem.",
+        request: Pauses.PauseRequestBody.self, response: Pauses.VacationResponse.self, idempotent: true)
+    static let endVacation = APIOperation(
+        .delete, "/v1/me/vacation", id: "endVacation", service: .progress,
+        summary: "Resume every active attempt with a pause in progress or to come: days count again from today.",
+        response: Pauses.ResumedResponse.self, problems: [.notPaused])
     static let calendar = APIOperation(
         .get, "/v1/attempts/{attemptID}/calendar", id: "attemptCalendar", service: .progress,
         summary: "A month of an attempt, day by day: completed, missed, frozen, rest, open or future.",
@@ -104,7 +127,8 @@ enum ProgressAPI {
         response: ChoresController.CompletedResponse.self, problems: [.choreAlreadyCompleted], idempotent: true)
 
     static let all = [
-        startAttempt, listAttempts, getAttempt, restartAttempt, abandonAttempt, setTask, logQuantity, removeLog, attachPhoto, calendar,
+        startAttempt, listAttempts, getAttempt, restartAttempt, abandonAttempt, pauseAttempt, resumeAttempt, skipDay, startVacation, endVacation,
+        setTask, logQuantity, removeLog, attachPhoto, calendar,
         attemptHistory, myHistory, myPoints, myLedger, attemptPhotos, challengePhotos, getPhoto, choreOccurrences, completeChore,
     ]
 }

@@ -33,6 +33,45 @@ enum ProgressProblems {
         }
     }
 
+    static func problem(for refusal: PauseRefusal) -> Problem {
+        switch refusal {
+        case .notAllowed(let rule):
+            Problem(slug: "pause-not-allowed", title: "No time off in this challenge", status: .unprocessableContent, detail: rule)
+        case .tooLate(let date, let closedAt):
+            Problem(
+                slug: "pause-too-late", title: "Too late to take that day off", status: .unprocessableContent,
+                detail: "\(date) could be taken off until \(Timestamp.format(closedAt)), when its check-in window closed; a judged day stays judged.")
+        case .overlaps(let pause):
+            Problem.conflict(
+                "pause-overlaps",
+                "The attempt already has time off from \(pause.from)\(pause.through.map { " through \($0)" } ?? " until resumed") (\(pause.kind.rawValue) \(pause.pauseID.key)).")
+        case .tooLong(let maximum):
+            Problem(
+                slug: "pause-too-long", title: "Pause too long", status: .unprocessableContent,
+                detail: "A pause may last at most \(maximum) days (rules.pause.maxDaysPerPause).")
+        case .limitReached(let rule):
+            Problem(slug: "pause-limit-reached", title: "No time off left", status: .unprocessableContent, detail: rule)
+        case .outsideAttempt(let field, let message):
+            Problem.validation(field: field, message)
+        case .notPaused:
+            Problem.conflict("not-paused", "This attempt has no pause in progress or to come.")
+        }
+    }
+
+    /// The check-in refusal for a day off.
+    static func dayOff(_ date: LocalDate) -> Problem {
+        Problem.conflict("day-off", "\(date) is a day off for this attempt (a pause, a vacation, a rest weekday or a skip day); resume it to check in.")
+    }
+
+    /// What `body` returns, or its pause refusal as a problem document.
+    static func mappingRefusal<Value>(_ body: () throws(PauseRefusal) -> Value) throws -> Value {
+        do {
+            return try body()
+        } catch {
+            throw problem(for: error)
+        }
+    }
+
     /// What `body` returns, or its domain error as a problem document (other errors pass unchanged).
     static func mapping<Value>(_ body: () throws -> Value) throws -> Value {
         do {

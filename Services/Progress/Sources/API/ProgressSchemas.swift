@@ -50,3 +50,7 @@ extension AttemptsController.CalendarResponse: JSONSchemaRefined {
         "month": .init(pattern: ProgressAPI.monthPattern, example: "2026-03")
     ]
 }
+
+extension PausesController.PauseRequestBody: JSONSchemaRefined {
+    static let fieldRefinements: [String: JSONSchema.Refinement] = ["days": .range(1...PauseRequest.maximumDays)]
+}

@@ -61,6 +61,16 @@ struct AttemptStore {
         try await rows("SELECT \(unescaped: Self.columns) FROM attempts WHERE user_id = \(userID) AND status = 'active' FOR UPDATE", on: connection)
     }
 
+    /// The user's attempts that ran on some day from `first` through `last` (the history's span).
+    func running(_ userID: UUID, from first: LocalDate, through last: LocalDate, on connection: PostgresConnection) async throws -> [AttemptRow] {
+        try await rows(
+            """
+            SELECT \(unescaped: Self.columns) FROM attempts
+            WHERE user_id = \(userID) AND started_on <= \(last) AND (ends_on IS NULL OR ends_on >= \(first))
+              AND (status = 'active' OR (state->>'endedOn')::date >= \(first))
+            """, on: connection)
+    }
+
     /// Active attempts whose next period closed by `now`, most overdue first.
     func dueIDs(before now: Date, limit: Int, on connection: PostgresConnection) async throws -> [UUID] {
         try await connection.query(

@@ -163,5 +163,10 @@ enum ProgressMigrations {
                 (SELECT sum(points) FROM points_ledger l WHERE l.user_id = m.user_id AND l.counts_toward_level), 0)
             """,
         ]),
+        Migration(5, "time off: pauses, vacations and skip days in the attempt's state", [
+            """
+            UPDATE attempts SET state = '{"pauses": [], "periodsPaused": 0}'::jsonb || state
+            """,
+        ]),
     ])
 }

@@ -9,7 +9,8 @@ import SurgePostgres
 import SurgeRuntime
 
 struct CalendarDay: Codable, Sendable {
-    /// before, completed, missed, frozen, kept, rest, open, future, after.
+    /// before, completed, missed, frozen, kept, rest, paused, open, future, after. Days off not judged yet (today, or
+    /// planned ones) are paused too.
     var date: LocalDate
     var status: String
     var tasksDone: Int
@@ -19,6 +20,8 @@ struct HistoryDay: Codable, Sendable {
     var date: LocalDate
     /// Tasks with any activity that day (contribution-history intensity).
     var tasksDone: Int
+    /// Time off: the attempt's day off, or (across everything) a day every attempt running then took off.
+    var paused: Bool
 }
 
 struct PointsSummary: Codable, Sendable, ResponseEncodable {
@@ -140,6 +143,7 @@ extension ProgressRepository {
         return try await client.withConnection { connection in
             guard let attempt = try await attempts.find(attemptID, of: userID, on: connection) else { throw Problem.notFound("No such attempt.") }
             let member = try await requireMember(userID, on: connection)
+            let timeline = try await projections.timeline(attempt.challengeID, on: connection)
             let today = member.calendar.date(at: clock.now())
             let first = (month ?? today).startOfMonth
             let last = first.endOfMonth
@@ -154,6 +158,8 @@ extension ProgressRepository {
                     status = "after"
                 } else if let outcome = record?.outcome {
                     status = outcome.rawValue
+                } else if let timeline, attempt.state.timeOff(timeline.version(on: date)).isOff(date) {
+                    status = PeriodOutcome.paused.rawValue
                 } else if date > today {
                     status = "future"
                 } else {
@@ -169,9 +175,24 @@ extension ProgressRepository {
     func history(userID: UUID, attemptID: UUID?, weeks: Int) async throws -> (from: LocalDate, to: LocalDate, days: [HistoryDay]) {
         try await client.withConnection { connection in
             let member = try await requireMember(userID, on: connection)
-            if let attemptID, try await attempts.find(attemptID, of: userID, on: connection) == nil { throw Problem.notFound("No such attempt.") }
             let today = member.calendar.date(at: clock.now())
             let from = today.startOfWeek.adding(days: -7 * (weeks - 1))
+            let running: [AttemptRow]
+            if let attemptID {
+                guard let attempt = try await attempts.find(attemptID, of: userID, on: connection) else { throw Problem.notFound("No such attempt.") }
+                running = [attempt]
+            } else {
+                running = try await attempts.running(userID, from: from, through: today, on: connection)
+            }
+            var timelines: [UUID: DefinitionTimeline] = [:]
+            for attempt in running { timelines[attempt.id] = try await projections.timeline(attempt.challengeID, on: connection) }
+            /// A day off for every attempt that ran that day (and at least one ran).
+            func paused(_ date: LocalDate) -> Bool {
+                let ranThen = running.filter { $0.startedOn <= date && ($0.state.endedOn ?? $0.endsOn).map { date <= $0 } ?? true }
+                return !ranThen.isEmpty && ranThen.allSatisfy { attempt in
+                    timelines[attempt.id].map { attempt.state.timeOff($0.version(on: date)).isOff(date) } ?? false
+                }
+            }
             var counts: [LocalDate: Int] = [:]
             let rows = try await connection.query(
                 """
@@ -181,7 +202,9 @@ extension ProgressRepository {
                 GROUP BY d.local_date
                 """, logger: logger)
             for try await (date, count) in rows.decode((LocalDate, Int).self) { counts[date] = count }
-            let days = (0...from.days(until: today)).map { from.adding(days: $0) }.map { HistoryDay(date: $0, tasksDone: counts[$0] ?? 0) }
+            let days = (0...from.days(until: today)).map { from.adding(days: $0) }.map {
+                HistoryDay(date: $0, tasksDone: counts[$0] ?? 0, paused: paused($0))
+            }
             return (from, today, days)
         }
     }

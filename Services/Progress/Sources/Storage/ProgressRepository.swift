@@ -150,12 +150,15 @@ struct ProgressRepository: Sendable {
         let today = member.calendar.date(at: now)
         attempt.state.status = .abandoned
         attempt.state.endedOn = today
+        let endedOn = attempt.state.endedOn ?? today
+        let dayNumber = try await projections.timeline(attempt.challengeID, on: connection).map {
+            attempt.state.timeOff($0.version(on: endedOn)).dayNumber(of: endedOn, startedOn: attempt.startedOn)
+        } ?? attempt.startedOn.days(until: endedOn) + 1
         try await attempts.update(attempt, now: now, on: connection)
         try await outbox.append(
             AttemptEnded(
                 attemptID: attempt.id, userID: attempt.userID, challengeID: attempt.challengeID, kind: attempt.kind, groupID: attempt.groupID,
-                attemptNumber: attempt.attemptNumber, end: .abandoned, endedOn: attempt.state.endedOn ?? today,
-                dayNumber: attempt.startedOn.days(until: attempt.state.endedOn ?? today) + 1, reason: attempt.state.failureReason,
+                attemptNumber: attempt.attemptNumber, end: .abandoned, endedOn: endedOn, dayNumber: dayNumber, reason: attempt.state.failureReason,
                 missedTaskIDs: attempt.state.missedTaskIDs, daysCompleted: attempt.state.periodsCompleted, bestStreak: attempt.state.bestStreak,
                 points: attempt.state.points, endedAt: now),
             on: connection, at: now, trace: trace, logger: logger)
@@ -223,6 +226,9 @@ struct ProgressRepository: Sendable {
         {
             throw ProgressProblems.problem(for: refusal, date: date)
         }
+        let timeOff = attempt.state.timeOff(definition)
+        // Time off earns nothing: a day off takes no check-ins (what was logged before it was taken off stays).
+        if timeOff.isOff(date) { throw ProgressProblems.dayOff(date) }
         var record = try await attempts.day(attempt.id, date, on: connection) ?? DayRecord(date: date)
         let levelPoints = definition.rules.points.kind == .series ? try await ledger.levelPoints(attempt.userID, on: connection) : 0
         let result = try ProgressProblems.mapping {
@@ -264,7 +270,7 @@ struct ProgressRepository: Sendable {
                     countsTowardLevel: definition.visibility == .curated, checkInID: command.checkInID),
                 at: now, trace: trace, on: connection)
         }
-        let dayNumber = attempt.startedOn.days(until: date) + 1
+        let dayNumber = timeOff.dayNumber(of: date, startedOn: attempt.startedOn)
         let task = definition.tasks.first { $0.taskID == taskID }
         switch action {
         case .setDone(false), .removeLog:
@@ -377,19 +383,19 @@ struct ProgressRepository: Sendable {
             record.outcome = judgement.outcome
             try await attempts.saveDay(attempt.id, record, on: connection)
             try await emit(
-                judgement, attempt: attempt, previous: previous, period: period, curated: timeline.latest.visibility == .curated, now: now,
-                on: connection)
+                judgement, attempt: attempt, previous: previous, period: period,
+                dayNumber: attempt.state.timeOff(timeline.version(on: periodEnd)).dayNumber(of: periodEnd, startedOn: attempt.startedOn),
+                curated: timeline.latest.visibility == .curated, now: now, on: connection)
         }
         attempt.nextJudgementAt = nextJudgement(attempt, timeline: timeline, calendar: calendar)
         try await attempts.update(attempt, now: now, on: connection)
     }
 
     private func emit(
-        _ judgement: Judgement, attempt: AttemptRow, previous: AttemptState, period: StreakPeriod, curated: Bool, now: Date,
+        _ judgement: Judgement, attempt: AttemptRow, previous: AttemptState, period: StreakPeriod, dayNumber: Int, curated: Bool, now: Date,
         on connection: PostgresConnection
     ) async throws {
         let state = attempt.state
-        let dayNumber = attempt.startedOn.days(until: judgement.date) + 1
         try await outbox.append(
             DayJudged(
                 userID: attempt.userID, attemptID: attempt.id, challengeID: attempt.challengeID, kind: attempt.kind, groupID: attempt.groupID,
