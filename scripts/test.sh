@@ -23,11 +23,16 @@ cleanup() {
 trap cleanup EXIT
 
 log "Starting a private PostgreSQL on 127.0.0.1:$PG_PORT"
-PG_FSYNC=off pg_start "$TEST_STATE/pgdata" "$PG_PORT" "$TEST_STATE/admin-password"
+# Every system test runs its own stack, up to ten connections per service, many stacks at once.
+PG_MAX_CONNECTIONS=1000 PG_FSYNC=off pg_start "$TEST_STATE/pgdata" "$PG_PORT" "$TEST_STATE/admin-password"
 
 export SURGE_TEST_DATABASE_URL="postgres://surge_admin:$(cat "$TEST_STATE/admin-password")@127.0.0.1:$PG_PORT/postgres"
 export SURGE_TEST_LOGS="$TEST_STATE/logs"
 export SURGE_TEST_BINARIES="$BIN"
+
+# At most this many tests at once (Swift Testing's own limit is far wider): each system test runs a whole stack of
+# processes, and a dozen stacks at once on two cores starve one another past any deadline.
+export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${SURGE_TEST_PARALLELISM:-6}"
 
 log "Running the tests (service logs in $SURGE_TEST_LOGS)"
 cd "$ROOT"

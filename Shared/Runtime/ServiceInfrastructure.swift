@@ -93,11 +93,13 @@ public struct ServiceInfrastructure: Sendable {
         return router
     }
 
-    /// The application: database client, producer, outbox relay, consumers and extra services, then the HTTP server.
+    /// The application: database clients, producer, outbox relay, consumers and extra services, then the HTTP server.
     /// On SIGTERM the server stops first, then consumers finish their batch, the relay stops, the producer flushes
     /// and the database client closes.
+    /// `databases` are further clients of the service's own database, started with it and closed after everything
+    /// that may use them.
     public func makeApplication<Context: RequestContext>(
-        router: Router<Context>, consumers: [EventConsumer] = [], services: [any Service] = [],
+        router: Router<Context>, databases: [PostgresClient] = [], consumers: [EventConsumer] = [], services: [any Service] = [],
         beforeServerStarts: [@Sendable () async throws -> Void] = []
     ) -> some ApplicationProtocol where Context.Source == ApplicationRequestContextSource {
         let portFile = settings.reader.string("SURGE_PORT_FILE")
@@ -113,7 +115,9 @@ public struct ServiceInfrastructure: Sendable {
             },
             logger: logger)
         let relay = OutboxRelay(client: database, producer: producer, configuration: settings.outbox, logger: logger)
-        app.addServices(database, producer, relay)
+        app.addServices(database)
+        app.addServices(databases)
+        app.addServices(producer, relay)
         app.addServices(consumers)
         app.addServices(services)
         for step in beforeServerStarts { app.beforeServerStarts(perform: step) }

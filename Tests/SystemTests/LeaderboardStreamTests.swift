@@ -111,15 +111,23 @@ struct LeaderboardStreamTests {
     /// Publishes events and waits until the service (the leaderboard unless named) has processed `expected` distinct
     /// events in all.
     static func deliver(_ events: [Recorded], to stack: TestStack, expecting expected: Int, service: String = "leaderboard") async throws {
-        let kafka = try #require(stack.kafka)
-        let producer = try KafkaProducer(configuration: kafka.configuration(clientID: "recording"), logger: .test("recording"))
+        let producer = try KafkaProducer(
+            configuration: KafkaConfiguration(bootstrapServers: stack.bootstrapServers, clientID: "recording"), logger: .test("recording"))
         for event in events {
             _ = try await producer.send(KafkaRecord(
                 topic: event.topic, key: event.key, value: event.record.data,
                 headers: event.record.kafkaHeaders.map { KafkaHeader(name: $0.name, value: $0.value) }))
         }
-        try await waitUntil("\(service) processed \(expected) events", timeout: .seconds(90)) {
-            try await stack.database.count(PostgresQuery(unsafeSQL: "SELECT count(*) FROM \(service).processed_events")) >= expected
+        let processed = LockedValue(0)
+        do {
+            try await waitUntil("\(service) processed \(expected) events", timeout: .seconds(90)) {
+                let count = try await stack.database.count(PostgresQuery(unsafeSQL: "SELECT count(*) FROM \(service).processed_events"))
+                processed.withLock { $0 = count }
+                return count >= expected
+            }
+        } catch {
+            Issue.record("\(service) processed \(processed.value) of \(expected) events")
+            throw error
         }
     }
 
@@ -140,7 +148,7 @@ struct LeaderboardStreamTests {
         let (directory, activity) = try Self.recording(seed: 20_261_124)
         let total = directory.count + activity.count
 
-        let reference = try await withTestStack("leaderboard-stream-a") { stack in
+        let reference = try await withTestStack("leaderboard-stream-a", broker: .executable) { stack in
             try await stack.start("leaderboard")
             try await Self.deliver(directory, to: stack, expecting: directory.count)
             try await Self.deliver(activity, to: stack, expecting: total)
@@ -174,7 +182,7 @@ struct LeaderboardStreamTests {
         }
         #expect(reference.count > 50, "the recording scores enough to compare: \(reference.count) rows")
 
-        let replayed = try await withTestStack("leaderboard-stream-b") { stack in
+        let replayed = try await withTestStack("leaderboard-stream-b", broker: .executable) { stack in
             try await stack.start("leaderboard")
             try await Self.deliver(directory, to: stack, expecting: directory.count)
             let reordered = Self.interleaved(activity)

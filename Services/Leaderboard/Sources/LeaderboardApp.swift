@@ -14,6 +14,8 @@ public enum LeaderboardService {
 
     struct Settings {
         var closeInterval: Duration
+        /// Catch-up queries are short and never wait on anything else: a few connections serve every handler.
+        var catchUpConnections = 4
 
         static func from(_ reader: EnvironmentReader) throws -> Settings {
             Settings(closeInterval: .milliseconds(try reader.int("WINDOW_CLOSE_INTERVAL_MS", default: 1000, range: 10...600_000)))
@@ -30,7 +32,13 @@ public enum LeaderboardService {
         let leaderboard = try Settings.from(settings.reader)
         let infrastructure = try await ServiceInfrastructure.start(settings, migrations: [LeaderboardMigrations.set])
         let logger = infrastructure.logger
-        let cache = BoardCache(client: infrastructure.database, logger: logger)
+        // A board window is caught up inside consumer transactions, each holding a connection of the main pool while
+        // every partition's handler runs at once: catch-ups get a pool of their own, or handlers waiting for a second
+        // connection could hold every connection of the pool they wait on.
+        var catchUpDatabase = settings.database
+        catchUpDatabase.maximumConnections = leaderboard.catchUpConnections
+        let catchUps = catchUpDatabase.makeClient(schema: settings.service, logger: logger)
+        let cache = BoardCache(client: catchUps, logger: logger)
         let directory = DirectoryCache()
         var routes = ConsumerRoutes(scoring: Scoring(cache: cache, outbox: infrastructure.outbox))
         LeaderboardEvents.visit(&routes)
@@ -41,7 +49,7 @@ public enum LeaderboardService {
         BoardsController(queries: queries).addRoutes(to: router)
         let closer = WindowCloser(client: infrastructure.database, cache: cache, outbox: infrastructure.outbox, logger: logger)
         return infrastructure.makeApplication(
-            router: router, consumers: [consumer],
+            router: router, databases: [catchUps], consumers: [consumer],
             services: [
                 ChangeListener(client: infrastructure.database, boards: cache, directory: directory, logger: logger),
                 PeriodicService("window-closer", every: leaderboard.closeInterval, logger: logger) { try await closer.closeDue(now: clock.now()) },
