@@ -177,3 +177,22 @@ extension String {
         self.init(decoding: bytes, as: UTF8.self)
     }
 }
+
+extension KafkaHandle {
+    /// A consumer handle that assigns itself partitions: it never joins its group nor commits, so any number of them
+    /// read the same records and no consumer group's offsets move. Polls go to its consumer queue.
+    static func assigningConsumer(configuration: KafkaConfiguration, properties: [String: String], logger: Logger) throws -> KafkaHandle {
+        var merged = try configuration.merged(
+            over: ["enable.auto.commit": "false", "enable.auto.offset.store": "false", "enable.partition.eof": "false"].merging(properties) { $1 },
+            configuration.consumerProperties)
+        // librdkafka wants a group for a consumer handle.
+        merged["group.id"] = "surge-assigned-\(UUID().uuidString.lowercased())"
+        let handle = try KafkaHandle(type: RD_KAFKA_CONSUMER, properties: merged, context: KafkaCallbackContext(logger: logger))
+        let redirected = try handle.withPointer { pointer in rd_kafka_poll_set_consumer(pointer) }
+        guard redirected == RD_KAFKA_RESP_ERR_NO_ERROR else {
+            _ = handle.destroy()
+            throw KafkaError(redirected)
+        }
+        return handle
+    }
+}

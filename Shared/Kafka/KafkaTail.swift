@@ -18,20 +18,8 @@ public final class KafkaTail: Service, Sendable {
     /// `fetch.wait.max.ms` is short: a fetch that finds nothing waits at most that long, and a broker that does not
     /// wake a waiting fetch when data arrives (the development broker) would otherwise add up to 500 ms to each hop.
     public init(configuration: KafkaConfiguration, topics: [String], logger: Logger, handler: @escaping Handler) throws {
-        var properties = try configuration.merged(
-            over: [
-                "enable.auto.commit": "false", "enable.auto.offset.store": "false", "auto.offset.reset": "latest",
-                "enable.partition.eof": "false", "fetch.wait.max.ms": "5",
-            ],
-            configuration.consumerProperties)
-        // librdkafka wants a group for a consumer handle; this one never joins it (partitions are assigned) nor commits.
-        properties["group.id"] = "surge-tail-\(UUID().uuidString.lowercased())"
-        handle = try KafkaHandle(type: RD_KAFKA_CONSUMER, properties: properties, context: KafkaCallbackContext(logger: logger))
-        let redirected = try handle.withPointer { pointer in rd_kafka_poll_set_consumer(pointer) }
-        guard redirected == RD_KAFKA_RESP_ERR_NO_ERROR else {
-            _ = handle.destroy()
-            throw KafkaError(redirected)
-        }
+        handle = try KafkaHandle.assigningConsumer(
+            configuration: configuration, properties: ["auto.offset.reset": "latest", "fetch.wait.max.ms": "5"], logger: logger)
         self.topics = topics
         self.handler = handler
         self.logger = logger

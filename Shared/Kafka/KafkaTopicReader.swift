@@ -20,18 +20,8 @@ public final class KafkaTopicReader: Sendable {
     private let logger: Logger
 
     public init(configuration: KafkaConfiguration, logger: Logger) throws {
-        var properties = try configuration.merged(
-            over: ["enable.auto.commit": "false", "enable.auto.offset.store": "false", "auto.offset.reset": "earliest", "enable.partition.eof": "false"],
-            configuration.consumerProperties)
-        // librdkafka wants a group for a consumer handle; this one never joins it (partitions are assigned) nor commits.
-        properties["group.id"] = "surge-topic-reader-\(UUID().uuidString.lowercased())"
-        handle = try KafkaHandle(type: RD_KAFKA_CONSUMER, properties: properties, context: KafkaCallbackContext(logger: logger))
+        handle = try KafkaHandle.assigningConsumer(configuration: configuration, properties: ["auto.offset.reset": "earliest"], logger: logger)
         self.logger = logger
-        let redirected = try handle.withPointer { pointer in rd_kafka_poll_set_consumer(pointer) }
-        guard redirected == RD_KAFKA_RESP_ERR_NO_ERROR else {
-            _ = handle.destroy()
-            throw KafkaError(redirected)
-        }
     }
 
     deinit { _ = handle.destroy { pointer in _ = rd_kafka_consumer_close(pointer) } }
