@@ -59,39 +59,53 @@ struct StreamTests {
     func coalescing() {
         var queue = StreamQueue(limit: 10)
         let board = StreamTopic.group(household)
-        do { let pushed = queue.push(event("b1", board, board: "group:h")); #expect(pushed) }
-        do { let pushed = queue.push(event("c1", board)); #expect(pushed) }
+        do { let pushed = queue.push(event("b1", board, board: "group:h"), writing: false); #expect(pushed) }
+        do { let pushed = queue.push(event("c1", board), writing: false); #expect(pushed) }
         var popped = queue.pop(now: 100)
         #expect(popped.events.map(\.id) == ["c1", "b1"] && popped.nextDue == nil, "the first standing goes at once")
-        do { let pushed = queue.push(event("b2", board, board: "group:h")); #expect(pushed) }
-        do { let pushed = queue.push(event("b3", board, board: "group:h")); #expect(pushed) }
-        do { let pushed = queue.push(event("x1", .challenge(UUID()), board: "challenge:x")); #expect(pushed) }
+        do { let pushed = queue.push(event("b2", board, board: "group:h"), writing: false); #expect(pushed) }
+        do { let pushed = queue.push(event("b3", board, board: "group:h"), writing: false); #expect(pushed) }
+        do { let pushed = queue.push(event("x1", .challenge(UUID()), board: "challenge:x"), writing: false); #expect(pushed) }
         popped = queue.pop(now: 100.4)
         #expect(popped.events.map(\.id) == ["x1"] && popped.nextDue == 101)
         popped = queue.pop(now: 100.9)
         #expect(popped.events.isEmpty)
         popped = queue.pop(now: 101)
         #expect(popped.events.map(\.id) == ["b3"] && popped.nextDue == nil && queue.isEmpty, "the latest of the second")
-        do { let pushed = queue.push(event("b4", board, board: "group:h")); #expect(pushed) }
+        do { let pushed = queue.push(event("b4", board, board: "group:h"), writing: false); #expect(pushed) }
         queue.drop(board)
         #expect(queue.isEmpty, "a revoked board leaves nothing pending")
     }
 
-    @Test("a queue past its limit overflows instead of growing; standings never count against it")
+    @Test("a queue past its limit behind a write overflows instead of growing; standings never count against it")
     func overflow() {
         var queue = StreamQueue(limit: 3)
         for index in 0..<3 {
-            let pushed = queue.push(event("e\(index)", .user(alice)))
+            let pushed = queue.push(event("e\(index)", .user(alice)), writing: true)
             #expect(pushed)
         }
         for index in 0..<50 {
-            let pushed = queue.push(event("b\(index)", .group(household), board: "group:h"))
+            let pushed = queue.push(event("b\(index)", .group(household), board: "group:h"), writing: true)
             #expect(pushed)
         }
-        let overflowed = !queue.push(event("e3", .user(alice)))
+        let overflowed = !queue.push(event("e3", .user(alice)), writing: true)
         #expect(overflowed)
         let popped = queue.pop(now: 0)
         #expect(popped.events.map(\.id) == ["e0", "e1", "e2", "b49"])
+    }
+
+    @Test("a burst while the connection waits is taken whole, up to the burst limit; past it the queue overflows too")
+    func burst() {
+        var queue = StreamQueue(limit: 3)
+        #expect(queue.burstLimit == 48)
+        for index in 0..<48 {
+            let pushed = queue.push(event("e\(index)", .user(alice)), writing: false)
+            #expect(pushed)
+        }
+        let overflowed = !queue.push(event("e48", .user(alice)), writing: false)
+        #expect(overflowed)
+        #expect(queue.pop(now: 0).events.map(\.id) == (0..<48).map { "e\($0)" })
+        #expect(queue.isEmpty)
     }
 
     /// Records whose value is the topic's user or group id, as `user:<id>` or `group:<id>`.
@@ -142,6 +156,19 @@ struct StreamTests {
         let bob = UUID()
         let (stuck, _) = try hub.subscribe(userID: alice, topics: [.user(alice), .group(household)], lastEventID: nil, now: 0)
         let (reader, _) = try hub.subscribe(userID: bob, topics: [.user(bob), .group(household)], lastEventID: nil, now: 0)
+        // A burst while both wait is no reason to cut either: each takes it whole.
+        for index in 0..<50 { hub.record(recorded("burst\(index)", .group(household)), now: 0) }
+        #expect(stuck.closeReason == nil)
+        guard case .events(let burst, _) = await reader.next(until: .now + .seconds(1)) else {
+            Issue.record("the burst did not arrive")
+            return
+        }
+        #expect(burst.count == 50)
+        // The stuck client takes one write and never the next.
+        guard case .events = await stuck.next(until: .now + .seconds(1)) else {
+            Issue.record("the burst did not arrive at the stuck client")
+            return
+        }
         var received: [String] = []
         for index in 0..<20 {
             hub.record(recorded("g\(index)", .group(household)), now: Double(index))

@@ -148,6 +148,53 @@ struct StreamSystemTests {
         }
     }
 
+    @Test("a client that stops reading is cut off, with nothing kept for it, while the same user's other phone receives every event")
+    func frozenClient() async throws {
+        try await Self.withStage("stream-frozen", gateway: ["STREAM_QUEUE_LIMIT": "32"]) { stage in
+            let aiko = try await stage.user("Aiko", timeZone: "Europe/Rome")
+            let habit = try await stage.habit(for: aiko, graceMinutes: 60)
+            try await stage.setClock(Self.wednesday, "10:00", for: aiko)
+            let started = try await aiko.http.post("/v1/attempts", json: ["challengeID": habit])
+            let attemptID = try #require((started.json["attempt"] as? [String: Any])?["attemptID"] as? String, "\(started.text)")
+            let gateway = try stage.stack.process("gateway")
+            let port = try #require(URL(string: try stage.stack.http().baseURL)?.port)
+
+            let phone = try await Self.connect(stage, aiko)
+            defer { phone.close() }
+            let frozen = try StalledStreamClient(port: port, path: "/v1/stream", headers: aiko.http.defaultHeaders)
+            try await waitUntil("both streams are connected") {
+                try await MetricsPage.scrape(gateway).sum("surge_stream_connections") == 2
+            }
+
+            // Each tick or untick is a check-in event (and more) for both streams, until the frozen one's socket and
+            // queue are full.
+            var checkIns = 0
+            var cutOff = false
+            while !cutOff, checkIns < 600 {
+                let tick = try await aiko.http.put("/v1/attempts/\(attemptID)/tasks/sketch", json: ["done": checkIns % 2 == 0])
+                #expect(tick.status == 200, "\(tick.text)")
+                checkIns += 1
+                if checkIns % 10 == 0 { cutOff = try await MetricsPage.scrape(gateway).sum("surge_stream_cut_off_total") >= 1 }
+            }
+            #expect(cutOff, "cut off after \(checkIns) check-ins (the phone received \(phone.events.count) events, its stream ended: \(phone.hasEnded))")
+            try await waitUntil("the frozen stream is gone while its client still reads nothing") {
+                try await MetricsPage.scrape(gateway).sum("surge_stream_connections") == 1
+            }
+
+            #expect(try await aiko.http.put("/v1/attempts/\(attemptID)/tasks/sketch", json: ["done": checkIns % 2 == 0]).status == 200)
+            checkIns += 1
+            try await waitUntil("the other phone received every check-in, the last one after the cut") {
+                phone.events.filter { $0.name == "checkin" || $0.name == "checkin-undone" }.count == checkIns
+            }
+
+            let (text, closedByServer) = await frozen.drain(timeout: .seconds(20))
+            #expect(closedByServer, "the server ended the frozen stream")
+            #expect(text.hasPrefix("HTTP/1.1 200") && text.contains("event: ready"))
+            let delivered = text.components(separatedBy: "event: checkin").count - 1
+            #expect(delivered < checkIns, "the frozen client got \(delivered) of \(checkIns) check-ins before the cut")
+        }
+    }
+
     @Test("tickets open one stream each; no token, a bad board or too many streams get a clear problem; a stopping gateway says to reconnect")
     func access() async throws {
         try await Self.withStage("stream-access", gateway: ["STREAM_CONNECTIONS_PER_USER": "2"]) { stage in

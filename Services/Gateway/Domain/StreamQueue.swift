@@ -1,8 +1,12 @@
 /// What one connection has yet to send. Events are kept in order and never dropped; a board standing (an event with
 /// a coalescing key) is sent at most once per `coalescingInterval` per board, the latest one winning. The queue is
-/// bounded: a push beyond `limit` events reports an overflow, and the connection is cut rather than allowed to grow.
+/// bounded, and an overflow cuts the connection rather than letting it grow: more than `limit` events piling up behind
+/// a write the client has not yet taken means the client is not keeping up. While the connection waits for events, a
+/// burst from the feed (a batch arriving at once after a pause) is a different thing: its next write takes it whole,
+/// so it may hold up to `burstLimit`.
 public struct StreamQueue: Sendable {
     public let limit: Int
+    public var burstLimit: Int { limit * 16 }
     public let coalescingInterval: Double
     private var events: [StreamEvent] = []
     private var latest: [String: StreamEvent] = [:]
@@ -17,13 +21,13 @@ public struct StreamQueue: Sendable {
 
     public var isEmpty: Bool { events.isEmpty && waiting.isEmpty }
 
-    /// False when the queue is full: the connection is not keeping up.
-    public mutating func push(_ event: StreamEvent) -> Bool {
+    /// False when the queue is full: past `limit` while a write is in progress (`writing`), past `burstLimit` otherwise.
+    public mutating func push(_ event: StreamEvent, writing: Bool) -> Bool {
         if let key = event.coalescingKey {
             if latest.updateValue(event, forKey: key) == nil { waiting.append(key) }
             return true
         }
-        guard events.count < limit else { return false }
+        guard events.count < (writing ? limit : burstLimit) else { return false }
         events.append(event)
         return true
     }

@@ -69,17 +69,24 @@ struct StreamController: Sendable {
             }
         }
         opening += ServerSentEvent(name: "ready", data: Self.json(ready)).encoded
+        let logger = context.logger
         let body = ResponseBody { [opening] writer in
             defer { hub.remove(subscriber) }
-            try await writer.write(ByteBuffer(string: opening))
-            try await Self.cutOffWhenTooSlow(subscriber) {
-                try await withGracefulShutdownHandler {
-                    try await Self.pump(subscriber, heartbeat: heartbeat, into: &writer)
-                } onGracefulShutdown: {
-                    subscriber.close(.shuttingDown)
+            do {
+                try await writer.write(ByteBuffer(string: opening))
+                try await Self.cutOffWhenTooSlow(subscriber) {
+                    try await withGracefulShutdownHandler {
+                        try await Self.pump(subscriber, heartbeat: heartbeat, into: &writer)
+                    } onGracefulShutdown: {
+                        subscriber.close(.shuttingDown)
+                    }
                 }
+                try await writer.finish(nil)
+                logger.debug("Stream ended", metadata: ["reason": "\(subscriber.closeReason.map { "\($0)" } ?? "-")"])
+            } catch {
+                logger.debug("Stream cut", metadata: ["reason": "\(subscriber.closeReason.map { "\($0)" } ?? "-")", "error": "\(error)"])
+                throw error
             }
-            try await writer.finish(nil)
         }
         return Response(
             status: .ok,

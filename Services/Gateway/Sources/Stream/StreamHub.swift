@@ -1,5 +1,6 @@
 import Foundation
 import GatewayDomain
+import Metrics
 import Synchronization
 
 /// The connected stream clients of this gateway replica, by topic, and the journal reconnecting clients resume from.
@@ -44,6 +45,8 @@ final class StreamHub: Sendable {
 
     var connectionCount: Int { state.withLock { $0.subscribers.count } }
 
+    private static let connections = Gauge(label: "surge_stream_connections")
+
     /// Connects a client to `topics`. With `lastEventID`, also returns what it missed (nil: it cannot be resumed).
     func subscribe(userID: UUID, topics: Set<StreamTopic>, lastEventID: String?, now: Double) throws(Refusal) -> (Subscriber, replay: [StreamEvent]?) {
         let limit = settings.connectionsPerUser
@@ -56,6 +59,7 @@ final class StreamHub: Sendable {
             state.subscribers[subscriber.id] = subscriber
             state.perUser[userID, default: 0] += 1
             for topic in topics { state.byTopic[topic, default: []].insert(subscriber.id) }
+            Self.connections.record(state.subscribers.count)
             return .success((subscriber, lastEventID.flatMap { state.journal.entries(after: $0, now: now) }))
         }
         let (subscriber, missed) = try result.get()
@@ -73,6 +77,7 @@ final class StreamHub: Sendable {
             state.perUser[subscriber.userID, default: 1] -= 1
             if state.perUser[subscriber.userID] == 0 { state.perUser[subscriber.userID] = nil }
             for topic in subscriber.topics { state.byTopic[topic]?.remove(subscriber.id) }
+            Self.connections.record(state.subscribers.count)
         }
     }
 
@@ -137,11 +142,14 @@ final class Subscriber: Sendable {
         var replayed: Set<String> = []
         var revoked: [StreamTopic] = []
         var closed: CloseReason?
+        /// The connection is writing what `next` last returned: the client has yet to take it.
+        var writing = false
         var signalled = false
         var waiter: CheckedContinuation<Void, Never>?
     }
 
     private let state: Mutex<State>
+    private static let cutOff = Counter(label: "surge_stream_cut_off_total")
 
     init(id: Int, userID: UUID, topics: Set<StreamTopic>, queueLimit: Int) {
         self.id = id
@@ -153,7 +161,10 @@ final class Subscriber: Sendable {
     func push(_ event: StreamEvent) {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             guard state.closed == nil, !state.revoked.contains(event.topic), state.replayed.remove(event.id) == nil else { return nil }
-            if !state.queue.push(event) { state.closed = .tooSlow }
+            if !state.queue.push(event, writing: state.writing) {
+                state.closed = .tooSlow
+                Self.cutOff.increment()
+            }
             return state.wake()
         }
         waiter?.resume()
@@ -183,21 +194,28 @@ final class Subscriber: Sendable {
 
     var closeReason: CloseReason? { state.withLock { $0.closed } }
 
-    /// What to send next: waits until something is due or `deadline` passes (`.idle`: time for a heartbeat).
+    /// What to send next: waits until something is due or `deadline` passes (`.idle`: time for a heartbeat). Calling it
+    /// again says that the previous write was taken.
     func next(until deadline: ContinuousClock.Instant) async -> Next {
         var deadline = deadline
         while true {
             let now = ContinuousClock.now
             let (next, due) = state.withLock { state -> (Next?, Double?) in
+                state.writing = false
                 if let reason = state.closed { return (.closed(reason), nil) }
                 let popped = state.queue.pop(now: StreamClock.seconds(now))
                 let revoked = state.revoked
                 state.revoked = []
                 state.signalled = false
-                return popped.events.isEmpty && revoked.isEmpty ? (nil, popped.nextDue) : (.events(popped.events, revoked: revoked), nil)
+                if popped.events.isEmpty && revoked.isEmpty { return (nil, popped.nextDue) }
+                state.writing = true
+                return (.events(popped.events, revoked: revoked), nil)
             }
             if let next { return next }
-            if now >= deadline { return .idle }
+            if now >= deadline {
+                state.withLock { $0.writing = true }
+                return .idle
+            }
             if let due { deadline = min(deadline, now + .seconds(due - StreamClock.seconds(now))) }
             await waitForSignal(until: deadline)
         }
