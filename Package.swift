@@ -85,7 +85,7 @@ let serviceTargets: [Target] =
     + service("Progress", module: "ProgressService", domain: true)
     + service("Leaderboard", module: "LeaderboardService", domain: true, dependencies: [.lifecycle])
     + service("Badges", module: "BadgesService", domain: true)
-    + service("Notifications", module: "NotificationsService", domain: true)
+    + service("Notifications", module: "NotificationsService", domain: true, dependencies: [.httpClient, .jwt, .crypto])
     + service("Template", module: "TemplateService", domain: true)
 
 let toolTargets: [Target] = [
