@@ -9,7 +9,8 @@ import Testing
 
 /// Push as a user meets it: devices registered through the gateway, a friend request pushed to the project's own
 /// FCM and APNs double, devices the provider calls gone forgotten, transient failures retried, persistent ones
-/// reported. Identity, notifications and the gateway run as processes on the real clock (retries wait real time).
+/// reported. Identity, two replicas of notifications and the gateway run as processes on the real clock (retries wait
+/// real time).
 @Suite("Notifications: push to FCM and APNs through the gateway", .tags(.system), .kind(.system), .serialized)
 struct PushSystemTests {
     struct User {
@@ -93,7 +94,7 @@ struct PushSystemTests {
         return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     }
 
-    @Test("FCM and APNs receive well-formed pushes once; a device gone is forgotten; 503 then success is sent once; persistent failure is reported")
+    @Test("FCM and APNs receive well-formed pushes once from two replicas; a device gone is forgotten; 503 then success is sent once; persistent failure is reported")
     func push() async throws {
         let provider = try await PushProviderDouble()
         do {
@@ -115,13 +116,14 @@ struct PushSystemTests {
             ]), as: UTF8.self)
         try await withTestStack("push") { stack in
             try await stack.start("identity")
-            try await stack.start(
-                "notifications",
-                environment: [
-                    "FCM_CREDENTIALS": serviceAccount, "FCM_ENDPOINT": provider.url, "APNS_KEY": ec.pemRepresentation, "APNS_KEY_ID": Self.apnsKeyID,
-                    "APNS_TEAM_ID": Self.apnsTeamID, "APNS_TOPIC": Self.apnsTopic, "APNS_ENDPOINT": provider.url, "PUSH_INTERVAL_MS": "50",
-                    "PUSH_RETRY_BASE_MS": "100", "PUSH_MAX_ATTEMPTS": "3",
-                ])
+            let pushSettings = [
+                "FCM_CREDENTIALS": serviceAccount, "FCM_ENDPOINT": provider.url, "APNS_KEY": ec.pemRepresentation, "APNS_KEY_ID": Self.apnsKeyID,
+                "APNS_TEAM_ID": Self.apnsTeamID, "APNS_TOPIC": Self.apnsTopic, "APNS_ENDPOINT": provider.url, "PUSH_INTERVAL_MS": "20",
+                "PUSH_RETRY_BASE_MS": "100", "PUSH_MAX_ATTEMPTS": "3",
+            ]
+            // Two replicas, each with its dispatcher polling often: every push below must still be sent once.
+            try await stack.start("notifications", environment: pushSettings)
+            try await stack.start("notifications", instance: "notifications-2", environment: pushSettings)
             try await stack.start("gateway")
             let marco = try await Self.user("Marco", on: stack)
             let fcmToken = "fcm-device-1:APA91b" + String(repeating: "x", count: 40)
