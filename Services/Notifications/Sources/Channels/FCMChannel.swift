@@ -34,7 +34,9 @@ struct FCMChannel: DeliveryChannel {
             accessToken = try await accessTokens.current()
         } catch let error as AccessTokenCache.Refused {
             logger.warning("FCM token exchange refused", metadata: ["status": "\(error.status)"])
-            return error.status >= 500 || error.status == 429 ? .retry(after: nil, reason: "fcm-auth-http-\(error.status)") : .failed(reason: "fcm-auth-http-\(error.status)")
+            let reason = "fcm-auth-http-\(error.status)"
+            // A refused service account (400 invalid_grant, 401) stays refused; the endpoint's own trouble passes.
+            return error.status >= 500 || error.status == 429 ? .retry(after: nil, reason: reason) : .failed(reason: reason)
         } catch {
             logger.warning("FCM token exchange failed", metadata: ["error": "\(error)"])
             return .retry(after: nil, reason: "fcm-auth-unreachable")
@@ -48,6 +50,7 @@ struct FCMChannel: DeliveryChannel {
             if answer.status == 401 { await accessTokens.invalidate() }
             return outcome
         } catch {
+            logger.warning("FCM unreachable", metadata: ["error": "\(error)"])
             return .retry(after: nil, reason: "fcm-unreachable")
         }
     }
