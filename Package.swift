@@ -85,7 +85,7 @@ let serviceTargets: [Target] =
     + service("Progress", module: "ProgressService", domain: true)
     + service("Leaderboard", module: "LeaderboardService", domain: true, dependencies: [.lifecycle])
     + service("Badges", module: "BadgesService", domain: true)
-    + service("Notifications", module: "NotificationsService", domain: true)
+    + service("Notifications", module: "NotificationsService", domain: true, dependencies: [.httpClient, .jwt, .crypto])
     + service("Template", module: "TemplateService", domain: true)
 
 let toolTargets: [Target] = [
@@ -141,7 +141,7 @@ let testTargets: [Target] = [
         path: "Tests/ProgressTests", swiftSettings: swiftSettings),
     .testTarget(name: "RuntimeTests", dependencies: ["SurgeTestSupport", "SurgeRuntime", "SurgeContracts", "SurgePostgres", .connectionPool, .logging, .hummingbird, .hummingbirdTesting], path: "Tests/RuntimeTests", swiftSettings: swiftSettings),
     .testTarget(
-        name: "GatewayTests", dependencies: ["SurgeTestSupport", "GatewayService", "GatewayDomain", "SurgeRuntime", .hummingbird, .hummingbirdTesting],
+        name: "GatewayTests", dependencies: ["SurgeTestSupport", "GatewayService", "GatewayDomain", "SurgeRuntime", "SurgeContracts", .hummingbird, .hummingbirdTesting],
         path: "Tests/GatewayTests", swiftSettings: swiftSettings),
     .testTarget(name: "CalendarTests", dependencies: ["SurgeTestSupport", "SurgeCalendar", "SurgeContracts"], path: "Tests/CalendarTests", swiftSettings: swiftSettings),
     .testTarget(name: "AuthTests", dependencies: ["SurgeTestSupport", "SurgeAuth", "SurgeContracts", .jwt], path: "Tests/AuthTests", swiftSettings: swiftSettings),

@@ -57,8 +57,12 @@ public enum SurgeService: String, Sendable, CaseIterable {
         case .notifications:
             ServiceEntry(
                 port: 8086, topic: .notifications, exportsUserData: true,
-                owns: "daily reminders at the user's local time (quiet hours, DST), the in-app inbox of badges, friend requests, invitations, overtakes",
-                variables: ["REMINDER_INTERVAL_MS"])
+                owns: "daily reminders at the user's local time (quiet hours, DST), the in-app inbox of badges, friend requests, invitations, overtakes, push to FCM and APNs",
+                variables: [
+                    "REMINDER_INTERVAL_MS", "PUSH_INTERVAL_MS", "PUSH_MAX_ATTEMPTS", "PUSH_RETRY_BASE_MS", "PUSH_GIVE_UP_AFTER_SECONDS",
+                    "FCM_CREDENTIALS", "FCM_CREDENTIALS_FILE", "FCM_PROJECT_ID", "FCM_ENDPOINT", "FCM_TOKEN_URI", "APNS_KEY", "APNS_KEY_FILE",
+                    "APNS_KEY_ID", "APNS_TEAM_ID", "APNS_TOPIC", "APNS_ENDPOINT",
+                ])
         case .template:
             ServiceEntry(
                 port: 8099, topic: nil, exportsUserData: true, owns: "the pattern every service follows, in miniature", deployed: false,

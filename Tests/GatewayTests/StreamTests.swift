@@ -1,5 +1,6 @@
 import Foundation
 import GatewayDomain
+import SurgeContracts
 import SurgeTestSupport
 import Testing
 
@@ -114,6 +115,18 @@ struct StreamTests {
         let parts = text.split(separator: ":")
         guard parts.count == 2, let id = UUID(uuidString: String(parts[1])) else { return nil }
         return StreamEvent(id: recorded.id, name: recorded.type, data: text, topic: parts[0] == "user" ? .user(id) : .group(id))
+    }
+
+    @Test("a notification reaches the user's stream once, as the inbox's; its push deliveries are not repeated there")
+    func notificationsOncePerNotification() throws {
+        func sent(_ channel: String) -> StreamHub.Recorded {
+            let value = #"{"notificationID":"\#(UUID())","userID":"\#(alice)","kind":"badge-earned","channel":"\#(channel)","key":"k","sentAt":"2026-11-24T10:00:00Z"}"#
+            return StreamHub.Recorded(id: "notifications-0-\(channel.count)", type: NotificationSent.descriptor.type, value: Data(value.utf8))
+        }
+        let inbox = try #require(StreamFeed.route(sent("inbox"), logger: .test("stream")))
+        #expect(inbox.name == "notification")
+        #expect(inbox.topic == .user(alice))
+        #expect(StreamFeed.route(sent("push"), logger: .test("stream")) == nil)
     }
 
     func recorded(_ id: String, _ topic: StreamTopic) -> StreamHub.Recorded {

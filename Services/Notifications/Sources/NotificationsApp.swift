@@ -7,15 +7,18 @@ import SurgeRuntime
 
 /// Reminders at the right local time and the in-app inbox: recipients and preferences from identity's events, daily
 /// reminders sent by a scheduler that reads only what is due, and notifications about badges, friend requests,
-/// invitations and being overtaken, each written once.
+/// invitations and being overtaken, each written once, and pushed to the user's devices when FCM or APNs is configured.
 public enum NotificationsService {
     public static var api: [APIOperation] { NotificationsAPI.all }
 
     struct Settings {
         var reminderInterval: Duration
+        var push: PushSettings
 
         static func from(_ reader: EnvironmentReader) throws -> Settings {
-            Settings(reminderInterval: .milliseconds(try reader.int("REMINDER_INTERVAL_MS", default: 1000, range: 10...60_000)))
+            Settings(
+                reminderInterval: .milliseconds(try reader.int("REMINDER_INTERVAL_MS", default: 1000, range: 10...60_000)),
+                push: try PushSettings.from(reader))
         }
     }
 
@@ -23,16 +26,33 @@ public enum NotificationsService {
         let notifications = try Settings.from(settings.reader)
         let infrastructure = try await ServiceInfrastructure.start(settings, migrations: [NotificationsMigrations.set])
         let logger = infrastructure.logger
-        let inbox = Inbox(outbox: infrastructure.outbox)
+        let channels = try pushChannels(notifications.push, logger: logger)
+        let inbox = Inbox(outbox: infrastructure.outbox, pushPlatforms: PushPlatform.allCases.filter { channels[$0] != nil })
         var handlers = EventHandlers()
         NotificationsEvents.register(in: &handlers, inbox: inbox)
         let consumer = try infrastructure.consumer(handlers)
         let router = infrastructure.makeRouter(consumers: [consumer])
-        InboxController(client: infrastructure.database, logger: logger).addRoutes(to: router)
-        let scheduler = ReminderScheduler(client: infrastructure.database, inbox: inbox, logger: logger)
         let clock = infrastructure.clock
-        return infrastructure.makeApplication(
-            router: router, consumers: [consumer],
-            services: [PeriodicService("reminders", every: notifications.reminderInterval, logger: logger) { try await scheduler.sendDue(now: clock.now()) }])
+        let pushTokens = PushTokenStore(client: infrastructure.database, logger: logger)
+        InboxController(client: infrastructure.database, pushTokens: pushTokens, logger: logger).addRoutes(to: router)
+        PushTokensController(tokens: pushTokens, now: { clock.now() }).addRoutes(to: router)
+        let scheduler = ReminderScheduler(client: infrastructure.database, inbox: inbox, logger: logger)
+        var services = [PeriodicService("reminders", every: notifications.reminderInterval, logger: logger) { try await scheduler.sendDue(now: clock.now()) }]
+        if !channels.isEmpty {
+            let dispatcher = PushDispatcher(
+                store: PushDeliveryStore(client: infrastructure.database, outbox: infrastructure.outbox, logger: logger), channels: channels,
+                retry: notifications.push.retry, now: { clock.now() }, logger: logger)
+            services.append(PeriodicService("push", every: notifications.push.interval, logger: logger) { try await dispatcher.sendDue() })
+        }
+        logger.info("Push channels", metadata: ["on": "\(channels.keys.map(\.rawValue).sorted())"])
+        return infrastructure.makeApplication(router: router, consumers: [consumer], services: services)
+    }
+
+    /// The providers whose credentials are configured; the others are off.
+    static func pushChannels(_ settings: PushSettings, logger: Logger) throws -> [PushPlatform: any DeliveryChannel] {
+        var channels: [PushPlatform: any DeliveryChannel] = [:]
+        if let fcm = settings.fcm { channels[.fcm] = try FCMChannel(settings: fcm, logger: logger) }
+        if let apns = settings.apns { channels[.apns] = try APNsChannel(settings: apns, logger: logger) }
+        return channels
     }
 }

@@ -5348,6 +5348,103 @@ extension Components {
                 case nextCursor
             }
         }
+        /// - Remark: Generated from `#/components/schemas/PushPlatform`.
+        @frozen public enum PushPlatform: String, Codable, Hashable, Sendable, CaseIterable {
+            case fcm = "fcm"
+            case apns = "apns"
+        }
+        /// - Remark: Generated from `#/components/schemas/PushTokenListView`.
+        public struct PushTokenListView: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PushTokenListView/items`.
+            public var items: [Components.Schemas.PushTokenView]
+            /// Creates a new `PushTokenListView`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            public init(items: [Components.Schemas.PushTokenView]) {
+                self.items = items
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/PushTokenRequest`.
+        public struct PushTokenRequest: Codable, Hashable, Sendable {
+            /// `fcm` (Firebase Cloud Messaging: Android, web) or `apns` (Apple).
+            ///
+            /// - Remark: Generated from `#/components/schemas/PushTokenRequest/platform`.
+            public var platform: Components.Schemas.PushPlatform
+            /// The device token from the platform's SDK. Registering it again refreshes it; a user keeps at most 20 devices, the one registered longest ago making way.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PushTokenRequest/token`.
+            public var token: Swift.String
+            /// Creates a new `PushTokenRequest`.
+            ///
+            /// - Parameters:
+            ///   - platform: `fcm` (Firebase Cloud Messaging: Android, web) or `apns` (Apple).
+            ///   - token: The device token from the platform's SDK. Registering it again refreshes it; a user keeps at most 20 devices, the one registered longest ago making way.
+            public init(
+                platform: Components.Schemas.PushPlatform,
+                token: Swift.String
+            ) {
+                self.platform = platform
+                self.token = token
+            }
+            public enum CodingKeys: String, CodingKey {
+                case platform
+                case token
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.platform = try container.decode(
+                    Components.Schemas.PushPlatform.self,
+                    forKey: .platform
+                )
+                self.token = try container.decode(
+                    Swift.String.self,
+                    forKey: .token
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "platform",
+                    "token"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/PushTokenView`.
+        public struct PushTokenView: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/PushTokenView/platform`.
+            public var platform: Components.Schemas.PushPlatform
+            /// - Remark: Generated from `#/components/schemas/PushTokenView/pushTokenID`.
+            public var pushTokenID: Swift.String
+            /// - Remark: Generated from `#/components/schemas/PushTokenView/registeredAt`.
+            public var registeredAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/PushTokenView/token`.
+            public var token: Swift.String
+            /// Creates a new `PushTokenView`.
+            ///
+            /// - Parameters:
+            ///   - platform:
+            ///   - pushTokenID:
+            ///   - registeredAt:
+            ///   - token:
+            public init(
+                platform: Components.Schemas.PushPlatform,
+                pushTokenID: Swift.String,
+                registeredAt: Foundation.Date,
+                token: Swift.String
+            ) {
+                self.platform = platform
+                self.pushTokenID = pushTokenID
+                self.registeredAt = registeredAt
+                self.token = token
+            }
+            public enum CodingKeys: String, CodingKey {
+                case platform
+                case pushTokenID
+                case registeredAt
+                case token
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/QuietHours`.
         public struct QuietHours: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/QuietHours/end`.

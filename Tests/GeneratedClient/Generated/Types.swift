@@ -870,6 +870,33 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `PUT /v1/me/preferences`.
     /// - Remark: Generated from `#/paths//v1/me/preferences/put(putPreferences)`.
     func putPreferences(_ input: Operations.PutPreferences.Input) async throws -> Operations.PutPreferences.Output
+    /// The caller's push devices, the latest registered first.
+    ///
+    /// The caller's push devices, the latest registered first.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `GET /v1/me/push-tokens`.
+    /// - Remark: Generated from `#/paths//v1/me/push-tokens/get(listMyPushTokens)`.
+    func listMyPushTokens(_ input: Operations.ListMyPushTokens.Input) async throws -> Operations.ListMyPushTokens.Output
+    /// Registers a device for push notifications (FCM or APNs), or refreshes it when the caller already has it.
+    ///
+    /// Registers a device for push notifications (FCM or APNs), or refreshes it when the caller already has it. A token the provider calls unregistered is forgotten by the server.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `POST /v1/me/push-tokens`.
+    /// - Remark: Generated from `#/paths//v1/me/push-tokens/post(registerPushToken)`.
+    func registerPushToken(_ input: Operations.RegisterPushToken.Input) async throws -> Operations.RegisterPushToken.Output
+    /// Forgets one of the caller's push devices (on sign-out); nothing more is pushed to it.
+    ///
+    /// Forgets one of the caller's push devices (on sign-out); nothing more is pushed to it.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `DELETE /v1/me/push-tokens/{pushTokenID}`.
+    /// - Remark: Generated from `#/paths//v1/me/push-tokens/{pushTokenID}/delete(deletePushToken)`.
+    func deletePushToken(_ input: Operations.DeletePushToken.Input) async throws -> Operations.DeletePushToken.Output
     /// The onboarding answers and accepted values, with the current recommendation (404 before onboarding).
     ///
     /// The onboarding answers and accepted values, with the current recommendation (404 before onboarding).
@@ -2468,6 +2495,51 @@ extension APIProtocol {
         try await putPreferences(Operations.PutPreferences.Input(
             headers: headers,
             body: body
+        ))
+    }
+    /// The caller's push devices, the latest registered first.
+    ///
+    /// The caller's push devices, the latest registered first.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `GET /v1/me/push-tokens`.
+    /// - Remark: Generated from `#/paths//v1/me/push-tokens/get(listMyPushTokens)`.
+    public func listMyPushTokens(headers: Operations.ListMyPushTokens.Input.Headers = .init()) async throws -> Operations.ListMyPushTokens.Output {
+        try await listMyPushTokens(Operations.ListMyPushTokens.Input(headers: headers))
+    }
+    /// Registers a device for push notifications (FCM or APNs), or refreshes it when the caller already has it.
+    ///
+    /// Registers a device for push notifications (FCM or APNs), or refreshes it when the caller already has it. A token the provider calls unregistered is forgotten by the server.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `POST /v1/me/push-tokens`.
+    /// - Remark: Generated from `#/paths//v1/me/push-tokens/post(registerPushToken)`.
+    public func registerPushToken(
+        headers: Operations.RegisterPushToken.Input.Headers = .init(),
+        body: Operations.RegisterPushToken.Input.Body
+    ) async throws -> Operations.RegisterPushToken.Output {
+        try await registerPushToken(Operations.RegisterPushToken.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Forgets one of the caller's push devices (on sign-out); nothing more is pushed to it.
+    ///
+    /// Forgets one of the caller's push devices (on sign-out); nothing more is pushed to it.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `DELETE /v1/me/push-tokens/{pushTokenID}`.
+    /// - Remark: Generated from `#/paths//v1/me/push-tokens/{pushTokenID}/delete(deletePushToken)`.
+    public func deletePushToken(
+        path: Operations.DeletePushToken.Input.Path,
+        headers: Operations.DeletePushToken.Input.Headers = .init()
+    ) async throws -> Operations.DeletePushToken.Output {
+        try await deletePushToken(Operations.DeletePushToken.Input(
+            path: path,
+            headers: headers
         ))
     }
     /// The onboarding answers and accepted values, with the current recommendation (404 before onboarding).

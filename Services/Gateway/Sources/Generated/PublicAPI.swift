@@ -82,6 +82,9 @@ enum PublicAPI {
         PublicRoute(.get, "/v1/me/points/ledger", .progress, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/me/preferences", .identity, .authenticated, .standard, idempotent: false),
         PublicRoute(.put, "/v1/me/preferences", .identity, .authenticated, .standard, idempotent: false),
+        PublicRoute(.get, "/v1/me/push-tokens", .notifications, .authenticated, .standard, idempotent: false),
+        PublicRoute(.post, "/v1/me/push-tokens", .notifications, .authenticated, .standard, idempotent: false),
+        PublicRoute(.delete, "/v1/me/push-tokens/{pushTokenID}", .notifications, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/me/training-plan", .identity, .authenticated, .standard, idempotent: false),
         PublicRoute(.put, "/v1/me/training-plan", .identity, .authenticated, .standard, idempotent: false),
         PublicRoute(.post, "/v1/me/training-plan/preview", .identity, .authenticated, .standard, idempotent: false),
@@ -3797,6 +3800,77 @@ enum PublicAPI {
         },
         "required" : [
           "items"
+        ],
+        "type" : "object"
+      },
+      "PushPlatform" : {
+        "enum" : [
+          "fcm",
+          "apns"
+        ],
+        "type" : "string"
+      },
+      "PushTokenListView" : {
+        "properties" : {
+          "items" : {
+            "items" : {
+              "$ref" : "#/components/schemas/PushTokenView"
+            },
+            "type" : "array"
+          }
+        },
+        "required" : [
+          "items"
+        ],
+        "type" : "object"
+      },
+      "PushTokenRequest" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "platform" : {
+            "$ref" : "#/components/schemas/PushPlatform",
+            "description" : "`fcm` (Firebase Cloud Messaging: Android, web) or `apns` (Apple)."
+          },
+          "token" : {
+            "description" : "The device token from the platform's SDK. Registering it again refreshes it; a user keeps at most 20 devices, the one registered longest ago making way.",
+            "examples" : [
+              "f3Jk9pQ2RwS:APA91bHun4MxP5egoKMwt2KZFBaFUH-1RYqx"
+            ],
+            "maxLength" : 4096,
+            "minLength" : 16,
+            "pattern" : "^[A-Za-z0-9_:.-]{16,4096}$",
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "platform",
+          "token"
+        ],
+        "type" : "object"
+      },
+      "PushTokenView" : {
+        "properties" : {
+          "platform" : {
+            "$ref" : "#/components/schemas/PushPlatform"
+          },
+          "pushTokenID" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "registeredAt" : {
+            "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "type" : "string"
+          },
+          "token" : {
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "platform",
+          "pushTokenID",
+          "registeredAt",
+          "token"
         ],
         "type" : "object"
       },
@@ -11886,6 +11960,199 @@ enum PublicAPI {
           "unavailable"
         ],
         "x-surge-service" : "identity",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/me/push-tokens" : {
+      "get" : {
+        "description" : "The caller's push devices, the latest registered first.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "operationId" : "listMyPushTokens",
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "$ref" : "#/components/schemas/PushTokenListView"
+                }
+              }
+            },
+            "description" : "OK",
+            "headers" : {
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/TooManyRequests"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/ServiceUnavailable"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "The caller's push devices, the latest registered first.",
+        "tags" : [
+          "notifications"
+        ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
+        "x-surge-service" : "notifications",
+        "x-surge-throttle" : "standard"
+      },
+      "post" : {
+        "description" : "Registers a device for push notifications (FCM or APNs), or refreshes it when the caller already has it. A token the provider calls unregistered is forgotten by the server.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "operationId" : "registerPushToken",
+        "requestBody" : {
+          "content" : {
+            "application/json" : {
+              "schema" : {
+                "$ref" : "#/components/schemas/PushTokenRequest"
+              }
+            }
+          },
+          "required" : true
+        },
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "$ref" : "#/components/schemas/PushTokenView"
+                }
+              }
+            },
+            "description" : "OK",
+            "headers" : {
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "413" : {
+            "$ref" : "#/components/responses/ContentTooLarge"
+          },
+          "415" : {
+            "$ref" : "#/components/responses/UnsupportedMediaType"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/UnprocessableContent"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/TooManyRequests"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/ServiceUnavailable"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Registers a device for push notifications (FCM or APNs), or refreshes it when the caller already has it.",
+        "tags" : [
+          "notifications"
+        ],
+        "x-problem-types" : [
+          "invalid-characters",
+          "malformed-body",
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "payload-too-large",
+          "unsupported-media-type",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
+        "x-surge-service" : "notifications",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/me/push-tokens/{pushTokenID}" : {
+      "delete" : {
+        "description" : "Forgets one of the caller's push devices (on sign-out); nothing more is pushed to it.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "operationId" : "deletePushToken",
+        "parameters" : [
+          {
+            "description" : "One of the caller's push devices.",
+            "in" : "path",
+            "name" : "pushTokenID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "204" : {
+            "description" : "No Content",
+            "headers" : {
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/TooManyRequests"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/ServiceUnavailable"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Forgets one of the caller's push devices (on sign-out); nothing more is pushed to it.",
+        "tags" : [
+          "notifications"
+        ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
+        "x-surge-service" : "notifications",
         "x-surge-throttle" : "standard"
       }
     },

@@ -24,6 +24,7 @@ struct StreamFeed: Sendable {
         var board: String?
         var change: String?
         var definition: Definition?
+        var channel: String?
     }
 
     fileprivate enum Route {
@@ -73,6 +74,8 @@ struct StreamFeed: Sendable {
     /// The stream event a record is, for whom; nil when it names nobody.
     static func route(_ recorded: StreamHub.Recorded, logger: Logger) -> StreamEvent? {
         guard let route = routes[recorded.type], let routing = decode(recorded.value, type: recorded.type, logger: logger) else { return nil }
+        // A notification is announced once per channel it reaches; the app hears of it once, as the inbox's.
+        if recorded.type == NotificationSent.descriptor.type, routing.channel != "inbox" { return nil }
         let topic: StreamTopic?
         var coalescingKey: String?
         switch route {

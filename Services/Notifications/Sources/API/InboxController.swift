@@ -4,9 +4,10 @@ import Logging
 import PostgresNIO
 import SurgeRuntime
 
-/// The inbox's routes: every query scoped to the caller.
+/// The inbox's routes and the caller's data export: every query scoped to the caller.
 struct InboxController {
     let client: PostgresClient
+    let pushTokens: PushTokenStore
     let logger: Logger
 
     struct Position: Codable, Sendable {
@@ -45,13 +46,14 @@ struct InboxController {
             return UnreadCountView(unread: try await unread(caller))
         }
         router.get("/internal/export") { _, context in
+            let caller = try context.caller()
             let rows = try await client.query(
                 """
                 SELECT \(unescaped: Self.columns) FROM inbox
-                WHERE user_id = \(try context.caller()) ORDER BY created_at DESC, notification_id DESC
+                WHERE user_id = \(caller) ORDER BY created_at DESC, notification_id DESC
                 """, logger: logger
             ).collect().map(Self.view)
-            return NotificationsExport(notifications: rows)
+            return NotificationsExport(notifications: rows, pushTokens: try await pushTokens.tokens(of: caller).map(PushTokenView.init))
         }
     }
 

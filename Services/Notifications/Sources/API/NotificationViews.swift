@@ -1,5 +1,7 @@
 import Foundation
 import Hummingbird
+import NotificationsDomain
+import SurgeContracts
 import SurgeRuntime
 
 struct NotificationView: ResponseCodable {
@@ -25,7 +27,45 @@ struct UnreadCountView: ResponseCodable {
     var unread: Int
 }
 
-/// The caller's part of the data export: their notifications.
+/// The caller's part of the data export: their notifications and push devices.
 struct NotificationsExport: ResponseCodable {
     var notifications: [NotificationView]
+    var pushTokens: [PushTokenView]
+}
+
+/// A device to send push notifications to.
+struct PushTokenRequest: Codable, Sendable {
+    var platform: PushPlatform
+    /// The token the platform's SDK gave the app (FCM registration token, APNs device token in hex).
+    var token: String
+}
+
+extension PushTokenRequest: JSONSchemaRefined {
+    static let fieldRefinements: [String: JSONSchema.Refinement] = [
+        "platform": .init(description: "`fcm` (Firebase Cloud Messaging: Android, web) or `apns` (Apple)."),
+        "token": .init(
+            minLength: 16, maxLength: PushTokenRules.maxLength, pattern: PushTokenRules.pattern,
+            description: "The device token from the platform's SDK. Registering it again refreshes it; a user keeps at most "
+                + "\(PushTokenRules.maxTokensPerUser) devices, the one registered longest ago making way.",
+            example: "f3Jk9pQ2RwS:APA91bHun4MxP5egoKMwt2KZFBaFUH-1RYqx"),
+    ]
+}
+
+struct PushTokenView: ResponseCodable {
+    var pushTokenID: UUID
+    var platform: PushPlatform
+    var token: String
+    var registeredAt: Date
+
+    init(_ token: PushToken) {
+        pushTokenID = token.tokenID
+        platform = token.platform
+        self.token = token.token
+        registeredAt = token.registeredAt
+    }
+}
+
+struct PushTokenListView: ResponseCodable {
+    /// The latest registered first; at most 20.
+    var items: [PushTokenView]
 }

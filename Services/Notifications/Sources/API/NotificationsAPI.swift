@@ -1,7 +1,7 @@
 import SurgeContracts
 import SurgeRuntime
 
-/// The public operations of the in-app inbox.
+/// The public operations of the in-app inbox and of push devices.
 enum NotificationsAPI {
     static let list = APIOperation(
         .get, "/v1/me/notifications", id: "listMyNotifications", service: .notifications,
@@ -19,6 +19,17 @@ enum NotificationsAPI {
     static let archive = APIOperation(
         .post, "/v1/me/notifications/{notificationID}/archive", id: "archiveNotification", service: .notifications,
         summary: "Archives one notification (read, and no longer listed).", response: NotificationView.self, idempotent: false)
+    static let registerPushToken = APIOperation(
+        .post, "/v1/me/push-tokens", id: "registerPushToken", service: .notifications,
+        summary: "Registers a device for push notifications (FCM or APNs), or refreshes it when the caller already has it. "
+            + "A token the provider calls unregistered is forgotten by the server.",
+        request: PushTokenRequest.self, response: PushTokenView.self, idempotent: false)
+    static let listPushTokens = APIOperation(
+        .get, "/v1/me/push-tokens", id: "listMyPushTokens", service: .notifications,
+        summary: "The caller's push devices, the latest registered first.", response: PushTokenListView.self)
+    static let deletePushToken = APIOperation(
+        .delete, "/v1/me/push-tokens/{pushTokenID}", id: "deletePushToken", service: .notifications,
+        summary: "Forgets one of the caller's push devices (on sign-out); nothing more is pushed to it.", status: .noContent)
 
-    static let all = [list, unreadCount, markRead, markAllRead, archive]
+    static let all = [list, unreadCount, markRead, markAllRead, archive, registerPushToken, listPushTokens, deletePushToken]
 }

@@ -6,9 +6,12 @@ import SurgeContracts
 import SurgeMessaging
 
 /// The in-app inbox: one row per (user, key), so a notification is written once whatever the redeliveries; each
-/// new row is announced as `notification.sent` through the outbox, in the same transaction.
+/// new row is announced as `notification.sent` through the outbox and queued for the user's push devices, in the same
+/// transaction.
 struct Inbox: Sendable {
     let outbox: Outbox
+    /// The push platforms whose channel is configured; devices on the others are not sent to.
+    let pushPlatforms: [PushPlatform]
 
     /// Writes the notification unless the user already has one with this key; returns whether it was new.
     @discardableResult
@@ -51,5 +54,6 @@ struct Inbox: Sendable {
         _ = try await outbox.append(
             NotificationSent(notificationID: id, userID: userID, kind: kind.rawValue, channel: "inbox", key: key, sentAt: time), on: connection,
             at: time, logger: logger)
+        try await PushDeliveryStore.enqueue(id, to: userID, platforms: pushPlatforms, at: time, connection: connection, logger: logger)
     }
 }

@@ -1,7 +1,7 @@
 import SurgePostgres
 
 /// The notification service's tables: who to tell and how (from identity's events), the next daily reminder per
-/// user, the in-app inbox, and the vacations that silence the reminder.
+/// user, the in-app inbox, the vacations that silence the reminder, push device tokens and the push deliveries still due.
 enum NotificationsMigrations {
     static let set = MigrationSet(component: "notifications", migrations: [
         Migration(1, "recipients, reminders, inbox", [
@@ -49,6 +49,36 @@ enum NotificationsMigrations {
             )
             """,
             "CREATE INDEX vacations_by_user ON vacations (user_id)",
+        ]),
+        Migration(3, "push device tokens and the deliveries beyond the inbox", [
+            """
+            CREATE TABLE push_tokens (
+                token_id uuid PRIMARY KEY,
+                user_id uuid NOT NULL,
+                platform text NOT NULL,
+                token text NOT NULL,
+                registered_at timestamptz NOT NULL,
+                UNIQUE (user_id, platform, token)
+            )
+            """,
+            "CREATE INDEX push_tokens_by_user ON push_tokens (user_id, registered_at DESC)",
+            // One row per notification and device still to be sent; gone once delivered or given up. Deleting the
+            // notification (erasure) or the token (unregistered, removed) takes its pending deliveries with it.
+            """
+            CREATE TABLE push_deliveries (
+                delivery_id uuid PRIMARY KEY,
+                notification_id uuid NOT NULL REFERENCES inbox (notification_id) ON DELETE CASCADE,
+                token_id uuid NOT NULL REFERENCES push_tokens (token_id) ON DELETE CASCADE,
+                created_at timestamptz NOT NULL,
+                attempts integer NOT NULL DEFAULT 0,
+                next_attempt_at timestamptz NOT NULL,
+                claim uuid,
+                last_error text
+            )
+            """,
+            "CREATE INDEX push_deliveries_due ON push_deliveries (next_attempt_at)",
+            "CREATE INDEX push_deliveries_by_token ON push_deliveries (token_id)",
+            "CREATE INDEX push_deliveries_by_notification ON push_deliveries (notification_id)",
         ]),
     ])
 }

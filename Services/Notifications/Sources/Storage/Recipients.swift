@@ -117,6 +117,7 @@ struct RecipientStore {
             "DELETE FROM reminders WHERE user_id = \(userID)",
             "DELETE FROM inbox WHERE user_id = \(userID)",
             "DELETE FROM vacations WHERE user_id = \(userID)",
+            "DELETE FROM push_tokens WHERE user_id = \(userID)",
         ] {
             try await connection.query(statement, logger: logger)
         }

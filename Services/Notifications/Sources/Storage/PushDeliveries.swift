@@ -1,0 +1,114 @@
+import Foundation
+import Logging
+import NotificationsDomain
+import PostgresNIO
+import SurgeContracts
+import SurgeMessaging
+
+/// A push due to one device, claimed for one attempt.
+struct ClaimedDelivery: Sendable {
+    var deliveryID: UUID
+    /// What makes this attempt the claimant's: an outcome is recorded only while the claim still holds.
+    var claim: UUID
+    /// Attempts so far, this one included.
+    var attempts: Int
+    var createdAt: Date
+    var userID: UUID
+    var key: String
+    var tokenID: UUID
+    var platform: String
+    var token: String
+    var message: PushMessage
+}
+
+/// The pushes still to send: one row per notification and device, written with the inbox row, claimed by workers with
+/// `FOR UPDATE SKIP LOCKED` (replicas share the work, none takes another's), deleted once delivered or given up, each
+/// end announced through the outbox in the same transaction.
+struct PushDeliveryStore: Sendable {
+    let client: PostgresClient
+    let outbox: Outbox
+    let logger: Logger
+
+    /// Queues a push of the notification to each of the user's devices on `platforms`, unless the user turned
+    /// notifications off; inside the transaction that writes the inbox row.
+    static func enqueue(
+        _ notificationID: UUID, to userID: UUID, platforms: [PushPlatform], at time: Date, connection: PostgresConnection, logger: Logger
+    ) async throws {
+        guard !platforms.isEmpty else { return }
+        try await connection.query(
+            """
+            INSERT INTO push_deliveries (delivery_id, notification_id, token_id, created_at, next_attempt_at)
+            SELECT gen_random_uuid(), \(notificationID), t.token_id, \(time), \(time) FROM push_tokens t
+            WHERE t.user_id = \(userID) AND t.platform = ANY(\(platforms.map(\.rawValue)))
+              AND EXISTS (SELECT 1 FROM recipients r WHERE r.user_id = t.user_id AND r.enabled)
+            """, logger: logger)
+    }
+
+    /// Claims up to `limit` due pushes for one attempt each: until `leaseEnd` no other worker takes them, so a worker
+    /// that dies mid-send is replaced once the lease runs out.
+    func claimDue(now: Date, leaseEnd: Date, limit: Int) async throws -> [ClaimedDelivery] {
+        let claim = UUID()
+        return try await client.query(
+            """
+            WITH due AS (
+                SELECT delivery_id FROM push_deliveries WHERE next_attempt_at <= \(now)
+                ORDER BY next_attempt_at LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+            UPDATE push_deliveries d SET attempts = d.attempts + 1, next_attempt_at = \(leaseEnd), claim = \(claim)
+            FROM due, inbox i, push_tokens t
+            WHERE d.delivery_id = due.delivery_id AND i.notification_id = d.notification_id AND t.token_id = d.token_id
+            RETURNING d.delivery_id, d.attempts, d.created_at, i.user_id, i.notification_id, i.kind, i.key, i.title, i.body, i.deep_link,
+                      t.token_id, t.platform, t.token
+            """, logger: logger
+        ).collect().map { row in
+            let (id, attempts, createdAt, userID, notificationID, kind, key, title, body, deepLink, tokenID, platform, token) = try row.decode(
+                (UUID, Int, Date, UUID, UUID, String, String, String, String, String, UUID, String, String).self)
+            return ClaimedDelivery(
+                deliveryID: id, claim: claim, attempts: attempts, createdAt: createdAt, userID: userID, key: key, tokenID: tokenID,
+                platform: platform, token: token,
+                message: PushMessage(notificationID: notificationID, kind: kind, title: title, body: body, deepLink: deepLink))
+        }
+    }
+
+    func delivered(_ delivery: ClaimedDelivery, at now: Date) async throws {
+        try await client.transaction(logger: logger) { connection in
+            guard try await release(delivery, connection: connection) else { return }
+            let message = delivery.message
+            _ = try await outbox.append(
+                NotificationSent(
+                    notificationID: message.notificationID, userID: delivery.userID, kind: message.kind, channel: "push", key: delivery.key, sentAt: now),
+                on: connection, at: now, logger: logger)
+        }
+    }
+
+    func retry(_ delivery: ClaimedDelivery, at instant: Date, reason: String) async throws {
+        try await client.query(
+            """
+            UPDATE push_deliveries SET next_attempt_at = \(instant), claim = NULL, last_error = \(reason)
+            WHERE delivery_id = \(delivery.deliveryID) AND claim = \(delivery.claim)
+            """, logger: logger)
+    }
+
+    /// Gives the push up; when the device is gone, forgets the token (and every push still queued for it).
+    func failed(_ delivery: ClaimedDelivery, reason: String, forgettingDevice: Bool, at now: Date) async throws {
+        try await client.transaction(logger: logger) { connection in
+            guard try await release(delivery, connection: connection) else { return }
+            if forgettingDevice {
+                try await connection.query(
+                    "DELETE FROM push_tokens WHERE token_id = \(delivery.tokenID) AND user_id = \(delivery.userID)", logger: logger)
+            }
+            let message = delivery.message
+            _ = try await outbox.append(
+                NotificationFailed(
+                    notificationID: message.notificationID, userID: delivery.userID, kind: message.kind, channel: "push", key: delivery.key,
+                    reason: reason, attempts: delivery.attempts, failedAt: now),
+                on: connection, at: now, logger: logger)
+        }
+    }
+
+    /// Deletes the row if this attempt's claim still holds; false when another worker took it over after the lease.
+    private func release(_ delivery: ClaimedDelivery, connection: PostgresConnection) async throws -> Bool {
+        try await connection.query(
+            "DELETE FROM push_deliveries WHERE delivery_id = \(delivery.deliveryID) AND claim = \(delivery.claim) RETURNING 1", logger: logger
+        ).collect().isEmpty == false
+    }
+}
