@@ -7,6 +7,10 @@ public enum NotificationKind: String, Sendable, CaseIterable, Codable {
     case friendRequest = "friend-request"
     case challengeInvitation = "challenge-invitation"
     case overtaken
+    case streakMilestone = "streak-milestone"
+    case streakAtRisk = "streak-at-risk"
+    case reEngagement = "re-engagement"
+    case weeklyDigest = "weekly-digest"
 }
 
 /// A notification's words in the user's language (English and Italian; English for any other locale).
@@ -60,6 +64,44 @@ public struct Message: Sendable, Equatable {
         switch language {
         case .english: Message(title: "You've been overtaken", body: "\(name) just passed you. Win your place back!", deepLink: "surge://leaderboards/\(board)")
         case .italian: Message(title: "Sei stato superato", body: "\(name) ti ha appena superato. Riprenditi il posto!", deepLink: "surge://leaderboards/\(board)")
+        }
+    }
+
+    public static func streakMilestone(_ language: Language, days: Int, attemptID: UUID) -> Message {
+        let link = "surge://attempts/\(attemptID.uuidString.lowercased())"
+        switch language {
+        case .english: return Message(title: "🔥 \(days)-day streak!", body: "\(days) days in a row. Keep it going!", deepLink: link)
+        case .italian: return Message(title: "🔥 Serie di \(days) giorni!", body: "\(days) giorni di fila. Continua così!", deepLink: link)
+        }
+    }
+
+    public static func streakAtRisk(_ language: Language, attemptID: UUID) -> Message {
+        let link = "surge://attempts/\(attemptID.uuidString.lowercased())"
+        switch language {
+        case .english: return Message(title: "Your streak is at risk", body: "Two days without a check-in: one today keeps it alive.", deepLink: link)
+        case .italian: return Message(title: "La tua serie è a rischio", body: "Due giorni senza check-in: uno oggi la tiene viva.", deepLink: link)
+        }
+    }
+
+    public static func reEngagement(_ language: Language) -> Message {
+        switch language {
+        case .english:
+            Message(title: "We miss you", body: "It's been a couple of days. A small check-in today gets you back on track.", deepLink: "surge://today")
+        case .italian:
+            Message(title: "Ci manchi", body: "Sono passati un paio di giorni. Un piccolo check-in oggi ti rimette in carreggiata.", deepLink: "surge://today")
+        }
+    }
+
+    public static func weeklyDigest(_ language: Language, completedDays: Int) -> Message {
+        switch language {
+        case .english:
+            Message(
+                title: "Your week in review", body: "You completed \(completedDays) of the last 7 days. A new weekly challenge starts today!",
+                deepLink: "surge://statistics")
+        case .italian:
+            Message(
+                title: "La tua settimana", body: "Hai completato \(completedDays) degli ultimi 7 giorni. Oggi inizia una nuova sfida settimanale!",
+                deepLink: "surge://statistics")
         }
     }
 }

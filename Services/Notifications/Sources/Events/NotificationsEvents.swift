@@ -6,9 +6,11 @@ import SurgeContracts
 import SurgeMessaging
 
 /// What the notification service consumes: who to tell and how (identity's registrations, profiles, preferences and
-/// deletions), check-ins (a day already checked in needs no reminder), vacations (no reminder while one lasts), and what to tell them about: badges earned,
-/// friend requests, challenge invitations, being overtaken on a board (at most one per board per 15 minutes, the
-/// latest standing replacing the earlier one).
+/// deletions), check-ins (a day already checked in needs no reminder; completion times make the personalised reminder
+/// time; two idle days make a re-engagement nudge), judged days (two missed in a row: the streak is at risk), streaks
+/// (milestones), vacations (no reminder while one lasts), and what to tell them about: badges earned, friend requests,
+/// challenge invitations, being overtaken on a board (at most one per board per 15 minutes, the latest standing
+/// replacing the earlier one).
 /// An event names a user whose registration has not been handled yet (it travels on another partition).
 struct DirectoryLag: Error, CustomStringConvertible {
     var userID: UUID
@@ -22,10 +24,16 @@ enum NotificationsEvents {
         handlers.on(UserRegistered.self) { event, connection, logger in
             let data = event.data
             let store = RecipientStore(connection: connection, logger: logger)
-            var recipient = try await store.recipient(data.userID)
+            let known = try await store.recipient(data.userID)
+            var recipient = known
                 ?? Recipient(userID: data.userID, displayName: data.displayName, timeZone: data.timeZone, locale: data.locale, enabled: true)
             recipient.displayName = data.displayName
             try await store.save(recipient, now: data.registeredAt)
+            if known == nil {
+                let joined = recipient.calendar.date(at: data.registeredAt)
+                try await ScheduledNotifications(connection: connection, logger: logger).schedule(
+                    .reEngagement, key: "re-engagement:\(joined)", for: recipient, on: ReEngagement.day(after: joined))
+            }
         }
         handlers.on(ProfileChanged.self) { event, connection, logger in
             let data = event.data
@@ -50,7 +58,46 @@ enum NotificationsEvents {
             try await RecipientStore(connection: connection, logger: logger).erase(event.data.userID)
         }
         handlers.on(CheckInRecorded.self) { event, connection, logger in
-            try await RecipientStore(connection: connection, logger: logger).noteCheckIn(event.data.userID, on: event.data.localDate)
+            let data = event.data
+            let store = RecipientStore(connection: connection, logger: logger)
+            try await store.noteCheckIn(data.userID, on: data.localDate)
+            guard var recipient = try await store.recipient(data.userID) else { return }
+            // Two idle days from the latest day with a check-in: the nudge waits for that.
+            let scheduled = ScheduledNotifications(connection: connection, logger: logger)
+            let lastActive = recipient.lastCheckIn ?? data.localDate
+            try await scheduled.cancel(.reEngagement, of: data.userID)
+            try await scheduled.schedule(.reEngagement, key: "re-engagement:\(lastActive)", for: recipient, on: ReEngagement.day(after: lastActive))
+            guard data.dayComplete else { return }
+            let minute = recipient.calendar.localTime(at: data.happenedAt).minutesSinceMidnight
+            let personalised = PersonalisedTime.from(try await store.noteCompletion(data.userID, on: data.localDate, minute: minute))
+            if personalised != recipient.personalisedTime {
+                recipient.personalisedTime = personalised
+                try await store.save(recipient, now: data.recordedAt)
+            }
+        }
+        handlers.on(StreakChanged.self) { event, connection, logger in
+            let data = event.data
+            guard let days = StreakMilestone.reached(data.change, previous: data.previous, current: data.current),
+                let recipient = try await RecipientStore(connection: connection, logger: logger).recipient(data.userID)
+            else { return }
+            try await inbox.deliver(
+                .streakMilestone(recipient.language, days: days, attemptID: data.attemptID), kind: .streakMilestone,
+                key: "streak-milestone:\(data.attemptID.key):\(days)", to: data.userID, at: data.changedAt, connection: connection, logger: logger)
+        }
+        handlers.on(DayJudged.self) { event, connection, logger in
+            let data = event.data
+            guard data.period == .day else { return }
+            let store = RecipientStore(connection: connection, logger: logger)
+            let previous = try await store.misses(of: data.attemptID)
+            let misses = StreakRisk.misses(after: data.outcome, previous: previous)
+            try await store.setMisses(misses, of: data.attemptID, userID: data.userID)
+            guard StreakRisk.becomesAtRisk(previous: previous, now: misses), let recipient = try await store.recipient(data.userID) else { return }
+            try await ScheduledNotifications(connection: connection, logger: logger).schedule(
+                .streakAtRisk, key: "streak-at-risk:\(data.attemptID.key):\(data.localDate)", for: recipient, on: data.localDate.adding(days: 1),
+                attemptID: data.attemptID)
+        }
+        handlers.on(AttemptEnded.self) { event, connection, logger in
+            try await RecipientStore(connection: connection, logger: logger).forgetAttempt(event.data.attemptID)
         }
         handlers.on(AttemptPaused.self) { event, connection, logger in
             // A vacation pauses everything: no daily reminder while it lasts. One attempt's pause leaves the others due.
@@ -72,11 +119,10 @@ enum NotificationsEvents {
         handlers.on(FriendshipChanged.self) { event, connection, logger in
             let data = event.data
             let store = RecipientStore(connection: connection, logger: logger)
-            guard data.status == .requested, let addressee = try await store.recipient(data.addresseeID),
-                try await !store.isErased(data.requesterID)
-            else { return }
-            // The requester's registration travels on another partition: if it has not been handled yet, this event
-            // is retried (with backoff) until it has, rather than naming nobody.
+            guard data.status == .requested, try await !store.isErased(data.requesterID), try await !store.isErased(data.addresseeID) else { return }
+            guard let addressee = try await store.recipient(data.addresseeID) else { throw DirectoryLag(userID: data.addresseeID) }
+            // Either registration travels on another partition: if it has not been handled yet, this event is retried
+            // (with backoff) until it has, rather than telling or naming nobody.
             guard let requester = try await store.recipient(data.requesterID)?.displayName else { throw DirectoryLag(userID: data.requesterID) }
             try await inbox.deliver(
                 .friendRequest(addressee.language, from: requester), kind: .friendRequest,

@@ -5,19 +5,86 @@ import PostgresNIO
 import SurgeCalendar
 import SurgeContracts
 
-/// Sends the daily reminders that are due: only those rows, by the index on their fire instant, in batches each
-/// replica locks for itself (`SKIP LOCKED`), so replicas share the work and none is sent twice. A reminder is for its
-/// local day: skipped if the user already checked in that day or is on vacation, deferred to the end of quiet hours while the day
-/// lasts, dropped once the day is over (also after downtime: a missed reminder is never sent for a day gone by).
+/// Sends the daily reminders and the one-off notifications (streak at risk, re-engagement, weekly digest) that are
+/// due: only those rows, by the index on their fire instant, in batches each replica locks for itself (`SKIP LOCKED`),
+/// so replicas share the work and none is sent twice. Each is for its local day: a reminder or nudge is skipped if the
+/// user already checked in that day or is on vacation; any is deferred to the end of quiet hours while the day lasts
+/// and dropped once the day is over (also after downtime: nothing is sent for a day gone by).
 struct ReminderScheduler: Sendable {
     let client: PostgresClient
     let inbox: Inbox
     let logger: Logger
     static let batch = 200
 
-    /// Handles every reminder due at `now`; returns how many were looked at.
+    /// Handles everything due at `now`; returns how many were looked at.
     @discardableResult
     func sendDue(now: Date) async throws -> Int {
+        try await sendDueReminders(now: now) + sendDueScheduled(now: now)
+    }
+
+    private func sendDueScheduled(now: Date) async throws -> Int {
+        var handled = 0
+        while true {
+            let count = try await client.transaction(logger: logger) { connection in
+                let scheduled = ScheduledNotifications(connection: connection, logger: logger)
+                let store = RecipientStore(connection: connection, logger: logger)
+                let due = try await scheduled.due(at: now, limit: Self.batch)
+                for notification in due {
+                    try await send(notification, now: now, store: store, scheduled: scheduled, connection: connection)
+                }
+                return due.count
+            }
+            handled += count
+            if count < Self.batch { return handled }
+        }
+    }
+
+    private func send(
+        _ notification: ScheduledNotification, now: Date, store: RecipientStore, scheduled: ScheduledNotifications, connection: PostgresConnection
+    ) async throws {
+        guard let recipient = try await store.recipient(notification.userID), recipient.enabled else {
+            try await scheduled.remove(notification)
+            return
+        }
+        let calendar = recipient.calendar
+        let day = notification.onDate
+        if notification.kind == .weeklyDigest {
+            try await scheduled.scheduleDigest(for: recipient, after: max(now, notification.fireAt))
+        }
+        let activeThatDay = recipient.lastCheckIn.map { $0 >= day } == true
+        let onVacation = try await store.isOnVacation(recipient.userID, on: day)
+        if notification.kind != .weeklyDigest, activeThatDay || onVacation {
+            try await scheduled.remove(notification)
+            return
+        }
+        switch DeliveryRule.decide(at: now, quiet: recipient.quiet, usefulUntil: calendar.end(of: day), in: calendar) {
+        case .now:
+            if let message = try await message(for: notification, to: recipient, store: store) {
+                try await inbox.deliver(message, kind: notification.kind, key: notification.key, to: recipient.userID, at: now, connection: connection, logger: logger)
+            }
+            try await scheduled.remove(notification)
+        case .deferred(let until):
+            try await scheduled.postpone(notification, until: until)
+        case .dropped:
+            try await scheduled.remove(notification)
+        }
+    }
+
+    private func message(for notification: ScheduledNotification, to recipient: Recipient, store: RecipientStore) async throws -> Message? {
+        switch notification.kind {
+        case .streakAtRisk:
+            return notification.attemptID.map { .streakAtRisk(recipient.language, attemptID: $0) }
+        case .weeklyDigest:
+            let completed = try await store.completedDays(recipient.userID, from: notification.onDate.adding(days: -7), through: notification.onDate.adding(days: -1))
+            return .weeklyDigest(recipient.language, completedDays: completed)
+        case .reEngagement:
+            return .reEngagement(recipient.language)
+        case .dailyReminder, .badgeEarned, .friendRequest, .challengeInvitation, .overtaken, .streakMilestone:
+            return nil
+        }
+    }
+
+    private func sendDueReminders(now: Date) async throws -> Int {
         var handled = 0
         while true {
             let count = try await client.transaction(logger: logger) { connection in

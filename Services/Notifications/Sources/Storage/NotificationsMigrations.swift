@@ -80,5 +80,34 @@ enum NotificationsMigrations {
             "CREATE INDEX push_deliveries_by_token ON push_deliveries (token_id)",
             "CREATE INDEX push_deliveries_by_notification ON push_deliveries (notification_id)",
         ]),
+        Migration(5, "one-off notifications at a local time; misses per attempt; completion times", [
+            "ALTER TABLE recipients ADD COLUMN personalised_time text",
+            // A streak at risk, a re-engagement nudge, the weekly digest: due at `fire_at`, for the local day `on_date`
+            // (useful until it ends); the key is the inbox's, so each is sent at most once.
+            """
+            CREATE TABLE scheduled_notifications (
+                user_id uuid NOT NULL,
+                key text NOT NULL,
+                kind text NOT NULL,
+                attempt_id uuid,
+                on_date date NOT NULL,
+                at_reminder_time boolean NOT NULL,
+                fire_at timestamptz NOT NULL,
+                PRIMARY KEY (user_id, key)
+            )
+            """,
+            "CREATE INDEX scheduled_notifications_due ON scheduled_notifications (fire_at)",
+            "CREATE TABLE attempt_misses (attempt_id uuid PRIMARY KEY, user_id uuid NOT NULL, consecutive integer NOT NULL)",
+            "CREATE INDEX attempt_misses_by_user ON attempt_misses (user_id)",
+            // The minute of each day's first completion, for the personalised reminder time.
+            """
+            CREATE TABLE completion_times (
+                user_id uuid NOT NULL,
+                local_date date NOT NULL,
+                minute integer NOT NULL,
+                PRIMARY KEY (user_id, local_date)
+            )
+            """,
+        ]),
     ])
 }

@@ -12,12 +12,17 @@ struct Recipient: Sendable {
     var timeZone: String
     var locale: String?
     var enabled: Bool
-    /// The explicit daily reminder time; 09:00 when the user chose none.
+    /// The explicit daily reminder time.
     var reminderTime: LocalTime?
     var quiet: QuietPeriod?
     var lastCheckIn: LocalDate?
+    /// From the user's completion times (`PersonalisedTime`).
+    var personalisedTime: LocalTime?
 
     static let defaultReminderTime = LocalTime(hour: 9, minute: 0)!
+
+    /// The explicit time wins, then the personalised one, then 09:00 (001 NOTIF-03).
+    var dailyTime: LocalTime { reminderTime ?? personalisedTime ?? Self.defaultReminderTime }
 
     var calendar: LocalCalendar { LocalCalendar(zoneNamedOrUTC: timeZone) }
     var language: Message.Language { Message.Language(locale: locale) }
@@ -34,16 +39,16 @@ struct RecipientStore {
     func recipient(_ userID: UUID) async throws -> Recipient? {
         let rows = try await connection.query(
             """
-            SELECT display_name, time_zone, locale, enabled, reminder_time, quiet_start, quiet_end, last_check_in
+            SELECT display_name, time_zone, locale, enabled, reminder_time, quiet_start, quiet_end, last_check_in, personalised_time
             FROM recipients WHERE user_id = \(userID)
             """, logger: logger)
-        for try await (name, zone, locale, enabled, reminder, quietStart, quietEnd, lastCheckIn) in rows.decode(
-            (String, String, String?, Bool, String?, String?, String?, LocalDate?).self)
+        for try await (name, zone, locale, enabled, reminder, quietStart, quietEnd, lastCheckIn, personalised) in rows.decode(
+            (String, String, String?, Bool, String?, String?, String?, LocalDate?, String?).self)
         {
             let quiet = quietStart.flatMap(LocalTime.init).flatMap { start in quietEnd.flatMap(LocalTime.init).map { QuietPeriod(start: start, end: $0) } }
             return Recipient(
                 userID: userID, displayName: name, timeZone: zone, locale: locale, enabled: enabled, reminderTime: reminder.flatMap(LocalTime.init),
-                quiet: quiet, lastCheckIn: lastCheckIn)
+                quiet: quiet, lastCheckIn: lastCheckIn, personalisedTime: personalised.flatMap(LocalTime.init))
         }
         return nil
     }
@@ -53,15 +58,17 @@ struct RecipientStore {
         guard try await !isErased(recipient.userID) else { return }
         try await connection.query(
             """
-            INSERT INTO recipients (user_id, display_name, time_zone, locale, enabled, reminder_time, quiet_start, quiet_end, last_check_in)
+            INSERT INTO recipients (user_id, display_name, time_zone, locale, enabled, reminder_time, quiet_start, quiet_end, last_check_in,
+                                    personalised_time)
             VALUES (\(recipient.userID), \(recipient.displayName), \(recipient.timeZone), \(recipient.locale), \(recipient.enabled),
                     \(recipient.reminderTime?.description), \(recipient.quiet?.start.description), \(recipient.quiet?.end.description),
-                    \(recipient.lastCheckIn))
+                    \(recipient.lastCheckIn), \(recipient.personalisedTime?.description))
             ON CONFLICT (user_id) DO UPDATE SET display_name = EXCLUDED.display_name, time_zone = EXCLUDED.time_zone, locale = EXCLUDED.locale,
                 enabled = EXCLUDED.enabled, reminder_time = EXCLUDED.reminder_time, quiet_start = EXCLUDED.quiet_start,
-                quiet_end = EXCLUDED.quiet_end, last_check_in = EXCLUDED.last_check_in
+                quiet_end = EXCLUDED.quiet_end, last_check_in = EXCLUDED.last_check_in, personalised_time = EXCLUDED.personalised_time
             """, logger: logger)
         try await schedule(recipient, after: now)
+        try await ScheduledNotifications(connection: connection, logger: logger).reschedule(recipient, now: now)
     }
 
     /// The next daily reminder strictly after `instant`, or none while notifications are off.
@@ -70,7 +77,7 @@ struct RecipientStore {
             try await connection.query("DELETE FROM reminders WHERE user_id = \(recipient.userID)", logger: logger)
             return
         }
-        let fireAt = ReminderTime.next(recipient.reminderTime ?? Recipient.defaultReminderTime, after: instant, in: recipient.calendar)
+        let fireAt = ReminderTime.next(recipient.dailyTime, after: instant, in: recipient.calendar)
         try await connection.query(
             """
             INSERT INTO reminders (user_id, fire_at) VALUES (\(recipient.userID), \(fireAt))
@@ -81,6 +88,45 @@ struct RecipientStore {
     func noteCheckIn(_ userID: UUID, on date: LocalDate) async throws {
         try await connection.query(
             "UPDATE recipients SET last_check_in = GREATEST(COALESCE(last_check_in, \(date)), \(date)) WHERE user_id = \(userID)", logger: logger)
+    }
+
+    /// Records the minute of the day's first completion; returns the last `PersonalisedTime.window` days' minutes.
+    func noteCompletion(_ userID: UUID, on date: LocalDate, minute: Int) async throws -> [Int] {
+        try await connection.query(
+            """
+            INSERT INTO completion_times (user_id, local_date, minute) VALUES (\(userID), \(date), \(minute))
+            ON CONFLICT (user_id, local_date) DO NOTHING
+            """, logger: logger)
+        let oldest = date.adding(days: -(PersonalisedTime.window - 1))
+        try await connection.query("DELETE FROM completion_times WHERE user_id = \(userID) AND local_date < \(oldest)", logger: logger)
+        return try await connection.query("SELECT minute FROM completion_times WHERE user_id = \(userID)", logger: logger)
+            .collect().map { try $0.decode(Int.self) }
+    }
+
+    /// How many of the days `first`...`last` had a completion.
+    func completedDays(_ userID: UUID, from first: LocalDate, through last: LocalDate) async throws -> Int {
+        try await connection.query(
+            "SELECT count(*) FROM completion_times WHERE user_id = \(userID) AND local_date BETWEEN \(first) AND \(last)", logger: logger
+        ).collect().first?.decode(Int.self) ?? 0
+    }
+
+    /// The attempt's run of missed days so far (`StreakRisk`).
+    func misses(of attemptID: UUID) async throws -> Int {
+        try await connection.query("SELECT consecutive FROM attempt_misses WHERE attempt_id = \(attemptID)", logger: logger)
+            .collect().first?.decode(Int.self) ?? 0
+    }
+
+    func setMisses(_ consecutive: Int, of attemptID: UUID, userID: UUID) async throws {
+        try await connection.query(
+            """
+            INSERT INTO attempt_misses (attempt_id, user_id, consecutive) VALUES (\(attemptID), \(userID), \(consecutive))
+            ON CONFLICT (attempt_id) DO UPDATE SET consecutive = EXCLUDED.consecutive
+            """, logger: logger)
+    }
+
+    func forgetAttempt(_ attemptID: UUID) async throws {
+        try await connection.query("DELETE FROM attempt_misses WHERE attempt_id = \(attemptID)", logger: logger)
+        try await connection.query("DELETE FROM scheduled_notifications WHERE attempt_id = \(attemptID)", logger: logger)
     }
 
     /// One attempt's share of a vacation (progress's `AttemptPaused` of kind vacation): days the daily reminder is silent.
@@ -118,6 +164,9 @@ struct RecipientStore {
             "DELETE FROM inbox WHERE user_id = \(userID)",
             "DELETE FROM vacations WHERE user_id = \(userID)",
             "DELETE FROM push_tokens WHERE user_id = \(userID)",
+            "DELETE FROM scheduled_notifications WHERE user_id = \(userID)",
+            "DELETE FROM attempt_misses WHERE user_id = \(userID)",
+            "DELETE FROM completion_times WHERE user_id = \(userID)",
         ] {
             try await connection.query(statement, logger: logger)
         }

@@ -1,0 +1,93 @@
+import Foundation
+import Logging
+import NotificationsDomain
+import PostgresNIO
+import SurgeCalendar
+import SurgeContracts
+
+/// A one-off notification due at a local time: a streak at risk and a re-engagement nudge at the user's daily time, the
+/// weekly digest on Sunday at 08:00. It is for its local day (`onDate`) and useful until that day ends. Its key is the
+/// inbox's too, so it is sent at most once.
+struct ScheduledNotification: Sendable {
+    var userID: UUID
+    var key: String
+    var kind: NotificationKind
+    var attemptID: UUID?
+    var onDate: LocalDate
+    var fireAt: Date
+}
+
+struct ScheduledNotifications {
+    let connection: PostgresConnection
+    let logger: Logger
+
+    /// Schedules `kind` for `date`, at the recipient's daily time (or the digest's time); nothing while notifications
+    /// are off. Scheduling the same key again only moves it.
+    func schedule(_ kind: NotificationKind, key: String, for recipient: Recipient, on date: LocalDate, attemptID: UUID? = nil) async throws {
+        guard recipient.enabled else { return }
+        let atDailyTime = kind != .weeklyDigest
+        let time = atDailyTime ? recipient.dailyTime : WeeklyDigest.time
+        let fireAt = ReminderTime.instant(of: time, on: date, in: recipient.calendar)
+        try await connection.query(
+            """
+            INSERT INTO scheduled_notifications (user_id, key, kind, attempt_id, on_date, at_reminder_time, fire_at)
+            VALUES (\(recipient.userID), \(key), \(kind.rawValue), \(attemptID), \(date), \(atDailyTime), \(fireAt))
+            ON CONFLICT (user_id, key) DO UPDATE SET fire_at = EXCLUDED.fire_at
+            """, logger: logger)
+    }
+
+    func cancel(_ kind: NotificationKind, of userID: UUID) async throws {
+        try await connection.query(
+            "DELETE FROM scheduled_notifications WHERE user_id = \(userID) AND kind = \(kind.rawValue)", logger: logger)
+    }
+
+    /// Follows a change of zone, daily time or switch: what is due at the daily time moves to the new one; the weekly
+    /// digest goes to the next Sunday 08:00 in the (new) zone; nothing stays while notifications are off.
+    func reschedule(_ recipient: Recipient, now: Date) async throws {
+        guard recipient.enabled else {
+            try await connection.query("DELETE FROM scheduled_notifications WHERE user_id = \(recipient.userID)", logger: logger)
+            return
+        }
+        let pending = try await connection.query(
+            "SELECT key, on_date FROM scheduled_notifications WHERE user_id = \(recipient.userID) AND at_reminder_time", logger: logger
+        ).collect().map { try $0.decode((String, LocalDate).self) }
+        for (key, date) in pending {
+            let fireAt = ReminderTime.instant(of: recipient.dailyTime, on: date, in: recipient.calendar)
+            try await connection.query(
+                "UPDATE scheduled_notifications SET fire_at = \(fireAt) WHERE user_id = \(recipient.userID) AND key = \(key)", logger: logger)
+        }
+        try await scheduleDigest(for: recipient, after: now)
+    }
+
+    /// The next weekly digest after `instant`, replacing any pending one.
+    func scheduleDigest(for recipient: Recipient, after instant: Date) async throws {
+        try await cancel(.weeklyDigest, of: recipient.userID)
+        let sunday = recipient.calendar.date(at: WeeklyDigest.next(after: instant, in: recipient.calendar))
+        try await schedule(.weeklyDigest, key: "weekly-digest:\(sunday)", for: recipient, on: sunday)
+    }
+
+    /// Those due at `now`, locked for this replica.
+    func due(at now: Date, limit: Int) async throws -> [ScheduledNotification] {
+        try await connection.query(
+            """
+            SELECT user_id, key, kind, attempt_id, on_date, fire_at FROM scheduled_notifications
+            WHERE fire_at <= \(now) ORDER BY fire_at LIMIT \(limit) FOR UPDATE SKIP LOCKED
+            """, logger: logger
+        ).collect().compactMap { row in
+            let (userID, key, kind, attemptID, date, fireAt) = try row.decode((UUID, String, String, UUID?, LocalDate, Date).self)
+            return NotificationKind(rawValue: kind).map {
+                ScheduledNotification(userID: userID, key: key, kind: $0, attemptID: attemptID, onDate: date, fireAt: fireAt)
+            }
+        }
+    }
+
+    func remove(_ scheduled: ScheduledNotification) async throws {
+        try await connection.query(
+            "DELETE FROM scheduled_notifications WHERE user_id = \(scheduled.userID) AND key = \(scheduled.key)", logger: logger)
+    }
+
+    func postpone(_ scheduled: ScheduledNotification, until instant: Date) async throws {
+        try await connection.query(
+            "UPDATE scheduled_notifications SET fire_at = \(instant) WHERE user_id = \(scheduled.userID) AND key = \(scheduled.key)", logger: logger)
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import PostgresNIO
+import SurgeCalendar
+import SurgeContracts
+import SurgeTestSupport
+import Testing
+
+/// The notifications a habit brings as its user lives a week of it: identity, challenges, progress, notifications and
+/// the gateway as processes, every clock but identity's moved by the test (identity keeps the real one, so tokens stay
+/// valid; the week is set after today's date for that reason).
+@Suite("Notifications: milestones, the weekly digest, the personalised time, a streak at risk and a nudge", .tags(.system), .kind(.system), .serialized)
+struct NotificationTriggersSystemTests {
+    static let rome = LocalCalendar(zoneNamed: "Europe/Rome")!
+
+    static func items(_ user: ProgressStage.User) async throws -> [[String: Any]] {
+        try await user.http.get("/v1/me/notifications?limit=100").json["items"] as? [[String: Any]] ?? []
+    }
+
+    static func notifications(_ kind: String, of user: ProgressStage.User) async throws -> [[String: Any]] {
+        try await items(user).filter { $0["kind"] as? String == kind }
+    }
+
+    static func waitFor(_ kind: String, of user: ProgressStage.User) async throws -> [String: Any] {
+        try await eventually("a \(kind) notification") { try await notifications(kind, of: user).first }
+    }
+
+    @Test("a week of evening check-ins: the digest on Sunday, the 7-day milestone, the reminder moved to 18:00; two missed days: a streak at risk and a nudge, once each")
+    func week() async throws {
+        try await withTestStack("notifications-triggers") { stack in
+            try await stack.start("identity")
+            try await stack.start("challenges", environment: ["SIMULATED_CLOCK": "true"])
+            try await stack.start("progress", environment: ["SIMULATED_CLOCK": "true", "JUDGEMENT_INTERVAL_MS": "100"])
+            try await stack.start("notifications", environment: ["SIMULATED_CLOCK": "true", "REMINDER_INTERVAL_MS": "50"])
+            try await stack.start("gateway")
+            let stage = ProgressStage(stack: stack)
+            var monday = Self.rome.date(at: Date()).adding(days: 7)
+            while monday.weekday != .monday { monday = monday.adding(days: 1) }
+            try await stage.setClock(Self.rome.instant(of: LocalTime("09:00")!, on: monday))
+
+            let ana = try await stage.user("Ana", timeZone: "Europe/Rome")
+            let habit = try await stage.habit(for: ana, graceMinutes: 60)
+            let started = try await ana.http.post("/v1/attempts", json: ["challengeID": habit])
+            let attemptID = try #require((started.json["attempt"] as? [String: Any])?["attemptID"] as? String, "\(started.text)")
+
+            for day in 0..<7 {
+                if day == 6 {
+                    // Saturday's completion is in before Sunday's digest counts the week.
+                    try await waitUntil("six completions recorded") {
+                        try await stack.database.count("SELECT count(*) FROM notifications.completion_times WHERE user_id = \(ana.id)") == 6
+                    }
+                }
+                try await stage.setClock(monday.adding(days: day), "19:10", for: ana)
+                #expect(try await ana.http.put("/v1/attempts/\(attemptID)/tasks/sketch", json: ["done": true]).status == 200)
+            }
+            let digest = try await Self.waitFor("weekly-digest", of: ana)
+            #expect((digest["body"] as? String)?.contains("6 of the last 7") == true, "\(digest)")
+            #expect(digest["deepLink"] as? String == "surge://statistics")
+
+            // Sunday is judged after its grace: the streak reaches 7.
+            try await stage.setClock(monday.adding(days: 7), "01:30", for: ana)
+            let milestone = try await Self.waitFor("streak-milestone", of: ana)
+            #expect(milestone["title"] as? String == "🔥 7-day streak!")
+            #expect(milestone["deepLink"] as? String == "surge://attempts/\(attemptID.lowercased())")
+            // Seven completions at 19:10 fall in the 18:00-20:00 bin: the daily reminder moves to 18:00.
+            try await waitUntil("the personalised reminder time") {
+                try await stack.database.withAdmin { client in
+                    try await client.query("SELECT personalised_time FROM notifications.recipients WHERE user_id = \(ana.id)", logger: .test("time"))
+                        .collect().first?.decode(String?.self) == "18:00"
+                }
+            }
+
+            // Monday and Tuesday go by without a check-in.
+            try await stage.setClock(monday.adding(days: 9), "02:00", for: ana)
+            try await waitUntil("two missed days counted") {
+                try await stack.database.count("SELECT count(*) FROM notifications.attempt_misses WHERE consecutive = 2 AND user_id = \(ana.id)") == 1
+            }
+            #expect(try await Self.notifications("streak-at-risk", of: ana).isEmpty, "not before the daily time")
+            try await stage.setClock(monday.adding(days: 9), "18:01", for: ana)
+            let risk = try await Self.waitFor("streak-at-risk", of: ana)
+            #expect(risk["title"] as? String == "Your streak is at risk")
+            let nudge = try await Self.waitFor("re-engagement", of: ana)
+            #expect(nudge["title"] as? String == "We miss you")
+
+            // A day later, neither comes again.
+            try await stage.setClock(monday.adding(days: 10), "18:30", for: ana)
+            try await waitUntil("Thursday's daily reminder") {
+                try await Self.notifications("daily-reminder", of: ana).contains { ($0["createdAt"] as? String)?.hasPrefix(monday.adding(days: 10).description) == true }
+            }
+            #expect(try await Self.notifications("streak-at-risk", of: ana).count == 1)
+            #expect(try await Self.notifications("re-engagement", of: ana).count == 1)
+            #expect(try await Self.notifications("weekly-digest", of: ana).count == 1)
+            #expect(try await Self.notifications("streak-milestone", of: ana).count == 1)
+        }
+    }
+}
