@@ -54,6 +54,42 @@ struct NotificationsSystemTests {
         try await items(user).filter { $0["kind"] as? String == "daily-reminder" }.count
     }
 
+    @Test("kill -9 mid-burst of due reminders: after the restart every one of them is sent exactly once")
+    func crashMidBurst() async throws {
+        try await withTestStack("notifications-crash") { stack in
+            try await stack.start("identity")
+            let notifications = try await stack.start(
+                "notifications", environment: ["SIMULATED_CLOCK": "true", "REMINDER_INTERVAL_MS": "50", "REMINDER_BATCH_SIZE": "1"])
+            try await stack.start("gateway")
+            var users: [User] = []
+            for index in 0..<120 { users.append(try await Self.user("Sleeper \(index)", zone: "Europe/Rome", on: stack)) }
+            try await waitUntil("120 reminders scheduled") {
+                try await stack.database.count("SELECT count(*) FROM notifications.reminders") == 120
+            }
+            let latest = try await stack.database.withAdmin { client in
+                try await client.query("SELECT max(fire_at) FROM notifications.reminders", logger: .test("reminders")).collect().first?.decode(Date.self)
+            }
+            let due = try #require(latest).addingTimeInterval(1)
+            let sent = { try await stack.database.count("SELECT count(*) FROM notifications.inbox WHERE kind = 'daily-reminder'") }
+
+            try await stack.setClock(due)
+            try await waitUntil("the burst under way") { try await sent() >= 5 }
+            await notifications.crash()
+            let before = try await sent()
+            #expect(before < 120, "killed mid-burst (\(before) of 120 sent)")
+            try await notifications.start()
+            try await stack.setClock(due)
+            try await waitUntil("every reminder sent after the restart", timeout: .seconds(60)) { try await sent() == 120 }
+            #expect(try await stack.database.count(
+                """
+                SELECT count(*) FROM (SELECT user_id FROM notifications.inbox WHERE kind = 'daily-reminder' GROUP BY user_id HAVING count(*) = 1) once
+                """) == 120, "one each")
+            #expect(try await Self.reminders(try #require(users.last)) == 1)
+            #expect(try await stack.database.count(
+                "SELECT count(*) FROM notifications.outbox WHERE type = 'surge.notifications.notification.sent.v1'") == 120, "announced once each")
+        }
+    }
+
     @Test("a 21:00 reminder in Rome and one in Los Angeles each arrive at their own 21:00, once; switched off, nothing more")
     func dailyReminders() async throws {
         try await Self.withStack("notifications-reminders") { stack in

@@ -13,11 +13,13 @@ public enum NotificationsService {
 
     struct Settings {
         var reminderInterval: Duration
+        var reminderBatch: Int
         var push: PushSettings
 
         static func from(_ reader: EnvironmentReader) throws -> Settings {
             Settings(
                 reminderInterval: .milliseconds(try reader.int("REMINDER_INTERVAL_MS", default: 1000, range: 10...60_000)),
+                reminderBatch: try reader.int("REMINDER_BATCH_SIZE", default: 200, range: 1...10_000),
                 push: try PushSettings.from(reader))
         }
     }
@@ -36,7 +38,7 @@ public enum NotificationsService {
         let pushTokens = PushTokenStore(client: infrastructure.database, logger: logger)
         InboxController(client: infrastructure.database, pushTokens: pushTokens, logger: logger).addRoutes(to: router)
         PushTokensController(tokens: pushTokens, now: { clock.now() }).addRoutes(to: router)
-        let scheduler = ReminderScheduler(client: infrastructure.database, inbox: inbox, logger: logger)
+        let scheduler = ReminderScheduler(client: infrastructure.database, inbox: inbox, logger: logger, batch: notifications.reminderBatch)
         var services = [PeriodicService("reminders", every: notifications.reminderInterval, logger: logger) { try await scheduler.sendDue(now: clock.now()) }]
         if !channels.isEmpty {
             let dispatcher = PushDispatcher(

@@ -14,7 +14,8 @@ struct ReminderScheduler: Sendable {
     let client: PostgresClient
     let inbox: Inbox
     let logger: Logger
-    static let batch = 200
+    /// Rows per transaction: what a crash mid-burst can roll back (and another replica then sends).
+    let batch: Int
 
     /// Handles everything due at `now`; returns how many were looked at.
     @discardableResult
@@ -28,14 +29,14 @@ struct ReminderScheduler: Sendable {
             let count = try await client.transaction(logger: logger) { connection in
                 let scheduled = ScheduledNotifications(connection: connection, logger: logger)
                 let store = RecipientStore(connection: connection, logger: logger)
-                let due = try await scheduled.due(at: now, limit: Self.batch)
+                let due = try await scheduled.due(at: now, limit: batch)
                 for notification in due {
                     try await send(notification, now: now, store: store, scheduled: scheduled, connection: connection)
                 }
                 return due.count
             }
             handled += count
-            if count < Self.batch { return handled }
+            if count < batch { return handled }
         }
     }
 
@@ -90,7 +91,7 @@ struct ReminderScheduler: Sendable {
             let count = try await client.transaction(logger: logger) { connection in
                 let due = try await connection.query(
                     """
-                    SELECT user_id, fire_at FROM reminders WHERE fire_at <= \(now) ORDER BY fire_at LIMIT \(Self.batch) FOR UPDATE SKIP LOCKED
+                    SELECT user_id, fire_at FROM reminders WHERE fire_at <= \(now) ORDER BY fire_at LIMIT \(batch) FOR UPDATE SKIP LOCKED
                     """, logger: logger
                 ).collect().map { try $0.decode((UUID, Date).self) }
                 let store = RecipientStore(connection: connection, logger: logger)
@@ -104,7 +105,7 @@ struct ReminderScheduler: Sendable {
                 return due.count
             }
             handled += count
-            if count < Self.batch { return handled }
+            if count < batch { return handled }
         }
     }
 
