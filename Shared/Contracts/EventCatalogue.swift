@@ -8,7 +8,7 @@ public enum EventCatalogue {
         ChallengePublished.self, ChallengeChanged.self, ChallengeDeleted.self, ChallengeInvitationSent.self, ChallengeLiked.self,
         AttemptStarted.self, AttemptRestarted.self, AttemptEnded.self, AttemptPaused.self, AttemptResumed.self, CheckInRecorded.self,
         CheckInUndone.self, DayJudged.self, StreakChanged.self, PointsAwarded.self, ChoreOccurrenceChanged.self, RankChanged.self,
-        StandingChanged.self, WindowClosed.self, BadgeAwarded.self, NotificationSent.self,
+        StandingChanged.self, WindowClosed.self, BadgeAwarded.self, NotificationSent.self, NotificationFailed.self,
     ]
 
     /// The JSON Schema of one event type's `data`, as a document with `$id`, title and description.

@@ -57,8 +57,11 @@ public enum SurgeService: String, Sendable, CaseIterable {
         case .notifications:
             ServiceEntry(
                 port: 8086, topic: .notifications, exportsUserData: true,
-                owns: "daily reminders at the user's local time (quiet hours, DST), the in-app inbox of badges, friend requests, invitations, overtakes",
-                variables: ["REMINDER_INTERVAL_MS"])
+                owns: "daily reminders at the user's local time (quiet hours, DST), the in-app inbox of badges, friend requests, invitations, overtakes, signed webhooks",
+                variables: [
+                    "REMINDER_INTERVAL_MS", "WEBHOOKS_ALLOW_HTTP", "WEBHOOKS_ALLOW_PRIVATE_TARGETS", "WEBHOOKS_INTERVAL_MS", "WEBHOOKS_TIMEOUT_SECONDS",
+                    "WEBHOOKS_DISABLE_AFTER_SECONDS", "WEBHOOKS_DISABLE_AFTER_FAILURES", "WEBHOOKS_ROTATION_GRACE_SECONDS",
+                ])
         case .template:
             ServiceEntry(
                 port: 8099, topic: nil, exportsUserData: true, owns: "the pattern every service follows, in miniature", deployed: false,

@@ -58,7 +58,7 @@ public struct APIOperation: Sendable {
         let uuids = [
             "attemptID": "An attempt.", "challengeID": "A challenge (any version).", "groupID": "A group.", "logID": "A logged amount.",
             "occurrenceID": "A chore occurrence.", "photoID": "A photo.", "requestID": "A friend request.", "userID": "A user.",
-            "notificationID": "A notification in the caller's inbox.",
+            "notificationID": "A notification in the caller's inbox.", "webhookID": "One of the caller's webhook subscriptions.",
         ].mapValues { PathParameter(schema: .string(format: "uuid"), description: $0) }
         return uuids.merging([
             "taskID": PathParameter(

@@ -8,7 +8,7 @@ import SurgeMessaging
 /// What the notification service consumes: who to tell and how (identity's registrations, profiles, preferences and
 /// deletions), check-ins (a day already checked in needs no reminder), vacations (no reminder while one lasts), and what to tell them about: badges earned,
 /// friend requests, challenge invitations, being overtaken on a board (at most one per board per 15 minutes, the
-/// latest standing replacing the earlier one).
+/// latest standing replacing the earlier one); group memberships (a group's webhooks hear its members).
 /// An event names a user whose registration has not been handled yet (it travels on another partition).
 struct DirectoryLag: Error, CustomStringConvertible {
     var userID: UUID
@@ -45,6 +45,11 @@ enum NotificationsEvents {
             recipient.reminderTime = data.dailyReminderTime
             recipient.quiet = data.quietHours.map { QuietPeriod(start: $0.start, end: $0.end) }
             try await store.save(recipient, now: data.changedAt)
+        }
+        handlers.on(GroupMembershipChanged.self) { event, connection, logger in
+            let data = event.data
+            let member = data.change == .joined || data.change == .roleChanged
+            try await WebhookStore(connection: connection, logger: logger).setMembership(data.groupID, data.userID, member: member)
         }
         handlers.on(UserDeleted.self) { event, connection, logger in
             try await RecipientStore(connection: connection, logger: logger).erase(event.data.userID)

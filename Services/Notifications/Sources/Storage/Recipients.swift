@@ -117,6 +117,9 @@ struct RecipientStore {
             "DELETE FROM reminders WHERE user_id = \(userID)",
             "DELETE FROM inbox WHERE user_id = \(userID)",
             "DELETE FROM vacations WHERE user_id = \(userID)",
+            "DELETE FROM webhook_subscriptions WHERE owner_id = \(userID)",
+            "DELETE FROM webhook_deliveries WHERE user_id = \(userID)",
+            "DELETE FROM group_members WHERE user_id = \(userID)",
         ] {
             try await connection.query(statement, logger: logger)
         }
