@@ -218,6 +218,26 @@ struct WebhookStore {
         return due
     }
 
+    enum DeliveryState {
+        /// Deleted with its subscription or its user while the attempt ran.
+        case gone
+        /// Its subscription was disabled while the attempt ran.
+        case disabled
+        case live
+    }
+
+    /// Locks the message for recording an attempt and says whether it still matters.
+    func lockForRecording(_ deliveryID: UUID) async throws -> DeliveryState {
+        let rows = try await connection.query(
+            """
+            SELECT s.disabled_at IS NOT NULL FROM webhook_deliveries d JOIN webhook_subscriptions s USING (webhook_id)
+            WHERE d.delivery_id = \(deliveryID) FOR UPDATE OF d
+            """, logger: logger
+        ).collect()
+        guard let disabled = try rows.first?.decode(Bool.self) else { return .gone }
+        return disabled ? .disabled : .live
+    }
+
     func record(_ attempt: WebhookAttempt, webhookID: UUID) async throws {
         try await connection.query(
             """

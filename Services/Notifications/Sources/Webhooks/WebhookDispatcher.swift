@@ -45,14 +45,18 @@ struct WebhookDispatcher: Sendable {
             let due = try await client.transaction(logger: logger) { connection in
                 try await WebhookStore(connection: connection, logger: logger).claimDue(at: clock.now(), limit: Self.batch, lease: lease)
             }
-            try await withThrowingTaskGroup(of: Void.self) { group in
+            // One message failing to be recorded leaves the others' attempts running; its lease brings it back.
+            await withTaskGroup(of: Void.self) { group in
                 for delivery in due {
                     group.addTask {
                         let result = await attempt(delivery)
-                        try await record(result, of: delivery)
+                        do {
+                            try await record(result, of: delivery)
+                        } catch {
+                            logger.warning("Webhook attempt not recorded", metadata: ["delivery": "\(delivery.deliveryID)", "error": "\(error)"])
+                        }
                     }
                 }
-                try await group.waitForAll()
             }
             handled += due.count
             if due.count < Self.batch { return handled }
@@ -108,6 +112,8 @@ struct WebhookDispatcher: Sendable {
         let attempts = delivery.attempts + 1
         try await client.transaction(logger: logger) { connection in
             let store = WebhookStore(connection: connection, logger: logger)
+            let state = try await store.lockForRecording(delivery.deliveryID)
+            guard state != .gone else { return }
             try await store.record(
                 WebhookAttempt(
                     deliveryID: delivery.deliveryID, notificationID: delivery.notificationID, attempt: attempts, attemptedAt: result.attemptedAt,
@@ -121,6 +127,11 @@ struct WebhookDispatcher: Sendable {
                     NotificationSent(
                         notificationID: delivery.notificationID, userID: delivery.userID, kind: delivery.kind, channel: Self.channel, key: delivery.key,
                         sentAt: now), on: connection, at: now, logger: logger)
+                return
+            }
+            // Disabled while the attempt ran: no retry, and the disabling already announced the message's failure.
+            guard state == .live else {
+                try await store.settle(delivery.deliveryID, attempts: attempts, nextAttempt: nil, outcome: "cancelled")
                 return
             }
             let failure = result.statusCode.map { "HTTP \($0)" + (result.detail.map { ": \($0)" } ?? "") } ?? result.detail ?? "failed"
