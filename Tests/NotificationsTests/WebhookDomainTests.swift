@@ -150,6 +150,16 @@ struct WebhookDomainTests {
         #expect(capped.timeIntervalSince(failed) == 36000)
     }
 
+    @Test("Retry-After: seconds or an HTTP date; anything else ignored")
+    func retryAfterHeader() {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)  // Fri, 15 Jan 2027 08:00:00 GMT
+        #expect(RetryAfter.seconds("120", now: now) == 120)
+        #expect(RetryAfter.seconds(" 0 ", now: now) == 0)
+        #expect(RetryAfter.seconds("Fri, 15 Jan 2027 08:10:00 GMT", now: now) == 600)
+        #expect(RetryAfter.seconds("Fri, 15 Jan 2027 07:00:00 GMT", now: now) == 0)
+        for text in [nil, "", "-5", "soon", "1.5"] { #expect(RetryAfter.seconds(text, now: now) == nil) }
+    }
+
     @Test("answers: 2xx delivered, 410 gone, anything else (or none) failed")
     func outcomes() {
         #expect(WebhookAttemptOutcome.of(status: 200) == .delivered)

@@ -21,6 +21,20 @@ public enum WebhookRetrySchedule {
     }
 }
 
+/// A receiver's `Retry-After`: delay-seconds or an HTTP date (RFC 9110), as seconds from `now`; nil when absent or
+/// unreadable.
+public enum RetryAfter {
+    public static func seconds(_ header: String?, now: Date) -> TimeInterval? {
+        guard let text = header?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
+        if let seconds = Int(text) { return seconds >= 0 ? TimeInterval(seconds) : nil }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.date(from: text).map { max($0.timeIntervalSince(now), 0) }
+    }
+}
+
 /// What one attempt's answer means.
 public enum WebhookAttemptOutcome: String, Sendable, Equatable {
     /// 2xx.

@@ -49,6 +49,7 @@ enum NotificationsEvents {
         handlers.on(GroupMembershipChanged.self) { event, connection, logger in
             let data = event.data
             let member = data.change == .joined || data.change == .roleChanged
+            guard try await !RecipientStore(connection: connection, logger: logger).isErased(data.userID) else { return }
             try await WebhookStore(connection: connection, logger: logger).setMembership(data.groupID, data.userID, member: member)
         }
         handlers.on(UserDeleted.self) { event, connection, logger in

@@ -96,7 +96,7 @@ struct WebhookDispatcher: Sendable {
                     excerpt += chunk.readableBytesView.prefix(Self.excerptBytes - excerpt.count)
                     if excerpt.count >= Self.excerptBytes { break }
                 }
-                return (Int(response.status.code), response.headers.first(name: "retry-after").flatMap { TimeInterval($0) }, excerpt)
+                return (Int(response.status.code), RetryAfter.seconds(response.headers.first(name: "retry-after"), now: attemptedAt), excerpt)
             }
             let (status, retryAfter, excerpt) = answer
             let text = String(decoding: excerpt, as: UTF8.self)
