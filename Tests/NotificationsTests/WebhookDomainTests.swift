@@ -114,7 +114,9 @@ struct WebhookDomainTests {
             await #expect(throws: WebhookTargetRefusal.self, "\(url)") { try await strict.check(url, requireResolution: false) }
         }
         let open = WebhookTargetGuard(policy: WebhookTargetPolicy(allowHTTP: true, allowPrivateTargets: true))
-        try await open.check("http://127.0.0.1:9/hook", requireResolution: true)
+        // A literal is connected to as it is; a name is pinned to the address it was checked at.
+        #expect(try await open.check("http://127.0.0.1:9/hook", requireResolution: true) == nil)
+        #expect(try await open.check("http://localhost:9/hook", requireResolution: true) == Self.address("127.0.0.1"))
         // A public literal passes without any lookup.
         try await strict.check("https://8.8.8.8/hook", requireResolution: true)
     }

@@ -34,10 +34,8 @@ public enum NotificationsService {
         InboxController(client: infrastructure.database, logger: logger).addRoutes(to: router)
         WebhooksController(client: infrastructure.database, settings: webhookSettings, clock: clock, logger: logger).addRoutes(to: router)
         let scheduler = ReminderScheduler(client: infrastructure.database, inbox: inbox, logger: logger)
-        // Redirects are not followed: the target they name has not passed the address check.
-        var httpConfiguration = HTTPClient.Configuration(redirectConfiguration: .disallow)
-        httpConfiguration.timeout = .init(connect: .seconds(Int64(webhookSettings.attemptTimeout)), read: .seconds(Int64(webhookSettings.attemptTimeout)))
-        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: httpConfiguration)
+        let http = HTTPClient(
+            eventLoopGroupProvider: .singleton, configuration: WebhookDispatcher.clientConfiguration(timeout: webhookSettings.attemptTimeout))
         let dispatcher = WebhookDispatcher(
             client: infrastructure.database, outbox: infrastructure.outbox, http: http, settings: webhookSettings, clock: clock, logger: logger)
         return infrastructure.makeApplication(

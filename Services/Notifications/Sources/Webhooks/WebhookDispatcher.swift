@@ -70,8 +70,9 @@ struct WebhookDispatcher: Sendable {
             let duration = ContinuousClock.now - started
             return Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
         }
+        let pinned: IPAddress?
         do {
-            try await WebhookTargetGuard(policy: settings.policy).check(delivery.url, requireResolution: true)
+            pinned = try await WebhookTargetGuard(policy: settings.policy).check(delivery.url, requireResolution: true)
         } catch {
             return Result(detail: "Not sent: the URL \(error).", outcome: .failed, attemptedAt: attemptedAt, milliseconds: elapsed())
         }
@@ -90,13 +91,15 @@ struct WebhookDispatcher: Sendable {
         let signed = request
         do {
             let answer = try await withDeadline(.seconds(settings.attemptTimeout)) {
-                let response = try await http.execute(signed, timeout: .seconds(Int64(settings.attemptTimeout)), logger: logger)
-                var excerpt = [UInt8]()
-                for try await chunk in response.body {
-                    excerpt += chunk.readableBytesView.prefix(Self.excerptBytes - excerpt.count)
-                    if excerpt.count >= Self.excerptBytes { break }
+                try await withClient(for: delivery.url, pinnedTo: pinned) { client in
+                    let response = try await client.execute(signed, timeout: .seconds(Int64(settings.attemptTimeout)), logger: logger)
+                    var excerpt = [UInt8]()
+                    for try await chunk in response.body {
+                        excerpt += chunk.readableBytesView.prefix(Self.excerptBytes - excerpt.count)
+                        if excerpt.count >= Self.excerptBytes { break }
+                    }
+                    return (Int(response.status.code), RetryAfter.seconds(response.headers.first(name: "retry-after"), now: attemptedAt), excerpt)
                 }
-                return (Int(response.status.code), RetryAfter.seconds(response.headers.first(name: "retry-after"), now: attemptedAt), excerpt)
             }
             let (status, retryAfter, excerpt) = answer
             let text = String(decoding: excerpt, as: UTF8.self)
@@ -106,6 +109,32 @@ struct WebhookDispatcher: Sendable {
         } catch {
             return Result(detail: "No answer: \(error)", outcome: .failed, attemptedAt: attemptedAt, milliseconds: elapsed())
         }
+    }
+
+    /// Runs `body` with the shared client, or, when the host is a name, with a client of its own that connects to the
+    /// address just checked (TLS still verifies the name): the shared client would look the name up again.
+    private func withClient<T: Sendable>(
+        for url: String, pinnedTo pinned: IPAddress?, _ body: (HTTPClient) async throws -> T
+    ) async throws -> T {
+        guard let pinned, let host = URLComponents(string: url)?.host else { return try await body(http) }
+        var configuration = Self.clientConfiguration(timeout: settings.attemptTimeout)
+        configuration.dnsOverride = [host: pinned.description]
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        do {
+            let value = try await body(client)
+            try await client.shutdown()
+            return value
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+    }
+
+    /// Redirects are not followed: the target they name has not passed the address check.
+    static func clientConfiguration(timeout: TimeInterval) -> HTTPClient.Configuration {
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+        configuration.timeout = .init(connect: .seconds(Int64(timeout)), read: .seconds(Int64(timeout)))
+        return configuration
     }
 
     func record(_ result: Result, of delivery: DueDelivery) async throws {

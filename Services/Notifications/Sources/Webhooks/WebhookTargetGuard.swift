@@ -15,16 +15,22 @@ struct WebhookTargetGuard: Sendable {
     static let resolveTimeout: Duration = .seconds(5)
 
     /// Throws `WebhookTargetRefusal` when the URL may not be called. A host that does not resolve is refused only
-    /// when `requireResolution` (an attempt); a subscription may be made before its name exists.
-    func check(_ url: String, requireResolution: Bool) async throws {
+    /// when `requireResolution` (an attempt); a subscription may be made before its name exists. Returns the checked
+    /// address to connect to when the host is a name (IPv4 first), so that the connection cannot go to another
+    /// answer of a second lookup (DNS rebinding); nil for an address literal or a name not resolved.
+    @discardableResult
+    func check(_ url: String, requireResolution: Bool) async throws -> IPAddress? {
         if let refusal = policy.refusal(of: url) { throw refusal }
-        guard !policy.allowPrivateTargets, let host = URLComponents(string: url)?.host else { return }
-        let addresses = try await Self.resolve(host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host)
+        guard let host = URLComponents(string: url)?.host else { return nil }
+        let name = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        let addresses = try await Self.resolve(name)
         if addresses.isEmpty {
             if requireResolution { throw WebhookTargetRefusal.unresolvable }
-            return
+            return nil
         }
         if let refusal = policy.refusal(of: addresses) { throw refusal }
+        guard Self.numeric(name) == nil else { return nil }
+        return addresses.first(where: \.isV4) ?? addresses[0]
     }
 
     /// Every address `host` resolves to (none if it does not), looked up off the cooperative pool, within
@@ -42,8 +48,14 @@ struct WebhookTargetGuard: Sendable {
         }
     }
 
-    private static func lookUp(_ host: String) -> [IPAddress] {
+    /// The address a numeric host (`203.0.113.7`, `2001:db8::1`) names; nil for a name. No lookup is made.
+    static func numeric(_ host: String) -> IPAddress? {
+        lookUp(host, flags: AI_NUMERICHOST).first
+    }
+
+    private static func lookUp(_ host: String, flags: Int32 = 0) -> [IPAddress] {
         var hints = addrinfo()
+        hints.ai_flags = flags
         hints.ai_family = AF_UNSPEC
         #if canImport(Glibc)
             hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -76,3 +88,4 @@ struct WebhookTargetGuard: Sendable {
         return addresses
     }
 }
+
