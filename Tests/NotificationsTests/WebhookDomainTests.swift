@@ -162,6 +162,15 @@ struct WebhookDomainTests {
         for text in [nil, "", "-5", "soon", "1.5"] { #expect(RetryAfter.seconds(text, now: now) == nil) }
     }
 
+    @Test("what is kept of an answer: 200 bytes at most, control characters (NUL too) as spaces, nothing for a blank one")
+    func excerpts() {
+        #expect(WebhookAnswerExcerpt.text(Array("oops\u{0}\r\nbad".utf8)) == "oops   bad")
+        #expect(WebhookAnswerExcerpt.text(Array(String(repeating: "é", count: 300).utf8))?.count == 100)
+        #expect(WebhookAnswerExcerpt.text([0xFF, 0xFE])?.isEmpty == false, "invalid UTF-8 is replaced, not refused")
+        #expect(WebhookAnswerExcerpt.text(Array(" \u{0}\t".utf8)) == nil)
+        #expect(WebhookAnswerExcerpt.text([]) == nil)
+    }
+
     @Test("answers: 2xx delivered, 410 gone, anything else (or none) failed")
     func outcomes() {
         #expect(WebhookAttemptOutcome.of(status: 200) == .delivered)

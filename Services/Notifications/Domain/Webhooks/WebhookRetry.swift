@@ -35,6 +35,18 @@ public enum RetryAfter {
     }
 }
 
+/// What is kept of a receiver's answer: its first bytes as text, control characters (NUL among them, which the
+/// database refuses) turned into spaces, so any answer can be stored and shown.
+public enum WebhookAnswerExcerpt {
+    public static let limit = 200
+
+    public static func text(_ bytes: some Sequence<UInt8>) -> String? {
+        let text = String(decoding: Array(bytes.prefix(limit)), as: UTF8.self)
+        let cleaned = String(String.UnicodeScalarView(text.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : $0 }))
+        return cleaned.trimmingCharacters(in: .whitespaces).isEmpty ? nil : cleaned
+    }
+}
+
 /// What one attempt's answer means.
 public enum WebhookAttemptOutcome: String, Sendable, Equatable {
     /// 2xx.

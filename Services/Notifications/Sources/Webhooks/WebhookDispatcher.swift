@@ -23,8 +23,6 @@ struct WebhookDispatcher: Sendable {
 
     static let batch = 20
     static let channel = "webhook"
-    /// What of a receiver's answer is kept: enough to recognise an error page.
-    static let excerptBytes = 200
 
     var lease: TimeInterval { settings.attemptTimeout * 2 + 10 }
 
@@ -95,19 +93,18 @@ struct WebhookDispatcher: Sendable {
                     let response = try await client.execute(signed, timeout: .seconds(Int64(settings.attemptTimeout)), logger: logger)
                     var excerpt = [UInt8]()
                     for try await chunk in response.body {
-                        excerpt += chunk.readableBytesView.prefix(Self.excerptBytes - excerpt.count)
-                        if excerpt.count >= Self.excerptBytes { break }
+                        excerpt += chunk.readableBytesView.prefix(WebhookAnswerExcerpt.limit - excerpt.count)
+                        if excerpt.count >= WebhookAnswerExcerpt.limit { break }
                     }
                     return (Int(response.status.code), RetryAfter.seconds(response.headers.first(name: "retry-after"), now: attemptedAt), excerpt)
                 }
             }
             let (status, retryAfter, excerpt) = answer
-            let text = String(decoding: excerpt, as: UTF8.self)
             return Result(
-                statusCode: status, retryAfter: retryAfter, detail: text.isEmpty ? nil : text, outcome: .of(status: status), attemptedAt: attemptedAt,
-                milliseconds: elapsed())
+                statusCode: status, retryAfter: retryAfter, detail: WebhookAnswerExcerpt.text(excerpt), outcome: .of(status: status),
+                attemptedAt: attemptedAt, milliseconds: elapsed())
         } catch {
-            return Result(detail: "No answer: \(error)", outcome: .failed, attemptedAt: attemptedAt, milliseconds: elapsed())
+            return Result(detail: WebhookAnswerExcerpt.text(Array("No answer: \(error)".utf8)), outcome: .failed, attemptedAt: attemptedAt, milliseconds: elapsed())
         }
     }
 
