@@ -27630,11 +27630,12 @@ public enum Operations {
             }
         }
     }
-    /// Subscribe a URL to the caller's notifications (or, with `groupID`, to those of every member of a group the caller belongs to).
+    /// Subscribe a URL to the caller's notifications (or, with `groupID`, to those of every member of a group the caller belongs to; another group is 404).
     ///
-    /// Subscribe a URL to the caller's notifications (or, with `groupID`, to those of every member of a group the caller belongs to). Messages are signed as Standard Webhooks specifies; the secret is shown here and on rotation only.
+    /// Subscribe a URL to the caller's notifications (or, with `groupID`, to those of every member of a group the caller belongs to; another group is 404). Messages are signed as Standard Webhooks specifies; the secret is shown here and on rotation only.
     ///
     /// Problem types:
+    /// - 404 `not-found`: No such resource, or none the caller may see.
     /// - 409 `webhook-limit-reached`: The account has as many webhook subscriptions as it may; delete one first.
     /// - 422 `webhook-target-refused`: The webhook URL is not https, or its host resolves to a loopback, private, link-local or other non-public address.
     ///
@@ -27812,6 +27813,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/webhooks/post(createWebhook)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
                             response: self
                         )
                     }

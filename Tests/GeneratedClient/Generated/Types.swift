@@ -982,11 +982,12 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /v1/webhooks`.
     /// - Remark: Generated from `#/paths//v1/webhooks/get(listWebhooks)`.
     func listWebhooks(_ input: Operations.ListWebhooks.Input) async throws -> Operations.ListWebhooks.Output
-    /// Subscribe a URL to the caller's notifications (or, with `groupID`, to those of every member of a group the caller belongs to).
+    /// Subscribe a URL to the caller's notifications (or, with `groupID`, to those of every member of a group the caller belongs to; another group is 404).
     ///
-    /// Subscribe a URL to the caller's notifications (or, with `groupID`, to those of every member of a group the caller belongs to). Messages are signed as Standard Webhooks specifies; the secret is shown here and on rotation only.
+    /// Subscribe a URL to the caller's notifications (or, with `groupID`, to those of every member of a group the caller belongs to; another group is 404). Messages are signed as Standard Webhooks specifies; the secret is shown here and on rotation only.
     ///
     /// Problem types:
+    /// - 404 `not-found`: No such resource, or none the caller may see.
     /// - 409 `webhook-limit-reached`: The account has as many webhook subscriptions as it may; delete one first.
     /// - 422 `webhook-target-refused`: The webhook URL is not https, or its host resolves to a loopback, private, link-local or other non-public address.
     ///
@@ -2710,11 +2711,12 @@ extension APIProtocol {
             headers: headers
         ))
     }
-    /// Subscribe a URL to the caller's notifications (or, with `groupID`, to those of every member of a group the caller belongs to).
+    /// Subscribe a URL to the caller's notifications (or, with `groupID`, to those of every member of a group the caller belongs to; another group is 404).
     ///
-    /// Subscribe a URL to the caller's notifications (or, with `groupID`, to those of every member of a group the caller belongs to). Messages are signed as Standard Webhooks specifies; the secret is shown here and on rotation only.
+    /// Subscribe a URL to the caller's notifications (or, with `groupID`, to those of every member of a group the caller belongs to; another group is 404). Messages are signed as Standard Webhooks specifies; the secret is shown here and on rotation only.
     ///
     /// Problem types:
+    /// - 404 `not-found`: No such resource, or none the caller may see.
     /// - 409 `webhook-limit-reached`: The account has as many webhook subscriptions as it may; delete one first.
     /// - 422 `webhook-target-refused`: The webhook URL is not https, or its host resolves to a loopback, private, link-local or other non-public address.
     ///

@@ -12926,7 +12926,7 @@ enum PublicAPI {
         "x-surge-throttle" : "standard"
       },
       "post" : {
-        "description" : "Subscribe a URL to the caller's notifications (or, with `groupID`, to those of every member of a group the caller belongs to). Messages are signed as Standard Webhooks specifies; the secret is shown here and on rotation only.\n\nProblem types:\n- 409 `webhook-limit-reached`: The account has as many webhook subscriptions as it may; delete one first.\n- 422 `webhook-target-refused`: The webhook URL is not https, or its host resolves to a loopback, private, link-local or other non-public address.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Subscribe a URL to the caller's notifications (or, with `groupID`, to those of every member of a group the caller belongs to; another group is 404). Messages are signed as Standard Webhooks specifies; the secret is shown here and on rotation only.\n\nProblem types:\n- 404 `not-found`: No such resource, or none the caller may see.\n- 409 `webhook-limit-reached`: The account has as many webhook subscriptions as it may; delete one first.\n- 422 `webhook-target-refused`: The webhook URL is not https, or its host resolves to a loopback, private, link-local or other non-public address.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "createWebhook",
         "parameters" : [
           {
@@ -12980,6 +12980,9 @@ enum PublicAPI {
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
           },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
+          },
           "409" : {
             "$ref" : "#/components/responses/Conflict"
           },
@@ -13006,7 +13009,7 @@ enum PublicAPI {
             ]
           }
         ],
-        "summary" : "Subscribe a URL to the caller's notifications (or, with `groupID`, to those of every member of a group the caller belongs to).",
+        "summary" : "Subscribe a URL to the caller's notifications (or, with `groupID`, to those of every member of a group the caller belongs to; another group is 404).",
         "tags" : [
           "notifications"
         ],
@@ -13016,6 +13019,7 @@ enum PublicAPI {
           "account-deleted",
           "invalid-token",
           "unauthorized",
+          "not-found",
           "idempotency-key-in-progress",
           "idempotency-key-reused",
           "webhook-limit-reached",

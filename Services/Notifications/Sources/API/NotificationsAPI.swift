@@ -23,9 +23,10 @@ enum NotificationsAPI {
     static let createWebhook = APIOperation(
         .post, "/v1/webhooks", id: "createWebhook", service: .notifications,
         summary: "Subscribe a URL to the caller's notifications (or, with `groupID`, to those of every member of a group the caller "
-            + "belongs to). Messages are signed as Standard Webhooks specifies; the secret is shown here and on rotation only.",
+            + "belongs to; another group is 404). Messages are signed as Standard Webhooks specifies; the secret is shown here and on "
+            + "rotation only.",
         request: CreateWebhookRequest.self, status: .created, response: WebhookWithSecretView.self,
-        problems: [.webhookTargetRefused, .webhookLimitReached])
+        problems: [.webhookTargetRefused, .webhookLimitReached, .notFound])
     static let listWebhooks = APIOperation(
         .get, "/v1/webhooks", id: "listWebhooks", service: .notifications, summary: "The caller's webhook subscriptions, oldest first.",
         query: APIOperation.QueryParameter.pagination, response: WebhookPageView.self)

@@ -29,12 +29,16 @@ struct WebhooksController {
                     slug: "webhook-target-refused", title: "Webhook URL refused", status: .unprocessableContent, detail: "The URL \(refusal).",
                     errors: [FieldError(field: "url", message: refusal.description)])
             }
+            if let groupID = body.groupID {
+                // A group joined a moment ago may not have reached this service yet; one the caller is not in is 404.
+                let member = try await client.withConnection { connection in
+                    try await CatchUp.standard.until { try await WebhookStore(connection: connection, logger: logger).isMember(caller, of: groupID) }
+                }
+                guard member else { throw Problem.notFound("No such group.") }
+            }
             let secret = WebhookSigner.newSecret()
             let created = try await client.transaction(logger: logger) { connection in
                 let store = WebhookStore(connection: connection, logger: logger)
-                if let groupID = body.groupID, try await !store.isMember(caller, of: groupID) {
-                    throw Problem.validation(field: "groupID", "is not a group you belong to")
-                }
                 guard try await store.count(ownedBy: caller) < WebhookStore.maxPerOwner else {
                     throw Problem.conflict(
                         "webhook-limit-reached", "An account may have at most \(WebhookStore.maxPerOwner) webhooks; delete one first.")
