@@ -2323,7 +2323,7 @@ extension Components {
         public struct CreateWebhookRequest: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/CreateWebhookRequest/groupID`.
             public var groupID: Swift.String?
-            /// An https URL whose host resolves to public addresses only.
+            /// An https URL whose host name resolves to public addresses only (an address literal is taken too, under the same rule).
             ///
             /// - Remark: Generated from `#/components/schemas/CreateWebhookRequest/url`.
             public var url: Swift.String
@@ -2331,7 +2331,7 @@ extension Components {
             ///
             /// - Parameters:
             ///   - groupID:
-            ///   - url: An https URL whose host resolves to public addresses only.
+            ///   - url: An https URL whose host name resolves to public addresses only (an address literal is taken too, under the same rule).
             public init(
                 groupID: Swift.String? = nil,
                 url: Swift.String

@@ -1930,12 +1930,12 @@ enum PublicAPI {
             "type" : "string"
           },
           "url" : {
-            "description" : "An https URL whose host resolves to public addresses only.",
+            "description" : "An https URL whose host name resolves to public addresses only (an address literal is taken too, under the same rule).",
             "examples" : [
               "https://hooks.example.com/surge"
             ],
             "maxLength" : 2048,
-            "pattern" : "^https://[^\\s/?#@]+([/?][^\\s#]*)?$",
+            "pattern" : "^https://([A-Za-z0-9_~-]+\\.)*[A-Za-z][A-Za-z0-9_~-]*\\.?(:[0-9]{1,5})?([/?](%[0-9A-Fa-f]{2}|[A-Za-z0-9._~!$&'()*+,;=:@/?-])*)?$",
             "type" : "string"
           }
         },

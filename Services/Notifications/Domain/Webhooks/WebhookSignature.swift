@@ -40,14 +40,4 @@ public enum WebhookSignature {
     public static func header(_ macs: [[UInt8]]) -> String {
         macs.map { "\(version),\(Data($0).base64EncodedString())" }.joined(separator: " ")
     }
-
-    /// The `v1` MACs a `webhook-signature` header carries; other versions and malformed entries are skipped, as a
-    /// receiver must.
-    public static func macs(inHeader header: String) -> [[UInt8]] {
-        header.split(separator: " ").compactMap { entry in
-            let parts = entry.split(separator: ",", maxSplits: 1)
-            guard parts.count == 2, parts[0] == version, let mac = Data(base64Encoded: String(parts[1])) else { return nil }
-            return Array(mac)
-        }
-    }
 }

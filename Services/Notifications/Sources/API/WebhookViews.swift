@@ -12,9 +12,14 @@ struct CreateWebhookRequest: Codable, Sendable {
 
 extension CreateWebhookRequest: JSONSchemaRefined {
     static let fieldRefinements: [String: JSONSchema.Refinement] = [
+        // The pattern states what a pattern can: a host name whose last label starts with a letter (an address literal,
+        // `https://0` or `https://0x7f.1`, can name a private address, which no schema tells from a public one) and the
+        // characters a URL may hold; where the name points is checked by resolving it.
         "url": .init(
-            maxLength: 2048, pattern: "^https://[^\\s/?#@]+([/?][^\\s#]*)?$",
-            description: "An https URL whose host resolves to public addresses only.", example: "https://hooks.example.com/surge")
+            maxLength: 2048,
+            pattern: "^https://([A-Za-z0-9_~-]+\\.)*[A-Za-z][A-Za-z0-9_~-]*\\.?(:[0-9]{1,5})?([/?](%[0-9A-Fa-f]{2}|[A-Za-z0-9._~!$&'()*+,;=:@/?-])*)?$",
+            description: "An https URL whose host name resolves to public addresses only (an address literal is taken too, under the same rule).",
+            example: "https://hooks.example.com/surge")
     ]
 }
 
