@@ -168,7 +168,7 @@ let testTargets: [Target] = [
         ],
         path: "Tests/LeaderboardTests", swiftSettings: swiftSettings),
     .testTarget(
-        name: "NotificationsTests", dependencies: ["SurgeTestSupport", "NotificationsDomain", "SurgeContracts", "SurgeCalendar"],
+        name: "NotificationsTests", dependencies: ["SurgeTestSupport", "NotificationsDomain", "NotificationsService", "SurgeContracts", "SurgeCalendar", .crypto],
         path: "Tests/NotificationsTests", swiftSettings: swiftSettings),
     .testTarget(
         name: "BadgesTests", dependencies: ["SurgeTestSupport", "BadgesDomain", "SurgeContracts"], path: "Tests/BadgesTests",
@@ -187,7 +187,7 @@ let testTargets: [Target] = [
         dependencies: [
             "SurgeTestSupport", "SurgeContracts", "SurgeCalendar", "SurgeKafka", "SurgeMessaging", "SurgeAuth", .postgres, .httpClient, .hummingbird,
             .jwt,
-            .cryptoExtras, .lifecycle, "SurgeGeneratedClient", .openAPIRuntime, .openAPIAsyncHTTPClient,
+            .crypto, .cryptoExtras, .lifecycle, "SurgeGeneratedClient", .openAPIRuntime, .openAPIAsyncHTTPClient,
         ],
         path: "Tests/SystemTests", swiftSettings: swiftSettings),
 ]

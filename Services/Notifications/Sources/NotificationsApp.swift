@@ -1,13 +1,16 @@
+import AsyncHTTPClient
 import Foundation
 import Hummingbird
 import Logging
 import NotificationsDomain
+import ServiceLifecycle
 import SurgeMessaging
 import SurgeRuntime
 
 /// Reminders at the right local time and the in-app inbox: recipients and preferences from identity's events, daily
 /// reminders sent by a scheduler that reads only what is due, and notifications about badges, friend requests,
-/// invitations and being overtaken, each written once, and pushed to the user's devices when FCM or APNs is configured.
+/// invitations and being overtaken, each written once, pushed to the user's devices when FCM or APNs is configured,
+/// and signed webhooks to the URLs users subscribe.
 public enum NotificationsService {
     public static var api: [APIOperation] { NotificationsAPI.all }
 
@@ -26,20 +29,31 @@ public enum NotificationsService {
 
     public static func buildApplication(_ settings: ServiceSettings) async throws -> some ApplicationProtocol {
         let notifications = try Settings.from(settings.reader)
+        let webhookSettings = try WebhookSettings.from(settings.reader)
         let infrastructure = try await ServiceInfrastructure.start(settings, migrations: [NotificationsMigrations.set])
         let logger = infrastructure.logger
         let channels = try pushChannels(notifications.push, logger: logger)
-        let inbox = Inbox(outbox: infrastructure.outbox, pushPlatforms: PushPlatform.allCases.filter { channels[$0] != nil })
+        let clock = infrastructure.clock
+        let inbox = Inbox(
+            outbox: infrastructure.outbox, pushPlatforms: PushPlatform.allCases.filter { channels[$0] != nil }, webhooks: WebhookQueue(clock: clock))
         var handlers = EventHandlers()
         NotificationsEvents.register(in: &handlers, inbox: inbox)
         let consumer = try infrastructure.consumer(handlers)
         let router = infrastructure.makeRouter(consumers: [consumer])
-        let clock = infrastructure.clock
         let pushTokens = PushTokenStore(client: infrastructure.database, logger: logger)
         InboxController(client: infrastructure.database, pushTokens: pushTokens, logger: logger).addRoutes(to: router)
         PushTokensController(tokens: pushTokens, now: { clock.now() }).addRoutes(to: router)
+        WebhooksController(client: infrastructure.database, settings: webhookSettings, clock: clock, logger: logger).addRoutes(to: router)
         let scheduler = ReminderScheduler(client: infrastructure.database, inbox: inbox, logger: logger, batch: notifications.reminderBatch)
-        var services = [PeriodicService("reminders", every: notifications.reminderInterval, logger: logger) { try await scheduler.sendDue(now: clock.now()) }]
+        let http = HTTPClient(
+            eventLoopGroupProvider: .singleton, configuration: WebhookDispatcher.clientConfiguration(timeout: webhookSettings.attemptTimeout))
+        let webhookDispatcher = WebhookDispatcher(
+            client: infrastructure.database, outbox: infrastructure.outbox, http: http, settings: webhookSettings, clock: clock, logger: logger)
+        var services: [any Service] = [
+            HTTPClientService(client: http),
+            PeriodicService("reminders", every: notifications.reminderInterval, logger: logger) { try await scheduler.sendDue(now: clock.now()) },
+            PeriodicService("webhooks", every: webhookSettings.interval, logger: logger) { try await webhookDispatcher.sendDue() },
+        ]
         if !channels.isEmpty {
             let dispatcher = PushDispatcher(
                 store: PushDeliveryStore(client: infrastructure.database, outbox: infrastructure.outbox, logger: logger), channels: channels,

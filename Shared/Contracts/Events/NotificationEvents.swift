@@ -29,18 +29,18 @@ public struct NotificationSent: EventPayload {
     public var subject: String { "users/\(userID.key)/notifications/\(notificationID.key)" }
 }
 
-/// A notification could not be delivered to a channel (push), for analytics: the device was gone, the provider
+/// A notification could not be delivered to a channel (push or webhook), for analytics: the device was gone, the provider
 /// refused it, or transient failures outlasted the retries. The reason is a short slug, never a token or a secret.
 public struct NotificationFailed: EventPayload {
     public static let descriptor = EventDescriptor(
         type: "surge.notifications.notification.failed.v1", topic: .notifications,
-        summary: "A notification could not be delivered to a channel (push): device gone, refused, or retries exhausted.")
+        summary: "A notification could not be delivered to a channel (push or webhook): device gone, refused, or retries exhausted.")
 
     public var notificationID: UUID
     public var userID: UUID
     /// `daily-reminder`, `badge-earned`, `friend-request`, `challenge-invitation`, `overtaken`; the list may grow.
     public var kind: String
-    /// `push`; the list may grow.
+    /// `push`, `webhook`; the list may grow.
     public var channel: String
     public var key: String
     /// Why, as a slug: `fcm-unregistered`, `apns-bad-device-token`, `gave-up: fcm-http-503`...

@@ -137,6 +137,14 @@ extension ProblemType {
     public static let invalidStreamTicket = ProblemType(
         "invalid-stream-ticket", .unauthorized, "The stream ticket is unknown, used or expired: ask for a new one (they live 60 seconds, for one stream).")
 
+    // MARK: Notifications
+
+    public static let webhookTargetRefused = ProblemType(
+        "webhook-target-refused", .unprocessableContent,
+        "The webhook URL is not https, or its host resolves to a loopback, private, link-local or other non-public address.")
+    public static let webhookLimitReached = ProblemType(
+        "webhook-limit-reached", .conflict, "The account has as many webhook subscriptions as it may; delete one first.")
+
     /// Every problem type, in the order the document lists them.
     public static let all: [ProblemType] = [
         rateLimited, unavailable, catchingUp, internalError, methodNotAllowed, notFound, unknownCursor,
@@ -150,6 +158,7 @@ extension ProblemType {
         outsideCompetition, checkInWindowClosed, checkInInFuture, checkInBeforeStart, checkInAfterEnd, dayOff, pauseNotAllowed, pauseTooLate,
         pauseOverlaps, pauseTooLong, pauseLimitReached, notPaused,
         tooManyStreams, invalidStreamTicket,
+        webhookTargetRefused, webhookLimitReached,
     ]
 
     /// What any operation may answer, given how it is declared.

@@ -2319,6 +2319,46 @@ extension Components {
                 case occurrence
             }
         }
+        /// - Remark: Generated from `#/components/schemas/CreateWebhookRequest`.
+        public struct CreateWebhookRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/CreateWebhookRequest/groupID`.
+            public var groupID: Swift.String?
+            /// An https URL whose host name resolves to public addresses only (an address literal is taken too, under the same rule).
+            ///
+            /// - Remark: Generated from `#/components/schemas/CreateWebhookRequest/url`.
+            public var url: Swift.String
+            /// Creates a new `CreateWebhookRequest`.
+            ///
+            /// - Parameters:
+            ///   - groupID:
+            ///   - url: An https URL whose host name resolves to public addresses only (an address literal is taken too, under the same rule).
+            public init(
+                groupID: Swift.String? = nil,
+                url: Swift.String
+            ) {
+                self.groupID = groupID
+                self.url = url
+            }
+            public enum CodingKeys: String, CodingKey {
+                case groupID
+                case url
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.groupID = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .groupID
+                )
+                self.url = try container.decode(
+                    Swift.String.self,
+                    forKey: .url
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "groupID",
+                    "url"
+                ])
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/CredentialsRequest`.
         public struct CredentialsRequest: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/CredentialsRequest/email`.
@@ -5194,6 +5234,8 @@ extension Components {
             /// - `not-paused` (409): The attempt has no pause in progress or to come.
             /// - `too-many-streams` (429): The account already has as many open streams on this server as it may; close one first.
             /// - `invalid-stream-ticket` (401): The stream ticket is unknown, used or expired: ask for a new one (they live 60 seconds, for one stream).
+            /// - `webhook-target-refused` (422): The webhook URL is not https, or its host resolves to a loopback, private, link-local or other non-public address.
+            /// - `webhook-limit-reached` (409): The account has as many webhook subscriptions as it may; delete one first.
             ///
             /// - Remark: Generated from `#/components/schemas/Problem/type`.
             public var _type: Swift.String
@@ -7057,6 +7099,248 @@ extension Components {
                     self.value1,
                     self.value2
                 ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/WebhookAttemptView`.
+        public struct WebhookAttemptView: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/WebhookAttemptView/attempt`.
+            public var attempt: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/WebhookAttemptView/attemptedAt`.
+            public var attemptedAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/WebhookAttemptView/deliveryID`.
+            public var deliveryID: Swift.String
+            /// - Remark: Generated from `#/components/schemas/WebhookAttemptView/detail`.
+            public var detail: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/WebhookAttemptView/durationMilliseconds`.
+            public var durationMilliseconds: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/WebhookAttemptView/notificationID`.
+            public var notificationID: Swift.String
+            /// - Remark: Generated from `#/components/schemas/WebhookAttemptView/outcome`.
+            public var outcome: Swift.String
+            /// - Remark: Generated from `#/components/schemas/WebhookAttemptView/statusCode`.
+            public var statusCode: Swift.Int?
+            /// Creates a new `WebhookAttemptView`.
+            ///
+            /// - Parameters:
+            ///   - attempt:
+            ///   - attemptedAt:
+            ///   - deliveryID:
+            ///   - detail:
+            ///   - durationMilliseconds:
+            ///   - notificationID:
+            ///   - outcome:
+            ///   - statusCode:
+            public init(
+                attempt: Swift.Int,
+                attemptedAt: Foundation.Date,
+                deliveryID: Swift.String,
+                detail: Swift.String? = nil,
+                durationMilliseconds: Swift.Int,
+                notificationID: Swift.String,
+                outcome: Swift.String,
+                statusCode: Swift.Int? = nil
+            ) {
+                self.attempt = attempt
+                self.attemptedAt = attemptedAt
+                self.deliveryID = deliveryID
+                self.detail = detail
+                self.durationMilliseconds = durationMilliseconds
+                self.notificationID = notificationID
+                self.outcome = outcome
+                self.statusCode = statusCode
+            }
+            public enum CodingKeys: String, CodingKey {
+                case attempt
+                case attemptedAt
+                case deliveryID
+                case detail
+                case durationMilliseconds
+                case notificationID
+                case outcome
+                case statusCode
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/WebhookPageView`.
+        public struct WebhookPageView: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/WebhookPageView/items`.
+            public var items: [Components.Schemas.WebhookView]
+            /// - Remark: Generated from `#/components/schemas/WebhookPageView/nextCursor`.
+            public var nextCursor: Swift.String?
+            /// Creates a new `WebhookPageView`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            ///   - nextCursor:
+            public init(
+                items: [Components.Schemas.WebhookView],
+                nextCursor: Swift.String? = nil
+            ) {
+                self.items = items
+                self.nextCursor = nextCursor
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+                case nextCursor
+            }
+        }
+        /// An open list: later versions may add values, so a client must accept one it does not know.
+        ///
+        /// - Remark: Generated from `#/components/schemas/WebhookStatus`.
+        public struct WebhookStatus: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/WebhookStatus/value1`.
+            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
+                case active = "active"
+                case disabled = "disabled"
+            }
+            /// - Remark: Generated from `#/components/schemas/WebhookStatus/value1`.
+            public var value1: Components.Schemas.WebhookStatus.Value1Payload?
+            /// - Remark: Generated from `#/components/schemas/WebhookStatus/value2`.
+            public var value2: Swift.String?
+            /// Creates a new `WebhookStatus`.
+            ///
+            /// - Parameters:
+            ///   - value1:
+            ///   - value2:
+            public init(
+                value1: Components.Schemas.WebhookStatus.Value1Payload? = nil,
+                value2: Swift.String? = nil
+            ) {
+                self.value1 = value1
+                self.value2 = value2
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self.value1 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value2 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                    [
+                        self.value1,
+                        self.value2
+                    ],
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                    self.value1,
+                    self.value2
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/WebhookView`.
+        public struct WebhookView: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/WebhookView/createdAt`.
+            public var createdAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/WebhookView/disabledAt`.
+            public var disabledAt: Foundation.Date?
+            /// - Remark: Generated from `#/components/schemas/WebhookView/disabledReason`.
+            public var disabledReason: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/WebhookView/failingSince`.
+            public var failingSince: Foundation.Date?
+            /// - Remark: Generated from `#/components/schemas/WebhookView/groupID`.
+            public var groupID: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/WebhookView/lastFailure`.
+            public var lastFailure: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/WebhookView/lastFailureAt`.
+            public var lastFailureAt: Foundation.Date?
+            /// - Remark: Generated from `#/components/schemas/WebhookView/previousSecretValidUntil`.
+            public var previousSecretValidUntil: Foundation.Date?
+            /// - Remark: Generated from `#/components/schemas/WebhookView/recentAttempts`.
+            public var recentAttempts: [Components.Schemas.WebhookAttemptView]?
+            /// - Remark: Generated from `#/components/schemas/WebhookView/status`.
+            public var status: Components.Schemas.WebhookStatus
+            /// - Remark: Generated from `#/components/schemas/WebhookView/url`.
+            public var url: Swift.String
+            /// - Remark: Generated from `#/components/schemas/WebhookView/webhookID`.
+            public var webhookID: Swift.String
+            /// Creates a new `WebhookView`.
+            ///
+            /// - Parameters:
+            ///   - createdAt:
+            ///   - disabledAt:
+            ///   - disabledReason:
+            ///   - failingSince:
+            ///   - groupID:
+            ///   - lastFailure:
+            ///   - lastFailureAt:
+            ///   - previousSecretValidUntil:
+            ///   - recentAttempts:
+            ///   - status:
+            ///   - url:
+            ///   - webhookID:
+            public init(
+                createdAt: Foundation.Date,
+                disabledAt: Foundation.Date? = nil,
+                disabledReason: Swift.String? = nil,
+                failingSince: Foundation.Date? = nil,
+                groupID: Swift.String? = nil,
+                lastFailure: Swift.String? = nil,
+                lastFailureAt: Foundation.Date? = nil,
+                previousSecretValidUntil: Foundation.Date? = nil,
+                recentAttempts: [Components.Schemas.WebhookAttemptView]? = nil,
+                status: Components.Schemas.WebhookStatus,
+                url: Swift.String,
+                webhookID: Swift.String
+            ) {
+                self.createdAt = createdAt
+                self.disabledAt = disabledAt
+                self.disabledReason = disabledReason
+                self.failingSince = failingSince
+                self.groupID = groupID
+                self.lastFailure = lastFailure
+                self.lastFailureAt = lastFailureAt
+                self.previousSecretValidUntil = previousSecretValidUntil
+                self.recentAttempts = recentAttempts
+                self.status = status
+                self.url = url
+                self.webhookID = webhookID
+            }
+            public enum CodingKeys: String, CodingKey {
+                case createdAt
+                case disabledAt
+                case disabledReason
+                case failingSince
+                case groupID
+                case lastFailure
+                case lastFailureAt
+                case previousSecretValidUntil
+                case recentAttempts
+                case status
+                case url
+                case webhookID
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/WebhookWithSecretView`.
+        public struct WebhookWithSecretView: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/WebhookWithSecretView/secret`.
+            public var secret: Swift.String
+            /// - Remark: Generated from `#/components/schemas/WebhookWithSecretView/webhook`.
+            public var webhook: Components.Schemas.WebhookView
+            /// Creates a new `WebhookWithSecretView`.
+            ///
+            /// - Parameters:
+            ///   - secret:
+            ///   - webhook:
+            public init(
+                secret: Swift.String,
+                webhook: Components.Schemas.WebhookView
+            ) {
+                self.secret = secret
+                self.webhook = webhook
+            }
+            public enum CodingKeys: String, CodingKey {
+                case secret
+                case webhook
             }
         }
         /// - Remark: Generated from `#/components/schemas/Weekday`.

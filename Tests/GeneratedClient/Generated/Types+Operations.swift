@@ -233,7 +233,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/get(listAttempts)/responses/422`.
             ///
@@ -552,7 +552,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/post(startAttempt)/responses/409`.
             ///
@@ -621,7 +621,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/post(startAttempt)/responses/422`.
             ///
@@ -1153,7 +1153,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/abandon/post(abandonAttempt)/responses/409`.
             ///
@@ -1470,7 +1470,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/calendar/get(attemptCalendar)/responses/422`.
             ///
@@ -1787,7 +1787,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/history/get(attemptHistory)/responses/422`.
             ///
@@ -2082,7 +2082,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/logs/{logID}/delete(removeLog)/responses/409`.
             ///
@@ -2105,7 +2105,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/logs/{logID}/delete(removeLog)/responses/422`.
             ///
@@ -2443,7 +2443,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/pause/post(pauseAttempt)/responses/409`.
             ///
@@ -2512,7 +2512,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/pause/post(pauseAttempt)/responses/422`.
             ///
@@ -2838,7 +2838,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/photos/get(attemptPhotos)/responses/422`.
             ///
@@ -3142,7 +3142,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/restart/post(restartAttempt)/responses/409`.
             ///
@@ -3165,7 +3165,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/restart/post(restartAttempt)/responses/422`.
             ///
@@ -3445,7 +3445,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/resume/post(resumeAttempt)/responses/409`.
             ///
@@ -3751,7 +3751,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/skip-day/post(skipDay)/responses/409`.
             ///
@@ -3774,7 +3774,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/skip-day/post(skipDay)/responses/422`.
             ///
@@ -4100,7 +4100,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/put(setTaskDone)/responses/409`.
             ///
@@ -4169,7 +4169,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/put(setTaskDone)/responses/422`.
             ///
@@ -4517,7 +4517,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/logs/post(logQuantity)/responses/409`.
             ///
@@ -4586,7 +4586,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/logs/post(logQuantity)/responses/422`.
             ///
@@ -4945,7 +4945,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/photo/put(attachPhoto)/responses/409`.
             ///
@@ -5014,7 +5014,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/photo/put(attachPhoto)/responses/422`.
             ///
@@ -5280,7 +5280,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/guest/post(registerGuest)/responses/409`.
             ///
@@ -5349,7 +5349,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/guest/post(registerGuest)/responses/422`.
             ///
@@ -5667,7 +5667,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/refresh/post(refreshSession)/responses/422`.
             ///
@@ -5936,7 +5936,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/register/post(register)/responses/409`.
             ///
@@ -6005,7 +6005,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/register/post(register)/responses/422`.
             ///
@@ -6322,7 +6322,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/sign-in/post(signIn)/responses/422`.
             ///
@@ -6588,7 +6588,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/sign-out/post(signOut)/responses/422`.
             ///
@@ -6877,7 +6877,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/social/post(socialSignIn)/responses/409`.
             ///
@@ -6946,7 +6946,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/social/post(socialSignIn)/responses/422`.
             ///
@@ -7513,7 +7513,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/get(listChallenges)/responses/422`.
             ///
@@ -7828,7 +7828,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/post(createChallenge)/responses/409`.
             ///
@@ -7897,7 +7897,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/post(createChallenge)/responses/422`.
             ///
@@ -8530,7 +8530,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/patch(updateChallenge)/responses/422`.
             ///
@@ -8850,7 +8850,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/delete(deleteChallenge)/responses/422`.
             ///
@@ -9201,7 +9201,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/invitations/post(inviteToChallenge)/responses/409`.
             ///
@@ -9270,7 +9270,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/invitations/post(inviteToChallenge)/responses/422`.
             ///
@@ -10102,7 +10102,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/photos/get(challengePhotos)/responses/422`.
             ///
@@ -10665,7 +10665,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/chore-occurrences/{occurrenceID}/complete/post(completeChore)/responses/409`.
             ///
@@ -10688,7 +10688,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/chore-occurrences/{occurrenceID}/complete/post(completeChore)/responses/422`.
             ///
@@ -11003,7 +11003,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/friend-requests/get(listFriendRequests)/responses/422`.
             ///
@@ -11320,7 +11320,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/friend-requests/post(sendFriendRequest)/responses/409`.
             ///
@@ -11389,7 +11389,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/friend-requests/post(sendFriendRequest)/responses/422`.
             ///
@@ -12396,7 +12396,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/friends/get(listFriends)/responses/422`.
             ///
@@ -12927,7 +12927,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/get(listGroups)/responses/422`.
             ///
@@ -13216,7 +13216,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/post(createGroup)/responses/409`.
             ///
@@ -13285,7 +13285,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/post(createGroup)/responses/422`.
             ///
@@ -13918,7 +13918,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/patch(updateGroup)/responses/422`.
             ///
@@ -14251,7 +14251,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/chore-occurrences/get(listChoreOccurrences)/responses/422`.
             ///
@@ -14577,7 +14577,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/chores/get(listGroupChores)/responses/422`.
             ///
@@ -14903,7 +14903,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/get(listGroupInvites)/responses/422`.
             ///
@@ -15233,7 +15233,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/post(createGroupInvite)/responses/409`.
             ///
@@ -15302,7 +15302,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/post(createGroupInvite)/responses/422`.
             ///
@@ -16109,7 +16109,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/members/get(listGroupMembers)/responses/422`.
             ///
@@ -16397,7 +16397,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/members/{userID}/delete(removeGroupMember)/responses/409`.
             ///
@@ -16754,7 +16754,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/join/post(joinGroup)/responses/422`.
             ///
@@ -17297,7 +17297,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/get(getChallengeLeaderboard)/responses/422`.
             ///
@@ -17623,7 +17623,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/around-me/get(getChallengeLeaderboardAroundMe)/responses/422`.
             ///
@@ -17940,7 +17940,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/friends/get(getChallengeFriendsLeaderboard)/responses/422`.
             ///
@@ -18273,7 +18273,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/history/get(getChallengeLeaderboardHistory)/responses/422`.
             ///
@@ -18590,7 +18590,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/me/get(getMyChallengeStanding)/responses/422`.
             ///
@@ -18923,7 +18923,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/get(getGroupLeaderboard)/responses/422`.
             ///
@@ -19249,7 +19249,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/around-me/get(getGroupLeaderboardAroundMe)/responses/422`.
             ///
@@ -19582,7 +19582,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/history/get(getGroupLeaderboardHistory)/responses/422`.
             ///
@@ -19899,7 +19899,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/me/get(getMyGroupStanding)/responses/422`.
             ///
@@ -20422,7 +20422,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/patch(updateMe)/responses/422`.
             ///
@@ -20714,7 +20714,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/delete(deleteMe)/responses/422`.
             ///
@@ -21233,7 +21233,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/challenges/get(listMyChallenges)/responses/422`.
             ///
@@ -21504,7 +21504,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/credentials/post(attachCredentials)/responses/409`.
             ///
@@ -21573,7 +21573,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/credentials/post(attachCredentials)/responses/422`.
             ///
@@ -22059,7 +22059,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/history/get(myHistory)/responses/422`.
             ///
@@ -22367,7 +22367,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/notifications/get(listMyNotifications)/responses/422`.
             ///
@@ -23811,7 +23811,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/points/ledger/get(myPointsLedger)/responses/422`.
             ///
@@ -24334,7 +24334,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/preferences/put(putPreferences)/responses/422`.
             ///
@@ -24857,7 +24857,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/push-tokens/post(registerPushToken)/responses/422`.
             ///
@@ -25629,7 +25629,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/training-plan/put(putTrainingPlan)/responses/422`.
             ///
@@ -25942,7 +25942,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/training-plan/preview/post(previewTrainingPlan)/responses/422`.
             ///
@@ -26231,7 +26231,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/vacation/post(startVacation)/responses/409`.
             ///
@@ -26300,7 +26300,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/vacation/post(startVacation)/responses/422`.
             ///
@@ -26536,7 +26536,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/vacation/delete(endVacation)/responses/409`.
             ///
@@ -27184,7 +27184,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/stream/get(streamEvents)/responses/422`.
             ///
@@ -27709,7 +27709,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/users/get(searchUsers)/responses/422`.
             ///
@@ -28011,6 +28011,1682 @@ public enum Operations {
             /// Service Unavailable: a problem document (`unavailable`, `catching-up`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/users/{userID}/badges/get(getUserBadges)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// The caller's webhook subscriptions, oldest first.
+    ///
+    /// The caller's webhook subscriptions, oldest first.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `GET /v1/webhooks`.
+    /// - Remark: Generated from `#/paths//v1/webhooks/get(listWebhooks)`.
+    public enum ListWebhooks {
+        public static let id: Swift.String = "listWebhooks"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/webhooks/GET/query`.
+            public struct Query: Sendable, Hashable {
+                /// Items per page.
+                ///
+                /// - Remark: Generated from `#/paths/v1/webhooks/GET/query/limit`.
+                public var limit: Swift.Int?
+                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
+                ///
+                /// - Remark: Generated from `#/paths/v1/webhooks/GET/query/cursor`.
+                public var cursor: Swift.String?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - limit: Items per page.
+                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
+                public init(
+                    limit: Swift.Int? = nil,
+                    cursor: Swift.String? = nil
+                ) {
+                    self.limit = limit
+                    self.cursor = cursor
+                }
+            }
+            public var query: Operations.ListWebhooks.Input.Query
+            /// - Remark: Generated from `#/paths/v1/webhooks/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListWebhooks.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListWebhooks.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ListWebhooks.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - query:
+            ///   - headers:
+            public init(
+                query: Operations.ListWebhooks.Input.Query = .init(),
+                headers: Operations.ListWebhooks.Input.Headers = .init()
+            ) {
+                self.query = query
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/webhooks/GET/responses/200/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/webhooks/GET/responses/200/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.ListWebhooks.Output.Ok.Headers
+                /// - Remark: Generated from `#/paths/v1/webhooks/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/webhooks/GET/responses/200/content/application\/json`.
+                    case json(Components.Schemas.WebhookPageView)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.WebhookPageView {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.ListWebhooks.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                ///   - body: Received HTTP response body
+                public init(
+                    headers: Operations.ListWebhooks.Output.Ok.Headers = .init(),
+                    body: Operations.ListWebhooks.Output.Ok.Body
+                ) {
+                    self.headers = headers
+                    self.body = body
+                }
+            }
+            /// OK
+            ///
+            /// - Remark: Generated from `#/paths//v1/webhooks/get(listWebhooks)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.ListWebhooks.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.ListWebhooks.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/webhooks/get(listWebhooks)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/webhooks/get(listWebhooks)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/webhooks/get(listWebhooks)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/webhooks/get(listWebhooks)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/webhooks/get(listWebhooks)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Service Unavailable: a problem document (`unavailable`, `catching-up`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/webhooks/get(listWebhooks)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Subscribe a URL to the caller's notifications (or, with `groupID`, to those of every member of a group the caller belongs to; another group is 404).
+    ///
+    /// Subscribe a URL to the caller's notifications (or, with `groupID`, to those of every member of a group the caller belongs to; another group is 404). Messages are signed as Standard Webhooks specifies; the secret is shown here and on rotation only.
+    ///
+    /// Problem types:
+    /// - 404 `not-found`: No such resource, or none the caller may see.
+    /// - 409 `webhook-limit-reached`: The account has as many webhook subscriptions as it may; delete one first.
+    /// - 422 `webhook-target-refused`: The webhook URL is not https, or its host resolves to a loopback, private, link-local or other non-public address.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `POST /v1/webhooks`.
+    /// - Remark: Generated from `#/paths//v1/webhooks/post(createWebhook)`.
+    public enum CreateWebhook {
+        public static let id: Swift.String = "createWebhook"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/webhooks/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                /// A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/webhooks/POST/header/Idempotency-Key`.
+                public var idempotencyKey: Swift.String?
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.CreateWebhook.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - idempotencyKey: A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.
+                ///   - accept:
+                public init(
+                    idempotencyKey: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.CreateWebhook.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.idempotencyKey = idempotencyKey
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.CreateWebhook.Input.Headers
+            /// - Remark: Generated from `#/paths/v1/webhooks/POST/requestBody`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/webhooks/POST/requestBody/content/application\/json`.
+                case json(Components.Schemas.CreateWebhookRequest)
+            }
+            public var body: Operations.CreateWebhook.Input.Body
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            ///   - body:
+            public init(
+                headers: Operations.CreateWebhook.Input.Headers = .init(),
+                body: Operations.CreateWebhook.Input.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Created: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/webhooks/POST/responses/201/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// - Remark: Generated from `#/components/headers/Idempotent-Replayed`.
+                    @frozen public enum IdempotentReplayed: String, Codable, Hashable, Sendable, CaseIterable {
+                        case _true = "true"
+                    }
+                    /// `true` when this is the stored response to an earlier request with the same `Idempotency-Key`.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/webhooks/POST/responses/201/headers/Idempotent-Replayed`.
+                    public var idempotentReplayed: Components.Headers.IdempotentReplayed?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/webhooks/POST/responses/201/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - idempotentReplayed: `true` when this is the stored response to an earlier request with the same `Idempotency-Key`.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        idempotentReplayed: Components.Headers.IdempotentReplayed? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.idempotentReplayed = idempotentReplayed
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.CreateWebhook.Output.Created.Headers
+                /// - Remark: Generated from `#/paths/v1/webhooks/POST/responses/201/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/webhooks/POST/responses/201/content/application\/json`.
+                    case json(Components.Schemas.WebhookWithSecretView)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.WebhookWithSecretView {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.CreateWebhook.Output.Created.Body
+                /// Creates a new `Created`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                ///   - body: Received HTTP response body
+                public init(
+                    headers: Operations.CreateWebhook.Output.Created.Headers = .init(),
+                    body: Operations.CreateWebhook.Output.Created.Body
+                ) {
+                    self.headers = headers
+                    self.body = body
+                }
+            }
+            /// Created
+            ///
+            /// - Remark: Generated from `#/paths//v1/webhooks/post(createWebhook)/responses/201`.
+            ///
+            /// HTTP response code: `201 created`.
+            case created(Operations.CreateWebhook.Output.Created)
+            /// The associated value of the enum case if `self` is `.created`.
+            ///
+            /// - Throws: An error if `self` is not `.created`.
+            /// - SeeAlso: `.created`.
+            public var created: Operations.CreateWebhook.Output.Created {
+                get throws {
+                    switch self {
+                    case let .created(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "created",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/webhooks/post(createWebhook)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/webhooks/post(createWebhook)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/webhooks/post(createWebhook)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/webhooks/post(createWebhook)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses.Conflict)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses.Conflict {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Content Too Large: a problem document (`payload-too-large`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/webhooks/post(createWebhook)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.ContentTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.ContentTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unsupported Media Type: a problem document (`unsupported-media-type`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/webhooks/post(createWebhook)/responses/415`.
+            ///
+            /// HTTP response code: `415 unsupportedMediaType`.
+            case unsupportedMediaType(Components.Responses.UnsupportedMediaType)
+            /// The associated value of the enum case if `self` is `.unsupportedMediaType`.
+            ///
+            /// - Throws: An error if `self` is not `.unsupportedMediaType`.
+            /// - SeeAlso: `.unsupportedMediaType`.
+            public var unsupportedMediaType: Components.Responses.UnsupportedMediaType {
+                get throws {
+                    switch self {
+                    case let .unsupportedMediaType(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unsupportedMediaType",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/webhooks/post(createWebhook)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/webhooks/post(createWebhook)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Service Unavailable: a problem document (`unavailable`, `catching-up`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/webhooks/post(createWebhook)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// One of the caller's webhook subscriptions: status, why it was disabled, the last failure and the latest delivery attempts.
+    ///
+    /// One of the caller's webhook subscriptions: status, why it was disabled, the last failure and the latest delivery attempts.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `GET /v1/webhooks/{webhookID}`.
+    /// - Remark: Generated from `#/paths//v1/webhooks/{webhookID}/get(getWebhook)`.
+    public enum GetWebhook {
+        public static let id: Swift.String = "getWebhook"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/webhooks/{webhookID}/GET/path`.
+            public struct Path: Sendable, Hashable {
+                /// One of the caller's webhook subscriptions.
+                ///
+                /// - Remark: Generated from `#/paths/v1/webhooks/{webhookID}/GET/path/webhookID`.
+                public var webhookID: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - webhookID: One of the caller's webhook subscriptions.
+                public init(webhookID: Swift.String) {
+                    self.webhookID = webhookID
+                }
+            }
+            public var path: Operations.GetWebhook.Input.Path
+            /// - Remark: Generated from `#/paths/v1/webhooks/{webhookID}/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetWebhook.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetWebhook.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.GetWebhook.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            public init(
+                path: Operations.GetWebhook.Input.Path,
+                headers: Operations.GetWebhook.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/webhooks/{webhookID}/GET/responses/200/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/webhooks/{webhookID}/GET/responses/200/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.GetWebhook.Output.Ok.Headers
+                /// - Remark: Generated from `#/paths/v1/webhooks/{webhookID}/GET/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/webhooks/{webhookID}/GET/responses/200/content/application\/json`.
+                    case json(Components.Schemas.WebhookView)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.WebhookView {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.GetWebhook.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                ///   - body: Received HTTP response body
+                public init(
+                    headers: Operations.GetWebhook.Output.Ok.Headers = .init(),
+                    body: Operations.GetWebhook.Output.Ok.Body
+                ) {
+                    self.headers = headers
+                    self.body = body
+                }
+            }
+            /// OK
+            ///
+            /// - Remark: Generated from `#/paths//v1/webhooks/{webhookID}/get(getWebhook)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.GetWebhook.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.GetWebhook.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/webhooks/{webhookID}/get(getWebhook)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/webhooks/{webhookID}/get(getWebhook)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/webhooks/{webhookID}/get(getWebhook)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Service Unavailable: a problem document (`unavailable`, `catching-up`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/webhooks/{webhookID}/get(getWebhook)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Delete a webhook subscription; messages still waiting are not sent.
+    ///
+    /// Delete a webhook subscription; messages still waiting are not sent.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `DELETE /v1/webhooks/{webhookID}`.
+    /// - Remark: Generated from `#/paths//v1/webhooks/{webhookID}/delete(deleteWebhook)`.
+    public enum DeleteWebhook {
+        public static let id: Swift.String = "deleteWebhook"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/webhooks/{webhookID}/DELETE/path`.
+            public struct Path: Sendable, Hashable {
+                /// One of the caller's webhook subscriptions.
+                ///
+                /// - Remark: Generated from `#/paths/v1/webhooks/{webhookID}/DELETE/path/webhookID`.
+                public var webhookID: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - webhookID: One of the caller's webhook subscriptions.
+                public init(webhookID: Swift.String) {
+                    self.webhookID = webhookID
+                }
+            }
+            public var path: Operations.DeleteWebhook.Input.Path
+            /// - Remark: Generated from `#/paths/v1/webhooks/{webhookID}/DELETE/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.DeleteWebhook.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.DeleteWebhook.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.DeleteWebhook.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            public init(
+                path: Operations.DeleteWebhook.Input.Path,
+                headers: Operations.DeleteWebhook.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct NoContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/webhooks/{webhookID}/DELETE/responses/204/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/webhooks/{webhookID}/DELETE/responses/204/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.DeleteWebhook.Output.NoContent.Headers
+                /// Creates a new `NoContent`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.DeleteWebhook.Output.NoContent.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// No Content
+            ///
+            /// - Remark: Generated from `#/paths//v1/webhooks/{webhookID}/delete(deleteWebhook)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Operations.DeleteWebhook.Output.NoContent)
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            public var noContent: Operations.DeleteWebhook.Output.NoContent {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/webhooks/{webhookID}/delete(deleteWebhook)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/webhooks/{webhookID}/delete(deleteWebhook)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/webhooks/{webhookID}/delete(deleteWebhook)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Service Unavailable: a problem document (`unavailable`, `catching-up`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/webhooks/{webhookID}/delete(deleteWebhook)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case applicationProblemJson
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// Re-enable a disabled subscription, its failure record cleared; notifications from now on are sent.
+    ///
+    /// Re-enable a disabled subscription, its failure record cleared; notifications from now on are sent.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `POST /v1/webhooks/{webhookID}/enable`.
+    /// - Remark: Generated from `#/paths//v1/webhooks/{webhookID}/enable/post(enableWebhook)`.
+    public enum EnableWebhook {
+        public static let id: Swift.String = "enableWebhook"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/webhooks/{webhookID}/enable/POST/path`.
+            public struct Path: Sendable, Hashable {
+                /// One of the caller's webhook subscriptions.
+                ///
+                /// - Remark: Generated from `#/paths/v1/webhooks/{webhookID}/enable/POST/path/webhookID`.
+                public var webhookID: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - webhookID: One of the caller's webhook subscriptions.
+                public init(webhookID: Swift.String) {
+                    self.webhookID = webhookID
+                }
+            }
+            public var path: Operations.EnableWebhook.Input.Path
+            /// - Remark: Generated from `#/paths/v1/webhooks/{webhookID}/enable/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.EnableWebhook.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.EnableWebhook.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.EnableWebhook.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            public init(
+                path: Operations.EnableWebhook.Input.Path,
+                headers: Operations.EnableWebhook.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/webhooks/{webhookID}/enable/POST/responses/200/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/webhooks/{webhookID}/enable/POST/responses/200/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.EnableWebhook.Output.Ok.Headers
+                /// - Remark: Generated from `#/paths/v1/webhooks/{webhookID}/enable/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/webhooks/{webhookID}/enable/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.WebhookView)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.WebhookView {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.EnableWebhook.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                ///   - body: Received HTTP response body
+                public init(
+                    headers: Operations.EnableWebhook.Output.Ok.Headers = .init(),
+                    body: Operations.EnableWebhook.Output.Ok.Body
+                ) {
+                    self.headers = headers
+                    self.body = body
+                }
+            }
+            /// OK
+            ///
+            /// - Remark: Generated from `#/paths//v1/webhooks/{webhookID}/enable/post(enableWebhook)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.EnableWebhook.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.EnableWebhook.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/webhooks/{webhookID}/enable/post(enableWebhook)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/webhooks/{webhookID}/enable/post(enableWebhook)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/webhooks/{webhookID}/enable/post(enableWebhook)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Service Unavailable: a problem document (`unavailable`, `catching-up`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/webhooks/{webhookID}/enable/post(enableWebhook)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case applicationProblemJson
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json,
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
+    /// A new signing secret; during the grace period (24 hours by default) messages carry a signature by each secret.
+    ///
+    /// A new signing secret; during the grace period (24 hours by default) messages carry a signature by each secret.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `POST /v1/webhooks/{webhookID}/rotate-secret`.
+    /// - Remark: Generated from `#/paths//v1/webhooks/{webhookID}/rotate-secret/post(rotateWebhookSecret)`.
+    public enum RotateWebhookSecret {
+        public static let id: Swift.String = "rotateWebhookSecret"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/webhooks/{webhookID}/rotate-secret/POST/path`.
+            public struct Path: Sendable, Hashable {
+                /// One of the caller's webhook subscriptions.
+                ///
+                /// - Remark: Generated from `#/paths/v1/webhooks/{webhookID}/rotate-secret/POST/path/webhookID`.
+                public var webhookID: Swift.String
+                /// Creates a new `Path`.
+                ///
+                /// - Parameters:
+                ///   - webhookID: One of the caller's webhook subscriptions.
+                public init(webhookID: Swift.String) {
+                    self.webhookID = webhookID
+                }
+            }
+            public var path: Operations.RotateWebhookSecret.Input.Path
+            /// - Remark: Generated from `#/paths/v1/webhooks/{webhookID}/rotate-secret/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RotateWebhookSecret.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.RotateWebhookSecret.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.RotateWebhookSecret.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - path:
+            ///   - headers:
+            public init(
+                path: Operations.RotateWebhookSecret.Input.Path,
+                headers: Operations.RotateWebhookSecret.Input.Headers = .init()
+            ) {
+                self.path = path
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/webhooks/{webhookID}/rotate-secret/POST/responses/200/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/webhooks/{webhookID}/rotate-secret/POST/responses/200/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.RotateWebhookSecret.Output.Ok.Headers
+                /// - Remark: Generated from `#/paths/v1/webhooks/{webhookID}/rotate-secret/POST/responses/200/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/v1/webhooks/{webhookID}/rotate-secret/POST/responses/200/content/application\/json`.
+                    case json(Components.Schemas.WebhookWithSecretView)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.WebhookWithSecretView {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.RotateWebhookSecret.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                ///   - body: Received HTTP response body
+                public init(
+                    headers: Operations.RotateWebhookSecret.Output.Ok.Headers = .init(),
+                    body: Operations.RotateWebhookSecret.Output.Ok.Body
+                ) {
+                    self.headers = headers
+                    self.body = body
+                }
+            }
+            /// OK
+            ///
+            /// - Remark: Generated from `#/paths//v1/webhooks/{webhookID}/rotate-secret/post(rotateWebhookSecret)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.RotateWebhookSecret.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.RotateWebhookSecret.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/webhooks/{webhookID}/rotate-secret/post(rotateWebhookSecret)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/webhooks/{webhookID}/rotate-secret/post(rotateWebhookSecret)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/webhooks/{webhookID}/rotate-secret/post(rotateWebhookSecret)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Service Unavailable: a problem document (`unavailable`, `catching-up`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/webhooks/{webhookID}/rotate-secret/post(rotateWebhookSecret)/responses/503`.
             ///
             /// HTTP response code: `503 serviceUnavailable`.
             case serviceUnavailable(Components.Responses.ServiceUnavailable)

@@ -1000,6 +1000,65 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /v1/users/{userID}/badges`.
     /// - Remark: Generated from `#/paths//v1/users/{userID}/badges/get(getUserBadges)`.
     func getUserBadges(_ input: Operations.GetUserBadges.Input) async throws -> Operations.GetUserBadges.Output
+    /// The caller's webhook subscriptions, oldest first.
+    ///
+    /// The caller's webhook subscriptions, oldest first.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `GET /v1/webhooks`.
+    /// - Remark: Generated from `#/paths//v1/webhooks/get(listWebhooks)`.
+    func listWebhooks(_ input: Operations.ListWebhooks.Input) async throws -> Operations.ListWebhooks.Output
+    /// Subscribe a URL to the caller's notifications (or, with `groupID`, to those of every member of a group the caller belongs to; another group is 404).
+    ///
+    /// Subscribe a URL to the caller's notifications (or, with `groupID`, to those of every member of a group the caller belongs to; another group is 404). Messages are signed as Standard Webhooks specifies; the secret is shown here and on rotation only.
+    ///
+    /// Problem types:
+    /// - 404 `not-found`: No such resource, or none the caller may see.
+    /// - 409 `webhook-limit-reached`: The account has as many webhook subscriptions as it may; delete one first.
+    /// - 422 `webhook-target-refused`: The webhook URL is not https, or its host resolves to a loopback, private, link-local or other non-public address.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `POST /v1/webhooks`.
+    /// - Remark: Generated from `#/paths//v1/webhooks/post(createWebhook)`.
+    func createWebhook(_ input: Operations.CreateWebhook.Input) async throws -> Operations.CreateWebhook.Output
+    /// One of the caller's webhook subscriptions: status, why it was disabled, the last failure and the latest delivery attempts.
+    ///
+    /// One of the caller's webhook subscriptions: status, why it was disabled, the last failure and the latest delivery attempts.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `GET /v1/webhooks/{webhookID}`.
+    /// - Remark: Generated from `#/paths//v1/webhooks/{webhookID}/get(getWebhook)`.
+    func getWebhook(_ input: Operations.GetWebhook.Input) async throws -> Operations.GetWebhook.Output
+    /// Delete a webhook subscription; messages still waiting are not sent.
+    ///
+    /// Delete a webhook subscription; messages still waiting are not sent.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `DELETE /v1/webhooks/{webhookID}`.
+    /// - Remark: Generated from `#/paths//v1/webhooks/{webhookID}/delete(deleteWebhook)`.
+    func deleteWebhook(_ input: Operations.DeleteWebhook.Input) async throws -> Operations.DeleteWebhook.Output
+    /// Re-enable a disabled subscription, its failure record cleared; notifications from now on are sent.
+    ///
+    /// Re-enable a disabled subscription, its failure record cleared; notifications from now on are sent.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `POST /v1/webhooks/{webhookID}/enable`.
+    /// - Remark: Generated from `#/paths//v1/webhooks/{webhookID}/enable/post(enableWebhook)`.
+    func enableWebhook(_ input: Operations.EnableWebhook.Input) async throws -> Operations.EnableWebhook.Output
+    /// A new signing secret; during the grace period (24 hours by default) messages carry a signature by each secret.
+    ///
+    /// A new signing secret; during the grace period (24 hours by default) messages carry a signature by each secret.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `POST /v1/webhooks/{webhookID}/rotate-secret`.
+    /// - Remark: Generated from `#/paths//v1/webhooks/{webhookID}/rotate-secret/post(rotateWebhookSecret)`.
+    func rotateWebhookSecret(_ input: Operations.RotateWebhookSecret.Input) async throws -> Operations.RotateWebhookSecret.Output
 }
 
 /// Convenience overloads for operation inputs.
@@ -2703,6 +2762,113 @@ extension APIProtocol {
         headers: Operations.GetUserBadges.Input.Headers = .init()
     ) async throws -> Operations.GetUserBadges.Output {
         try await getUserBadges(Operations.GetUserBadges.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// The caller's webhook subscriptions, oldest first.
+    ///
+    /// The caller's webhook subscriptions, oldest first.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `GET /v1/webhooks`.
+    /// - Remark: Generated from `#/paths//v1/webhooks/get(listWebhooks)`.
+    public func listWebhooks(
+        query: Operations.ListWebhooks.Input.Query = .init(),
+        headers: Operations.ListWebhooks.Input.Headers = .init()
+    ) async throws -> Operations.ListWebhooks.Output {
+        try await listWebhooks(Operations.ListWebhooks.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// Subscribe a URL to the caller's notifications (or, with `groupID`, to those of every member of a group the caller belongs to; another group is 404).
+    ///
+    /// Subscribe a URL to the caller's notifications (or, with `groupID`, to those of every member of a group the caller belongs to; another group is 404). Messages are signed as Standard Webhooks specifies; the secret is shown here and on rotation only.
+    ///
+    /// Problem types:
+    /// - 404 `not-found`: No such resource, or none the caller may see.
+    /// - 409 `webhook-limit-reached`: The account has as many webhook subscriptions as it may; delete one first.
+    /// - 422 `webhook-target-refused`: The webhook URL is not https, or its host resolves to a loopback, private, link-local or other non-public address.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `POST /v1/webhooks`.
+    /// - Remark: Generated from `#/paths//v1/webhooks/post(createWebhook)`.
+    public func createWebhook(
+        headers: Operations.CreateWebhook.Input.Headers = .init(),
+        body: Operations.CreateWebhook.Input.Body
+    ) async throws -> Operations.CreateWebhook.Output {
+        try await createWebhook(Operations.CreateWebhook.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// One of the caller's webhook subscriptions: status, why it was disabled, the last failure and the latest delivery attempts.
+    ///
+    /// One of the caller's webhook subscriptions: status, why it was disabled, the last failure and the latest delivery attempts.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `GET /v1/webhooks/{webhookID}`.
+    /// - Remark: Generated from `#/paths//v1/webhooks/{webhookID}/get(getWebhook)`.
+    public func getWebhook(
+        path: Operations.GetWebhook.Input.Path,
+        headers: Operations.GetWebhook.Input.Headers = .init()
+    ) async throws -> Operations.GetWebhook.Output {
+        try await getWebhook(Operations.GetWebhook.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Delete a webhook subscription; messages still waiting are not sent.
+    ///
+    /// Delete a webhook subscription; messages still waiting are not sent.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `DELETE /v1/webhooks/{webhookID}`.
+    /// - Remark: Generated from `#/paths//v1/webhooks/{webhookID}/delete(deleteWebhook)`.
+    public func deleteWebhook(
+        path: Operations.DeleteWebhook.Input.Path,
+        headers: Operations.DeleteWebhook.Input.Headers = .init()
+    ) async throws -> Operations.DeleteWebhook.Output {
+        try await deleteWebhook(Operations.DeleteWebhook.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Re-enable a disabled subscription, its failure record cleared; notifications from now on are sent.
+    ///
+    /// Re-enable a disabled subscription, its failure record cleared; notifications from now on are sent.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `POST /v1/webhooks/{webhookID}/enable`.
+    /// - Remark: Generated from `#/paths//v1/webhooks/{webhookID}/enable/post(enableWebhook)`.
+    public func enableWebhook(
+        path: Operations.EnableWebhook.Input.Path,
+        headers: Operations.EnableWebhook.Input.Headers = .init()
+    ) async throws -> Operations.EnableWebhook.Output {
+        try await enableWebhook(Operations.EnableWebhook.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// A new signing secret; during the grace period (24 hours by default) messages carry a signature by each secret.
+    ///
+    /// A new signing secret; during the grace period (24 hours by default) messages carry a signature by each secret.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `POST /v1/webhooks/{webhookID}/rotate-secret`.
+    /// - Remark: Generated from `#/paths//v1/webhooks/{webhookID}/rotate-secret/post(rotateWebhookSecret)`.
+    public func rotateWebhookSecret(
+        path: Operations.RotateWebhookSecret.Input.Path,
+        headers: Operations.RotateWebhookSecret.Input.Headers = .init()
+    ) async throws -> Operations.RotateWebhookSecret.Output {
+        try await rotateWebhookSecret(Operations.RotateWebhookSecret.Input(
             path: path,
             headers: headers
         ))

@@ -95,6 +95,12 @@ enum PublicAPI {
         PublicRoute(.post, "/v1/stream/tickets", .gateway, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/users", .identity, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/users/{userID}/badges", .badges, .authenticated, .standard, idempotent: false),
+        PublicRoute(.get, "/v1/webhooks", .notifications, .authenticated, .standard, idempotent: false),
+        PublicRoute(.post, "/v1/webhooks", .notifications, .authenticated, .standard, idempotent: true),
+        PublicRoute(.delete, "/v1/webhooks/{webhookID}", .notifications, .authenticated, .standard, idempotent: false),
+        PublicRoute(.get, "/v1/webhooks/{webhookID}", .notifications, .authenticated, .standard, idempotent: false),
+        PublicRoute(.post, "/v1/webhooks/{webhookID}/enable", .notifications, .authenticated, .standard, idempotent: false),
+        PublicRoute(.post, "/v1/webhooks/{webhookID}/rotate-secret", .notifications, .authenticated, .standard, idempotent: false),
     ]
 
     static let openAPIDocument = #"""
@@ -178,7 +184,7 @@ enum PublicAPI {
             }
           }
         },
-        "description" : "Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`); each operation lists its own.",
+        "description" : "Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.",
         "headers" : {
           "Retry-After" : {
             "$ref" : "#/components/headers/Retry-After"
@@ -319,7 +325,7 @@ enum PublicAPI {
             }
           }
         },
-        "description" : "Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`); each operation lists its own.",
+        "description" : "Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.",
         "headers" : {
           "X-Request-ID" : {
             "$ref" : "#/components/headers/X-Request-ID"
@@ -1916,6 +1922,28 @@ enum PublicAPI {
         },
         "required" : [
           "occurrence"
+        ],
+        "type" : "object"
+      },
+      "CreateWebhookRequest" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "groupID" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "url" : {
+            "description" : "An https URL whose host name resolves to public addresses only (an address literal is taken too, under the same rule).",
+            "examples" : [
+              "https://hooks.example.com/surge"
+            ],
+            "maxLength" : 2048,
+            "pattern" : "^https://([A-Za-z0-9_~-]+\\.)*[A-Za-z][A-Za-z0-9_~-]*\\.?(:[0-9]{1,5})?([/?](%[0-9A-Fa-f]{2}|[A-Za-z0-9._~!$&'()*+,;=:@/?-])*)?$",
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "url"
         ],
         "type" : "object"
       },
@@ -3711,7 +3739,7 @@ enum PublicAPI {
             "type" : "string"
           },
           "type" : {
-            "description" : "Stable per kind of problem: https://surge.example/problems/ followed by one of these slugs (later versions may add others; `http-<status>` stands for any other HTTP error):\n- `rate-limited` (429): Too many requests from this address or account; retry after `Retry-After` seconds.\n- `unavailable` (503): Something Surge depends on (its database, another service, a sign-in provider) cannot be reached; retry after `Retry-After` seconds.\n- `catching-up` (503): This service has not yet seen something the request needs (an account or group created a moment ago); retry after `Retry-After` seconds.\n- `internal` (500): A fault on Surge's side; it has been logged.\n- `method-not-allowed` (405): The path exists, but not with this method.\n- `not-found` (404): No such resource, or none the caller may see.\n- `unknown-cursor` (404): The `cursor` was not issued for this list (or this sort order), so the position it names does not exist: request the first page again without a cursor.\n- `unauthorized` (401): No access token was sent.\n- `invalid-token` (401): The access token is malformed, expired or not Surge's: refresh it or sign in again.\n- `account-deleted` (401): The token's account was deleted.\n- `unauthenticated-call` (401): A service was called directly, not through the gateway (internal calls only).\n- `malformed-body` (400): The body is not JSON, or could not be read.\n- `invalid-characters` (400): A text field or query parameter contains NUL (U+0000); `errors` names each.\n- `unsupported-media-type` (415): The body's Content-Type is not one the operation takes.\n- `payload-too-large` (413): The body is larger than the operation takes.\n- `validation` (422): A field, query parameter or header breaks a rule (unknown fields included); `errors` names each with the rule broken.\n- `idempotency-key-reused` (409): This `Idempotency-Key` is bound to a different request (another method, path or body): use a new key for a new request.\n- `idempotency-key-in-progress` (409): A request with this `Idempotency-Key` is still running; retry after `Retry-After` seconds.\n- `forbidden` (403): The caller may not do this.\n- `confirmation-required` (422): Deleting for good needs an explicit confirmation.\n- `email-taken` (409): An account with this e-mail exists: sign in instead.\n- `account-exists` (409): A password account has this e-mail: sign in with e-mail and password instead.\n- `credentials-exist` (409): The account already has credentials; only a guest attaches them.\n- `invalid-credentials` (401): The e-mail or the password is wrong.\n- `sign-in-throttled` (429): Too many failed sign-ins from this address; retry after `Retry-After` seconds.\n- `invalid-refresh-token` (401): The refresh token is unknown, expired or signed out: sign in again.\n- `refresh-token-reused` (401): The refresh token was already used; every session of its family was signed out.\n- `invalid-id-token` (401): The provider's ID token is malformed, expired, wrongly signed or meant for another app.\n- `provider-not-enabled` (403): This server does not accept sign-in with that provider (it is not configured here).\n- `training-plan-not-found` (404): No training plan yet: onboarding has not saved one.\n- `already-friends` (409): You are already friends.\n- `friend-request-exists` (409): A friend request between the two of you is pending; answer or cancel it.\n- `owner-only` (403): Only the group's owner may do this.\n- `invite-expired` (410): The invite has expired; ask for a new one.\n- `cannot-remove-self` (409): The owner cannot remove themselves; leave the group instead.\n- `not-invitable` (409): This kind of challenge takes no invitations.\n- `already-started` (409): You already have an active attempt at this challenge.\n- `attempt-completed` (409): A completed attempt is archived; start the challenge again instead.\n- `attempt-not-active` (409): The attempt has ended (failed, completed or abandoned); restart it to check in again.\n- `chore` (409): Household chores are completed occurrence by occurrence, not started.\n- `competition-ended` (409): The competition has ended.\n- `beyond-supported-dates` (422): The attempt would end after the last date Surge supports (2200-12-31).\n- `already-removed` (409): That logged amount was already removed.\n- `chore-already-completed` (409): This chore occurrence was already completed.\n- `outside-competition` (422): The check-in falls outside the competition's time limit.\n- `check-in-window-closed` (422): Too late for that day: its check-in window has closed (`detail` says when).\n- `check-in-in-future` (422): The check-in is for a day that has not begun.\n- `check-in-before-start` (422): The check-in is for a day before the attempt began.\n- `check-in-after-end` (422): The check-in is for a day after the attempt's last day.\n- `day-off` (409): The check-in is for a day off (a pause, a vacation, a rest weekday or a skip day): resume the attempt to check in.\n- `pause-not-allowed` (422): The challenge's rules (`rules.pause`) allow no time off of this kind; `detail` names the rule.\n- `pause-too-late` (422): Time off may start after the fact only while the day's check-in window is open, never on a day already judged (`detail` says when it closed).\n- `pause-overlaps` (409): The days asked for overlap a pause or skip day the attempt already has.\n- `pause-too-long` (422): More days than the rules allow in one pause (`rules.pause.maxDaysPerPause`).\n- `pause-limit-reached` (422): The rules' budget is used up (`rules.pause.pausesPerMonth`, `pausesPerAttempt` or `skipDaysPerMonth`); `detail` names which.\n- `not-paused` (409): The attempt has no pause in progress or to come.\n- `too-many-streams` (429): The account already has as many open streams on this server as it may; close one first.\n- `invalid-stream-ticket` (401): The stream ticket is unknown, used or expired: ask for a new one (they live 60 seconds, for one stream).",
+            "description" : "Stable per kind of problem: https://surge.example/problems/ followed by one of these slugs (later versions may add others; `http-<status>` stands for any other HTTP error):\n- `rate-limited` (429): Too many requests from this address or account; retry after `Retry-After` seconds.\n- `unavailable` (503): Something Surge depends on (its database, another service, a sign-in provider) cannot be reached; retry after `Retry-After` seconds.\n- `catching-up` (503): This service has not yet seen something the request needs (an account or group created a moment ago); retry after `Retry-After` seconds.\n- `internal` (500): A fault on Surge's side; it has been logged.\n- `method-not-allowed` (405): The path exists, but not with this method.\n- `not-found` (404): No such resource, or none the caller may see.\n- `unknown-cursor` (404): The `cursor` was not issued for this list (or this sort order), so the position it names does not exist: request the first page again without a cursor.\n- `unauthorized` (401): No access token was sent.\n- `invalid-token` (401): The access token is malformed, expired or not Surge's: refresh it or sign in again.\n- `account-deleted` (401): The token's account was deleted.\n- `unauthenticated-call` (401): A service was called directly, not through the gateway (internal calls only).\n- `malformed-body` (400): The body is not JSON, or could not be read.\n- `invalid-characters` (400): A text field or query parameter contains NUL (U+0000); `errors` names each.\n- `unsupported-media-type` (415): The body's Content-Type is not one the operation takes.\n- `payload-too-large` (413): The body is larger than the operation takes.\n- `validation` (422): A field, query parameter or header breaks a rule (unknown fields included); `errors` names each with the rule broken.\n- `idempotency-key-reused` (409): This `Idempotency-Key` is bound to a different request (another method, path or body): use a new key for a new request.\n- `idempotency-key-in-progress` (409): A request with this `Idempotency-Key` is still running; retry after `Retry-After` seconds.\n- `forbidden` (403): The caller may not do this.\n- `confirmation-required` (422): Deleting for good needs an explicit confirmation.\n- `email-taken` (409): An account with this e-mail exists: sign in instead.\n- `account-exists` (409): A password account has this e-mail: sign in with e-mail and password instead.\n- `credentials-exist` (409): The account already has credentials; only a guest attaches them.\n- `invalid-credentials` (401): The e-mail or the password is wrong.\n- `sign-in-throttled` (429): Too many failed sign-ins from this address; retry after `Retry-After` seconds.\n- `invalid-refresh-token` (401): The refresh token is unknown, expired or signed out: sign in again.\n- `refresh-token-reused` (401): The refresh token was already used; every session of its family was signed out.\n- `invalid-id-token` (401): The provider's ID token is malformed, expired, wrongly signed or meant for another app.\n- `provider-not-enabled` (403): This server does not accept sign-in with that provider (it is not configured here).\n- `training-plan-not-found` (404): No training plan yet: onboarding has not saved one.\n- `already-friends` (409): You are already friends.\n- `friend-request-exists` (409): A friend request between the two of you is pending; answer or cancel it.\n- `owner-only` (403): Only the group's owner may do this.\n- `invite-expired` (410): The invite has expired; ask for a new one.\n- `cannot-remove-self` (409): The owner cannot remove themselves; leave the group instead.\n- `not-invitable` (409): This kind of challenge takes no invitations.\n- `already-started` (409): You already have an active attempt at this challenge.\n- `attempt-completed` (409): A completed attempt is archived; start the challenge again instead.\n- `attempt-not-active` (409): The attempt has ended (failed, completed or abandoned); restart it to check in again.\n- `chore` (409): Household chores are completed occurrence by occurrence, not started.\n- `competition-ended` (409): The competition has ended.\n- `beyond-supported-dates` (422): The attempt would end after the last date Surge supports (2200-12-31).\n- `already-removed` (409): That logged amount was already removed.\n- `chore-already-completed` (409): This chore occurrence was already completed.\n- `outside-competition` (422): The check-in falls outside the competition's time limit.\n- `check-in-window-closed` (422): Too late for that day: its check-in window has closed (`detail` says when).\n- `check-in-in-future` (422): The check-in is for a day that has not begun.\n- `check-in-before-start` (422): The check-in is for a day before the attempt began.\n- `check-in-after-end` (422): The check-in is for a day after the attempt's last day.\n- `day-off` (409): The check-in is for a day off (a pause, a vacation, a rest weekday or a skip day): resume the attempt to check in.\n- `pause-not-allowed` (422): The challenge's rules (`rules.pause`) allow no time off of this kind; `detail` names the rule.\n- `pause-too-late` (422): Time off may start after the fact only while the day's check-in window is open, never on a day already judged (`detail` says when it closed).\n- `pause-overlaps` (409): The days asked for overlap a pause or skip day the attempt already has.\n- `pause-too-long` (422): More days than the rules allow in one pause (`rules.pause.maxDaysPerPause`).\n- `pause-limit-reached` (422): The rules' budget is used up (`rules.pause.pausesPerMonth`, `pausesPerAttempt` or `skipDaysPerMonth`); `detail` names which.\n- `not-paused` (409): The attempt has no pause in progress or to come.\n- `too-many-streams` (429): The account already has as many open streams on this server as it may; close one first.\n- `invalid-stream-ticket` (401): The stream ticket is unknown, used or expired: ask for a new one (they live 60 seconds, for one stream).\n- `webhook-target-refused` (422): The webhook URL is not https, or its host resolves to a loopback, private, link-local or other non-public address.\n- `webhook-limit-reached` (409): The account has as many webhook subscriptions as it may; delete one first.",
             "examples" : [
               "https://surge.example/problems/attempt-not-active"
             ],
@@ -4826,6 +4854,156 @@ enum PublicAPI {
           }
         ],
         "description" : "An open list: later versions may add values to KnownVisibility, so a client must accept one it does not know. Requests take only the values of KnownVisibility."
+      },
+      "WebhookAttemptView" : {
+        "properties" : {
+          "attempt" : {
+            "type" : "integer"
+          },
+          "attemptedAt" : {
+            "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "type" : "string"
+          },
+          "deliveryID" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "detail" : {
+            "type" : "string"
+          },
+          "durationMilliseconds" : {
+            "type" : "integer"
+          },
+          "notificationID" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "outcome" : {
+            "type" : "string"
+          },
+          "statusCode" : {
+            "type" : "integer"
+          }
+        },
+        "required" : [
+          "attempt",
+          "attemptedAt",
+          "deliveryID",
+          "durationMilliseconds",
+          "notificationID",
+          "outcome"
+        ],
+        "type" : "object"
+      },
+      "WebhookPageView" : {
+        "properties" : {
+          "items" : {
+            "items" : {
+              "$ref" : "#/components/schemas/WebhookView"
+            },
+            "type" : "array"
+          },
+          "nextCursor" : {
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "items"
+        ],
+        "type" : "object"
+      },
+      "WebhookStatus" : {
+        "anyOf" : [
+          {
+            "enum" : [
+              "active",
+              "disabled"
+            ],
+            "type" : "string"
+          },
+          {
+            "type" : "string"
+          }
+        ],
+        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+      },
+      "WebhookView" : {
+        "properties" : {
+          "createdAt" : {
+            "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "type" : "string"
+          },
+          "disabledAt" : {
+            "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "type" : "string"
+          },
+          "disabledReason" : {
+            "type" : "string"
+          },
+          "failingSince" : {
+            "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "type" : "string"
+          },
+          "groupID" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
+          "lastFailure" : {
+            "type" : "string"
+          },
+          "lastFailureAt" : {
+            "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "type" : "string"
+          },
+          "previousSecretValidUntil" : {
+            "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "type" : "string"
+          },
+          "recentAttempts" : {
+            "items" : {
+              "$ref" : "#/components/schemas/WebhookAttemptView"
+            },
+            "type" : "array"
+          },
+          "status" : {
+            "$ref" : "#/components/schemas/WebhookStatus"
+          },
+          "url" : {
+            "type" : "string"
+          },
+          "webhookID" : {
+            "format" : "uuid",
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "createdAt",
+          "status",
+          "url",
+          "webhookID"
+        ],
+        "type" : "object"
+      },
+      "WebhookWithSecretView" : {
+        "properties" : {
+          "secret" : {
+            "type" : "string"
+          },
+          "webhook" : {
+            "$ref" : "#/components/schemas/WebhookView"
+          }
+        },
+        "required" : [
+          "secret",
+          "webhook"
+        ],
+        "type" : "object"
       },
       "Weekday" : {
         "enum" : [
@@ -12923,6 +13101,471 @@ enum PublicAPI {
           "unavailable"
         ],
         "x-surge-service" : "badges",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/webhooks" : {
+      "get" : {
+        "description" : "The caller's webhook subscriptions, oldest first.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "operationId" : "listWebhooks",
+        "parameters" : [
+          {
+            "description" : "Items per page.",
+            "in" : "query",
+            "name" : "limit",
+            "required" : false,
+            "schema" : {
+              "default" : 20,
+              "maximum" : 100,
+              "minimum" : 1,
+              "type" : "integer"
+            }
+          },
+          {
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
+            "in" : "query",
+            "name" : "cursor",
+            "required" : false,
+            "schema" : {
+              "pattern" : "^[^\\u0000]*$",
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "$ref" : "#/components/schemas/WebhookPageView"
+                }
+              }
+            },
+            "description" : "OK",
+            "headers" : {
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/UnprocessableContent"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/TooManyRequests"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/ServiceUnavailable"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "The caller's webhook subscriptions, oldest first.",
+        "tags" : [
+          "notifications"
+        ],
+        "x-problem-types" : [
+          "invalid-characters",
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "unknown-cursor",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
+        "x-surge-service" : "notifications",
+        "x-surge-throttle" : "standard"
+      },
+      "post" : {
+        "description" : "Subscribe a URL to the caller's notifications (or, with `groupID`, to those of every member of a group the caller belongs to; another group is 404). Messages are signed as Standard Webhooks specifies; the secret is shown here and on rotation only.\n\nProblem types:\n- 404 `not-found`: No such resource, or none the caller may see.\n- 409 `webhook-limit-reached`: The account has as many webhook subscriptions as it may; delete one first.\n- 422 `webhook-target-refused`: The webhook URL is not https, or its host resolves to a loopback, private, link-local or other non-public address.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "operationId" : "createWebhook",
+        "parameters" : [
+          {
+            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.",
+            "in" : "header",
+            "name" : "Idempotency-Key",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "2f1c6a0e-start"
+              ],
+              "maxLength" : 255,
+              "minLength" : 1,
+              "pattern" : "^[!-~]+$",
+              "type" : "string"
+            }
+          }
+        ],
+        "requestBody" : {
+          "content" : {
+            "application/json" : {
+              "schema" : {
+                "$ref" : "#/components/schemas/CreateWebhookRequest"
+              }
+            }
+          },
+          "required" : true
+        },
+        "responses" : {
+          "201" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "$ref" : "#/components/schemas/WebhookWithSecretView"
+                }
+              }
+            },
+            "description" : "Created",
+            "headers" : {
+              "Idempotent-Replayed" : {
+                "$ref" : "#/components/headers/Idempotent-Replayed"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
+          },
+          "409" : {
+            "$ref" : "#/components/responses/Conflict"
+          },
+          "413" : {
+            "$ref" : "#/components/responses/ContentTooLarge"
+          },
+          "415" : {
+            "$ref" : "#/components/responses/UnsupportedMediaType"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/UnprocessableContent"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/TooManyRequests"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/ServiceUnavailable"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Subscribe a URL to the caller's notifications (or, with `groupID`, to those of every member of a group the caller belongs to; another group is 404).",
+        "tags" : [
+          "notifications"
+        ],
+        "x-problem-types" : [
+          "invalid-characters",
+          "malformed-body",
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "idempotency-key-in-progress",
+          "idempotency-key-reused",
+          "webhook-limit-reached",
+          "payload-too-large",
+          "unsupported-media-type",
+          "validation",
+          "webhook-target-refused",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
+        "x-surge-service" : "notifications",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/webhooks/{webhookID}" : {
+      "delete" : {
+        "description" : "Delete a webhook subscription; messages still waiting are not sent.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "operationId" : "deleteWebhook",
+        "parameters" : [
+          {
+            "description" : "One of the caller's webhook subscriptions.",
+            "in" : "path",
+            "name" : "webhookID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "204" : {
+            "description" : "No Content",
+            "headers" : {
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/TooManyRequests"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/ServiceUnavailable"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Delete a webhook subscription; messages still waiting are not sent.",
+        "tags" : [
+          "notifications"
+        ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
+        "x-surge-service" : "notifications",
+        "x-surge-throttle" : "standard"
+      },
+      "get" : {
+        "description" : "One of the caller's webhook subscriptions: status, why it was disabled, the last failure and the latest delivery attempts.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "operationId" : "getWebhook",
+        "parameters" : [
+          {
+            "description" : "One of the caller's webhook subscriptions.",
+            "in" : "path",
+            "name" : "webhookID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "$ref" : "#/components/schemas/WebhookView"
+                }
+              }
+            },
+            "description" : "OK",
+            "headers" : {
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/TooManyRequests"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/ServiceUnavailable"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "One of the caller's webhook subscriptions: status, why it was disabled, the last failure and the latest delivery attempts.",
+        "tags" : [
+          "notifications"
+        ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
+        "x-surge-service" : "notifications",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/webhooks/{webhookID}/enable" : {
+      "post" : {
+        "description" : "Re-enable a disabled subscription, its failure record cleared; notifications from now on are sent.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "operationId" : "enableWebhook",
+        "parameters" : [
+          {
+            "description" : "One of the caller's webhook subscriptions.",
+            "in" : "path",
+            "name" : "webhookID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "$ref" : "#/components/schemas/WebhookView"
+                }
+              }
+            },
+            "description" : "OK",
+            "headers" : {
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/TooManyRequests"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/ServiceUnavailable"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Re-enable a disabled subscription, its failure record cleared; notifications from now on are sent.",
+        "tags" : [
+          "notifications"
+        ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
+        "x-surge-service" : "notifications",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/webhooks/{webhookID}/rotate-secret" : {
+      "post" : {
+        "description" : "A new signing secret; during the grace period (24 hours by default) messages carry a signature by each secret.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "operationId" : "rotateWebhookSecret",
+        "parameters" : [
+          {
+            "description" : "One of the caller's webhook subscriptions.",
+            "in" : "path",
+            "name" : "webhookID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "$ref" : "#/components/schemas/WebhookWithSecretView"
+                }
+              }
+            },
+            "description" : "OK",
+            "headers" : {
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/TooManyRequests"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/ServiceUnavailable"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "A new signing secret; during the grace period (24 hours by default) messages carry a signature by each secret.",
+        "tags" : [
+          "notifications"
+        ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
+        "x-surge-service" : "notifications",
         "x-surge-throttle" : "standard"
       }
     }

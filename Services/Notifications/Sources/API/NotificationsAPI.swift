@@ -1,7 +1,7 @@
 import SurgeContracts
 import SurgeRuntime
 
-/// The public operations of the in-app inbox and of push devices.
+/// The public operations of the in-app inbox, push devices and webhook subscriptions.
 enum NotificationsAPI {
     static let list = APIOperation(
         .get, "/v1/me/notifications", id: "listMyNotifications", service: .notifications,
@@ -31,5 +31,34 @@ enum NotificationsAPI {
         .delete, "/v1/me/push-tokens/{pushTokenID}", id: "deletePushToken", service: .notifications,
         summary: "Forgets one of the caller's push devices (on sign-out); nothing more is pushed to it.", status: .noContent)
 
-    static let all = [list, unreadCount, markRead, markAllRead, archive, registerPushToken, listPushTokens, deletePushToken]
+    static let createWebhook = APIOperation(
+        .post, "/v1/webhooks", id: "createWebhook", service: .notifications,
+        summary: "Subscribe a URL to the caller's notifications (or, with `groupID`, to those of every member of a group the caller "
+            + "belongs to; another group is 404). Messages are signed as Standard Webhooks specifies; the secret is shown here and on "
+            + "rotation only.",
+        request: CreateWebhookRequest.self, status: .created, response: WebhookWithSecretView.self,
+        problems: [.webhookTargetRefused, .webhookLimitReached, .notFound])
+    static let listWebhooks = APIOperation(
+        .get, "/v1/webhooks", id: "listWebhooks", service: .notifications, summary: "The caller's webhook subscriptions, oldest first.",
+        query: APIOperation.QueryParameter.pagination, response: WebhookPageView.self)
+    static let getWebhook = APIOperation(
+        .get, "/v1/webhooks/{webhookID}", id: "getWebhook", service: .notifications,
+        summary: "One of the caller's webhook subscriptions: status, why it was disabled, the last failure and the latest delivery attempts.",
+        response: WebhookView.self)
+    static let deleteWebhook = APIOperation(
+        .delete, "/v1/webhooks/{webhookID}", id: "deleteWebhook", service: .notifications,
+        summary: "Delete a webhook subscription; messages still waiting are not sent.", status: .noContent)
+    static let rotateWebhookSecret = APIOperation(
+        .post, "/v1/webhooks/{webhookID}/rotate-secret", id: "rotateWebhookSecret", service: .notifications,
+        summary: "A new signing secret; during the grace period (24 hours by default) messages carry a signature by each secret.",
+        response: WebhookWithSecretView.self, idempotent: false)
+    static let enableWebhook = APIOperation(
+        .post, "/v1/webhooks/{webhookID}/enable", id: "enableWebhook", service: .notifications,
+        summary: "Re-enable a disabled subscription, its failure record cleared; notifications from now on are sent.",
+        response: WebhookView.self, idempotent: false)
+
+    static let all = [
+        list, unreadCount, markRead, markAllRead, archive, registerPushToken, listPushTokens, deletePushToken, createWebhook, listWebhooks,
+        getWebhook, deleteWebhook, rotateWebhookSecret, enableWebhook,
+    ]
 }

@@ -10,7 +10,7 @@ import SurgeMessaging
 /// time; two idle days make a re-engagement nudge), judged days (two missed in a row: the streak is at risk), streaks
 /// (milestones), vacations (no reminder while one lasts), and what to tell them about: badges earned, friend requests,
 /// challenge invitations, being overtaken on a board (at most one per board per 15 minutes, the latest standing
-/// replacing the earlier one).
+/// replacing the earlier one); group memberships (a group's webhooks hear its members).
 /// An event names a user whose registration has not been handled yet (it travels on another partition).
 struct DirectoryLag: Error, CustomStringConvertible {
     var userID: UUID
@@ -53,6 +53,12 @@ enum NotificationsEvents {
             recipient.reminderTime = data.dailyReminderTime
             recipient.quiet = data.quietHours.map { QuietPeriod(start: $0.start, end: $0.end) }
             try await store.save(recipient, now: data.changedAt)
+        }
+        handlers.on(GroupMembershipChanged.self) { event, connection, logger in
+            let data = event.data
+            let member = data.change == .joined || data.change == .roleChanged
+            guard try await !RecipientStore(connection: connection, logger: logger).isErased(data.userID) else { return }
+            try await WebhookStore(connection: connection, logger: logger).setMembership(data.groupID, data.userID, member: member)
         }
         handlers.on(UserDeleted.self) { event, connection, logger in
             try await RecipientStore(connection: connection, logger: logger).erase(event.data.userID)

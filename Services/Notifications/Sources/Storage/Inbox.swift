@@ -6,12 +6,13 @@ import SurgeContracts
 import SurgeMessaging
 
 /// The in-app inbox: one row per (user, key), so a notification is written once whatever the redeliveries; each
-/// new row is announced as `notification.sent` through the outbox and queued for the user's push devices, in the same
-/// transaction.
+/// new row is announced as `notification.sent` through the outbox, queued for the user's push devices and for the
+/// webhooks that hear it, in the same transaction.
 struct Inbox: Sendable {
     let outbox: Outbox
     /// The push platforms whose channel is configured; devices on the others are not sent to.
     let pushPlatforms: [PushPlatform]
+    let webhooks: WebhookQueue
 
     /// Writes the notification unless the user already has one with this key; returns whether it was new.
     @discardableResult
@@ -27,7 +28,7 @@ struct Inbox: Sendable {
             """, logger: logger
         ).collect().isEmpty == false
         guard inserted else { return false }
-        try await announce(id, kind: kind, key: key, to: userID, at: time, connection: connection, logger: logger)
+        try await announce(id, message, kind: kind, key: key, to: userID, at: time, connection: connection, logger: logger)
         return true
     }
 
@@ -45,15 +46,18 @@ struct Inbox: Sendable {
             RETURNING notification_id
             """, logger: logger
         ).collect().first?.decode(UUID.self)
-        if written == id { try await announce(id, kind: kind, key: key, to: userID, at: time, connection: connection, logger: logger) }
+        if written == id { try await announce(id, message, kind: kind, key: key, to: userID, at: time, connection: connection, logger: logger) }
     }
 
     private func announce(
-        _ id: UUID, kind: NotificationKind, key: String, to userID: UUID, at time: Date, connection: PostgresConnection, logger: Logger
+        _ id: UUID, _ message: Message, kind: NotificationKind, key: String, to userID: UUID, at time: Date, connection: PostgresConnection,
+        logger: Logger
     ) async throws {
         _ = try await outbox.append(
             NotificationSent(notificationID: id, userID: userID, kind: kind.rawValue, channel: "inbox", key: key, sentAt: time), on: connection,
             at: time, logger: logger)
         try await PushDeliveryStore.enqueue(id, to: userID, platforms: pushPlatforms, at: time, connection: connection, logger: logger)
+        try await webhooks.enqueue(
+            message, notificationID: id, kind: kind, key: key, to: userID, createdAt: time, connection: connection, logger: logger)
     }
 }

@@ -1,0 +1,49 @@
+import Foundation
+import Logging
+import NotificationsDomain
+import PostgresNIO
+import SurgeContracts
+import SurgeRuntime
+
+/// The body of every webhook message: the notification as the inbox shows it.
+struct WebhookMessage: Encodable {
+    static let type = "notification.created"
+
+    struct Notification: Encodable {
+        var notificationID: UUID
+        var userID: UUID
+        /// Set for a group subscription: the group the user belongs to.
+        var groupID: UUID?
+        var kind: String
+        var key: String
+        var title: String
+        var body: String
+        var deepLink: String
+        var createdAt: Date
+    }
+
+    var type = Self.type
+    var timestamp: Date
+    var data: Notification
+}
+
+/// Queues a new notification for the webhooks that hear it, in the transaction that writes it to the inbox; the
+/// first attempt is due at once on the service's clock.
+struct WebhookQueue: Sendable {
+    let clock: ServiceClock
+
+    func enqueue(
+        _ message: Message, notificationID: UUID, kind: NotificationKind, key: String, to userID: UUID, createdAt: Date,
+        connection: PostgresConnection, logger: Logger
+    ) async throws {
+        let now = clock.now()
+        try await WebhookStore(connection: connection, logger: logger).enqueue(
+            notificationID: notificationID, userID: userID, kind: kind.rawValue, key: key,
+            body: { groupID in
+                let notification = WebhookMessage.Notification(
+                    notificationID: notificationID, userID: userID, groupID: groupID, kind: kind.rawValue, key: key, title: message.title,
+                    body: message.body, deepLink: message.deepLink, createdAt: createdAt)
+                return String(decoding: try SurgeJSON.encode(WebhookMessage(timestamp: now, data: notification)), as: UTF8.self)
+            }, at: now)
+    }
+}
