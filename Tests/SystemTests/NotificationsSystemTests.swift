@@ -61,8 +61,7 @@ struct NotificationsSystemTests {
             let notifications = try await stack.start(
                 "notifications", environment: ["SIMULATED_CLOCK": "true", "REMINDER_INTERVAL_MS": "50", "REMINDER_BATCH_SIZE": "1"])
             try await stack.start("gateway")
-            var users: [User] = []
-            for index in 0..<120 { users.append(try await Self.user("Sleeper \(index)", zone: "Europe/Rome", on: stack)) }
+            for index in 0..<120 { _ = try await Self.user("Sleeper \(index)", zone: "Europe/Rome", on: stack) }
             try await waitUntil("120 reminders scheduled") {
                 try await stack.database.count("SELECT count(*) FROM notifications.reminders") == 120
             }
@@ -84,7 +83,6 @@ struct NotificationsSystemTests {
                 """
                 SELECT count(*) FROM (SELECT user_id FROM notifications.inbox WHERE kind = 'daily-reminder' GROUP BY user_id HAVING count(*) = 1) once
                 """) == 120, "one each")
-            #expect(try await Self.reminders(try #require(users.last)) == 1)
             #expect(try await stack.database.count(
                 "SELECT count(*) FROM notifications.outbox WHERE type = 'surge.notifications.notification.sent.v1'") == 120, "announced once each")
         }
