@@ -33,6 +33,8 @@ public enum SurgeService: String, Sendable, CaseIterable {
                 variables: [
                     "JWT_SIGNING_KEY", "JWT_SIGNING_KEY_ID", "JWT_RETIRED_PUBLIC_KEYS", "ACCESS_TOKEN_TTL_SECONDS", "REFRESH_TOKEN_TTL_DAYS",
                     "BCRYPT_COST", "APPLE_CLIENT_IDS", "GOOGLE_CLIENT_IDS", "APPLE_JWKS_URL", "GOOGLE_JWKS_URL", "INVITE_LINK_BASE",
+                    "PASSWORD_RESET_TTL_MINUTES", "EMAIL_VERIFICATION_TTL_HOURS", "PASSWORD_RESET_LINK_BASE", "EMAIL_VERIFICATION_LINK_BASE",
+                    "NOTIFICATIONS_URL", "MAIL_RELAY_INTERVAL_MS",
                 ])
         case .challenges:
             ServiceEntry(
@@ -61,7 +63,8 @@ public enum SurgeService: String, Sendable, CaseIterable {
                 variables: [
                     "REMINDER_INTERVAL_MS", "PUSH_INTERVAL_MS", "PUSH_MAX_ATTEMPTS", "PUSH_RETRY_BASE_MS", "PUSH_GIVE_UP_AFTER_SECONDS",
                     "FCM_CREDENTIALS", "FCM_CREDENTIALS_FILE", "FCM_PROJECT_ID", "FCM_ENDPOINT", "FCM_TOKEN_URI", "APNS_KEY", "APNS_KEY_FILE",
-                    "APNS_KEY_ID", "APNS_TEAM_ID", "APNS_TOPIC", "APNS_ENDPOINT",
+                    "APNS_KEY_ID", "APNS_TEAM_ID", "APNS_TOPIC", "APNS_ENDPOINT", "EMAIL_PROVIDER_URL", "EMAIL_PROVIDER_TOKEN", "EMAIL_FROM",
+                    "EMAIL_INTERVAL_MS",
                 ])
         case .template:
             ServiceEntry(

@@ -60,6 +60,7 @@ public struct APIOperation: Sendable {
             "occurrenceID": "A chore occurrence.", "photoID": "A photo.", "requestID": "A friend request.", "userID": "A user.",
             "notificationID": "A notification in the caller's inbox.",
             "pushTokenID": "One of the caller's push devices.",
+            "sessionID": "One of the caller's signed-in devices (a session from the session list).",
         ].mapValues { PathParameter(schema: .string(format: "uuid"), description: $0) }
         return uuids.merging([
             "taskID": PathParameter(
