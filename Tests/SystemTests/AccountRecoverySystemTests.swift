@@ -149,6 +149,21 @@ struct AccountRecoverySystemTests {
             #expect(try await http.post("/v1/auth/refresh", json: ["refreshToken": renewed.refreshToken]).status == 401)
             #expect(try await http.post("/v1/auth/refresh", json: ["refreshToken": try TestSession(changedPassword).refreshToken]).status == 200)
 
+            // A reset goes only to a verified address: an unverified one gets a verification link instead, and once it is
+            // followed, asking again sends the reset link.
+            let bob = "bob@example.com"
+            let bobRegistered = try await http.post(
+                "/v1/auth/register", json: ["email": bob, "password": Self.password, "displayName": "Bob", "timeZone": "Europe/London"])
+            #expect(bobRegistered.status == 201, "\(bobRegistered.text)")
+            _ = try await eventually("Bob's verification mail") { provider.mails(to: bob).first }
+            #expect(try await http.post("/v1/auth/forgot-password", json: ["email": bob]).status == 202)
+            let instead = try await eventually("a second verification mail instead of a reset") { provider.mails(to: bob).dropFirst().first }
+            #expect(instead.subject == "Confirm your e-mail address" && !instead.text.contains("reset-password"), "\(instead.text)")
+            #expect(try await http.post("/v1/auth/verify-email", json: ["token": try #require(instead.token)]).status == 204)
+            #expect(try await http.post("/v1/auth/forgot-password", json: ["email": bob]).status == 202)
+            let bobReset = try await eventually("Bob's reset mail") { provider.mails(to: bob).first { $0.subject == "Reset your Surge password" } }
+            #expect(bobReset.text.contains("https://surge.example/reset-password#token=") && bobReset.text.contains("30 minutes"), "\(bobReset.text)")
+
             // Per address, at most three reset requests an hour lead anywhere; the others are answered alike.
             for _ in 0..<5 {
                 #expect(try await http.post("/v1/auth/forgot-password", json: ["email": "many@example.com"]).status == 202)
