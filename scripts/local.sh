@@ -55,6 +55,7 @@ up() {
   for service in "${SERVICES[@]}"; do
     local password_var="SURGE_DB_PASSWORD_${service^^}" extra=()
     [ "$service" = gateway ] && extra=("${upstreams[@]}")
+    [ "$service" = identity ] && extra=("NOTIFICATIONS_URL=http://127.0.0.1:$(service_port notifications)")
     log "Starting surge-$service on 127.0.0.1:$(service_port "$service")"
     env SURGE_ENV=development LOG_FORMAT=text HTTP_HOST=127.0.0.1 HTTP_PORT="$(service_port "$service")" "${extra[@]}" \
       DATABASE_URL="postgres://surge_$service:${!password_var}@127.0.0.1:$PG_PORT/surge" \

@@ -33,6 +33,8 @@ public enum SurgeService: String, Sendable, CaseIterable {
                 variables: [
                     "JWT_SIGNING_KEY", "JWT_SIGNING_KEY_ID", "JWT_RETIRED_PUBLIC_KEYS", "ACCESS_TOKEN_TTL_SECONDS", "REFRESH_TOKEN_TTL_DAYS",
                     "BCRYPT_COST", "APPLE_CLIENT_IDS", "GOOGLE_CLIENT_IDS", "APPLE_JWKS_URL", "GOOGLE_JWKS_URL", "INVITE_LINK_BASE",
+                    "PASSWORD_RESET_TTL_MINUTES", "EMAIL_VERIFICATION_TTL_HOURS", "PASSWORD_RESET_LINK_BASE", "EMAIL_VERIFICATION_LINK_BASE",
+                    "NOTIFICATIONS_URL", "MAIL_RELAY_INTERVAL_MS",
                 ])
         case .challenges:
             ServiceEntry(
@@ -63,7 +65,7 @@ public enum SurgeService: String, Sendable, CaseIterable {
                     "FCM_CREDENTIALS", "FCM_CREDENTIALS_FILE", "FCM_PROJECT_ID", "FCM_ENDPOINT", "FCM_TOKEN_URI", "APNS_KEY", "APNS_KEY_FILE",
                     "APNS_KEY_ID", "APNS_TEAM_ID", "APNS_TOPIC", "APNS_ENDPOINT", "WEBHOOKS_ALLOW_HTTP", "WEBHOOKS_ALLOW_PRIVATE_TARGETS",
                     "WEBHOOKS_INTERVAL_MS", "WEBHOOKS_TIMEOUT_SECONDS", "WEBHOOKS_DISABLE_AFTER_SECONDS", "WEBHOOKS_DISABLE_AFTER_FAILURES",
-                    "WEBHOOKS_ROTATION_GRACE_SECONDS",
+                    "WEBHOOKS_ROTATION_GRACE_SECONDS", "EMAIL_PROVIDER_URL", "EMAIL_PROVIDER_TOKEN", "EMAIL_FROM", "EMAIL_INTERVAL_MS",
                 ])
         case .template:
             ServiceEntry(

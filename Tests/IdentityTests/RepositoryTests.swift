@@ -123,8 +123,8 @@ struct RepositoryTests {
     func refreshFamilies() async throws {
         try await withIdentityStore { store in
             let user = try await store.guest("Rita")
-            let first = try await store.sessions.start(userID: user.id)
-            let otherDevice = try await store.sessions.start(userID: user.id)
+            let first = try await store.sessions.start(userID: user.id, deviceName: "Test device")
+            let otherDevice = try await store.sessions.start(userID: user.id, deviceName: "Test device")
             guard case .rotated(let userID, let second) = try await store.sessions.rotate(first.token) else { Issue.record("no rotation"); return }
             #expect(userID == user.id)
             #expect(second.familyID == first.familyID)
@@ -138,11 +138,11 @@ struct RepositoryTests {
             guard case .unknown = try await store.sessions.rotate(String(repeating: "A", count: 43)) else { Issue.record("unknown accepted"); return }
             #expect(try await store.count("SELECT count(*) FROM refresh_tokens WHERE family_id = \(first.familyID) AND revoked_at IS NULL") == 0)
 
-            let late = try await store.sessions.start(userID: user.id)
+            let late = try await store.sessions.start(userID: user.id, deviceName: "Test device")
             store.advance(30 * 86_400 + 1)
             guard case .expired = try await store.sessions.rotate(late.token) else { Issue.record("expired token accepted"); return }
 
-            let signedIn = try await store.sessions.start(userID: user.id)
+            let signedIn = try await store.sessions.start(userID: user.id, deviceName: "Test device")
             #expect(try await store.count("SELECT count(*) FROM refresh_tokens WHERE user_id = \(user.id)") == 1, "dead families are pruned")
             try await store.sessions.signOut(signedIn.token)
             guard case .revoked = try await store.sessions.rotate(signedIn.token) else { Issue.record("signed-out token accepted"); return }
@@ -161,7 +161,7 @@ struct RepositoryTests {
                 client: store.client, logger: logger, clock: store.clock, refreshTokenLifetime: 30 * 86_400, throttle: SignInThrottle())
             let user = try await store.guest("Sue")
 
-            let first = try await sessions.start(userID: user.id)
+            let first = try await sessions.start(userID: user.id, deviceName: "Test device")
             guard case .rotated(_, let second) = try await sessions.rotate(first.token) else { Issue.record("no rotation"); return }
             try await sessions.signOut(second.token)
             guard case .revoked = try await sessions.rotate(second.token) else { Issue.record("signed-out token not refused as revoked"); return }
@@ -176,10 +176,10 @@ struct RepositoryTests {
     func pruning() async throws {
         try await withIdentityStore { store in
             let (gone, staying) = (try await store.guest("Gone"), try await store.guest("Staying"))
-            let old = try await store.sessions.start(userID: gone.id)
+            let old = try await store.sessions.start(userID: gone.id, deviceName: "Test device")
             _ = try await store.sessions.rotate(old.token)
             store.advance(20 * 86_400)
-            let live = try await store.sessions.start(userID: staying.id)
+            let live = try await store.sessions.start(userID: staying.id, deviceName: "Test device")
             store.advance(11 * 86_400)
             #expect(try await store.sessions.pruneDeadFamilies() == 2)
             #expect(try await store.count("SELECT count(*) FROM refresh_tokens WHERE user_id = \(gone.id)") == 0)
@@ -451,7 +451,7 @@ struct RepositoryTests {
             _ = try await store.friends.accept(request.id, by: ed.id, trace: store.trace)
             _ = try await store.friends.send(from: dora.id, to: fay.id, trace: store.trace)
             _ = try await store.friends.send(from: gil.id, to: dora.id, trace: store.trace)
-            _ = try await store.sessions.start(userID: dora.id)
+            _ = try await store.sessions.start(userID: dora.id, deviceName: "Test device")
             _ = try await store.accounts.savePreferences(dora.id, .defaults, trace: store.trace)
             _ = try await store.accounts.saveTrainingPlan(
                 dora.id, try TrainingPlan(activityLevel: .beginner, maxPushUpsInOneSet: 5, daysPerWeek: 3, dailyGoal: nil, startingSeries: nil, recoverySeconds: nil),
@@ -490,7 +490,7 @@ struct RepositoryTests {
             let request = try await store.friends.send(from: ida.id, to: hal.id, trace: store.trace)
             _ = try await store.friends.accept(request.id, by: hal.id, trace: store.trace)
             _ = try await store.groups.create(try GroupCreation(name: "Home", kind: .household, timeZone: "Asia/Tokyo"), owner: hal.id, trace: store.trace)
-            let session = try await store.sessions.start(userID: hal.id)
+            let session = try await store.sessions.start(userID: hal.id, deviceName: "Test device")
             let export = try #require(try await store.exports.export(hal.id))
             #expect(export.account.email == "hal@example.com")
             #expect(export.credentials.password != nil)

@@ -81,6 +81,12 @@ public final class TestStack: Sendable {
                 }
             }
         }
+        if service == "identity" {
+            // Account mails go to the stack's notification service when it runs first; otherwise to a port where
+            // nothing listens (they are retried, and no test waits for them).
+            let notifications = processes.withLock { $0["notifications"] }.flatMap { $0.isRunning ? try? $0.baseURL : nil }
+            environment["NOTIFICATIONS_URL"] = notifications ?? "http://127.0.0.1:9"
+        }
         environment.merge(extra) { _, new in new }
         let process = ServiceProcess.service(service, instance: instance, environment: environment, logDirectory: logDirectory)
         // Recorded before it starts, so a test can read the log and exit status of a process that refused to start.

@@ -16,6 +16,11 @@ public enum IdentityService {
         let friends = FriendRepository(client: database, outbox: outbox, logger: logger, clock: clock)
         let groups = GroupRepository(client: database, outbox: outbox, logger: logger, clock: clock, inviteLink: identity.inviteLink)
         let exports = ExportRepository(client: database, logger: logger, clock: clock)
+        let recovery = RecoveryRepository(client: database, logger: logger, clock: clock, throttle: identity.mailThrottle)
+        let mailClient = NotificationsMailClient(baseURL: identity.notificationsURL, signer: settings.internalCalls)
+        let relay = AccountMailRelay(
+            client: database, logger: logger, clock: clock, lifetimes: identity.tokenLifetimes, links: identity.mailLinks,
+            handOver: mailClient.handOver)
         // Read before the long-lived pool runs (it starts with the application), so on a short-lived one, like the
         // migrations; only outside production without JWT_SIGNING_KEY.
         let developmentKey = {
@@ -28,11 +33,12 @@ public enum IdentityService {
 
         let router = infrastructure.makeRouter()
         router.add(middleware: AccountExistsMiddleware(accounts: accounts))
-        AuthController(
+        let auth = AuthController(
             accounts: accounts, sessions: sessions,
             issuer: try await TokenSettings.issuer(settings.reader, environment: settings.environment, developmentKey: developmentKey),
-            passwords: passwords, social: social, clock: clock
-        ).addRoutes(to: router)
+            passwords: passwords, social: social, clock: clock)
+        auth.addRoutes(to: router)
+        RecoveryController(accounts: accounts, recovery: recovery, sessions: sessions, passwords: passwords, auth: auth).addRoutes(to: router)
         AccountController(accounts: accounts, exports: exports, passwords: passwords).addRoutes(to: router)
         FriendsController(friends: friends).addRoutes(to: router)
         GroupsController(groups: groups).addRoutes(to: router)
@@ -42,6 +48,12 @@ public enum IdentityService {
         let failurePruning = PeriodicService("sign-in-failure-pruning", every: .seconds(3600), logger: logger) {
             try await sessions.pruneSignInFailures()
         }
-        return infrastructure.makeApplication(router: router, services: [pruning, failurePruning])
+        let mailRelay = PeriodicService("account-mail-relay", every: identity.mailRelayInterval, logger: logger) {
+            try await relay.sendDue()
+        }
+        let recoveryPruning = PeriodicService("account-token-pruning", every: .seconds(3600), logger: logger) {
+            try await recovery.prune()
+        }
+        return infrastructure.makeApplication(router: router, services: [pruning, failurePruning, mailRelay, recoveryPruning])
     }
 }

@@ -18,12 +18,13 @@ public enum NotificationsService {
         var reminderInterval: Duration
         var reminderBatch: Int
         var push: PushSettings
+        var email: EmailChannel.Settings?
 
         static func from(_ reader: EnvironmentReader) throws -> Settings {
             Settings(
                 reminderInterval: .milliseconds(try reader.int("REMINDER_INTERVAL_MS", default: 1000, range: 10...60_000)),
                 reminderBatch: try reader.int("REMINDER_BATCH_SIZE", default: 200, range: 1...10_000),
-                push: try PushSettings.from(reader))
+                push: try PushSettings.from(reader), email: try EmailChannel.Settings.from(reader))
         }
     }
 
@@ -61,12 +62,20 @@ public enum NotificationsService {
             services.append(PeriodicService("push", every: notifications.push.interval, logger: logger) { try await dispatcher.sendDue() })
         }
         logger.info("Push channels", metadata: ["on": "\(channels.keys.map(\.rawValue).sorted())"])
+        let emails = EmailDeliveryStore(client: infrastructure.database, logger: logger)
+        MailController(store: emails, now: { clock.now() }).addRoutes(to: router)
+        let emailDispatcher = EmailDispatcher(
+            store: emails, channel: notifications.email.map { EmailChannel(settings: $0, logger: logger) }, retry: EmailDispatcher.defaultRetry,
+            now: { clock.now() }, logger: logger)
+        services.append(PeriodicService("email", every: notifications.email?.interval ?? .seconds(1), logger: logger) { try await emailDispatcher.sendDue() })
+        services.append(PeriodicService("email-pruning", every: .seconds(3600), logger: logger) { try await emails.prune(now: clock.now()) })
+        logger.info("E-mail channel", metadata: ["on": "\(notifications.email != nil)"])
         return infrastructure.makeApplication(router: router, consumers: [consumer], services: services)
     }
 
     /// The providers whose credentials are configured; the others are off.
-    static func pushChannels(_ settings: PushSettings, logger: Logger) throws -> [PushPlatform: any DeliveryChannel] {
-        var channels: [PushPlatform: any DeliveryChannel] = [:]
+    static func pushChannels(_ settings: PushSettings, logger: Logger) throws -> [PushPlatform: any DeliveryChannel<PushMessage>] {
+        var channels: [PushPlatform: any DeliveryChannel<PushMessage>] = [:]
         if let fcm = settings.fcm { channels[.fcm] = try FCMChannel(settings: fcm, logger: logger) }
         if let apns = settings.apns { channels[.apns] = try APNsChannel(settings: apns, logger: logger) }
         return channels

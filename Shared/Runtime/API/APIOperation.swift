@@ -61,6 +61,7 @@ public struct APIOperation: Sendable {
             "notificationID": "A notification in the caller's inbox.",
             "pushTokenID": "One of the caller's push devices.",
             "webhookID": "One of the caller's webhook subscriptions.",
+            "sessionID": "One of the caller's signed-in devices (a session from the session list).",
         ].mapValues { PathParameter(schema: .string(format: "uuid"), description: $0) }
         return uuids.merging([
             "taskID": PathParameter(

@@ -89,6 +89,11 @@ extension ProblemType {
     public static let ownerOnly = ProblemType("owner-only", .forbidden, "Only the group's owner may do this.")
     public static let inviteExpired = ProblemType("invite-expired", .gone, "The invite has expired; ask for a new one.")
     public static let cannotRemoveSelf = ProblemType("cannot-remove-self", .conflict, "The owner cannot remove themselves; leave the group instead.")
+    public static let invalidLinkToken = ProblemType(
+        "invalid-link-token", .notFound,
+        "The mailed link's token is unknown, already used or expired (one answer for all three): ask for a new mail.")
+    public static let tooManyMailRequests = ProblemType(
+        "too-many-mail-requests", .tooManyRequests, "Too many account mails asked for from this address; retry after `Retry-After` seconds.")
 
     // MARK: Challenges
 
@@ -153,6 +158,7 @@ extension ProblemType {
         forbidden, confirmationRequired,
         emailTaken, accountExists, credentialsExist, invalidCredentials, signInThrottled, invalidRefreshToken, refreshTokenReused,
         invalidIDToken, providerNotEnabled, trainingPlanNotFound, alreadyFriends, friendRequestExists, ownerOnly, inviteExpired, cannotRemoveSelf,
+        invalidLinkToken, tooManyMailRequests,
         notInvitable,
         alreadyStarted, attemptCompleted, attemptNotActive, chore, competitionEnded, beyondSupportedDates, alreadyRemoved, choreAlreadyCompleted,
         outsideCompetition, checkInWindowClosed, checkInInFuture, checkInBeforeStart, checkInAfterEnd, dayOff, pauseNotAllowed, pauseTooLate,

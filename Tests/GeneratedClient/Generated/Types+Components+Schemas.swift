@@ -1860,6 +1860,95 @@ extension Components {
                 case unit
             }
         }
+        /// - Remark: Generated from `#/components/schemas/ChangeEmailRequest`.
+        public struct ChangeEmailRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ChangeEmailRequest/email`.
+            public var email: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ChangeEmailRequest/password`.
+            public var password: Swift.String
+            /// Creates a new `ChangeEmailRequest`.
+            ///
+            /// - Parameters:
+            ///   - email:
+            ///   - password:
+            public init(
+                email: Swift.String,
+                password: Swift.String
+            ) {
+                self.email = email
+                self.password = password
+            }
+            public enum CodingKeys: String, CodingKey {
+                case email
+                case password
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.email = try container.decode(
+                    Swift.String.self,
+                    forKey: .email
+                )
+                self.password = try container.decode(
+                    Swift.String.self,
+                    forKey: .password
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "email",
+                    "password"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ChangePasswordRequest`.
+        public struct ChangePasswordRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ChangePasswordRequest/currentPassword`.
+            public var currentPassword: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ChangePasswordRequest/deviceName`.
+            public var deviceName: Swift.String?
+            /// From 10 to 256 characters; not one character repeated, not the e-mail's name, not a common password.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ChangePasswordRequest/newPassword`.
+            public var newPassword: Swift.String
+            /// Creates a new `ChangePasswordRequest`.
+            ///
+            /// - Parameters:
+            ///   - currentPassword:
+            ///   - deviceName:
+            ///   - newPassword: From 10 to 256 characters; not one character repeated, not the e-mail's name, not a common password.
+            public init(
+                currentPassword: Swift.String,
+                deviceName: Swift.String? = nil,
+                newPassword: Swift.String
+            ) {
+                self.currentPassword = currentPassword
+                self.deviceName = deviceName
+                self.newPassword = newPassword
+            }
+            public enum CodingKeys: String, CodingKey {
+                case currentPassword
+                case deviceName
+                case newPassword
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.currentPassword = try container.decode(
+                    Swift.String.self,
+                    forKey: .currentPassword
+                )
+                self.deviceName = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .deviceName
+                )
+                self.newPassword = try container.decode(
+                    Swift.String.self,
+                    forKey: .newPassword
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "currentPassword",
+                    "deviceName",
+                    "newPassword"
+                ])
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/ChoreDetails`.
         public struct ChoreDetails: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/ChoreDetails/assigneeID`.
@@ -2473,6 +2562,56 @@ extension Components {
                 ])
             }
         }
+        /// - Remark: Generated from `#/components/schemas/DeviceSessionList`.
+        public struct DeviceSessionList: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/DeviceSessionList/items`.
+            public var items: [Components.Schemas.DeviceSessionView]
+            /// Creates a new `DeviceSessionList`.
+            ///
+            /// - Parameters:
+            ///   - items:
+            public init(items: [Components.Schemas.DeviceSessionView]) {
+                self.items = items
+            }
+            public enum CodingKeys: String, CodingKey {
+                case items
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/DeviceSessionView`.
+        public struct DeviceSessionView: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/DeviceSessionView/createdAt`.
+            public var createdAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/DeviceSessionView/lastUsedAt`.
+            public var lastUsedAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/DeviceSessionView/name`.
+            public var name: Swift.String
+            /// - Remark: Generated from `#/components/schemas/DeviceSessionView/sessionID`.
+            public var sessionID: Swift.String
+            /// Creates a new `DeviceSessionView`.
+            ///
+            /// - Parameters:
+            ///   - createdAt:
+            ///   - lastUsedAt:
+            ///   - name:
+            ///   - sessionID:
+            public init(
+                createdAt: Foundation.Date,
+                lastUsedAt: Foundation.Date,
+                name: Swift.String,
+                sessionID: Swift.String
+            ) {
+                self.createdAt = createdAt
+                self.lastUsedAt = lastUsedAt
+                self.name = name
+                self.sessionID = sessionID
+            }
+            public enum CodingKeys: String, CodingKey {
+                case createdAt
+                case lastUsedAt
+                case name
+                case sessionID
+            }
+        }
         /// An open list: later versions may add values to KnownDifficulty, so a client must accept one it does not know. Requests take only the values of KnownDifficulty.
         ///
         /// - Remark: Generated from `#/components/schemas/Difficulty`.
@@ -2573,6 +2712,60 @@ extension Components {
                 case level
                 case period
                 case title
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/EmailStatusResponse`.
+        public struct EmailStatusResponse: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/EmailStatusResponse/email`.
+            public var email: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/EmailStatusResponse/pendingEmail`.
+            public var pendingEmail: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/EmailStatusResponse/verified`.
+            public var verified: Swift.Bool
+            /// Creates a new `EmailStatusResponse`.
+            ///
+            /// - Parameters:
+            ///   - email:
+            ///   - pendingEmail:
+            ///   - verified:
+            public init(
+                email: Swift.String? = nil,
+                pendingEmail: Swift.String? = nil,
+                verified: Swift.Bool
+            ) {
+                self.email = email
+                self.pendingEmail = pendingEmail
+                self.verified = verified
+            }
+            public enum CodingKeys: String, CodingKey {
+                case email
+                case pendingEmail
+                case verified
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/EndOtherSessionsRequest`.
+        public struct EndOtherSessionsRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/EndOtherSessionsRequest/refreshToken`.
+            public var refreshToken: Swift.String
+            /// Creates a new `EndOtherSessionsRequest`.
+            ///
+            /// - Parameters:
+            ///   - refreshToken:
+            public init(refreshToken: Swift.String) {
+                self.refreshToken = refreshToken
+            }
+            public enum CodingKeys: String, CodingKey {
+                case refreshToken
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.refreshToken = try container.decode(
+                    Swift.String.self,
+                    forKey: .refreshToken
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "refreshToken"
+                ])
             }
         }
         /// - Remark: Generated from `#/components/schemas/ExportDocument`.
@@ -2753,6 +2946,31 @@ extension Components {
             public enum CodingKeys: String, CodingKey {
                 case field
                 case message
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ForgotPasswordRequest`.
+        public struct ForgotPasswordRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ForgotPasswordRequest/email`.
+            public var email: Swift.String
+            /// Creates a new `ForgotPasswordRequest`.
+            ///
+            /// - Parameters:
+            ///   - email:
+            public init(email: Swift.String) {
+                self.email = email
+            }
+            public enum CodingKeys: String, CodingKey {
+                case email
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.email = try container.decode(
+                    Swift.String.self,
+                    forKey: .email
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "email"
+                ])
             }
         }
         /// - Remark: Generated from `#/components/schemas/Friend`.
@@ -3289,6 +3507,8 @@ extension Components {
         }
         /// - Remark: Generated from `#/components/schemas/GuestRequest`.
         public struct GuestRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/GuestRequest/deviceName`.
+            public var deviceName: Swift.String?
             /// - Remark: Generated from `#/components/schemas/GuestRequest/displayName`.
             public var displayName: Swift.String
             /// A BCP 47 language tag.
@@ -3302,25 +3522,33 @@ extension Components {
             /// Creates a new `GuestRequest`.
             ///
             /// - Parameters:
+            ///   - deviceName:
             ///   - displayName:
             ///   - locale: A BCP 47 language tag.
             ///   - timeZone: An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).
             public init(
+                deviceName: Swift.String? = nil,
                 displayName: Swift.String,
                 locale: Swift.String? = nil,
                 timeZone: Swift.String
             ) {
+                self.deviceName = deviceName
                 self.displayName = displayName
                 self.locale = locale
                 self.timeZone = timeZone
             }
             public enum CodingKeys: String, CodingKey {
+                case deviceName
                 case displayName
                 case locale
                 case timeZone
             }
             public init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.deviceName = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .deviceName
+                )
                 self.displayName = try container.decode(
                     Swift.String.self,
                     forKey: .displayName
@@ -3334,6 +3562,7 @@ extension Components {
                     forKey: .timeZone
                 )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "deviceName",
                     "displayName",
                     "locale",
                     "timeZone"
@@ -5211,6 +5440,8 @@ extension Components {
             /// - `owner-only` (403): Only the group's owner may do this.
             /// - `invite-expired` (410): The invite has expired; ask for a new one.
             /// - `cannot-remove-self` (409): The owner cannot remove themselves; leave the group instead.
+            /// - `invalid-link-token` (404): The mailed link's token is unknown, already used or expired (one answer for all three): ask for a new mail.
+            /// - `too-many-mail-requests` (429): Too many account mails asked for from this address; retry after `Retry-After` seconds.
             /// - `not-invitable` (409): This kind of challenge takes no invitations.
             /// - `already-started` (409): You already have an active attempt at this challenge.
             /// - `attempt-completed` (409): A completed attempt is archived; start the challenge again instead.
@@ -5624,6 +5855,8 @@ extension Components {
         }
         /// - Remark: Generated from `#/components/schemas/RegisterRequest`.
         public struct RegisterRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/RegisterRequest/deviceName`.
+            public var deviceName: Swift.String?
             /// - Remark: Generated from `#/components/schemas/RegisterRequest/displayName`.
             public var displayName: Swift.String
             /// - Remark: Generated from `#/components/schemas/RegisterRequest/email`.
@@ -5643,18 +5876,21 @@ extension Components {
             /// Creates a new `RegisterRequest`.
             ///
             /// - Parameters:
+            ///   - deviceName:
             ///   - displayName:
             ///   - email:
             ///   - locale: A BCP 47 language tag.
             ///   - password: From 10 to 256 characters; not one character repeated, not the e-mail's name, not a common password.
             ///   - timeZone: An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).
             public init(
+                deviceName: Swift.String? = nil,
                 displayName: Swift.String,
                 email: Swift.String,
                 locale: Swift.String? = nil,
                 password: Swift.String,
                 timeZone: Swift.String
             ) {
+                self.deviceName = deviceName
                 self.displayName = displayName
                 self.email = email
                 self.locale = locale
@@ -5662,6 +5898,7 @@ extension Components {
                 self.timeZone = timeZone
             }
             public enum CodingKeys: String, CodingKey {
+                case deviceName
                 case displayName
                 case email
                 case locale
@@ -5670,6 +5907,10 @@ extension Components {
             }
             public init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.deviceName = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .deviceName
+                )
                 self.displayName = try container.decode(
                     Swift.String.self,
                     forKey: .displayName
@@ -5691,11 +5932,54 @@ extension Components {
                     forKey: .timeZone
                 )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "deviceName",
                     "displayName",
                     "email",
                     "locale",
                     "password",
                     "timeZone"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ResetPasswordRequest`.
+        public struct ResetPasswordRequest: Codable, Hashable, Sendable {
+            /// From 10 to 256 characters; not one character repeated, not the e-mail's name, not a common password.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ResetPasswordRequest/password`.
+            public var password: Swift.String
+            /// The token from the mailed link (after `token=`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/ResetPasswordRequest/token`.
+            public var token: Swift.String
+            /// Creates a new `ResetPasswordRequest`.
+            ///
+            /// - Parameters:
+            ///   - password: From 10 to 256 characters; not one character repeated, not the e-mail's name, not a common password.
+            ///   - token: The token from the mailed link (after `token=`).
+            public init(
+                password: Swift.String,
+                token: Swift.String
+            ) {
+                self.password = password
+                self.token = token
+            }
+            public enum CodingKeys: String, CodingKey {
+                case password
+                case token
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.password = try container.decode(
+                    Swift.String.self,
+                    forKey: .password
+                )
+                self.token = try container.decode(
+                    Swift.String.self,
+                    forKey: .token
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "password",
+                    "token"
                 ])
             }
         }
@@ -5939,6 +6223,8 @@ extension Components {
         }
         /// - Remark: Generated from `#/components/schemas/SignInRequest`.
         public struct SignInRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/SignInRequest/deviceName`.
+            public var deviceName: Swift.String?
             /// - Remark: Generated from `#/components/schemas/SignInRequest/email`.
             public var email: Swift.String
             /// - Remark: Generated from `#/components/schemas/SignInRequest/password`.
@@ -5946,21 +6232,29 @@ extension Components {
             /// Creates a new `SignInRequest`.
             ///
             /// - Parameters:
+            ///   - deviceName:
             ///   - email:
             ///   - password:
             public init(
+                deviceName: Swift.String? = nil,
                 email: Swift.String,
                 password: Swift.String
             ) {
+                self.deviceName = deviceName
                 self.email = email
                 self.password = password
             }
             public enum CodingKeys: String, CodingKey {
+                case deviceName
                 case email
                 case password
             }
             public init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.deviceName = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .deviceName
+                )
                 self.email = try container.decode(
                     Swift.String.self,
                     forKey: .email
@@ -5970,6 +6264,7 @@ extension Components {
                     forKey: .password
                 )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "deviceName",
                     "email",
                     "password"
                 ])
@@ -6011,6 +6306,8 @@ extension Components {
         }
         /// - Remark: Generated from `#/components/schemas/SocialSignInRequest`.
         public struct SocialSignInRequest: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/SocialSignInRequest/deviceName`.
+            public var deviceName: Swift.String?
             /// - Remark: Generated from `#/components/schemas/SocialSignInRequest/displayName`.
             public var displayName: Swift.String?
             /// - Remark: Generated from `#/components/schemas/SocialSignInRequest/idToken`.
@@ -6024,22 +6321,26 @@ extension Components {
             /// Creates a new `SocialSignInRequest`.
             ///
             /// - Parameters:
+            ///   - deviceName:
             ///   - displayName:
             ///   - idToken:
             ///   - provider:
             ///   - timeZone: An IANA time zone name such as Europe/Rome (format `iana-time-zone`: a name of the tz database).
             public init(
+                deviceName: Swift.String? = nil,
                 displayName: Swift.String? = nil,
                 idToken: Swift.String,
                 provider: Components.Schemas.SocialProvider,
                 timeZone: Swift.String? = nil
             ) {
+                self.deviceName = deviceName
                 self.displayName = displayName
                 self.idToken = idToken
                 self.provider = provider
                 self.timeZone = timeZone
             }
             public enum CodingKeys: String, CodingKey {
+                case deviceName
                 case displayName
                 case idToken
                 case provider
@@ -6047,6 +6348,10 @@ extension Components {
             }
             public init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.deviceName = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .deviceName
+                )
                 self.displayName = try container.decodeIfPresent(
                     Swift.String.self,
                     forKey: .displayName
@@ -6064,6 +6369,7 @@ extension Components {
                     forKey: .timeZone
                 )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "deviceName",
                     "displayName",
                     "idToken",
                     "provider",
@@ -7021,6 +7327,33 @@ extension Components {
             public enum CodingKeys: String, CodingKey {
                 case notPaused
                 case paused
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/VerifyEmailRequest`.
+        public struct VerifyEmailRequest: Codable, Hashable, Sendable {
+            /// The token from the mailed link (after `token=`).
+            ///
+            /// - Remark: Generated from `#/components/schemas/VerifyEmailRequest/token`.
+            public var token: Swift.String
+            /// Creates a new `VerifyEmailRequest`.
+            ///
+            /// - Parameters:
+            ///   - token: The token from the mailed link (after `token=`).
+            public init(token: Swift.String) {
+                self.token = token
+            }
+            public enum CodingKeys: String, CodingKey {
+                case token
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.token = try container.decode(
+                    Swift.String.self,
+                    forKey: .token
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "token"
+                ])
             }
         }
         /// - Remark: Generated from `#/components/schemas/VersionSummary`.

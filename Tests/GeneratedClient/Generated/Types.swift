@@ -225,6 +225,18 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `PUT /v1/attempts/{attemptID}/tasks/{taskID}/photo`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/photo/put(attachPhoto)`.
     func attachPhoto(_ input: Operations.AttachPhoto.Input) async throws -> Operations.AttachPhoto.Output
+    /// Ask for a password-reset link by e-mail.
+    ///
+    /// Ask for a password-reset link by e-mail. Always 202 with no body, whether or not an account has the address; a verified address gets a link valid 30 minutes, an unverified one a verification link instead. At most 3 mails per address an hour (more are answered alike and send nothing); 20 requests per client address an hour, then 429.
+    ///
+    /// Problem types:
+    /// - 429 `too-many-mail-requests`: Too many account mails asked for from this address; retry after `Retry-After` seconds.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `POST /v1/auth/forgot-password`.
+    /// - Remark: Generated from `#/paths//v1/auth/forgot-password/post(forgotPassword)`.
+    func forgotPassword(_ input: Operations.ForgotPassword.Input) async throws -> Operations.ForgotPassword.Output
     /// Create a guest account with a display name only (offline-first apps); credentials can be attached later.
     ///
     /// Create a guest account with a display name only (offline-first apps); credentials can be attached later.
@@ -260,6 +272,18 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /v1/auth/register`.
     /// - Remark: Generated from `#/paths//v1/auth/register/post(register)`.
     func register(_ input: Operations.Register.Input) async throws -> Operations.Register.Output
+    /// Set a new password with the mailed token.
+    ///
+    /// Set a new password with the mailed token. The token works once; every device is signed out (every refresh token refused). An unknown, used or expired token is 404 invalid-link-token.
+    ///
+    /// Problem types:
+    /// - 404 `invalid-link-token`: The mailed link's token is unknown, already used or expired (one answer for all three): ask for a new mail.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `POST /v1/auth/reset-password`.
+    /// - Remark: Generated from `#/paths//v1/auth/reset-password/post(resetPassword)`.
+    func resetPassword(_ input: Operations.ResetPassword.Input) async throws -> Operations.ResetPassword.Output
     /// Sign in with e-mail and password.
     ///
     /// Sign in with e-mail and password. Wrong e-mail or password: 401 invalid-credentials; after 5 failures from one address: 429 with Retry-After (1 minute, doubling up to 15); other addresses are not locked out.
@@ -296,6 +320,19 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /v1/auth/social`.
     /// - Remark: Generated from `#/paths//v1/auth/social/post(socialSignIn)`.
     func socialSignIn(_ input: Operations.SocialSignIn.Input) async throws -> Operations.SocialSignIn.Output
+    /// Verify an address with the mailed token: the account's address, or the new address of a change, which takes effect now (the old address is told).
+    ///
+    /// Verify an address with the mailed token: the account's address, or the new address of a change, which takes effect now (the old address is told). An unknown, used or expired token is 404 invalid-link-token.
+    ///
+    /// Problem types:
+    /// - 404 `invalid-link-token`: The mailed link's token is unknown, already used or expired (one answer for all three): ask for a new mail.
+    /// - 409 `email-taken`: An account with this e-mail exists: sign in instead.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `POST /v1/auth/verify-email`.
+    /// - Remark: Generated from `#/paths//v1/auth/verify-email/post(verifyEmail)`.
+    func verifyEmail(_ input: Operations.VerifyEmail.Input) async throws -> Operations.VerifyEmail.Output
     /// The badge catalogue, each level with its rarity (the share of users holding it); secret badges stay hidden until earned.
     ///
     /// The badge catalogue, each level with its rarity (the share of users holding it); secret badges stay hidden until earned.
@@ -771,6 +808,29 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /v1/me/credentials`.
     /// - Remark: Generated from `#/paths//v1/me/credentials/post(attachCredentials)`.
     func attachCredentials(_ input: Operations.AttachCredentials.Input) async throws -> Operations.AttachCredentials.Output
+    /// The account's address, whether it is verified, and an address change waiting for verification.
+    ///
+    /// The account's address, whether it is verified, and an address change waiting for verification.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `GET /v1/me/email`.
+    /// - Remark: Generated from `#/paths//v1/me/email/get(getEmail)`.
+    func getEmail(_ input: Operations.GetEmail.Input) async throws -> Operations.GetEmail.Output
+    /// Change the address (with the current password).
+    ///
+    /// Change the address (with the current password). Nothing changes until the link mailed to the new address is followed; the address stays the old one meanwhile.
+    ///
+    /// Problem types:
+    /// - 401 `invalid-credentials`: The e-mail or the password is wrong.
+    /// - 409 `email-taken`: An account with this e-mail exists: sign in instead.
+    /// - 429 `sign-in-throttled`: Too many failed sign-ins from this address; retry after `Retry-After` seconds.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `POST /v1/me/email`.
+    /// - Remark: Generated from `#/paths//v1/me/email/post(changeEmail)`.
+    func changeEmail(_ input: Operations.ChangeEmail.Input) async throws -> Operations.ChangeEmail.Output
     /// Everything Surge keeps about the caller, from every service, as one JSON document (GDPR access).
     ///
     /// Everything Surge keeps about the caller, from every service, as one JSON document (GDPR access).
@@ -834,6 +894,19 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /v1/me/notifications/unread-count`.
     /// - Remark: Generated from `#/paths//v1/me/notifications/unread-count/get(getMyUnreadNotificationCount)`.
     func getMyUnreadNotificationCount(_ input: Operations.GetMyUnreadNotificationCount.Input) async throws -> Operations.GetMyUnreadNotificationCount.Output
+    /// Change the password with the current one.
+    ///
+    /// Change the password with the current one. Every device is signed out; this one gets new tokens.
+    ///
+    /// Problem types:
+    /// - 401 `invalid-credentials`: The e-mail or the password is wrong.
+    /// - 429 `sign-in-throttled`: Too many failed sign-ins from this address; retry after `Retry-After` seconds.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `POST /v1/me/password`.
+    /// - Remark: Generated from `#/paths//v1/me/password/post(changePassword)`.
+    func changePassword(_ input: Operations.ChangePassword.Input) async throws -> Operations.ChangePassword.Output
     /// Total points, and this week's (Monday to Sunday) and this month's in the caller's time zone.
     ///
     /// Total points, and this week's (Monday to Sunday) and this month's in the caller's time zone.
@@ -897,6 +970,36 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `DELETE /v1/me/push-tokens/{pushTokenID}`.
     /// - Remark: Generated from `#/paths//v1/me/push-tokens/{pushTokenID}/delete(deletePushToken)`.
     func deletePushToken(_ input: Operations.DeletePushToken.Input) async throws -> Operations.DeletePushToken.Output
+    /// The caller's signed-in devices, oldest first: name, when signed in and when last used.
+    ///
+    /// The caller's signed-in devices, oldest first: name, when signed in and when last used.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `GET /v1/me/sessions`.
+    /// - Remark: Generated from `#/paths//v1/me/sessions/get(listSessions)`.
+    func listSessions(_ input: Operations.ListSessions.Input) async throws -> Operations.ListSessions.Output
+    /// Sign one device out: its refresh token is refused from now on (its access token lives out its minutes).
+    ///
+    /// Sign one device out: its refresh token is refused from now on (its access token lives out its minutes).
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `DELETE /v1/me/sessions/{sessionID}`.
+    /// - Remark: Generated from `#/paths//v1/me/sessions/{sessionID}/delete(endSession)`.
+    func endSession(_ input: Operations.EndSession.Input) async throws -> Operations.EndSession.Output
+    /// Sign out every device but this one (named by its refresh token, 401 invalid-refresh-token if it is not a live one of yours).
+    ///
+    /// Sign out every device but this one (named by its refresh token, 401 invalid-refresh-token if it is not a live one of yours).
+    ///
+    /// Problem types:
+    /// - 401 `invalid-refresh-token`: The refresh token is unknown, expired or signed out: sign in again.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `POST /v1/me/sessions/end-others`.
+    /// - Remark: Generated from `#/paths//v1/me/sessions/end-others/post(endOtherSessions)`.
+    func endOtherSessions(_ input: Operations.EndOtherSessions.Input) async throws -> Operations.EndOtherSessions.Output
     /// The onboarding answers and accepted values, with the current recommendation (404 before onboarding).
     ///
     /// The onboarding answers and accepted values, with the current recommendation (404 before onboarding).
@@ -1407,6 +1510,26 @@ extension APIProtocol {
             body: body
         ))
     }
+    /// Ask for a password-reset link by e-mail.
+    ///
+    /// Ask for a password-reset link by e-mail. Always 202 with no body, whether or not an account has the address; a verified address gets a link valid 30 minutes, an unverified one a verification link instead. At most 3 mails per address an hour (more are answered alike and send nothing); 20 requests per client address an hour, then 429.
+    ///
+    /// Problem types:
+    /// - 429 `too-many-mail-requests`: Too many account mails asked for from this address; retry after `Retry-After` seconds.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `POST /v1/auth/forgot-password`.
+    /// - Remark: Generated from `#/paths//v1/auth/forgot-password/post(forgotPassword)`.
+    public func forgotPassword(
+        headers: Operations.ForgotPassword.Input.Headers = .init(),
+        body: Operations.ForgotPassword.Input.Body
+    ) async throws -> Operations.ForgotPassword.Output {
+        try await forgotPassword(Operations.ForgotPassword.Input(
+            headers: headers,
+            body: body
+        ))
+    }
     /// Create a guest account with a display name only (offline-first apps); credentials can be attached later.
     ///
     /// Create a guest account with a display name only (offline-first apps); credentials can be attached later.
@@ -1462,6 +1585,26 @@ extension APIProtocol {
         body: Operations.Register.Input.Body
     ) async throws -> Operations.Register.Output {
         try await register(Operations.Register.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Set a new password with the mailed token.
+    ///
+    /// Set a new password with the mailed token. The token works once; every device is signed out (every refresh token refused). An unknown, used or expired token is 404 invalid-link-token.
+    ///
+    /// Problem types:
+    /// - 404 `invalid-link-token`: The mailed link's token is unknown, already used or expired (one answer for all three): ask for a new mail.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `POST /v1/auth/reset-password`.
+    /// - Remark: Generated from `#/paths//v1/auth/reset-password/post(resetPassword)`.
+    public func resetPassword(
+        headers: Operations.ResetPassword.Input.Headers = .init(),
+        body: Operations.ResetPassword.Input.Body
+    ) async throws -> Operations.ResetPassword.Output {
+        try await resetPassword(Operations.ResetPassword.Input(
             headers: headers,
             body: body
         ))
@@ -1522,6 +1665,27 @@ extension APIProtocol {
         body: Operations.SocialSignIn.Input.Body
     ) async throws -> Operations.SocialSignIn.Output {
         try await socialSignIn(Operations.SocialSignIn.Input(
+            headers: headers,
+            body: body
+        ))
+    }
+    /// Verify an address with the mailed token: the account's address, or the new address of a change, which takes effect now (the old address is told).
+    ///
+    /// Verify an address with the mailed token: the account's address, or the new address of a change, which takes effect now (the old address is told). An unknown, used or expired token is 404 invalid-link-token.
+    ///
+    /// Problem types:
+    /// - 404 `invalid-link-token`: The mailed link's token is unknown, already used or expired (one answer for all three): ask for a new mail.
+    /// - 409 `email-taken`: An account with this e-mail exists: sign in instead.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `POST /v1/auth/verify-email`.
+    /// - Remark: Generated from `#/paths//v1/auth/verify-email/post(verifyEmail)`.
+    public func verifyEmail(
+        headers: Operations.VerifyEmail.Input.Headers = .init(),
+        body: Operations.VerifyEmail.Input.Body
+    ) async throws -> Operations.VerifyEmail.Output {
+        try await verifyEmail(Operations.VerifyEmail.Input(
             headers: headers,
             body: body
         ))
@@ -2399,6 +2563,39 @@ extension APIProtocol {
             body: body
         ))
     }
+    /// The account's address, whether it is verified, and an address change waiting for verification.
+    ///
+    /// The account's address, whether it is verified, and an address change waiting for verification.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `GET /v1/me/email`.
+    /// - Remark: Generated from `#/paths//v1/me/email/get(getEmail)`.
+    public func getEmail(headers: Operations.GetEmail.Input.Headers = .init()) async throws -> Operations.GetEmail.Output {
+        try await getEmail(Operations.GetEmail.Input(headers: headers))
+    }
+    /// Change the address (with the current password).
+    ///
+    /// Change the address (with the current password). Nothing changes until the link mailed to the new address is followed; the address stays the old one meanwhile.
+    ///
+    /// Problem types:
+    /// - 401 `invalid-credentials`: The e-mail or the password is wrong.
+    /// - 409 `email-taken`: An account with this e-mail exists: sign in instead.
+    /// - 429 `sign-in-throttled`: Too many failed sign-ins from this address; retry after `Retry-After` seconds.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `POST /v1/me/email`.
+    /// - Remark: Generated from `#/paths//v1/me/email/post(changeEmail)`.
+    public func changeEmail(
+        headers: Operations.ChangeEmail.Input.Headers = .init(),
+        body: Operations.ChangeEmail.Input.Body
+    ) async throws -> Operations.ChangeEmail.Output {
+        try await changeEmail(Operations.ChangeEmail.Input(
+            headers: headers,
+            body: body
+        ))
+    }
     /// Everything Surge keeps about the caller, from every service, as one JSON document (GDPR access).
     ///
     /// Everything Surge keeps about the caller, from every service, as one JSON document (GDPR access).
@@ -2500,6 +2697,27 @@ extension APIProtocol {
     public func getMyUnreadNotificationCount(headers: Operations.GetMyUnreadNotificationCount.Input.Headers = .init()) async throws -> Operations.GetMyUnreadNotificationCount.Output {
         try await getMyUnreadNotificationCount(Operations.GetMyUnreadNotificationCount.Input(headers: headers))
     }
+    /// Change the password with the current one.
+    ///
+    /// Change the password with the current one. Every device is signed out; this one gets new tokens.
+    ///
+    /// Problem types:
+    /// - 401 `invalid-credentials`: The e-mail or the password is wrong.
+    /// - 429 `sign-in-throttled`: Too many failed sign-ins from this address; retry after `Retry-After` seconds.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `POST /v1/me/password`.
+    /// - Remark: Generated from `#/paths//v1/me/password/post(changePassword)`.
+    public func changePassword(
+        headers: Operations.ChangePassword.Input.Headers = .init(),
+        body: Operations.ChangePassword.Input.Body
+    ) async throws -> Operations.ChangePassword.Output {
+        try await changePassword(Operations.ChangePassword.Input(
+            headers: headers,
+            body: body
+        ))
+    }
     /// Total points, and this week's (Monday to Sunday) and this month's in the caller's time zone.
     ///
     /// Total points, and this week's (Monday to Sunday) and this month's in the caller's time zone.
@@ -2599,6 +2817,54 @@ extension APIProtocol {
         try await deletePushToken(Operations.DeletePushToken.Input(
             path: path,
             headers: headers
+        ))
+    }
+    /// The caller's signed-in devices, oldest first: name, when signed in and when last used.
+    ///
+    /// The caller's signed-in devices, oldest first: name, when signed in and when last used.
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `GET /v1/me/sessions`.
+    /// - Remark: Generated from `#/paths//v1/me/sessions/get(listSessions)`.
+    public func listSessions(headers: Operations.ListSessions.Input.Headers = .init()) async throws -> Operations.ListSessions.Output {
+        try await listSessions(Operations.ListSessions.Input(headers: headers))
+    }
+    /// Sign one device out: its refresh token is refused from now on (its access token lives out its minutes).
+    ///
+    /// Sign one device out: its refresh token is refused from now on (its access token lives out its minutes).
+    ///
+    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `DELETE /v1/me/sessions/{sessionID}`.
+    /// - Remark: Generated from `#/paths//v1/me/sessions/{sessionID}/delete(endSession)`.
+    public func endSession(
+        path: Operations.EndSession.Input.Path,
+        headers: Operations.EndSession.Input.Headers = .init()
+    ) async throws -> Operations.EndSession.Output {
+        try await endSession(Operations.EndSession.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// Sign out every device but this one (named by its refresh token, 401 invalid-refresh-token if it is not a live one of yours).
+    ///
+    /// Sign out every device but this one (named by its refresh token, 401 invalid-refresh-token if it is not a live one of yours).
+    ///
+    /// Problem types:
+    /// - 401 `invalid-refresh-token`: The refresh token is unknown, expired or signed out: sign in again.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `POST /v1/me/sessions/end-others`.
+    /// - Remark: Generated from `#/paths//v1/me/sessions/end-others/post(endOtherSessions)`.
+    public func endOtherSessions(
+        headers: Operations.EndOtherSessions.Input.Headers = .init(),
+        body: Operations.EndOtherSessions.Input.Body
+    ) async throws -> Operations.EndOtherSessions.Output {
+        try await endOtherSessions(Operations.EndOtherSessions.Input(
+            headers: headers,
+            body: body
         ))
     }
     /// The onboarding answers and accepted values, with the current recommendation (404 before onboarding).

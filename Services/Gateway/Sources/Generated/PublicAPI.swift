@@ -17,12 +17,15 @@ enum PublicAPI {
         PublicRoute(.put, "/v1/attempts/{attemptID}/tasks/{taskID}", .progress, .authenticated, .standard, idempotent: false),
         PublicRoute(.post, "/v1/attempts/{attemptID}/tasks/{taskID}/logs", .progress, .authenticated, .standard, idempotent: true),
         PublicRoute(.put, "/v1/attempts/{attemptID}/tasks/{taskID}/photo", .progress, .authenticated, .standard, idempotent: false, upload: true),
+        PublicRoute(.post, "/v1/auth/forgot-password", .identity, .anonymous, .credentials, idempotent: false),
         PublicRoute(.post, "/v1/auth/guest", .identity, .anonymous, .credentials, idempotent: true),
         PublicRoute(.post, "/v1/auth/refresh", .identity, .anonymous, .credentials, idempotent: false),
         PublicRoute(.post, "/v1/auth/register", .identity, .anonymous, .credentials, idempotent: true),
+        PublicRoute(.post, "/v1/auth/reset-password", .identity, .anonymous, .credentials, idempotent: false),
         PublicRoute(.post, "/v1/auth/sign-in", .identity, .anonymous, .credentials, idempotent: false),
         PublicRoute(.post, "/v1/auth/sign-out", .identity, .anonymous, .credentials, idempotent: false),
         PublicRoute(.post, "/v1/auth/social", .identity, .anonymous, .credentials, idempotent: false),
+        PublicRoute(.post, "/v1/auth/verify-email", .identity, .anonymous, .credentials, idempotent: false),
         PublicRoute(.get, "/v1/badges", .badges, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/challenges", .challenges, .authenticated, .standard, idempotent: false),
         PublicRoute(.post, "/v1/challenges", .challenges, .authenticated, .standard, idempotent: true),
@@ -71,6 +74,8 @@ enum PublicAPI {
         PublicRoute(.get, "/v1/me/badges", .badges, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/me/challenges", .challenges, .authenticated, .standard, idempotent: false),
         PublicRoute(.post, "/v1/me/credentials", .identity, .authenticated, .standard, idempotent: false),
+        PublicRoute(.get, "/v1/me/email", .identity, .authenticated, .standard, idempotent: false),
+        PublicRoute(.post, "/v1/me/email", .identity, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/me/export", .gateway, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/me/history", .progress, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/me/notifications", .notifications, .authenticated, .standard, idempotent: false),
@@ -78,6 +83,7 @@ enum PublicAPI {
         PublicRoute(.get, "/v1/me/notifications/unread-count", .notifications, .authenticated, .standard, idempotent: false),
         PublicRoute(.post, "/v1/me/notifications/{notificationID}/archive", .notifications, .authenticated, .standard, idempotent: false),
         PublicRoute(.post, "/v1/me/notifications/{notificationID}/read", .notifications, .authenticated, .standard, idempotent: false),
+        PublicRoute(.post, "/v1/me/password", .identity, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/me/points", .progress, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/me/points/ledger", .progress, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/me/preferences", .identity, .authenticated, .standard, idempotent: false),
@@ -85,6 +91,9 @@ enum PublicAPI {
         PublicRoute(.get, "/v1/me/push-tokens", .notifications, .authenticated, .standard, idempotent: false),
         PublicRoute(.post, "/v1/me/push-tokens", .notifications, .authenticated, .standard, idempotent: false),
         PublicRoute(.delete, "/v1/me/push-tokens/{pushTokenID}", .notifications, .authenticated, .standard, idempotent: false),
+        PublicRoute(.get, "/v1/me/sessions", .identity, .authenticated, .standard, idempotent: false),
+        PublicRoute(.post, "/v1/me/sessions/end-others", .identity, .authenticated, .standard, idempotent: false),
+        PublicRoute(.delete, "/v1/me/sessions/{sessionID}", .identity, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/me/training-plan", .identity, .authenticated, .standard, idempotent: false),
         PublicRoute(.put, "/v1/me/training-plan", .identity, .authenticated, .standard, idempotent: false),
         PublicRoute(.post, "/v1/me/training-plan/preview", .identity, .authenticated, .standard, idempotent: false),
@@ -247,7 +256,7 @@ enum PublicAPI {
             }
           }
         },
-        "description" : "Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`); each operation lists its own.",
+        "description" : "Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.",
         "headers" : {
           "X-Request-ID" : {
             "$ref" : "#/components/headers/X-Request-ID"
@@ -280,7 +289,7 @@ enum PublicAPI {
             }
           }
         },
-        "description" : "Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-streams`); each operation lists its own.",
+        "description" : "Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-mail-requests`, `too-many-streams`); each operation lists its own.",
         "headers" : {
           "RateLimit-Limit" : {
             "$ref" : "#/components/headers/RateLimit-Limit"
@@ -1592,6 +1601,57 @@ enum PublicAPI {
         ],
         "type" : "object"
       },
+      "ChangeEmailRequest" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "email" : {
+            "examples" : [
+              "ann@example.com"
+            ],
+            "maxLength" : 254,
+            "pattern" : "^(?![^@]*\\.\\.)[^\\s@.\\u0000-\\u001F\\u007F-\\u009F]([^\\s@\\u0000-\\u001F\\u007F-\\u009F]{0,62}[^\\s@.\\u0000-\\u001F\\u007F-\\u009F])?@[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$",
+            "type" : "string"
+          },
+          "password" : {
+            "pattern" : "^[^\\u0000]*$",
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "email",
+          "password"
+        ],
+        "type" : "object"
+      },
+      "ChangePasswordRequest" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "currentPassword" : {
+            "pattern" : "^[^\\u0000]*$",
+            "type" : "string"
+          },
+          "deviceName" : {
+            "examples" : [
+              "Ann's phone"
+            ],
+            "maxLength" : 100,
+            "pattern" : "^(?=[\\s\\S]*\\S)[^\\u0000-\\u001F\\u007F-\\u009F]*$",
+            "type" : "string"
+          },
+          "newPassword" : {
+            "description" : "From 10 to 256 characters; not one character repeated, not the e-mail's name, not a common password.",
+            "maxLength" : 256,
+            "minLength" : 10,
+            "pattern" : "^(?!([\\s\\S])\\1*$)[^\\u0000]{10,}$",
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "currentPassword",
+          "newPassword"
+        ],
+        "type" : "object"
+      },
       "ChoreDetails" : {
         "properties" : {
           "assigneeID" : {
@@ -2022,6 +2082,48 @@ enum PublicAPI {
         },
         "type" : "object"
       },
+      "DeviceSessionList" : {
+        "properties" : {
+          "items" : {
+            "items" : {
+              "$ref" : "#/components/schemas/DeviceSessionView"
+            },
+            "type" : "array"
+          }
+        },
+        "required" : [
+          "items"
+        ],
+        "type" : "object"
+      },
+      "DeviceSessionView" : {
+        "properties" : {
+          "createdAt" : {
+            "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "type" : "string"
+          },
+          "lastUsedAt" : {
+            "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "type" : "string"
+          },
+          "name" : {
+            "type" : "string"
+          },
+          "sessionID" : {
+            "format" : "uuid",
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "createdAt",
+          "lastUsedAt",
+          "name",
+          "sessionID"
+        ],
+        "type" : "object"
+      },
       "Difficulty" : {
         "anyOf" : [
           {
@@ -2066,6 +2168,36 @@ enum PublicAPI {
           "level",
           "period",
           "title"
+        ],
+        "type" : "object"
+      },
+      "EmailStatusResponse" : {
+        "properties" : {
+          "email" : {
+            "type" : "string"
+          },
+          "pendingEmail" : {
+            "type" : "string"
+          },
+          "verified" : {
+            "type" : "boolean"
+          }
+        },
+        "required" : [
+          "verified"
+        ],
+        "type" : "object"
+      },
+      "EndOtherSessionsRequest" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "refreshToken" : {
+            "pattern" : "^[^\\u0000]*$",
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "refreshToken"
         ],
         "type" : "object"
       },
@@ -2180,6 +2312,23 @@ enum PublicAPI {
         "required" : [
           "field",
           "message"
+        ],
+        "type" : "object"
+      },
+      "ForgotPasswordRequest" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "email" : {
+            "examples" : [
+              "ann@example.com"
+            ],
+            "maxLength" : 254,
+            "pattern" : "^(?![^@]*\\.\\.)[^\\s@.\\u0000-\\u001F\\u007F-\\u009F]([^\\s@\\u0000-\\u001F\\u007F-\\u009F]{0,62}[^\\s@.\\u0000-\\u001F\\u007F-\\u009F])?@[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$",
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "email"
         ],
         "type" : "object"
       },
@@ -2511,6 +2660,14 @@ enum PublicAPI {
       "GuestRequest" : {
         "additionalProperties" : false,
         "properties" : {
+          "deviceName" : {
+            "examples" : [
+              "Ann's phone"
+            ],
+            "maxLength" : 100,
+            "pattern" : "^(?=[\\s\\S]*\\S)[^\\u0000-\\u001F\\u007F-\\u009F]*$",
+            "type" : "string"
+          },
           "displayName" : {
             "examples" : [
               "Ann"
@@ -3739,7 +3896,7 @@ enum PublicAPI {
             "type" : "string"
           },
           "type" : {
-            "description" : "Stable per kind of problem: https://surge.example/problems/ followed by one of these slugs (later versions may add others; `http-<status>` stands for any other HTTP error):\n- `rate-limited` (429): Too many requests from this address or account; retry after `Retry-After` seconds.\n- `unavailable` (503): Something Surge depends on (its database, another service, a sign-in provider) cannot be reached; retry after `Retry-After` seconds.\n- `catching-up` (503): This service has not yet seen something the request needs (an account or group created a moment ago); retry after `Retry-After` seconds.\n- `internal` (500): A fault on Surge's side; it has been logged.\n- `method-not-allowed` (405): The path exists, but not with this method.\n- `not-found` (404): No such resource, or none the caller may see.\n- `unknown-cursor` (404): The `cursor` was not issued for this list (or this sort order), so the position it names does not exist: request the first page again without a cursor.\n- `unauthorized` (401): No access token was sent.\n- `invalid-token` (401): The access token is malformed, expired or not Surge's: refresh it or sign in again.\n- `account-deleted` (401): The token's account was deleted.\n- `unauthenticated-call` (401): A service was called directly, not through the gateway (internal calls only).\n- `malformed-body` (400): The body is not JSON, or could not be read.\n- `invalid-characters` (400): A text field or query parameter contains NUL (U+0000); `errors` names each.\n- `unsupported-media-type` (415): The body's Content-Type is not one the operation takes.\n- `payload-too-large` (413): The body is larger than the operation takes.\n- `validation` (422): A field, query parameter or header breaks a rule (unknown fields included); `errors` names each with the rule broken.\n- `idempotency-key-reused` (409): This `Idempotency-Key` is bound to a different request (another method, path or body): use a new key for a new request.\n- `idempotency-key-in-progress` (409): A request with this `Idempotency-Key` is still running; retry after `Retry-After` seconds.\n- `forbidden` (403): The caller may not do this.\n- `confirmation-required` (422): Deleting for good needs an explicit confirmation.\n- `email-taken` (409): An account with this e-mail exists: sign in instead.\n- `account-exists` (409): A password account has this e-mail: sign in with e-mail and password instead.\n- `credentials-exist` (409): The account already has credentials; only a guest attaches them.\n- `invalid-credentials` (401): The e-mail or the password is wrong.\n- `sign-in-throttled` (429): Too many failed sign-ins from this address; retry after `Retry-After` seconds.\n- `invalid-refresh-token` (401): The refresh token is unknown, expired or signed out: sign in again.\n- `refresh-token-reused` (401): The refresh token was already used; every session of its family was signed out.\n- `invalid-id-token` (401): The provider's ID token is malformed, expired, wrongly signed or meant for another app.\n- `provider-not-enabled` (403): This server does not accept sign-in with that provider (it is not configured here).\n- `training-plan-not-found` (404): No training plan yet: onboarding has not saved one.\n- `already-friends` (409): You are already friends.\n- `friend-request-exists` (409): A friend request between the two of you is pending; answer or cancel it.\n- `owner-only` (403): Only the group's owner may do this.\n- `invite-expired` (410): The invite has expired; ask for a new one.\n- `cannot-remove-self` (409): The owner cannot remove themselves; leave the group instead.\n- `not-invitable` (409): This kind of challenge takes no invitations.\n- `already-started` (409): You already have an active attempt at this challenge.\n- `attempt-completed` (409): A completed attempt is archived; start the challenge again instead.\n- `attempt-not-active` (409): The attempt has ended (failed, completed or abandoned); restart it to check in again.\n- `chore` (409): Household chores are completed occurrence by occurrence, not started.\n- `competition-ended` (409): The competition has ended.\n- `beyond-supported-dates` (422): The attempt would end after the last date Surge supports (2200-12-31).\n- `already-removed` (409): That logged amount was already removed.\n- `chore-already-completed` (409): This chore occurrence was already completed.\n- `outside-competition` (422): The check-in falls outside the competition's time limit.\n- `check-in-window-closed` (422): Too late for that day: its check-in window has closed (`detail` says when).\n- `check-in-in-future` (422): The check-in is for a day that has not begun.\n- `check-in-before-start` (422): The check-in is for a day before the attempt began.\n- `check-in-after-end` (422): The check-in is for a day after the attempt's last day.\n- `day-off` (409): The check-in is for a day off (a pause, a vacation, a rest weekday or a skip day): resume the attempt to check in.\n- `pause-not-allowed` (422): The challenge's rules (`rules.pause`) allow no time off of this kind; `detail` names the rule.\n- `pause-too-late` (422): Time off may start after the fact only while the day's check-in window is open, never on a day already judged (`detail` says when it closed).\n- `pause-overlaps` (409): The days asked for overlap a pause or skip day the attempt already has.\n- `pause-too-long` (422): More days than the rules allow in one pause (`rules.pause.maxDaysPerPause`).\n- `pause-limit-reached` (422): The rules' budget is used up (`rules.pause.pausesPerMonth`, `pausesPerAttempt` or `skipDaysPerMonth`); `detail` names which.\n- `not-paused` (409): The attempt has no pause in progress or to come.\n- `too-many-streams` (429): The account already has as many open streams on this server as it may; close one first.\n- `invalid-stream-ticket` (401): The stream ticket is unknown, used or expired: ask for a new one (they live 60 seconds, for one stream).\n- `webhook-target-refused` (422): The webhook URL is not https, or its host resolves to a loopback, private, link-local or other non-public address.\n- `webhook-limit-reached` (409): The account has as many webhook subscriptions as it may; delete one first.",
+            "description" : "Stable per kind of problem: https://surge.example/problems/ followed by one of these slugs (later versions may add others; `http-<status>` stands for any other HTTP error):\n- `rate-limited` (429): Too many requests from this address or account; retry after `Retry-After` seconds.\n- `unavailable` (503): Something Surge depends on (its database, another service, a sign-in provider) cannot be reached; retry after `Retry-After` seconds.\n- `catching-up` (503): This service has not yet seen something the request needs (an account or group created a moment ago); retry after `Retry-After` seconds.\n- `internal` (500): A fault on Surge's side; it has been logged.\n- `method-not-allowed` (405): The path exists, but not with this method.\n- `not-found` (404): No such resource, or none the caller may see.\n- `unknown-cursor` (404): The `cursor` was not issued for this list (or this sort order), so the position it names does not exist: request the first page again without a cursor.\n- `unauthorized` (401): No access token was sent.\n- `invalid-token` (401): The access token is malformed, expired or not Surge's: refresh it or sign in again.\n- `account-deleted` (401): The token's account was deleted.\n- `unauthenticated-call` (401): A service was called directly, not through the gateway (internal calls only).\n- `malformed-body` (400): The body is not JSON, or could not be read.\n- `invalid-characters` (400): A text field or query parameter contains NUL (U+0000); `errors` names each.\n- `unsupported-media-type` (415): The body's Content-Type is not one the operation takes.\n- `payload-too-large` (413): The body is larger than the operation takes.\n- `validation` (422): A field, query parameter or header breaks a rule (unknown fields included); `errors` names each with the rule broken.\n- `idempotency-key-reused` (409): This `Idempotency-Key` is bound to a different request (another method, path or body): use a new key for a new request.\n- `idempotency-key-in-progress` (409): A request with this `Idempotency-Key` is still running; retry after `Retry-After` seconds.\n- `forbidden` (403): The caller may not do this.\n- `confirmation-required` (422): Deleting for good needs an explicit confirmation.\n- `email-taken` (409): An account with this e-mail exists: sign in instead.\n- `account-exists` (409): A password account has this e-mail: sign in with e-mail and password instead.\n- `credentials-exist` (409): The account already has credentials; only a guest attaches them.\n- `invalid-credentials` (401): The e-mail or the password is wrong.\n- `sign-in-throttled` (429): Too many failed sign-ins from this address; retry after `Retry-After` seconds.\n- `invalid-refresh-token` (401): The refresh token is unknown, expired or signed out: sign in again.\n- `refresh-token-reused` (401): The refresh token was already used; every session of its family was signed out.\n- `invalid-id-token` (401): The provider's ID token is malformed, expired, wrongly signed or meant for another app.\n- `provider-not-enabled` (403): This server does not accept sign-in with that provider (it is not configured here).\n- `training-plan-not-found` (404): No training plan yet: onboarding has not saved one.\n- `already-friends` (409): You are already friends.\n- `friend-request-exists` (409): A friend request between the two of you is pending; answer or cancel it.\n- `owner-only` (403): Only the group's owner may do this.\n- `invite-expired` (410): The invite has expired; ask for a new one.\n- `cannot-remove-self` (409): The owner cannot remove themselves; leave the group instead.\n- `invalid-link-token` (404): The mailed link's token is unknown, already used or expired (one answer for all three): ask for a new mail.\n- `too-many-mail-requests` (429): Too many account mails asked for from this address; retry after `Retry-After` seconds.\n- `not-invitable` (409): This kind of challenge takes no invitations.\n- `already-started` (409): You already have an active attempt at this challenge.\n- `attempt-completed` (409): A completed attempt is archived; start the challenge again instead.\n- `attempt-not-active` (409): The attempt has ended (failed, completed or abandoned); restart it to check in again.\n- `chore` (409): Household chores are completed occurrence by occurrence, not started.\n- `competition-ended` (409): The competition has ended.\n- `beyond-supported-dates` (422): The attempt would end after the last date Surge supports (2200-12-31).\n- `already-removed` (409): That logged amount was already removed.\n- `chore-already-completed` (409): This chore occurrence was already completed.\n- `outside-competition` (422): The check-in falls outside the competition's time limit.\n- `check-in-window-closed` (422): Too late for that day: its check-in window has closed (`detail` says when).\n- `check-in-in-future` (422): The check-in is for a day that has not begun.\n- `check-in-before-start` (422): The check-in is for a day before the attempt began.\n- `check-in-after-end` (422): The check-in is for a day after the attempt's last day.\n- `day-off` (409): The check-in is for a day off (a pause, a vacation, a rest weekday or a skip day): resume the attempt to check in.\n- `pause-not-allowed` (422): The challenge's rules (`rules.pause`) allow no time off of this kind; `detail` names the rule.\n- `pause-too-late` (422): Time off may start after the fact only while the day's check-in window is open, never on a day already judged (`detail` says when it closed).\n- `pause-overlaps` (409): The days asked for overlap a pause or skip day the attempt already has.\n- `pause-too-long` (422): More days than the rules allow in one pause (`rules.pause.maxDaysPerPause`).\n- `pause-limit-reached` (422): The rules' budget is used up (`rules.pause.pausesPerMonth`, `pausesPerAttempt` or `skipDaysPerMonth`); `detail` names which.\n- `not-paused` (409): The attempt has no pause in progress or to come.\n- `too-many-streams` (429): The account already has as many open streams on this server as it may; close one first.\n- `invalid-stream-ticket` (401): The stream ticket is unknown, used or expired: ask for a new one (they live 60 seconds, for one stream).\n- `webhook-target-refused` (422): The webhook URL is not https, or its host resolves to a loopback, private, link-local or other non-public address.\n- `webhook-limit-reached` (409): The account has as many webhook subscriptions as it may; delete one first.",
             "examples" : [
               "https://surge.example/problems/attempt-not-active"
             ],
@@ -3960,6 +4117,14 @@ enum PublicAPI {
       "RegisterRequest" : {
         "additionalProperties" : false,
         "properties" : {
+          "deviceName" : {
+            "examples" : [
+              "Ann's phone"
+            ],
+            "maxLength" : 100,
+            "pattern" : "^(?=[\\s\\S]*\\S)[^\\u0000-\\u001F\\u007F-\\u009F]*$",
+            "type" : "string"
+          },
           "displayName" : {
             "examples" : [
               "Ann"
@@ -4007,6 +4172,31 @@ enum PublicAPI {
           "email",
           "password",
           "timeZone"
+        ],
+        "type" : "object"
+      },
+      "ResetPasswordRequest" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "password" : {
+            "description" : "From 10 to 256 characters; not one character repeated, not the e-mail's name, not a common password.",
+            "maxLength" : 256,
+            "minLength" : 10,
+            "pattern" : "^(?!([\\s\\S])\\1*$)[^\\u0000]{10,}$",
+            "type" : "string"
+          },
+          "token" : {
+            "description" : "The token from the mailed link (after `token=`).",
+            "examples" : [
+              "QQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQ"
+            ],
+            "pattern" : "^[A-Za-z0-9_-]{64}$",
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "password",
+          "token"
         ],
         "type" : "object"
       },
@@ -4158,6 +4348,14 @@ enum PublicAPI {
       "SignInRequest" : {
         "additionalProperties" : false,
         "properties" : {
+          "deviceName" : {
+            "examples" : [
+              "Ann's phone"
+            ],
+            "maxLength" : 100,
+            "pattern" : "^(?=[\\s\\S]*\\S)[^\\u0000-\\u001F\\u007F-\\u009F]*$",
+            "type" : "string"
+          },
           "email" : {
             "examples" : [
               "ann@example.com"
@@ -4205,6 +4403,14 @@ enum PublicAPI {
       "SocialSignInRequest" : {
         "additionalProperties" : false,
         "properties" : {
+          "deviceName" : {
+            "examples" : [
+              "Ann's phone"
+            ],
+            "maxLength" : 100,
+            "pattern" : "^(?=[\\s\\S]*\\S)[^\\u0000-\\u001F\\u007F-\\u009F]*$",
+            "type" : "string"
+          },
           "displayName" : {
             "examples" : [
               "Ann"
@@ -4821,6 +5027,23 @@ enum PublicAPI {
         "required" : [
           "notPaused",
           "paused"
+        ],
+        "type" : "object"
+      },
+      "VerifyEmailRequest" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "token" : {
+            "description" : "The token from the mailed link (after `token=`).",
+            "examples" : [
+              "QQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQ"
+            ],
+            "pattern" : "^[A-Za-z0-9_-]{64}$",
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "token"
         ],
         "type" : "object"
       },
@@ -6671,6 +6894,69 @@ enum PublicAPI {
         "x-surge-throttle" : "standard"
       }
     },
+    "/v1/auth/forgot-password" : {
+      "post" : {
+        "description" : "Ask for a password-reset link by e-mail. Always 202 with no body, whether or not an account has the address; a verified address gets a link valid 30 minutes, an unverified one a verification link instead. At most 3 mails per address an hour (more are answered alike and send nothing); 20 requests per client address an hour, then 429.\n\nProblem types:\n- 429 `too-many-mail-requests`: Too many account mails asked for from this address; retry after `Retry-After` seconds.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).",
+        "operationId" : "forgotPassword",
+        "requestBody" : {
+          "content" : {
+            "application/json" : {
+              "schema" : {
+                "$ref" : "#/components/schemas/ForgotPasswordRequest"
+              }
+            }
+          },
+          "required" : true
+        },
+        "responses" : {
+          "202" : {
+            "description" : "Accepted",
+            "headers" : {
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
+          "413" : {
+            "$ref" : "#/components/responses/ContentTooLarge"
+          },
+          "415" : {
+            "$ref" : "#/components/responses/UnsupportedMediaType"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/UnprocessableContent"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/TooManyRequests"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/ServiceUnavailable"
+          }
+        },
+        "security" : [
+
+        ],
+        "summary" : "Ask for a password-reset link by e-mail.",
+        "tags" : [
+          "identity"
+        ],
+        "x-problem-types" : [
+          "invalid-characters",
+          "malformed-body",
+          "payload-too-large",
+          "unsupported-media-type",
+          "validation",
+          "rate-limited",
+          "too-many-mail-requests",
+          "unavailable"
+        ],
+        "x-surge-service" : "identity",
+        "x-surge-throttle" : "credentials"
+      }
+    },
     "/v1/auth/guest" : {
       "post" : {
         "description" : "Create a guest account with a display name only (offline-first apps); credentials can be attached later.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).",
@@ -6935,6 +7221,72 @@ enum PublicAPI {
         "x-surge-throttle" : "credentials"
       }
     },
+    "/v1/auth/reset-password" : {
+      "post" : {
+        "description" : "Set a new password with the mailed token. The token works once; every device is signed out (every refresh token refused). An unknown, used or expired token is 404 invalid-link-token.\n\nProblem types:\n- 404 `invalid-link-token`: The mailed link's token is unknown, already used or expired (one answer for all three): ask for a new mail.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).",
+        "operationId" : "resetPassword",
+        "requestBody" : {
+          "content" : {
+            "application/json" : {
+              "schema" : {
+                "$ref" : "#/components/schemas/ResetPasswordRequest"
+              }
+            }
+          },
+          "required" : true
+        },
+        "responses" : {
+          "204" : {
+            "description" : "No Content",
+            "headers" : {
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
+          },
+          "413" : {
+            "$ref" : "#/components/responses/ContentTooLarge"
+          },
+          "415" : {
+            "$ref" : "#/components/responses/UnsupportedMediaType"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/UnprocessableContent"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/TooManyRequests"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/ServiceUnavailable"
+          }
+        },
+        "security" : [
+
+        ],
+        "summary" : "Set a new password with the mailed token.",
+        "tags" : [
+          "identity"
+        ],
+        "x-problem-types" : [
+          "invalid-characters",
+          "malformed-body",
+          "invalid-link-token",
+          "payload-too-large",
+          "unsupported-media-type",
+          "validation",
+          "rate-limited",
+          "unavailable"
+        ],
+        "x-surge-service" : "identity",
+        "x-surge-throttle" : "credentials"
+      }
+    },
     "/v1/auth/sign-in" : {
       "post" : {
         "description" : "Sign in with e-mail and password. Wrong e-mail or password: 401 invalid-credentials; after 5 failures from one address: 429 with Retry-After (1 minute, doubling up to 15); other addresses are not locked out.\n\nProblem types:\n- 401 `invalid-credentials`: The e-mail or the password is wrong.\n- 429 `sign-in-throttled`: Too many failed sign-ins from this address; retry after `Retry-After` seconds.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).",
@@ -7142,6 +7494,76 @@ enum PublicAPI {
           "invalid-id-token",
           "provider-not-enabled",
           "account-exists",
+          "payload-too-large",
+          "unsupported-media-type",
+          "validation",
+          "rate-limited",
+          "unavailable"
+        ],
+        "x-surge-service" : "identity",
+        "x-surge-throttle" : "credentials"
+      }
+    },
+    "/v1/auth/verify-email" : {
+      "post" : {
+        "description" : "Verify an address with the mailed token: the account's address, or the new address of a change, which takes effect now (the old address is told). An unknown, used or expired token is 404 invalid-link-token.\n\nProblem types:\n- 404 `invalid-link-token`: The mailed link's token is unknown, already used or expired (one answer for all three): ask for a new mail.\n- 409 `email-taken`: An account with this e-mail exists: sign in instead.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).",
+        "operationId" : "verifyEmail",
+        "requestBody" : {
+          "content" : {
+            "application/json" : {
+              "schema" : {
+                "$ref" : "#/components/schemas/VerifyEmailRequest"
+              }
+            }
+          },
+          "required" : true
+        },
+        "responses" : {
+          "204" : {
+            "description" : "No Content",
+            "headers" : {
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
+          },
+          "409" : {
+            "$ref" : "#/components/responses/Conflict"
+          },
+          "413" : {
+            "$ref" : "#/components/responses/ContentTooLarge"
+          },
+          "415" : {
+            "$ref" : "#/components/responses/UnsupportedMediaType"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/UnprocessableContent"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/TooManyRequests"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/ServiceUnavailable"
+          }
+        },
+        "security" : [
+
+        ],
+        "summary" : "Verify an address with the mailed token: the account's address, or the new address of a change, which takes effect now (the old address is told).",
+        "tags" : [
+          "identity"
+        ],
+        "x-problem-types" : [
+          "invalid-characters",
+          "malformed-body",
+          "invalid-link-token",
+          "email-taken",
           "payload-too-large",
           "unsupported-media-type",
           "validation",
@@ -11410,6 +11832,141 @@ enum PublicAPI {
         "x-surge-throttle" : "standard"
       }
     },
+    "/v1/me/email" : {
+      "get" : {
+        "description" : "The account's address, whether it is verified, and an address change waiting for verification.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `unavailable` (503).",
+        "operationId" : "getEmail",
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "$ref" : "#/components/schemas/EmailStatusResponse"
+                }
+              }
+            },
+            "description" : "OK",
+            "headers" : {
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/TooManyRequests"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/ServiceUnavailable"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "The account's address, whether it is verified, and an address change waiting for verification.",
+        "tags" : [
+          "identity"
+        ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "rate-limited",
+          "unavailable"
+        ],
+        "x-surge-service" : "identity",
+        "x-surge-throttle" : "standard"
+      },
+      "post" : {
+        "description" : "Change the address (with the current password). Nothing changes until the link mailed to the new address is followed; the address stays the old one meanwhile.\n\nProblem types:\n- 401 `invalid-credentials`: The e-mail or the password is wrong.\n- 409 `email-taken`: An account with this e-mail exists: sign in instead.\n- 429 `sign-in-throttled`: Too many failed sign-ins from this address; retry after `Retry-After` seconds.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).",
+        "operationId" : "changeEmail",
+        "requestBody" : {
+          "content" : {
+            "application/json" : {
+              "schema" : {
+                "$ref" : "#/components/schemas/ChangeEmailRequest"
+              }
+            }
+          },
+          "required" : true
+        },
+        "responses" : {
+          "202" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "$ref" : "#/components/schemas/EmailStatusResponse"
+                }
+              }
+            },
+            "description" : "Accepted",
+            "headers" : {
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "409" : {
+            "$ref" : "#/components/responses/Conflict"
+          },
+          "413" : {
+            "$ref" : "#/components/responses/ContentTooLarge"
+          },
+          "415" : {
+            "$ref" : "#/components/responses/UnsupportedMediaType"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/UnprocessableContent"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/TooManyRequests"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/ServiceUnavailable"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Change the address (with the current password).",
+        "tags" : [
+          "identity"
+        ],
+        "x-problem-types" : [
+          "invalid-characters",
+          "malformed-body",
+          "account-deleted",
+          "invalid-credentials",
+          "invalid-token",
+          "unauthorized",
+          "email-taken",
+          "payload-too-large",
+          "unsupported-media-type",
+          "validation",
+          "rate-limited",
+          "sign-in-throttled",
+          "unavailable"
+        ],
+        "x-surge-service" : "identity",
+        "x-surge-throttle" : "standard"
+      }
+    },
     "/v1/me/export" : {
       "get" : {
         "description" : "Everything Surge keeps about the caller, from every service, as one JSON document (GDPR access).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `unavailable` (503).",
@@ -11867,6 +12424,87 @@ enum PublicAPI {
           "unavailable"
         ],
         "x-surge-service" : "notifications",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/me/password" : {
+      "post" : {
+        "description" : "Change the password with the current one. Every device is signed out; this one gets new tokens.\n\nProblem types:\n- 401 `invalid-credentials`: The e-mail or the password is wrong.\n- 429 `sign-in-throttled`: Too many failed sign-ins from this address; retry after `Retry-After` seconds.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).",
+        "operationId" : "changePassword",
+        "requestBody" : {
+          "content" : {
+            "application/json" : {
+              "schema" : {
+                "$ref" : "#/components/schemas/ChangePasswordRequest"
+              }
+            }
+          },
+          "required" : true
+        },
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "$ref" : "#/components/schemas/SessionResponse"
+                }
+              }
+            },
+            "description" : "OK",
+            "headers" : {
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "413" : {
+            "$ref" : "#/components/responses/ContentTooLarge"
+          },
+          "415" : {
+            "$ref" : "#/components/responses/UnsupportedMediaType"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/UnprocessableContent"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/TooManyRequests"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/ServiceUnavailable"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Change the password with the current one.",
+        "tags" : [
+          "identity"
+        ],
+        "x-problem-types" : [
+          "invalid-characters",
+          "malformed-body",
+          "account-deleted",
+          "invalid-credentials",
+          "invalid-token",
+          "unauthorized",
+          "payload-too-large",
+          "unsupported-media-type",
+          "validation",
+          "rate-limited",
+          "sign-in-throttled",
+          "unavailable"
+        ],
+        "x-surge-service" : "identity",
         "x-surge-throttle" : "standard"
       }
     },
@@ -12331,6 +12969,192 @@ enum PublicAPI {
           "unavailable"
         ],
         "x-surge-service" : "notifications",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/me/sessions" : {
+      "get" : {
+        "description" : "The caller's signed-in devices, oldest first: name, when signed in and when last used.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `unavailable` (503).",
+        "operationId" : "listSessions",
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "$ref" : "#/components/schemas/DeviceSessionList"
+                }
+              }
+            },
+            "description" : "OK",
+            "headers" : {
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/TooManyRequests"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/ServiceUnavailable"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "The caller's signed-in devices, oldest first: name, when signed in and when last used.",
+        "tags" : [
+          "identity"
+        ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "rate-limited",
+          "unavailable"
+        ],
+        "x-surge-service" : "identity",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/me/sessions/{sessionID}" : {
+      "delete" : {
+        "description" : "Sign one device out: its refresh token is refused from now on (its access token lives out its minutes).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `unavailable` (503).",
+        "operationId" : "endSession",
+        "parameters" : [
+          {
+            "description" : "One of the caller's signed-in devices (a session from the session list).",
+            "in" : "path",
+            "name" : "sessionID",
+            "required" : true,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "204" : {
+            "description" : "No Content",
+            "headers" : {
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/TooManyRequests"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/ServiceUnavailable"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Sign one device out: its refresh token is refused from now on (its access token lives out its minutes).",
+        "tags" : [
+          "identity"
+        ],
+        "x-problem-types" : [
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "not-found",
+          "rate-limited",
+          "unavailable"
+        ],
+        "x-surge-service" : "identity",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/me/sessions/end-others" : {
+      "post" : {
+        "description" : "Sign out every device but this one (named by its refresh token, 401 invalid-refresh-token if it is not a live one of yours).\n\nProblem types:\n- 401 `invalid-refresh-token`: The refresh token is unknown, expired or signed out: sign in again.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).",
+        "operationId" : "endOtherSessions",
+        "requestBody" : {
+          "content" : {
+            "application/json" : {
+              "schema" : {
+                "$ref" : "#/components/schemas/EndOtherSessionsRequest"
+              }
+            }
+          },
+          "required" : true
+        },
+        "responses" : {
+          "204" : {
+            "description" : "No Content",
+            "headers" : {
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "413" : {
+            "$ref" : "#/components/responses/ContentTooLarge"
+          },
+          "415" : {
+            "$ref" : "#/components/responses/UnsupportedMediaType"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/UnprocessableContent"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/TooManyRequests"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/ServiceUnavailable"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "Sign out every device but this one (named by its refresh token, 401 invalid-refresh-token if it is not a live one of yours).",
+        "tags" : [
+          "identity"
+        ],
+        "x-problem-types" : [
+          "invalid-characters",
+          "malformed-body",
+          "account-deleted",
+          "invalid-refresh-token",
+          "invalid-token",
+          "unauthorized",
+          "payload-too-large",
+          "unsupported-media-type",
+          "validation",
+          "rate-limited",
+          "unavailable"
+        ],
+        "x-surge-service" : "identity",
         "x-surge-throttle" : "standard"
       }
     },

@@ -72,22 +72,24 @@ struct AuthController {
 
     @Sendable func registerGuest(request: Request, context: SurgeRequestContext) async throws -> EditedResponse<SessionResponse> {
         let body = try await request.decode(as: GuestRequest.self, context: context)
+        let device = try Self.deviceName(body.deviceName, request: request)
         let registration = try IdentityProblems.mapping {
             try GuestRegistration(displayName: body.displayName, timeZone: body.timeZone, locale: body.locale)
         }
         let account = try await accounts.registerGuest(registration, trace: context.trace)
-        return EditedResponse(status: .created, response: try await session(for: account))
+        return EditedResponse(status: .created, response: try await session(for: account, device: device))
     }
 
     @Sendable func register(request: Request, context: SurgeRequestContext) async throws -> EditedResponse<SessionResponse> {
         let body = try await request.decode(as: RegisterRequest.self, context: context)
+        let device = try Self.deviceName(body.deviceName, request: request)
         let registration = try IdentityProblems.mapping {
             try PasswordRegistration(
                 email: body.email, password: body.password, displayName: body.displayName, timeZone: body.timeZone, locale: body.locale)
         }
         let hash = try await passwords.hash(registration.password)
         let account = try await accounts.registerWithPassword(registration, passwordHash: hash, trace: context.trace)
-        return EditedResponse(status: .created, response: try await session(for: account))
+        return EditedResponse(status: .created, response: try await session(for: account, device: device))
     }
 
     /// A wrong e-mail and a wrong password look the same (same answer, same bcrypt work). Throttling (see
@@ -97,6 +99,7 @@ struct AuthController {
     /// Retry-After, decided before the password is checked.
     @Sendable func signIn(request: Request, context: SurgeRequestContext) async throws -> SessionResponse {
         let body = try await request.decode(as: SignInRequest.self, context: context)
+        let device = try Self.deviceName(body.deviceName, request: request)
         let email = EmailAddress.normalise(body.email)
         guard !email.isEmpty, email.count <= EmailAddress.maxLength else { throw Self.invalidCredentials }
         let source = SignInSource(address: context.clientAddress)
@@ -113,7 +116,21 @@ struct AuthController {
             throw Self.invalidCredentials
         }
         try await sessions.succeeded(email: email, source: source)
-        return try await session(for: account)
+        return try await session(for: account, device: device)
+    }
+
+    /// The name a device goes by in the session list: the one the client gave (the rules of a display name, up to 100
+    /// characters), else its user agent, else "Unknown device".
+    static func deviceName(_ given: String?, request: Request) throws -> String {
+        if let given {
+            var errors: [Problem.FieldError] = []
+            guard let name = ProfileRules.displayName(given, field: "deviceName", maxLength: SessionRepository.maxNameLength, errors: &errors)
+            else { throw Problem.validation(errors) }
+            return name
+        }
+        let agent = request.headers[.userAgent]?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        let printable = String(agent.unicodeScalars.filter { $0.properties.generalCategory != .control }.map(Character.init))
+        return printable.isEmpty ? "Unknown device" : String(printable.prefix(SessionRepository.maxNameLength))
     }
 
     static func throttled(_ limit: SignInThrottle.Limit, retryAfter: Int) -> Problem {
@@ -150,7 +167,7 @@ struct AuthController {
                 detail: "The \(body.provider.rawValue) ID token is malformed, expired, wrongly signed or meant for another app.")
         }
         let (account, created) = try await accounts.socialSignIn(identity, requestedName: name, timeZone: zone, trace: context.trace)
-        let session = try await session(for: account)
+        let session = try await session(for: account, device: Self.deviceName(body.deviceName, request: request))
         return SocialSessionResponse(user: session.user, tokens: session.tokens, newAccount: created)
     }
 
@@ -173,8 +190,9 @@ struct AuthController {
         return .noContent
     }
 
-    private func session(for account: Account) async throws -> SessionResponse {
-        let refresh = try await sessions.start(userID: account.id)
+    /// A new device session for the account, named for the session list.
+    func session(for account: Account, device: String) async throws -> SessionResponse {
+        let refresh = try await sessions.start(userID: account.id, deviceName: device)
         return SessionResponse(user: account, tokens: try await tokens(for: account, refresh: refresh))
     }
 

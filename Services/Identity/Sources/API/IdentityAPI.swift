@@ -40,6 +40,61 @@ enum IdentityAPI {
         summary: "Sign this device out: revokes the refresh token's family.",
         access: .anonymous, throttle: .credentials, request: RefreshTokenRequest.self, status: .noContent)
 
+    // MARK: Recovery, verification, devices
+
+    static let forgotPassword = APIOperation(
+        .post, "/v1/auth/forgot-password", id: "forgotPassword", service: .identity,
+        summary: "Ask for a password-reset link by e-mail. Always 202 with no body, whether or not an account has the address; "
+            + "a verified address gets a link valid 30 minutes, an unverified one a verification link instead. At most 3 mails per "
+            + "address an hour (more are answered alike and send nothing); 20 requests per client address an hour, then 429.",
+        access: .anonymous, throttle: .credentials, request: ForgotPasswordRequest.self, status: .accepted,
+        problems: [.tooManyMailRequests])
+
+    static let resetPassword = APIOperation(
+        .post, "/v1/auth/reset-password", id: "resetPassword", service: .identity,
+        summary: "Set a new password with the mailed token. The token works once; every device is signed out (every refresh token "
+            + "refused). An unknown, used or expired token is 404 invalid-link-token.",
+        access: .anonymous, throttle: .credentials, request: ResetPasswordRequest.self, status: .noContent, problems: [.invalidLinkToken])
+
+    static let verifyEmail = APIOperation(
+        .post, "/v1/auth/verify-email", id: "verifyEmail", service: .identity,
+        summary: "Verify an address with the mailed token: the account's address, or the new address of a change, which takes effect "
+            + "now (the old address is told). An unknown, used or expired token is 404 invalid-link-token.",
+        access: .anonymous, throttle: .credentials, request: VerifyEmailRequest.self, status: .noContent,
+        problems: [.invalidLinkToken, .emailTaken])
+
+    static let getEmail = APIOperation(
+        .get, "/v1/me/email", id: "getEmail", service: .identity,
+        summary: "The account's address, whether it is verified, and an address change waiting for verification.",
+        response: EmailStatusResponse.self)
+
+    static let changeEmail = APIOperation(
+        .post, "/v1/me/email", id: "changeEmail", service: .identity,
+        summary: "Change the address (with the current password). Nothing changes until the link mailed to the new address is "
+            + "followed; the address stays the old one meanwhile.",
+        request: ChangeEmailRequest.self, status: .accepted, response: EmailStatusResponse.self,
+        problems: [.invalidCredentials, .signInThrottled, .emailTaken])
+
+    static let changePassword = APIOperation(
+        .post, "/v1/me/password", id: "changePassword", service: .identity,
+        summary: "Change the password with the current one. Every device is signed out; this one gets new tokens.",
+        request: ChangePasswordRequest.self, response: SessionResponse.self, problems: [.invalidCredentials, .signInThrottled])
+
+    static let listSessions = APIOperation(
+        .get, "/v1/me/sessions", id: "listSessions", service: .identity,
+        summary: "The caller's signed-in devices, oldest first: name, when signed in and when last used.",
+        response: DeviceSessionList.self)
+
+    static let endSession = APIOperation(
+        .delete, "/v1/me/sessions/{sessionID}", id: "endSession", service: .identity,
+        summary: "Sign one device out: its refresh token is refused from now on (its access token lives out its minutes).",
+        status: .noContent)
+
+    static let endOtherSessions = APIOperation(
+        .post, "/v1/me/sessions/end-others", id: "endOtherSessions", service: .identity,
+        summary: "Sign out every device but this one (named by its refresh token, 401 invalid-refresh-token if it is not a live one of yours).",
+        request: EndOtherSessionsRequest.self, status: .noContent, problems: [.invalidRefreshToken])
+
     // MARK: Account
 
     static let me = APIOperation(
@@ -184,6 +239,7 @@ enum IdentityAPI {
 
     static let all = [
         registerGuest, register, signIn, socialSignIn, refresh, signOut,
+        forgotPassword, resetPassword, verifyEmail, getEmail, changeEmail, changePassword, listSessions, endSession, endOtherSessions,
         me, updateMe, attachCredentials, getPreferences, putPreferences, getTrainingPlan, putTrainingPlan, previewTrainingPlan, deleteMe,
         searchUsers,
         listFriends, removeFriend, listFriendRequests, sendFriendRequest, acceptFriendRequest, declineFriendRequest, cancelFriendRequest,

@@ -14,6 +14,7 @@ struct GuestRequest: Codable, Sendable {
     var displayName: String
     var timeZone: String
     var locale: String?
+    var deviceName: String?
 }
 
 struct RegisterRequest: Codable, Sendable {
@@ -22,11 +23,13 @@ struct RegisterRequest: Codable, Sendable {
     var displayName: String
     var timeZone: String
     var locale: String?
+    var deviceName: String?
 }
 
 struct SignInRequest: Codable, Sendable {
     var email: String
     var password: String
+    var deviceName: String?
 }
 
 struct SocialSignInRequest: Codable, Sendable {
@@ -37,6 +40,7 @@ struct SocialSignInRequest: Codable, Sendable {
     var displayName: String?
     /// Used only when the sign-in creates an account (default UTC).
     var timeZone: String?
+    var deviceName: String?
 }
 
 struct RefreshTokenRequest: Codable, Sendable {
@@ -60,6 +64,62 @@ struct SocialSessionResponse: ResponseCodable, Sendable {
     var tokens: Tokens
     /// Whether this sign-in created the account.
     var newAccount: Bool
+}
+
+// MARK: Recovery and verification
+
+struct ForgotPasswordRequest: Codable, Sendable {
+    var email: String
+}
+
+struct ResetPasswordRequest: Codable, Sendable {
+    /// The token from the mailed link.
+    var token: String
+    var password: String
+}
+
+struct VerifyEmailRequest: Codable, Sendable {
+    /// The token from the mailed link.
+    var token: String
+}
+
+struct ChangeEmailRequest: Codable, Sendable {
+    var email: String
+    /// The account's current password.
+    var password: String
+}
+
+struct EmailStatusResponse: ResponseCodable, Sendable {
+    var email: String?
+    var verified: Bool
+    /// The address a change waits to verify; it takes effect when the link mailed to it is followed.
+    var pendingEmail: String?
+}
+
+struct ChangePasswordRequest: Codable, Sendable {
+    var currentPassword: String
+    var newPassword: String
+    var deviceName: String?
+}
+
+// MARK: Devices
+
+struct DeviceSessionView: Codable, Sendable {
+    var sessionID: UUID
+    /// The name given at sign-in, else the app's user agent.
+    var name: String
+    var createdAt: Date
+    /// The last refresh (or the sign-in).
+    var lastUsedAt: Date
+}
+
+struct DeviceSessionList: ResponseCodable, Sendable {
+    var items: [DeviceSessionView]
+}
+
+struct EndOtherSessionsRequest: Codable, Sendable {
+    /// This device's refresh token: its session is the one kept.
+    var refreshToken: String
 }
 
 // MARK: Account

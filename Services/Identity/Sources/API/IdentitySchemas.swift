@@ -27,18 +27,26 @@ enum IdentitySchemas {
         pattern: "^(?!([\\s\\S])\\1*$)[^\\u0000]{\(PasswordPolicy.minimumLength),}$",
         description: "From \(PasswordPolicy.minimumLength) to \(PasswordPolicy.maximumLength) characters; "
             + "not one character repeated, not the e-mail's name, not a common password.")
+    /// Trimmed, not empty, at most 100 characters, no control characters.
+    static let deviceName = JSONSchema.Refinement.text(
+        maxLength: SessionRepository.maxNameLength, nonBlank: true, controls: false, example: "Ann's phone")
+    /// `AccountToken`'s text: 64 base64url characters.
+    static let mailedToken = JSONSchema.Refinement(
+        pattern: "^[A-Za-z0-9_-]{\(AccountToken.textLength)}$", description: "The token from the mailed link (after `token=`).",
+        example: .string(String(repeating: "Q", count: AccountToken.textLength)))
 }
 
 extension GuestRequest: JSONSchemaRefined {
     static let fieldRefinements: [String: JSONSchema.Refinement] = [
         "displayName": IdentitySchemas.displayName, "timeZone": IdentitySchemas.timeZone, "locale": IdentitySchemas.locale,
+        "deviceName": IdentitySchemas.deviceName,
     ]
 }
 
 extension RegisterRequest: JSONSchemaRefined {
     static let fieldRefinements: [String: JSONSchema.Refinement] = [
         "email": IdentitySchemas.email, "password": IdentitySchemas.password, "displayName": IdentitySchemas.displayName,
-        "timeZone": IdentitySchemas.timeZone, "locale": IdentitySchemas.locale,
+        "timeZone": IdentitySchemas.timeZone, "locale": IdentitySchemas.locale, "deviceName": IdentitySchemas.deviceName,
     ]
 }
 
@@ -47,12 +55,36 @@ extension CredentialsRequest: JSONSchemaRefined {
 }
 
 extension SignInRequest: JSONSchemaRefined {
-    static let fieldRefinements: [String: JSONSchema.Refinement] = ["email": .init(example: "ann@example.com")]
+    static let fieldRefinements: [String: JSONSchema.Refinement] = [
+        "email": .init(example: "ann@example.com"), "deviceName": IdentitySchemas.deviceName,
+    ]
+}
+
+extension ForgotPasswordRequest: JSONSchemaRefined {
+    static let fieldRefinements: [String: JSONSchema.Refinement] = ["email": IdentitySchemas.email]
+}
+
+extension ResetPasswordRequest: JSONSchemaRefined {
+    static let fieldRefinements: [String: JSONSchema.Refinement] = ["token": IdentitySchemas.mailedToken, "password": IdentitySchemas.password]
+}
+
+extension VerifyEmailRequest: JSONSchemaRefined {
+    static let fieldRefinements: [String: JSONSchema.Refinement] = ["token": IdentitySchemas.mailedToken]
+}
+
+extension ChangeEmailRequest: JSONSchemaRefined {
+    static let fieldRefinements: [String: JSONSchema.Refinement] = ["email": IdentitySchemas.email]
+}
+
+extension ChangePasswordRequest: JSONSchemaRefined {
+    static let fieldRefinements: [String: JSONSchema.Refinement] = [
+        "newPassword": IdentitySchemas.password, "deviceName": IdentitySchemas.deviceName,
+    ]
 }
 
 extension SocialSignInRequest: JSONSchemaRefined {
     static let fieldRefinements: [String: JSONSchema.Refinement] = [
-        "displayName": IdentitySchemas.displayName, "timeZone": IdentitySchemas.timeZone,
+        "displayName": IdentitySchemas.displayName, "timeZone": IdentitySchemas.timeZone, "deviceName": IdentitySchemas.deviceName,
     ]
 }
 

@@ -44,6 +44,8 @@ struct AccountRepository: Sendable {
                     INSERT INTO password_credentials (user_id, password_hash, created_at, updated_at)
                     VALUES (\(account.id), \(passwordHash), \(account.createdAt), \(account.createdAt))
                     """, logger: logger)
+                try await RecoveryRepository.enqueue(
+                    .emailVerification, to: registration.email.value, userID: account.id, at: account.createdAt, on: connection, logger: logger)
                 try await outbox.append(registered(account), on: connection, at: account.createdAt, trace: trace, logger: logger)
             }
         } catch where error.isUniqueViolation {
@@ -88,6 +90,8 @@ struct AccountRepository: Sendable {
                     INSERT INTO password_credentials (user_id, password_hash, created_at, updated_at)
                     VALUES (\(userID), \(passwordHash), \(now), \(now))
                     """, logger: logger)
+                try await RecoveryRepository.enqueue(
+                    .emailVerification, to: credentials.email.value, userID: userID, at: now, on: connection, logger: logger)
                 try await outbox.append(
                     UserUpgraded(userID: userID, kind: .password, upgradedAt: now), on: connection, at: now, trace: trace, logger: logger)
                 return account
@@ -332,6 +336,7 @@ struct AccountRepository: Sendable {
             try await FriendRepository.endEverything(of: userID, outbox: outbox, on: connection, now: now, trace: trace, logger: logger)
             if let email = account.email {
                 try await connection.execute("DELETE FROM sign_in_failures WHERE email = \(email)", logger: logger)
+                try await connection.execute("DELETE FROM mail_requests WHERE email = \(email)", logger: logger)
             }
             try await connection.execute("DELETE FROM users WHERE id = \(userID)", logger: logger)
             try await outbox.append(UserDeleted(userID: userID, deletedAt: now), on: connection, at: now, trace: trace, logger: logger)
@@ -343,10 +348,31 @@ struct AccountRepository: Sendable {
     private func insert(_ account: Account, on connection: PostgresConnection) async throws {
         try await connection.execute(
             """
-            INSERT INTO users (id, display_name, avatar_url, email, time_zone, locale, kind, created_at, updated_at)
+            INSERT INTO users (id, display_name, avatar_url, email, time_zone, locale, kind, created_at, updated_at, email_verified_at)
             VALUES (\(account.id), \(account.displayName), \(account.avatarURL), \(account.email), \(account.timeZone), \(account.locale),
-                    \(account.kind.rawValue), \(account.createdAt), \(account.createdAt))
+                    \(account.kind.rawValue), \(account.createdAt), \(account.createdAt), \(verifiedAt(account)))
             """, logger: logger)
+    }
+
+    /// A social provider vouched for a new social account's address; anyone else's address waits for its link.
+    private func verifiedAt(_ account: Account) -> Date? {
+        account.kind == .social && account.email != nil ? account.createdAt : nil
+    }
+
+    /// Sets a new password (the current one was checked) and signs every device out.
+    func changePassword(_ userID: UUID, passwordHash: String) async throws {
+        let now = clock.now()
+        try await client.transaction(logger: logger) { connection in
+            try await connection.execute(
+                "UPDATE password_credentials SET password_hash = \(passwordHash), updated_at = \(now) WHERE user_id = \(userID)", logger: logger)
+            try await SessionRepository.revokeEverySession(of: userID, at: now, on: connection, logger: logger)
+        }
+    }
+
+    /// The caller's password hash, if the account has a password.
+    func passwordHash(_ userID: UUID) async throws -> String? {
+        try await client.query("SELECT password_hash FROM password_credentials WHERE user_id = \(userID)", logger: logger)
+            .collect().first?.decode(String.self)
     }
 
     private func registered(_ account: Account) -> UserRegistered {

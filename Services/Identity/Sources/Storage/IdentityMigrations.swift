@@ -167,5 +167,64 @@ enum IdentityMigrations {
             "CREATE INDEX sign_in_failures_pair ON sign_in_failures (email, source, failed_at)",
             "CREATE INDEX sign_in_failures_source ON sign_in_failures (source, failed_at)",
         ]),
+        Migration(5, "account recovery: verified addresses, mailed tokens, mail requests, sessions", [
+            // An address change waits in pending_email until the new address is verified.
+            "ALTER TABLE users ADD COLUMN email_verified_at timestamptz, ADD COLUMN pending_email text",
+            // An address a social provider vouched for is verified already.
+            """
+            UPDATE users u SET email_verified_at = u.created_at
+            WHERE u.email IS NOT NULL AND EXISTS (SELECT 1 FROM social_identities s WHERE s.user_id = u.id AND lower(s.email) = lower(u.email))
+            """,
+            // Only the selector and a hash of the verifier: the mailed token itself is never stored here.
+            """
+            CREATE TABLE account_tokens (
+                selector bytea PRIMARY KEY,
+                verifier_hash bytea NOT NULL,
+                purpose text NOT NULL,
+                user_id uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                email text NOT NULL,
+                created_at timestamptz NOT NULL,
+                expires_at timestamptz NOT NULL,
+                used_at timestamptz
+            )
+            """,
+            "CREATE INDEX account_tokens_user ON account_tokens (user_id, purpose)",
+            "CREATE INDEX account_tokens_expiry ON account_tokens (expires_at)",
+            // Mails to send about an account, and the log the request throttle counts. No token is ever in a row: the
+            // relay makes it when it hands the mail over.
+            """
+            CREATE TABLE mail_requests (
+                id uuid PRIMARY KEY,
+                kind text NOT NULL,
+                email text NOT NULL,
+                user_id uuid REFERENCES users (id) ON DELETE CASCADE,
+                source text NOT NULL DEFAULT '',
+                detail text,
+                requested_at timestamptz NOT NULL,
+                attempts integer NOT NULL DEFAULT 0,
+                next_attempt_at timestamptz NOT NULL,
+                handled_at timestamptz,
+                outcome text
+            )
+            """,
+            "CREATE INDEX mail_requests_due ON mail_requests (next_attempt_at) WHERE handled_at IS NULL",
+            "CREATE INDEX mail_requests_email ON mail_requests (email, requested_at)",
+            "CREATE INDEX mail_requests_source ON mail_requests (source, requested_at)",
+            // One row per refresh-token family: the device a user sees in their session list.
+            """
+            CREATE TABLE sessions (
+                family_id uuid PRIMARY KEY,
+                user_id uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                name text NOT NULL,
+                created_at timestamptz NOT NULL,
+                last_used_at timestamptz NOT NULL
+            )
+            """,
+            "CREATE INDEX sessions_user ON sessions (user_id, created_at)",
+            """
+            INSERT INTO sessions (family_id, user_id, name, created_at, last_used_at)
+            SELECT family_id, user_id, 'Unknown device', min(issued_at), max(issued_at) FROM refresh_tokens GROUP BY family_id, user_id
+            """,
+        ]),
     ])
 }

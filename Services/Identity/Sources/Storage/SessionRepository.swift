@@ -28,18 +28,100 @@ struct SessionRepository: Sendable {
         case unknown
     }
 
-    /// Starts a new family (a sign-in on one device). The user's dead families (every token expired) are dropped on
-    /// the way, so the table does not grow forever; a live family keeps its used tokens for reuse detection.
-    func start(userID: UUID) async throws -> IssuedRefreshToken {
+    /// A device as its owner sees it in the session list: one refresh-token family.
+    struct DeviceSession: Sendable {
+        var sessionID: UUID
+        var name: String
+        var createdAt: Date
+        var lastUsedAt: Date
+    }
+
+    /// The longest device name kept; a longer user agent is cut.
+    static let maxNameLength = 100
+
+    /// Starts a new family (a sign-in on one device), named for the session list. The user's dead families (every
+    /// token expired) are dropped on the way, so the table does not grow forever; a live family keeps its used tokens
+    /// for reuse detection.
+    func start(userID: UUID, deviceName: String) async throws -> IssuedRefreshToken {
         let now = clock.now()
-        return try await client.withConnection { connection in
+        let familyID = UUID()
+        return try await client.transaction(logger: logger) { connection in
             try await connection.execute(
                 """
                 DELETE FROM refresh_tokens WHERE user_id = \(userID) AND family_id IN (
                     SELECT family_id FROM refresh_tokens WHERE user_id = \(userID) GROUP BY family_id HAVING max(expires_at) <= \(now))
                 """, logger: logger)
-            return try await issue(userID: userID, familyID: UUID(), at: now, on: connection)
+            try await connection.execute(
+                """
+                DELETE FROM sessions s WHERE s.user_id = \(userID)
+                  AND NOT EXISTS (SELECT 1 FROM refresh_tokens t WHERE t.family_id = s.family_id)
+                """, logger: logger)
+            try await connection.execute(
+                """
+                INSERT INTO sessions (family_id, user_id, name, created_at, last_used_at)
+                VALUES (\(familyID), \(userID), \(String(deviceName.prefix(Self.maxNameLength))), \(now), \(now))
+                """, logger: logger)
+            return try await issue(userID: userID, familyID: familyID, at: now, on: connection)
         }
+    }
+
+    /// The user's devices that can still refresh, oldest first.
+    func list(_ userID: UUID) async throws -> [DeviceSession] {
+        try await client.query(
+            """
+            SELECT s.family_id, s.name, s.created_at, s.last_used_at FROM sessions s
+            WHERE s.user_id = \(userID) AND EXISTS (
+                SELECT 1 FROM refresh_tokens t
+                WHERE t.family_id = s.family_id AND t.used_at IS NULL AND t.revoked_at IS NULL AND t.expires_at > \(clock.now()))
+            ORDER BY s.created_at, s.family_id
+            """, logger: logger
+        ).collect().map { row in
+            let (id, name, createdAt, lastUsedAt) = try row.decode((UUID, String, Date, Date).self)
+            return DeviceSession(sessionID: id, name: name, createdAt: createdAt, lastUsedAt: lastUsedAt)
+        }
+    }
+
+    /// Ends one of the user's sessions; false when the user has no such session.
+    func end(_ sessionID: UUID, of userID: UUID) async throws -> Bool {
+        let now = clock.now()
+        return try await client.transaction(logger: logger) { connection in
+            let owned = try await connection.query(
+                "SELECT 1 FROM sessions WHERE family_id = \(sessionID) AND user_id = \(userID)", logger: logger
+            ).collect()
+            guard !owned.isEmpty else { return false }
+            try await revokeFamily(sessionID, at: now, on: connection)
+            return true
+        }
+    }
+
+    /// Ends every session of the user but the one `token` belongs to; false when the token is not a live token of
+    /// theirs (then nothing is ended).
+    func endOthers(of userID: UUID, keeping token: String) async throws -> Bool {
+        guard RefreshTokenSecret.isWellFormed(token) else { return false }
+        let hash = RefreshTokenSecret.hash(token)
+        let now = clock.now()
+        return try await client.transaction(logger: logger) { connection in
+            let rows = try await connection.query(
+                """
+                SELECT family_id FROM refresh_tokens
+                WHERE token_hash = \(hash) AND user_id = \(userID) AND used_at IS NULL AND revoked_at IS NULL AND expires_at > \(now)
+                """, logger: logger
+            ).collect()
+            guard let keep = try rows.first?.decode(UUID.self) else { return false }
+            try await connection.execute(
+                "UPDATE refresh_tokens SET revoked_at = \(now) WHERE user_id = \(userID) AND family_id <> \(keep) AND revoked_at IS NULL",
+                logger: logger)
+            try await connection.execute("DELETE FROM sessions WHERE user_id = \(userID) AND family_id <> \(keep)", logger: logger)
+            return true
+        }
+    }
+
+    /// Signs every device of the user out (a password reset or change): each family is revoked, so each refresh
+    /// token is refused from now on.
+    static func revokeEverySession(of userID: UUID, at now: Date, on connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.execute(
+            "UPDATE refresh_tokens SET revoked_at = \(now) WHERE user_id = \(userID) AND revoked_at IS NULL", logger: logger)
+        try await connection.execute("DELETE FROM sessions WHERE user_id = \(userID)", logger: logger)
     }
 
     /// Drops up to `limit` dead families of any user (every token expired), for users who never sign in again;
@@ -52,7 +134,10 @@ struct SessionRepository: Sendable {
                 SELECT family_id FROM refresh_tokens GROUP BY family_id HAVING max(expires_at) <= \(clock.now()) LIMIT \(limit))
             DELETE FROM refresh_tokens WHERE family_id IN (SELECT family_id FROM dead) RETURNING 1
             """, logger: logger)
-        return try await rows.collect().count
+        let pruned = try await rows.collect().count
+        try await client.query(
+            "DELETE FROM sessions s WHERE NOT EXISTS (SELECT 1 FROM refresh_tokens t WHERE t.family_id = s.family_id)", logger: logger)
+        return pruned
     }
 
     /// Exchanges a refresh token for the next one of its family. Presenting a token that was already used revokes the
@@ -83,6 +168,7 @@ struct SessionRepository: Sendable {
                 return .expired
             case .rotate:
                 try await connection.execute("UPDATE refresh_tokens SET used_at = \(now) WHERE id = \(id)", logger: logger)
+                try await connection.execute("UPDATE sessions SET last_used_at = \(now) WHERE family_id = \(familyID)", logger: logger)
                 return .rotated(userID: userID, next: try await issue(userID: userID, familyID: familyID, at: now, on: connection))
             }
         }
@@ -104,6 +190,7 @@ struct SessionRepository: Sendable {
     private func revokeFamily(_ familyID: UUID, at now: Date, on connection: PostgresConnection) async throws {
         try await connection.execute(
             "UPDATE refresh_tokens SET revoked_at = \(now) WHERE family_id = \(familyID) AND revoked_at IS NULL", logger: logger)
+        try await connection.execute("DELETE FROM sessions WHERE family_id = \(familyID)", logger: logger)
     }
 
     private func issue(userID: UUID, familyID: UUID, at now: Date, on connection: PostgresConnection) async throws -> IssuedRefreshToken {

@@ -4,10 +4,12 @@ import NIOCore
 import NIOHTTP1
 import NotificationsDomain
 
-/// A way out to the user beyond the inbox. A channel makes one attempt and says what it came to; retrying, giving up
-/// and forgetting devices are the dispatcher's.
-protocol DeliveryChannel: Sendable {
-    func send(_ message: PushMessage, to token: String) async -> DeliveryOutcome
+/// A way out to the user beyond the inbox: push (a `PushMessage` to a device token) or e-mail (a `RenderedMail` to an
+/// address). A channel makes one attempt and says what it came to; retrying, giving up and forgetting devices are the
+/// dispatcher's.
+protocol DeliveryChannel<Message>: Sendable {
+    associatedtype Message: Sendable
+    func send(_ message: Message, to address: String) async -> DeliveryOutcome
 }
 
 /// What a provider answered, read in full (error bodies are small; a success body is not needed).

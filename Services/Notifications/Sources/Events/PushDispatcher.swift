@@ -8,7 +8,7 @@ import NotificationsDomain
 /// (never sooner than the provider's `Retry-After`) until it gives up. Given up or refused: `notification.failed`.
 struct PushDispatcher: Sendable {
     let store: PushDeliveryStore
-    let channels: [PushPlatform: any DeliveryChannel]
+    let channels: [PushPlatform: any DeliveryChannel<PushMessage>]
     let retry: RetryPolicy
     let now: @Sendable () -> Date
     let logger: Logger

@@ -171,5 +171,28 @@ enum NotificationsMigrations {
             )
             """,
         ]),
+        // One row per account mail. The subject and bodies (the link and its token) are erased once the mail is sent or
+        // given up; what came of it (status, provider error) is kept for 30 days.
+        Migration(6, "account e-mail deliveries", [
+            """
+            CREATE TABLE email_deliveries (
+                mail_id uuid PRIMARY KEY,
+                kind text NOT NULL,
+                address text NOT NULL,
+                subject text,
+                text_body text,
+                html_body text,
+                created_at timestamptz NOT NULL,
+                attempts integer NOT NULL DEFAULT 0,
+                next_attempt_at timestamptz NOT NULL,
+                claim uuid,
+                status text NOT NULL DEFAULT 'pending',
+                last_error text,
+                finished_at timestamptz
+            )
+            """,
+            "CREATE INDEX email_deliveries_due ON email_deliveries (next_attempt_at) WHERE status = 'pending'",
+            "CREATE INDEX email_deliveries_finished ON email_deliveries (finished_at) WHERE status <> 'pending'",
+        ]),
     ])
 }

@@ -1,0 +1,182 @@
+import AsyncHTTPClient
+import Foundation
+import IdentityDomain
+import Logging
+import NIOCore
+import PostgresNIO
+import SurgeContracts
+import SurgePostgres
+import SurgeRuntime
+
+/// Turns queued mail requests into mails and hands them to the notification service, one request per transaction:
+/// the token a mail carries is made, stored as selector and verifier hash, and handed over inside that transaction,
+/// so it is stored only if the hand-over succeeded, and the raw token is never written anywhere here. A failed
+/// hand-over rolls the token back and tries again later with a fresh one.
+///
+/// What a request becomes is decided here, after the caller was answered, so the answer to "reset my password" does
+/// not depend on whether the address has an account:
+/// - password reset, no password account with that address: nothing is sent.
+/// - password reset, address not verified: a verification link instead of a reset link (a reset goes only to an
+///   address proven to be the owner's); once verified, the owner asks again.
+/// - verification: sent while the address is still the account's unverified one or the one a change waits for.
+/// - address changed: a notice to the old address, naming the new one masked.
+struct AccountMailRelay: Sendable {
+    let client: PostgresClient
+    let logger: Logger
+    let clock: ServiceClock
+    let lifetimes: AccountTokenLifetimes
+    let links: MailLinks
+    let handOver: @Sendable (AccountMail) async throws -> Void
+
+    /// With the backoff below, about half an hour: after that a reset link would be near its end anyway.
+    static let maxAttempts = 12
+
+    struct HandOverFailed: Error {
+        var requestID: UUID
+        var attempts: Int
+        var reason: String
+    }
+
+    /// Handles every request due now; returns how many.
+    @discardableResult
+    func sendDue() async throws -> Int {
+        var handled = 0
+        while try await handleOne() { handled += 1 }
+        return handled
+    }
+
+    private func handleOne() async throws -> Bool {
+        let now = clock.now()
+        do {
+            return try await client.transaction(logger: logger) { connection in
+                let rows = try await connection.query(
+                    """
+                    SELECT id, kind, email, user_id, detail, attempts FROM mail_requests
+                    WHERE handled_at IS NULL AND next_attempt_at <= \(now)
+                    ORDER BY next_attempt_at LIMIT 1 FOR UPDATE SKIP LOCKED
+                    """, logger: logger
+                ).collect()
+                guard let row = rows.first else { return false }
+                let (id, kind, email, userID, detail, attempts) = try row.decode((UUID, String, String, UUID?, String?, Int).self)
+                var outcome = "nothing-to-send"
+                if let kind = AccountMail.Kind(rawValue: kind),
+                    let mail = try await compose(kind, to: email, userID: userID, detail: detail, mailID: id, now: now, on: connection)
+                {
+                    do {
+                        try await handOver(mail)
+                    } catch {
+                        // Only the error's kind or status: an error's text could quote the request, token and all.
+                        let reason = (error as? NotificationsMailClient.Refused).map { "http-\($0.status)" } ?? "\(type(of: error))"
+                        throw HandOverFailed(requestID: id, attempts: attempts + 1, reason: reason)
+                    }
+                    outcome = mail.kind.rawValue
+                }
+                try await connection.execute(
+                    "UPDATE mail_requests SET handled_at = \(now), attempts = attempts + 1, outcome = \(outcome) WHERE id = \(id)", logger: logger)
+                logger.info("Account mail handled", metadata: ["request": "\(id)", "outcome": "\(outcome)"])
+                return true
+            }
+        } catch let failure as HandOverFailed {
+            let backoff = min(300, pow(2, Double(failure.attempts - 1)))
+            let givingUp = failure.attempts >= Self.maxAttempts
+            try await client.query(
+                """
+                UPDATE mail_requests SET attempts = \(failure.attempts), next_attempt_at = \(now.addingTimeInterval(backoff)),
+                    handled_at = \(givingUp ? now : nil), outcome = \(givingUp ? "gave-up" : nil)
+                WHERE id = \(failure.requestID)
+                """, logger: logger)
+            logger.warning(
+                "Account mail not handed over", metadata: ["request": "\(failure.requestID)", "attempt": "\(failure.attempts)", "reason": "\(failure.reason)"])
+            // The notification service is not taking mail: the next round tries again.
+            return false
+        }
+    }
+
+    private func compose(
+        _ kind: AccountMail.Kind, to email: String, userID: UUID?, detail: String?, mailID: UUID, now: Date, on connection: PostgresConnection
+    ) async throws -> AccountMail? {
+        switch kind {
+        case .passwordReset:
+            let rows = try await connection.query(
+                """
+                SELECT u.id, u.display_name, u.locale, u.email_verified_at IS NOT NULL FROM users u
+                JOIN password_credentials p ON p.user_id = u.id WHERE lower(u.email) = \(email)
+                """, logger: logger
+            ).collect()
+            guard let (id, name, locale, verified) = try rows.first?.decode((UUID, String, String?, Bool).self) else { return nil }
+            let purpose: AccountTokenPurpose = verified ? .passwordReset : .emailVerification
+            return try await mail(purpose, mailID: mailID, userID: id, to: email, name: name, locale: locale, now: now, on: connection)
+        case .emailVerification:
+            guard let userID else { return nil }
+            let rows = try await connection.query(
+                """
+                SELECT display_name, locale FROM users
+                WHERE id = \(userID) AND ((email = \(email) AND email_verified_at IS NULL) OR pending_email = \(email))
+                """, logger: logger
+            ).collect()
+            guard let (name, locale) = try rows.first?.decode((String, String?).self) else { return nil }
+            return try await mail(.emailVerification, mailID: mailID, userID: userID, to: email, name: name, locale: locale, now: now, on: connection)
+        case .emailChanged:
+            guard let userID else { return nil }
+            let rows = try await connection.query("SELECT display_name, locale FROM users WHERE id = \(userID)", logger: logger).collect()
+            guard let (name, locale) = try rows.first?.decode((String, String?).self) else { return nil }
+            return AccountMail(mailID: mailID, kind: .emailChanged, to: email, displayName: name, locale: locale, newAddress: detail)
+        }
+    }
+
+    /// Makes a token for the mail and stores its selector and verifier hash.
+    private func mail(
+        _ purpose: AccountTokenPurpose, mailID: UUID, userID: UUID, to email: String, name: String, locale: String?, now: Date,
+        on connection: PostgresConnection
+    ) async throws -> AccountMail {
+        let token = AccountToken.generate()
+        let lifetime = lifetimes.lifetime(of: purpose)
+        try await connection.execute(
+            """
+            INSERT INTO account_tokens (selector, verifier_hash, purpose, user_id, email, created_at, expires_at)
+            VALUES (\(Data(token.selector)), \(Data(AccountTokenSecret.hash(token.verifier))), \(purpose.rawValue), \(userID), \(email),
+                    \(now), \(now.addingTimeInterval(lifetime)))
+            """, logger: logger)
+        let kind: AccountMail.Kind = purpose == .passwordReset ? .passwordReset : .emailVerification
+        return AccountMail(
+            mailID: mailID, kind: kind, to: email, displayName: name, locale: locale, link: links.link(purpose, token: token),
+            validForMinutes: Int(lifetime / 60))
+    }
+}
+
+/// Where mailed links point; the token follows the base. The defaults put it in the fragment (`#token=`), which a
+/// browser never sends to the web server, so it stays out of that server's access logs.
+struct MailLinks: Sendable {
+    var passwordReset: String
+    var emailVerification: String
+
+    func link(_ purpose: AccountTokenPurpose, token: AccountToken) -> String {
+        (purpose == .passwordReset ? passwordReset : emailVerification) + token.text
+    }
+}
+
+/// Hands a mail to the notification service: `POST /internal/mail`, signed like the gateway's calls
+/// (`InternalCallSigner`), with no caller. The body carries the link and its token, over the internal network only.
+struct NotificationsMailClient: Sendable {
+    let baseURL: String
+    let signer: InternalCallSigner
+
+    struct Refused: Error {
+        var status: Int
+    }
+
+    func handOver(_ mail: AccountMail) async throws {
+        var request = HTTPClientRequest(url: baseURL + AccountMail.path)
+        request.method = .POST
+        let requestID = UUID().uuidString.lowercased()
+        request.headers.add(name: "content-type", value: "application/json")
+        request.headers.add(name: InternalHeaders.requestID.rawName, value: requestID)
+        request.headers.add(
+            name: InternalCallSigner.header.rawName,
+            value: signer.signature(method: "POST", target: AccountMail.path, caller: nil, requestID: requestID))
+        request.body = .bytes(ByteBuffer(data: try JSONEncoder().encode(mail)))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        _ = try await response.body.collect(upTo: 64 * 1024)
+        guard (200..<300).contains(Int(response.status.code)) else { throw Refused(status: Int(response.status.code)) }
+    }
+}

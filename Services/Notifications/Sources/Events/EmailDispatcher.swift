@@ -1,0 +1,63 @@
+import Foundation
+import Logging
+import NotificationsDomain
+
+/// Sends the account mails that are due, like `PushDispatcher` sends pushes: claims a batch under a lease, sends each
+/// through the e-mail channel, and records what came of it on the row (sent; refused by the provider, which covers a
+/// bounced or suppressed address; or given up after retries). With no provider configured, a mail is recorded as
+/// failed at once. Logs name the mail and the outcome, never the address or the content.
+struct EmailDispatcher: Sendable {
+    let store: EmailDeliveryStore
+    let channel: (any DeliveryChannel<EmailChannel.Addressed>)?
+    let retry: RetryPolicy
+    let now: @Sendable () -> Date
+    let logger: Logger
+
+    static let batch = 16
+    static let lease: TimeInterval = 60
+    /// A reset link lives 30 minutes by default: a mail much later than that is no use.
+    static let defaultRetry = RetryPolicy(maxAttempts: 8, baseDelay: 2, maxDelay: 300, giveUpAfter: 3600)
+
+    @discardableResult
+    func sendDue() async throws -> Int {
+        var handled = 0
+        while true {
+            let start = now()
+            let claimed = try await store.claimDue(now: start, leaseEnd: start.addingTimeInterval(Self.lease), limit: Self.batch)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for email in claimed {
+                    group.addTask { try await send(email) }
+                }
+                try await group.waitForAll()
+            }
+            handled += claimed.count
+            if claimed.count < Self.batch { return handled }
+        }
+    }
+
+    private func send(_ email: ClaimedEmail) async throws {
+        let outcome = await channel?.send(EmailChannel.Addressed(mailID: email.mailID, mail: email.mail), to: email.address)
+            ?? .failed(reason: "email-not-configured")
+        let at = now()
+        var metadata: Logger.Metadata = ["mail": "\(email.mailID)", "kind": "\(email.kind)", "attempt": "\(email.attempts)"]
+        switch outcome {
+        case .delivered:
+            try await store.finish(email, status: "sent", reason: nil, at: at)
+            logger.info("E-mail sent", metadata: metadata)
+        case .failed(let reason), .targetGone(let reason):
+            metadata["reason"] = "\(reason)"
+            try await store.finish(email, status: "failed", reason: reason, at: at)
+            logger.warning("E-mail refused", metadata: metadata)
+        case .retry(let after, let reason):
+            metadata["reason"] = "\(reason)"
+            switch retry.decide(afterAttempts: email.attempts, createdAt: email.createdAt, now: at, retryAfter: after, jitter: .random(in: 0..<1)) {
+            case .retry(let next):
+                try await store.retry(email, at: next, reason: reason)
+                logger.info("E-mail will be retried", metadata: metadata)
+            case .giveUp:
+                try await store.finish(email, status: "failed", reason: "gave-up: \(reason)", at: at)
+                logger.warning("E-mail given up", metadata: metadata)
+            }
+        }
+    }
+}

@@ -1,0 +1,191 @@
+import Foundation
+import PostgresNIO
+import SurgeTestSupport
+import Testing
+
+/// Account recovery as a user meets it, through the gateway, with identity, notifications and the gateway as
+/// processes and `MailProviderDouble` as the e-mail provider: verification after registration, a password reset
+/// from the mail's link that signs every device out and works once, the same answer and no mail for an unknown
+/// address, an address change that waits for its verification, and sessions a user lists and ends.
+@Suite("Identity: password reset, e-mail verification and sessions through the gateway", .tags(.system), .kind(.system), .serialized)
+struct AccountRecoverySystemTests {
+    static let password = "first-pass-2026"
+    static let newPassword = "second-pass-2026"
+
+    @Test("forgot password → one mail → its link sets a new password once and signs out every device; unknown address: same answer, no mail; an address change waits for verification; ended sessions cannot refresh")
+    func recovery() async throws {
+        let provider = try await MailProviderDouble()
+        do {
+            try await run(provider)
+        } catch {
+            await provider.stop()
+            throw error
+        }
+        await provider.stop()
+    }
+
+    func run(_ provider: MailProviderDouble) async throws {
+        try await withTestStack("recovery") { stack in
+            try await stack.start(
+                "notifications",
+                environment: [
+                    "EMAIL_PROVIDER_URL": provider.url, "EMAIL_PROVIDER_TOKEN": MailProviderDouble.token, "EMAIL_FROM": "Surge <no-reply@surge.test>",
+                    "EMAIL_INTERVAL_MS": "20",
+                ])
+            try await stack.start("identity", environment: ["BCRYPT_COST": "4", "MAIL_RELAY_INTERVAL_MS": "20"])
+            try await stack.start("gateway")
+            let http = try stack.http()
+            let email = "ann.rossi@example.com"
+
+            // Registration sends a verification mail, in Italian for an Italian locale, plain text and HTML.
+            let registered = try await http.post(
+                "/v1/auth/register",
+                json: [
+                    "email": email, "password": Self.password, "displayName": "Ann", "timeZone": "Europe/Rome", "locale": "it-IT",
+                    "deviceName": "Ann's phone",
+                ])
+            #expect(registered.status == 201, "\(registered.text)")
+            let phone = try TestSession(registered)
+            let verification = try await eventually("the verification mail") { provider.mails(to: email).first }
+            #expect(verification.subject == "Conferma il tuo indirizzo e-mail")
+            #expect(verification.from == "Surge <no-reply@surge.test>")
+            #expect(verification.headers["authorization"] == "Bearer \(MailProviderDouble.token)")
+            #expect(verification.headers["idempotency-key"] != nil)
+            #expect(verification.html.contains("<a href=\"https://surge.example/verify-email#token="), "\(verification.html)")
+            let verificationToken = try #require(verification.token)
+            let ann = http.authorized(phone.accessToken)
+            #expect(try await ann.get("/v1/me/email").json["verified"] as? Bool == false, "the account works unverified")
+            #expect(try await http.post("/v1/auth/verify-email", json: ["token": verificationToken]).status == 204)
+            let verified = try await ann.get("/v1/me/email").json
+            #expect(verified["verified"] as? Bool == true && verified["email"] as? String == email, "\(verified)")
+            try await Self.expectInvalidLink(try await http.post("/v1/auth/verify-email", json: ["token": verificationToken]))
+
+            // A second device.
+            let laptopSignIn = try await http.post("/v1/auth/sign-in", json: ["email": email, "password": Self.password, "deviceName": "Laptop"])
+            #expect(laptopSignIn.status == 200, "\(laptopSignIn.text)")
+            let laptop = try TestSession(laptopSignIn)
+            let devices = try await ann.get("/v1/me/sessions").json["items"] as? [[String: Any]] ?? []
+            #expect(devices.compactMap { $0["name"] as? String } == ["Ann's phone", "Laptop"], "\(devices)")
+
+            // Forgot password: an unknown address and a known one get the same answer; only the known one gets a mail.
+            let unknown = try await http.post("/v1/auth/forgot-password", json: ["email": "nobody@example.com"])
+            let known = try await http.post("/v1/auth/forgot-password", json: ["email": "  Ann.Rossi@Example.com "])
+            #expect(unknown.status == 202 && known.status == 202, "\(unknown.text) \(known.text)")
+            #expect(unknown.body == known.body && unknown.header("content-type") == known.header("content-type"))
+            let reset = try await eventually("the reset mail") { provider.mails(to: email).first { $0.subject == "Reimposta la password di Surge" } }
+            #expect(reset.text.contains("https://surge.example/reset-password#token=") && reset.text.contains("30 minuti"), "\(reset.text)")
+            let resetToken = try #require(reset.token)
+            try await waitUntil("identity handled the unknown address's request") {
+                try await stack.database.count(
+                    "SELECT count(*) FROM identity.mail_requests WHERE email = 'nobody@example.com' AND handled_at IS NOT NULL") == 1
+            }
+            #expect(provider.mails(to: "nobody@example.com").isEmpty)
+            #expect(provider.mails(to: email).count == 2, "one verification, one reset")
+
+            // The token travels in no event and no log, and is stored nowhere as it is; the sent mail's content is erased.
+            try await waitUntil("the mail's content is erased once sent") {
+                try await stack.database.count("SELECT count(*) FROM notifications.email_deliveries WHERE status = 'sent' AND text_body IS NULL") == 2
+            }
+            for token in [resetToken, verificationToken] {
+                #expect(try await stack.database.count("SELECT count(*) FROM identity.outbox WHERE payload::text LIKE \("%" + token + "%")") == 0)
+                #expect(try await stack.database.count("SELECT count(*) FROM notifications.outbox WHERE payload::text LIKE \("%" + token + "%")") == 0)
+                #expect(try await stack.database.count("SELECT count(*) FROM notifications.email_deliveries WHERE text_body LIKE \("%" + token + "%")") == 0)
+                for log in try FileManager.default.contentsOfDirectory(at: stack.logDirectory, includingPropertiesForKeys: nil) {
+                    #expect(!(try String(contentsOf: log, encoding: .utf8)).contains(token), "\(log.lastPathComponent) logs a token")
+                }
+            }
+
+            // A password that breaks the rules is refused without spending the token; then the token sets the new one.
+            let weak = try await http.post("/v1/auth/reset-password", json: ["token": resetToken, "password": "aaaaaaaaaaaa"])
+            #expect(weak.status == 422, "\(weak.text)")
+            #expect(try await http.post("/v1/auth/reset-password", json: ["token": resetToken, "password": Self.newPassword]).status == 204)
+            for device in [laptop, phone] {
+                let refused = try await http.post("/v1/auth/refresh", json: ["refreshToken": device.refreshToken])
+                #expect(refused.status == 401, "every device is signed out: \(refused.text)")
+            }
+            try await Self.expectInvalidLink(try await http.post("/v1/auth/reset-password", json: ["token": resetToken, "password": "third-pass-2026"]))
+            #expect(try await http.post("/v1/auth/sign-in", json: ["email": email, "password": Self.password]).status == 401)
+            let current = try TestSession(try await http.post("/v1/auth/sign-in", json: ["email": email, "password": Self.newPassword, "deviceName": "Tablet"]))
+            let me = http.authorized(current.accessToken)
+
+            // An address change takes effect only once the new address is verified; the old address is told.
+            let newEmail = "ann.nuova@example.com"
+            #expect(try await me.post("/v1/me/email", json: ["email": newEmail, "password": "wrong-password-1"]).status == 401)
+            let change = try await me.post("/v1/me/email", json: ["email": newEmail, "password": Self.newPassword])
+            #expect(change.status == 202, "\(change.text)")
+            #expect(change.json["email"] as? String == email && change.json["pendingEmail"] as? String == newEmail, "\(change.text)")
+            #expect(try await http.post("/v1/auth/sign-in", json: ["email": newEmail, "password": Self.newPassword]).status == 401)
+            let confirm = try await eventually("the new address's verification mail") { provider.mails(to: newEmail).first }
+            #expect(try await http.post("/v1/auth/verify-email", json: ["token": try #require(confirm.token)]).status == 204)
+            let changed = try await me.get("/v1/me/email").json
+            #expect(changed["email"] as? String == newEmail && changed["verified"] as? Bool == true && (changed["pendingEmail"] as? String) == nil, "\(changed)")
+            let notice = try await eventually("the old address's notice") {
+                provider.mails(to: email).first { $0.subject == "Il tuo indirizzo e-mail di Surge è cambiato" }
+            }
+            #expect(notice.text.contains("an***@example.com") && notice.token == nil, "\(notice.text)")
+            #expect(try await http.post("/v1/auth/sign-in", json: ["email": newEmail, "password": Self.newPassword]).status == 200)
+
+            // Sessions: ending one refuses its refresh token; ending the others keeps this one.
+            let second = try TestSession(try await http.post("/v1/auth/sign-in", json: ["email": newEmail, "password": Self.newPassword, "deviceName": "Second"]))
+            let third = try TestSession(try await http.post("/v1/auth/sign-in", json: ["email": newEmail, "password": Self.newPassword, "deviceName": "Third"]))
+            let listed = try await me.get("/v1/me/sessions").json["items"] as? [[String: Any]] ?? []
+            let secondID = try #require(listed.first { $0["name"] as? String == "Second" }?["sessionID"] as? String, "\(listed)")
+            #expect(try await me.delete("/v1/me/sessions/\(secondID)").status == 204)
+            #expect(try await http.post("/v1/auth/refresh", json: ["refreshToken": second.refreshToken]).status == 401)
+            #expect(try await me.delete("/v1/me/sessions/\(secondID)").status == 404)
+            #expect(try await me.delete("/v1/me/sessions/\(UUID().uuidString)").status == 404)
+            #expect(try await me.post("/v1/me/sessions/end-others", json: ["refreshToken": second.refreshToken]).status == 401)
+            #expect(try await me.post("/v1/me/sessions/end-others", json: ["refreshToken": current.refreshToken]).status == 204)
+            #expect(try await http.post("/v1/auth/refresh", json: ["refreshToken": third.refreshToken]).status == 401)
+            let kept = try await http.post("/v1/auth/refresh", json: ["refreshToken": current.refreshToken])
+            #expect(kept.status == 200, "\(kept.text)")
+            let renewed = try TestSession(kept)
+            #expect((try await me.get("/v1/me/sessions").json["items"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["Tablet"])
+
+            // Changing the password needs the current one and signs every device out; this one gets new tokens.
+            #expect(try await me.post("/v1/me/password", json: ["currentPassword": "wrong-password-1", "newPassword": "fourth-pass-2026"]).status == 401)
+            let changedPassword = try await me.post("/v1/me/password", json: ["currentPassword": Self.newPassword, "newPassword": "fourth-pass-2026"])
+            #expect(changedPassword.status == 200, "\(changedPassword.text)")
+            #expect(try await http.post("/v1/auth/refresh", json: ["refreshToken": renewed.refreshToken]).status == 401)
+            #expect(try await http.post("/v1/auth/refresh", json: ["refreshToken": try TestSession(changedPassword).refreshToken]).status == 200)
+
+            // A reset goes only to a verified address: an unverified one gets a verification link instead, and once it is
+            // followed, asking again sends the reset link.
+            let bob = "bob@example.com"
+            let bobRegistered = try await http.post(
+                "/v1/auth/register", json: ["email": bob, "password": Self.password, "displayName": "Bob", "timeZone": "Europe/London"])
+            #expect(bobRegistered.status == 201, "\(bobRegistered.text)")
+            _ = try await eventually("Bob's verification mail") { provider.mails(to: bob).first }
+            #expect(try await http.post("/v1/auth/forgot-password", json: ["email": bob]).status == 202)
+            let instead = try await eventually("a second verification mail instead of a reset") { provider.mails(to: bob).dropFirst().first }
+            #expect(instead.subject == "Confirm your e-mail address" && !instead.text.contains("reset-password"), "\(instead.text)")
+            #expect(try await http.post("/v1/auth/verify-email", json: ["token": try #require(instead.token)]).status == 204)
+            #expect(try await http.post("/v1/auth/forgot-password", json: ["email": bob]).status == 202)
+            let bobReset = try await eventually("Bob's reset mail") { provider.mails(to: bob).first { $0.subject == "Reset your Surge password" } }
+            #expect(bobReset.text.contains("https://surge.example/reset-password#token=") && bobReset.text.contains("30 minutes"), "\(bobReset.text)")
+
+            // Per address, at most three reset requests an hour lead anywhere; the others are answered alike.
+            for _ in 0..<5 {
+                #expect(try await http.post("/v1/auth/forgot-password", json: ["email": "many@example.com"]).status == 202)
+            }
+            #expect(try await stack.database.count("SELECT count(*) FROM identity.mail_requests WHERE email = 'many@example.com'") == 3)
+
+            // Bad input: problems, never a 500.
+            for (path, body) in [
+                ("/v1/auth/forgot-password", #"{"email":"not an address"}"#), ("/v1/auth/forgot-password", #"{"email":"a@example.com","x":1}"#),
+                ("/v1/auth/reset-password", #"{"token":"short","password":"whatever-2026"}"#), ("/v1/auth/verify-email", #"{"token":42}"#),
+                ("/v1/auth/verify-email", "not json"), ("/v1/auth/sign-in", #"{"email":"a@example.com","password":"x","deviceName":" "}"#),
+            ] {
+                let refused = try await http.send(.POST, path, body: Data(body.utf8))
+                #expect((400..<500).contains(refused.status) && refused.header("content-type") == "application/problem+json", "\(path) \(body): \(refused.text)")
+            }
+            try await Self.expectInvalidLink(
+                try await http.post("/v1/auth/verify-email", json: ["token": String(repeating: "A", count: 64)]))
+        }
+    }
+
+    static func expectInvalidLink(_ response: TestResponse) async throws {
+        #expect(response.status == 404, "\(response.text)")
+        #expect((response.json["type"] as? String)?.hasSuffix("/invalid-link-token") == true, "\(response.text)")
+    }
+}
