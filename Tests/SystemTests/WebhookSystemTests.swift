@@ -248,7 +248,8 @@ struct WebhookSystemTests {
                 return users == [marco.id.key, zed.id.key]
             }
             #expect(receiver.messages(at: "/household").allSatisfy { $0.verified && ($0.json["data"] as? [String: Any])?["groupID"] as? String == home.key })
-            #expect(try await marco.http.delete("/v1/webhooks/\(householdID)").status == 204)
+            let deleted = try await marco.http.delete("/v1/webhooks/\(householdID)")
+            #expect(deleted.status == 204, "\(deleted.text)")
             #expect(try await marco.http.get("/v1/webhooks/\(householdID)").status == 404)
 
             // Not https (http is allowed here, ftp never): refused with its own problem type.
