@@ -226,15 +226,18 @@ struct WebhookStore {
         case live
     }
 
-    /// Locks the message for recording an attempt and says whether it still matters.
-    func lockForRecording(_ deliveryID: UUID) async throws -> DeliveryState {
-        let rows = try await connection.query(
-            """
-            SELECT s.disabled_at IS NOT NULL FROM webhook_deliveries d JOIN webhook_subscriptions s USING (webhook_id)
-            WHERE d.delivery_id = \(deliveryID) FOR UPDATE OF d
-            """, logger: logger
+    /// Locks the subscription and the message for recording an attempt and says whether it still matters.
+    func lockForRecording(_ deliveryID: UUID, of webhookID: UUID) async throws -> DeliveryState {
+        // The subscription first, then the message: the order a deletion of the subscription locks them in (its
+        // cascade reaches the messages second), so that recording and deleting never deadlock.
+        let subscription = try await connection.query(
+            "SELECT disabled_at IS NOT NULL FROM webhook_subscriptions WHERE webhook_id = \(webhookID) FOR UPDATE", logger: logger
         ).collect()
-        guard let disabled = try rows.first?.decode(Bool.self) else { return .gone }
+        guard let disabled = try subscription.first?.decode(Bool.self) else { return .gone }
+        let message = try await connection.query(
+            "SELECT 1 FROM webhook_deliveries WHERE delivery_id = \(deliveryID) FOR UPDATE", logger: logger
+        ).collect()
+        guard !message.isEmpty else { return .gone }
         return disabled ? .disabled : .live
     }
 

@@ -138,7 +138,7 @@ struct WebhookDispatcher: Sendable {
         let attempts = delivery.attempts + 1
         try await client.transaction(logger: logger) { connection in
             let store = WebhookStore(connection: connection, logger: logger)
-            let state = try await store.lockForRecording(delivery.deliveryID)
+            let state = try await store.lockForRecording(delivery.deliveryID, of: delivery.webhookID)
             guard state != .gone else { return }
             try await store.record(
                 WebhookAttempt(
