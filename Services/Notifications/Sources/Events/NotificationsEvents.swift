@@ -66,8 +66,9 @@ enum NotificationsEvents {
         handlers.on(CheckInRecorded.self) { event, connection, logger in
             let data = event.data
             let store = RecipientStore(connection: connection, logger: logger)
+            guard var recipient = try await store.recipientOnceKnown(data.userID) else { return }
             try await store.noteCheckIn(data.userID, on: data.localDate)
-            guard var recipient = try await store.recipient(data.userID) else { return }
+            recipient.lastCheckIn = max(recipient.lastCheckIn ?? data.localDate, data.localDate)
             // Two idle days from the latest day with a check-in: the nudge waits for that.
             let scheduled = ScheduledNotifications(connection: connection, logger: logger)
             let lastActive = recipient.lastCheckIn ?? data.localDate
@@ -84,7 +85,7 @@ enum NotificationsEvents {
         handlers.on(StreakChanged.self) { event, connection, logger in
             let data = event.data
             guard let days = StreakMilestone.reached(data.change, previous: data.previous, current: data.current),
-                let recipient = try await RecipientStore(connection: connection, logger: logger).recipient(data.userID)
+                let recipient = try await RecipientStore(connection: connection, logger: logger).recipientOnceKnown(data.userID)
             else { return }
             try await inbox.deliver(
                 .streakMilestone(recipient.language, days: days, attemptID: data.attemptID), kind: .streakMilestone,
@@ -94,10 +95,11 @@ enum NotificationsEvents {
             let data = event.data
             guard data.period == .day else { return }
             let store = RecipientStore(connection: connection, logger: logger)
+            guard let recipient = try await store.recipientOnceKnown(data.userID) else { return }
             let previous = try await store.misses(of: data.attemptID)
             let misses = StreakRisk.misses(after: data.outcome, previous: previous)
             try await store.setMisses(misses, of: data.attemptID, userID: data.userID)
-            guard StreakRisk.becomesAtRisk(previous: previous, now: misses), let recipient = try await store.recipient(data.userID) else { return }
+            guard StreakRisk.becomesAtRisk(previous: previous, now: misses) else { return }
             try await ScheduledNotifications(connection: connection, logger: logger).schedule(
                 .streakAtRisk, key: "streak-at-risk:\(data.attemptID.key):\(data.localDate)", for: recipient, on: data.localDate.adding(days: 1),
                 attemptID: data.attemptID)

@@ -53,6 +53,14 @@ struct RecipientStore {
         return nil
     }
 
+    /// The recipient; nil for an erased user. A user whose registration (on another partition) has not been handled
+    /// yet is waited for: the event is retried with backoff rather than its effect lost.
+    func recipientOnceKnown(_ userID: UUID) async throws -> Recipient? {
+        if let recipient = try await recipient(userID) { return recipient }
+        if try await isErased(userID) { return nil }
+        throw DirectoryLag(userID: userID)
+    }
+
     /// Saves the recipient and reschedules their daily reminder from `now` (none while notifications are off).
     func save(_ recipient: Recipient, now: Date) async throws {
         guard try await !isErased(recipient.userID) else { return }
