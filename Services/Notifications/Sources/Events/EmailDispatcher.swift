@@ -20,19 +20,10 @@ struct EmailDispatcher: Sendable {
 
     @discardableResult
     func sendDue() async throws -> Int {
-        var handled = 0
-        while true {
+        try await handleDue(batch: Self.batch) {
             let start = now()
-            let claimed = try await store.claimDue(now: start, leaseEnd: start.addingTimeInterval(Self.lease), limit: Self.batch)
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for email in claimed {
-                    group.addTask { try await send(email) }
-                }
-                try await group.waitForAll()
-            }
-            handled += claimed.count
-            if claimed.count < Self.batch { return handled }
-        }
+            return try await store.claimDue(now: start, leaseEnd: start.addingTimeInterval(Self.lease), limit: Self.batch)
+        } handle: { try await send($0) }
     }
 
     private func send(_ email: ClaimedEmail) async throws {

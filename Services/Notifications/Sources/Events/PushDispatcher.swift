@@ -20,19 +20,10 @@ struct PushDispatcher: Sendable {
     /// Sends every push due now; returns how many were tried.
     @discardableResult
     func sendDue() async throws -> Int {
-        var handled = 0
-        while true {
+        try await handleDue(batch: Self.batch) {
             let start = now()
-            let claimed = try await store.claimDue(now: start, leaseEnd: start.addingTimeInterval(Self.lease), limit: Self.batch)
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for delivery in claimed {
-                    group.addTask { try await send(delivery) }
-                }
-                try await group.waitForAll()
-            }
-            handled += claimed.count
-            if claimed.count < Self.batch { return handled }
-        }
+            return try await store.claimDue(now: start, leaseEnd: start.addingTimeInterval(Self.lease), limit: Self.batch)
+        } handle: { try await send($0) }
     }
 
     private func send(_ delivery: ClaimedDelivery) async throws {
