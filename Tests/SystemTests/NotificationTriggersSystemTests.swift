@@ -51,6 +51,11 @@ struct NotificationTriggersSystemTests {
                 }
                 try await stage.setClock(monday.adding(days: day), "19:10", for: ana)
                 #expect(try await ana.http.put("/v1/attempts/\(attemptID)/tasks/sketch", json: ["done": true]).status == 200)
+                // The notification service hears of it before the days move on, as it would in real time.
+                try await waitUntil("the check-in of day \(day + 1) known to notifications") {
+                    try await stack.database.count(
+                        "SELECT count(*) FROM notifications.recipients WHERE user_id = \(ana.id) AND last_check_in = \(monday.adding(days: day))") == 1
+                }
             }
             let digest = try await Self.waitFor("weekly-digest", of: ana)
             #expect((digest["body"] as? String)?.contains("6 of the last 7") == true, "\(digest)")
