@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # `make bench`: a release build of Surge on a private PostgreSQL and the dev broker, progress on a simulated clock,
 # then the benchmarks. Stops everything it started.
-#   scripts/bench.sh [--days N --samples M]      both benchmarks (the options are check-in latency's)
+#   scripts/bench.sh                             every benchmark
+#   SURGE_BENCHES=checkin-throughput scripts/bench.sh   only check-ins per second beside pgbench -N (SURGE_BENCH_USERS=N)
+#   SURGE_BENCHES=checkin-latency scripts/bench.sh [--days N --samples M]   only check-in latency versus history
 #   SURGE_BENCHES=leaderboard scripts/bench.sh   only the leaderboard's (SURGE_BENCH_MEMBERS=N for a smaller board)
 #   SURGE_BENCHES=stream scripts/bench.sh        only the live stream's
 source "$(dirname "$0")/lib.sh"
@@ -11,7 +13,7 @@ PG_PORT="${SURGE_BENCH_PG_PORT:-55434}"
 CONFIGURATION="${SURGE_BENCH_CONFIGURATION:-release}"
 RELEASE="$ROOT/.build/$CONFIGURATION"
 REDIS_PORT="${SURGE_BENCH_REDIS_PORT:-56379}"
-BENCHES="${SURGE_BENCHES:-checkin-latency leaderboard stream}"
+BENCHES="${SURGE_BENCHES:-checkin-throughput checkin-latency leaderboard stream}"
 
 # Redis is the leaderboard's yardstick (never a dependency of Surge); wrk drives HTTP load.
 ensure_dependencies redis-server=redis-server redis-benchmark=redis-tools wrk=wrk
@@ -39,6 +41,7 @@ export INTERNAL_AUTH_SECRET="$(random_secret)"
 
 "$RELEASE/surge-broker" --bootstrap-file "$BENCH/bootstrap" >"$BENCH/logs/broker.log" 2>&1 &
 pids+=($!)
+echo $! >"$BENCH/broker.pid"
 for _ in $(seq 1 50); do [ -s "$BENCH/bootstrap" ] && break; sleep 0.1; done
 bootstrap="$(cat "$BENCH/bootstrap")"
 
@@ -68,6 +71,12 @@ start gateway 18080 UPSTREAM_IDENTITY_URL=http://127.0.0.1:18081 UPSTREAM_PROGRE
 
 for bench in $BENCHES; do
   case "$bench" in
+    checkin-throughput)
+      log "Check-in throughput beside pgbench -N on the same PostgreSQL"
+      "$RELEASE/surge-bench" checkin-throughput --gateway http://127.0.0.1:18080 --progress http://127.0.0.1:18083 --kafka "$bootstrap" \
+        --database "postgres://surge_admin:$(cat "$BENCH/admin-password")@127.0.0.1:$PG_PORT/postgres" --pid-directory "$BENCH" \
+        --pgdata "$BENCH/pgdata" --users "${SURGE_BENCH_USERS:-256}"
+      ;;
     checkin-latency)
       log "Check-in latency versus history length"
       "$RELEASE/surge-bench" checkin-latency --gateway http://127.0.0.1:18080 --progress http://127.0.0.1:18083 --kafka "$bootstrap" "$@"
@@ -91,6 +100,6 @@ for bench in $BENCHES; do
       "$RELEASE/surge-bench" stream --gateway http://127.0.0.1:18080 --progress http://127.0.0.1:18083 --kafka "$bootstrap" \
         --gateway-pid-file "$BENCH/gateway.pid"
       ;;
-    *) echo "unknown benchmark $bench (checkin-latency, leaderboard, stream)" >&2; exit 2 ;;
+    *) echo "unknown benchmark $bench (checkin-throughput, checkin-latency, leaderboard, stream)" >&2; exit 2 ;;
   esac
 done

@@ -27,7 +27,12 @@ public final class AccessTokenVerifier: Sendable {
         var lastFetch: ContinuousClock.Instant?
         var lastUnknownKeyFetch: ContinuousClock.Instant?
         var fetching: Task<Void, Never>?
+        /// Tokens already verified, with their key id, until they expire or their key is withdrawn.
+        var verified: [String: (claims: AccessTokenClaims, keyID: String)] = [:]
     }
+
+    /// Verified tokens remembered; past this the memory is emptied and tokens are verified afresh.
+    static let verifiedCapacity = 10_000
 
     private let fetch: FetchJWKS
     private let state = Mutex(State())
@@ -50,18 +55,38 @@ public final class AccessTokenVerifier: Sendable {
     }
 
     /// Returns the caller's claims, or throws `Failure`.
+    /// An Ed25519 verification costs more CPU than the rest of a proxied request, and a client sends the same token for
+    /// its whole life: a token verified once is remembered until it expires, while its key is still published.
     public func verify(_ token: String) async throws -> AccessTokenClaims {
+        if let claims = state.withLock({ remembered(token, in: &$0) }) { return claims }
         guard let header = Self.header(of: token), header.algorithm == Self.algorithm else { throw Failure.invalid }
         let keyID = header.keyID
         await fetchIfNeeded(for: keyID)
         let (keys, known) = state.withLock { ($0.keys, $0.keyIDs.contains(keyID)) }
         guard let keys else { throw Failure.keysUnavailable }
         guard known else { throw Failure.invalid }
+        let claims: AccessTokenClaims
         do {
-            return try await keys.verify(token, as: AccessTokenClaims.self)
+            claims = try await keys.verify(token, as: AccessTokenClaims.self)
         } catch {
             throw Failure.invalid
         }
+        state.withLock { state in
+            if state.verified.count >= Self.verifiedCapacity { state.verified.removeAll(keepingCapacity: true) }
+            state.verified[token] = (claims, keyID)
+        }
+        return claims
+    }
+
+    /// A remembered token is used only while the keys are fresh: a refresh that withdraws its key ends it.
+    private func remembered(_ token: String, in state: inout State) -> AccessTokenClaims? {
+        guard let entry = state.verified[token] else { return nil }
+        let keysFresh = state.lastFetch.map { ContinuousClock.now - $0 <= refreshInterval } ?? false
+        guard entry.claims.exp.value > Date(), keysFresh, state.keyIDs.contains(entry.keyID) else {
+            state.verified[token] = nil
+            return nil
+        }
+        return entry.claims
     }
 
     /// Joins the fetch in flight, or starts one if the keys are missing, stale or lack `keyID`.

@@ -15,7 +15,7 @@ struct SurgeBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "surge-bench",
         abstract: "Benchmarks against a running Surge (see `make bench`, which starts one).",
-        subcommands: [CheckInLatency.self, LeaderboardBench.self, StreamBench.self])
+        subcommands: [CheckInLatency.self, CheckInThroughputBench.self, LeaderboardBench.self, StreamBench.self])
 }
 
 /// Check-in latency for an attempt one day old and one with `days` of history: it must not grow with history.
@@ -71,12 +71,12 @@ struct CheckInLatency: AsyncParsableCommand {
 /// The benchmarks' habit: published straight to the challenges topic (no challenges service runs), judged by progress
 /// on its simulated clock.
 enum BenchHabit {
-    static func publish(kafka: String) async throws -> UUID {
+    static func publish(kafka: String, tasks: [ChallengeTask] = [ChallengeTask(taskID: "t", title: "Tick", kind: .checkbox)]) async throws -> UUID {
         let producer = try KafkaProducer(configuration: KafkaConfiguration(bootstrapServers: kafka, clientID: "surge-bench"), logger: Logger(label: "bench"))
         let habit = ChallengeDefinition(
             challengeID: UUID(), version: 1, effectiveFrom: nil, kind: .habit, name: "Benchmark habit", description: "", category: "bench",
             difficulty: .beginner, visibility: .public, ownerID: nil, groupID: nil, durationDays: nil, estimatedDailyMinutes: nil,
-            tasks: [ChallengeTask(taskID: "t", title: "Tick", kind: .checkbox)],
+            tasks: tasks,
             rules: ChallengeRules(failure: .init(mode: .none), points: .init(kind: .perTask, pointsPerTask: 1)))
         _ = try await producer.send(KafkaRecord(
             publishing: try EventRecord(CloudEvent(source: "/surge/bench", time: Date(), data: ChallengePublished(definition: habit, publishedAt: Date()))),

@@ -30,15 +30,55 @@ struct AttemptStore {
     private func rows(_ query: PostgresQuery, on connection: PostgresConnection) async throws -> [AttemptRow] {
         var result: [AttemptRow] = []
         let rows = try await connection.query(query, logger: logger)
-        for try await (id, userID, challengeID, number, kind, groupID, startedOn, endsOn, state, startedAt, next) in rows.decode(
-            (UUID, UUID, UUID, Int, String, UUID?, LocalDate, LocalDate?, String, Date, Date?).self)
-        {
-            result.append(AttemptRow(
-                id: id, userID: userID, challengeID: challengeID, attemptNumber: number, kind: ChallengeKind(rawValue: kind) ?? .curated,
-                groupID: groupID, startedOn: startedOn, endsOn: endsOn, state: try SurgeJSON.decode(AttemptState.self, from: Data(state.utf8)),
-                startedAt: startedAt, nextJudgementAt: next))
+        for try await row in rows {
+            result.append(try Self.attempt(row.decode(Columns.self)))
         }
         return result
+    }
+
+    private typealias Columns = (UUID, UUID, UUID, Int, String, UUID?, LocalDate, LocalDate?, String, Date, Date?)
+
+    private static func attempt(_ columns: Columns) throws -> AttemptRow {
+        let (id, userID, challengeID, number, kind, groupID, startedOn, endsOn, state, startedAt, next) = columns
+        return AttemptRow(
+            id: id, userID: userID, challengeID: challengeID, attemptNumber: number, kind: ChallengeKind(rawValue: kind) ?? .curated,
+            groupID: groupID, startedOn: startedOn, endsOn: endsOn, state: try SurgeJSON.decode(AttemptState.self, from: Data(state.utf8)),
+            startedAt: startedAt, nextJudgementAt: next)
+    }
+
+    /// What a check-in reads, in one round trip with the attempt's lock: the member and the challenge's definitions as
+    /// this service's projections hold them (nil or empty when not known, or deleted), and whether the check-in's id
+    /// was already recorded (a retry).
+    struct CheckInContext: Sendable {
+        var attempt: AttemptRow
+        var member: Member?
+        var definitions: [ChallengeDefinition]
+        var alreadyRecorded: Bool
+    }
+
+    func lockForCheckIn(_ attemptID: UUID, of userID: UUID, checkInID: UUID, on connection: PostgresConnection) async throws -> CheckInContext? {
+        let rows = try await connection.query(
+            """
+            SELECT \(unescaped: Self.columns),
+                (SELECT time_zone FROM members WHERE user_id = \(userID)),
+                (SELECT daily_goal FROM members WHERE user_id = \(userID)),
+                (SELECT json_agg(d.definition)::text FROM definitions d
+                 WHERE d.challenge_id = attempts.challenge_id
+                   AND NOT EXISTS (SELECT 1 FROM deleted_definitions x WHERE x.challenge_id = attempts.challenge_id)),
+                EXISTS (SELECT 1 FROM checkins WHERE checkin_id = \(checkInID) AND user_id = \(userID))
+            FROM attempts WHERE attempt_id = \(attemptID) AND user_id = \(userID) FOR UPDATE
+            """, logger: logger)
+        for try await row in rows {
+            let (id, owner, challengeID, number, kind, groupID, startedOn, endsOn, state, startedAt, next, timeZone, dailyGoal, definitions, recorded) =
+                try row.decode(
+                    (UUID, UUID, UUID, Int, String, UUID?, LocalDate, LocalDate?, String, Date, Date?, String?, Int?, String?, Bool).self)
+            return CheckInContext(
+                attempt: try Self.attempt((id, owner, challengeID, number, kind, groupID, startedOn, endsOn, state, startedAt, next)),
+                member: timeZone.map { Member(userID: userID, timeZone: $0, dailyGoal: dailyGoal) },
+                definitions: try definitions.map { try SurgeJSON.decode([ChallengeDefinition].self, from: Data($0.utf8)) } ?? [],
+                alreadyRecorded: recorded)
+        }
+        return nil
     }
 
     /// The caller's attempt, locked for the rest of the transaction.
@@ -167,8 +207,10 @@ struct AttemptStore {
         return records
     }
 
+    private static func tasksDone(_ record: DayRecord) -> Int { record.tasks.values.filter(\.hasActivity).count }
+
     func saveDay(_ attemptID: UUID, _ record: DayRecord, on connection: PostgresConnection) async throws {
-        let tasksDone = record.tasks.values.filter(\.hasActivity).count
+        let tasksDone = Self.tasksDone(record)
         try await connection.query(
             """
             INSERT INTO attempt_days (attempt_id, local_date, record, outcome, tasks_done)
@@ -232,22 +274,30 @@ struct AttemptStore {
         return nil
     }
 
-    func insertCheckIn(
+    /// A check-in's row, with in the same statement (one round trip) the logged amount it takes back and the day
+    /// record it changed, when it changed one.
+    func recordCheckIn(
         id: UUID, userID: UUID, attemptID: UUID, date: LocalDate, taskID: String, action: String, done: Bool?, quantity: Double?,
-        rewardedQuantity: Double?, points: Int, photoID: UUID?, happenedAt: Date, recordedAt: Date, on connection: PostgresConnection
+        rewardedQuantity: Double?, points: Int, photoID: UUID?, happenedAt: Date, recordedAt: Date, removing removedLog: UUID?,
+        day record: DayRecord?, on connection: PostgresConnection
     ) async throws {
+        let tasksDone = record.map(Self.tasksDone)
         try await connection.query(
             """
+            WITH removed AS (
+                UPDATE checkins SET removed_by = \(id) WHERE \(removedLog)::uuid IS NOT NULL AND user_id = \(userID) AND checkin_id = \(removedLog)
+            ), day AS (
+                INSERT INTO attempt_days (attempt_id, local_date, record, outcome, tasks_done)
+                SELECT \(attemptID), \(date), \(try record.map { try json($0) })::jsonb, \(record?.outcome?.rawValue), \(tasksDone)
+                WHERE \(tasksDone)::int IS NOT NULL
+                ON CONFLICT (attempt_id, local_date) DO UPDATE
+                SET record = EXCLUDED.record, outcome = EXCLUDED.outcome, tasks_done = EXCLUDED.tasks_done
+            )
             INSERT INTO checkins (checkin_id, user_id, attempt_id, local_date, task_id, action, done, quantity, rewarded_quantity, points,
                                   photo_id, happened_at, recorded_at)
             VALUES (\(id), \(userID), \(attemptID), \(date), \(taskID), \(action), \(done), \(quantity), \(rewardedQuantity), \(points),
                     \(photoID), \(happenedAt), \(recordedAt))
             """, logger: logger)
-    }
-
-    func markRemoved(_ checkInID: UUID, of userID: UUID, by removal: UUID, on connection: PostgresConnection) async throws {
-        try await connection.query(
-            "UPDATE checkins SET removed_by = \(removal) WHERE user_id = \(userID) AND checkin_id = \(checkInID)", logger: logger)
     }
 
     /// Moves the next judgement of a user's active attempts later when their time zone changes, never earlier, so a

@@ -34,31 +34,34 @@ struct LedgerStore {
     /// Appends the entry, updates the member's total and emits the event; returns the new total.
     @discardableResult
     func append(_ entry: Entry, at now: Date, trace: TraceContext?, on connection: PostgresConnection) async throws -> Int {
+        let awarded = try await write(entry, at: now, on: connection)
+        try await outbox.append(awarded, on: connection, at: now, trace: trace, logger: logger)
+        return awarded.totalPoints
+    }
+
+    /// Appends the entry and updates the member's total in one statement; returns the event to emit with it.
+    func write(_ entry: Entry, at now: Date, on connection: PostgresConnection) async throws -> PointsAwarded {
         let entryID = UUID()
-        try await connection.query(
-            """
-            INSERT INTO points_ledger (
-                entry_id, user_id, group_id, challenge_id, attempt_id, points, reason, local_date, excess_quantity, awarded_at, counts_toward_level,
-                checkin_id)
-            VALUES (\(entryID), \(entry.userID), \(entry.groupID), \(entry.challengeID), \(entry.attemptID), \(entry.points),
-                    \(entry.reason.rawValue), \(entry.localDate), \(entry.excessQuantity), \(now), \(entry.countsTowardLevel),
-                    \(entry.checkInID))
-            """, logger: logger)
         let levelPoints = entry.countsTowardLevel ? entry.points : 0
         let total = try await connection.query(
             """
+            WITH entry AS (
+                INSERT INTO points_ledger (
+                    entry_id, user_id, group_id, challenge_id, attempt_id, points, reason, local_date, excess_quantity, awarded_at,
+                    counts_toward_level, checkin_id)
+                VALUES (\(entryID), \(entry.userID), \(entry.groupID), \(entry.challengeID), \(entry.attemptID), \(entry.points),
+                        \(entry.reason.rawValue), \(entry.localDate), \(entry.excessQuantity), \(now), \(entry.countsTowardLevel),
+                        \(entry.checkInID))
+            )
             INSERT INTO member_points (user_id, total, level_points) VALUES (\(entry.userID), \(entry.points), \(levelPoints))
             ON CONFLICT (user_id) DO UPDATE
             SET total = member_points.total + EXCLUDED.total, level_points = member_points.level_points + EXCLUDED.level_points
             RETURNING total
             """, logger: logger
         ).collect().first?.decode(Int.self) ?? entry.points
-        try await outbox.append(
-            PointsAwarded(
-                entryID: entryID, userID: entry.userID, groupID: entry.groupID, challengeID: entry.challengeID, attemptID: entry.attemptID,
-                points: entry.points, reason: entry.reason, localDate: entry.localDate, excessQuantity: entry.excessQuantity,
-                totalPoints: total, awardedAt: now),
-            on: connection, at: now, trace: trace, logger: logger)
-        return total
+        return PointsAwarded(
+            entryID: entryID, userID: entry.userID, groupID: entry.groupID, challengeID: entry.challengeID, attemptID: entry.attemptID,
+            points: entry.points, reason: entry.reason, localDate: entry.localDate, excessQuantity: entry.excessQuantity,
+            totalPoints: total, awardedAt: now)
     }
 }

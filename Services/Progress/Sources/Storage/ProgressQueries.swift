@@ -90,9 +90,10 @@ extension ProgressRepository {
             try await photos.insert(
                 id: photoID, userID: userID, attemptID: attempt.id, challengeID: attempt.challengeID, date: day, taskID: taskID,
                 contentType: contentType, data: data, now: now, on: connection)
+            var days: LoadedDays?
             try await checkInWithinTransaction(
                 CheckInCommand(checkInID: UUID(), taskID: taskID, kind: .photo(photoID), happenedAt: happenedAt, date: day),
-                attempt: &attempt, member: member, timeline: timeline, now: now, trace: trace, on: connection)
+                attempt: &attempt, member: member, timeline: timeline, now: now, trace: trace, days: &days, on: connection)
             return (try await snapshot(attempt, member: member, timeline: timeline, now: now, on: connection), photoID)
         }
     }

@@ -170,25 +170,43 @@ struct ProgressRepository: Sendable {
         let unsupported = CheckInWindow.unsupportedFields(happenedAt: command.happenedAt, date: command.date)
         guard unsupported.isEmpty else { throw Problem.validation(unsupported) }
         return try await client.transaction(logger: logger) { connection in
-            guard var attempt = try await attempts.lock(attemptID, of: userID, on: connection) else { throw Problem.notFound("No such attempt.") }
+            guard let context = try await attempts.lockForCheckIn(attemptID, of: userID, checkInID: command.checkInID, on: connection) else {
+                throw Problem.notFound("No such attempt.")
+            }
+            var attempt = context.attempt
             // Read after the lock: a check-in that waited for the judgement of its day must see that it came too late.
             let now = clock.now()
-            let member = try await requireMember(userID, on: connection)
-            guard let timeline = try await projections.timeline(attempt.challengeID, on: connection) else { throw Problem.notFound("The challenge no longer exists.") }
-            if try await attempts.checkIn(command.checkInID, of: userID, on: connection) != nil {
-                return try await snapshot(attempt, member: member, timeline: timeline, now: now, on: connection)
+            let member = if let member = context.member { member } else { try await requireMember(userID, on: connection) }
+            guard let timeline = DefinitionTimeline(context.definitions) else { throw Problem.notFound("The challenge no longer exists.") }
+            let open = Self.openDays(of: attempt, today: member.calendar.date(at: now))
+            var days: LoadedDays? = LoadedDays(
+                range: open, records: try await attempts.days(attempt.id, from: open.lowerBound, through: open.upperBound, on: connection))
+            if !context.alreadyRecorded {
+                guard attempt.state.status == .active else {
+                    throw Problem.conflict("attempt-not-active", "This attempt is \(attempt.state.status.rawValue); restart it to check in again.")
+                }
+                try await checkInWithinTransaction(
+                    command, attempt: &attempt, member: member, timeline: timeline, now: now, trace: trace, days: &days, on: connection)
             }
-            guard attempt.state.status == .active else {
-                throw Problem.conflict("attempt-not-active", "This attempt is \(attempt.state.status.rawValue); restart it to check in again.")
-            }
-            try await checkInWithinTransaction(command, attempt: &attempt, member: member, timeline: timeline, now: now, trace: trace, on: connection)
-            return try await snapshot(attempt, member: member, timeline: timeline, now: now, on: connection)
+            return try await snapshot(attempt, member: member, timeline: timeline, now: now, days: days, on: connection)
         }
+    }
+
+    /// Day records read once for a range of days, kept current as the transaction saves them.
+    struct LoadedDays: Sendable {
+        let range: ClosedRange<LocalDate>
+        var records: [LocalDate: DayRecord]
+    }
+
+    /// The days an attempt's view still shows as open: from the last judged day (or this week's Monday, if earlier)
+    /// through today.
+    static func openDays(of attempt: AttemptRow, today: LocalDate) -> ClosedRange<LocalDate> {
+        min(attempt.state.judgedThrough ?? attempt.startedOn, today.startOfWeek)...today
     }
 
     func checkInWithinTransaction(
         _ command: CheckInCommand, attempt: inout AttemptRow, member: Member, timeline: DefinitionTimeline, now: Date, trace: TraceContext,
-        on connection: PostgresConnection
+        days: inout LoadedDays?, on connection: PostgresConnection
     ) async throws {
         let calendar = member.calendar
         let happenedAt = command.happenedAt ?? now
@@ -229,7 +247,12 @@ struct ProgressRepository: Sendable {
         let timeOff = attempt.state.timeOff(definition)
         // Time off earns nothing: a day off takes no check-ins (what was logged before it was taken off stays).
         if timeOff.isOff(date) { throw ProgressProblems.dayOff(date) }
-        var record = try await attempts.day(attempt.id, date, on: connection) ?? DayRecord(date: date)
+        var record =
+            if let days, days.range.contains(date) {
+                days.records[date] ?? DayRecord(date: date)
+            } else {
+                try await attempts.day(attempt.id, date, on: connection) ?? DayRecord(date: date)
+            }
         let levelPoints = definition.rules.points.kind == .series ? try await ledger.levelPoints(attempt.userID, on: connection) : 0
         let result = try ProgressProblems.mapping {
             try CheckInEngine.apply(
@@ -252,44 +275,46 @@ struct ProgressRepository: Sendable {
         case .removeLog(let amount, _, _): quantity = amount
         case .photo(let id): photoID = id
         }
-        try await attempts.insertCheckIn(
+        var removedLog: UUID?
+        if case .removeLog(let logID) = command.kind { removedLog = logID }
+        try await attempts.recordCheckIn(
             id: command.checkInID, userID: attempt.userID, attemptID: attempt.id, date: date, taskID: taskID, action: actionName, done: done,
             quantity: quantity, rewardedQuantity: result.rewardedQuantity, points: result.pointsDelta, photoID: photoID, happenedAt: happenedAt,
-            recordedAt: now, on: connection)
+            recordedAt: now, removing: result.applied ? removedLog : nil, day: result.applied ? record : nil, on: connection)
         guard result.applied else { return }
-        if case .removeLog(let logID) = command.kind {
-            try await attempts.markRemoved(logID, of: attempt.userID, by: command.checkInID, on: connection)
-        }
-        try await attempts.saveDay(attempt.id, record, on: connection)
+        if days?.range.contains(date) == true { days?.records[date] = record }
+        var events: [(EventRecord, topic: String)] = []
         if result.pointsDelta != 0 || (result.excess ?? 0) > 0, let reason = result.reason ?? (result.excess != nil ? .series : nil) {
             attempt.state.points += result.pointsDelta
-            try await ledger.append(
+            let awarded = try await ledger.write(
                 .init(
                     userID: attempt.userID, groupID: attempt.groupID, challengeID: attempt.challengeID, attemptID: attempt.id,
                     points: result.pointsDelta, reason: reason, localDate: date, excessQuantity: result.excess,
                     countsTowardLevel: definition.visibility == .curated, checkInID: command.checkInID),
-                at: now, trace: trace, on: connection)
+                at: now, on: connection)
+            events.append(try outbox.record(awarded, at: now, trace: trace))
         }
         let dayNumber = timeOff.dayNumber(of: date, startedOn: attempt.startedOn)
         let task = definition.tasks.first { $0.taskID == taskID }
         switch action {
         case .setDone(false), .removeLog:
-            try await outbox.append(
+            events.append(try outbox.record(
                 CheckInUndone(
                     checkInID: command.checkInID, undoesCheckInID: { if case .removeLog(let id) = command.kind { return id } else { return nil } }(),
                     userID: attempt.userID, attemptID: attempt.id, challengeID: attempt.challengeID, kind: attempt.kind, groupID: attempt.groupID,
                     taskID: taskID, localDate: date, quantity: quantity, happenedAt: happenedAt, recordedAt: now, dayComplete: result.dayComplete),
-                on: connection, at: now, trace: trace, logger: logger)
+                at: now, trace: trace))
         default:
-            try await outbox.append(
+            events.append(try outbox.record(
                 CheckInRecorded(
                     checkInID: command.checkInID, userID: attempt.userID, attemptID: attempt.id, challengeID: attempt.challengeID,
                     challengeVersion: definition.version, kind: attempt.kind, groupID: attempt.groupID, taskID: taskID,
                     taskKind: task?.kind ?? .checkbox, action: quantity == nil ? .done : .logged, localDate: date, dayNumber: dayNumber,
                     quantity: quantity, unit: task?.unit, photoID: photoID, happenedAt: happenedAt, recordedAt: now,
                     taskComplete: result.taskComplete, dayComplete: result.dayComplete),
-                on: connection, at: now, trace: trace, logger: logger)
+                at: now, trace: trace))
         }
+        try await outbox.append(events, on: connection, logger: logger)
         let increased: Bool
         switch action {
         case .setDone(false), .removeLog: increased = false
@@ -456,10 +481,18 @@ struct ProgressRepository: Sendable {
         }
     }
 
-    func snapshot(_ attempt: AttemptRow, member: Member, timeline: DefinitionTimeline, now: Date, on connection: PostgresConnection) async throws -> AttemptSnapshot {
+    /// The attempt as its view shows it; `days` saves reading the open days again when the transaction already holds them.
+    func snapshot(
+        _ attempt: AttemptRow, member: Member, timeline: DefinitionTimeline, now: Date, days: LoadedDays? = nil, on connection: PostgresConnection
+    ) async throws -> AttemptSnapshot {
         let today = member.calendar.date(at: now)
-        let firstOpen = min(attempt.state.judgedThrough ?? attempt.startedOn, today.startOfWeek)
-        let records = try await attempts.days(attempt.id, from: firstOpen, through: today, on: connection)
+        let open = Self.openDays(of: attempt, today: today)
+        let records =
+            if let days, days.range == open {
+                days.records
+            } else {
+                try await attempts.days(attempt.id, from: open.lowerBound, through: open.upperBound, on: connection)
+            }
         let levelPoints = timeline.latest.rules.points.kind == .series ? try await ledger.levelPoints(attempt.userID, on: connection) : 0
         return AttemptSnapshot(
             attempt: attempt, timeline: timeline, member: member, today: today, now: now, levelPoints: levelPoints, openRecords: records)

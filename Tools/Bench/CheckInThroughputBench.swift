@@ -1,0 +1,275 @@
+import ArgumentParser
+import AsyncHTTPClient
+import Foundation
+import SurgeCalendar
+import SurgeContracts
+
+/// The daily check-in under load, beside what PostgreSQL itself sustains in the same run (issue 17).
+///
+/// `users` guests sign up through the gateway and start a habit of two checkbox tasks and a quantity task. `wrk` then
+/// drives authenticated check-ins through the gateway, each user in turn: tick, tick, log, untick, untick, log (two
+/// thirds ticks and unticks, one third quantity logs), first closed-loop at saturation, then paced at half the rate it
+/// reached. `pgbench -N` (simple update) at the same client count on the same PostgreSQL is the yardstick. The CPU
+/// seconds each process spent during the saturated run, divided by the check-ins it served, show where the time goes.
+struct CheckInThroughputBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "checkin-throughput", abstract: "Check-ins per second through the gateway beside pgbench -N on the same PostgreSQL.")
+
+    @Option(help: "Gateway base URL.") var gateway = "http://127.0.0.1:8080"
+    @Option(help: "Progress base URL (its simulated clock is moved through /internal/clock).") var progress = "http://127.0.0.1:8083"
+    @Option(help: "Kafka bootstrap servers (the benchmark publishes its habit definition).") var kafka = "127.0.0.1:9092"
+    @Option(help: "An administrator's URL of the PostgreSQL server (pgbench runs in its own database there).") var database: String
+    @Option(help: "Directory of <process>.pid files whose CPU time is reported (the services and the broker).") var pidDirectory: String
+    @Option(help: "PostgreSQL's data directory (its postmaster.pid names the server whose CPU time is reported).") var pgdata: String
+    @Option(help: "Guests checking in.") var users = 256
+    @Option(help: "Concurrent connections, for wrk and for pgbench.") var connections = 16
+    @Option(help: "Seconds per measured run.") var seconds = 20
+    @Option(help: "Load-generator threads (wrk -t, pgbench -j).") var threads = 2
+
+    static let processes = ["gateway", "identity", "progress", "leaderboard", "broker"]
+
+    func run() async throws {
+        let idleRSS = Dictionary(uniqueKeysWithValues: Self.processes.compactMap { name in
+            (try? pid(of: name)).flatMap { pid in (try? Self.rss(of: pid)).map { (name, $0) } }
+        })
+        let api = GatewayClient(gateway: gateway)
+        let zone = "Europe/Rome"
+        let calendar = LocalCalendar(zoneNamed: zone)!
+        let habit = try await BenchHabit.publish(
+            kafka: kafka,
+            tasks: [
+                ChallengeTask(taskID: "t", title: "Tick", kind: .checkbox),
+                ChallengeTask(taskID: "u", title: "Another tick", kind: .checkbox),
+                ChallengeTask(taskID: "q", title: "Water", kind: .quantity, target: 1_000_000, unit: "ml"),
+            ])
+        try await BenchHabit.setClock(calendar.instant(of: LocalTime("12:00")!, on: LocalDate("2026-03-10")!), progress: progress)
+
+        print("Seeding \(users) guests, each with an attempt at a habit of two checkbox tasks and a quantity task...")
+        let seeded = try await withThrowingTaskGroup(of: String.self) { group in
+            var lines: [String] = []
+            for index in 0..<users {
+                if index >= connections, let line = try await group.next() { lines.append(line) }
+                group.addTask {
+                    let token = try await api.guest("Bench \(index)", zone: zone)
+                    let attempt = try await api.retrying { try await api.startAttempt(habit, token: token) }
+                    return "\(token) \(attempt)"
+                }
+            }
+            for try await line in group { lines.append(line) }
+            return lines
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("surge-checkin-throughput-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let usersFile = directory.appendingPathComponent("users.txt")
+        try seeded.joined(separator: "\n").appending("\n").write(to: usersFile, atomically: true, encoding: .utf8)
+
+        _ = try wrk(usersFile: usersFile, in: directory, seconds: 3, delayMilliseconds: nil)
+        let before = try cpuSeconds()
+        let saturated = try wrk(usersFile: usersFile, in: directory, seconds: seconds, delayMilliseconds: nil)
+        let after = try cpuSeconds()
+
+        // Paced: each connection waits between requests so that all of them together send about half the saturated
+        // rate. A short calibration run measures the time a request itself takes at that pace.
+        let halfRate = saturated.requestsPerSecond / 2
+        let interval = Double(connections) * 1000 / halfRate
+        let calibration = try wrk(usersFile: usersFile, in: directory, seconds: 3, delayMilliseconds: interval)
+        let requestTime = max(0, Double(connections) * 1000 / calibration.requestsPerSecond - interval)
+        let paced = try wrk(usersFile: usersFile, in: directory, seconds: seconds, delayMilliseconds: max(0, interval - requestTime))
+
+        let pgbenchBefore = try cpuSeconds()
+        let pgbench = try PgBench(url: database, clients: connections, threads: threads).run(seconds: seconds)
+        let pgbenchAfter = try cpuSeconds()
+
+        print("")
+        print("Check-ins through the gateway, \(users) users, \(connections) connections (wrk -t\(threads)), \(seconds) s per run;")
+        print("mix per user: tick, tick, log, untick, untick, log (PUT …/tasks/{taskID} and POST …/tasks/q/logs):")
+        print("  run                                 req/s    p50 ms   p99 ms   failed")
+        for (label, run) in [("saturation (closed loop)", saturated), ("half rate (paced)", paced)] {
+            print("  \(label.padding(toLength: 32, withPad: " ", startingAt: 0))" + String(format: "%9.0f  %7.2f  %7.2f  %7d", run.requestsPerSecond, run.p50, run.p99, run.failures))
+        }
+        print("  " + "pgbench -N (simple update) tps".padding(toLength: 32, withPad: " ", startingAt: 0) + String(format: "%9.0f  %7.2f", pgbench.tps, pgbench.latency))
+        print(String(format: "  ratio check-ins/s ÷ pgbench -N tps: %.3f (target ≥ 0.6)", saturated.requestsPerSecond / pgbench.tps))
+        print(String(format: "  p99 at half rate (%.0f req/s asked, %.0f reached): %.2f ms (target ≤ 25 ms)", halfRate, paced.requestsPerSecond, paced.p99))
+        print("")
+        let served = saturated.requestsPerSecond * saturated.duration
+        print("CPU per check-in during the saturated run (\(Int(served)) check-ins; user + system time of each process):")
+        var total = 0.0
+        for name in Self.processes + ["postgres"] {
+            guard let start = before[name], let end = after[name] else { continue }
+            total += end - start
+            print("  " + name.padding(toLength: 12, withPad: " ", startingAt: 0) + String(format: "%7.3f ms", (end - start) * 1000 / served))
+        }
+        print("  " + "all".padding(toLength: 12, withPad: " ", startingAt: 0) + String(format: "%7.3f ms", total * 1000 / served))
+        if let start = pgbenchBefore["postgres"], let end = pgbenchAfter["postgres"] {
+            print(String(format: "  (PostgreSQL spent %.3f ms per pgbench -N transaction)", (end - start) * 1000 / (pgbench.tps * pgbench.duration)))
+        }
+        print("")
+        print("Resident memory before the load (target ≤ 40 MiB per service):")
+        for name in Self.processes {
+            if let bytes = idleRSS[name] { print("  " + name.padding(toLength: 12, withPad: " ", startingAt: 0) + String(format: "%6.1f MiB", Double(bytes) / 1_048_576)) }
+        }
+    }
+
+    struct LoadRun {
+        var requestsPerSecond: Double
+        var duration: Double
+        var p50: Double
+        var p99: Double
+        var failures: Int
+    }
+
+    /// One wrk run over the users in `usersFile`: each wrk thread takes its own share of the users, and each user
+    /// goes through the six-step mix in order. A delay paces every connection that many milliseconds between requests.
+    func wrk(usersFile: URL, in directory: URL, seconds: Int, delayMilliseconds: Double?) throws -> LoadRun {
+        let script = directory.appendingPathComponent("checkin-\(UUID().uuidString).lua")
+        var lua = """
+            local threadCount = 0
+            setup = function(thread)
+              thread:set("threadIndex", threadCount)
+              thread:set("threadTotal", \(threads))
+              threadCount = threadCount + 1
+            end
+
+            local mine = {}
+            local turn = 0
+            local steps = {
+              { "PUT", "/tasks/t", '{"done":true}' }, { "PUT", "/tasks/u", '{"done":true}' }, { "POST", "/tasks/q/logs", '{"quantity":250}' },
+              { "PUT", "/tasks/t", '{"done":false}' }, { "PUT", "/tasks/u", '{"done":false}' }, { "POST", "/tasks/q/logs", '{"quantity":250}' },
+            }
+            init = function(args)
+              local index = 0
+              for line in io.lines("\(usersFile.path)") do
+                if index % threadTotal == threadIndex then
+                  local token, attempt = line:match("(%S+) (%S+)")
+                  mine[#mine + 1] = { token = token, attempt = attempt }
+                end
+                index = index + 1
+              end
+            end
+
+            request = function()
+              local user = mine[(turn % #mine) + 1]
+              local step = steps[(math.floor(turn / #mine) % #steps) + 1]
+              turn = turn + 1
+              return wrk.format(step[1], "/v1/attempts/" .. user.attempt .. step[2],
+                { ["Authorization"] = "Bearer " .. user.token, ["Content-Type"] = "application/json" }, step[3])
+            end
+
+            done = function(summary, latency, requests)
+              local e = summary.errors
+              io.write(string.format("SURGE-RESULT %d %d %d %d %d %d\\n", summary.requests, summary.duration,
+                latency:percentile(50.0), latency:percentile(99.0), e.status, e.connect + e.read + e.write + e.timeout))
+            end
+
+            """
+        if let delayMilliseconds { lua += "delay = function() return \(Int(delayMilliseconds.rounded())) end\n" }
+        try lua.write(to: script, atomically: true, encoding: .utf8)
+        let output = try LeaderboardBench.run(
+            "/usr/bin/wrk", ["-t\(threads)", "-c\(connections)", "-d\(seconds)s", "--timeout", "10s", "-s", script.path, gateway])
+        guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix("SURGE-RESULT") }) else {
+            throw BenchError("wrk printed no result: \(output)")
+        }
+        let numbers = line.split(separator: " ").dropFirst().compactMap { Double($0) }
+        guard numbers.count == 6, numbers[0] > 0 else { throw BenchError("wrk: \(line)") }
+        let duration = numbers[1] / 1e6
+        return LoadRun(
+            requestsPerSecond: numbers[0] / duration, duration: duration, p50: numbers[2] / 1000, p99: numbers[3] / 1000,
+            failures: Int(numbers[4] + numbers[5]))
+    }
+
+    // MARK: Processes
+
+    func pid(of name: String) throws -> Int32 {
+        let file = URL(fileURLWithPath: pidDirectory).appendingPathComponent("\(name).pid")
+        guard let pid = Int32(try String(contentsOf: file, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw BenchError("no process id in \(file.path)")
+        }
+        return pid
+    }
+
+    /// CPU seconds (user + system) so far of each named process, and of the PostgreSQL server with all its backends.
+    func cpuSeconds() throws -> [String: Double] {
+        var seconds: [String: Double] = [:]
+        for name in Self.processes {
+            if let pid = try? pid(of: name), let stat = Self.stat(of: pid) { seconds[name] = stat.cpu }
+        }
+        let postmasterFile = try String(contentsOfFile: pgdata + "/postmaster.pid", encoding: .utf8)
+        guard let postmaster = postmasterFile.split(separator: "\n").first.flatMap({ Int32($0) }) else {
+            throw BenchError("no process id in \(pgdata)/postmaster.pid")
+        }
+        var postgres = 0.0
+        for entry in try FileManager.default.contentsOfDirectory(atPath: "/proc") {
+            guard let pid = Int32(entry), let stat = Self.stat(of: pid), pid == postmaster || stat.parent == postmaster else { continue }
+            postgres += stat.cpu
+        }
+        seconds["postgres"] = postgres
+        return seconds
+    }
+
+    /// The parent and the CPU seconds of a process, from /proc/<pid>/stat.
+    static func stat(of pid: Int32) -> (parent: Int32, cpu: Double)? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let end = text.lastIndex(of: ")") else { return nil }
+        // After the command's closing parenthesis: state, ppid, …, utime (14th field of the line), stime (15th).
+        let fields = text[text.index(after: end)...].split(separator: " ")
+        guard fields.count > 12, let parent = Int32(fields[1]), let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (parent, (user + system) / Double(sysconf(Int32(_SC_CLK_TCK))))
+    }
+
+    static func rss(of pid: Int32) throws -> Int {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+        else { throw BenchError("no VmRSS for process \(pid)") }
+        return kilobytes * 1024
+    }
+}
+
+/// The yardstick: Debian's pgbench, `-N` (simple update: three statements and an insert in a transaction), in its own
+/// database on the same server.
+struct PgBench {
+    var url: String
+    var clients: Int
+    var threads: Int
+
+    func run(seconds: Int) throws -> (tps: Double, latency: Double, duration: Double) {
+        guard let components = URLComponents(string: url), let host = components.host, let user = components.user else {
+            throw BenchError("--database must be postgres://user:password@host:port/database")
+        }
+        let connection = ["-h", host, "-p", "\(components.port ?? 5432)", "-U", user]
+        let environment = ["PGPASSWORD": components.password ?? ""]
+        _ = try? Self.run("/usr/bin/psql", connection + ["-d", "postgres", "-q", "-c", "CREATE DATABASE surge_pgbench"], environment: environment)
+        _ = try Self.run("/usr/bin/pgbench", connection + ["-i", "-q", "-s", "\(max(clients, 1))", "surge_pgbench"], environment: environment)
+        // A count of transactions, not `-T`: pgbench ends a timed run with SIGALRM, which a child of this process may
+        // inherit blocked. A short run sizes the measured one.
+        func measure(transactionsPerClient: Int) throws -> (tps: Double, latency: Double, duration: Double) {
+            let output = try Self.run(
+                "/usr/bin/pgbench",
+                connection + ["-N", "-c", "\(clients)", "-j", "\(threads)", "-t", "\(transactionsPerClient)", "surge_pgbench"], environment: environment)
+            func number(after prefix: String) -> Double? {
+                output.split(separator: "\n").first { $0.hasPrefix(prefix) }
+                    .flatMap { $0.dropFirst(prefix.count).split(separator: " ").first }.flatMap { Double($0) }
+            }
+            guard let tps = number(after: "tps = "), let latency = number(after: "latency average = ") else { throw BenchError("pgbench: \(output)") }
+            return (tps, latency, Double(transactionsPerClient * clients) / tps)
+        }
+        let calibration = try measure(transactionsPerClient: 200)
+        return try measure(transactionsPerClient: max(200, Int(calibration.tps * Double(seconds)) / clients))
+    }
+
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        guard process.terminationStatus == 0 else { throw BenchError("\(executable) exited \(process.terminationStatus): \(text)") }
+        return text
+    }
+}
