@@ -35,24 +35,43 @@ public struct Outbox: Sendable {
     /// Several events in one statement (one round trip), in the order given.
     public func append(_ records: [(EventRecord, topic: String)], on connection: PostgresConnection, logger: Logger) async throws {
         guard !records.isEmpty else { return }
-        var sql = PostgresQuery.StringInterpolation(literalCapacity: 256, interpolationCount: 11 * records.count)
-        sql.appendLiteral(
-            "INSERT INTO outbox (event_id, topic, partition_key, type, source, subject, occurred_at, traceparent, tracestate, request_id, payload) VALUES ")
-        for (index, (record, topic)) in records.enumerated() {
-            sql.appendLiteral(index == 0 ? "(" : ", (")
-            for value: any PostgresThrowingDynamicTypeEncodable in [
-                record.id, topic, record.partitionKey, record.type, record.source, record.subject, record.time,
-            ] {
-                try sql.appendInterpolation(value)
-                sql.appendLiteral(", ")
-            }
-            for value in [record.trace.traceparent, record.trace.tracestate, record.trace.requestID] {
-                sql.appendInterpolation(value)
-                sql.appendLiteral(", ")
-            }
-            sql.appendInterpolation(String(decoding: record.data, as: UTF8.self))
-            sql.appendLiteral("::jsonb)")
-        }
-        try await connection.query(PostgresQuery(stringInterpolation: sql), logger: logger)
+        try await connection.execute(InsertEvents(records), logger: logger)
     }
+}
+
+/// The outbox's insert, prepared once per connection (PostgreSQL plans it once, not on every write): one array per
+/// column, a row per event in the arrays' order. A missing trace field travels as an empty string.
+struct InsertEvents: PostgresPreparedStatement {
+    static let sql = """
+        INSERT INTO outbox (event_id, topic, partition_key, type, source, subject, occurred_at, traceparent, tracestate, request_id, payload)
+        SELECT id, topic, key, type, source, subject, time, NULLIF(traceparent, ''), NULLIF(tracestate, ''), NULLIF(request_id, ''),
+               payload::jsonb
+        FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[], $9::text[],
+                    $10::text[], $11::text[])
+             WITH ORDINALITY AS event(id, topic, key, type, source, subject, time, traceparent, tracestate, request_id, payload, position)
+        ORDER BY position
+        """
+    typealias Row = ()
+
+    let records: [(EventRecord, topic: String)]
+
+    init(_ records: [(EventRecord, topic: String)]) { self.records = records }
+
+    func makeBindings() -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 11)
+        bindings.append(records.map(\.0.id))
+        bindings.append(records.map(\.topic))
+        bindings.append(records.map(\.0.partitionKey))
+        bindings.append(records.map(\.0.type))
+        bindings.append(records.map(\.0.source))
+        bindings.append(records.map(\.0.subject))
+        bindings.append(records.map(\.0.time))
+        bindings.append(records.map { $0.0.trace.traceparent ?? "" })
+        bindings.append(records.map { $0.0.trace.tracestate ?? "" })
+        bindings.append(records.map { $0.0.trace.requestID ?? "" })
+        bindings.append(records.map { String(decoding: $0.0.data, as: UTF8.self) })
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row {}
 }

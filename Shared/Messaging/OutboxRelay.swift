@@ -91,15 +91,8 @@ public final class OutboxRelay: Service {
                 .collect().first?.decode(Bool.self) ?? false
             guard locked else { return 0 }
             var pending: [(position: Int64, topic: String, record: EventRecord)] = []
-            let rows = try await connection.query(
-                """
-                SELECT position, event_id, topic, partition_key, type, source, subject, occurred_at,
-                       traceparent, tracestate, request_id, payload::text
-                FROM outbox WHERE published_at IS NULL ORDER BY position LIMIT \(configuration.batchSize)
-                """, logger: logger)
-            for try await row in rows {
-                let (position, id, topic, key, type, source, subject, time, traceparent, tracestate, requestID, payload) =
-                    try row.decode((Int64, UUID, String, String, String, String, String, Date, String?, String?, String?, String).self)
+            for try await row in try await connection.execute(UnpublishedEvents(limit: configuration.batchSize), logger: logger) {
+                let (position, id, topic, key, type, source, subject, time, traceparent, tracestate, requestID, payload) = row
                 let record = EventRecord(
                     id: id, source: source, type: type, time: time, subject: subject, partitionKey: key,
                     trace: TraceContext(traceparent: traceparent, tracestate: tracestate, requestID: requestID),
@@ -119,7 +112,7 @@ public final class OutboxRelay: Service {
                 }
             }
             if !published.isEmpty {
-                try await connection.query("UPDATE outbox SET published_at = now() WHERE position = ANY(\(published))", logger: logger)
+                try await connection.execute(MarkPublished(positions: published), logger: logger)
             }
             Counter(label: "surge_outbox_published_total", dimensions: [("schema", configuration.schema)]).increment(by: published.count)
             return published.count
@@ -162,6 +155,40 @@ public final class OutboxRelay: Service {
             }
         }
     }
+}
+
+/// The relay's statements run on every batch: prepared once per connection, so PostgreSQL plans them once.
+struct UnpublishedEvents: PostgresPreparedStatement {
+    static let sql = """
+        SELECT position, event_id, topic, partition_key, type, source, subject, occurred_at, traceparent, tracestate, request_id, payload::text
+        FROM outbox WHERE published_at IS NULL ORDER BY position LIMIT $1
+        """
+    typealias Row = (Int64, UUID, String, String, String, String, String, Date, String?, String?, String?, String)
+
+    var limit: Int
+
+    func makeBindings() -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 1)
+        bindings.append(limit)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
+}
+
+struct MarkPublished: PostgresPreparedStatement {
+    static let sql = "UPDATE outbox SET published_at = now() WHERE position = ANY($1)"
+    typealias Row = ()
+
+    var positions: [Int64]
+
+    func makeBindings() -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 1)
+        bindings.append(positions)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row {}
 }
 
 extension KafkaRecord {

@@ -89,6 +89,39 @@ struct AccessTokenTests {
         #expect(fetches.value == 2)
     }
 
+    @Test("a remembered token is refused once it expires, and once a refresh withdraws its key")
+    func rememberedTokens() async throws {
+        let key = try SigningKey.generate(id: "k")
+        let published = LockedValueBox([await AccessTokenIssuer(signingKey: key)])
+        let verifier = AccessTokenVerifier(refreshInterval: .milliseconds(200), logger: Logger(label: "test")) {
+            String(decoding: try JSONEncoder().encode(JWKS(keys: published.value.flatMap(\.jwks.keys))), as: UTF8.self)
+        }
+        // Issued 899 s ago: it expires within about a second.
+        let expiring = try await published.value[0].issue(userID: userID, kind: "guest", now: Date().addingTimeInterval(-899))
+        let lasting = try await published.value[0].issue(userID: userID, kind: "guest")
+        #expect(try await verifier.verify(expiring.token).userID == userID)
+        #expect(try await verifier.verify(lasting.token).userID == userID)
+        #expect(try await refused(expiring.token, by: verifier))
+        #expect(try await verifier.verify(lasting.token).userID == userID)
+
+        published.set([await AccessTokenIssuer(signingKey: try .generate(id: "other"))])
+        #expect(try await refused(lasting.token, by: verifier))
+    }
+
+    /// Verifies the token until it is refused as invalid; false if it is still accepted after five seconds.
+    func refused(_ token: String, by verifier: AccessTokenVerifier) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline {
+            do {
+                _ = try await verifier.verify(token)
+            } catch AccessTokenVerifier.Failure.invalid {
+                return true
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return false
+    }
+
     @Test("without reachable keys the verifier says so instead of refusing the token")
     func keysUnavailable() async throws {
         struct Down: Error {}

@@ -26,6 +26,32 @@ struct OutboxRelayTests {
         }
     }
 
+    @Test("events written in one statement keep their order and their trace, absent fields stay null")
+    func batchKeepsOrderAndTrace() async throws {
+        try await MessagingHarness.with { harness in
+            let traced = TraceContext(traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", requestID: "req-1")
+            let records = try [
+                harness.outbox.record(harness.registration("first"), at: Date(), trace: traced),
+                harness.outbox.record(harness.registration("second"), at: Date()),
+                harness.outbox.record(harness.registration("third"), at: Date(), trace: TraceContext(tracestate: "vendor=1")),
+            ]
+            try await harness.client.transaction(logger: harness.logger) { connection in
+                try await harness.outbox.append(records, on: connection, logger: harness.logger)
+            }
+            let stored = try await harness.database.withAdmin { client in
+                try await client.query(
+                    "SELECT event_id, traceparent, tracestate, request_id, payload->>'displayName' FROM identity.outbox ORDER BY position",
+                    logger: harness.logger
+                ).collect().map { try $0.decode((UUID, String?, String?, String?, String).self) }
+            }
+            #expect(stored.map(\.0) == records.map(\.0.id))
+            #expect(stored.map(\.4) == ["first", "second", "third"])
+            #expect(stored[0].1 == traced.traceparent && stored[0].2 == nil && stored[0].3 == "req-1")
+            #expect(stored[1].1 == nil && stored[1].2 == nil && stored[1].3 == nil)
+            #expect(stored[2].1 == nil && stored[2].2 == "vendor=1" && stored[2].3 == nil)
+        }
+    }
+
     @Test("a rolled-back transaction leaves no event behind")
     func rollbackPublishesNothing() async throws {
         try await MessagingHarness.with { harness in

@@ -29,8 +29,8 @@ struct CheckInThroughputBench: AsyncParsableCommand {
     static let processes = ["gateway", "identity", "progress", "leaderboard", "broker"]
 
     func run() async throws {
-        let idleRSS = Dictionary(uniqueKeysWithValues: Self.processes.compactMap { name in
-            (try? pid(of: name)).flatMap { pid in (try? Self.rss(of: pid)).map { (name, $0) } }
+        let idleMemory = Dictionary(uniqueKeysWithValues: Self.processes.compactMap { name in
+            (try? pid(of: name)).flatMap { pid in (try? Self.memory(of: pid)).map { (name, $0) } }
         })
         let api = GatewayClient(gateway: gateway)
         let zone = "Europe/Rome"
@@ -105,9 +105,13 @@ struct CheckInThroughputBench: AsyncParsableCommand {
             print(String(format: "  (PostgreSQL spent %.3f ms per pgbench -N transaction)", (end - start) * 1000 / (pgbench.tps * pgbench.duration)))
         }
         print("")
-        print("Resident memory before the load (target ≤ 40 MiB per service):")
+        print("Memory before the load (target ≤ 40 MiB per service). RSS counts the Swift runtime and Foundation libraries in full in")
+        print("every process; PSS shares them among the processes that map them, which is what a node running them all pays:")
+        print("  process       RSS MiB   PSS MiB   anonymous MiB")
         for name in Self.processes {
-            if let bytes = idleRSS[name] { print("  " + name.padding(toLength: 12, withPad: " ", startingAt: 0) + String(format: "%6.1f MiB", Double(bytes) / 1_048_576)) }
+            guard let memory = idleMemory[name] else { continue }
+            print("  " + name.padding(toLength: 12, withPad: " ", startingAt: 0)
+                + String(format: "%8.1f  %8.1f  %14.1f", memory.rss / 1024, memory.pss / 1024, memory.anonymous / 1024))
         }
     }
 
@@ -216,12 +220,17 @@ struct CheckInThroughputBench: AsyncParsableCommand {
         return (parent, (user + system) / Double(sysconf(Int32(_SC_CLK_TCK))))
     }
 
-    static func rss(of pid: Int32) throws -> Int {
-        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-            let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
-        else { throw BenchError("no VmRSS for process \(pid)") }
-        return kilobytes * 1024
+    /// Resident, proportional and anonymous memory in KiB, from /proc/<pid>/smaps_rollup.
+    static func memory(of pid: Int32) throws -> (rss: Double, pss: Double, anonymous: Double) {
+        let rollup = try String(contentsOfFile: "/proc/\(pid)/smaps_rollup", encoding: .utf8)
+        func kibibytes(_ field: String) -> Double? {
+            rollup.split(separator: "\n").first { $0.hasPrefix(field + ":") }
+                .flatMap { $0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first }.flatMap { Double($0) }
+        }
+        guard let rss = kibibytes("Rss"), let pss = kibibytes("Pss"), let anonymous = kibibytes("Anonymous") else {
+            throw BenchError("no memory figures for process \(pid)")
+        }
+        return (rss, pss, anonymous)
     }
 }
 

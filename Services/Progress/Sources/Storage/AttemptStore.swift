@@ -57,21 +57,8 @@ struct AttemptStore {
     }
 
     func lockForCheckIn(_ attemptID: UUID, of userID: UUID, checkInID: UUID, on connection: PostgresConnection) async throws -> CheckInContext? {
-        let rows = try await connection.query(
-            """
-            SELECT \(unescaped: Self.columns),
-                (SELECT time_zone FROM members WHERE user_id = \(userID)),
-                (SELECT daily_goal FROM members WHERE user_id = \(userID)),
-                (SELECT json_agg(d.definition)::text FROM definitions d
-                 WHERE d.challenge_id = attempts.challenge_id
-                   AND NOT EXISTS (SELECT 1 FROM deleted_definitions x WHERE x.challenge_id = attempts.challenge_id)),
-                EXISTS (SELECT 1 FROM checkins WHERE checkin_id = \(checkInID) AND user_id = \(userID))
-            FROM attempts WHERE attempt_id = \(attemptID) AND user_id = \(userID) FOR UPDATE
-            """, logger: logger)
-        for try await row in rows {
-            let (id, owner, challengeID, number, kind, groupID, startedOn, endsOn, state, startedAt, next, timeZone, dailyGoal, definitions, recorded) =
-                try row.decode(
-                    (UUID, UUID, UUID, Int, String, UUID?, LocalDate, LocalDate?, String, Date, Date?, String?, Int?, String?, Bool).self)
+        for try await row in try await connection.execute(LockForCheckIn(attemptID: attemptID, userID: userID, checkInID: checkInID), logger: logger) {
+            let (id, owner, challengeID, number, kind, groupID, startedOn, endsOn, state, startedAt, next, timeZone, dailyGoal, definitions, recorded) = row
             return CheckInContext(
                 attempt: try Self.attempt((id, owner, challengeID, number, kind, groupID, startedOn, endsOn, state, startedAt, next)),
                 member: timeZone.map { Member(userID: userID, timeZone: $0, dailyGoal: dailyGoal) },
@@ -176,14 +163,11 @@ struct AttemptStore {
     }
 
     func update(_ row: AttemptRow, now: Date, on connection: PostgresConnection) async throws {
-        let ended = row.state.status == .active ? nil : now
-        try await connection.query(
-            """
-            UPDATE attempts SET status = \(row.state.status.rawValue), state = \(try json(row.state))::jsonb,
-                next_judgement_at = \(row.state.status == .active ? row.nextJudgementAt : nil),
-                ended_at = COALESCE(ended_at, \(ended)), updated_at = \(now)
-            WHERE attempt_id = \(row.id)
-            """, logger: logger)
+        try await connection.execute(
+            UpdateAttempt(
+                status: row.state.status.rawValue, state: try json(row.state), nextJudgementAt: row.state.status == .active ? row.nextJudgementAt : nil,
+                endedAt: row.state.status == .active ? nil : now, now: now, attemptID: row.id),
+            logger: logger)
     }
 
     func day(_ attemptID: UUID, _ date: LocalDate, on connection: PostgresConnection) async throws -> DayRecord? {
@@ -195,12 +179,7 @@ struct AttemptStore {
     /// Day records from `first` through `last`, keyed by date.
     func days(_ attemptID: UUID, from first: LocalDate, through last: LocalDate, on connection: PostgresConnection) async throws -> [LocalDate: DayRecord] {
         var records: [LocalDate: DayRecord] = [:]
-        let rows = try await connection.query(
-            """
-            SELECT record::text FROM attempt_days
-            WHERE attempt_id = \(attemptID) AND local_date BETWEEN \(first) AND \(last)
-            """, logger: logger)
-        for try await text in rows.decode(String.self) {
+        for try await text in try await connection.execute(DayRecords(attemptID: attemptID, first: first, last: last), logger: logger) {
             let record = try SurgeJSON.decode(DayRecord.self, from: Data(text.utf8))
             records[record.date] = record
         }
@@ -281,23 +260,13 @@ struct AttemptStore {
         rewardedQuantity: Double?, points: Int, photoID: UUID?, happenedAt: Date, recordedAt: Date, removing removedLog: UUID?,
         day record: DayRecord?, on connection: PostgresConnection
     ) async throws {
-        let tasksDone = record.map(Self.tasksDone)
-        try await connection.query(
-            """
-            WITH removed AS (
-                UPDATE checkins SET removed_by = \(id) WHERE \(removedLog)::uuid IS NOT NULL AND user_id = \(userID) AND checkin_id = \(removedLog)
-            ), day AS (
-                INSERT INTO attempt_days (attempt_id, local_date, record, outcome, tasks_done)
-                SELECT \(attemptID), \(date), \(try record.map { try json($0) })::jsonb, \(record?.outcome?.rawValue), \(tasksDone)
-                WHERE \(tasksDone)::int IS NOT NULL
-                ON CONFLICT (attempt_id, local_date) DO UPDATE
-                SET record = EXCLUDED.record, outcome = EXCLUDED.outcome, tasks_done = EXCLUDED.tasks_done
-            )
-            INSERT INTO checkins (checkin_id, user_id, attempt_id, local_date, task_id, action, done, quantity, rewarded_quantity, points,
-                                  photo_id, happened_at, recorded_at)
-            VALUES (\(id), \(userID), \(attemptID), \(date), \(taskID), \(action), \(done), \(quantity), \(rewardedQuantity), \(points),
-                    \(photoID), \(happenedAt), \(recordedAt))
-            """, logger: logger)
+        try await connection.execute(
+            RecordCheckIn(
+                id: id, userID: userID, attemptID: attemptID, date: date, taskID: taskID, action: action, done: done, quantity: quantity,
+                rewardedQuantity: rewardedQuantity, points: points, photoID: photoID, happenedAt: happenedAt, recordedAt: recordedAt,
+                removedLog: removedLog, record: try record.map { try json($0) }, outcome: record?.outcome?.rawValue,
+                tasksDone: record.map(Self.tasksDone)),
+            logger: logger)
     }
 
     /// Moves the next judgement of a user's active attempts later when their time zone changes, never earlier, so a
@@ -320,4 +289,145 @@ struct AttemptStore {
 struct AttemptCursor: Codable, Sendable {
     var startedAt: Date
     var attemptID: UUID
+}
+
+// MARK: The check-in's statements, prepared once per connection: PostgreSQL plans them once rather than on every check-in.
+// A parameter that may be null is cast to the type it is bound as, since the first binding fixes the statement's types.
+
+extension AttemptStore {
+    struct LockForCheckIn: PostgresPreparedStatement {
+        static let sql = """
+            SELECT \(AttemptStore.columns),
+                (SELECT time_zone FROM members WHERE user_id = $2),
+                (SELECT daily_goal FROM members WHERE user_id = $2),
+                (SELECT json_agg(d.definition)::text FROM definitions d
+                 WHERE d.challenge_id = attempts.challenge_id
+                   AND NOT EXISTS (SELECT 1 FROM deleted_definitions x WHERE x.challenge_id = attempts.challenge_id)),
+                EXISTS (SELECT 1 FROM checkins WHERE checkin_id = $3 AND user_id = $2)
+            FROM attempts WHERE attempt_id = $1 AND user_id = $2 FOR UPDATE
+            """
+        typealias Row = (UUID, UUID, UUID, Int, String, UUID?, LocalDate, LocalDate?, String, Date, Date?, String?, Int?, String?, Bool)
+
+        var attemptID: UUID
+        var userID: UUID
+        var checkInID: UUID
+
+        func makeBindings() -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 3)
+            bindings.append(attemptID)
+            bindings.append(userID)
+            bindings.append(checkInID)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
+    }
+
+    struct DayRecords: PostgresPreparedStatement {
+        static let sql = "SELECT record::text FROM attempt_days WHERE attempt_id = $1 AND local_date BETWEEN $2 AND $3"
+        typealias Row = String
+
+        var attemptID: UUID
+        var first: LocalDate
+        var last: LocalDate
+
+        func makeBindings() -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 3)
+            bindings.append(attemptID)
+            bindings.append(first)
+            bindings.append(last)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(String.self) }
+    }
+
+    /// The check-in's row, the logged amount it takes back ($14) and the day record it changed ($15-$17), when it did.
+    struct RecordCheckIn: PostgresPreparedStatement {
+        static let sql = """
+            WITH removed AS (
+                UPDATE checkins SET removed_by = $1 WHERE $14::uuid IS NOT NULL AND user_id = $2 AND checkin_id = $14::uuid
+            ), day AS (
+                INSERT INTO attempt_days (attempt_id, local_date, record, outcome, tasks_done)
+                SELECT $3, $4, $15::text::jsonb, $16::text, $17::int8 WHERE $17::int8 IS NOT NULL
+                ON CONFLICT (attempt_id, local_date) DO UPDATE
+                SET record = EXCLUDED.record, outcome = EXCLUDED.outcome, tasks_done = EXCLUDED.tasks_done
+            )
+            INSERT INTO checkins (checkin_id, user_id, attempt_id, local_date, task_id, action, done, quantity, rewarded_quantity, points,
+                                  photo_id, happened_at, recorded_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7::bool, $8::float8, $9::float8, $10, $11::uuid, $12, $13)
+            """
+        typealias Row = ()
+
+        var id: UUID
+        var userID: UUID
+        var attemptID: UUID
+        var date: LocalDate
+        var taskID: String
+        var action: String
+        var done: Bool?
+        var quantity: Double?
+        var rewardedQuantity: Double?
+        var points: Int
+        var photoID: UUID?
+        var happenedAt: Date
+        var recordedAt: Date
+        var removedLog: UUID?
+        var record: String?
+        var outcome: String?
+        var tasksDone: Int?
+
+        func makeBindings() -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 17)
+            bindings.append(id)
+            bindings.append(userID)
+            bindings.append(attemptID)
+            bindings.append(date)
+            bindings.append(taskID)
+            bindings.append(action)
+            bindings.append(done)
+            bindings.append(quantity)
+            bindings.append(rewardedQuantity)
+            bindings.append(points)
+            bindings.append(photoID)
+            bindings.append(happenedAt)
+            bindings.append(recordedAt)
+            bindings.append(removedLog)
+            bindings.append(record)
+            bindings.append(outcome)
+            bindings.append(tasksDone)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row {}
+    }
+
+    struct UpdateAttempt: PostgresPreparedStatement {
+        static let sql = """
+            UPDATE attempts SET status = $1, state = $2::text::jsonb, next_judgement_at = $3::timestamptz,
+                ended_at = COALESCE(ended_at, $4::timestamptz), updated_at = $5
+            WHERE attempt_id = $6
+            """
+        typealias Row = ()
+
+        var status: String
+        var state: String
+        var nextJudgementAt: Date?
+        var endedAt: Date?
+        var now: Date
+        var attemptID: UUID
+
+        func makeBindings() -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 6)
+            bindings.append(status)
+            bindings.append(state)
+            bindings.append(nextJudgementAt)
+            bindings.append(endedAt)
+            bindings.append(now)
+            bindings.append(attemptID)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row {}
+    }
 }

@@ -42,26 +42,53 @@ struct LedgerStore {
     /// Appends the entry and updates the member's total in one statement; returns the event to emit with it.
     func write(_ entry: Entry, at now: Date, on connection: PostgresConnection) async throws -> PointsAwarded {
         let entryID = UUID()
-        let levelPoints = entry.countsTowardLevel ? entry.points : 0
-        let total = try await connection.query(
-            """
-            WITH entry AS (
-                INSERT INTO points_ledger (
-                    entry_id, user_id, group_id, challenge_id, attempt_id, points, reason, local_date, excess_quantity, awarded_at,
-                    counts_toward_level, checkin_id)
-                VALUES (\(entryID), \(entry.userID), \(entry.groupID), \(entry.challengeID), \(entry.attemptID), \(entry.points),
-                        \(entry.reason.rawValue), \(entry.localDate), \(entry.excessQuantity), \(now), \(entry.countsTowardLevel),
-                        \(entry.checkInID))
-            )
-            INSERT INTO member_points (user_id, total, level_points) VALUES (\(entry.userID), \(entry.points), \(levelPoints))
-            ON CONFLICT (user_id) DO UPDATE
-            SET total = member_points.total + EXCLUDED.total, level_points = member_points.level_points + EXCLUDED.level_points
-            RETURNING total
-            """, logger: logger
-        ).collect().first?.decode(Int.self) ?? entry.points
+        var total = entry.points
+        for try await value in try await connection.execute(WriteEntry(entryID: entryID, entry: entry, now: now), logger: logger) { total = value }
         return PointsAwarded(
             entryID: entryID, userID: entry.userID, groupID: entry.groupID, challengeID: entry.challengeID, attemptID: entry.attemptID,
             points: entry.points, reason: entry.reason, localDate: entry.localDate, excessQuantity: entry.excessQuantity,
             totalPoints: total, awardedAt: now)
+    }
+
+    /// Prepared once per connection: PostgreSQL plans it once, not on every check-in. Nullable parameters are cast to
+    /// the type they are bound as, since the first binding fixes the statement's types.
+    struct WriteEntry: PostgresPreparedStatement {
+        static let sql = """
+            WITH entry AS (
+                INSERT INTO points_ledger (
+                    entry_id, user_id, group_id, challenge_id, attempt_id, points, reason, local_date, excess_quantity, awarded_at,
+                    counts_toward_level, checkin_id)
+                VALUES ($1, $2, $3::uuid, $4::uuid, $5::uuid, $6, $7, $8, $9::float8, $10, $11, $12::uuid)
+            )
+            INSERT INTO member_points (user_id, total, level_points) VALUES ($2, $6, $13)
+            ON CONFLICT (user_id) DO UPDATE
+            SET total = member_points.total + EXCLUDED.total, level_points = member_points.level_points + EXCLUDED.level_points
+            RETURNING total
+            """
+        typealias Row = Int
+
+        var entryID: UUID
+        var entry: Entry
+        var now: Date
+
+        func makeBindings() -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 13)
+            bindings.append(entryID)
+            bindings.append(entry.userID)
+            bindings.append(entry.groupID)
+            bindings.append(entry.challengeID)
+            bindings.append(entry.attemptID)
+            bindings.append(entry.points)
+            bindings.append(entry.reason.rawValue)
+            bindings.append(entry.localDate)
+            bindings.append(entry.excessQuantity)
+            bindings.append(now)
+            bindings.append(entry.countsTowardLevel)
+            bindings.append(entry.checkInID)
+            bindings.append(entry.countsTowardLevel ? entry.points : 0)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int.self) }
     }
 }
