@@ -43,5 +43,9 @@ public enum MessagingMigrations {
             """,
             "CREATE INDEX processed_events_age ON processed_events (processed_at)",
         ]),
+        Migration(2, "the outbox no longer notifies from inside the writing transaction (its commits serialised)", [
+            "DROP TRIGGER outbox_inserted ON outbox",
+            "DROP FUNCTION outbox_notify()",
+        ]),
     ])
 }

@@ -2,12 +2,18 @@ import Foundation
 import Logging
 import PostgresNIO
 import SurgeContracts
+import SurgePostgres
 
 /// Writes integration events into the service's `outbox` table inside the caller's transaction, so an event exists
 /// if and only if the state change that caused it committed. `OutboxRelay` publishes them.
+///
+/// Once the transaction commits, the relay is told at once (`written`); a relay of another replica, or an event written
+/// outside `PostgresClient.transaction`, waits for the relay's next poll.
 public struct Outbox: Sendable {
     /// The CloudEvents `source` of everything this service emits, e.g. `/surge/identity`.
     public let source: String
+    /// Rung when a transaction that wrote events has committed; the relay waits on it.
+    let written = Doorbell()
 
     public init(service: String) {
         self.source = "/surge/\(service)"
@@ -36,6 +42,8 @@ public struct Outbox: Sendable {
     public func append(_ records: [(EventRecord, topic: String)], on connection: PostgresConnection, logger: Logger) async throws {
         guard !records.isEmpty else { return }
         try await connection.execute(InsertEvents(records), logger: logger)
+        let written = self.written
+        if let afterCommit = AfterCommit.current { afterCommit.add { written.ring() } }
     }
 }
 

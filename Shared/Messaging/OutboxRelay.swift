@@ -8,8 +8,12 @@ import SurgeKafka
 
 /// Publishes the outbox to Kafka in order and marks rows published only after the broker acknowledged them.
 ///
-/// Woken by `LISTEN` on the schema's outbox channel, with a polling fallback. With several replicas, each batch is
-/// taken under a transaction-scoped advisory lock, so one replica publishes at a time, in `position` order.
+/// Woken when a transaction of this process that wrote events commits (`Outbox.written`), with a polling fallback. No
+/// `NOTIFY` is sent from the writing transaction: PostgreSQL serialises the commits of every notifying transaction of
+/// a database, WAL flush included, which capped check-ins far below what the server sustains. With several replicas,
+/// each batch is taken under a transaction-scoped advisory lock, so one replica publishes at a time, in `position`
+/// order; a relay that finds the lock taken tries again shortly, so the events its own replica wrote do not wait for
+/// the next poll.
 /// `position` is taken at insert, not at commit: of two transactions writing events for one key, the later insert
 /// can commit (and be published) first. Per-key order therefore holds only because writers of one key serialise
 /// their transactions, which services do through the rows they lock.
@@ -40,22 +44,20 @@ public final class OutboxRelay: Service {
     private let producer: KafkaProducer
     private let configuration: Configuration
     private let logger: Logger
-    private let doorbell = Doorbell()
+    private let doorbell: Doorbell
 
-    public init(client: PostgresClient, producer: KafkaProducer, configuration: Configuration, logger: Logger) {
+    /// A relay for the outbox that `outbox` writes to: it is woken when that outbox's transactions commit.
+    public init(client: PostgresClient, producer: KafkaProducer, outbox: Outbox, configuration: Configuration, logger: Logger) {
         self.client = client
         self.producer = producer
+        self.doorbell = outbox.written
         self.configuration = configuration
         self.logger = logger
     }
 
     public func run() async throws {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.listenForInserts() }
-            await cancelWhenGracefulShutdown {
-                await self.publishUntilCancelled()
-            }
-            group.cancelAll()
+        await cancelWhenGracefulShutdown {
+            await self.publishUntilCancelled()
         }
     }
 
@@ -64,7 +66,11 @@ public final class OutboxRelay: Service {
         var lastLagReading = ContinuousClock.now - .seconds(60)
         while !Task.isCancelled {
             do {
-                let published = try await publishBatch()
+                guard let published = try await publishBatch() else {
+                    // Another replica is publishing: what this one wrote may be committed after its batch was read.
+                    await doorbell.wait(timeout: .milliseconds(20))
+                    continue
+                }
                 // The lag gauges read the whole backlog: once a second is enough for any scrape, and spares PostgreSQL
                 // a count per batch under load.
                 if ContinuousClock.now - lastLagReading > .seconds(1) {
@@ -83,13 +89,13 @@ public final class OutboxRelay: Service {
         }
     }
 
-    /// Publishes up to one batch; returns how many rows were marked published.
-    func publishBatch() async throws -> Int {
+    /// Publishes up to one batch; returns how many rows were marked published, or nil when another replica holds the lock.
+    func publishBatch() async throws -> Int? {
         let lockKey = "surge.outbox.\(configuration.schema)"
         return try await client.transaction(logger: logger) { connection in
             let locked = try await connection.query("SELECT pg_try_advisory_xact_lock(hashtext(\(lockKey)))", logger: logger)
                 .collect().first?.decode(Bool.self) ?? false
-            guard locked else { return 0 }
+            guard locked else { return nil }
             var pending: [(position: Int64, topic: String, record: EventRecord)] = []
             for try await row in try await connection.execute(UnpublishedEvents(limit: configuration.batchSize), logger: logger) {
                 let (position, id, topic, key, type, source, subject, time, traceparent, tracestate, requestID, payload) = row
@@ -136,24 +142,6 @@ public final class OutboxRelay: Service {
             "DELETE FROM outbox WHERE published_at < now() - make_interval(secs => \(outboxSeconds))", logger: logger)
         try await client.query(
             "DELETE FROM processed_events WHERE processed_at < now() - make_interval(secs => \(inboxSeconds))", logger: logger)
-    }
-
-    /// Rings the doorbell on every outbox insert; reconnects after a lost connection.
-    private func listenForInserts() async {
-        let channel = "\(configuration.schema)_outbox"
-        while !Task.isCancelled {
-            do {
-                try await client.withConnection { connection in
-                    try await connection.listen(on: channel) { notifications in
-                        for try await _ in notifications { self.doorbell.ring() }
-                    }
-                }
-            } catch {
-                if Task.isCancelled { return }
-                logger.info("Outbox listener reconnecting", metadata: ["error": "\(error)"])
-                try? await Task.sleep(for: .seconds(1))
-            }
-        }
     }
 }
 

@@ -1,3 +1,4 @@
+import Synchronization
 import PostgresNIO
 import _ConnectionPoolModule
 
@@ -43,15 +44,40 @@ extension Error {
 }
 
 extension PostgresClient {
-    /// A transaction whose errors reach the caller as thrown inside it (unique violations stay recognisable).
+    /// A transaction whose errors reach the caller as thrown inside it (unique violations stay recognisable). What the
+    /// body registered with `AfterCommit.current` runs once it has committed.
     public func transaction<Result>(
         logger: Logger, isolation: isolated (any Actor)? = #isolation,
         _ body: (PostgresConnection) async throws -> sending Result
     ) async throws -> sending Result {
+        let afterCommit = AfterCommit()
         do {
-            return try await withTransaction(logger: logger, isolation: isolation, body)
+            // Handed out of the task-local scope unchanged: `withValue` cannot pass a `sending` result through.
+            nonisolated(unsafe) var result: Result?
+            try await AfterCommit.$current.withValue(afterCommit) {
+                result = try await withTransaction(logger: logger, isolation: isolation, body)
+            }
+            afterCommit.run()
+            return result!
         } catch let error as PostgresTransactionError {
             throw error.unwrappingTransaction
         }
+    }
+}
+
+/// Work that must wait until the transaction in progress has committed, such as telling the outbox relay that
+/// events are there to publish: told earlier, the relay could look before they are visible.
+public final class AfterCommit: Sendable {
+    /// The transaction `PostgresClient.transaction` is running on this task, if any.
+    @TaskLocal public static var current: AfterCommit?
+
+    private let actions = Mutex<[@Sendable () -> Void]>([])
+
+    public func add(_ action: @escaping @Sendable () -> Void) {
+        actions.withLock { $0.append(action) }
+    }
+
+    func run() {
+        for action in actions.withLock({ $0 }) { action() }
     }
 }

@@ -114,7 +114,7 @@ public struct ServiceInfrastructure: Sendable {
                 if let portFile { try? String(port).write(toFile: portFile, atomically: true, encoding: .utf8) }
             },
             logger: logger)
-        let relay = OutboxRelay(client: database, producer: producer, configuration: settings.outbox, logger: logger)
+        let relay = OutboxRelay(client: database, producer: producer, outbox: outbox, configuration: settings.outbox, logger: logger)
         app.addServices(database)
         app.addServices(databases)
         app.addServices(producer, relay)

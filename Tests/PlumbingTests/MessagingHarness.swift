@@ -40,7 +40,8 @@ struct MessagingHarness {
     }
 
     func relay(pollInterval: Duration = .milliseconds(100)) -> OutboxRelay {
-        OutboxRelay(client: client, producer: producer, configuration: .init(schema: "identity", pollInterval: pollInterval), logger: logger)
+        OutboxRelay(
+            client: client, producer: producer, outbox: outbox, configuration: .init(schema: "identity", pollInterval: pollInterval), logger: logger)
     }
 
     func registration(_ name: String) -> UserRegistered {

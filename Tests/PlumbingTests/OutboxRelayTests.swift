@@ -52,6 +52,20 @@ struct OutboxRelayTests {
         }
     }
 
+    @Test("the relay publishes an event as soon as its transaction commits, without waiting for its poll")
+    func wokenByCommit() async throws {
+        try await MessagingHarness.with { harness in
+            try await running([harness.relay(pollInterval: .seconds(600))]) {
+                // Once the first event is out, the relay waits for its next poll, ten minutes away: only a commit can wake it.
+                try await harness.commit([harness.registration("first")])
+                try await waitUntil("first published", timeout: .seconds(10)) { try await harness.unpublished() == 0 }
+                try await harness.commit([harness.registration("second")])
+                try await waitUntil("second published without a poll", timeout: .seconds(10)) { try await harness.unpublished() == 0 }
+            }
+            #expect(try await harness.kafka.readAll(topic: Topic.identity.name, expecting: 2).count == 2)
+        }
+    }
+
     @Test("a rolled-back transaction leaves no event behind")
     func rollbackPublishesNothing() async throws {
         try await MessagingHarness.with { harness in
