@@ -52,7 +52,9 @@ enum NotificationsEvents {
             recipient.enabled = data.notificationsEnabled
             recipient.reminderTime = data.dailyReminderTime
             recipient.quiet = data.quietHours.map { QuietPeriod(start: $0.start, end: $0.end) }
+            recipient.disabledCategories = data.disabledCategories ?? []
             try await store.save(recipient, now: data.changedAt)
+            try await PushDeliveryStore.dropUnwanted(by: recipient, connection: connection, logger: logger)
         }
         handlers.on(GroupMembershipChanged.self) { event, connection, logger in
             let data = event.data

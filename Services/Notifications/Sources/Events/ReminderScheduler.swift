@@ -43,7 +43,7 @@ struct ReminderScheduler: Sendable {
     private func send(
         _ notification: ScheduledNotification, now: Date, store: RecipientStore, scheduled: ScheduledNotifications, connection: PostgresConnection
     ) async throws {
-        guard let recipient = try await store.recipient(notification.userID), recipient.enabled else {
+        guard let recipient = try await store.recipient(notification.userID), recipient.wants(notification.kind) else {
             try await scheduled.remove(notification)
             return
         }

@@ -56,7 +56,7 @@ struct Inbox: Sendable {
         _ = try await outbox.append(
             NotificationSent(notificationID: id, userID: userID, kind: kind.rawValue, channel: "inbox", key: key, sentAt: time), on: connection,
             at: time, logger: logger)
-        try await PushDeliveryStore.enqueue(id, to: userID, platforms: pushPlatforms, at: time, connection: connection, logger: logger)
+        try await PushDeliveryStore.enqueue(id, kind: kind, to: userID, platforms: pushPlatforms, at: time, connection: connection, logger: logger)
         try await webhooks.enqueue(
             message, notificationID: id, kind: kind, key: key, to: userID, createdAt: time, connection: connection, logger: logger)
     }
