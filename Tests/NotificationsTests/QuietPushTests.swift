@@ -36,10 +36,10 @@ struct QuietPushTests {
         }
     }
 
-    @Test("Inside quiet hours: a reminder, nudge, streak at risk or digest is pushed when they end only if its day lasts")
+    @Test("Inside quiet hours: a reminder, nudge, streak at risk, close to goal or digest is pushed when they end only if its day lasts")
     func dayBoundKinds() {
         let lunch = QuietPeriod(start: Self.time("12:00"), end: Self.time("13:00"))
-        for kind in [NotificationKind.dailyReminder, .reEngagement, .streakAtRisk, .weeklyDigest] {
+        for kind in [NotificationKind.dailyReminder, .reEngagement, .streakAtRisk, .weeklyDigest, .closeToGoal] {
             #expect(kind.pushUsefulness == .untilEndOfDay)
             #expect(Self.decide(kind, at: "2026-11-24T11:30:00Z", quiet: lunch) == .deferred(until: Self.instant("2026-11-24T12:00:00Z")), "\(kind)")
             // 23:30: the quiet hours end tomorrow, when today's reminder is no longer useful.

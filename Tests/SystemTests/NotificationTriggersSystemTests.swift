@@ -103,4 +103,50 @@ struct NotificationTriggersSystemTests {
             }
         }
     }
+
+    @Test("close to the daily goal: 45 of 50 push-ups tells once that day (not at 30, not again at 47, not once done); the next day again")
+    func closeToGoal() async throws {
+        try await withTestStack("notifications-close-to-goal") { stack in
+            try await stack.start("identity")
+            try await stack.start("challenges", environment: ["SIMULATED_CLOCK": "true"])
+            try await stack.start("progress", environment: ["SIMULATED_CLOCK": "true"])
+            try await stack.start("notifications", environment: ["SIMULATED_CLOCK": "true"])
+            try await stack.start("gateway")
+            let stage = ProgressStage(stack: stack)
+            let day = Self.rome.date(at: Date()).adding(days: 7)
+            try await stage.setClock(Self.rome.instant(of: LocalTime("09:00")!, on: day))
+            let ana = try await stage.user("Ana", timeZone: "Europe/Rome")
+            let created = try await ana.http.post("/v1/challenges", json: [
+                "kind": "habit", "name": "Push-ups", "description": "Every day",
+                "tasks": [["taskID": "reps", "title": "50 push-ups", "kind": "quantity", "target": 50, "unit": "push-ups"] as [String: any Sendable]],
+            ])
+            let habit = try #require((created.json["definition"] as? [String: Any])?["challengeID"] as? String, "\(created.text)")
+            try await stage.waitForDefinition(habit)
+            let started = try await ana.http.post("/v1/attempts", json: ["challengeID": habit])
+            let attemptID = try #require((started.json["attempt"] as? [String: Any])?["attemptID"] as? String, "\(started.text)")
+            func log(_ amount: Int) async throws {
+                let logged = try await ana.http.post("/v1/attempts/\(attemptID)/tasks/reps/logs", json: ["quantity": amount])
+                #expect(logged.status == 200 || logged.status == 201, "\(logged.text)")
+            }
+
+            // 30 is not close (20 left); 45 is: had 30 told, today's one would say 20.
+            try await log(30)
+            try await log(15)
+            let close = try await Self.waitFor("close-to-goal", of: ana)
+            #expect(close["body"] as? String == "Only 5 push-ups to go to reach today's goal!", "\(close)")
+            #expect(close["deepLink"] as? String == "surge://attempts/\(attemptID.lowercased())")
+            try await log(2)
+            try await log(10)
+            // Day complete: its check-in is handled (the day's completion recorded), and still one close-to-goal today.
+            try await waitUntil("the completed day known to notifications") {
+                try await stack.database.count("SELECT count(*) FROM notifications.completion_times WHERE user_id = \(ana.id)") == 1
+            }
+            #expect(try await Self.notifications("close-to-goal", of: ana).count == 1, "once a day")
+
+            try await stage.setClock(Self.rome.instant(of: LocalTime("10:00")!, on: day.adding(days: 1)))
+            try await log(48)
+            try await eventually("the next day's close-to-goal") { try await Self.notifications("close-to-goal", of: ana).count == 2 ? true : nil }
+            #expect(try await Self.notifications("close-to-goal", of: ana).first?["body"] as? String == "Only 2 push-ups to go to reach today's goal!")
+        }
+    }
 }

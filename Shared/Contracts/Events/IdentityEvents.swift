@@ -98,7 +98,7 @@ public struct QuietHours: Codable, Sendable, Equatable {
 /// What a user can switch off one kind at a time, beside the global switch. Each notification kind belongs to one
 /// category (docs/notifications.md has the table).
 public enum NotificationCategory: String, Codable, Sendable, JSONSchemaEnum {
-    /// The daily reminder and the re-engagement nudge.
+    /// The daily reminder, the re-engagement nudge and close to the daily goal.
     case reminders
     /// Streak milestones and a streak at risk.
     case streaks

@@ -114,7 +114,7 @@ extension PreferencesRequest: JSONSchemaRefined {
             description: "Leave it out for no quiet hours. Quiet hours that start and end at the same minute span no time and are "
                 + "saved as none (to silence the whole day, turn notifications off)."),
         "disabledCategories": .init(
-            description: "Switched off one by one while notifications stay on: `reminders` (daily reminder, re-engagement), `streaks` "
+            description: "Switched off one by one while notifications stay on: `reminders` (daily reminder, re-engagement, close to the daily goal), `streaks` "
                 + "(milestones, streak at risk), `social` (friend requests, invitations, overtaken), `badges`, `digest` (Sunday summary). "
                 + "A repeated category counts once. Leave it out for none."),
     ]

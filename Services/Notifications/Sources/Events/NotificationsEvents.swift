@@ -76,6 +76,15 @@ enum NotificationsEvents {
             let lastActive = recipient.lastCheckIn ?? data.localDate
             try await scheduled.cancel(.reEngagement, of: data.userID)
             try await scheduled.schedule(.reEngagement, key: "re-engagement:\(lastActive)", for: recipient, on: ReEngagement.day(after: lastActive))
+            // Close to the day's goal: once per local day, and only while that day lasts (a late offline check-in for a
+            // day gone by is no news).
+            if let total = data.dayQuantity, let target = data.dayTarget, CloseToGoal.isClose(total, target: target),
+                data.recordedAt < recipient.calendar.end(of: data.localDate)
+            {
+                try await inbox.deliver(
+                    .closeToGoal(recipient.language, remaining: target - total, unit: data.unit, attemptID: data.attemptID), kind: .closeToGoal,
+                    key: "close-to-goal:\(data.localDate)", to: data.userID, at: data.recordedAt, connection: connection, logger: logger)
+            }
             guard data.dayComplete else { return }
             let minute = recipient.calendar.localTime(at: data.happenedAt).minutesSinceMidnight
             let personalised = PersonalisedTime.from(try await store.noteCompletion(data.userID, on: data.localDate, minute: minute))
