@@ -83,6 +83,7 @@ struct NotificationsDomainTests {
         #expect(NotificationKind.switchedOff(by: [.social]) == [.friendRequest, .challengeInvitation, .overtaken])
         #expect(NotificationKind.switchedOff(by: [.badges]) == [.badgeEarned])
         #expect(NotificationKind.switchedOff(by: [.digest]) == [.weeklyDigest])
+        #expect(NotificationKind.switchedOff(by: [.chores]) == [.choreDue])
         #expect(NotificationKind.switchedOff(by: [.badges, .digest]) == [.badgeEarned, .weeklyDigest])
         #expect(NotificationKind.switchedOff(by: NotificationCategory.allCases) == NotificationKind.allCases, "all off: nothing left")
     }

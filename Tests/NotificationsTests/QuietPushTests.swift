@@ -25,9 +25,9 @@ struct QuietPushTests {
         }
     }
 
-    @Test("Inside quiet hours: a badge, friend request, invitation or milestone waits for their end, even into the next day")
+    @Test("Inside quiet hours: a badge, friend request, invitation, milestone or chore due waits for their end, even into the next day")
     func deferredKinds() {
-        for kind in [NotificationKind.badgeEarned, .friendRequest, .challengeInvitation, .streakMilestone] {
+        for kind in [NotificationKind.badgeEarned, .friendRequest, .challengeInvitation, .streakMilestone, .choreDue] {
             #expect(kind.pushUsefulness == .whenever)
             // 23:30 in Rome: held until 07:00 the next morning.
             #expect(Self.decide(kind, at: "2026-11-24T22:30:00Z") == .deferred(until: Self.instant("2026-11-25T06:00:00Z")), "\(kind)")

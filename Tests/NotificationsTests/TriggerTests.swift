@@ -125,4 +125,15 @@ struct TriggerTests {
         #expect(Message.closeToGoal(.english, remaining: 3, unit: nil, attemptID: attempt).body == "Only 3 to go to reach today's goal!")
         #expect(NotificationKind.closeToGoal.category == .reminders)
     }
+
+    @Test("a chore due now names the chore and opens the household's chores, in both languages")
+    func choreDueWords() {
+        let household = UUID()
+        let english = Message.choreDue(.english, chore: "Take out the bins", groupID: household)
+        #expect(english.title == "Chore due")
+        #expect(english.body == "Reminder: “Take out the bins” is due now.")
+        #expect(english.deepLink == "surge://groups/\(household.uuidString.lowercased())/chores")
+        #expect(Message.choreDue(.italian, chore: "Buttare la spazzatura", groupID: household).body == "Promemoria: «Buttare la spazzatura» è da fare adesso.")
+        #expect(NotificationKind.choreDue.category == .chores)
+    }
 }

@@ -9,6 +9,7 @@ extension NotificationKind {
         case .friendRequest, .challengeInvitation, .overtaken: .social
         case .badgeEarned: .badges
         case .weeklyDigest: .digest
+        case .choreDue: .chores
         }
     }
 

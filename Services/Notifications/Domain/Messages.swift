@@ -12,6 +12,7 @@ public enum NotificationKind: String, Sendable, CaseIterable, Codable {
     case reEngagement = "re-engagement"
     case weeklyDigest = "weekly-digest"
     case closeToGoal = "close-to-goal"
+    case choreDue = "chore-due"
 }
 
 /// A notification's words in the user's language (English and Italian; English for any other locale).
@@ -101,6 +102,14 @@ public struct Message: Sendable, Equatable {
         switch language {
         case .english: return Message(title: "Almost there", body: "Only \(amount) to go to reach today's goal!", deepLink: link)
         case .italian: return Message(title: "Ci sei quasi", body: "Mancano solo \(amount) per l'obiettivo di oggi!", deepLink: link)
+        }
+    }
+
+    public static func choreDue(_ language: Language, chore: String, groupID: UUID) -> Message {
+        let link = "surge://groups/\(groupID.uuidString.lowercased())/chores"
+        switch language {
+        case .english: return Message(title: "Chore due", body: "Reminder: “\(chore)” is due now.", deepLink: link)
+        case .italian: return Message(title: "Faccenda da fare", body: "Promemoria: «\(chore)» è da fare adesso.", deepLink: link)
         }
     }
 

@@ -18,7 +18,7 @@ extension NotificationKind {
         switch self {
         case .dailyReminder, .reEngagement, .streakAtRisk, .weeklyDigest, .closeToGoal: .untilEndOfDay
         case .overtaken: .forDuration(QuietPush.overtakenFreshness)
-        case .badgeEarned, .friendRequest, .challengeInvitation, .streakMilestone: .whenever
+        case .badgeEarned, .friendRequest, .challengeInvitation, .streakMilestone, .choreDue: .whenever
         }
     }
 }

@@ -108,6 +108,8 @@ public enum NotificationCategory: String, Codable, Sendable, JSONSchemaEnum {
     case badges
     /// The Sunday weekly summary and new weekly challenge.
     case digest
+    /// A household chore due now (to its assignee).
+    case chores
 }
 
 /// The user's preferences, whole. Consumers apply it immediately (telemetry opt-out takes effect at once).

@@ -426,10 +426,13 @@ public struct ChoreOccurrenceChanged: EventPayload {
     public var dueAt: Date
     public var nextDueOn: LocalDate?
     public var changedAt: Date
+    /// The chore's due time on its due dates; absent for a chore due by the end of its day (and in events from before
+    /// it was carried).
+    public var dueTime: LocalTime?
 
     public init(
         occurrenceID: UUID, choreID: UUID, groupID: UUID, title: String, change: ChoreOccurrenceChange, assigneeID: UUID?,
-        completedBy: UUID?, points: Int, dueOn: LocalDate, dueAt: Date, nextDueOn: LocalDate?, changedAt: Date
+        completedBy: UUID?, points: Int, dueOn: LocalDate, dueAt: Date, nextDueOn: LocalDate?, changedAt: Date, dueTime: LocalTime? = nil
     ) {
         self.occurrenceID = occurrenceID
         self.choreID = choreID
@@ -443,6 +446,7 @@ public struct ChoreOccurrenceChanged: EventPayload {
         self.dueAt = dueAt
         self.nextDueOn = nextDueOn
         self.changedAt = changedAt
+        self.dueTime = dueTime
     }
 
     public var partitionKey: String { groupID.key }

@@ -3938,6 +3938,7 @@ extension Components {
             case social = "social"
             case badges = "badges"
             case digest = "digest"
+            case chores = "chores"
         }
         /// - Remark: Generated from `#/components/schemas/KnownPauseMode`.
         @frozen public enum KnownPauseMode: String, Codable, Hashable, Sendable, CaseIterable {
@@ -5346,7 +5347,7 @@ extension Components {
         public struct PreferencesRequest: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/PreferencesRequest/dailyReminderTime`.
             public var dailyReminderTime: Components.Schemas.LocalTime?
-            /// Switched off one by one while notifications stay on: `reminders` (daily reminder, re-engagement, close to the daily goal), `streaks` (milestones, streak at risk), `social` (friend requests, invitations, overtaken), `badges`, `digest` (Sunday summary). A repeated category counts once. Leave it out for none.
+            /// Switched off one by one while notifications stay on: `reminders` (daily reminder, re-engagement, close to the daily goal), `streaks` (milestones, streak at risk), `social` (friend requests, invitations, overtaken), `badges`, `digest` (Sunday summary), `chores` (a chore due now). A repeated category counts once. Leave it out for none.
             ///
             /// - Remark: Generated from `#/components/schemas/PreferencesRequest/disabledCategories`.
             public var disabledCategories: [Components.Schemas.KnownNotificationCategory]?
@@ -5362,7 +5363,7 @@ extension Components {
             ///
             /// - Parameters:
             ///   - dailyReminderTime:
-            ///   - disabledCategories: Switched off one by one while notifications stay on: `reminders` (daily reminder, re-engagement, close to the daily goal), `streaks` (milestones, streak at risk), `social` (friend requests, invitations, overtaken), `badges`, `digest` (Sunday summary). A repeated category counts once. Leave it out for none.
+            ///   - disabledCategories: Switched off one by one while notifications stay on: `reminders` (daily reminder, re-engagement, close to the daily goal), `streaks` (milestones, streak at risk), `social` (friend requests, invitations, overtaken), `badges`, `digest` (Sunday summary), `chores` (a chore due now). A repeated category counts once. Leave it out for none.
             ///   - notificationsEnabled:
             ///   - quietHours: Leave it out for no quiet hours. Quiet hours that start and end at the same minute span no time and are saved as none (to silence the whole day, turn notifications off).
             ///   - telemetryOptOut:

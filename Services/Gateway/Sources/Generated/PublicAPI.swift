@@ -2971,7 +2971,8 @@ enum PublicAPI {
           "streaks",
           "social",
           "badges",
-          "digest"
+          "digest",
+          "chores"
         ],
         "type" : "string"
       },
@@ -3852,7 +3853,7 @@ enum PublicAPI {
             "$ref" : "#/components/schemas/LocalTime"
           },
           "disabledCategories" : {
-            "description" : "Switched off one by one while notifications stay on: `reminders` (daily reminder, re-engagement, close to the daily goal), `streaks` (milestones, streak at risk), `social` (friend requests, invitations, overtaken), `badges`, `digest` (Sunday summary). A repeated category counts once. Leave it out for none.",
+            "description" : "Switched off one by one while notifications stay on: `reminders` (daily reminder, re-engagement, close to the daily goal), `streaks` (milestones, streak at risk), `social` (friend requests, invitations, overtaken), `badges`, `digest` (Sunday summary), `chores` (a chore due now). A repeated category counts once. Leave it out for none.",
             "items" : {
               "$ref" : "#/components/schemas/KnownNotificationCategory"
             },

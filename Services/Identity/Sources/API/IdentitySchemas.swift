@@ -115,7 +115,7 @@ extension PreferencesRequest: JSONSchemaRefined {
                 + "saved as none (to silence the whole day, turn notifications off)."),
         "disabledCategories": .init(
             description: "Switched off one by one while notifications stay on: `reminders` (daily reminder, re-engagement, close to the daily goal), `streaks` "
-                + "(milestones, streak at risk), `social` (friend requests, invitations, overtaken), `badges`, `digest` (Sunday summary). "
+                + "(milestones, streak at risk), `social` (friend requests, invitations, overtaken), `badges`, `digest` (Sunday summary), `chores` (a chore due now). "
                 + "A repeated category counts once. Leave it out for none."),
     ]
 }

@@ -7,7 +7,8 @@ import SurgeMessaging
 
 /// What the notification service consumes: who to tell and how (identity's registrations, profiles, preferences and
 /// deletions), check-ins (a day already checked in needs no reminder; completion times make the personalised reminder
-/// time; two idle days make a re-engagement nudge), judged days (two missed in a row: the streak is at risk), streaks
+/// time; two idle days make a re-engagement nudge; a quantity close to the day's target makes a close-to-goal note),
+/// chore occurrences reaching their due time (the assignee's reminder), judged days (two missed in a row: the streak is at risk), streaks
 /// (milestones), vacations (no reminder while one lasts), and what to tell them about: badges earned, friend requests,
 /// challenge invitations, being overtaken on a board (at most one per board per 15 minutes, the latest standing
 /// replacing the earlier one); group memberships (a group's webhooks hear its members).
@@ -126,6 +127,19 @@ enum NotificationsEvents {
         }
         handlers.on(AttemptResumed.self) { event, connection, logger in
             try await RecipientStore(connection: connection, logger: logger).shortenVacation(event.data.pauseID, through: event.data.pausedThrough)
+        }
+        handlers.on(ChoreOccurrenceChanged.self) { event, connection, logger in
+            // 004: the assignee is reminded at the due time. Progress flags a pending occurrence overdue as its due time
+            // passes: that is "due now". A chore due by the end of its day (no due time) has no moment to remind at.
+            // Each occurrence is its own reminder; a reminder, so nothing at all while chores or everything are off.
+            let data = event.data
+            guard data.change == .overdue, data.dueTime != nil, let assigneeID = data.assigneeID,
+                let assignee = try await RecipientStore(connection: connection, logger: logger).recipientOnceKnown(assigneeID),
+                assignee.wants(.choreDue)
+            else { return }
+            try await inbox.deliver(
+                .choreDue(assignee.language, chore: data.title, groupID: data.groupID), kind: .choreDue, key: "chore-due:\(data.occurrenceID.key)",
+                to: assigneeID, at: data.changedAt, connection: connection, logger: logger)
         }
         handlers.on(BadgeAwarded.self) { event, connection, logger in
             let data = event.data

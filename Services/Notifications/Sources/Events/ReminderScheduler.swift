@@ -80,7 +80,7 @@ struct ReminderScheduler: Sendable {
             return .weeklyDigest(recipient.language, completedDays: completed)
         case .reEngagement:
             return .reEngagement(recipient.language)
-        case .dailyReminder, .badgeEarned, .friendRequest, .challengeInvitation, .overtaken, .streakMilestone, .closeToGoal:
+        case .dailyReminder, .badgeEarned, .friendRequest, .challengeInvitation, .overtaken, .streakMilestone, .closeToGoal, .choreDue:
             return nil
         }
     }
