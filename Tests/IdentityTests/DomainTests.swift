@@ -165,13 +165,28 @@ struct ProfileRulesTests {
     func quietHours() throws {
         let nine = LocalTime(hour: 9, minute: 0)!
         let empty = try Preferences.validated(
-            notificationsEnabled: true, dailyReminderTime: nil, quietHours: QuietHours(start: nine, end: nine), telemetryOptOut: false)
+            notificationsEnabled: true, dailyReminderTime: nil, quietHours: QuietHours(start: nine, end: nine), disabledCategories: [],
+            telemetryOptOut: false)
         #expect(empty.quietHours == nil)
         let night = QuietHours(start: LocalTime(hour: 22, minute: 0)!, end: nine)
-        let kept = try Preferences.validated(notificationsEnabled: true, dailyReminderTime: nil, quietHours: night, telemetryOptOut: false)
+        let kept = try Preferences.validated(
+            notificationsEnabled: true, dailyReminderTime: nil, quietHours: night, disabledCategories: [], telemetryOptOut: false)
         #expect(kept.quietHours == night)
         #expect(Preferences.defaults.telemetryOptOut == false)
         #expect(Preferences.defaults.notificationsEnabled)
+        #expect(Preferences.defaults.disabledCategories.isEmpty, "every category on by default")
+    }
+
+    @Test("categories switched off are a set: a repeated one counts once, in one order, so equal choices compare equal")
+    func disabledCategories() throws {
+        func saved(_ categories: [NotificationCategory]) throws -> Preferences {
+            try Preferences.validated(
+                notificationsEnabled: true, dailyReminderTime: nil, quietHours: nil, disabledCategories: categories, telemetryOptOut: false)
+        }
+        #expect(try saved([.social, .reminders, .social]).disabledCategories == [.reminders, .social])
+        #expect(try saved([.digest, .badges]) == saved([.badges, .digest, .badges]))
+        #expect(try saved([]).disabledCategories.isEmpty)
+        #expect(try saved(NotificationCategory.allCases.reversed()).disabledCategories == NotificationCategory.allCases)
     }
 }
 

@@ -75,6 +75,19 @@ struct NotificationsDomainTests {
         #expect(DeliveryRule.decide(at: Self.instant("2026-11-26T08:00:00Z"), quiet: nil, usefulUntil: endOfDay, in: Self.rome) == .dropped)
     }
 
+    @Test("Every kind has one category; switching categories off silences exactly their kinds")
+    func categories() {
+        #expect(NotificationKind.switchedOff(by: [NotificationCategory]()).isEmpty)
+        #expect(NotificationKind.switchedOff(by: [.reminders]) == [.dailyReminder, .reEngagement, .closeToGoal])
+        #expect(NotificationKind.switchedOff(by: [.streaks]) == [.streakMilestone, .streakAtRisk])
+        #expect(NotificationKind.switchedOff(by: [.social]) == [.friendRequest, .challengeInvitation, .overtaken])
+        #expect(NotificationKind.switchedOff(by: [.badges]) == [.badgeEarned])
+        #expect(NotificationKind.switchedOff(by: [.digest]) == [.weeklyDigest])
+        #expect(NotificationKind.switchedOff(by: [.chores]) == [.choreDue])
+        #expect(NotificationKind.switchedOff(by: [.badges, .digest]) == [.badgeEarned, .weeklyDigest])
+        #expect(NotificationKind.switchedOff(by: NotificationCategory.allCases) == NotificationKind.allCases, "all off: nothing left")
+    }
+
     @Test("Italian for it, it-IT and it_CH; English for anything else")
     func languages() {
         for locale in ["it", "it-IT", "IT_ch"] { #expect(Message.Language(locale: locale) == .italian, "\(locale)") }

@@ -92,4 +92,48 @@ struct TriggerTests {
         #expect(Message.weeklyDigest(.english, completedDays: 5).deepLink == "surge://statistics")
         #expect(Message.streakAtRisk(.english, attemptID: attempt).deepLink == "surge://attempts/\(attempt.uuidString.lowercased())")
     }
+
+    @Test("close to the daily goal (001 NOTIF-02): at most five units left and at least half done, not yet done")
+    func closeToGoal() {
+        // 50 push-ups: from 45 (five left) up to 49.5; 44 is six away; 50 is done.
+        #expect(!CloseToGoal.isClose(44, target: 50))
+        #expect(CloseToGoal.isClose(45, target: 50))
+        #expect(CloseToGoal.isClose(49.5, target: 50))
+        #expect(!CloseToGoal.isClose(50, target: 50))
+        #expect(!CloseToGoal.isClose(60, target: 50), "beyond the goal is done, not close")
+        // A small target: half of it governs (6: from 3; 2 litres: from 1).
+        #expect(!CloseToGoal.isClose(2.9, target: 6))
+        #expect(CloseToGoal.isClose(3, target: 6))
+        #expect(!CloseToGoal.isClose(0.9, target: 2))
+        #expect(CloseToGoal.isClose(1, target: 2))
+        // 10: five left is exactly half.
+        #expect(CloseToGoal.isClose(5, target: 10))
+        #expect(!CloseToGoal.isClose(4, target: 10))
+        // Nothing to reach.
+        #expect(!CloseToGoal.isClose(0, target: 0))
+        #expect(!CloseToGoal.isClose(0, target: -1))
+    }
+
+    @Test("close to goal says what is left, whole or to a tenth, with the task's unit, in both languages")
+    func closeToGoalWords() {
+        let attempt = UUID()
+        let english = Message.closeToGoal(.english, remaining: 5, unit: "push-ups", attemptID: attempt)
+        #expect(english.title == "Almost there")
+        #expect(english.body == "Only 5 push-ups to go to reach today's goal!")
+        #expect(english.deepLink == "surge://attempts/\(attempt.uuidString.lowercased())")
+        #expect(Message.closeToGoal(.italian, remaining: 0.5, unit: "litres", attemptID: attempt).body == "Mancano solo 0.5 litres per l'obiettivo di oggi!")
+        #expect(Message.closeToGoal(.english, remaining: 3, unit: nil, attemptID: attempt).body == "Only 3 to go to reach today's goal!")
+        #expect(NotificationKind.closeToGoal.category == .reminders)
+    }
+
+    @Test("a chore due now names the chore and opens the household's chores, in both languages")
+    func choreDueWords() {
+        let household = UUID()
+        let english = Message.choreDue(.english, chore: "Take out the bins", groupID: household)
+        #expect(english.title == "Chore due")
+        #expect(english.body == "Reminder: “Take out the bins” is due now.")
+        #expect(english.deepLink == "surge://groups/\(household.uuidString.lowercased())/chores")
+        #expect(Message.choreDue(.italian, chore: "Buttare la spazzatura", groupID: household).body == "Promemoria: «Buttare la spazzatura» è da fare adesso.")
+        #expect(NotificationKind.choreDue.category == .chores)
+    }
 }

@@ -138,20 +138,26 @@ struct IdentitySystemTests {
             #expect(defaults.json["notificationsEnabled"] as? Bool == true)
             #expect(defaults.json["telemetryOptOut"] as? Bool == false)
             #expect(defaults.json["updatedAt"] == nil)
+            #expect(defaults.json["disabledCategories"] as? [String] == [], "every category on by default")
             let saved = try await asAnn.put(
                 "/v1/me/preferences",
                 json: [
                     "notificationsEnabled": true, "dailyReminderTime": "07:30", "quietHours": ["start": "22:00", "end": "07:00"],
-                    "telemetryOptOut": true,
+                    "disabledCategories": ["social", "digest", "social"], "telemetryOptOut": true,
                 ])
             #expect(saved.status == 200, "\(saved.text)")
             let read = try await asAnn.get("/v1/me/preferences")
             #expect(read.json["dailyReminderTime"] as? String == "07:30")
             #expect((read.json["quietHours"] as? [String: Any])?["start"] as? String == "22:00")
+            #expect(read.json["disabledCategories"] as? [String] == ["social", "digest"], "a set, in the documented order")
             #expect(read.json["telemetryOptOut"] as? Bool == true)
             let preferencesEvent = try #require(try await system.events(PreferencesChanged.descriptor.type).last)
             #expect(preferencesEvent["telemetryOptOut"] as? Bool == true)
+            #expect(preferencesEvent["disabledCategories"] as? [String] == ["social", "digest"])
             #expect(preferencesEvent["userID"] as? String == ann.userID)
+            let unknownCategory = try await asAnn.put(
+                "/v1/me/preferences", json: ["notificationsEnabled": true, "disabledCategories": ["spam"], "telemetryOptOut": false])
+            expectProblem(unknownCategory, 422, "validation")
             let badTime = try await asAnn.put("/v1/me/preferences", json: ["notificationsEnabled": true, "dailyReminderTime": "25:00", "telemetryOptOut": false])
             expectProblem(badTime, 422, "validation")
             #expect(problemFields(badTime) == ["dailyReminderTime"])

@@ -103,4 +103,116 @@ struct NotificationTriggersSystemTests {
             }
         }
     }
+
+    @Test("close to the daily goal: 45 of 50 push-ups tells once that day (not at 30, not again at 47, not once done); the next day again")
+    func closeToGoal() async throws {
+        try await withTestStack("notifications-close-to-goal") { stack in
+            try await stack.start("identity")
+            try await stack.start("challenges", environment: ["SIMULATED_CLOCK": "true"])
+            try await stack.start("progress", environment: ["SIMULATED_CLOCK": "true"])
+            try await stack.start("notifications", environment: ["SIMULATED_CLOCK": "true"])
+            try await stack.start("gateway")
+            let stage = ProgressStage(stack: stack)
+            let day = Self.rome.date(at: Date()).adding(days: 7)
+            try await stage.setClock(Self.rome.instant(of: LocalTime("09:00")!, on: day))
+            let ana = try await stage.user("Ana", timeZone: "Europe/Rome")
+            let created = try await ana.http.post("/v1/challenges", json: [
+                "kind": "habit", "name": "Push-ups", "description": "Every day",
+                "tasks": [["taskID": "reps", "title": "50 push-ups", "kind": "quantity", "target": 50, "unit": "push-ups"] as [String: any Sendable]],
+            ])
+            let habit = try #require((created.json["definition"] as? [String: Any])?["challengeID"] as? String, "\(created.text)")
+            try await stage.waitForDefinition(habit)
+            let started = try await ana.http.post("/v1/attempts", json: ["challengeID": habit])
+            let attemptID = try #require((started.json["attempt"] as? [String: Any])?["attemptID"] as? String, "\(started.text)")
+            func log(_ amount: Int) async throws {
+                let logged = try await ana.http.post("/v1/attempts/\(attemptID)/tasks/reps/logs", json: ["quantity": amount])
+                #expect(logged.status == 200 || logged.status == 201, "\(logged.text)")
+            }
+
+            // 30 is not close (20 left); 45 is: had 30 told, today's one would say 20.
+            try await log(30)
+            try await log(15)
+            let close = try await Self.waitFor("close-to-goal", of: ana)
+            #expect(close["body"] as? String == "Only 5 push-ups to go to reach today's goal!", "\(close)")
+            #expect(close["deepLink"] as? String == "surge://attempts/\(attemptID.lowercased())")
+            try await log(2)
+            try await log(10)
+            // Day complete: its check-in is handled (the day's completion recorded), and still one close-to-goal today.
+            try await waitUntil("the completed day known to notifications") {
+                try await stack.database.count("SELECT count(*) FROM notifications.completion_times WHERE user_id = \(ana.id)") == 1
+            }
+            #expect(try await Self.notifications("close-to-goal", of: ana).count == 1, "once a day")
+
+            try await stage.setClock(Self.rome.instant(of: LocalTime("10:00")!, on: day.adding(days: 1)))
+            try await log(48)
+            try await eventually("the next day's close-to-goal") { try await Self.notifications("close-to-goal", of: ana).count == 2 ? true : nil }
+            #expect(try await Self.notifications("close-to-goal", of: ana).first?["body"] as? String == "Only 2 push-ups to go to reach today's goal!")
+        }
+    }
+
+    @Test("a weekly chore due Monday 18:00 reminds its assignee at 18:00, not before and nobody else; completed, the next Monday's reminds again at 18:00")
+    func choreDue() async throws {
+        try await withTestStack("notifications-chore-due") { stack in
+            try await stack.start("identity")
+            try await stack.start("challenges", environment: ["SIMULATED_CLOCK": "true"])
+            try await stack.start("progress", environment: ["SIMULATED_CLOCK": "true", "JUDGEMENT_INTERVAL_MS": "100"])
+            try await stack.start("notifications", environment: ["SIMULATED_CLOCK": "true"])
+            try await stack.start("gateway")
+            let stage = ProgressStage(stack: stack)
+            var monday = Self.rome.date(at: Date()).adding(days: 7)
+            while monday.weekday != .monday { monday = monday.adding(days: 1) }
+            try await stage.setClock(Self.rome.instant(of: LocalTime("10:00")!, on: monday))
+            let parent = try await stage.user("Paolo", timeZone: "Europe/Rome")
+            let teen = try await stage.user("Teo", timeZone: "Europe/Rome")
+            let household = try await stage.household(owner: parent, members: [teen], timeZone: "Europe/Rome")
+            let chore = try await parent.http.post("/v1/challenges", json: [
+                "kind": "chore", "name": "Take out the bins", "groupID": household,
+                "chore": [
+                    "assigneeID": teen.id.uuidString, "firstDueOn": monday.description, "dueTime": "18:00",
+                    "recurrence": ["kind": "weekly", "weekdays": ["monday"]] as [String: any Sendable],
+                ] as [String: any Sendable],
+            ])
+            #expect(chore.status == 201, "\(chore.text)")
+            let first = try await eventually("the first occurrence") { () -> [String: Any]? in
+                (try await teen.http.get("/v1/groups/\(household)/chore-occurrences").json["items"] as? [[String: Any]])?.first
+            }
+            #expect(first["dueOn"] as? String == monday.description)
+            let firstID = try #require(first["occurrenceID"] as? String)
+            for user in [parent, teen] {
+                try await waitUntil("notifications knows \(user.id)") {
+                    try await stack.database.count("SELECT count(*) FROM notifications.recipients WHERE user_id = \(user.id)") == 1
+                }
+            }
+
+            // 17:59: not yet (two judgement rounds have looked at that time).
+            try await stage.setClock(monday, "17:59", for: teen)
+            try await stage.waitForJudgement()
+            #expect(try await Self.notifications("chore-due", of: teen).isEmpty, "not before the due time")
+            try await stage.setClock(monday, "18:00", for: teen)
+            let reminder = try await Self.waitFor("chore-due", of: teen)
+            #expect(reminder["body"] as? String == "Reminder: “Take out the bins” is due now.")
+            #expect(reminder["deepLink"] as? String == "surge://groups/\(household.lowercased())/chores")
+            let sentAt = try #require((reminder["createdAt"] as? String).flatMap(Timestamp.parse))
+            #expect(sentAt >= Self.rome.instant(of: LocalTime("18:00")!, on: monday) && sentAt < Self.rome.instant(of: LocalTime("18:01")!, on: monday),
+                "at 18:00 Rome: \(sentAt)")
+            #expect(try await Self.notifications("chore-due", of: parent).isEmpty, "only the assignee")
+
+            // Done at 18:30: the next occurrence is next Monday's, and reminds at its own 18:00, once.
+            try await stage.setClock(monday, "18:30", for: teen)
+            #expect(try await teen.http.post("/v1/chore-occurrences/\(firstID)/complete").status == 200)
+            let nextMonday = monday.adding(days: 7)
+            _ = try await eventually("next Monday's occurrence") { () -> Bool? in
+                let items = try await teen.http.get("/v1/groups/\(household)/chore-occurrences").json["items"] as? [[String: Any]] ?? []
+                return items.contains { $0["dueOn"] as? String == nextMonday.description } ? true : nil
+            }
+            try await stage.setClock(nextMonday, "17:59", for: teen)
+            try await stage.waitForJudgement()
+            #expect(try await Self.notifications("chore-due", of: teen).count == 1, "not before next Monday's 18:00")
+            try await stage.setClock(nextMonday, "18:00", for: teen)
+            _ = try await eventually("next Monday's reminder") { try await Self.notifications("chore-due", of: teen).count == 2 ? true : nil }
+            try await stage.setClock(nextMonday, "18:05", for: teen)
+            try await stage.waitForJudgement()
+            #expect(try await Self.notifications("chore-due", of: teen).count == 2, "each occurrence once")
+        }
+    }
 }

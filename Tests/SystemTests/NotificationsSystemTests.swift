@@ -136,6 +136,42 @@ struct NotificationsSystemTests {
         }
     }
 
+    @Test("reminders switched off: no reminder at 21:00 while a neighbour gets hers; back on, the next evening's is scheduled")
+    func categorySwitchedOff() async throws {
+        try await Self.withStack("notifications-categories") { stack in
+            let giulia = try await Self.user("Giulia", zone: "Europe/Rome", on: stack)
+            let paola = try await Self.user("Paola", zone: "Europe/Rome", on: stack)
+            func preferences(_ categories: [String]) -> [String: any Sendable] {
+                ["notificationsEnabled": true, "dailyReminderTime": "21:00", "disabledCategories": categories, "telemetryOptOut": false]
+            }
+            #expect(try await paola.http.put("/v1/me/preferences", json: preferences(["social"])).status == 200)
+            let evening = try await Self.nextReminder(of: paola, at: "21:00", on: stack)
+            #expect(try await giulia.http.put("/v1/me/preferences", json: preferences([])).status == 200)
+            _ = try await Self.nextReminder(of: giulia, at: "21:00", on: stack)
+            #expect(try await giulia.http.put("/v1/me/preferences", json: preferences(["reminders"])).status == 200)
+            try await waitUntil("Giulia's reminder cancelled") {
+                try await stack.database.count("SELECT count(*) FROM notifications.reminders WHERE user_id = \(giulia.id)") == 0
+            }
+
+            try await stack.setClock(evening.addingTimeInterval(1))
+            _ = try await eventually("Paola's 21:00 reminder: her social switch does not touch reminders") {
+                try await Self.reminders(paola) == 1 ? true : nil
+            }
+            #expect(try await Self.reminders(giulia) == 0, "Giulia switched reminders off")
+
+            // Social off still files a friend request in the inbox (the in-app history); only pushes stop (PushSystemTests).
+            let request = try await giulia.http.post("/v1/friend-requests", json: ["userID": paola.id.uuidString])
+            #expect(request.status == 201, "\(request.text)")
+            _ = try await eventually("Paola's friend request in her inbox") {
+                try await Self.items(paola).first { $0["kind"] as? String == "friend-request" }
+            }
+
+            #expect(try await giulia.http.put("/v1/me/preferences", json: preferences([])).status == 200)
+            let tomorrow = try await Self.nextReminder(of: giulia, at: "21:00", on: stack)
+            #expect(tomorrow.timeIntervalSince(evening) >= 23 * 3600, "back on: the next one is the next evening's")
+        }
+    }
+
     @Test("a friend request lands in the inbox, in the addressee's language; read, read all, archive; nobody else's")
     func inbox() async throws {
         try await Self.withStack("notifications-inbox") { stack in

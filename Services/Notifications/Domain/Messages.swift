@@ -11,6 +11,8 @@ public enum NotificationKind: String, Sendable, CaseIterable, Codable {
     case streakAtRisk = "streak-at-risk"
     case reEngagement = "re-engagement"
     case weeklyDigest = "weekly-digest"
+    case closeToGoal = "close-to-goal"
+    case choreDue = "chore-due"
 }
 
 /// A notification's words in the user's language (English and Italian; English for any other locale).
@@ -89,6 +91,25 @@ public struct Message: Sendable, Equatable {
             Message(title: "We miss you", body: "It's been a couple of days. A small check-in today gets you back on track.", deepLink: "surge://today")
         case .italian:
             Message(title: "Ci manchi", body: "Sono passati un paio di giorni. Un piccolo check-in oggi ti rimette in carreggiata.", deepLink: "surge://today")
+        }
+    }
+
+    /// `remaining` of `unit` (a task's own word, e.g. `push-ups`) still to go today.
+    public static func closeToGoal(_ language: Language, remaining: Double, unit: String?, attemptID: UUID) -> Message {
+        let link = "surge://attempts/\(attemptID.uuidString.lowercased())"
+        let amount = [remaining.rounded(.up) == remaining ? String(Int(remaining)) : String(format: "%.1f", remaining), unit].compactMap { $0 }
+            .joined(separator: " ")
+        switch language {
+        case .english: return Message(title: "Almost there", body: "Only \(amount) to go to reach today's goal!", deepLink: link)
+        case .italian: return Message(title: "Ci sei quasi", body: "Mancano solo \(amount) per l'obiettivo di oggi!", deepLink: link)
+        }
+    }
+
+    public static func choreDue(_ language: Language, chore: String, groupID: UUID) -> Message {
+        let link = "surge://groups/\(groupID.uuidString.lowercased())/chores"
+        switch language {
+        case .english: return Message(title: "Chore due", body: "Reminder: “\(chore)” is due now.", deepLink: link)
+        case .italian: return Message(title: "Faccenda da fare", body: "Promemoria: «\(chore)» è da fare adesso.", deepLink: link)
         }
     }
 

@@ -53,6 +53,19 @@ public enum PersonalisedTime {
     }
 }
 
+/// 001 NOTIF-02: close to the daily goal, once a day. 001 fires at "daily goal − 5 push-ups, at 50 %+": a task is close
+/// when what is left is at most `unitsAway` and at least `minimumShare` of the target is done, and it is not done yet.
+/// For a large target the five units govern (95 of 100), for a small one the half (1 of 2 litres).
+public enum CloseToGoal {
+    public static let unitsAway = 5.0
+    public static let minimumShare = 0.5
+
+    public static func isClose(_ total: Double, target: Double) -> Bool {
+        guard target > 0, total < target else { return false }
+        return total >= max(target - unitsAway, target * minimumShare)
+    }
+}
+
 /// 000's gentle re-engagement: after two whole days without a check-in, once, at the reminder time of the third day.
 /// A new check-in starts the count again.
 public enum ReEngagement {

@@ -36,7 +36,7 @@ public enum NotificationsService {
         let channels = try pushChannels(notifications.push, logger: logger)
         let clock = infrastructure.clock
         let inbox = Inbox(
-            outbox: infrastructure.outbox, pushPlatforms: PushPlatform.allCases.filter { channels[$0] != nil }, webhooks: WebhookQueue(clock: clock))
+            outbox: infrastructure.outbox, pushPlatforms: PushPlatform.allCases.filter { channels[$0] != nil }, webhooks: WebhookQueue(clock: clock), clock: clock)
         var handlers = EventHandlers()
         NotificationsEvents.register(in: &handlers, inbox: inbox)
         let consumer = try infrastructure.consumer(handlers)

@@ -95,24 +95,47 @@ public struct QuietHours: Codable, Sendable, Equatable {
     }
 }
 
+/// What a user can switch off one kind at a time, beside the global switch. Each notification kind belongs to one
+/// category (docs/notifications.md has the table).
+public enum NotificationCategory: String, Codable, Sendable, JSONSchemaEnum {
+    /// The daily reminder, the re-engagement nudge and close to the daily goal.
+    case reminders
+    /// Streak milestones and a streak at risk.
+    case streaks
+    /// Friend requests, challenge invitations, being overtaken on a board.
+    case social
+    /// Badges earned.
+    case badges
+    /// The Sunday weekly summary and new weekly challenge.
+    case digest
+    /// A household chore due now (to its assignee).
+    case chores
+}
+
 /// The user's preferences, whole. Consumers apply it immediately (telemetry opt-out takes effect at once).
 public struct PreferencesChanged: EventPayload {
     public static let descriptor = EventDescriptor(
         type: "surge.identity.preferences.changed.v1", topic: .identity,
-        summary: "Notification switch, daily reminder time, quiet hours or telemetry opt-out changed; carries all of them.")
+        summary: "Notification switch, categories switched off, daily reminder time, quiet hours or telemetry opt-out changed; carries all of them.")
 
     public var userID: UUID
     public var notificationsEnabled: Bool
     public var dailyReminderTime: LocalTime?
     public var quietHours: QuietHours?
+    /// The categories switched off, each at most once; absent in events from before per-kind switches (none off).
+    public var disabledCategories: [NotificationCategory]?
     public var telemetryOptOut: Bool
     public var changedAt: Date
 
-    public init(userID: UUID, notificationsEnabled: Bool, dailyReminderTime: LocalTime?, quietHours: QuietHours?, telemetryOptOut: Bool, changedAt: Date) {
+    public init(
+        userID: UUID, notificationsEnabled: Bool, dailyReminderTime: LocalTime?, quietHours: QuietHours?,
+        disabledCategories: [NotificationCategory], telemetryOptOut: Bool, changedAt: Date
+    ) {
         self.userID = userID
         self.notificationsEnabled = notificationsEnabled
         self.dailyReminderTime = dailyReminderTime
         self.quietHours = quietHours
+        self.disabledCategories = disabledCategories
         self.telemetryOptOut = telemetryOptOut
         self.changedAt = changedAt
     }

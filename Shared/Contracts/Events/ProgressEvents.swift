@@ -74,11 +74,17 @@ public struct CheckInRecorded: EventPayload {
     public var taskComplete: Bool
     /// Whether every task the day requires is now done.
     public var dayComplete: Bool
+    /// Quantity tasks: the day's total for the task after this check-in (`quantity` is this check-in's amount).
+    public var dayQuantity: Double?
+    /// Quantity tasks judged day by day: the amount that completes the task for the day (the user's daily goal for a
+    /// goal-based target). Absent for other tasks and in events from before it was carried.
+    public var dayTarget: Double?
 
     public init(
         checkInID: UUID, userID: UUID, attemptID: UUID, challengeID: UUID, challengeVersion: Int, kind: ChallengeKind,
         groupID: UUID?, taskID: String, taskKind: TaskKind, action: CheckInAction, localDate: LocalDate, dayNumber: Int,
-        quantity: Double?, unit: String?, photoID: UUID?, happenedAt: Date, recordedAt: Date, taskComplete: Bool, dayComplete: Bool
+        quantity: Double?, unit: String?, photoID: UUID?, happenedAt: Date, recordedAt: Date, taskComplete: Bool, dayComplete: Bool,
+        dayQuantity: Double? = nil, dayTarget: Double? = nil
     ) {
         self.checkInID = checkInID
         self.userID = userID
@@ -99,6 +105,8 @@ public struct CheckInRecorded: EventPayload {
         self.recordedAt = recordedAt
         self.taskComplete = taskComplete
         self.dayComplete = dayComplete
+        self.dayQuantity = dayQuantity
+        self.dayTarget = dayTarget
     }
 
     public var partitionKey: String { userID.key }
@@ -418,10 +426,13 @@ public struct ChoreOccurrenceChanged: EventPayload {
     public var dueAt: Date
     public var nextDueOn: LocalDate?
     public var changedAt: Date
+    /// The chore's due time on its due dates; absent for a chore due by the end of its day (and in events from before
+    /// it was carried).
+    public var dueTime: LocalTime?
 
     public init(
         occurrenceID: UUID, choreID: UUID, groupID: UUID, title: String, change: ChoreOccurrenceChange, assigneeID: UUID?,
-        completedBy: UUID?, points: Int, dueOn: LocalDate, dueAt: Date, nextDueOn: LocalDate?, changedAt: Date
+        completedBy: UUID?, points: Int, dueOn: LocalDate, dueAt: Date, nextDueOn: LocalDate?, changedAt: Date, dueTime: LocalTime? = nil
     ) {
         self.occurrenceID = occurrenceID
         self.choreID = choreID
@@ -435,6 +446,7 @@ public struct ChoreOccurrenceChanged: EventPayload {
         self.dueAt = dueAt
         self.nextDueOn = nextDueOn
         self.changedAt = changedAt
+        self.dueTime = dueTime
     }
 
     public var partitionKey: String { groupID.key }

@@ -25082,9 +25082,9 @@ public struct Client: APIProtocol {
             }
         )
     }
-    /// Notification switch, daily reminder time, quiet hours and telemetry opt-out (defaults until saved).
+    /// Notification switch and categories switched off, daily reminder time, quiet hours and telemetry opt-out (defaults until saved).
     ///
-    /// Notification switch, daily reminder time, quiet hours and telemetry opt-out (defaults until saved).
+    /// Notification switch and categories switched off, daily reminder time, quiet hours and telemetry opt-out (defaults until saved).
     ///
     /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `unavailable` (503).
     ///

@@ -3931,6 +3931,15 @@ extension Components {
             case friends = "friends"
             case team = "team"
         }
+        /// - Remark: Generated from `#/components/schemas/KnownNotificationCategory`.
+        @frozen public enum KnownNotificationCategory: String, Codable, Hashable, Sendable, CaseIterable {
+            case reminders = "reminders"
+            case streaks = "streaks"
+            case social = "social"
+            case badges = "badges"
+            case digest = "digest"
+            case chores = "chores"
+        }
         /// - Remark: Generated from `#/components/schemas/KnownPauseMode`.
         @frozen public enum KnownPauseMode: String, Codable, Hashable, Sendable, CaseIterable {
             case notAllowed = "notAllowed"
@@ -4386,6 +4395,55 @@ extension Components {
                 case rank
                 case score
                 case topPercent
+            }
+        }
+        /// An open list: later versions may add values to KnownNotificationCategory, so a client must accept one it does not know. Requests take only the values of KnownNotificationCategory.
+        ///
+        /// - Remark: Generated from `#/components/schemas/NotificationCategory`.
+        public struct NotificationCategory: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/NotificationCategory/value1`.
+            public var value1: Components.Schemas.KnownNotificationCategory?
+            /// - Remark: Generated from `#/components/schemas/NotificationCategory/value2`.
+            public var value2: Swift.String?
+            /// Creates a new `NotificationCategory`.
+            ///
+            /// - Parameters:
+            ///   - value1:
+            ///   - value2:
+            public init(
+                value1: Components.Schemas.KnownNotificationCategory? = nil,
+                value2: Swift.String? = nil
+            ) {
+                self.value1 = value1
+                self.value2 = value2
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self.value1 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value2 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                    [
+                        self.value1,
+                        self.value2
+                    ],
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                    self.value1,
+                    self.value2
+                ])
             }
         }
         /// - Remark: Generated from `#/components/schemas/NotificationPageView`.
@@ -5289,6 +5347,10 @@ extension Components {
         public struct PreferencesRequest: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/PreferencesRequest/dailyReminderTime`.
             public var dailyReminderTime: Components.Schemas.LocalTime?
+            /// Switched off one by one while notifications stay on: `reminders` (daily reminder, re-engagement, close to the daily goal), `streaks` (milestones, streak at risk), `social` (friend requests, invitations, overtaken), `badges`, `digest` (Sunday summary), `chores` (a chore due now). A repeated category counts once. Leave it out for none.
+            ///
+            /// - Remark: Generated from `#/components/schemas/PreferencesRequest/disabledCategories`.
+            public var disabledCategories: [Components.Schemas.KnownNotificationCategory]?
             /// - Remark: Generated from `#/components/schemas/PreferencesRequest/notificationsEnabled`.
             public var notificationsEnabled: Swift.Bool
             /// Leave it out for no quiet hours. Quiet hours that start and end at the same minute span no time and are saved as none (to silence the whole day, turn notifications off).
@@ -5301,22 +5363,26 @@ extension Components {
             ///
             /// - Parameters:
             ///   - dailyReminderTime:
+            ///   - disabledCategories: Switched off one by one while notifications stay on: `reminders` (daily reminder, re-engagement, close to the daily goal), `streaks` (milestones, streak at risk), `social` (friend requests, invitations, overtaken), `badges`, `digest` (Sunday summary), `chores` (a chore due now). A repeated category counts once. Leave it out for none.
             ///   - notificationsEnabled:
             ///   - quietHours: Leave it out for no quiet hours. Quiet hours that start and end at the same minute span no time and are saved as none (to silence the whole day, turn notifications off).
             ///   - telemetryOptOut:
             public init(
                 dailyReminderTime: Components.Schemas.LocalTime? = nil,
+                disabledCategories: [Components.Schemas.KnownNotificationCategory]? = nil,
                 notificationsEnabled: Swift.Bool,
                 quietHours: Components.Schemas.QuietHoursInput? = nil,
                 telemetryOptOut: Swift.Bool
             ) {
                 self.dailyReminderTime = dailyReminderTime
+                self.disabledCategories = disabledCategories
                 self.notificationsEnabled = notificationsEnabled
                 self.quietHours = quietHours
                 self.telemetryOptOut = telemetryOptOut
             }
             public enum CodingKeys: String, CodingKey {
                 case dailyReminderTime
+                case disabledCategories
                 case notificationsEnabled
                 case quietHours
                 case telemetryOptOut
@@ -5326,6 +5392,10 @@ extension Components {
                 self.dailyReminderTime = try container.decodeIfPresent(
                     Components.Schemas.LocalTime.self,
                     forKey: .dailyReminderTime
+                )
+                self.disabledCategories = try container.decodeIfPresent(
+                    [Components.Schemas.KnownNotificationCategory].self,
+                    forKey: .disabledCategories
                 )
                 self.notificationsEnabled = try container.decode(
                     Swift.Bool.self,
@@ -5341,6 +5411,7 @@ extension Components {
                 )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "dailyReminderTime",
+                    "disabledCategories",
                     "notificationsEnabled",
                     "quietHours",
                     "telemetryOptOut"
@@ -5351,6 +5422,8 @@ extension Components {
         public struct PreferencesResponse: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/PreferencesResponse/dailyReminderTime`.
             public var dailyReminderTime: Components.Schemas.LocalTime?
+            /// - Remark: Generated from `#/components/schemas/PreferencesResponse/disabledCategories`.
+            public var disabledCategories: [Components.Schemas.NotificationCategory]
             /// - Remark: Generated from `#/components/schemas/PreferencesResponse/notificationsEnabled`.
             public var notificationsEnabled: Swift.Bool
             /// - Remark: Generated from `#/components/schemas/PreferencesResponse/quietHours`.
@@ -5363,18 +5436,21 @@ extension Components {
             ///
             /// - Parameters:
             ///   - dailyReminderTime:
+            ///   - disabledCategories:
             ///   - notificationsEnabled:
             ///   - quietHours:
             ///   - telemetryOptOut:
             ///   - updatedAt:
             public init(
                 dailyReminderTime: Components.Schemas.LocalTime? = nil,
+                disabledCategories: [Components.Schemas.NotificationCategory],
                 notificationsEnabled: Swift.Bool,
                 quietHours: Components.Schemas.QuietHours? = nil,
                 telemetryOptOut: Swift.Bool,
                 updatedAt: Foundation.Date? = nil
             ) {
                 self.dailyReminderTime = dailyReminderTime
+                self.disabledCategories = disabledCategories
                 self.notificationsEnabled = notificationsEnabled
                 self.quietHours = quietHours
                 self.telemetryOptOut = telemetryOptOut
@@ -5382,6 +5458,7 @@ extension Components {
             }
             public enum CodingKeys: String, CodingKey {
                 case dailyReminderTime
+                case disabledCategories
                 case notificationsEnabled
                 case quietHours
                 case telemetryOptOut

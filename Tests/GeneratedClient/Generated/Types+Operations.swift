@@ -25644,9 +25644,9 @@ public enum Operations {
             }
         }
     }
-    /// Notification switch, daily reminder time, quiet hours and telemetry opt-out (defaults until saved).
+    /// Notification switch and categories switched off, daily reminder time, quiet hours and telemetry opt-out (defaults until saved).
     ///
-    /// Notification switch, daily reminder time, quiet hours and telemetry opt-out (defaults until saved).
+    /// Notification switch and categories switched off, daily reminder time, quiet hours and telemetry opt-out (defaults until saved).
     ///
     /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `unavailable` (503).
     ///

@@ -925,9 +925,9 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /v1/me/points/ledger`.
     /// - Remark: Generated from `#/paths//v1/me/points/ledger/get(myPointsLedger)`.
     func myPointsLedger(_ input: Operations.MyPointsLedger.Input) async throws -> Operations.MyPointsLedger.Output
-    /// Notification switch, daily reminder time, quiet hours and telemetry opt-out (defaults until saved).
+    /// Notification switch and categories switched off, daily reminder time, quiet hours and telemetry opt-out (defaults until saved).
     ///
-    /// Notification switch, daily reminder time, quiet hours and telemetry opt-out (defaults until saved).
+    /// Notification switch and categories switched off, daily reminder time, quiet hours and telemetry opt-out (defaults until saved).
     ///
     /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `unavailable` (503).
     ///
@@ -2746,9 +2746,9 @@ extension APIProtocol {
             headers: headers
         ))
     }
-    /// Notification switch, daily reminder time, quiet hours and telemetry opt-out (defaults until saved).
+    /// Notification switch and categories switched off, daily reminder time, quiet hours and telemetry opt-out (defaults until saved).
     ///
-    /// Notification switch, daily reminder time, quiet hours and telemetry opt-out (defaults until saved).
+    /// Notification switch and categories switched off, daily reminder time, quiet hours and telemetry opt-out (defaults until saved).
     ///
     /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `unavailable` (503).
     ///

@@ -2965,6 +2965,17 @@ enum PublicAPI {
         ],
         "type" : "string"
       },
+      "KnownNotificationCategory" : {
+        "enum" : [
+          "reminders",
+          "streaks",
+          "social",
+          "badges",
+          "digest",
+          "chores"
+        ],
+        "type" : "string"
+      },
       "KnownPauseMode" : {
         "enum" : [
           "notAllowed",
@@ -3297,6 +3308,17 @@ enum PublicAPI {
           "score"
         ],
         "type" : "object"
+      },
+      "NotificationCategory" : {
+        "anyOf" : [
+          {
+            "$ref" : "#/components/schemas/KnownNotificationCategory"
+          },
+          {
+            "type" : "string"
+          }
+        ],
+        "description" : "An open list: later versions may add values to KnownNotificationCategory, so a client must accept one it does not know. Requests take only the values of KnownNotificationCategory."
       },
       "NotificationPageView" : {
         "properties" : {
@@ -3830,6 +3852,13 @@ enum PublicAPI {
           "dailyReminderTime" : {
             "$ref" : "#/components/schemas/LocalTime"
           },
+          "disabledCategories" : {
+            "description" : "Switched off one by one while notifications stay on: `reminders` (daily reminder, re-engagement, close to the daily goal), `streaks` (milestones, streak at risk), `social` (friend requests, invitations, overtaken), `badges`, `digest` (Sunday summary), `chores` (a chore due now). A repeated category counts once. Leave it out for none.",
+            "items" : {
+              "$ref" : "#/components/schemas/KnownNotificationCategory"
+            },
+            "type" : "array"
+          },
           "notificationsEnabled" : {
             "type" : "boolean"
           },
@@ -3852,6 +3881,12 @@ enum PublicAPI {
           "dailyReminderTime" : {
             "$ref" : "#/components/schemas/LocalTime"
           },
+          "disabledCategories" : {
+            "items" : {
+              "$ref" : "#/components/schemas/NotificationCategory"
+            },
+            "type" : "array"
+          },
           "notificationsEnabled" : {
             "type" : "boolean"
           },
@@ -3868,6 +3903,7 @@ enum PublicAPI {
           }
         },
         "required" : [
+          "disabledCategories",
           "notificationsEnabled",
           "telemetryOptOut"
         ],
@@ -12652,7 +12688,7 @@ enum PublicAPI {
     },
     "/v1/me/preferences" : {
       "get" : {
-        "description" : "Notification switch, daily reminder time, quiet hours and telemetry opt-out (defaults until saved).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `unavailable` (503).",
+        "description" : "Notification switch and categories switched off, daily reminder time, quiet hours and telemetry opt-out (defaults until saved).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "getPreferences",
         "responses" : {
           "200" : {
@@ -12687,7 +12723,7 @@ enum PublicAPI {
             ]
           }
         ],
-        "summary" : "Notification switch, daily reminder time, quiet hours and telemetry opt-out (defaults until saved).",
+        "summary" : "Notification switch and categories switched off, daily reminder time, quiet hours and telemetry opt-out (defaults until saved).",
         "tags" : [
           "identity"
         ],

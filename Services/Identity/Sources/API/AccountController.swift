@@ -62,7 +62,7 @@ struct AccountController {
         let preferences = try IdentityProblems.mapping {
             try Preferences.validated(
                 notificationsEnabled: body.notificationsEnabled, dailyReminderTime: body.dailyReminderTime, quietHours: body.quietHours,
-                telemetryOptOut: body.telemetryOptOut)
+                disabledCategories: body.disabledCategories ?? [], telemetryOptOut: body.telemetryOptOut)
         }
         let (saved, updatedAt) = try await accounts.savePreferences(caller, preferences, trace: context.trace)
         return PreferencesResponse(saved, updatedAt: updatedAt)

@@ -112,7 +112,7 @@ enum IdentityAPI {
 
     static let getPreferences = APIOperation(
         .get, "/v1/me/preferences", id: "getPreferences", service: .identity,
-        summary: "Notification switch, daily reminder time, quiet hours and telemetry opt-out (defaults until saved).",
+        summary: "Notification switch and categories switched off, daily reminder time, quiet hours and telemetry opt-out (defaults until saved).",
         response: PreferencesResponse.self)
 
     static let putPreferences = APIOperation(

@@ -26,6 +26,7 @@ public struct IdentityExport: Codable, Sendable {
         public var notificationsEnabled: Bool
         public var dailyReminderTime: LocalTime?
         public var quietHours: QuietHours?
+        public var disabledCategories: [NotificationCategory]
         public var telemetryOptOut: Bool
         public var updatedAt: Date?
     }

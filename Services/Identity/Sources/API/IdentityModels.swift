@@ -146,6 +146,8 @@ struct PreferencesRequest: Codable, Sendable {
     /// `HH:mm` in the user's time zone.
     var dailyReminderTime: LocalTime?
     var quietHours: QuietHours?
+    /// Categories of notifications switched off; leave it out for none.
+    var disabledCategories: [NotificationCategory]?
     var telemetryOptOut: Bool
 }
 
@@ -153,6 +155,7 @@ struct PreferencesResponse: ResponseCodable, Sendable {
     var notificationsEnabled: Bool
     var dailyReminderTime: LocalTime?
     var quietHours: QuietHours?
+    var disabledCategories: [NotificationCategory]
     var telemetryOptOut: Bool
     /// Absent while the defaults apply.
     var updatedAt: Date?
@@ -161,6 +164,7 @@ struct PreferencesResponse: ResponseCodable, Sendable {
         notificationsEnabled = preferences.notificationsEnabled
         dailyReminderTime = preferences.dailyReminderTime
         quietHours = preferences.quietHours
+        disabledCategories = preferences.disabledCategories
         telemetryOptOut = preferences.telemetryOptOut
         self.updatedAt = updatedAt
     }

@@ -112,7 +112,11 @@ extension PreferencesRequest: JSONSchemaRefined {
     static let fieldRefinements: [String: JSONSchema.Refinement] = [
         "quietHours": .init(
             description: "Leave it out for no quiet hours. Quiet hours that start and end at the same minute span no time and are "
-                + "saved as none (to silence the whole day, turn notifications off).")
+                + "saved as none (to silence the whole day, turn notifications off)."),
+        "disabledCategories": .init(
+            description: "Switched off one by one while notifications stay on: `reminders` (daily reminder, re-engagement, close to the daily goal), `streaks` "
+                + "(milestones, streak at risk), `social` (friend requests, invitations, overtaken), `badges`, `digest` (Sunday summary), `chores` (a chore due now). "
+                + "A repeated category counts once. Leave it out for none."),
     ]
 }
 

@@ -225,15 +225,18 @@ struct AccountRepository: Sendable {
     static func preferences(_ userID: UUID, on runner: some QueryRunner, logger: Logger) async throws -> (Preferences, updatedAt: Date?) {
         let rows = try await runner.run(
             """
-            SELECT notifications_enabled, daily_reminder_time, quiet_hours_start, quiet_hours_end, telemetry_opt_out, updated_at
+            SELECT notifications_enabled, daily_reminder_time, quiet_hours_start, quiet_hours_end, disabled_categories, telemetry_opt_out, updated_at
             FROM preferences WHERE user_id = \(userID)
             """, logger: logger
         ).collect()
         if let row = rows.first {
-            let (enabled, reminder, quietStart, quietEnd, optOut, updatedAt) = try row.decode((Bool, String?, String?, String?, Bool, Date).self)
+            let (enabled, reminder, quietStart, quietEnd, disabled, optOut, updatedAt) = try row.decode(
+                (Bool, String?, String?, String?, [String], Bool, Date).self)
             let quiet = quietStart.flatMap(LocalTime.init).flatMap { start in quietEnd.flatMap(LocalTime.init).map { QuietHours(start: start, end: $0) } }
             return (
-                Preferences(notificationsEnabled: enabled, dailyReminderTime: reminder.flatMap(LocalTime.init), quietHours: quiet, telemetryOptOut: optOut),
+                Preferences(
+                    notificationsEnabled: enabled, dailyReminderTime: reminder.flatMap(LocalTime.init), quietHours: quiet,
+                    disabledCategories: disabled.compactMap(NotificationCategory.init), telemetryOptOut: optOut),
                 updatedAt
             )
         }
@@ -250,20 +253,22 @@ struct AccountRepository: Sendable {
             try await connection.execute(
                 """
                 INSERT INTO preferences (user_id, notifications_enabled, daily_reminder_time, quiet_hours_start, quiet_hours_end,
-                                         telemetry_opt_out, updated_at)
+                                         disabled_categories, telemetry_opt_out, updated_at)
                 VALUES (\(userID), \(preferences.notificationsEnabled), \(preferences.dailyReminderTime?.description),
                         \(preferences.quietHours?.start.description), \(preferences.quietHours?.end.description),
-                        \(preferences.telemetryOptOut), \(now))
+                        \(preferences.disabledCategories.map(\.rawValue)), \(preferences.telemetryOptOut), \(now))
                 ON CONFLICT (user_id) DO UPDATE SET
                     notifications_enabled = EXCLUDED.notifications_enabled, daily_reminder_time = EXCLUDED.daily_reminder_time,
                     quiet_hours_start = EXCLUDED.quiet_hours_start, quiet_hours_end = EXCLUDED.quiet_hours_end,
-                    telemetry_opt_out = EXCLUDED.telemetry_opt_out, updated_at = EXCLUDED.updated_at
+                    disabled_categories = EXCLUDED.disabled_categories, telemetry_opt_out = EXCLUDED.telemetry_opt_out,
+                    updated_at = EXCLUDED.updated_at
                 """, logger: logger)
             if current != preferences {
                 try await outbox.append(
                     PreferencesChanged(
                         userID: userID, notificationsEnabled: preferences.notificationsEnabled, dailyReminderTime: preferences.dailyReminderTime,
-                        quietHours: preferences.quietHours, telemetryOptOut: preferences.telemetryOptOut, changedAt: now),
+                        quietHours: preferences.quietHours, disabledCategories: preferences.disabledCategories,
+                        telemetryOptOut: preferences.telemetryOptOut, changedAt: now),
                     on: connection, at: now, trace: trace, logger: logger)
             }
             return (preferences, now)

@@ -96,7 +96,8 @@ struct ExportRepository: Sendable {
                 credentials: .init(password: password, socialIdentities: social),
                 preferences: .init(
                     notificationsEnabled: preferences.notificationsEnabled, dailyReminderTime: preferences.dailyReminderTime,
-                    quietHours: preferences.quietHours, telemetryOptOut: preferences.telemetryOptOut, updatedAt: preferencesUpdatedAt),
+                    quietHours: preferences.quietHours, disabledCategories: preferences.disabledCategories, telemetryOptOut: preferences.telemetryOptOut,
+                    updatedAt: preferencesUpdatedAt),
                 trainingPlan: plan, friends: friends,
                 friendRequests: .init(
                     incoming: requests.filter { $0.addressee.id == userID }, outgoing: requests.filter { $0.requester.id == userID }),

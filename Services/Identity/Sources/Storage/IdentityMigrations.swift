@@ -226,5 +226,8 @@ enum IdentityMigrations {
             SELECT family_id, user_id, 'Unknown device', min(issued_at), max(issued_at) FROM refresh_tokens GROUP BY family_id, user_id
             """,
         ]),
+        Migration(6, "notification categories switched off", [
+            "ALTER TABLE preferences ADD COLUMN disabled_categories text[] NOT NULL DEFAULT '{}'"
+        ]),
     ])
 }

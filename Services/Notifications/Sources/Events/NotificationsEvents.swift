@@ -7,7 +7,8 @@ import SurgeMessaging
 
 /// What the notification service consumes: who to tell and how (identity's registrations, profiles, preferences and
 /// deletions), check-ins (a day already checked in needs no reminder; completion times make the personalised reminder
-/// time; two idle days make a re-engagement nudge), judged days (two missed in a row: the streak is at risk), streaks
+/// time; two idle days make a re-engagement nudge; a quantity close to the day's target makes a close-to-goal note),
+/// chore occurrences reaching their due time (the assignee's reminder), judged days (two missed in a row: the streak is at risk), streaks
 /// (milestones), vacations (no reminder while one lasts), and what to tell them about: badges earned, friend requests,
 /// challenge invitations, being overtaken on a board (at most one per board per 15 minutes, the latest standing
 /// replacing the earlier one); group memberships (a group's webhooks hear its members).
@@ -52,7 +53,9 @@ enum NotificationsEvents {
             recipient.enabled = data.notificationsEnabled
             recipient.reminderTime = data.dailyReminderTime
             recipient.quiet = data.quietHours.map { QuietPeriod(start: $0.start, end: $0.end) }
+            recipient.disabledCategories = data.disabledCategories ?? []
             try await store.save(recipient, now: data.changedAt)
+            try await PushDeliveryStore.dropUnwanted(by: recipient, connection: connection, logger: logger)
         }
         handlers.on(GroupMembershipChanged.self) { event, connection, logger in
             let data = event.data
@@ -74,6 +77,15 @@ enum NotificationsEvents {
             let lastActive = recipient.lastCheckIn ?? data.localDate
             try await scheduled.cancel(.reEngagement, of: data.userID)
             try await scheduled.schedule(.reEngagement, key: "re-engagement:\(lastActive)", for: recipient, on: ReEngagement.day(after: lastActive))
+            // Close to the day's goal: once per local day, and only while that day lasts (a late offline check-in for a
+            // day gone by is no news).
+            if let total = data.dayQuantity, let target = data.dayTarget, CloseToGoal.isClose(total, target: target),
+                data.recordedAt < recipient.calendar.end(of: data.localDate)
+            {
+                try await inbox.deliver(
+                    .closeToGoal(recipient.language, remaining: target - total, unit: data.unit, attemptID: data.attemptID), kind: .closeToGoal,
+                    key: "close-to-goal:\(data.localDate)", to: data.userID, at: data.recordedAt, connection: connection, logger: logger)
+            }
             guard data.dayComplete else { return }
             let minute = recipient.calendar.localTime(at: data.happenedAt).minutesSinceMidnight
             let personalised = PersonalisedTime.from(try await store.noteCompletion(data.userID, on: data.localDate, minute: minute))
@@ -115,6 +127,19 @@ enum NotificationsEvents {
         }
         handlers.on(AttemptResumed.self) { event, connection, logger in
             try await RecipientStore(connection: connection, logger: logger).shortenVacation(event.data.pauseID, through: event.data.pausedThrough)
+        }
+        handlers.on(ChoreOccurrenceChanged.self) { event, connection, logger in
+            // 004: the assignee is reminded at the due time. Progress flags a pending occurrence overdue as its due time
+            // passes: that is "due now". A chore due by the end of its day (no due time) has no moment to remind at.
+            // Each occurrence is its own reminder; a reminder, so nothing at all while chores or everything are off.
+            let data = event.data
+            guard data.change == .overdue, data.dueTime != nil, let assigneeID = data.assigneeID,
+                let assignee = try await RecipientStore(connection: connection, logger: logger).recipientOnceKnown(assigneeID),
+                assignee.wants(.choreDue)
+            else { return }
+            try await inbox.deliver(
+                .choreDue(assignee.language, chore: data.title, groupID: data.groupID), kind: .choreDue, key: "chore-due:\(data.occurrenceID.key)",
+                to: assigneeID, at: data.changedAt, connection: connection, logger: logger)
         }
         handlers.on(BadgeAwarded.self) { event, connection, logger in
             let data = event.data

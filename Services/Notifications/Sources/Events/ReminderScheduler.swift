@@ -43,7 +43,7 @@ struct ReminderScheduler: Sendable {
     private func send(
         _ notification: ScheduledNotification, now: Date, store: RecipientStore, scheduled: ScheduledNotifications, connection: PostgresConnection
     ) async throws {
-        guard let recipient = try await store.recipient(notification.userID), recipient.enabled else {
+        guard let recipient = try await store.recipient(notification.userID), recipient.wants(notification.kind) else {
             try await scheduled.remove(notification)
             return
         }
@@ -80,7 +80,7 @@ struct ReminderScheduler: Sendable {
             return .weeklyDigest(recipient.language, completedDays: completed)
         case .reEngagement:
             return .reEngagement(recipient.language)
-        case .dailyReminder, .badgeEarned, .friendRequest, .challengeInvitation, .overtaken, .streakMilestone:
+        case .dailyReminder, .badgeEarned, .friendRequest, .challengeInvitation, .overtaken, .streakMilestone, .closeToGoal, .choreDue:
             return nil
         }
     }

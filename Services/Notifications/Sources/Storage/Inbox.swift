@@ -4,6 +4,7 @@ import NotificationsDomain
 import PostgresNIO
 import SurgeContracts
 import SurgeMessaging
+import SurgeRuntime
 
 /// The in-app inbox: one row per (user, key), so a notification is written once whatever the redeliveries; each
 /// new row is announced as `notification.sent` through the outbox, queued for the user's push devices and for the
@@ -13,6 +14,8 @@ struct Inbox: Sendable {
     /// The push platforms whose channel is configured; devices on the others are not sent to.
     let pushPlatforms: [PushPlatform]
     let webhooks: WebhookQueue
+    /// The service's now: quiet hours are judged when a push is queued.
+    let clock: ServiceClock
 
     /// Writes the notification unless the user already has one with this key; returns whether it was new.
     @discardableResult
@@ -56,7 +59,8 @@ struct Inbox: Sendable {
         _ = try await outbox.append(
             NotificationSent(notificationID: id, userID: userID, kind: kind.rawValue, channel: "inbox", key: key, sentAt: time), on: connection,
             at: time, logger: logger)
-        try await PushDeliveryStore.enqueue(id, to: userID, platforms: pushPlatforms, at: time, connection: connection, logger: logger)
+        try await PushDeliveryStore.enqueue(
+            id, kind: kind, to: userID, platforms: pushPlatforms, at: time, now: clock.now(), connection: connection, logger: logger)
         try await webhooks.enqueue(
             message, notificationID: id, kind: kind, key: key, to: userID, createdAt: time, connection: connection, logger: logger)
     }

@@ -194,5 +194,8 @@ enum NotificationsMigrations {
             "CREATE INDEX email_deliveries_due ON email_deliveries (next_attempt_at) WHERE status = 'pending'",
             "CREATE INDEX email_deliveries_finished ON email_deliveries (finished_at) WHERE status <> 'pending'",
         ]),
+        Migration(7, "per-kind switches", [
+            "ALTER TABLE recipients ADD COLUMN disabled_categories text[] NOT NULL DEFAULT '{}'"
+        ]),
     ])
 }

@@ -29,18 +29,41 @@ struct PushDeliveryStore: Sendable {
     let outbox: Outbox
     let logger: Logger
 
-    /// Queues a push of the notification to each of the user's devices on `platforms`, unless the user turned
-    /// notifications off; inside the transaction that writes the inbox row.
+    /// Queues a push of the notification made at `time` to each of the user's devices on `platforms`, unless the user
+    /// turned notifications or this kind's category off; inside the transaction that writes the inbox row. Inside the
+    /// user's quiet hours (at `now`) it is due when they end, or not queued once it would no longer be useful then
+    /// (`QuietPush`).
     static func enqueue(
-        _ notificationID: UUID, to userID: UUID, platforms: [PushPlatform], at time: Date, connection: PostgresConnection, logger: Logger
+        _ notificationID: UUID, kind: NotificationKind, to userID: UUID, platforms: [PushPlatform], at time: Date, now: Date,
+        connection: PostgresConnection, logger: Logger
     ) async throws {
-        guard !platforms.isEmpty else { return }
+        guard !platforms.isEmpty, let recipient = try await RecipientStore(connection: connection, logger: logger).recipient(userID),
+            recipient.wants(kind)
+        else { return }
+        let due: Date
+        switch QuietPush.decide(kind, createdAt: time, now: now, quiet: recipient.quiet, in: recipient.calendar) {
+        case .now: due = min(time, now)
+        case .deferred(let until): due = until
+        case .dropped:
+            logger.debug("Push not queued: quiet hours outlast its use", metadata: ["notification": "\(notificationID)", "kind": "\(kind.rawValue)"])
+            return
+        }
         try await connection.query(
             """
             INSERT INTO push_deliveries (delivery_id, notification_id, token_id, created_at, next_attempt_at)
-            SELECT gen_random_uuid(), \(notificationID), t.token_id, \(time), \(time) FROM push_tokens t
+            SELECT gen_random_uuid(), \(notificationID), t.token_id, \(time), \(due) FROM push_tokens t
             WHERE t.user_id = \(userID) AND t.platform = ANY(\(platforms.map(\.rawValue)))
-              AND EXISTS (SELECT 1 FROM recipients r WHERE r.user_id = t.user_id AND r.enabled)
+            """, logger: logger)
+    }
+
+    /// Drops the pushes still queued that the recipient no longer wants (switched off globally or by category since
+    /// they were queued): a switch applies to the very next send.
+    static func dropUnwanted(by recipient: Recipient, connection: PostgresConnection, logger: Logger) async throws {
+        let unwanted = recipient.enabled ? NotificationKind.switchedOff(by: recipient.disabledCategories) : NotificationKind.allCases
+        try await connection.query(
+            """
+            DELETE FROM push_deliveries d USING inbox i
+            WHERE i.notification_id = d.notification_id AND i.user_id = \(recipient.userID) AND i.kind = ANY(\(unwanted.map(\.rawValue)))
             """, logger: logger)
     }
 

@@ -11,6 +11,7 @@ struct Recipient: Sendable {
     var displayName: String
     var timeZone: String
     var locale: String?
+    /// The global switch.
     var enabled: Bool
     /// The explicit daily reminder time.
     var reminderTime: LocalTime?
@@ -18,6 +19,11 @@ struct Recipient: Sendable {
     var lastCheckIn: LocalDate?
     /// From the user's completion times (`PersonalisedTime`).
     var personalisedTime: LocalTime?
+    /// The per-kind switches that are off (identity's preferences).
+    var disabledCategories: [NotificationCategory] = []
+
+    /// Whether the user hears of `kind` beyond the inbox: the global switch and the kind's own are on.
+    func wants(_ kind: NotificationKind) -> Bool { enabled && !disabledCategories.contains(kind.category) }
 
     static let defaultReminderTime = LocalTime(hour: 9, minute: 0)!
 
@@ -39,16 +45,18 @@ struct RecipientStore {
     func recipient(_ userID: UUID) async throws -> Recipient? {
         let rows = try await connection.query(
             """
-            SELECT display_name, time_zone, locale, enabled, reminder_time, quiet_start, quiet_end, last_check_in, personalised_time
+            SELECT display_name, time_zone, locale, enabled, reminder_time, quiet_start, quiet_end, last_check_in, personalised_time,
+                   disabled_categories
             FROM recipients WHERE user_id = \(userID)
             """, logger: logger)
-        for try await (name, zone, locale, enabled, reminder, quietStart, quietEnd, lastCheckIn, personalised) in rows.decode(
-            (String, String, String?, Bool, String?, String?, String?, LocalDate?, String?).self)
+        for try await (name, zone, locale, enabled, reminder, quietStart, quietEnd, lastCheckIn, personalised, disabled) in rows.decode(
+            (String, String, String?, Bool, String?, String?, String?, LocalDate?, String?, [String]).self)
         {
             let quiet = quietStart.flatMap(LocalTime.init).flatMap { start in quietEnd.flatMap(LocalTime.init).map { QuietPeriod(start: start, end: $0) } }
             return Recipient(
                 userID: userID, displayName: name, timeZone: zone, locale: locale, enabled: enabled, reminderTime: reminder.flatMap(LocalTime.init),
-                quiet: quiet, lastCheckIn: lastCheckIn, personalisedTime: personalised.flatMap(LocalTime.init))
+                quiet: quiet, lastCheckIn: lastCheckIn, personalisedTime: personalised.flatMap(LocalTime.init),
+                disabledCategories: disabled.compactMap(NotificationCategory.init))
         }
         return nil
     }
@@ -61,27 +69,28 @@ struct RecipientStore {
         throw DirectoryLag(userID: userID)
     }
 
-    /// Saves the recipient and reschedules their daily reminder from `now` (none while notifications are off).
+    /// Saves the recipient and reschedules their daily reminder from `now` (none while notifications or reminders are off).
     func save(_ recipient: Recipient, now: Date) async throws {
         guard try await !isErased(recipient.userID) else { return }
         try await connection.query(
             """
             INSERT INTO recipients (user_id, display_name, time_zone, locale, enabled, reminder_time, quiet_start, quiet_end, last_check_in,
-                                    personalised_time)
+                                    personalised_time, disabled_categories)
             VALUES (\(recipient.userID), \(recipient.displayName), \(recipient.timeZone), \(recipient.locale), \(recipient.enabled),
                     \(recipient.reminderTime?.description), \(recipient.quiet?.start.description), \(recipient.quiet?.end.description),
-                    \(recipient.lastCheckIn), \(recipient.personalisedTime?.description))
+                    \(recipient.lastCheckIn), \(recipient.personalisedTime?.description), \(recipient.disabledCategories.map(\.rawValue)))
             ON CONFLICT (user_id) DO UPDATE SET display_name = EXCLUDED.display_name, time_zone = EXCLUDED.time_zone, locale = EXCLUDED.locale,
                 enabled = EXCLUDED.enabled, reminder_time = EXCLUDED.reminder_time, quiet_start = EXCLUDED.quiet_start,
-                quiet_end = EXCLUDED.quiet_end, last_check_in = EXCLUDED.last_check_in, personalised_time = EXCLUDED.personalised_time
+                quiet_end = EXCLUDED.quiet_end, last_check_in = EXCLUDED.last_check_in, personalised_time = EXCLUDED.personalised_time,
+                disabled_categories = EXCLUDED.disabled_categories
             """, logger: logger)
         try await schedule(recipient, after: now)
         try await ScheduledNotifications(connection: connection, logger: logger).reschedule(recipient, now: now)
     }
 
-    /// The next daily reminder strictly after `instant`, or none while notifications are off.
+    /// The next daily reminder strictly after `instant`, or none while notifications or reminders are off.
     func schedule(_ recipient: Recipient, after instant: Date) async throws {
-        guard recipient.enabled else {
+        guard recipient.wants(.dailyReminder) else {
             try await connection.query("DELETE FROM reminders WHERE user_id = \(recipient.userID)", logger: logger)
             return
         }

@@ -22,9 +22,9 @@ struct ScheduledNotifications {
     let logger: Logger
 
     /// Schedules `kind` for `date`, at the recipient's daily time (or the digest's time); nothing while notifications
-    /// are off. Scheduling the same key again only moves it.
+    /// or the kind's category are off. Scheduling the same key again only moves it.
     func schedule(_ kind: NotificationKind, key: String, for recipient: Recipient, on date: LocalDate, attemptID: UUID? = nil) async throws {
-        guard recipient.enabled else { return }
+        guard recipient.wants(kind) else { return }
         let atDailyTime = kind != .weeklyDigest
         let time = atDailyTime ? recipient.dailyTime : WeeklyDigest.time
         let fireAt = ReminderTime.instant(of: time, on: date, in: recipient.calendar)
@@ -42,12 +42,16 @@ struct ScheduledNotifications {
     }
 
     /// Follows a change of zone, daily time or switch: what is due at the daily time moves to the new one; the weekly
-    /// digest goes to the next Sunday 08:00 in the (new) zone; nothing stays while notifications are off.
+    /// digest goes to the next Sunday 08:00 in the (new) zone; nothing stays while notifications are off, nothing of a
+    /// kind whose category is off.
     func reschedule(_ recipient: Recipient, now: Date) async throws {
         guard recipient.enabled else {
             try await connection.query("DELETE FROM scheduled_notifications WHERE user_id = \(recipient.userID)", logger: logger)
             return
         }
+        let switchedOff = NotificationKind.switchedOff(by: recipient.disabledCategories).map(\.rawValue)
+        try await connection.query(
+            "DELETE FROM scheduled_notifications WHERE user_id = \(recipient.userID) AND kind = ANY(\(switchedOff))", logger: logger)
         let pending = try await connection.query(
             "SELECT key, on_date FROM scheduled_notifications WHERE user_id = \(recipient.userID) AND at_reminder_time", logger: logger
         ).collect().map { try $0.decode((String, LocalDate).self) }

@@ -166,7 +166,8 @@ struct ChoreStore: Sendable {
                     reason: .chore, localDate: (member?.calendar ?? groupCalendar).date(at: now), excessQuantity: nil, countsTowardLevel: false),
                 at: now, trace: trace, on: connection)
             var nextDue: LocalDate?
-            if let definition = try await projections.timeline(occurrence.choreID, on: connection)?.latest, let chore = definition.chore {
+            let definition = try await projections.timeline(occurrence.choreID, on: connection)?.latest
+            if let definition, let chore = definition.chore {
                 nextDue = ChoreSchedule.nextDue(
                     after: occurrence.dueOn, completedOn: completedOn, recurrence: chore.recurrence, anchorDay: chore.firstDueOn.day)
                 if let nextDue {
@@ -177,7 +178,7 @@ struct ChoreStore: Sendable {
                 ChoreOccurrenceChanged(
                     occurrenceID: occurrenceID, choreID: occurrence.choreID, groupID: occurrence.groupID, title: occurrence.title, change: .completed,
                     assigneeID: occurrence.assigneeID, completedBy: userID, points: occurrence.points, dueOn: occurrence.dueOn,
-                    dueAt: occurrence.dueAt, nextDueOn: nextDue, changedAt: now),
+                    dueAt: occurrence.dueAt, nextDueOn: nextDue, changedAt: now, dueTime: definition?.chore?.dueTime),
                 on: connection, at: now, trace: trace, logger: logger)
             return occurrence
         }
@@ -196,11 +197,12 @@ struct ChoreStore: Sendable {
                 RETURNING \(unescaped: Self.columns)
                 """, on: connection)
             for occurrence in flagged {
+                let dueTime = try await projections.timeline(occurrence.choreID, on: connection)?.latest.chore?.dueTime
                 try await outbox.append(
                     ChoreOccurrenceChanged(
                         occurrenceID: occurrence.occurrenceID, choreID: occurrence.choreID, groupID: occurrence.groupID, title: occurrence.title,
                         change: .overdue, assigneeID: occurrence.assigneeID, completedBy: nil, points: occurrence.points, dueOn: occurrence.dueOn,
-                        dueAt: occurrence.dueAt, nextDueOn: nil, changedAt: now),
+                        dueAt: occurrence.dueAt, nextDueOn: nil, changedAt: now, dueTime: dueTime),
                     on: connection, at: now, logger: logger)
             }
             return flagged.count

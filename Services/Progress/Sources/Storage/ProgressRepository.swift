@@ -311,7 +311,11 @@ struct ProgressRepository: Sendable {
                     challengeVersion: definition.version, kind: attempt.kind, groupID: attempt.groupID, taskID: taskID,
                     taskKind: task?.kind ?? .checkbox, action: quantity == nil ? .done : .logged, localDate: date, dayNumber: dayNumber,
                     quantity: quantity, unit: task?.unit, photoID: photoID, happenedAt: happenedAt, recordedAt: now,
-                    taskComplete: result.taskComplete, dayComplete: result.dayComplete),
+                    taskComplete: result.taskComplete, dayComplete: result.dayComplete,
+                    dayQuantity: task?.kind == .quantity ? record.tasks[taskID]?.quantity : nil,
+                    dayTarget: task.flatMap {
+                        Requirements.dayTasks(definition, on: date).contains($0) ? Requirements.target(of: $0, dailyGoal: member.effectiveDailyGoal) : nil
+                    }),
                 at: now, trace: trace))
         }
         try await outbox.append(events, on: connection, logger: logger)
