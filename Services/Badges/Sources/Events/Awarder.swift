@@ -9,7 +9,8 @@ import SurgeMessaging
 /// `badge.awarded` through the outbox only when newly stored, then the composites the new awards complete.
 struct Awarder: Sendable {
     let catalogue: BadgeCatalogue
-    let outbox: Outbox
+    /// nil while a rebuild replays history: it publishes only what is new to it, once, at the end.
+    let outbox: Outbox?
 
     /// Raises or adds to facts and grants what their new values reach.
     func record(
@@ -50,6 +51,7 @@ struct Awarder: Sendable {
     }
 
     func publish(_ award: Award, to userID: UUID, at time: Date, backfilled: Bool, trace: TraceContext?, store: BadgeStore) async throws {
+        guard let outbox else { return }
         let badge = catalogue.badge(award.badgeID)
         _ = try await outbox.append(
             BadgeAwarded(
