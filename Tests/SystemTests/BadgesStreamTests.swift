@@ -228,4 +228,72 @@ struct BadgesStreamTests {
             try await waitUntil("the newcomer's first chore badge is published") { try await Self.published(stack) == published + 1 }
         }
     }
+    @Test("a competition's own badges: a streak on it (also one reached before the definition arrived), finishing it, and first place on its board")
+    func challengeBadges() async throws {
+        let ana = UUID(), bruno = UUID(), competitionID = UUID(), otherID = UUID()
+        let now = Date()
+        let day = LocalDate("2026-11-18")!
+        func recorded<P: EventPayload>(_ payload: P) throws -> Recorded {
+            Recorded(
+                record: try EventRecord(CloudEvent(source: "/surge/test", time: now, data: payload)), topic: P.descriptor.topic.name,
+                key: Data(payload.partitionKey.utf8), user: nil)
+        }
+        func streak(_ user: UUID, _ current: Int, on challengeID: UUID) throws -> Recorded {
+            try recorded(StreakChanged(
+                userID: user, attemptID: UUID(), challengeID: challengeID, kind: .competition, groupID: nil, period: .day, change: .extended,
+                previous: current - 1, current: current, best: current, freezesLeft: 0, localDate: day, changedAt: now))
+        }
+        func closed(_ challengeID: UUID, winners: [UUID]) throws -> Recorded {
+            try recorded(WindowClosed(
+                board: "challenge:\(challengeID.key)", scope: .challenge, subjectID: challengeID, window: "2026-W47", startsAt: now, endsAt: now,
+                revision: 1, participants: 2, winners: winners, standings: [], closedAt: now))
+        }
+        let definition = ChallengeDefinition(
+            challengeID: competitionID, version: 1, effectiveFrom: nil, kind: .competition, name: "Water Cup", description: "", category: "competition",
+            difficulty: .moderate, visibility: .private, ownerID: ana, groupID: nil, durationDays: 7, estimatedDailyMinutes: nil,
+            tasks: [ChallengeTask(taskID: "total", title: "Water Cup", kind: .quantity, unit: "litres")], rules: ChallengeRules(failure: FailureRule(mode: .none)),
+            competition: CompetitionDetails(startsAt: now, endsAt: now.addingTimeInterval(7 * 86_400), timeZone: "Europe/Rome", unit: "litres"),
+            badges: [
+                ChallengeBadge(id: "winner", title: "Water Cup winner", icon: "trophy", rule: .init(kind: .firstPlace)),
+                ChallengeBadge(id: "three-days", title: "Three days of water", rule: .init(kind: .streak, threshold: 3)),
+                ChallengeBadge(id: "finished", title: "Water Cup finished", rule: .init(kind: .challengeCompleted)),
+            ])
+        let directory = try [ana, bruno].map { user in
+            try recorded(UserRegistered(userID: user, displayName: "U", timeZone: "Europe/Rome", locale: nil, kind: .guest, registeredAt: now))
+        }
+        try await withTestStack("badges-challenge-own") { stack in
+            try await stack.start("badges")
+            // Ana's streak on the competition reaches 3 before the badge service learns the definition.
+            var expected = directory.count + 1
+            try await LeaderboardStreamTests.deliver(directory + [try streak(ana, 3, on: competitionID)], to: stack, expecting: expected, service: "badges")
+            expected += 1
+            try await LeaderboardStreamTests.deliver([try recorded(ChallengePublished(definition: definition, publishedAt: now))], to: stack, expecting: expected, service: "badges")
+            let later: [Recorded] = [
+                try streak(bruno, 2, on: competitionID), try streak(bruno, 3, on: otherID),
+                try recorded(AttemptEnded(
+                    attemptID: UUID(), userID: bruno, challengeID: competitionID, kind: .competition, groupID: nil, attemptNumber: 1, end: .completed,
+                    endedOn: day, dayNumber: 7, reason: nil, missedTaskIDs: [], daysCompleted: 7, bestStreak: 2, points: 0, endedAt: now)),
+                try closed(competitionID, winners: [bruno]), try closed(otherID, winners: [ana]),
+            ]
+            expected += later.count
+            try await LeaderboardStreamTests.deliver(later, to: stack, expecting: expected, service: "badges")
+
+            let own = try await stack.database.withAdmin { client in
+                try await client.query(
+                    """
+                    SELECT user_id::text || ' ' || badge_id || ' ' || period || ' ' || title || ' ' || backfilled::text FROM badges.awards
+                    WHERE badge_id LIKE 'challenge:%' ORDER BY 1
+                    """, logger: .test("own")
+                ).collect().map { try $0.decode(String.self) }
+            }
+            let prefix = "challenge:\(competitionID.key)"
+            #expect(own.sorted() == [
+                "\(ana.key) \(prefix):three-days  Three days of water true",
+                "\(bruno.key) \(prefix):finished  Water Cup finished false",
+                "\(bruno.key) \(prefix):winner 2026-W47 Water Cup winner 2026-W47 false",
+            ].sorted(), "\(own)")
+            #expect(try await stack.database.count(
+                "SELECT count(*) FROM badges.outbox WHERE payload->>'badgeID' = \(prefix + ":winner") AND payload->>'icon' = 'trophy'") == 1)
+        }
+    }
 }

@@ -8,8 +8,8 @@ import SurgeMessaging
 import SurgeRuntime
 import Synchronization
 
-/// `surge-badges rebuild`: users, relations, facts and awards rebuilt from the earliest offset of every topic the
-/// service reads, through the consumer's own handlers (`BadgesEvents`), in one transaction.
+/// `surge-badges rebuild`: users, relations, what is kept of each challenge, facts and awards rebuilt from the
+/// earliest offset of every topic the service reads, through the consumer's own handlers (`BadgesEvents`), in one transaction.
 ///
 /// Order: each partition in offset order, partitions merged by event time. Each event is recorded as processed by
 /// the consumer group as it is applied (a duplicate is applied once, as the inbox does), so the replicas, started
@@ -78,7 +78,7 @@ enum Rebuild {
         var report = Report()
         try await connection.query("CREATE TEMPORARY TABLE previous_awards ON COMMIT DROP AS SELECT * FROM awards", logger: logger)
         try await connection.query(
-            "TRUNCATE users, erased_users, friendships, group_members, facts, awards, processed_events", logger: logger)
+            "TRUNCATE users, erased_users, friendships, group_members, facts, awards, challenges, processed_events", logger: logger)
         for record in records {
             report.events += 1
             guard let record else {
