@@ -84,7 +84,7 @@ let serviceTargets: [Target] =
     + service("Challenges", module: "ChallengesService", domain: true)
     + service("Progress", module: "ProgressService", domain: true)
     + service("Leaderboard", module: "LeaderboardService", domain: true, dependencies: [.lifecycle])
-    + service("Badges", module: "BadgesService", domain: true)
+    + service("Badges", module: "BadgesService", domain: true, dependencies: ["SurgeKafka", .lifecycle])
     + service("Notifications", module: "NotificationsService", domain: true, dependencies: [.httpClient, .jwt, .crypto])
     + service("Template", module: "TemplateService", domain: true)
 

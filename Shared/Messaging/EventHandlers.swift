@@ -9,7 +9,8 @@ public struct EventHandlers: Sendable {
     typealias Preparer = @Sendable (EventRecord) throws -> Prepared
 
     private(set) var preparers: [String: Preparer] = [:]
-    private(set) var topics: Set<String> = []
+    /// The topics the handled event types are published on.
+    public private(set) var topics: Set<String> = []
 
     public init() {}
 
@@ -24,5 +25,13 @@ public struct EventHandlers: Sendable {
             return { connection, logger in try await handle(event, connection, logger) }
         }
         topics.insert(Payload.descriptor.topic.name)
+    }
+
+    /// Applies a record's effect on `connection` outside the consumer (a rebuild replaying history through the same
+    /// handlers); false for a type not handled here. Throws when the record cannot be decoded or its effect fails.
+    public func apply(_ record: EventRecord, on connection: PostgresConnection, logger: Logger) async throws -> Bool {
+        guard let prepare = preparers[record.type] else { return false }
+        try await prepare(record)(connection, logger)
+        return true
     }
 }

@@ -89,6 +89,34 @@ struct BadgesDomainTests {
         #expect(Awarding.reached(catalogue, fact: completed[2], value: 1).map(\.badgeID) == ["this-one"])
     }
 
+    @Test("A challenge's own badges are catalogue badges about that challenge only, under ids no catalogue badge can take")
+    func challengeBadges() throws {
+        let id = UUID(), other = UUID()
+        let own = BadgeCatalogue(challengeID: id, badges: [
+            ChallengeBadge(id: "winner", title: "Water Cup winner", icon: "trophy", rule: .init(kind: .firstPlace)),
+            ChallengeBadge(id: "monthly", title: "Water Cup month", rule: .init(kind: .firstPlace, window: .month)),
+            ChallengeBadge(id: "five-days", title: "Five days in a row", rule: .init(kind: .streak, threshold: 5)),
+            ChallengeBadge(id: "finished", title: "Water Cup finished", rule: .init(kind: .challengeCompleted)),
+        ])
+        let winner = "challenge:\(id.key):winner"
+        #expect(own.badges.map(\.id) == [winner, "challenge:\(id.key):monthly", "challenge:\(id.key):five-days", "challenge:\(id.key):finished"])
+        #expect(BadgeCatalogue.challenge(ofBadge: winner) == id)
+        #expect(BadgeCatalogue.challenge(ofBadge: "chores") == nil)
+        #expect(own.badge(winner)?.icon == "trophy" && own.badge("challenge:\(id.key):finished")?.icon == "medal")
+
+        let streak = Fact.scopes(Fact.streak, kind: .competition, challengeID: id)
+        #expect(Awarding.reached(own, fact: streak[2], value: 4).isEmpty)
+        #expect(Awarding.reached(own, fact: streak[2], value: 5).map(\.title) == ["Five days in a row"])
+        #expect(Awarding.reached(own, fact: streak[0], value: 100).isEmpty, "a streak elsewhere does not count")
+        #expect(Awarding.reached(own, fact: Fact.scopes(Fact.streak, kind: .competition, challengeID: other)[2], value: 100).isEmpty)
+        let completed = Fact.scopes("challenges-completed", kind: .competition, challengeID: id)
+        #expect(Awarding.reached(own, fact: completed[2], value: 1).map(\.badgeID) == ["challenge:\(id.key):finished"])
+        #expect(Awarding.firstPlace(own, window: .week, key: "2026-W47") == [Award(badgeID: winner, level: 1, period: "2026-W47", title: "Water Cup winner 2026-W47")])
+        #expect(Awarding.firstPlace(own, window: .month, key: "2026-11").map(\.title) == ["Water Cup month 2026-11"])
+        let standard = try BadgeCatalogue.standard()
+        #expect(own.badges.allSatisfy { standard.badge($0.id) == nil })
+    }
+
     @Test("A weekly challenge's badge is named by its Monday, in the user's own week; first place by its window")
     func periods() throws {
         let catalogue = try BadgeCatalogue.standard()

@@ -443,7 +443,29 @@ struct BrokenRule: Sendable, CustomTestStringConvertible {
         BrokenRule(
             rule: "neither a target nor a multiple of the daily goal", field: "tasks[0].target",
             draft: with(Fixtures.weekly) { $0.tasks?[0].targetFromDailyGoal = nil }),
+        BrokenRule(rule: "a badge id that is not a slug", field: "badges[0].id", draft: badges([ChallengeBadge(id: "Winner!", title: "Winner", rule: .init(kind: .firstPlace))])),
+        BrokenRule(
+            rule: "a badge id defined twice", field: "badges[1].id",
+            draft: badges([ChallengeBadge(id: "winner", title: "Winner", rule: .init(kind: .firstPlace)), ChallengeBadge(id: "winner", title: "Done", rule: .init(kind: .challengeCompleted))])),
+        BrokenRule(rule: "a blank badge title", field: "badges[0].title", draft: badges([ChallengeBadge(id: "winner", title: "  ", rule: .init(kind: .firstPlace))])),
+        BrokenRule(rule: "an icon that is not a name", field: "badges[0].icon", draft: badges([ChallengeBadge(id: "winner", title: "Winner", icon: "<svg>", rule: .init(kind: .firstPlace))])),
+        BrokenRule(rule: "a streak badge without a threshold", field: "badges[0].rule.threshold", draft: badges([ChallengeBadge(id: "week", title: "Week", rule: .init(kind: .streak))])),
+        BrokenRule(rule: "a streak badge's threshold out of range", field: "badges[0].rule.threshold", draft: badges([ChallengeBadge(id: "week", title: "Week", rule: .init(kind: .streak, threshold: 0))])),
+        BrokenRule(rule: "a threshold on a completion badge", field: "badges[0].rule.threshold", draft: badges([ChallengeBadge(id: "done", title: "Done", rule: .init(kind: .challengeCompleted, threshold: 3))])),
+        BrokenRule(rule: "a window on a streak badge", field: "badges[0].rule.window", draft: badges([ChallengeBadge(id: "week", title: "Week", rule: .init(kind: .streak, threshold: 7, window: .week))])),
+        BrokenRule(
+            rule: "first place outside a competition", field: "badges[0].rule.kind",
+            draft: with(Fixtures.habit) { $0.badges = [ChallengeBadge(id: "winner", title: "Winner", rule: .init(kind: .firstPlace))] }),
+        BrokenRule(
+            rule: "a completion badge on a chore", field: "badges[0].rule.kind",
+            draft: with(Fixtures.chore) { $0.badges = [ChallengeBadge(id: "done", title: "Done", rule: .init(kind: .challengeCompleted))] }, context: Fixtures.member),
+        BrokenRule(
+            rule: "more than ten badges", field: "badges",
+            draft: badges((1...11).map { (days: Int) in ChallengeBadge(id: "streak-\(days)", title: "Streak \(days)", rule: .init(kind: .streak, threshold: days)) })),
     ]
+
+    /// The competition fixture naming `badges` of its own.
+    static func badges(_ badges: [ChallengeBadge]) -> ChallengeDraft { with(Fixtures.competition) { $0.badges = badges } }
 }
 
 @Suite("Definition validation", .tags(.unit), .kind(.unit))
@@ -479,6 +501,20 @@ struct ValidationTests {
         #expect(chore.visibility == .group)
         #expect(chore.rules.points.kind == .perTask)
         #expect(chore.chore?.assigneeID == Fixtures.housemate)
+    }
+
+    @Test("a competition names badges of its own: kept on the definition, trimmed; an edit with none removes them")
+    func ownBadges() throws {
+        let winner = ChallengeBadge(id: "winner", title: " Water Cup winner ", description: "First in the cup.", icon: "trophy", rule: .init(kind: .firstPlace, window: .week))
+        let streak = ChallengeBadge(id: "five-days", title: "Five days in a row", rule: .init(kind: .streak, threshold: 5))
+        var draft = Fixtures.competition
+        draft.badges = [winner, streak]
+        #expect(draft.validate(Fixtures.user).isEmpty, "\(draft.validate(Fixtures.user))")
+        let definition = try draft.build(challengeID: UUID(), version: 1, effectiveFrom: nil, ownerID: Fixtures.caller, context: Fixtures.user)
+        #expect(definition.badges?.map(\.title) == ["Water Cup winner", "Five days in a row"])
+        #expect(ChallengeDraft(definition).badges == definition.badges, "an edit starts from the badges named")
+        let cleared = ChallengePatch(badges: []).applied(to: ChallengeDraft(definition))
+        #expect(try cleared.build(challengeID: UUID(), version: 2, effectiveFrom: nil, ownerID: Fixtures.caller, context: Fixtures.user).badges == nil)
     }
 
     @Test("a chore's points default to 1")

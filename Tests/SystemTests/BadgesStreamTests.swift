@@ -169,4 +169,131 @@ struct BadgesStreamTests {
             #expect(refused.status == 78 && refused.output.contains("badge x has level 2 out of order"), "\(refused.output)")
         }
     }
+    /// Every fact, as text, in a fixed order.
+    static func facts(_ stack: TestStack, except excluded: UUID? = nil) async throws -> [String] {
+        try await stack.database.withAdmin { client in
+            try await client.query(
+                """
+                SELECT user_id::text || ' ' || name || ' ' || scope || ' ' || value::text FROM badges.facts
+                WHERE user_id IS DISTINCT FROM \(excluded) ORDER BY 1
+                """, logger: .test("facts")
+            ).collect().map { try $0.decode(String.self) }
+        }
+    }
+
+    @Test("rebuilt from the earliest offsets, facts and awards equal the incremental ones, and nothing is published twice")
+    func rebuild() async throws {
+        let (directory, activity) = try Self.recording(seed: 20_261_126)
+        let total = directory.count + activity.count
+        try await withTestStack("badges-rebuild") { stack in
+            try await stack.start("badges")
+            try await LeaderboardStreamTests.deliver(directory, to: stack, expecting: directory.count, service: "badges")
+            try await LeaderboardStreamTests.deliver(activity, to: stack, expecting: total, service: "badges")
+            let awards = try await Self.awards(stack)
+            let facts = try await Self.facts(stack)
+            let published = try await Self.published(stack)
+            #expect(awards.count > 30 && published == awards.count, "\(awards.count) awards, \(published) published")
+
+            let refused = try await stack.runCommand("badges", ["rebuild"])
+            #expect(refused.status == 1 && refused.output.contains("replicas of the badge service are running"), "\(refused.output)")
+            let badges = try stack.process("badges")
+            await badges.stop()
+
+            // Lost facts, and some chores delivered twice while the service is down (all chores share the household's
+            // partition): the rebuild derives everything again from the topics, each event once.
+            try await stack.database.withAdmin { client in _ = try await client.query("TRUNCATE badges.facts", logger: .test("spoil")) }
+            let chores = activity.filter { $0.record.type == ChoreOccurrenceChanged.eventType }
+            let duplicates = Array(chores.prefix(20))
+            try await LeaderboardStreamTests.deliver(duplicates, to: stack, expecting: 0, service: "badges")
+            let rebuild = try await stack.runCommand("badges", ["rebuild"])
+            #expect(rebuild.status == 0, "\(rebuild.output)")
+            #expect(
+                rebuild.output.contains(
+                    "rebuilt \(awards.count) awards from \(total + duplicates.count) events (\(total) applied, \(duplicates.count) duplicates, 0 skipped): "
+                        + "0 new awards published, 0 kept without events behind them"),
+                "\(rebuild.output)")
+            #expect(try await Self.awards(stack) == awards, "the rebuild equals the incremental path")
+            #expect(try await Self.facts(stack) == facts)
+            #expect(try await Self.published(stack) == published, "a rebuild publishes nothing already published")
+
+            // Started again, the replica passes over what the rebuild read (the duplicates too) and goes on from there.
+            try await badges.start()
+            let newcomer = UUID()
+            let chore = try EventRecord(CloudEvent(source: "/surge/test", time: Date(), data: ChoreOccurrenceChanged(
+                occurrenceID: UUID(), choreID: UUID(), groupID: try chores[0].record.decode(as: ChoreOccurrenceChanged.self).data.groupID, title: "Dishes", change: .completed,
+                assigneeID: nil, completedBy: newcomer, points: 3, dueOn: LocalDate("2026-11-20")!, dueAt: Date(), nextDueOn: nil, changedAt: Date())))
+            let after = Recorded(record: chore, topic: ChoreOccurrenceChanged.descriptor.topic.name, key: chores[0].key, user: newcomer)
+            try await LeaderboardStreamTests.deliver([after], to: stack, expecting: total + 1, service: "badges")
+            #expect(try await Self.facts(stack, except: newcomer) == facts, "nothing the rebuild read is counted again")
+            try await waitUntil("the newcomer's first chore badge is published") { try await Self.published(stack) == published + 1 }
+        }
+    }
+    @Test("a competition's own badges: a streak on it (also one reached before the definition arrived), finishing it, and first place on its board")
+    func challengeBadges() async throws {
+        let ana = UUID(), bruno = UUID(), competitionID = UUID(), otherID = UUID()
+        let now = Date()
+        let day = LocalDate("2026-11-18")!
+        func recorded<P: EventPayload>(_ payload: P) throws -> Recorded {
+            Recorded(
+                record: try EventRecord(CloudEvent(source: "/surge/test", time: now, data: payload)), topic: P.descriptor.topic.name,
+                key: Data(payload.partitionKey.utf8), user: nil)
+        }
+        func streak(_ user: UUID, _ current: Int, on challengeID: UUID) throws -> Recorded {
+            try recorded(StreakChanged(
+                userID: user, attemptID: UUID(), challengeID: challengeID, kind: .competition, groupID: nil, period: .day, change: .extended,
+                previous: current - 1, current: current, best: current, freezesLeft: 0, localDate: day, changedAt: now))
+        }
+        func closed(_ challengeID: UUID, winners: [UUID]) throws -> Recorded {
+            try recorded(WindowClosed(
+                board: "challenge:\(challengeID.key)", scope: .challenge, subjectID: challengeID, window: "2026-W47", startsAt: now, endsAt: now,
+                revision: 1, participants: 2, winners: winners, standings: [], closedAt: now))
+        }
+        let definition = ChallengeDefinition(
+            challengeID: competitionID, version: 1, effectiveFrom: nil, kind: .competition, name: "Water Cup", description: "", category: "competition",
+            difficulty: .moderate, visibility: .private, ownerID: ana, groupID: nil, durationDays: 7, estimatedDailyMinutes: nil,
+            tasks: [ChallengeTask(taskID: "total", title: "Water Cup", kind: .quantity, unit: "litres")], rules: ChallengeRules(failure: FailureRule(mode: .none)),
+            competition: CompetitionDetails(startsAt: now, endsAt: now.addingTimeInterval(7 * 86_400), timeZone: "Europe/Rome", unit: "litres"),
+            badges: [
+                ChallengeBadge(id: "winner", title: "Water Cup winner", icon: "trophy", rule: .init(kind: .firstPlace)),
+                ChallengeBadge(id: "three-days", title: "Three days of water", rule: .init(kind: .streak, threshold: 3)),
+                ChallengeBadge(id: "finished", title: "Water Cup finished", rule: .init(kind: .challengeCompleted)),
+            ])
+        let directory = try [ana, bruno].map { user in
+            try recorded(UserRegistered(userID: user, displayName: "U", timeZone: "Europe/Rome", locale: nil, kind: .guest, registeredAt: now))
+        }
+        try await withTestStack("badges-challenge-own") { stack in
+            try await stack.start("badges")
+            // Ana's streak on the competition reaches 3 before the badge service learns the definition.
+            var expected = directory.count + 1
+            try await LeaderboardStreamTests.deliver(directory + [try streak(ana, 3, on: competitionID)], to: stack, expecting: expected, service: "badges")
+            expected += 1
+            try await LeaderboardStreamTests.deliver([try recorded(ChallengePublished(definition: definition, publishedAt: now))], to: stack, expecting: expected, service: "badges")
+            let later: [Recorded] = [
+                try streak(bruno, 2, on: competitionID), try streak(bruno, 3, on: otherID),
+                try recorded(AttemptEnded(
+                    attemptID: UUID(), userID: bruno, challengeID: competitionID, kind: .competition, groupID: nil, attemptNumber: 1, end: .completed,
+                    endedOn: day, dayNumber: 7, reason: nil, missedTaskIDs: [], daysCompleted: 7, bestStreak: 2, points: 0, endedAt: now)),
+                try closed(competitionID, winners: [bruno]), try closed(otherID, winners: [ana]),
+            ]
+            expected += later.count
+            try await LeaderboardStreamTests.deliver(later, to: stack, expecting: expected, service: "badges")
+
+            let own = try await stack.database.withAdmin { client in
+                try await client.query(
+                    """
+                    SELECT user_id::text || ' ' || badge_id || ' ' || period || ' ' || title || ' ' || backfilled::text FROM badges.awards
+                    WHERE badge_id LIKE 'challenge:%' ORDER BY 1
+                    """, logger: .test("own")
+                ).collect().map { try $0.decode(String.self) }
+            }
+            let prefix = "challenge:\(competitionID.key)"
+            #expect(own.sorted() == [
+                "\(ana.key) \(prefix):three-days  Three days of water true",
+                "\(bruno.key) \(prefix):finished  Water Cup finished false",
+                "\(bruno.key) \(prefix):winner 2026-W47 Water Cup winner 2026-W47 false",
+            ].sorted(), "\(own)")
+            #expect(try await stack.database.count(
+                "SELECT count(*) FROM badges.outbox WHERE payload->>'badgeID' = \(prefix + ":winner") AND payload->>'icon' = 'trophy'") == 1)
+        }
+    }
 }

@@ -115,11 +115,29 @@ struct BadgesSystemTests {
         }
     }
 
-    @Test("a 7-day habit streak earns the 7-day badge, once")
+    @Test("a 7-day habit streak earns the 7-day badge, once, and the habit's own 3-day badge; a broken badge of its own is refused with 422")
     func streakBadge() async throws {
         try await Self.withStage("badges-streak") { stage in
             let user = try await stage.user("Ana", timeZone: "Europe/Rome")
-            let habit = try await stage.habit(for: user, graceMinutes: 60)
+            let refused = try await user.http.post("/v1/challenges", json: [
+                "kind": "habit", "name": "Sketch",
+                "badges": [["id": "three-days", "title": "Three days", "rule": ["kind": "streak"] as JSONObject] as JSONObject],
+            ])
+            #expect(refused.status == 422 && refused.header("Content-Type")?.hasPrefix("application/problem+json") == true, "\(refused.text)")
+            let invalid = refused.json["errors"] as? [[String: Any]] ?? []
+            #expect(invalid.map { $0["field"] as? String } == ["badges[0].rule.threshold"], "\(refused.text)")
+            let unknownKind = try await user.http.post("/v1/challenges", json: [
+                "kind": "habit", "name": "Sketch",
+                "badges": [["id": "three-days", "title": "Three days", "rule": ["kind": "sometimes"] as JSONObject] as JSONObject],
+            ])
+            #expect(unknownKind.status == 422, "\(unknownKind.text)")
+
+            let habit = try await stage.habit(for: user, graceMinutes: 60, badges: [
+                ["id": "three-days", "title": "Three days of sketching", "icon": "pencil", "rule": ["kind": "streak", "threshold": 3] as JSONObject]
+            ])
+            try await waitUntil("the badge service knows the habit's own badges") {
+                try await stage.stack.database.count("SELECT count(*) FROM badges.challenges WHERE challenge_id = \(UUID(uuidString: habit)!)") == 1
+            }
             let first = LocalDate("2026-11-02")!
             try await stage.setClock(first, "09:00", for: user)
             let started = try await user.http.post("/v1/attempts", json: ["challengeID": habit])
@@ -136,6 +154,53 @@ struct BadgesSystemTests {
             #expect(Self.earned(earned).first { $0["badgeID"] as? String == "streak" }?["title"] as? String == "7-day streak")
             #expect(Self.locked(earned).first { $0["badgeID"] as? String == "streak" }.map { "\($0["current"] as? Int ?? -1) of \($0["target"] as? Int ?? -1)" } == "7 of 14")
             #expect(Self.earned(earned).contains { $0["badgeID"] as? String == "check-ins" && $0["level"] as? Int == 1 })
+            let own = Self.earned(earned).filter { $0["badgeID"] as? String == "challenge:\(habit.lowercased()):three-days" }
+            #expect(own.count == 1, "\(earned.text)")
+            #expect(own.first?["title"] as? String == "Three days of sketching" && own.first?["icon"] as? String == "pencil")
+        }
+    }
+    @Test("a weekly push-up challenge completed earns \"Weekly Challenge <Monday's date>\" and its 200 points in the ledger, each once")
+    func weeklyChallengeBadge() async throws {
+        try await Self.withStage("badges-weekly") { stage in
+            try await stage.waitForDefinition(Fixtures.weeklyPushUps)
+            let athlete = try await stage.user("Luca", timeZone: "Europe/Rome")
+            let plan = try await athlete.http.put("/v1/me/training-plan", json: [
+                "activityLevel": "intermediate", "maxPushUpsInOneSet": 20, "daysPerWeek": 5, "dailyGoal": 20,
+            ])
+            #expect(plan.status == 200, "\(plan.text)")
+            try await waitUntil("progress knows the daily goal") {
+                try await stage.stack.database.count("SELECT count(*) FROM progress.members WHERE user_id = \(athlete.id) AND daily_goal = 20") == 1
+            }
+            // Wednesday of the week that begins on Monday 2026-11-16: the badge is named after the Monday.
+            try await stage.setClock(LocalDate("2026-11-18")!, "07:00", for: athlete)
+            let started = try await athlete.http.post("/v1/attempts", json: ["challengeID": Fixtures.weeklyPushUps])
+            let attemptID = try #require((started.json["attempt"] as? [String: Any])?["attemptID"] as? String, "\(started.text)")
+            // 7 x 20 = 140 push-ups complete the week's challenge; the third log comes after it is complete.
+            for amount in [100, 40, 10] {
+                _ = try await athlete.http.post("/v1/attempts/\(attemptID)/tasks/push-ups/logs", json: ["quantity": amount])
+            }
+
+            let earned = try await Self.badges(of: athlete, "the week's challenge badge") { response in
+                Self.earned(response).contains { $0["badgeID"] as? String == "weekly-challenge" }
+            }
+            let weekly = Self.earned(earned).filter { $0["badgeID"] as? String == "weekly-challenge" }
+            #expect(weekly.count == 1, "\(earned.text)")
+            #expect(weekly.first?["title"] as? String == "Weekly Challenge 2026-11-16")
+            #expect(weekly.first?["period"] as? String == "2026-11-16")
+            #expect(weekly.first?["bonusPoints"] as? Int == 200)
+
+            // The award is published once, and by the time it is, the ledger holds the 200 points once: progress books
+            // them with the completion, and nothing consuming the award books them again.
+            try await waitUntil("the award is published") {
+                try await stage.stack.database.count(
+                    "SELECT count(*) FROM badges.outbox WHERE type = 'surge.badges.badge.awarded.v1' AND payload->>'badgeID' = 'weekly-challenge' AND published_at IS NOT NULL"
+                ) == 1
+            }
+            let ledger = try await athlete.http.get("/v1/me/points/ledger?limit=100").json["items"] as? [[String: Any]] ?? []
+            #expect(ledger.filter { $0["reason"] as? String == "challengeBonus" }.compactMap { $0["points"] as? Int } == [200], "\(ledger)")
+            let total = try await athlete.http.get("/v1/me/points").json["total"] as? Int ?? 0
+            #expect(total == ledger.compactMap { $0["points"] as? Int }.reduce(0, +))
+            #expect(try await stage.stack.database.count("SELECT count(*) FROM badges.awards WHERE badge_id = 'weekly-challenge'") == 1)
         }
     }
 }

@@ -35,14 +35,16 @@ struct ProgressStage {
         }
     }
 
-    /// Creates a habit through the challenges API and waits until progress has it.
-    func habit(for user: User, graceMinutes: Int) async throws -> String {
-        let created = try await user.http.post("/v1/challenges", json: [
+    /// Creates a habit through the challenges API (naming `badges` of its own, if any) and waits until progress has it.
+    func habit(for user: User, graceMinutes: Int, badges: [[String: any Sendable]] = []) async throws -> String {
+        var draft: [String: any Sendable] = [
             "kind": "habit", "name": "Sketch", "description": "Draw something",
             "tasks": [["taskID": "sketch", "title": "Sketch", "kind": "checkbox"] as [String: any Sendable]],
             "rules": ["points": ["kind": "perTask", "pointsPerTask": 5] as [String: any Sendable], "checkInGraceMinutes": graceMinutes] as [String: any Sendable],
             "habit": ["colour": "#FF8800", "priority": 2] as [String: any Sendable],
-        ])
+        ]
+        if !badges.isEmpty { draft["badges"] = badges }
+        let created = try await user.http.post("/v1/challenges", json: draft)
         guard created.status == 201, let id = (created.json["definition"] as? [String: Any])?["challengeID"] as? String else {
             throw StageError("habit not created: \(created.text)")
         }

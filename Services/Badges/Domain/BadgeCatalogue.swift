@@ -275,3 +275,43 @@ public struct Fact: Hashable, Sendable {
         return facts
     }
 }
+
+/// A challenge's own badges (`ChallengeDefinition.badges`): catalogue badges about that challenge only, kept under
+/// ids no catalogue badge can take (a catalogue id has no colon). The challenges service validated them.
+extension BadgeCatalogue {
+    public init(challengeID: UUID, badges: [ChallengeBadge]) {
+        self.init(version: 0, badges: badges.map { Badge($0, of: challengeID) })
+    }
+
+    /// The challenge a challenge's own badge belongs to; nil for a catalogue badge.
+    public static func challenge(ofBadge badgeID: String) -> UUID? {
+        let parts = badgeID.split(separator: ":")
+        guard parts.count == 3, parts[0] == "challenge" else { return nil }
+        return UUID(uuidString: String(parts[1]))
+    }
+}
+
+extension Badge {
+    init(_ badge: ChallengeBadge, of challengeID: UUID) {
+        let scope = Rule.Scope.challenge(challengeID)
+        let threshold: Int
+        switch badge.rule.kind {
+        case .challengeCompleted:
+            rule = .count(.challengesCompleted, scope)
+            threshold = 1
+        case .streak:
+            rule = .streak(scope)
+            threshold = badge.rule.threshold ?? 1
+        case .firstPlace:
+            rule = .firstPlace(badge.rule.window == .month ? .month : .week)
+            threshold = 1
+        }
+        id = "challenge:\(challengeID.key):\(badge.id)"
+        title = badge.title
+        description = badge.description ?? ""
+        icon = badge.icon ?? "medal"
+        secret = false
+        bonusPoints = nil
+        levels = [Level(level: 1, title: badge.title, threshold: threshold)]
+    }
+}

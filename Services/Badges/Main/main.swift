@@ -9,6 +9,8 @@ if arguments.first == "dry-run" {
         exit(64)
     }
     await ServiceMain.runCommand(.badges) { settings in try await BadgesService.dryRun(settings, catalogueFile: arguments[1]) }
+} else if arguments.first == "rebuild" {
+    await ServiceMain.runCommand(.badges, BadgesService.rebuild)
 } else {
     await ServiceMain.run(.badges, build: BadgesService.buildApplication)
 }

@@ -57,19 +57,30 @@ public enum BadgesService {
         return "dry run of catalogue version \(catalogue.version) (\(catalogue.badges.count) badges): it would award\n\(report)"
     }
 
+    /// `surge-badges rebuild`: facts and awards rebuilt from the earliest offsets with the catalogue in force
+    /// (`Rebuild`), publishing only awards not held before; the replicas must be stopped. Returns its report.
+    public static func rebuild(_ settings: ServiceSettings) async throws -> String {
+        let badges = try Settings.from(settings.reader)
+        return try await Rebuild.run(settings, catalogue: badges.catalogue, handlers: handlers).description
+    }
+
+    static func handlers(_ awarder: Awarder) -> EventHandlers {
+        var handlers = EventHandlers()
+        BadgesEvents.register(in: &handlers, awarder: awarder)
+        return handlers
+    }
+
     public static func buildApplication(_ settings: ServiceSettings) async throws -> some ApplicationProtocol {
         let badges = try Settings.from(settings.reader)
         let infrastructure = try await ServiceInfrastructure.start(settings, migrations: [BadgesMigrations.set])
         let logger = infrastructure.logger
         let awarder = Awarder(catalogue: badges.catalogue, outbox: infrastructure.outbox)
-        var handlers = EventHandlers()
-        BadgesEvents.register(in: &handlers, awarder: awarder)
-        let consumer = try infrastructure.consumer(handlers)
+        let consumer = try infrastructure.consumer(handlers(awarder))
         let router = infrastructure.makeRouter(consumers: [consumer])
         BadgesController(queries: BadgeQueries(client: infrastructure.database, catalogue: badges.catalogue, logger: logger)).addRoutes(to: router)
         let clock = infrastructure.clock
         return infrastructure.makeApplication(
-            router: router, consumers: [consumer],
+            router: router, consumers: [consumer], services: [ReplicaPresence(client: infrastructure.database, logger: logger)],
             beforeServerStarts: [{
                 let report = try await infrastructure.database.transaction(logger: logger) { connection in
                     try await Backfill(awarder: awarder).run(on: connection, at: clock.now(), logger: logger)

@@ -28,12 +28,14 @@ public struct ChallengeDraft: Codable, Sendable, Equatable {
     public var chore: ChoreDraft?
     public var habit: HabitDetails?
     public var competition: CompetitionDetails?
+    /// Badges of the challenge's own (a competition's winner, a streak on it), beside the badge catalogue's.
+    public var badges: [ChallengeBadge]?
 
     public init(
         kind: ChallengeKind, name: String, description: String? = nil, category: String? = nil, difficulty: Difficulty? = nil,
         visibility: Visibility? = nil, groupID: UUID? = nil, durationDays: Int? = nil, estimatedDailyMinutes: Int? = nil,
         tasks: [TaskDraft]? = nil, rules: RulesDraft? = nil, chore: ChoreDraft? = nil, habit: HabitDetails? = nil,
-        competition: CompetitionDetails? = nil
+        competition: CompetitionDetails? = nil, badges: [ChallengeBadge]? = nil
     ) {
         self.kind = kind
         self.name = name
@@ -49,6 +51,7 @@ public struct ChallengeDraft: Codable, Sendable, Equatable {
         self.chore = chore
         self.habit = habit
         self.competition = competition
+        self.badges = badges
     }
 }
 
@@ -145,7 +148,7 @@ extension ChallengeDraft {
                     assigneeID: chore.assigneeID, firstDueOn: chore.firstDueOn, dueTime: chore.dueTime, recurrence: chore.recurrence,
                     points: definition.tasks.first?.points)
             },
-            habit: definition.habit, competition: definition.competition)
+            habit: definition.habit, competition: definition.competition, badges: definition.badges)
     }
 
     // MARK: Defaults by kind
@@ -237,7 +240,15 @@ extension ChallengeDraft {
                     assigneeID: $0.assigneeID, firstDueOn: $0.firstDueOn, dueTime: $0.dueTime, recurrence: $0.recurrence,
                     points: resolvedTasks.first?.points)
             },
-            habit: habit, competition: competition)
+            habit: habit, competition: competition,
+            badges: badges.flatMap { $0.isEmpty ? nil : $0.map(Self.trimmed) })
+    }
+
+    private static func trimmed(_ badge: ChallengeBadge) -> ChallengeBadge {
+        var badge = badge
+        badge.title = badge.title.trimmingCharacters(in: .whitespacesAndNewlines)
+        badge.description = badge.description?.trimmingCharacters(in: .whitespacesAndNewlines)
+        return badge
     }
 }
 

@@ -18,12 +18,14 @@ public struct ChallengePatch: Codable, Sendable, Equatable {
     public var chore: ChoreDraft?
     public var habit: HabitDetails?
     public var competition: CompetitionDetails?
+    /// Replaces the challenge's own badges (`[]` removes them).
+    public var badges: [ChallengeBadge]?
 
     public init(
         name: String? = nil, description: String? = nil, category: String? = nil, difficulty: Difficulty? = nil,
         visibility: Visibility? = nil, groupID: UUID? = nil, durationDays: Int? = nil, estimatedDailyMinutes: Int? = nil,
         tasks: [TaskDraft]? = nil, rules: RulesDraft? = nil, chore: ChoreDraft? = nil, habit: HabitDetails? = nil,
-        competition: CompetitionDetails? = nil
+        competition: CompetitionDetails? = nil, badges: [ChallengeBadge]? = nil
     ) {
         self.name = name
         self.description = description
@@ -38,6 +40,7 @@ public struct ChallengePatch: Codable, Sendable, Equatable {
         self.chore = chore
         self.habit = habit
         self.competition = competition
+        self.badges = badges
     }
 
     public var isEmpty: Bool { self == ChallengePatch() }
@@ -73,6 +76,7 @@ public struct ChallengePatch: Codable, Sendable, Equatable {
         if let chore { draft.chore = chore }
         if let habit { draft.habit = habit }
         if let competition { draft.competition = competition }
+        if let badges { draft.badges = badges }
         return draft
     }
 }

@@ -115,6 +115,7 @@ struct DraftValidation {
         checkPause()
         checkPoints()
         checkKindDetails()
+        checkBadges()
     }
 
     // MARK: Kind, texts, visibility
@@ -562,5 +563,52 @@ struct DraftValidation {
         } else if let (index, task) = quantities.first, let taskUnit = task.unit, taskUnit != unit {
             fail("tasks[\(index)].unit", "must be the competition's unit (\(unit))")
         }
+    }
+
+    // MARK: Badges of the challenge's own
+
+    /// As the badge catalogue checks its own badges (`surge-badges`), with the rule kinds that can be about one challenge.
+    mutating func checkBadges() {
+        guard let badges = draft.badges else { return }
+        if badges.count > ChallengeBadge.maximumCount { fail("badges", "must list at most \(ChallengeBadge.maximumCount) badges") }
+        var seen: Set<String> = []
+        for (index, badge) in badges.enumerated() {
+            let path = "badges[\(index)]"
+            if badge.id.range(of: ChallengeBadge.idPattern, options: .regularExpression) == nil {
+                fail("\(path).id", "must be lowercase letters, digits and dashes (at most 40), starting with a letter or digit")
+            } else if !seen.insert(badge.id).inserted {
+                fail("\(path).id", "badge \(badge.id) is defined twice")
+            }
+            let title = badge.title.trimmingCharacters(in: .whitespacesAndNewlines)
+            if title.isEmpty || title.count > ChallengeBadge.titleLength {
+                fail("\(path).title", "must be 1 to \(ChallengeBadge.titleLength) characters")
+            }
+            if let description = badge.description, description.count > ChallengeBadge.descriptionLength {
+                fail("\(path).description", "must be at most \(ChallengeBadge.descriptionLength) characters")
+            }
+            if let icon = badge.icon, icon.range(of: ChallengeBadge.idPattern, options: .regularExpression) == nil {
+                fail("\(path).icon", "must be an icon name: lowercase letters, digits and dashes (at most 40)")
+            }
+            checkBadgeRule(badge.rule, at: "\(path).rule")
+        }
+    }
+
+    mutating func checkBadgeRule(_ rule: ChallengeBadgeRule, at path: String) {
+        switch rule.kind {
+        case .streak:
+            if let threshold = rule.threshold {
+                if !ChallengeBadge.thresholds.contains(threshold) {
+                    fail("\(path).threshold", "must be from 1 to \(ChallengeBadge.thresholds.upperBound)")
+                }
+            } else {
+                fail("\(path).threshold", "is required for a streak badge: the streak that earns it")
+            }
+        case .challengeCompleted:
+            if kind == .chore { fail("\(path).kind", "a chore is never completed: use streak") }
+        case .firstPlace:
+            if kind != .competition { fail("\(path).kind", "firstPlace is for competitions, whose board ranks the participants") }
+        }
+        if rule.kind != .streak && rule.threshold != nil { fail("\(path).threshold", "is only for streak badges") }
+        if rule.kind != .firstPlace && rule.window != nil { fail("\(path).window", "is only for firstPlace badges") }
     }
 }

@@ -356,6 +356,60 @@ public struct CompetitionDetails: Codable, Sendable, Equatable {
     }
 }
 
+/// A badge a challenge names of its own (a competition's winner, a streak on this challenge), awarded by the badge
+/// service beside its catalogue's, always about this challenge.
+public struct ChallengeBadge: Codable, Sendable, Equatable {
+    public static let maximumCount = 10
+    public static let idPattern = "^[a-z0-9][a-z0-9-]{0,39}$"
+    public static let titleLength = 100
+    public static let descriptionLength = 500
+    public static let thresholds = 1...1000
+
+    /// Unique within the challenge: lowercase letters, digits and dashes.
+    public var id: String
+    public var title: String
+    public var description: String?
+    /// A name the apps map to artwork; default `medal`.
+    public var icon: String?
+    public var rule: ChallengeBadgeRule
+
+    public init(id: String, title: String, description: String? = nil, icon: String? = nil, rule: ChallengeBadgeRule) {
+        self.id = id
+        self.title = title
+        self.description = description
+        self.icon = icon
+        self.rule = rule
+    }
+}
+
+/// What earns a challenge's own badge, by the badge catalogue's rule kinds, about this challenge only.
+public struct ChallengeBadgeRule: Codable, Sendable, Equatable {
+    public enum Kind: String, Codable, Sendable, JSONSchemaEnum {
+        /// The challenge completed to its last day (not for chores, which never end).
+        case challengeCompleted
+        /// A streak on this challenge reaching `threshold` (days, or weeks for a weekly streak).
+        case streak
+        /// First on the challenge's board when one of its windows (`window`: week or month) closes; competitions only.
+        case firstPlace
+    }
+
+    public enum Window: String, Codable, Sendable, JSONSchemaEnum {
+        case week, month
+    }
+
+    public var kind: Kind
+    /// `streak` only: the streak that earns it.
+    public var threshold: Int?
+    /// `firstPlace` only; default `week`.
+    public var window: Window?
+
+    public init(kind: Kind, threshold: Int? = nil, window: Window? = nil) {
+        self.kind = kind
+        self.threshold = threshold
+        self.window = window
+    }
+}
+
 /// One version of a definition, whole: what consumers keep instead of calling the challenges service.
 public struct ChallengeDefinition: Codable, Sendable, Equatable {
     public var challengeID: UUID
@@ -379,12 +433,14 @@ public struct ChallengeDefinition: Codable, Sendable, Equatable {
     public var chore: ChoreDetails?
     public var habit: HabitDetails?
     public var competition: CompetitionDetails?
+    /// Badges of the challenge's own, beside the badge catalogue's; absent when it names none.
+    public var badges: [ChallengeBadge]?
 
     public init(
         challengeID: UUID, version: Int, effectiveFrom: LocalDate?, kind: ChallengeKind, name: String, description: String,
         category: String, difficulty: Difficulty, visibility: Visibility, ownerID: UUID?, groupID: UUID?, durationDays: Int?,
         estimatedDailyMinutes: Int?, tasks: [ChallengeTask], rules: ChallengeRules, chore: ChoreDetails? = nil,
-        habit: HabitDetails? = nil, competition: CompetitionDetails? = nil
+        habit: HabitDetails? = nil, competition: CompetitionDetails? = nil, badges: [ChallengeBadge]? = nil
     ) {
         self.challengeID = challengeID
         self.version = version
@@ -404,6 +460,7 @@ public struct ChallengeDefinition: Codable, Sendable, Equatable {
         self.chore = chore
         self.habit = habit
         self.competition = competition
+        self.badges = badges
     }
 
     /// The pause rule in force: the definition's own, or its kind's default.

@@ -1020,8 +1020,200 @@ extension Components {
                 case version
             }
         }
+        /// - Remark: Generated from `#/components/schemas/ChallengeBadge`.
+        public struct ChallengeBadge: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ChallengeBadge/description`.
+            public var description: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/ChallengeBadge/icon`.
+            public var icon: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/ChallengeBadge/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ChallengeBadge/rule`.
+            public var rule: Components.Schemas.ChallengeBadgeRule
+            /// - Remark: Generated from `#/components/schemas/ChallengeBadge/title`.
+            public var title: Swift.String
+            /// Creates a new `ChallengeBadge`.
+            ///
+            /// - Parameters:
+            ///   - description:
+            ///   - icon:
+            ///   - id:
+            ///   - rule:
+            ///   - title:
+            public init(
+                description: Swift.String? = nil,
+                icon: Swift.String? = nil,
+                id: Swift.String,
+                rule: Components.Schemas.ChallengeBadgeRule,
+                title: Swift.String
+            ) {
+                self.description = description
+                self.icon = icon
+                self.id = id
+                self.rule = rule
+                self.title = title
+            }
+            public enum CodingKeys: String, CodingKey {
+                case description
+                case icon
+                case id
+                case rule
+                case title
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ChallengeBadgeInput`.
+        public struct ChallengeBadgeInput: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ChallengeBadgeInput/description`.
+            public var description: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/ChallengeBadgeInput/icon`.
+            public var icon: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/ChallengeBadgeInput/id`.
+            public var id: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ChallengeBadgeInput/rule`.
+            public var rule: Components.Schemas.ChallengeBadgeRuleInput
+            /// - Remark: Generated from `#/components/schemas/ChallengeBadgeInput/title`.
+            public var title: Swift.String
+            /// Creates a new `ChallengeBadgeInput`.
+            ///
+            /// - Parameters:
+            ///   - description:
+            ///   - icon:
+            ///   - id:
+            ///   - rule:
+            ///   - title:
+            public init(
+                description: Swift.String? = nil,
+                icon: Swift.String? = nil,
+                id: Swift.String,
+                rule: Components.Schemas.ChallengeBadgeRuleInput,
+                title: Swift.String
+            ) {
+                self.description = description
+                self.icon = icon
+                self.id = id
+                self.rule = rule
+                self.title = title
+            }
+            public enum CodingKeys: String, CodingKey {
+                case description
+                case icon
+                case id
+                case rule
+                case title
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.description = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .description
+                )
+                self.icon = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .icon
+                )
+                self.id = try container.decode(
+                    Swift.String.self,
+                    forKey: .id
+                )
+                self.rule = try container.decode(
+                    Components.Schemas.ChallengeBadgeRuleInput.self,
+                    forKey: .rule
+                )
+                self.title = try container.decode(
+                    Swift.String.self,
+                    forKey: .title
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "description",
+                    "icon",
+                    "id",
+                    "rule",
+                    "title"
+                ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ChallengeBadgeRule`.
+        public struct ChallengeBadgeRule: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ChallengeBadgeRule/kind`.
+            public var kind: Components.Schemas.Kind
+            /// - Remark: Generated from `#/components/schemas/ChallengeBadgeRule/threshold`.
+            public var threshold: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/ChallengeBadgeRule/window`.
+            public var window: Components.Schemas.Window?
+            /// Creates a new `ChallengeBadgeRule`.
+            ///
+            /// - Parameters:
+            ///   - kind:
+            ///   - threshold:
+            ///   - window:
+            public init(
+                kind: Components.Schemas.Kind,
+                threshold: Swift.Int? = nil,
+                window: Components.Schemas.Window? = nil
+            ) {
+                self.kind = kind
+                self.threshold = threshold
+                self.window = window
+            }
+            public enum CodingKeys: String, CodingKey {
+                case kind
+                case threshold
+                case window
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ChallengeBadgeRuleInput`.
+        public struct ChallengeBadgeRuleInput: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ChallengeBadgeRuleInput/kind`.
+            public var kind: Components.Schemas.KnownKind
+            /// - Remark: Generated from `#/components/schemas/ChallengeBadgeRuleInput/threshold`.
+            public var threshold: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/ChallengeBadgeRuleInput/window`.
+            public var window: Components.Schemas.KnownWindow?
+            /// Creates a new `ChallengeBadgeRuleInput`.
+            ///
+            /// - Parameters:
+            ///   - kind:
+            ///   - threshold:
+            ///   - window:
+            public init(
+                kind: Components.Schemas.KnownKind,
+                threshold: Swift.Int? = nil,
+                window: Components.Schemas.KnownWindow? = nil
+            ) {
+                self.kind = kind
+                self.threshold = threshold
+                self.window = window
+            }
+            public enum CodingKeys: String, CodingKey {
+                case kind
+                case threshold
+                case window
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.kind = try container.decode(
+                    Components.Schemas.KnownKind.self,
+                    forKey: .kind
+                )
+                self.threshold = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .threshold
+                )
+                self.window = try container.decodeIfPresent(
+                    Components.Schemas.KnownWindow.self,
+                    forKey: .window
+                )
+                try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "kind",
+                    "threshold",
+                    "window"
+                ])
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/ChallengeDefinition`.
         public struct ChallengeDefinition: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ChallengeDefinition/badges`.
+            public var badges: [Components.Schemas.ChallengeBadge]?
             /// - Remark: Generated from `#/components/schemas/ChallengeDefinition/category`.
             public var category: Swift.String
             /// - Remark: Generated from `#/components/schemas/ChallengeDefinition/challengeID`.
@@ -1061,6 +1253,7 @@ extension Components {
             /// Creates a new `ChallengeDefinition`.
             ///
             /// - Parameters:
+            ///   - badges:
             ///   - category:
             ///   - challengeID:
             ///   - chore:
@@ -1080,6 +1273,7 @@ extension Components {
             ///   - version:
             ///   - visibility:
             public init(
+                badges: [Components.Schemas.ChallengeBadge]? = nil,
                 category: Swift.String,
                 challengeID: Swift.String,
                 chore: Components.Schemas.ChoreDetails? = nil,
@@ -1099,6 +1293,7 @@ extension Components {
                 version: Swift.Int,
                 visibility: Components.Schemas.Visibility
             ) {
+                self.badges = badges
                 self.category = category
                 self.challengeID = challengeID
                 self.chore = chore
@@ -1119,6 +1314,7 @@ extension Components {
                 self.visibility = visibility
             }
             public enum CodingKeys: String, CodingKey {
+                case badges
                 case category
                 case challengeID
                 case chore
@@ -1224,6 +1420,8 @@ extension Components {
         }
         /// - Remark: Generated from `#/components/schemas/ChallengeDraft`.
         public struct ChallengeDraft: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ChallengeDraft/badges`.
+            public var badges: [Components.Schemas.ChallengeBadgeInput]?
             /// - Remark: Generated from `#/components/schemas/ChallengeDraft/category`.
             public var category: Swift.String?
             /// - Remark: Generated from `#/components/schemas/ChallengeDraft/chore`.
@@ -1255,6 +1453,7 @@ extension Components {
             /// Creates a new `ChallengeDraft`.
             ///
             /// - Parameters:
+            ///   - badges:
             ///   - category:
             ///   - chore:
             ///   - competition:
@@ -1270,6 +1469,7 @@ extension Components {
             ///   - tasks:
             ///   - visibility:
             public init(
+                badges: [Components.Schemas.ChallengeBadgeInput]? = nil,
                 category: Swift.String? = nil,
                 chore: Components.Schemas.ChoreDraft? = nil,
                 competition: Components.Schemas.CompetitionDetailsInput? = nil,
@@ -1285,6 +1485,7 @@ extension Components {
                 tasks: [Components.Schemas.TaskDraft]? = nil,
                 visibility: Components.Schemas.KnownVisibility? = nil
             ) {
+                self.badges = badges
                 self.category = category
                 self.chore = chore
                 self.competition = competition
@@ -1301,6 +1502,7 @@ extension Components {
                 self.visibility = visibility
             }
             public enum CodingKeys: String, CodingKey {
+                case badges
                 case category
                 case chore
                 case competition
@@ -1318,6 +1520,10 @@ extension Components {
             }
             public init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.badges = try container.decodeIfPresent(
+                    [Components.Schemas.ChallengeBadgeInput].self,
+                    forKey: .badges
+                )
                 self.category = try container.decodeIfPresent(
                     Swift.String.self,
                     forKey: .category
@@ -1375,6 +1581,7 @@ extension Components {
                     forKey: .visibility
                 )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "badges",
                     "category",
                     "chore",
                     "competition",
@@ -1443,6 +1650,8 @@ extension Components {
         }
         /// - Remark: Generated from `#/components/schemas/ChallengePatch`.
         public struct ChallengePatch: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ChallengePatch/badges`.
+            public var badges: [Components.Schemas.ChallengeBadgeInput]?
             /// - Remark: Generated from `#/components/schemas/ChallengePatch/category`.
             public var category: Swift.String?
             /// - Remark: Generated from `#/components/schemas/ChallengePatch/chore`.
@@ -1472,6 +1681,7 @@ extension Components {
             /// Creates a new `ChallengePatch`.
             ///
             /// - Parameters:
+            ///   - badges:
             ///   - category:
             ///   - chore:
             ///   - competition:
@@ -1486,6 +1696,7 @@ extension Components {
             ///   - tasks:
             ///   - visibility:
             public init(
+                badges: [Components.Schemas.ChallengeBadgeInput]? = nil,
                 category: Swift.String? = nil,
                 chore: Components.Schemas.ChoreDraft? = nil,
                 competition: Components.Schemas.CompetitionDetailsInput? = nil,
@@ -1500,6 +1711,7 @@ extension Components {
                 tasks: [Components.Schemas.TaskDraft]? = nil,
                 visibility: Components.Schemas.KnownVisibility? = nil
             ) {
+                self.badges = badges
                 self.category = category
                 self.chore = chore
                 self.competition = competition
@@ -1515,6 +1727,7 @@ extension Components {
                 self.visibility = visibility
             }
             public enum CodingKeys: String, CodingKey {
+                case badges
                 case category
                 case chore
                 case competition
@@ -1531,6 +1744,10 @@ extension Components {
             }
             public init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.badges = try container.decodeIfPresent(
+                    [Components.Schemas.ChallengeBadgeInput].self,
+                    forKey: .badges
+                )
                 self.category = try container.decodeIfPresent(
                     Swift.String.self,
                     forKey: .category
@@ -1584,6 +1801,7 @@ extension Components {
                     forKey: .visibility
                 )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
+                    "badges",
                     "category",
                     "chore",
                     "competition",
@@ -3878,6 +4096,55 @@ extension Components {
         }
         /// - Remark: Generated from `#/components/schemas/JSONValue`.
         public typealias JSONValue = OpenAPIRuntime.OpenAPIObjectContainer
+        /// An open list: later versions may add values to KnownKind, so a client must accept one it does not know. Requests take only the values of KnownKind.
+        ///
+        /// - Remark: Generated from `#/components/schemas/Kind`.
+        public struct Kind: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Kind/value1`.
+            public var value1: Components.Schemas.KnownKind?
+            /// - Remark: Generated from `#/components/schemas/Kind/value2`.
+            public var value2: Swift.String?
+            /// Creates a new `Kind`.
+            ///
+            /// - Parameters:
+            ///   - value1:
+            ///   - value2:
+            public init(
+                value1: Components.Schemas.KnownKind? = nil,
+                value2: Swift.String? = nil
+            ) {
+                self.value1 = value1
+                self.value2 = value2
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self.value1 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value2 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                    [
+                        self.value1,
+                        self.value2
+                    ],
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                    self.value1,
+                    self.value2
+                ])
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/KnownActivityLevel`.
         @frozen public enum KnownActivityLevel: String, Codable, Hashable, Sendable, CaseIterable {
             case beginner = "beginner"
@@ -3931,6 +4198,12 @@ extension Components {
             case friends = "friends"
             case team = "team"
         }
+        /// - Remark: Generated from `#/components/schemas/KnownKind`.
+        @frozen public enum KnownKind: String, Codable, Hashable, Sendable, CaseIterable {
+            case challengeCompleted = "challengeCompleted"
+            case streak = "streak"
+            case firstPlace = "firstPlace"
+        }
         /// - Remark: Generated from `#/components/schemas/KnownNotificationCategory`.
         @frozen public enum KnownNotificationCategory: String, Codable, Hashable, Sendable, CaseIterable {
             case reminders = "reminders"
@@ -3976,6 +4249,11 @@ extension Components {
             case _public = "public"
             case _private = "private"
             case group = "group"
+        }
+        /// - Remark: Generated from `#/components/schemas/KnownWindow`.
+        @frozen public enum KnownWindow: String, Codable, Hashable, Sendable, CaseIterable {
+            case week = "week"
+            case month = "month"
         }
         /// - Remark: Generated from `#/components/schemas/LedgerCheckIn`.
         public struct LedgerCheckIn: Codable, Hashable, Sendable {
@@ -7814,6 +8092,55 @@ extension Components {
                 case target
                 case unit
                 case weekStart
+            }
+        }
+        /// An open list: later versions may add values to KnownWindow, so a client must accept one it does not know. Requests take only the values of KnownWindow.
+        ///
+        /// - Remark: Generated from `#/components/schemas/Window`.
+        public struct Window: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Window/value1`.
+            public var value1: Components.Schemas.KnownWindow?
+            /// - Remark: Generated from `#/components/schemas/Window/value2`.
+            public var value2: Swift.String?
+            /// Creates a new `Window`.
+            ///
+            /// - Parameters:
+            ///   - value1:
+            ///   - value2:
+            public init(
+                value1: Components.Schemas.KnownWindow? = nil,
+                value2: Swift.String? = nil
+            ) {
+                self.value1 = value1
+                self.value2 = value2
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self.value1 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value2 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                    [
+                        self.value1,
+                        self.value2
+                    ],
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                    self.value1,
+                    self.value2
+                ])
             }
         }
         /// An open list: later versions may add values, so a client must accept one it does not know.

@@ -90,15 +90,31 @@ struct BadgeQueries: Sendable {
     }
 
     private func awards(of userID: UUID) async throws -> [EarnedBadgeView] {
-        try await client.query(
+        let rows = try await client.query(
             "SELECT badge_id, level, title, period, awarded_at FROM awards WHERE user_id = \(userID) ORDER BY awarded_at DESC, badge_id, level",
             logger: logger
-        ).collect().map { row in
-            let (badgeID, level, title, period, earnedAt) = try row.decode((String, Int, String, String, Date).self)
-            let badge = catalogue.badge(badgeID)
+        ).collect().map { try $0.decode((String, Int, String, String, Date).self) }
+        let own = try await challengeBadges(Array(Set(rows.compactMap { BadgeCatalogue.challenge(ofBadge: $0.0) })))
+        return rows.map { row in
+            let (badgeID, level, title, period, earnedAt) = row
+            let badge = catalogue.badge(badgeID) ?? own[badgeID]
             return EarnedBadgeView(
                 badgeID: badgeID, level: level, title: title, icon: badge?.icon ?? "medal", period: period, earnedAt: earnedAt,
                 bonusPoints: badge?.bonusPoints)
         }
+    }
+
+    /// The own badges of these challenges, by badge id.
+    private func challengeBadges(_ challengeIDs: [UUID]) async throws -> [String: Badge] {
+        guard !challengeIDs.isEmpty else { return [:] }
+        var badges: [String: Badge] = [:]
+        for try await (challengeID, json) in try await client.query(
+            "SELECT challenge_id, badges::text FROM challenges WHERE challenge_id = ANY(\(challengeIDs))", logger: logger
+        ).decode((UUID, String).self) {
+            for badge in try BadgeStore.challengeBadges(challengeID, json: json).badges {
+                badges[badge.id] = badge
+            }
+        }
+        return badges
     }
 }

@@ -9,12 +9,16 @@ import SurgeMessaging
 /// `badge.awarded` through the outbox only when newly stored, then the composites the new awards complete.
 struct Awarder: Sendable {
     let catalogue: BadgeCatalogue
-    let outbox: Outbox
+    /// nil while a rebuild replays history: it publishes only what is new to it, once, at the end.
+    let outbox: Outbox?
 
-    /// Raises or adds to facts and grants what their new values reach.
+    /// Raises or adds to facts and grants what their new values reach, in the catalogue and among the own badges of
+    /// `challengeID`.
     func record(
-        _ changes: [(Fact, FactChange)], for userID: UUID, at time: Date, trace: TraceContext?, store: BadgeStore
+        _ changes: [(Fact, FactChange)], for userID: UUID, at time: Date, trace: TraceContext?, store: BadgeStore, challengeID: UUID? = nil
     ) async throws {
+        var own: BadgeCatalogue?
+        if let challengeID { own = try await store.challengeBadges(challengeID) }
         var awards: [Award] = []
         for (fact, change) in changes {
             let value: Int
@@ -23,6 +27,7 @@ struct Awarder: Sendable {
             case .raise(let candidate): value = try await store.raise(fact, of: userID, to: candidate)
             }
             awards += Awarding.reached(catalogue, fact: fact, value: value)
+            if let own { awards += Awarding.reached(own, fact: fact, value: value) }
         }
         try await grant(awards, to: userID, at: time, backfilled: false, trace: trace, store: store)
     }
@@ -50,11 +55,19 @@ struct Awarder: Sendable {
     }
 
     func publish(_ award: Award, to userID: UUID, at time: Date, backfilled: Bool, trace: TraceContext?, store: BadgeStore) async throws {
-        let badge = catalogue.badge(award.badgeID)
+        guard let outbox else { return }
+        let badge = try await badge(award.badgeID, store: store)
         _ = try await outbox.append(
             BadgeAwarded(
                 userID: userID, badgeID: award.badgeID, level: award.level, period: award.period, title: award.title, icon: badge?.icon ?? "medal",
                 bonusPoints: badge?.bonusPoints, backfilled: backfilled, awardedAt: time),
             on: store.connection, at: time, trace: trace, logger: store.logger)
+    }
+
+    /// A catalogue badge, or a challenge's own.
+    func badge(_ id: String, store: BadgeStore) async throws -> Badge? {
+        if let badge = catalogue.badge(id) { return badge }
+        guard let challengeID = BadgeCatalogue.challenge(ofBadge: id) else { return nil }
+        return try await store.challengeBadges(challengeID).badge(id)
     }
 }

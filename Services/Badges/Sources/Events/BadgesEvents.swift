@@ -6,10 +6,12 @@ import SurgeContracts
 import SurgeMessaging
 
 /// What the badge service consumes. Facts are kept incrementally (never recounted from history): chores completed,
-/// check-ins, days and challenges completed, best streaks; a weekly challenge completed, a week's goal reached (the
-/// weekly-goal bonus in the points ledger) and first place on a group's closed weekly board earn their badge for that
-/// period. An undone check-in, a broken streak or a revised board
-/// never take a badge back. Events about a deleted user are ignored.
+/// check-ins, days and challenges completed, best streaks; a weekly challenge's week completed (its attempt completed,
+/// or the week's challenge bonus booked), a week's goal reached (the weekly-goal bonus in the points ledger) and first
+/// place on a group's closed weekly board earn their badge for that period; a challenge's definition brings its kind
+/// and the badges it names of its own (`BadgeCatalogue(challengeID:badges:)`), earned from that challenge's facts and
+/// board. An undone check-in, a broken streak or a revised board never take a badge back. Events about a deleted user
+/// are ignored.
 enum BadgesEvents {
     static func register(in handlers: inout EventHandlers, awarder: Awarder) {
         handlers.on(UserRegistered.self) { event, connection, logger in
@@ -53,7 +55,7 @@ enum BadgesEvents {
             let data = event.data
             guard data.current > 0 else { return }
             try await record(Fact.scopes(Fact.streak, kind: data.kind, challengeID: data.challengeID).map { ($0, .raise(data.current)) },
-                             for: data.userID, at: data.changedAt, event.trace, connection, logger, awarder)
+                             for: data.userID, at: data.changedAt, event.trace, connection, logger, awarder, challengeID: data.challengeID)
         }
         handlers.on(AttemptEnded.self) { event, connection, logger in
             let data = event.data
@@ -62,7 +64,7 @@ enum BadgesEvents {
             guard try await !store.isErased(data.userID) else { return }
             try await awarder.record(
                 Fact.scopes(Rule.Measure.challengesCompleted.rawValue, kind: data.kind, challengeID: data.challengeID).map { ($0, .add(1)) },
-                for: data.userID, at: data.endedAt, trace: event.trace, store: store)
+                for: data.userID, at: data.endedAt, trace: event.trace, store: store, challengeID: data.challengeID)
             if data.kind == .weekly {
                 try await awarder.grant(
                     Awarding.weekly(awarder.catalogue, .weeklyChallenge, week: Awarding.week(of: data.endedOn)), to: data.userID, at: data.endedAt,
@@ -71,32 +73,65 @@ enum BadgesEvents {
         }
         handlers.on(PointsAwarded.self) { event, connection, logger in
             let data = event.data
-            guard data.reason == .weeklyGoalBonus, data.points > 0 else { return }
+            guard data.points > 0, data.reason == .weeklyGoalBonus || data.reason == .challengeBonus else { return }
             let store = BadgeStore(connection: connection, logger: logger)
             guard try await !store.isErased(data.userID) else { return }
+            let rule: Rule
+            if data.reason == .weeklyGoalBonus {
+                rule = .weeklyGoal
+            } else {
+                // An open-ended weekly challenge never ends: its week is completed when progress books the week's bonus.
+                guard let challengeID = data.challengeID, try await store.challengeKind(challengeID) == .weekly else { return }
+                rule = .weeklyChallenge
+            }
             try await awarder.grant(
-                Awarding.weekly(awarder.catalogue, .weeklyGoal, week: Awarding.week(of: data.localDate)), to: data.userID, at: data.awardedAt,
+                Awarding.weekly(awarder.catalogue, rule, week: Awarding.week(of: data.localDate)), to: data.userID, at: data.awardedAt,
                 backfilled: false, trace: event.trace, store: store)
         }
         handlers.on(WindowClosed.self) { event, connection, logger in
             let data = event.data
-            guard data.scope == .group else { return }
             let kind: Rule.WindowKind = data.window.contains("-W") ? .week : .month
             let store = BadgeStore(connection: connection, logger: logger)
+            // A group's board earns the catalogue's first-place badges; a challenge's board, the challenge's own.
+            let badges = if data.scope == .group { awarder.catalogue } else { try await store.challengeBadges(data.subjectID) }
             for winner in data.winners where try await !store.isErased(winner) {
                 try await awarder.grant(
-                    Awarding.firstPlace(awarder.catalogue, window: kind, key: data.window), to: winner, at: data.closedAt, backfilled: false,
+                    Awarding.firstPlace(badges, window: kind, key: data.window), to: winner, at: data.closedAt, backfilled: false,
                     trace: event.trace, store: store)
             }
+        }
+        handlers.on(ChallengePublished.self) { event, connection, logger in
+            try await learn(event.data.definition, at: event.data.publishedAt, event.trace, BadgeStore(connection: connection, logger: logger), awarder)
+        }
+        handlers.on(ChallengeChanged.self) { event, connection, logger in
+            try await learn(event.data.definition, at: event.data.changedAt, event.trace, BadgeStore(connection: connection, logger: logger), awarder)
         }
     }
 
     private static func record(
         _ changes: [(Fact, Awarder.FactChange)], for userID: UUID, at time: Date, _ trace: TraceContext?, _ connection: PostgresConnection,
-        _ logger: Logger, _ awarder: Awarder
+        _ logger: Logger, _ awarder: Awarder, challengeID: UUID? = nil
     ) async throws {
         let store = BadgeStore(connection: connection, logger: logger)
         guard try await !store.isErased(userID) else { return }
-        try await awarder.record(changes, for: userID, at: time, trace: trace, store: store)
+        try await awarder.record(changes, for: userID, at: time, trace: trace, store: store, challengeID: challengeID)
+    }
+
+    /// Keeps a challenge's kind and own badges, and awards those (as backfilled) to everyone whose facts already reach
+    /// them, as a badge added to the catalogue is: a streak or a completion recorded before the definition arrived
+    /// counts.
+    private static func learn(_ definition: ChallengeDefinition, at time: Date, _ trace: TraceContext?, _ store: BadgeStore, _ awarder: Awarder)
+        async throws
+    {
+        guard try await store.saveChallenge(definition) else { return }
+        let own = BadgeCatalogue(challengeID: definition.challengeID, badges: definition.badges ?? [])
+        for badge in own.badges {
+            guard let fact = badge.rule.fact else { continue }
+            for (userID, value) in try await store.users(with: fact, atLeast: badge.levels[0].threshold) {
+                try await awarder.grant(
+                    Awarding.reached(own, fact: fact, value: value).filter { $0.badgeID == badge.id }, to: userID, at: time, backfilled: true,
+                    trace: trace, store: store)
+            }
+        }
     }
 }

@@ -92,4 +92,46 @@ struct BadgeStore {
         Set(try await connection.query("SELECT DISTINCT badge_id FROM awards WHERE user_id = \(userID)", logger: logger).collect()
             .map { try $0.decode(String.self) })
     }
+
+    /// Keeps a challenge's kind and own badges from its definition, unless a later version is already kept; returns
+    /// whether they were kept.
+    func saveChallenge(_ definition: ChallengeDefinition) async throws -> Bool {
+        let badges = String(decoding: try JSONEncoder().encode(definition.badges ?? []), as: UTF8.self)
+        return try await connection.query(
+            """
+            INSERT INTO challenges (challenge_id, version, kind, badges)
+            VALUES (\(definition.challengeID), \(definition.version), \(definition.kind.rawValue), \(badges)::jsonb)
+            ON CONFLICT (challenge_id) DO UPDATE SET version = EXCLUDED.version, kind = EXCLUDED.kind, badges = EXCLUDED.badges
+            WHERE challenges.version < EXCLUDED.version
+            RETURNING 1
+            """, logger: logger
+        ).collect().isEmpty == false
+    }
+
+    func challengeKind(_ challengeID: UUID) async throws -> ChallengeKind? {
+        try await connection.query("SELECT kind FROM challenges WHERE challenge_id = \(challengeID)", logger: logger).collect().first
+            .flatMap { ChallengeKind(rawValue: try $0.decode(String.self)) }
+    }
+
+    /// A challenge's own badges, as a catalogue of their own (empty when it names none).
+    func challengeBadges(_ challengeID: UUID) async throws -> BadgeCatalogue {
+        let json = try await connection.query("SELECT badges::text FROM challenges WHERE challenge_id = \(challengeID)", logger: logger)
+            .collect().first?.decode(String.self)
+        return try json.map { try Self.challengeBadges(challengeID, json: $0) } ?? BadgeCatalogue(challengeID: challengeID, badges: [])
+    }
+
+    /// A challenge's own badges as kept (`challenges.badges`).
+    static func challengeBadges(_ challengeID: UUID, json: String) throws -> BadgeCatalogue {
+        BadgeCatalogue(challengeID: challengeID, badges: try JSONDecoder().decode([ChallengeBadge].self, from: Data(json.utf8)))
+    }
+
+    /// Users whose `fact` is at least `threshold`, with its value.
+    func users(with fact: Fact, atLeast threshold: Int) async throws -> [(UUID, Int)] {
+        try await connection.query(
+            """
+            SELECT f.user_id, f.value FROM facts f JOIN users u USING (user_id)
+            WHERE f.name = \(fact.name) AND f.scope = \(fact.scope) AND f.value >= \(threshold) ORDER BY f.user_id
+            """, logger: logger
+        ).collect().map { try $0.decode((UUID, Int).self) }
+    }
 }

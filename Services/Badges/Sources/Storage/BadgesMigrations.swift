@@ -1,7 +1,8 @@
 import SurgePostgres
 
 /// The badge service's tables: what it learned from identity (users, friendships, group members), the facts kept
-/// per user (counts and best streaks), the awards, and the catalogue badges already backfilled.
+/// per user (counts and best streaks), the awards, the catalogue badges already backfilled, and what it keeps of each
+/// challenge (its kind and the badges it names of its own).
 enum BadgesMigrations {
     static let set = MigrationSet(component: "badges", migrations: [
         Migration(1, "users, facts, awards, catalogue", [
@@ -36,6 +37,11 @@ enum BadgesMigrations {
             "CREATE INDEX awards_by_badge ON awards (badge_id, level)",
             // The catalogue's badges as last backfilled: a new or changed one is backfilled at start.
             "CREATE TABLE catalogue_badges (badge_id text PRIMARY KEY, fingerprint text NOT NULL)",
+        ]),
+        Migration(2, "challenges: kind and own badges", [
+            // Each challenge's latest version: its kind (a weekly challenge's bonus earns the week's badge) and the
+            // badges it names of its own, as the definition lists them.
+            "CREATE TABLE challenges (challenge_id uuid PRIMARY KEY, version integer NOT NULL, kind text NOT NULL, badges jsonb NOT NULL)",
         ]),
     ])
 }

@@ -17,7 +17,7 @@ enum ChallengesSchemas {
 
     static let definition: [String: JSONSchema.Refinement] = [
         "name": name, "description": description, "category": category, "durationDays": durationDays,
-        "estimatedDailyMinutes": dailyMinutes, "tasks": tasks,
+        "estimatedDailyMinutes": dailyMinutes, "tasks": tasks, "badges": .init(maxItems: ChallengeBadge.maximumCount),
     ]
 }
 
@@ -49,6 +49,23 @@ extension RulesDraft: JSONSchemaRefined {
 
 extension ChoreDraft: JSONSchemaRefined {
     public static var fieldRefinements: [String: JSONSchema.Refinement] { ["points": .range(DraftLimits.chorePoints, default: 1)] }
+}
+
+extension ChallengeBadge: JSONSchemaRefined {
+    public static var fieldRefinements: [String: JSONSchema.Refinement] {
+        [
+            "id": .init(pattern: ChallengeBadge.idPattern, example: "winner"),
+            "title": .text(maxLength: ChallengeBadge.titleLength, nonBlank: true, example: "Plank Cup winner"),
+            "description": .init(maxLength: ChallengeBadge.descriptionLength),
+            "icon": .init(pattern: ChallengeBadge.idPattern, example: "trophy"),
+        ]
+    }
+}
+
+extension ChallengeBadgeRule: JSONSchemaRefined {
+    public static var fieldRefinements: [String: JSONSchema.Refinement] {
+        ["threshold": .range(ChallengeBadge.thresholds)]
+    }
 }
 
 extension InvitationRequest: JSONSchemaRefined {

@@ -988,8 +988,133 @@ enum PublicAPI {
         ],
         "type" : "object"
       },
+      "ChallengeBadge" : {
+        "properties" : {
+          "description" : {
+            "maxLength" : 500,
+            "type" : "string"
+          },
+          "icon" : {
+            "examples" : [
+              "trophy"
+            ],
+            "pattern" : "^[a-z0-9][a-z0-9-]{0,39}$",
+            "type" : "string"
+          },
+          "id" : {
+            "examples" : [
+              "winner"
+            ],
+            "pattern" : "^[a-z0-9][a-z0-9-]{0,39}$",
+            "type" : "string"
+          },
+          "rule" : {
+            "$ref" : "#/components/schemas/ChallengeBadgeRule"
+          },
+          "title" : {
+            "examples" : [
+              "Plank Cup winner"
+            ],
+            "maxLength" : 100,
+            "pattern" : "^(?=[\\s\\S]*\\S)[^\\u0000]*$",
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "id",
+          "rule",
+          "title"
+        ],
+        "type" : "object"
+      },
+      "ChallengeBadgeInput" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "description" : {
+            "maxLength" : 500,
+            "pattern" : "^[^\\u0000]*$",
+            "type" : "string"
+          },
+          "icon" : {
+            "examples" : [
+              "trophy"
+            ],
+            "pattern" : "^[a-z0-9][a-z0-9-]{0,39}$",
+            "type" : "string"
+          },
+          "id" : {
+            "examples" : [
+              "winner"
+            ],
+            "pattern" : "^[a-z0-9][a-z0-9-]{0,39}$",
+            "type" : "string"
+          },
+          "rule" : {
+            "$ref" : "#/components/schemas/ChallengeBadgeRuleInput"
+          },
+          "title" : {
+            "examples" : [
+              "Plank Cup winner"
+            ],
+            "maxLength" : 100,
+            "pattern" : "^(?=[\\s\\S]*\\S)[^\\u0000]*$",
+            "type" : "string"
+          }
+        },
+        "required" : [
+          "id",
+          "rule",
+          "title"
+        ],
+        "type" : "object"
+      },
+      "ChallengeBadgeRule" : {
+        "properties" : {
+          "kind" : {
+            "$ref" : "#/components/schemas/Kind"
+          },
+          "threshold" : {
+            "maximum" : 1000,
+            "minimum" : 1,
+            "type" : "integer"
+          },
+          "window" : {
+            "$ref" : "#/components/schemas/Window"
+          }
+        },
+        "required" : [
+          "kind"
+        ],
+        "type" : "object"
+      },
+      "ChallengeBadgeRuleInput" : {
+        "additionalProperties" : false,
+        "properties" : {
+          "kind" : {
+            "$ref" : "#/components/schemas/KnownKind"
+          },
+          "threshold" : {
+            "maximum" : 1000,
+            "minimum" : 1,
+            "type" : "integer"
+          },
+          "window" : {
+            "$ref" : "#/components/schemas/KnownWindow"
+          }
+        },
+        "required" : [
+          "kind"
+        ],
+        "type" : "object"
+      },
       "ChallengeDefinition" : {
         "properties" : {
+          "badges" : {
+            "items" : {
+              "$ref" : "#/components/schemas/ChallengeBadge"
+            },
+            "type" : "array"
+          },
           "category" : {
             "type" : "string"
           },
@@ -1284,6 +1409,13 @@ enum PublicAPI {
           ]
         },
         "properties" : {
+          "badges" : {
+            "items" : {
+              "$ref" : "#/components/schemas/ChallengeBadgeInput"
+            },
+            "maxItems" : 10,
+            "type" : "array"
+          },
           "category" : {
             "examples" : [
               "fitness"
@@ -1371,6 +1503,13 @@ enum PublicAPI {
       "ChallengePatch" : {
         "additionalProperties" : false,
         "properties" : {
+          "badges" : {
+            "items" : {
+              "$ref" : "#/components/schemas/ChallengeBadgeInput"
+            },
+            "maxItems" : 10,
+            "type" : "array"
+          },
           "category" : {
             "examples" : [
               "fitness"
@@ -2896,6 +3035,17 @@ enum PublicAPI {
       "JSONValue" : {
         "type" : "object"
       },
+      "Kind" : {
+        "anyOf" : [
+          {
+            "$ref" : "#/components/schemas/KnownKind"
+          },
+          {
+            "type" : "string"
+          }
+        ],
+        "description" : "An open list: later versions may add values to KnownKind, so a client must accept one it does not know. Requests take only the values of KnownKind."
+      },
       "KnownActivityLevel" : {
         "enum" : [
           "beginner",
@@ -2965,6 +3115,14 @@ enum PublicAPI {
         ],
         "type" : "string"
       },
+      "KnownKind" : {
+        "enum" : [
+          "challengeCompleted",
+          "streak",
+          "firstPlace"
+        ],
+        "type" : "string"
+      },
       "KnownNotificationCategory" : {
         "enum" : [
           "reminders",
@@ -3022,6 +3180,13 @@ enum PublicAPI {
           "public",
           "private",
           "group"
+        ],
+        "type" : "string"
+      },
+      "KnownWindow" : {
+        "enum" : [
+          "week",
+          "month"
         ],
         "type" : "string"
       },
@@ -5310,6 +5475,17 @@ enum PublicAPI {
           "weekStart"
         ],
         "type" : "object"
+      },
+      "Window" : {
+        "anyOf" : [
+          {
+            "$ref" : "#/components/schemas/KnownWindow"
+          },
+          {
+            "type" : "string"
+          }
+        ],
+        "description" : "An open list: later versions may add values to KnownWindow, so a client must accept one it does not know. Requests take only the values of KnownWindow."
       },
       "WindowKind" : {
         "anyOf" : [

@@ -1,0 +1,184 @@
+import BadgesDomain
+import Foundation
+import Logging
+import PostgresNIO
+import SurgeContracts
+import SurgeKafka
+import SurgeMessaging
+import SurgeRuntime
+import Synchronization
+
+/// `surge-badges rebuild`: users, relations, what is kept of each challenge, facts and awards rebuilt from the
+/// earliest offset of every topic the service reads, through the consumer's own handlers (`BadgesEvents`), in one transaction.
+///
+/// Order: each partition in offset order, partitions merged by event time. Each event is recorded as processed by
+/// the consumer group as it is applied (a duplicate is applied once, as the inbox does), so the replicas, started
+/// again, pass over what the rebuild read. Nothing is published while replaying; at the end the awards are compared
+/// with those held before:
+/// - held before and derived again: kept with the date the user first saw;
+/// - derived but not held before (the incremental path missed them): stored and published, as backfilled;
+/// - held before but not derived (their events are past the topics' retention): kept, since awards are never taken
+///   back, and counted.
+/// So a rebuild publishes nothing twice. The replicas must be stopped: each running one holds `ReplicaPresence.lock`
+/// shared, and the rebuild takes it exclusively or stops before reading.
+enum Rebuild {
+    struct Report: CustomStringConvertible {
+        var events = 0
+        var applied = 0
+        var duplicates = 0
+        var skipped = 0
+        var awards = 0
+        var published = 0
+        var keptWithoutEvents = 0
+
+        var description: String {
+            "rebuilt \(awards) awards from \(events) events (\(applied) applied, \(duplicates) duplicates, \(skipped) skipped): "
+                + "\(published) new awards published, \(keptWithoutEvents) kept without events behind them"
+        }
+    }
+
+    enum RebuildError: Error, CustomStringConvertible {
+        case replicasRunning
+
+        var description: String { "replicas of the badge service are running: stop them (scale to zero) first" }
+    }
+
+    static func run(_ settings: ServiceSettings, catalogue: BadgeCatalogue, handlers: (Awarder) -> EventHandlers) async throws -> Report {
+        let infrastructure = try await ServiceInfrastructure.start(settings, migrations: [BadgesMigrations.set])
+        let logger = infrastructure.logger
+        let publishing = Awarder(catalogue: catalogue, outbox: infrastructure.outbox)
+        let replaying = handlers(Awarder(catalogue: catalogue, outbox: nil))
+        let group = "surge-\(settings.service)"
+        return try await PostgresClient.withRunning(infrastructure.database) { client in
+            try await client.withConnection { connection in
+                let locked = try await connection.query(
+                    "SELECT pg_try_advisory_lock(hashtext(\(ReplicaPresence.lock)))", logger: logger
+                ).collect().first?.decode(Bool.self) ?? false
+                guard locked else { throw RebuildError.replicasRunning }
+                let records = try await read(replaying.topics.sorted(), settings: settings, logger: logger)
+                try await connection.query("BEGIN", logger: logger)
+                do {
+                    let report = try await replay(
+                        records, through: replaying, publishing: publishing, group: group, at: infrastructure.clock.now(), on: connection,
+                        logger: logger)
+                    try await connection.query("COMMIT", logger: logger)
+                    return report
+                } catch {
+                    _ = try? await connection.query("ROLLBACK", logger: logger)
+                    throw error
+                }
+            }
+        }
+    }
+
+    private static func replay(
+        _ records: [EventRecord?], through handlers: EventHandlers, publishing awarder: Awarder, group: String, at time: Date,
+        on connection: PostgresConnection, logger: Logger
+    ) async throws -> Report {
+        var report = Report()
+        try await connection.query("CREATE TEMPORARY TABLE previous_awards ON COMMIT DROP AS SELECT * FROM awards", logger: logger)
+        try await connection.query(
+            "TRUNCATE users, erased_users, friendships, group_members, facts, awards, challenges, processed_events", logger: logger)
+        for record in records {
+            report.events += 1
+            guard let record else {
+                report.skipped += 1
+                continue
+            }
+            try await connection.query("SAVEPOINT event", logger: logger)
+            do {
+                let first = try await connection.query(
+                    """
+                    INSERT INTO processed_events (consumer, event_id, event_type) VALUES (\(group), \(record.id), \(record.type))
+                    ON CONFLICT DO NOTHING RETURNING 1
+                    """, logger: logger
+                ).collect().isEmpty == false
+                if !first {
+                    report.duplicates += 1
+                } else if try await handlers.apply(record, on: connection, logger: logger) {
+                    report.applied += 1
+                }
+                try await connection.query("RELEASE SAVEPOINT event", logger: logger)
+            } catch {
+                // The incremental path would have parked it on the dead-letter topic.
+                try await connection.query("ROLLBACK TO SAVEPOINT event", logger: logger)
+                report.skipped += 1
+                logger.warning("Event skipped by the rebuild", metadata: ["event.type": "\(record.type)", "event.id": "\(record.id)", "error": "\(error)"])
+            }
+        }
+
+        try await connection.query(
+            """
+            UPDATE awards a SET awarded_at = p.awarded_at, backfilled = p.backfilled FROM previous_awards p
+            WHERE (a.user_id, a.badge_id, a.level, a.period) = (p.user_id, p.badge_id, p.level, p.period)
+            """, logger: logger)
+        let store = BadgeStore(connection: connection, logger: logger)
+        for row in try await connection.query(
+            """
+            SELECT user_id, badge_id, level, period, title FROM awards a WHERE NOT EXISTS (
+                SELECT 1 FROM previous_awards p WHERE (a.user_id, a.badge_id, a.level, a.period) = (p.user_id, p.badge_id, p.level, p.period))
+            ORDER BY awarded_at, user_id, badge_id, level
+            """, logger: logger
+        ).collect() {
+            let (userID, badgeID, level, period, title) = try row.decode((UUID, String, Int, String, String).self)
+            try await connection.query(
+                """
+                UPDATE awards SET backfilled = true, awarded_at = \(time)
+                WHERE user_id = \(userID) AND badge_id = \(badgeID) AND level = \(level) AND period = \(period)
+                """, logger: logger)
+            try await awarder.publish(
+                Award(badgeID: badgeID, level: level, period: period, title: title), to: userID, at: time, backfilled: true, trace: nil, store: store)
+            report.published += 1
+        }
+        report.keptWithoutEvents = try await connection.query(
+            """
+            WITH kept AS (
+                INSERT INTO awards SELECT p.* FROM previous_awards p
+                WHERE NOT EXISTS (SELECT 1 FROM erased_users e WHERE e.user_id = p.user_id)
+                ON CONFLICT DO NOTHING RETURNING 1)
+            SELECT count(*)::bigint FROM kept
+            """, logger: logger
+        ).collect().first?.decode(Int.self) ?? 0
+        // The replay judged every event by the current catalogue: record it as backfilled (this awards nothing more).
+        _ = try await Backfill(awarder: awarder).run(on: connection, at: time, logger: logger)
+        report.awards = try await connection.query("SELECT count(*)::bigint FROM awards", logger: logger).collect().first?.decode(Int.self) ?? 0
+        return report
+    }
+
+    /// Every record of `topics` from the earliest offset, each partition in offset order, partitions merged by event
+    /// time (ties by topic and partition); nil for a record that cannot be read as an event.
+    private static func read(_ topics: [String], settings: ServiceSettings, logger: Logger) async throws -> [EventRecord?] {
+        let reader = try KafkaTopicReader(configuration: settings.kafka, logger: logger)
+        let collected = Collected()
+        _ = try await reader.readAll(topics) { message in
+            collected.byPartition.withLock {
+                $0[KafkaTopicReader.Partition(topic: message.topic, partition: message.partition), default: []].append(message)
+            }
+        }
+        let partitions = collected.byPartition.withLock { $0 }.sorted { ($0.key.topic, $0.key.partition) < ($1.key.topic, $1.key.partition) }.map { messages in
+            messages.value.map { message in
+                try? EventRecord(kafkaKey: message.key, value: message.value, headers: message.headers.map { ($0.name, $0.value) })
+            }
+        }
+        var heads = Array(repeating: 0, count: partitions.count)
+        var merged: [EventRecord?] = []
+        while true {
+            var next: Int?
+            for index in partitions.indices where heads[index] < partitions[index].count {
+                // An unreadable record goes first: it is only counted.
+                if let best = next, time(partitions[best][heads[best]]) <= time(partitions[index][heads[index]]) { continue }
+                next = index
+            }
+            guard let next else { return merged }
+            merged.append(partitions[next][heads[next]])
+            heads[next] += 1
+        }
+    }
+
+    private static func time(_ record: EventRecord?) -> Date { record?.time ?? .distantPast }
+
+    /// The records as read, per partition in offset order.
+    final class Collected: Sendable {
+        let byPartition = Mutex<[KafkaTopicReader.Partition: [KafkaMessage]]>([:])
+    }
+}
