@@ -673,8 +673,12 @@ struct HardeningSystemTests {
                 name: "NUL in the time zone", topic: identity, type: UserRegistered.eventType, value: nulZone,
                 consumers: ["challenges", "progress", "leaderboard", "notifications"], soundTo: ["badges"]),
             Poison(name: "no value", topic: identity, type: GroupChanged.eventType, value: nil, consumers: ["challenges", "progress", "leaderboard"]),
-            Poison(name: "definition cut short", topic: challenges, type: ChallengePublished.eventType, value: text(#"{"definition":"#), consumers: ["progress", "leaderboard"]),
-            Poison(name: "chore first due 9999-12-31", topic: challenges, type: ChallengePublished.eventType, value: farChore, consumers: ["progress", "leaderboard"]),
+            Poison(
+                name: "definition cut short", topic: challenges, type: ChallengePublished.eventType, value: text(#"{"definition":"#),
+                consumers: ["progress", "leaderboard", "badges"]),
+            Poison(
+                name: "chore first due 9999-12-31", topic: challenges, type: ChallengePublished.eventType, value: farChore,
+                consumers: ["progress", "leaderboard", "badges"]),
             Poison(
                 name: "invitation wrong types", topic: challenges, type: ChallengeInvitationSent.eventType,
                 value: text(#"{"invitationID":"nope","challengeID":1,"inviteeID":null}"#), consumers: ["progress", "leaderboard", "notifications"]),

@@ -150,7 +150,9 @@ struct StreamSystemTests {
 
     @Test("a client that stops reading is cut off, with nothing kept for it, while the same user's other phone receives every event")
     func frozenClient() async throws {
-        try await Self.withStage("stream-frozen", gateway: ["STREAM_QUEUE_LIMIT": "32"]) { stage in
+        // A queue of 128 (a burst of 2,048 while a write is awaited): the healthy phone is read by this test process,
+        // which a full suite on two cores can hold up for seconds while check-ins keep coming.
+        try await Self.withStage("stream-frozen", gateway: ["STREAM_QUEUE_LIMIT": "128"]) { stage in
             let aiko = try await stage.user("Aiko", timeZone: "Europe/Rome")
             let habit = try await stage.habit(for: aiko, graceMinutes: 60)
             try await stage.setClock(Self.wednesday, "10:00", for: aiko)
@@ -183,8 +185,12 @@ struct StreamSystemTests {
 
             #expect(try await aiko.http.put("/v1/attempts/\(attemptID)/tasks/sketch", json: ["done": checkIns % 2 == 0]).status == 200)
             checkIns += 1
-            try await waitUntil("the other phone received every check-in, the last one after the cut") {
-                phone.events.filter { $0.name == "checkin" || $0.name == "checkin-undone" }.count == checkIns
+            let received = { phone.events.filter { $0.name == "checkin" || $0.name == "checkin-undone" }.count }
+            do {
+                try await waitUntil("the other phone received every check-in, the last one after the cut") { received() == checkIns }
+            } catch {
+                Issue.record("the other phone received \(received()) of \(checkIns) check-ins; its stream ended: \(phone.hasEnded)")
+                throw error
             }
 
             let (text, closedByServer) = await frozen.drain(timeout: .seconds(20))

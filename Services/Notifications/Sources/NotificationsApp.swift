@@ -38,7 +38,7 @@ public enum NotificationsService {
         let inbox = Inbox(
             outbox: infrastructure.outbox, pushPlatforms: PushPlatform.allCases.filter { channels[$0] != nil }, webhooks: WebhookQueue(clock: clock), clock: clock)
         var handlers = EventHandlers()
-        NotificationsEvents.register(in: &handlers, inbox: inbox)
+        NotificationsEvents.register(in: &handlers, inbox: inbox, clock: clock)
         let consumer = try infrastructure.consumer(handlers)
         let router = infrastructure.makeRouter(consumers: [consumer])
         let pushTokens = PushTokenStore(client: infrastructure.database, logger: logger)

@@ -3,6 +3,7 @@ import Logging
 import NotificationsDomain
 import PostgresNIO
 import SurgeContracts
+import SurgeRuntime
 import SurgeMessaging
 
 /// What the notification service consumes: who to tell and how (identity's registrations, profiles, preferences and
@@ -21,7 +22,9 @@ struct DirectoryLag: Error, CustomStringConvertible {
 enum NotificationsEvents {
     static let overtakenWindow: TimeInterval = 15 * 60
 
-    static func register(in handlers: inout EventHandlers, inbox: Inbox) {
+    /// A change reschedules from the later of its own time and the service's clock: an event read late must not
+    /// schedule a reminder that is already past.
+    static func register(in handlers: inout EventHandlers, inbox: Inbox, clock: ServiceClock) {
         handlers.on(UserRegistered.self) { event, connection, logger in
             let data = event.data
             let store = RecipientStore(connection: connection, logger: logger)
@@ -44,7 +47,7 @@ enum NotificationsEvents {
             recipient.timeZone = data.timeZone
             recipient.locale = data.locale
             // A new zone moves the next reminder to the same wall-clock time there.
-            try await store.save(recipient, now: data.changedAt)
+            try await store.save(recipient, now: max(data.changedAt, clock.now()))
         }
         handlers.on(PreferencesChanged.self) { event, connection, logger in
             let data = event.data
@@ -54,7 +57,7 @@ enum NotificationsEvents {
             recipient.reminderTime = data.dailyReminderTime
             recipient.quiet = data.quietHours.map { QuietPeriod(start: $0.start, end: $0.end) }
             recipient.disabledCategories = data.disabledCategories ?? []
-            try await store.save(recipient, now: data.changedAt)
+            try await store.save(recipient, now: max(data.changedAt, clock.now()))
             try await PushDeliveryStore.dropUnwanted(by: recipient, connection: connection, logger: logger)
         }
         handlers.on(GroupMembershipChanged.self) { event, connection, logger in
