@@ -28,7 +28,7 @@ struct HabitReminderSystemTests {
         }
     }
 
-    @Test("a habit reminding at 07:30 reminds at 07:30 Rome time, not before, once; a check-in before 07:30 the next day skips that day's")
+    @Test("a habit reminding at 07:30 reminds at 07:30 Rome time, not before, once; a check-in before 07:30 the next day skips that day's; no reminder time, no reminder")
     func habitReminder() async throws {
         try await withTestStack("notifications-habit-reminder") { stack in
             try await stack.start("identity")
@@ -89,6 +89,21 @@ struct HabitReminderSystemTests {
             // The scheduler looked at it (it moved on to the day after) and did not send it.
             try await waitUntil("the day after's habit reminder scheduled") { try await Self.pending(of: ana, on: stack) == [dayAfter] }
             #expect(try await Self.reminders(of: ana, on: stack) == [today], "skipped on a day already checked in")
+
+            // Per-habit off: the habit edited without a reminder time has none pending; a time set again schedules the
+            // next one (still today, 08:00) at once.
+            let off = try await ana.http.patch("/v1/challenges/\(habit)", json: ["habit": ["colour": "#FF8800"] as [String: any Sendable]])
+            #expect(off.status == 200, "\(off.text)")
+            try await waitUntil("the habit's reminders switched off") { try await Self.pending(of: ana, on: stack).isEmpty }
+            let on = try await ana.http.patch("/v1/challenges/\(habit)", json: ["habit": ["colour": "#FF8800", "reminderTime": "08:00"] as [String: any Sendable]])
+            #expect(on.status == 200, "\(on.text)")
+            try await waitUntil("the habit's reminder back, at 08:00 today") { try await Self.pending(of: ana, on: stack) == [tomorrow] }
+            let moved = try await stack.database.withAdmin { client in
+                try await client.query(
+                    "SELECT fire_at FROM notifications.scheduled_notifications WHERE user_id = \(ana.id) AND key = \(tomorrow)", logger: .test("fire")
+                ).collect().first?.decode(Date.self)
+            }
+            #expect(moved == Self.rome.instant(of: LocalTime("08:00")!, on: next))
         }
     }
 }
