@@ -21,17 +21,6 @@ struct DirectoryLag: Error, CustomStringConvertible {
 enum NotificationsEvents {
     static let overtakenWindow: TimeInterval = 15 * 60
 
-    /// A habit's new definition (or version): its reminder time moves the pending reminders of everyone doing it.
-    static func habitDefinition(_ definition: ChallengeDefinition, at instant: Date, connection: PostgresConnection, logger: Logger) async throws {
-        let habits = HabitReminders(connection: connection, logger: logger)
-        guard try await habits.noteDefinition(definition) else { return }
-        let store = RecipientStore(connection: connection, logger: logger)
-        for userID in try await habits.users(of: definition.challengeID) {
-            guard let recipient = try await store.recipient(userID) else { continue }
-            try await habits.reschedule(recipient, now: instant)
-        }
-    }
-
     static func register(in handlers: inout EventHandlers, inbox: Inbox) {
         handlers.on(UserRegistered.self) { event, connection, logger in
             let data = event.data
@@ -215,6 +204,19 @@ enum NotificationsEvents {
                     .overtaken(recipient.language, by: name, board: data.board), kind: .overtaken, key: "overtaken:\(data.board):\(data.window):\(slot)",
                     to: overtaken, at: data.changedAt, connection: connection, logger: logger)
             }
+        }
+    }
+}
+
+extension NotificationsEvents {
+    /// A habit's new definition (or version): its reminder time moves the pending reminders of everyone doing it.
+    static func habitDefinition(_ definition: ChallengeDefinition, at instant: Date, connection: PostgresConnection, logger: Logger) async throws {
+        let habits = HabitReminders(connection: connection, logger: logger)
+        guard try await habits.noteDefinition(definition) else { return }
+        let store = RecipientStore(connection: connection, logger: logger)
+        for userID in try await habits.users(of: definition.challengeID) {
+            guard let recipient = try await store.recipient(userID) else { continue }
+            try await habits.reschedule(recipient, now: instant)
         }
     }
 }
