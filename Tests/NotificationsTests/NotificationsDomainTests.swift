@@ -78,7 +78,7 @@ struct NotificationsDomainTests {
     @Test("Every kind has one category; switching categories off silences exactly their kinds")
     func categories() {
         #expect(NotificationKind.switchedOff(by: [NotificationCategory]()).isEmpty)
-        #expect(NotificationKind.switchedOff(by: [.reminders]) == [.dailyReminder, .reEngagement, .closeToGoal])
+        #expect(NotificationKind.switchedOff(by: [.reminders]) == [.dailyReminder, .reEngagement, .closeToGoal, .habitReminder])
         #expect(NotificationKind.switchedOff(by: [.streaks]) == [.streakMilestone, .streakAtRisk])
         #expect(NotificationKind.switchedOff(by: [.social]) == [.friendRequest, .challengeInvitation, .overtaken])
         #expect(NotificationKind.switchedOff(by: [.badges]) == [.badgeEarned])

@@ -4,7 +4,7 @@ extension NotificationKind {
     /// The switch (identity's preferences) that turns this kind off on its own.
     public var category: NotificationCategory {
         switch self {
-        case .dailyReminder, .reEngagement, .closeToGoal: .reminders
+        case .dailyReminder, .reEngagement, .closeToGoal, .habitReminder: .reminders
         case .streakMilestone, .streakAtRisk: .streaks
         case .friendRequest, .challengeInvitation, .overtaken: .social
         case .badgeEarned: .badges

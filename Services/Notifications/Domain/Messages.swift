@@ -13,6 +13,7 @@ public enum NotificationKind: String, Sendable, CaseIterable, Codable {
     case weeklyDigest = "weekly-digest"
     case closeToGoal = "close-to-goal"
     case choreDue = "chore-due"
+    case habitReminder = "habit-reminder"
 }
 
 /// A notification's words in the user's language (English and Italian; English for any other locale).
@@ -110,6 +111,15 @@ public struct Message: Sendable, Equatable {
         switch language {
         case .english: return Message(title: "Chore due", body: "Reminder: “\(chore)” is due now.", deepLink: link)
         case .italian: return Message(title: "Faccenda da fare", body: "Promemoria: «\(chore)» è da fare adesso.", deepLink: link)
+        }
+    }
+
+    /// A habit's own reminder at its reminder time, opening its attempt.
+    public static func habitReminder(_ language: Language, habit: String, attemptID: UUID) -> Message {
+        let link = "surge://attempts/\(attemptID.uuidString.lowercased())"
+        switch language {
+        case .english: return Message(title: "Habit reminder", body: "Time for “\(habit)”.", deepLink: link)
+        case .italian: return Message(title: "Promemoria abitudine", body: "È il momento di «\(habit)».", deepLink: link)
         }
     }
 

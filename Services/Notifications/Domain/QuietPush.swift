@@ -16,7 +16,7 @@ extension NotificationKind {
     /// The rule per kind for a push made inside quiet hours (docs/notifications.md, *Quiet hours for push*).
     public var pushUsefulness: PushUsefulness {
         switch self {
-        case .dailyReminder, .reEngagement, .streakAtRisk, .weeklyDigest, .closeToGoal: .untilEndOfDay
+        case .dailyReminder, .reEngagement, .streakAtRisk, .weeklyDigest, .closeToGoal, .habitReminder: .untilEndOfDay
         case .overtaken: .forDuration(QuietPush.overtakenFreshness)
         case .badgeEarned, .friendRequest, .challengeInvitation, .streakMilestone, .choreDue: .whenever
         }

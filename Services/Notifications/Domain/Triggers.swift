@@ -93,3 +93,24 @@ public enum WeeklyDigest {
         }
     }
 }
+
+/// A habit's own reminder (`habit.reminderTime` in its definition), for each active attempt at it: at that wall-clock
+/// time in the user's zone, once per local day (a time in a spring-forward gap fires when the gap ends), skipped on a
+/// day that habit already has a check-in. A habit without a reminder time has none: that is its off switch.
+public enum HabitReminder {
+    /// The inbox and schedule key of one attempt's reminder for one local day.
+    public static func key(attemptID: UUID, on date: LocalDate) -> String {
+        "habit-reminder:\(attemptID.uuidString.lowercased()):\(date)"
+    }
+
+    /// The next reminder strictly after `now`: the local day it is for, and when it fires.
+    public static func next(_ time: LocalTime, after now: Date, in calendar: LocalCalendar) -> (date: LocalDate, fireAt: Date) {
+        let fireAt = ReminderTime.next(time, after: now, in: calendar)
+        return (calendar.date(at: fireAt), fireAt)
+    }
+
+    /// Whether the reminder for `day` is still wanted: not if the habit already has a check-in that day.
+    public static func isDue(on day: LocalDate, lastCheckIn: LocalDate?) -> Bool {
+        lastCheckIn.map { $0 < day } ?? true
+    }
+}

@@ -74,6 +74,7 @@ enum NotificationsEvents {
             let store = RecipientStore(connection: connection, logger: logger)
             guard var recipient = try await store.recipientOnceKnown(data.userID) else { return }
             try await store.noteCheckIn(data.userID, on: data.localDate)
+            try await HabitReminders(connection: connection, logger: logger).noteCheckIn(data.attemptID, on: data.localDate)
             recipient.lastCheckIn = max(recipient.lastCheckIn ?? data.localDate, data.localDate)
             // Two idle days from the latest day with a check-in: the nudge waits for that.
             let scheduled = ScheduledNotifications(connection: connection, logger: logger)
@@ -121,6 +122,27 @@ enum NotificationsEvents {
         }
         handlers.on(AttemptEnded.self) { event, connection, logger in
             try await RecipientStore(connection: connection, logger: logger).forgetAttempt(event.data.attemptID)
+            try await HabitReminders(connection: connection, logger: logger).forgetAttempt(event.data.attemptID)
+        }
+        handlers.on(AttemptStarted.self) { event, connection, logger in
+            // A habit's attempt: reminded at the habit's own time (once its definition, on another topic, is known).
+            let data = event.data
+            guard data.kind == .habit, let recipient = try await RecipientStore(connection: connection, logger: logger).recipientOnceKnown(data.userID)
+            else { return }
+            let habits = HabitReminders(connection: connection, logger: logger)
+            try await habits.noteAttempt(data.attemptID, of: data.userID, challengeID: data.challengeID)
+            try await habits.reschedule(recipient, now: data.startedAt)
+        }
+        handlers.on(ChallengePublished.self) { event, connection, logger in
+            try await habitDefinition(event.data.definition, at: event.data.publishedAt, connection: connection, logger: logger)
+        }
+        handlers.on(ChallengeChanged.self) { event, connection, logger in
+            try await habitDefinition(event.data.definition, at: event.data.changedAt, connection: connection, logger: logger)
+        }
+        handlers.on(ChallengeDeleted.self) { event, connection, logger in
+            guard event.data.kind == .habit else { return }
+            // Its attempts end too (progress); until then a pending reminder finds no habit and is dropped.
+            try await HabitReminders(connection: connection, logger: logger).forgetDefinition(event.data.challengeID)
         }
         handlers.on(AttemptPaused.self) { event, connection, logger in
             // A vacation pauses everything: no daily reminder while it lasts. One attempt's pause leaves the others due.
@@ -185,6 +207,19 @@ enum NotificationsEvents {
                     .overtaken(recipient.language, by: name, board: data.board), kind: .overtaken, key: "overtaken:\(data.board):\(data.window):\(slot)",
                     to: overtaken, at: data.changedAt, connection: connection, logger: logger)
             }
+        }
+    }
+}
+
+extension NotificationsEvents {
+    /// A habit's new definition (or version): its reminder time moves the pending reminders of everyone doing it.
+    static func habitDefinition(_ definition: ChallengeDefinition, at instant: Date, connection: PostgresConnection, logger: Logger) async throws {
+        let habits = HabitReminders(connection: connection, logger: logger)
+        guard try await habits.noteDefinition(definition) else { return }
+        let store = RecipientStore(connection: connection, logger: logger)
+        for userID in try await habits.users(of: definition.challengeID) {
+            guard let recipient = try await store.recipient(userID) else { continue }
+            try await habits.reschedule(recipient, now: instant)
         }
     }
 }

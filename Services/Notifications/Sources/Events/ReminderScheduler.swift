@@ -49,6 +49,10 @@ struct ReminderScheduler: Sendable {
         }
         let calendar = recipient.calendar
         let day = notification.onDate
+        if notification.kind == .habitReminder {
+            try await sendHabitReminder(notification, to: recipient, now: now, store: store, scheduled: scheduled, connection: connection)
+            return
+        }
         if notification.kind == .weeklyDigest {
             try await scheduled.scheduleDigest(for: recipient, after: max(now, notification.fireAt))
         }
@@ -71,6 +75,37 @@ struct ReminderScheduler: Sendable {
         }
     }
 
+    /// A habit's reminder for its day: skipped if that habit already has a check-in that day or the user is on
+    /// vacation, timed out of quiet hours while the day lasts; whatever comes of it, the next day's is scheduled (none
+    /// once the attempt ended or the habit has no reminder time any more).
+    private func sendHabitReminder(
+        _ notification: ScheduledNotification, to recipient: Recipient, now: Date, store: RecipientStore, scheduled: ScheduledNotifications,
+        connection: PostgresConnection
+    ) async throws {
+        let habits = HabitReminders(connection: connection, logger: logger)
+        guard let attemptID = notification.attemptID, let attempt = try await habits.attempt(attemptID), let time = attempt.reminderTime else {
+            try await scheduled.remove(notification)
+            return
+        }
+        let calendar = recipient.calendar
+        let day = notification.onDate
+        if HabitReminder.isDue(on: day, lastCheckIn: attempt.lastCheckIn), try await !store.isOnVacation(recipient.userID, on: day) {
+            switch DeliveryRule.decide(at: now, quiet: recipient.quiet, usefulUntil: calendar.end(of: day), in: calendar) {
+            case .now:
+                try await inbox.deliver(
+                    .habitReminder(recipient.language, habit: attempt.name, attemptID: attemptID), kind: .habitReminder, key: notification.key,
+                    to: recipient.userID, at: now, connection: connection, logger: logger)
+            case .deferred(let until):
+                try await scheduled.postpone(notification, until: until)
+                return
+            case .dropped:
+                break
+            }
+        }
+        try await scheduled.remove(notification)
+        try await habits.schedule(attemptID, of: recipient.userID, at: time, after: max(now, notification.fireAt), in: calendar)
+    }
+
     private func message(for notification: ScheduledNotification, to recipient: Recipient, store: RecipientStore) async throws -> Message? {
         switch notification.kind {
         case .streakAtRisk:
@@ -80,7 +115,7 @@ struct ReminderScheduler: Sendable {
             return .weeklyDigest(recipient.language, completedDays: completed)
         case .reEngagement:
             return .reEngagement(recipient.language)
-        case .dailyReminder, .badgeEarned, .friendRequest, .challengeInvitation, .overtaken, .streakMilestone, .closeToGoal, .choreDue:
+        case .dailyReminder, .badgeEarned, .friendRequest, .challengeInvitation, .overtaken, .streakMilestone, .closeToGoal, .choreDue, .habitReminder:
             return nil
         }
     }

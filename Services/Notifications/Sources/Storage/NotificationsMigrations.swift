@@ -197,5 +197,20 @@ enum NotificationsMigrations {
         Migration(7, "per-kind switches", [
             "ALTER TABLE recipients ADD COLUMN disabled_categories text[] NOT NULL DEFAULT '{}'"
         ]),
+        // Per-habit reminders: each habit's reminder time (the latest version of its definition) and each user's active
+        // habit attempts with the latest day each has a check-in.
+        Migration(8, "per-habit reminders", [
+            "CREATE TABLE habit_definitions (challenge_id uuid PRIMARY KEY, version integer NOT NULL, name text NOT NULL, reminder_time text)",
+            """
+            CREATE TABLE habit_attempts (
+                attempt_id uuid PRIMARY KEY,
+                user_id uuid NOT NULL,
+                challenge_id uuid NOT NULL,
+                last_check_in date
+            )
+            """,
+            "CREATE INDEX habit_attempts_by_user ON habit_attempts (user_id)",
+            "CREATE INDEX habit_attempts_by_challenge ON habit_attempts (challenge_id)",
+        ]),
     ])
 }

@@ -184,6 +184,7 @@ struct RecipientStore {
             "DELETE FROM scheduled_notifications WHERE user_id = \(userID)",
             "DELETE FROM attempt_misses WHERE user_id = \(userID)",
             "DELETE FROM completion_times WHERE user_id = \(userID)",
+            "DELETE FROM habit_attempts WHERE user_id = \(userID)",
             "DELETE FROM webhook_subscriptions WHERE owner_id = \(userID)",
             "DELETE FROM webhook_deliveries WHERE user_id = \(userID)",
             "DELETE FROM group_members WHERE user_id = \(userID)",

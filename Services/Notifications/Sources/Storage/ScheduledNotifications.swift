@@ -61,6 +61,7 @@ struct ScheduledNotifications {
                 "UPDATE scheduled_notifications SET fire_at = \(fireAt) WHERE user_id = \(recipient.userID) AND key = \(key)", logger: logger)
         }
         try await scheduleDigest(for: recipient, after: now)
+        try await HabitReminders(connection: connection, logger: logger).reschedule(recipient, now: now)
     }
 
     /// The next weekly digest after `instant`, replacing any pending one.
