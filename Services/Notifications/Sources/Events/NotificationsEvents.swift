@@ -131,13 +131,13 @@ enum NotificationsEvents {
             else { return }
             let habits = HabitReminders(connection: connection, logger: logger)
             try await habits.noteAttempt(data.attemptID, of: data.userID, challengeID: data.challengeID)
-            try await habits.reschedule(recipient, now: data.startedAt)
+            try await habits.reschedule(recipient, now: max(data.startedAt, clock.now()))
         }
         handlers.on(ChallengePublished.self) { event, connection, logger in
-            try await habitDefinition(event.data.definition, at: event.data.publishedAt, connection: connection, logger: logger)
+            try await habitDefinition(event.data.definition, at: max(event.data.publishedAt, clock.now()), connection: connection, logger: logger)
         }
         handlers.on(ChallengeChanged.self) { event, connection, logger in
-            try await habitDefinition(event.data.definition, at: event.data.changedAt, connection: connection, logger: logger)
+            try await habitDefinition(event.data.definition, at: max(event.data.changedAt, clock.now()), connection: connection, logger: logger)
         }
         handlers.on(ChallengeDeleted.self) { event, connection, logger in
             guard event.data.kind == .habit else { return }
