@@ -675,17 +675,19 @@ struct HardeningSystemTests {
             Poison(name: "no value", topic: identity, type: GroupChanged.eventType, value: nil, consumers: ["challenges", "progress", "leaderboard"]),
             Poison(
                 name: "definition cut short", topic: challenges, type: ChallengePublished.eventType, value: text(#"{"definition":"#),
-                consumers: ["progress", "leaderboard", "badges"]),
+                consumers: ["progress", "leaderboard", "badges", "notifications"]),
             Poison(
                 name: "chore first due 9999-12-31", topic: challenges, type: ChallengePublished.eventType, value: farChore,
-                consumers: ["progress", "leaderboard", "badges"]),
+                consumers: ["progress", "leaderboard", "badges", "notifications"]),
             Poison(
                 name: "invitation wrong types", topic: challenges, type: ChallengeInvitationSent.eventType,
                 value: text(#"{"invitationID":"nope","challengeID":1,"inviteeID":null}"#), consumers: ["progress", "leaderboard", "notifications"]),
             Poison(
                 name: "attempt missing fields", topic: progress, type: AttemptStarted.eventType, value: text(#"{"attemptID":"\#(userID)"}"#),
-                consumers: ["challenges", "leaderboard"]),
-            Poison(name: "attempt garbage", topic: progress, type: AttemptStarted.eventType, value: Data([0, 1, 2, 3, 0xC0, 0xAF]), consumers: ["challenges", "leaderboard"]),
+                consumers: ["challenges", "leaderboard", "notifications"]),
+            Poison(
+                name: "attempt garbage", topic: progress, type: AttemptStarted.eventType, value: Data([0, 1, 2, 3, 0xC0, 0xAF]),
+                consumers: ["challenges", "leaderboard", "notifications"]),
         ]
     }
 
