@@ -30,13 +30,8 @@ struct HabitReminderSystemTests {
 
     @Test("a habit reminding at 07:30 reminds at 07:30 Rome time, not before, once; a check-in before 07:30 the next day skips that day's; no reminder time, no reminder")
     func habitReminder() async throws {
-        try await withTestStack("notifications-habit-reminder") { stack in
-            try await stack.start("identity")
-            try await stack.start("challenges", environment: ["SIMULATED_CLOCK": "true"])
-            try await stack.start("progress", environment: ["SIMULATED_CLOCK": "true", "JUDGEMENT_INTERVAL_MS": "100"])
-            try await stack.start("notifications", environment: ["SIMULATED_CLOCK": "true", "REMINDER_INTERVAL_MS": "50"])
-            try await stack.start("gateway")
-            let stage = ProgressStage(stack: stack)
+        try await NotificationTriggersSystemTests.withStage("notifications-habit-reminder") { stage in
+            let stack = stage.stack
             let day = Self.rome.date(at: Date()).adding(days: 7)
             try await stage.setClock(Self.rome.instant(of: LocalTime("06:00")!, on: day))
             let ana = try await stage.user("Ana", timeZone: "Europe/Rome")

@@ -20,19 +20,26 @@ struct NotificationTriggersSystemTests {
         try await items(user).filter { $0["kind"] as? String == kind }
     }
 
+    /// Identity on the real clock; challenges, progress and notifications on one simulated clock; the gateway.
+    static func withStage(_ name: String, _ body: (ProgressStage) async throws -> Void) async throws {
+        try await withTestStack(name) { stack in
+            try await stack.start("identity")
+            try await stack.start("challenges", environment: ["SIMULATED_CLOCK": "true"])
+            try await stack.start("progress", environment: ["SIMULATED_CLOCK": "true", "JUDGEMENT_INTERVAL_MS": "100"])
+            try await stack.start("notifications", environment: ["SIMULATED_CLOCK": "true", "REMINDER_INTERVAL_MS": "50"])
+            try await stack.start("gateway")
+            try await body(ProgressStage(stack: stack))
+        }
+    }
+
     static func waitFor(_ kind: String, of user: ProgressStage.User) async throws -> [String: Any] {
         try await eventually("a \(kind) notification") { try await notifications(kind, of: user).first }
     }
 
     @Test("a week of evening check-ins: the digest on Sunday, the 7-day milestone, the reminder moved to 18:00; two missed days: a streak at risk and a nudge, once each")
     func week() async throws {
-        try await withTestStack("notifications-triggers") { stack in
-            try await stack.start("identity")
-            try await stack.start("challenges", environment: ["SIMULATED_CLOCK": "true"])
-            try await stack.start("progress", environment: ["SIMULATED_CLOCK": "true", "JUDGEMENT_INTERVAL_MS": "100"])
-            try await stack.start("notifications", environment: ["SIMULATED_CLOCK": "true", "REMINDER_INTERVAL_MS": "50"])
-            try await stack.start("gateway")
-            let stage = ProgressStage(stack: stack)
+        try await Self.withStage("notifications-triggers") { stage in
+            let stack = stage.stack
             var monday = Self.rome.date(at: Date()).adding(days: 7)
             while monday.weekday != .monday { monday = monday.adding(days: 1) }
             try await stage.setClock(Self.rome.instant(of: LocalTime("09:00")!, on: monday))
