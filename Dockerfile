@@ -53,5 +53,5 @@ ENV SWIFT_BACKTRACE=enable=yes,sanitize=yes,threads=all,images=all,interactive=n
 ENV HTTP_HOST=0.0.0.0
 
 USER 10001:10001
-EXPOSE 8080 8081 8082 8083 8084 8085 8086
+EXPOSE 8080 8081 8082 8083 8084 8085 8086 8087
 CMD ["surge-admin", "--help"]

@@ -86,6 +86,7 @@ let serviceTargets: [Target] =
     + service("Leaderboard", module: "LeaderboardService", domain: true, dependencies: [.lifecycle])
     + service("Badges", module: "BadgesService", domain: true, dependencies: ["SurgeKafka", .lifecycle])
     + service("Notifications", module: "NotificationsService", domain: true, dependencies: [.httpClient, .jwt, .crypto])
+    + service("Analytics", module: "AnalyticsService", domain: true)
     + service("Template", module: "TemplateService", domain: true)
 
 let toolTargets: [Target] = [
@@ -108,7 +109,7 @@ let toolTargets: [Target] = [
         name: "SurgeAPICatalogue",
         dependencies: [
             "SurgeRuntime", "GatewayService", "IdentityService", "ChallengesService", "ProgressService", "LeaderboardService", "BadgesService",
-            "NotificationsService",
+            "NotificationsService", "AnalyticsService",
         ],
         path: "Tools/APICatalogue",
         swiftSettings: swiftSettings
@@ -171,6 +172,13 @@ let testTargets: [Target] = [
         name: "NotificationsTests", dependencies: ["SurgeTestSupport", "NotificationsDomain", "NotificationsService", "SurgeContracts", "SurgeCalendar", .crypto],
         path: "Tests/NotificationsTests", swiftSettings: swiftSettings),
     .testTarget(
+        name: "AnalyticsTests",
+        dependencies: [
+            "SurgeTestSupport", "AnalyticsService", "AnalyticsDomain", "SurgeRuntime", "SurgeContracts", "SurgeCalendar", .postgres, .hummingbird,
+            .hummingbirdTesting,
+        ],
+        path: "Tests/AnalyticsTests", swiftSettings: swiftSettings),
+    .testTarget(
         name: "BadgesTests", dependencies: ["SurgeTestSupport", "BadgesDomain", "SurgeContracts"], path: "Tests/BadgesTests",
         swiftSettings: swiftSettings),
     .testTarget(name: "KafkaTests", dependencies: ["SurgeKafka", "SurgeTestSupport"], path: "Tests/KafkaTests", swiftSettings: swiftSettings),
@@ -203,6 +211,7 @@ let package = Package(
         .executable(name: "surge-leaderboard", targets: ["surge-leaderboard"]),
         .executable(name: "surge-badges", targets: ["surge-badges"]),
         .executable(name: "surge-notifications", targets: ["surge-notifications"]),
+        .executable(name: "surge-analytics", targets: ["surge-analytics"]),
         .executable(name: "surge-template", targets: ["surge-template"]),
         .executable(name: "surge-broker", targets: ["surge-broker"]),
         .executable(name: "surge-admin", targets: ["surge-admin"]),

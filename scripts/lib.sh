@@ -4,14 +4,14 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 STATE="$ROOT/.surge"
 BIN="$ROOT/.build/debug"
-SERVICES=(identity challenges progress leaderboard badges notifications gateway)
+SERVICES=(identity challenges progress leaderboard badges notifications analytics gateway)
 
 log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 
 port_of() {
   case "$1" in
     gateway) echo 8080 ;; identity) echo 8081 ;; challenges) echo 8082 ;; progress) echo 8083 ;;
-    leaderboard) echo 8084 ;; badges) echo 8085 ;; notifications) echo 8086 ;;
+    leaderboard) echo 8084 ;; badges) echo 8085 ;; notifications) echo 8086 ;; analytics) echo 8087 ;;
   esac
 }
 

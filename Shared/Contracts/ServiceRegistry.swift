@@ -5,7 +5,7 @@
 /// Adding a service: copy `Services/Template`, add a case and its entry here, add its targets to Package.swift with
 /// `service(...)`, run `make contracts`. docs/architecture.md has the recipe.
 public enum SurgeService: String, Sendable, CaseIterable {
-    case gateway, identity, challenges, progress, leaderboard, badges, notifications
+    case gateway, identity, challenges, progress, leaderboard, badges, notifications, analytics
     /// `Services/Template`: built and tested like the others, never deployed; new services start as a copy of it.
     case template
 
@@ -67,6 +67,10 @@ public enum SurgeService: String, Sendable, CaseIterable {
                     "WEBHOOKS_INTERVAL_MS", "WEBHOOKS_TIMEOUT_SECONDS", "WEBHOOKS_DISABLE_AFTER_SECONDS", "WEBHOOKS_DISABLE_AFTER_FAILURES",
                     "WEBHOOKS_ROTATION_GRACE_SECONDS", "EMAIL_PROVIDER_URL", "EMAIL_PROVIDER_TOKEN", "EMAIL_FROM", "EMAIL_INTERVAL_MS",
                 ])
+        case .analytics:
+            ServiceEntry(
+                port: 8087, topic: nil, exportsUserData: false,
+                owns: "the product KPIs (retention, start, check-in, completion, streak and restart rates) from the public topics, for admins")
         case .template:
             ServiceEntry(
                 port: 8099, topic: nil, exportsUserData: true, owns: "the pattern every service follows, in miniature", deployed: false,

@@ -1,3 +1,4 @@
+import AnalyticsService
 import BadgesService
 import ChallengesService
 import GatewayService
@@ -17,6 +18,7 @@ public enum PublicAPICatalogue {
         [
             .gateway: GatewayService.api, .identity: IdentityService.api, .challenges: ChallengesService.api, .progress: ProgressService.api,
             .leaderboard: LeaderboardService.api, .badges: BadgesService.api, .notifications: NotificationsService.api,
+            .analytics: AnalyticsService.api,
         ]
     }
 

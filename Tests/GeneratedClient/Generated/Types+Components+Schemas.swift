@@ -2512,6 +2512,35 @@ extension Components {
                 ])
             }
         }
+        /// - Remark: Generated from `#/components/schemas/CohortWeek`.
+        public struct CohortWeek: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/CohortWeek/users`.
+            public var users: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/CohortWeek/values`.
+            public var values: Components.Schemas.Values
+            /// - Remark: Generated from `#/components/schemas/CohortWeek/week`.
+            public var week: Components.Schemas.LocalDate
+            /// Creates a new `CohortWeek`.
+            ///
+            /// - Parameters:
+            ///   - users:
+            ///   - values:
+            ///   - week:
+            public init(
+                users: Swift.Int,
+                values: Components.Schemas.Values,
+                week: Components.Schemas.LocalDate
+            ) {
+                self.users = users
+                self.values = values
+                self.week = week
+            }
+            public enum CodingKeys: String, CodingKey {
+                case users
+                case values
+                case week
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/CompetitionDetails`.
         public struct CompetitionDetails: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/CompetitionDetails/endsAt`.
@@ -2706,6 +2735,35 @@ extension Components {
                 ])
             }
         }
+        /// - Remark: Generated from `#/components/schemas/Day`.
+        public struct Day: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Day/date`.
+            public var date: Components.Schemas.LocalDate
+            /// - Remark: Generated from `#/components/schemas/Day/registrations`.
+            public var registrations: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/Day/values`.
+            public var values: Components.Schemas.Values
+            /// Creates a new `Day`.
+            ///
+            /// - Parameters:
+            ///   - date:
+            ///   - registrations:
+            ///   - values:
+            public init(
+                date: Components.Schemas.LocalDate,
+                registrations: Swift.Int,
+                values: Components.Schemas.Values
+            ) {
+                self.date = date
+                self.registrations = registrations
+                self.values = values
+            }
+            public enum CodingKeys: String, CodingKey {
+                case date
+                case registrations
+                case values
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/DayView`.
         public struct DayView: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/DayView/complete`.
@@ -2780,6 +2838,47 @@ extension Components {
                 ])
             }
         }
+        /// - Remark: Generated from `#/components/schemas/Description`.
+        public struct Description: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Description/direction`.
+            public var direction: Components.Schemas.Direction
+            /// - Remark: Generated from `#/components/schemas/Description/id`.
+            public var id: Components.Schemas.Kpi
+            /// - Remark: Generated from `#/components/schemas/Description/target`.
+            public var target: Swift.Double
+            /// - Remark: Generated from `#/components/schemas/Description/title`.
+            public var title: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Description/unit`.
+            public var unit: Components.Schemas.Unit
+            /// Creates a new `Description`.
+            ///
+            /// - Parameters:
+            ///   - direction:
+            ///   - id:
+            ///   - target:
+            ///   - title:
+            ///   - unit:
+            public init(
+                direction: Components.Schemas.Direction,
+                id: Components.Schemas.Kpi,
+                target: Swift.Double,
+                title: Swift.String,
+                unit: Components.Schemas.Unit
+            ) {
+                self.direction = direction
+                self.id = id
+                self.target = target
+                self.title = title
+                self.unit = unit
+            }
+            public enum CodingKeys: String, CodingKey {
+                case direction
+                case id
+                case target
+                case title
+                case unit
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/DeviceSessionList`.
         public struct DeviceSessionList: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/DeviceSessionList/items`.
@@ -2845,6 +2944,60 @@ extension Components {
             ///   - value2:
             public init(
                 value1: Components.Schemas.KnownDifficulty? = nil,
+                value2: Swift.String? = nil
+            ) {
+                self.value1 = value1
+                self.value2 = value2
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self.value1 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value2 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                    [
+                        self.value1,
+                        self.value2
+                    ],
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                    self.value1,
+                    self.value2
+                ])
+            }
+        }
+        /// An open list: later versions may add values, so a client must accept one it does not know.
+        ///
+        /// - Remark: Generated from `#/components/schemas/Direction`.
+        public struct Direction: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Direction/value1`.
+            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
+                case atLeast = "atLeast"
+                case atMost = "atMost"
+            }
+            /// - Remark: Generated from `#/components/schemas/Direction/value1`.
+            public var value1: Components.Schemas.Direction.Value1Payload?
+            /// - Remark: Generated from `#/components/schemas/Direction/value2`.
+            public var value2: Swift.String?
+            /// Creates a new `Direction`.
+            ///
+            /// - Parameters:
+            ///   - value1:
+            ///   - value2:
+            public init(
+                value1: Components.Schemas.Direction.Value1Payload? = nil,
                 value2: Swift.String? = nil
             ) {
                 self.value1 = value1
@@ -4254,6 +4407,64 @@ extension Components {
         @frozen public enum KnownWindow: String, Codable, Hashable, Sendable, CaseIterable {
             case week = "week"
             case month = "month"
+        }
+        /// An open list: later versions may add values, so a client must accept one it does not know.
+        ///
+        /// - Remark: Generated from `#/components/schemas/KPI`.
+        public struct Kpi: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/KPI/value1`.
+            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
+                case day7Retention = "day7Retention"
+                case challengeStartRate = "challengeStartRate"
+                case dailyCheckInRate = "dailyCheckInRate"
+                case completionRate = "completionRate"
+                case averageStreakBeforeBreak = "averageStreakBeforeBreak"
+                case restartRate = "restartRate"
+            }
+            /// - Remark: Generated from `#/components/schemas/KPI/value1`.
+            public var value1: Components.Schemas.Kpi.Value1Payload?
+            /// - Remark: Generated from `#/components/schemas/KPI/value2`.
+            public var value2: Swift.String?
+            /// Creates a new `Kpi`.
+            ///
+            /// - Parameters:
+            ///   - value1:
+            ///   - value2:
+            public init(
+                value1: Components.Schemas.Kpi.Value1Payload? = nil,
+                value2: Swift.String? = nil
+            ) {
+                self.value1 = value1
+                self.value2 = value2
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self.value1 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value2 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                    [
+                        self.value1,
+                        self.value2
+                    ],
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                    self.value1,
+                    self.value2
+                ])
+            }
         }
         /// - Remark: Generated from `#/components/schemas/LedgerCheckIn`.
         public struct LedgerCheckIn: Codable, Hashable, Sendable {
@@ -6296,6 +6507,59 @@ extension Components {
                 ])
             }
         }
+        /// - Remark: Generated from `#/components/schemas/ReportResponse`.
+        public struct ReportResponse: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ReportResponse/cohortWeeks`.
+            public var cohortWeeks: [Components.Schemas.CohortWeek]
+            /// - Remark: Generated from `#/components/schemas/ReportResponse/days`.
+            public var days: [Components.Schemas.Day]
+            /// - Remark: Generated from `#/components/schemas/ReportResponse/from`.
+            public var from: Components.Schemas.LocalDate
+            /// - Remark: Generated from `#/components/schemas/ReportResponse/generatedAt`.
+            public var generatedAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/ReportResponse/kpis`.
+            public var kpis: [Components.Schemas.Description]
+            /// - Remark: Generated from `#/components/schemas/ReportResponse/to`.
+            public var to: Components.Schemas.LocalDate
+            /// - Remark: Generated from `#/components/schemas/ReportResponse/totals`.
+            public var totals: Components.Schemas.Values
+            /// Creates a new `ReportResponse`.
+            ///
+            /// - Parameters:
+            ///   - cohortWeeks:
+            ///   - days:
+            ///   - from:
+            ///   - generatedAt:
+            ///   - kpis:
+            ///   - to:
+            ///   - totals:
+            public init(
+                cohortWeeks: [Components.Schemas.CohortWeek],
+                days: [Components.Schemas.Day],
+                from: Components.Schemas.LocalDate,
+                generatedAt: Foundation.Date,
+                kpis: [Components.Schemas.Description],
+                to: Components.Schemas.LocalDate,
+                totals: Components.Schemas.Values
+            ) {
+                self.cohortWeeks = cohortWeeks
+                self.days = days
+                self.from = from
+                self.generatedAt = generatedAt
+                self.kpis = kpis
+                self.to = to
+                self.totals = totals
+            }
+            public enum CodingKeys: String, CodingKey {
+                case cohortWeeks
+                case days
+                case from
+                case generatedAt
+                case kpis
+                case to
+                case totals
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/ResetPasswordRequest`.
         public struct ResetPasswordRequest: Codable, Hashable, Sendable {
             /// From 10 to 256 characters; not one character repeated, not the e-mail's name, not a common password.
@@ -7623,6 +7887,60 @@ extension Components {
                 case startingSeries
             }
         }
+        /// An open list: later versions may add values, so a client must accept one it does not know.
+        ///
+        /// - Remark: Generated from `#/components/schemas/Unit`.
+        public struct Unit: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Unit/value1`.
+            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
+                case ratio = "ratio"
+                case days = "days"
+            }
+            /// - Remark: Generated from `#/components/schemas/Unit/value1`.
+            public var value1: Components.Schemas.Unit.Value1Payload?
+            /// - Remark: Generated from `#/components/schemas/Unit/value2`.
+            public var value2: Swift.String?
+            /// Creates a new `Unit`.
+            ///
+            /// - Parameters:
+            ///   - value1:
+            ///   - value2:
+            public init(
+                value1: Components.Schemas.Unit.Value1Payload? = nil,
+                value2: Swift.String? = nil
+            ) {
+                self.value1 = value1
+                self.value2 = value2
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self.value1 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value2 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                    [
+                        self.value1,
+                        self.value2
+                    ],
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                    self.value1,
+                    self.value2
+                ])
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/UnreadCountView`.
         public struct UnreadCountView: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/UnreadCountView/unread`.
@@ -7682,6 +8000,82 @@ extension Components {
             public enum CodingKeys: String, CodingKey {
                 case notPaused
                 case paused
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/Value`.
+        public struct Value: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Value/denominator`.
+            public var denominator: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/Value/numerator`.
+            public var numerator: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/Value/value`.
+            public var value: Swift.Double?
+            /// Creates a new `Value`.
+            ///
+            /// - Parameters:
+            ///   - denominator:
+            ///   - numerator:
+            ///   - value:
+            public init(
+                denominator: Swift.Int,
+                numerator: Swift.Int,
+                value: Swift.Double? = nil
+            ) {
+                self.denominator = denominator
+                self.numerator = numerator
+                self.value = value
+            }
+            public enum CodingKeys: String, CodingKey {
+                case denominator
+                case numerator
+                case value
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/Values`.
+        public struct Values: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Values/averageStreakBeforeBreak`.
+            public var averageStreakBeforeBreak: Components.Schemas.Value
+            /// - Remark: Generated from `#/components/schemas/Values/challengeStartRate`.
+            public var challengeStartRate: Components.Schemas.Value
+            /// - Remark: Generated from `#/components/schemas/Values/completionRate`.
+            public var completionRate: Components.Schemas.Value
+            /// - Remark: Generated from `#/components/schemas/Values/dailyCheckInRate`.
+            public var dailyCheckInRate: Components.Schemas.Value
+            /// - Remark: Generated from `#/components/schemas/Values/day7Retention`.
+            public var day7Retention: Components.Schemas.Value
+            /// - Remark: Generated from `#/components/schemas/Values/restartRate`.
+            public var restartRate: Components.Schemas.Value
+            /// Creates a new `Values`.
+            ///
+            /// - Parameters:
+            ///   - averageStreakBeforeBreak:
+            ///   - challengeStartRate:
+            ///   - completionRate:
+            ///   - dailyCheckInRate:
+            ///   - day7Retention:
+            ///   - restartRate:
+            public init(
+                averageStreakBeforeBreak: Components.Schemas.Value,
+                challengeStartRate: Components.Schemas.Value,
+                completionRate: Components.Schemas.Value,
+                dailyCheckInRate: Components.Schemas.Value,
+                day7Retention: Components.Schemas.Value,
+                restartRate: Components.Schemas.Value
+            ) {
+                self.averageStreakBeforeBreak = averageStreakBeforeBreak
+                self.challengeStartRate = challengeStartRate
+                self.completionRate = completionRate
+                self.dailyCheckInRate = dailyCheckInRate
+                self.day7Retention = day7Retention
+                self.restartRate = restartRate
+            }
+            public enum CodingKeys: String, CodingKey {
+                case averageStreakBeforeBreak
+                case challengeStartRate
+                case completionRate
+                case dailyCheckInRate
+                case day7Retention
+                case restartRate
             }
         }
         /// - Remark: Generated from `#/components/schemas/VerifyEmailRequest`.

@@ -17,6 +17,24 @@ public import struct Foundation.Data
 public import struct Foundation.Date
 /// A type that performs HTTP operations defined by the OpenAPI document.
 public protocol APIProtocol: Sendable {
+    /// The product KPIs per day and per signup-cohort week, with their targets (admins only).
+    ///
+    /// The product KPIs per day and per signup-cohort week, with their targets (admins only).
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `GET /v1/admin/kpis`.
+    /// - Remark: Generated from `#/paths//v1/admin/kpis/get(getKPIs)`.
+    func getKPIs(_ input: Operations.GetKPIs.Input) async throws -> Operations.GetKPIs.Output
+    /// The same KPIs as CSV, one row per period and KPI: scope,period,kpi,value,numerator,denominator,target (admins only).
+    ///
+    /// The same KPIs as CSV, one row per period and KPI: scope,period,kpi,value,numerator,denominator,target (admins only).
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `GET /v1/admin/kpis.csv`.
+    /// - Remark: Generated from `#/paths//v1/admin/kpis.csv/get(getKPIsCSV)`.
+    func getKPIsCSV(_ input: Operations.GetKPIsCSV.Input) async throws -> Operations.GetKPIsCSV.Output
     /// The caller's attempts, newest first, with live stats; filter by status or challenge.
     ///
     /// The caller's attempts, newest first, with live stats; filter by status or challenge.
@@ -1166,6 +1184,40 @@ public protocol APIProtocol: Sendable {
 
 /// Convenience overloads for operation inputs.
 extension APIProtocol {
+    /// The product KPIs per day and per signup-cohort week, with their targets (admins only).
+    ///
+    /// The product KPIs per day and per signup-cohort week, with their targets (admins only).
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `GET /v1/admin/kpis`.
+    /// - Remark: Generated from `#/paths//v1/admin/kpis/get(getKPIs)`.
+    public func getKPIs(
+        query: Operations.GetKPIs.Input.Query = .init(),
+        headers: Operations.GetKPIs.Input.Headers = .init()
+    ) async throws -> Operations.GetKPIs.Output {
+        try await getKPIs(Operations.GetKPIs.Input(
+            query: query,
+            headers: headers
+        ))
+    }
+    /// The same KPIs as CSV, one row per period and KPI: scope,period,kpi,value,numerator,denominator,target (admins only).
+    ///
+    /// The same KPIs as CSV, one row per period and KPI: scope,period,kpi,value,numerator,denominator,target (admins only).
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `GET /v1/admin/kpis.csv`.
+    /// - Remark: Generated from `#/paths//v1/admin/kpis.csv/get(getKPIsCSV)`.
+    public func getKPIsCSV(
+        query: Operations.GetKPIsCSV.Input.Query = .init(),
+        headers: Operations.GetKPIsCSV.Input.Headers = .init()
+    ) async throws -> Operations.GetKPIsCSV.Output {
+        try await getKPIsCSV(Operations.GetKPIsCSV.Input(
+            query: query,
+            headers: headers
+        ))
+    }
     /// The caller's attempts, newest first, with live stats; filter by status or challenge.
     ///
     /// The caller's attempts, newest first, with live stats; filter by status or challenge.

@@ -3,10 +3,8 @@ import Foundation
 import Logging
 import PostgresNIO
 import SurgeContracts
-import SurgeKafka
 import SurgeMessaging
 import SurgeRuntime
-import Synchronization
 
 /// `surge-badges rebuild`: users, relations, what is kept of each challenge, facts and awards rebuilt from the
 /// earliest offset of every topic the service reads, through the consumer's own handlers (`BadgesEvents`), in one transaction.
@@ -55,7 +53,7 @@ enum Rebuild {
                     "SELECT pg_try_advisory_lock(hashtext(\(ReplicaPresence.lock)))", logger: logger
                 ).collect().first?.decode(Bool.self) ?? false
                 guard locked else { throw RebuildError.replicasRunning }
-                let records = try await read(replaying.topics.sorted(), settings: settings, logger: logger)
+                let records = try await EventHistory.read(replaying.topics.sorted(), configuration: settings.kafka, logger: logger)
                 try await connection.query("BEGIN", logger: logger)
                 do {
                     let report = try await replay(
@@ -143,42 +141,5 @@ enum Rebuild {
         _ = try await Backfill(awarder: awarder).run(on: connection, at: time, logger: logger)
         report.awards = try await connection.query("SELECT count(*)::bigint FROM awards", logger: logger).collect().first?.decode(Int.self) ?? 0
         return report
-    }
-
-    /// Every record of `topics` from the earliest offset, each partition in offset order, partitions merged by event
-    /// time (ties by topic and partition); nil for a record that cannot be read as an event.
-    private static func read(_ topics: [String], settings: ServiceSettings, logger: Logger) async throws -> [EventRecord?] {
-        let reader = try KafkaTopicReader(configuration: settings.kafka, logger: logger)
-        let collected = Collected()
-        _ = try await reader.readAll(topics) { message in
-            collected.byPartition.withLock {
-                $0[KafkaTopicReader.Partition(topic: message.topic, partition: message.partition), default: []].append(message)
-            }
-        }
-        let partitions = collected.byPartition.withLock { $0 }.sorted { ($0.key.topic, $0.key.partition) < ($1.key.topic, $1.key.partition) }.map { messages in
-            messages.value.map { message in
-                try? EventRecord(kafkaKey: message.key, value: message.value, headers: message.headers.map { ($0.name, $0.value) })
-            }
-        }
-        var heads = Array(repeating: 0, count: partitions.count)
-        var merged: [EventRecord?] = []
-        while true {
-            var next: Int?
-            for index in partitions.indices where heads[index] < partitions[index].count {
-                // An unreadable record goes first: it is only counted.
-                if let best = next, time(partitions[best][heads[best]]) <= time(partitions[index][heads[index]]) { continue }
-                next = index
-            }
-            guard let next else { return merged }
-            merged.append(partitions[next][heads[next]])
-            heads[next] += 1
-        }
-    }
-
-    private static func time(_ record: EventRecord?) -> Date { record?.time ?? .distantPast }
-
-    /// The records as read, per partition in offset order.
-    final class Collected: Sendable {
-        let byPartition = Mutex<[KafkaTopicReader.Partition: [KafkaMessage]]>([:])
     }
 }

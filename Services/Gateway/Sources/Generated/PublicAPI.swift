@@ -2,6 +2,8 @@
 
 enum PublicAPI {
     static let routes: [PublicRoute] = [
+        PublicRoute(.get, "/v1/admin/kpis", .analytics, .authenticated, .standard, idempotent: false),
+        PublicRoute(.get, "/v1/admin/kpis.csv", .analytics, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/attempts", .progress, .authenticated, .standard, idempotent: false),
         PublicRoute(.post, "/v1/attempts", .progress, .authenticated, .standard, idempotent: true),
         PublicRoute(.get, "/v1/attempts/{attemptID}", .progress, .authenticated, .standard, idempotent: false),
@@ -2036,6 +2038,25 @@ enum PublicAPI {
         },
         "type" : "object"
       },
+      "CohortWeek" : {
+        "properties" : {
+          "users" : {
+            "type" : "integer"
+          },
+          "values" : {
+            "$ref" : "#/components/schemas/Values"
+          },
+          "week" : {
+            "$ref" : "#/components/schemas/LocalDate"
+          }
+        },
+        "required" : [
+          "users",
+          "values",
+          "week"
+        ],
+        "type" : "object"
+      },
       "CompetitionDetails" : {
         "properties" : {
           "endsAt" : {
@@ -2171,6 +2192,25 @@ enum PublicAPI {
         ],
         "type" : "object"
       },
+      "Day" : {
+        "properties" : {
+          "date" : {
+            "$ref" : "#/components/schemas/LocalDate"
+          },
+          "registrations" : {
+            "type" : "integer"
+          },
+          "values" : {
+            "$ref" : "#/components/schemas/Values"
+          }
+        },
+        "required" : [
+          "date",
+          "registrations",
+          "values"
+        ],
+        "type" : "object"
+      },
       "DayView" : {
         "properties" : {
           "complete" : {
@@ -2219,6 +2259,33 @@ enum PublicAPI {
             "type" : "boolean"
           }
         },
+        "type" : "object"
+      },
+      "Description" : {
+        "properties" : {
+          "direction" : {
+            "$ref" : "#/components/schemas/Direction"
+          },
+          "id" : {
+            "$ref" : "#/components/schemas/KPI"
+          },
+          "target" : {
+            "type" : "number"
+          },
+          "title" : {
+            "type" : "string"
+          },
+          "unit" : {
+            "$ref" : "#/components/schemas/Unit"
+          }
+        },
+        "required" : [
+          "direction",
+          "id",
+          "target",
+          "title",
+          "unit"
+        ],
         "type" : "object"
       },
       "DeviceSessionList" : {
@@ -2273,6 +2340,21 @@ enum PublicAPI {
           }
         ],
         "description" : "An open list: later versions may add values to KnownDifficulty, so a client must accept one it does not know. Requests take only the values of KnownDifficulty."
+      },
+      "Direction" : {
+        "anyOf" : [
+          {
+            "enum" : [
+              "atLeast",
+              "atMost"
+            ],
+            "type" : "string"
+          },
+          {
+            "type" : "string"
+          }
+        ],
+        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
       },
       "EarnedBadgeView" : {
         "properties" : {
@@ -3189,6 +3271,25 @@ enum PublicAPI {
           "month"
         ],
         "type" : "string"
+      },
+      "KPI" : {
+        "anyOf" : [
+          {
+            "enum" : [
+              "day7Retention",
+              "challengeStartRate",
+              "dailyCheckInRate",
+              "completionRate",
+              "averageStreakBeforeBreak",
+              "restartRate"
+            ],
+            "type" : "string"
+          },
+          {
+            "type" : "string"
+          }
+        ],
+        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
       },
       "LedgerCheckIn" : {
         "properties" : {
@@ -4376,6 +4477,52 @@ enum PublicAPI {
         ],
         "type" : "object"
       },
+      "ReportResponse" : {
+        "properties" : {
+          "cohortWeeks" : {
+            "items" : {
+              "$ref" : "#/components/schemas/CohortWeek"
+            },
+            "type" : "array"
+          },
+          "days" : {
+            "items" : {
+              "$ref" : "#/components/schemas/Day"
+            },
+            "type" : "array"
+          },
+          "from" : {
+            "$ref" : "#/components/schemas/LocalDate"
+          },
+          "generatedAt" : {
+            "format" : "date-time",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "type" : "string"
+          },
+          "kpis" : {
+            "items" : {
+              "$ref" : "#/components/schemas/Description"
+            },
+            "type" : "array"
+          },
+          "to" : {
+            "$ref" : "#/components/schemas/LocalDate"
+          },
+          "totals" : {
+            "$ref" : "#/components/schemas/Values"
+          }
+        },
+        "required" : [
+          "cohortWeeks",
+          "days",
+          "from",
+          "generatedAt",
+          "kpis",
+          "to",
+          "totals"
+        ],
+        "type" : "object"
+      },
       "ResetPasswordRequest" : {
         "additionalProperties" : false,
         "properties" : {
@@ -5180,6 +5327,21 @@ enum PublicAPI {
         ],
         "type" : "object"
       },
+      "Unit" : {
+        "anyOf" : [
+          {
+            "enum" : [
+              "ratio",
+              "days"
+            ],
+            "type" : "string"
+          },
+          {
+            "type" : "string"
+          }
+        ],
+        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+      },
       "UnreadCountView" : {
         "properties" : {
           "unread" : {
@@ -5228,6 +5390,55 @@ enum PublicAPI {
         "required" : [
           "notPaused",
           "paused"
+        ],
+        "type" : "object"
+      },
+      "Value" : {
+        "properties" : {
+          "denominator" : {
+            "type" : "integer"
+          },
+          "numerator" : {
+            "type" : "integer"
+          },
+          "value" : {
+            "type" : "number"
+          }
+        },
+        "required" : [
+          "denominator",
+          "numerator"
+        ],
+        "type" : "object"
+      },
+      "Values" : {
+        "properties" : {
+          "averageStreakBeforeBreak" : {
+            "$ref" : "#/components/schemas/Value"
+          },
+          "challengeStartRate" : {
+            "$ref" : "#/components/schemas/Value"
+          },
+          "completionRate" : {
+            "$ref" : "#/components/schemas/Value"
+          },
+          "dailyCheckInRate" : {
+            "$ref" : "#/components/schemas/Value"
+          },
+          "day7Retention" : {
+            "$ref" : "#/components/schemas/Value"
+          },
+          "restartRate" : {
+            "$ref" : "#/components/schemas/Value"
+          }
+        },
+        "required" : [
+          "averageStreakBeforeBreak",
+          "challengeStartRate",
+          "completionRate",
+          "dailyCheckInRate",
+          "day7Retention",
+          "restartRate"
         ],
         "type" : "object"
       },
@@ -5557,6 +5768,179 @@ enum PublicAPI {
   },
   "openapi" : "3.1.0",
   "paths" : {
+    "/v1/admin/kpis" : {
+      "get" : {
+        "description" : "The product KPIs per day and per signup-cohort week, with their targets (admins only).\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "operationId" : "getKPIs",
+        "parameters" : [
+          {
+            "description" : "First local day of the range (default: 27 days before `to`).",
+            "in" : "query",
+            "name" : "from",
+            "required" : false,
+            "schema" : {
+              "format" : "date",
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "Last local day of the range (default: today, UTC).",
+            "in" : "query",
+            "name" : "to",
+            "required" : false,
+            "schema" : {
+              "format" : "date",
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "application/json" : {
+                "schema" : {
+                  "$ref" : "#/components/schemas/ReportResponse"
+                }
+              }
+            },
+            "description" : "OK",
+            "headers" : {
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/UnprocessableContent"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/TooManyRequests"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/ServiceUnavailable"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "The product KPIs per day and per signup-cohort week, with their targets (admins only).",
+        "tags" : [
+          "analytics"
+        ],
+        "x-problem-types" : [
+          "invalid-characters",
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
+        "x-surge-service" : "analytics",
+        "x-surge-throttle" : "standard"
+      }
+    },
+    "/v1/admin/kpis.csv" : {
+      "get" : {
+        "description" : "The same KPIs as CSV, one row per period and KPI: scope,period,kpi,value,numerator,denominator,target (admins only).\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "operationId" : "getKPIsCSV",
+        "parameters" : [
+          {
+            "description" : "First local day of the range (default: 27 days before `to`).",
+            "in" : "query",
+            "name" : "from",
+            "required" : false,
+            "schema" : {
+              "format" : "date",
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "Last local day of the range (default: today, UTC).",
+            "in" : "query",
+            "name" : "to",
+            "required" : false,
+            "schema" : {
+              "format" : "date",
+              "type" : "string"
+            }
+          }
+        ],
+        "responses" : {
+          "200" : {
+            "content" : {
+              "text/csv" : {
+                "schema" : {
+                  "format" : "binary",
+                  "type" : "string"
+                }
+              }
+            },
+            "description" : "OK",
+            "headers" : {
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/UnprocessableContent"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/TooManyRequests"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/ServiceUnavailable"
+          }
+        },
+        "security" : [
+          {
+            "bearer" : [
+
+            ]
+          }
+        ],
+        "summary" : "The same KPIs as CSV, one row per period and KPI: scope,period,kpi,value,numerator,denominator,target (admins only).",
+        "tags" : [
+          "analytics"
+        ],
+        "x-problem-types" : [
+          "invalid-characters",
+          "account-deleted",
+          "invalid-token",
+          "unauthorized",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
+        "x-surge-service" : "analytics",
+        "x-surge-throttle" : "standard"
+      }
+    },
     "/v1/attempts" : {
       "get" : {
         "description" : "The caller's attempts, newest first, with live stats; filter by status or challenge.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
@@ -14633,6 +15017,9 @@ enum PublicAPI {
     },
     {
       "name" : "notifications"
+    },
+    {
+      "name" : "analytics"
     }
   ]
 }
