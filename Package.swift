@@ -114,9 +114,10 @@ let toolTargets: [Target] = [
         path: "Tools/APICatalogue",
         swiftSettings: swiftSettings
     ),
+    .target(name: "SurgeSimulation", dependencies: ["SurgeContracts", "SurgeCalendar"], path: "Tools/Simulation", swiftSettings: swiftSettings),
     .executableTarget(
         name: "surge-admin",
-        dependencies: ["SurgeContracts", "SurgePostgres", "SurgeAPICatalogue", .argumentParser, .logging, .postgres, .httpClient],
+        dependencies: ["SurgeContracts", "SurgePostgres", "SurgeAPICatalogue", "SurgeSimulation", .argumentParser, .logging, .postgres, .httpClient],
         path: "Tools/Admin",
         swiftSettings: swiftSettings
     ),
@@ -133,7 +134,7 @@ let testTargets: [Target] = [
     ),
     .target(
         name: "SurgeTestSupport",
-        dependencies: ["SurgeKafka", "SurgePostgres", "SurgeMessaging", "SurgeContracts", "SurgeRuntime", .postgres, .httpClient, .logging],
+        dependencies: ["SurgeKafka", "SurgePostgres", "SurgeMessaging", "SurgeContracts", "SurgeRuntime", "SurgeSimulation", .postgres, .httpClient, .logging],
         path: "Tests/Support",
         swiftSettings: swiftSettings
     ),
@@ -193,7 +194,7 @@ let testTargets: [Target] = [
     .testTarget(
         name: "SystemTests",
         dependencies: [
-            "SurgeTestSupport", "SurgeContracts", "SurgeCalendar", "SurgeKafka", "SurgeMessaging", "SurgeAuth", .postgres, .httpClient, .hummingbird,
+            "SurgeTestSupport", "SurgeContracts", "SurgeCalendar", "SurgeKafka", "SurgeMessaging", "SurgeAuth", "SurgeSimulation", .postgres, .httpClient, .hummingbird,
             .jwt,
             .crypto, .cryptoExtras, .lifecycle, "SurgeGeneratedClient", .openAPIRuntime, .openAPIAsyncHTTPClient,
         ],

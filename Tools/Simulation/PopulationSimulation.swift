@@ -1,7 +1,6 @@
 import Foundation
 import SurgeCalendar
 import SurgeContracts
-import SurgeTestSupport
 
 /// A population of users driven through the gateway over simulated days, with every clock moved together, that
 /// keeps its own record of what each user did and computes the KPIs from that record (docs/analytics.md's
@@ -11,20 +10,20 @@ import SurgeTestSupport
 /// in the first session and tick every day (most come back on day 7 to start it again), some start it later in the
 /// day (a second session) and miss one day, some start 75 Hard and miss day 1 (half of them restart the next day and
 /// fail again), some tick once and abandon. One finisher opts out of telemetry on day 1; one is deleted on day 2.
-struct AnalyticsSimulation {
-    enum Persona: CaseIterable {
+public struct PopulationSimulation: Sendable {
+    public enum Persona: CaseIterable, Sendable {
         case ghost, finisher, lateStarter, quitter, abandoner
     }
 
     /// The daily moments at which users act, local time.
-    enum Slot: String, CaseIterable {
+    public enum Slot: String, CaseIterable, Sendable {
         case morning = "09:00"
         case start = "09:05"
         case settings = "10:00"
         case afternoon = "11:00"
     }
 
-    struct Attempt {
+    public struct Attempt: Sendable {
         var id: String
         var challengeID: String
         var strict: Bool
@@ -37,21 +36,21 @@ struct AnalyticsSimulation {
         var restartedAt: Date?
     }
 
-    struct User {
+    public struct User: Sendable {
         let index: Int
         let persona: Persona
         let zone: String
         let calendar: LocalCalendar
         let registrationDay: Int
         let returns: Bool
-        var id: UUID?
-        var http: TestHTTP?
+        public internal(set) var id: UUID?
+        var token: String?
         var habitID: String?
         var registeredAt: Date?
         var activities: [Date] = []
         var attempts: [Attempt] = []
-        var optedOutAt: Date?
-        var deleted = false
+        public internal(set) var optedOutAt: Date?
+        public internal(set) var deleted = false
 
         var cohortDate: LocalDate? { registeredAt.map(calendar.date(at:)) }
     }
@@ -59,13 +58,13 @@ struct AnalyticsSimulation {
     static let zones = ["Europe/Rome", "America/New_York", "Asia/Tokyo"]
     static let habitDays = 4
 
-    let firstDay: LocalDate
-    let days: Int
-    var users: [User]
+    public let firstDay: LocalDate
+    public let days: Int
+    public internal(set) var users: [User]
     /// Every instant the clock is moved to, in order; the last one is `now` for the KPIs.
-    let instants: [Date]
+    public let instants: [Date]
 
-    init(users count: Int, seed: UInt64, firstDay: LocalDate, days: Int) {
+    public init(users count: Int, seed: UInt64, firstDay: LocalDate, days: Int) {
         var random = SeededRandom(seed: seed)
         self.firstDay = firstDay
         self.days = days
@@ -89,8 +88,8 @@ struct AnalyticsSimulation {
         instants = moments.sorted()
     }
 
-    var now: Date { instants.last! }
-    var lastDay: LocalDate { firstDay.adding(days: days - 1) }
+    public var now: Date { instants.last! }
+    public var lastDay: LocalDate { firstDay.adding(days: days - 1) }
 
     // MARK: What each user does, and when
 
@@ -170,21 +169,21 @@ struct AnalyticsSimulation {
         return derived
     }
 
-    struct Value: Equatable, CustomStringConvertible {
-        var numerator = 0
-        var denominator = 0
-        var description: String { "\(numerator)/\(denominator)" }
+    public struct Value: Equatable, Sendable, CustomStringConvertible {
+        public var numerator = 0
+        public var denominator = 0
+        public var description: String { "\(numerator)/\(denominator)" }
     }
 
-    typealias Values = [String: Value]
+    public typealias Values = [String: Value]
 
-    struct Expected {
-        var days: [LocalDate: (registrations: Int, values: Values)] = [:]
-        var weeks: [LocalDate: (users: Int, values: Values)] = [:]
+    public struct Expected: Sendable {
+        public var days: [LocalDate: (registrations: Int, values: Values)] = [:]
+        public var weeks: [LocalDate: (users: Int, values: Values)] = [:]
     }
 
     /// The KPIs by day and by cohort week, from the record alone.
-    func expected() -> Expected {
+    public func expected() -> Expected {
         var result = Expected()
         func add(_ kpi: String, day: LocalDate?, week: LocalDate, numerator: Bool, denominator: Int = 1, amount: Int = 1) {
             if let day {
