@@ -398,7 +398,7 @@ public struct AttemptEnded: EventPayload {
 public struct AttemptRestarted: EventPayload {
     public static let descriptor = EventDescriptor(
         type: "surge.progress.attempt.restarted.v1", topic: .progress,
-        summary: "A user restarted a challenge; the previous attempt stays in the history (AttemptStarted follows).",
+        summary: "A user restarted a challenge; the previous attempt stays in the history (the new attempt's attempt.started comes first).",
         emitted: """
             When `POST /v1/attempts/{attemptID}/restart` starts again after a failure or an abandon: in the same \
             transaction, after the old attempt's `attempt.ended` (`abandoned`, if it was still active) and the new \
