@@ -43,7 +43,8 @@ public enum EventCatalogue {
             `ce_tracestate`, `ce_requestid`), `content-type` is `application/json`, the record value is the JSON `data`
             described below, and the record key is the partition key: the id of the user (or group) the event is
             about, so one user's events stay in order. Consumers must ignore types they do not know and fields they do
-            not know; a breaking change gets a new type (`.v2`), never a changed `.v1`.
+            not know; a breaking change gets a new type (`.v2`), never a changed `.v1` ([Versioning](#versioning)). To
+            read the topics from another system, see [Consuming the topics from outside](#consuming-the-topics-from-outside).
 
             Timestamps are RFC 3339 in UTC with milliseconds. A record a consumer group cannot handle goes to
             `surge.deadletter.<group>` with the original headers plus `surge_error`, `surge_original_topic`,
@@ -59,6 +60,7 @@ public enum EventCatalogue {
         for topic in Topic.all + Topic.deadLetters {
             page += "| `\(topic.name)` | \(topic.producer) | \(topic.partitions) | \(topic.summary) |\n"
         }
+        page += "\n" + versioningSection + "\n" + consumingSection
         page += "\n## Event types\n\n| type | topic | meaning |\n|---|---|---|\n"
         for payload in all {
             let descriptor = payload.descriptor
@@ -66,14 +68,39 @@ public enum EventCatalogue {
         }
         for payload in all {
             let descriptor = payload.descriptor
-            page += "\n### \(descriptor.type)\n\n\(descriptor.summary)\n\n"
+            page += "\n### \(descriptor.type)\n\n\(descriptor.summary)\n\n**When:** \(descriptor.emitted)\n\n"
             page += "Topic `\(descriptor.topic.name)`, schema [`schemas/\(descriptor.type).json`](schemas/\(descriptor.type).json).\n\n"
             page += "| field | type | required |\n|---|---|---|\n"
             for row in try fieldRows(JSONSchema.derived(from: payload)) {
                 page += "| `\(row.path)` | \(row.summary) | \(row.required ? "yes" : "no") |\n"
             }
+            page += "\n" + (try exampleRecord(payload))
         }
         return page
+    }
+
+    /// The type's example event as a consumer receives it: the record key, the headers and the value, which is the `data`
+    /// as the producer's encoder writes it, pretty-printed.
+    private static func exampleRecord<Payload: EventPayload>(_ payload: Payload.Type) throws -> String {
+        let event = payload.example
+        let record = try EventRecord(event)
+        let headers = record.kafkaHeaders.map { "\($0.name): \(String(decoding: $0.value, as: UTF8.self))" }
+        let encoder = SurgeJSON.encoder()
+        encoder.outputFormatting.insert(.prettyPrinted)
+        let value = String(decoding: try encoder.encode(event.data), as: UTF8.self)
+        return """
+            Example: the record's key and headers, then its value.
+
+            ```text
+            key: \(String(decoding: record.kafkaKey, as: UTF8.self))
+            \(headers.joined(separator: "\n"))
+            ```
+
+            ```json
+            \(value)
+            ```
+
+            """
     }
 
     private static func anchor(_ type: String) -> String {

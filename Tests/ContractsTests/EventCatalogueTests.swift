@@ -43,4 +43,33 @@ struct EventCatalogueTests {
             #expect(!properties.isEmpty)
         }
     }
+
+    @Test("every event type says when it is emitted")
+    func emissionIsStated() {
+        for payload in EventCatalogue.all {
+            #expect(!payload.descriptor.emitted.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "\(payload.descriptor.type)")
+        }
+    }
+
+    @Test("every example is its producer's, validates against its type's schema and reads back whole from the record")
+    func examplesAreValid() throws {
+        var ids: Set<UUID> = []
+        for payload in EventCatalogue.all { ids.insert(try Self.checkExample(payload)) }
+        #expect(ids.count == EventCatalogue.all.count, "two examples share a ce_id")
+    }
+
+    /// Checks one type's example; returns its event id.
+    static func checkExample<Payload: EventPayload>(_ payload: Payload.Type) throws -> UUID {
+        let event = Payload.example
+        let descriptor = Payload.descriptor
+        #expect(event.source == "/surge/\(descriptor.topic.producer)", "\(descriptor.type)")
+        #expect(Timestamp.format(event.time).hasPrefix("2026-"), "\(descriptor.type)")
+        let record = try EventRecord(event)
+        let schema = try JSONDecoder().decode(JSONValue.self, from: EventCatalogue.schemaDocument(for: payload))
+        let violations = SchemaConformance.violations(of: try JSONDecoder().decode(JSONValue.self, from: record.data), against: schema)
+        #expect(violations.isEmpty, "\(descriptor.type): \(violations)")
+        let received = try EventRecord(kafkaKey: record.kafkaKey, value: record.data, headers: record.kafkaHeaders)
+        #expect(try received.decode(as: Payload.self) == event, "\(descriptor.type)")
+        return event.id
+    }
 }

@@ -5,7 +5,20 @@ import Foundation
 public struct BadgeAwarded: EventPayload {
     public static let descriptor = EventDescriptor(
         type: "surge.badges.badge.awarded.v1", topic: .badges,
-        summary: "A user earned a badge level (once per user, badge, level and period); backfilled when a new badge found them already qualified.")
+        summary: "A user earned a badge level (once per user, badge, level and period); backfilled when a new badge found them already qualified.",
+        emitted: """
+            When the badges service, applying an event it consumes (a check-in, a judged day, a streak, an ended \
+            attempt, points, a closed board window, a chore, a friendship or a membership), finds a badge level \
+            newly reached: in that event's transaction. With `backfilled` true when, at its start, a new or changed \
+            badge of the catalogue finds users already qualified, and when `surge-badges rebuild` derives an award \
+            the user did not hold.
+            """)
+
+    public static let example = CloudEvent<BadgeAwarded>.example(id: "c4e9f1a7-6b02-4d38-8e5c-a1d7b0f3e926", time: "2026-03-09T01:00:03.875Z") {
+        BadgeAwarded(
+            userID: Example.giulia, badgeID: "streak", level: 1, period: "", title: "7-day streak", icon: "flame", bonusPoints: nil, backfilled: false,
+            awardedAt: $0)
+    }
 
     public var userID: UUID
     public var badgeID: String

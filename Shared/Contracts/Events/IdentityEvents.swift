@@ -13,7 +13,16 @@ public enum AccountKind: String, Codable, Sendable, JSONSchemaEnum {
 public struct UserRegistered: EventPayload {
     public static let descriptor = EventDescriptor(
         type: "surge.identity.user.registered.v1", topic: .identity,
-        summary: "An account was created (guest, e-mail/password or social sign-in).")
+        summary: "An account was created (guest, e-mail/password or social sign-in).",
+        emitted: """
+            When `POST /v1/auth/guest` or `POST /v1/auth/register` creates an account, and when `POST \
+            /v1/auth/social` signs in with a provider identity that matches no account (a new `social` account). The \
+            account's first event.
+            """)
+
+    public static let example = CloudEvent<UserRegistered>.example(id: "495ef4a8-0c3b-4f8e-9d7a-31c6a2b8e915", time: "2026-03-02T07:41:18.327Z") {
+        UserRegistered(userID: Example.giulia, displayName: "Giulia", timeZone: "Europe/Rome", locale: "it-IT", kind: .guest, registeredAt: $0)
+    }
 
     public var userID: UUID
     public var displayName: String
@@ -39,7 +48,15 @@ public struct UserRegistered: EventPayload {
 public struct UserUpgraded: EventPayload {
     public static let descriptor = EventDescriptor(
         type: "surge.identity.user.upgraded.v1", topic: .identity,
-        summary: "A guest account attached an e-mail/password or a social identity.")
+        summary: "A guest account attached an e-mail/password or a social identity.",
+        emitted: """
+            When `POST /v1/me/credentials` attaches an e-mail and a password to a guest account (`kind` is then \
+            `password`).
+            """)
+
+    public static let example = CloudEvent<UserUpgraded>.example(id: "c2f1d7a0-5b84-4f0e-8e51-0a9d3f6b7c24", time: "2026-03-03T18:12:09.552Z") {
+        UserUpgraded(userID: Example.giulia, kind: .password, upgradedAt: $0)
+    }
 
     public var userID: UUID
     public var kind: AccountKind
@@ -60,7 +77,17 @@ public struct UserUpgraded: EventPayload {
 public struct ProfileChanged: EventPayload {
     public static let descriptor = EventDescriptor(
         type: "surge.identity.profile.changed.v1", topic: .identity,
-        summary: "Display name, avatar, time zone or locale changed; carries the whole new profile.")
+        summary: "Display name, avatar, time zone or locale changed; carries the whole new profile.",
+        emitted: """
+            When `PATCH /v1/me` changes the display name, avatar, time zone or locale; a request that changes \
+            nothing emits nothing.
+            """)
+
+    public static let example = CloudEvent<ProfileChanged>.example(id: "8b3e6f21-94d7-4c0a-b5f8-2e7a1d9c4f63", time: "2026-03-04T21:03:47.090Z") {
+        ProfileChanged(
+            userID: Example.marco, displayName: "Marco", avatarURL: "https://images.surge.example/avatars/marco.jpg", timeZone: "Europe/Rome",
+            previousTimeZone: "Europe/London", locale: "it-IT", changedAt: $0)
+    }
 
     public var userID: UUID
     public var displayName: String
@@ -116,7 +143,18 @@ public enum NotificationCategory: String, Codable, Sendable, JSONSchemaEnum {
 public struct PreferencesChanged: EventPayload {
     public static let descriptor = EventDescriptor(
         type: "surge.identity.preferences.changed.v1", topic: .identity,
-        summary: "Notification switch, categories switched off, daily reminder time, quiet hours or telemetry opt-out changed; carries all of them.")
+        summary: "Notification switch, categories switched off, daily reminder time, quiet hours or telemetry opt-out changed; carries all of them.",
+        emitted: """
+            When `PUT /v1/me/preferences` saves preferences that differ from the stored ones; saving the same values \
+            again emits nothing.
+            """)
+
+    public static let example = CloudEvent<PreferencesChanged>.example(id: "1f9c0e7d-3a52-4b86-a4d1-6c8e2f0b9a37", time: "2026-03-03T18:14:52.613Z") {
+        PreferencesChanged(
+            userID: Example.giulia, notificationsEnabled: true, dailyReminderTime: Example.time("21:00"),
+            quietHours: QuietHours(start: Example.time("23:00"), end: Example.time("07:30")), disabledCategories: [.digest],
+            telemetryOptOut: false, changedAt: $0)
+    }
 
     public var userID: UUID
     public var notificationsEnabled: Bool
@@ -153,7 +191,16 @@ public enum ActivityLevel: String, Codable, Sendable, JSONSchemaEnum {
 public struct TrainingPlanChanged: EventPayload {
     public static let descriptor = EventDescriptor(
         type: "surge.identity.training-plan.changed.v1", topic: .identity,
-        summary: "Onboarding answers saved or edited: activity level, capacity, frequency, daily goal, starting series, recovery.")
+        summary: "Onboarding answers saved or edited: activity level, capacity, frequency, daily goal, starting series, recovery.",
+        emitted: """
+            When `PUT /v1/me/training-plan` saves the onboarding answers: on every save, also of an unchanged plan.
+            """)
+
+    public static let example = CloudEvent<TrainingPlanChanged>.example(id: "a7d4b9e2-6f13-4c58-9e0b-d3f1a8c62e75", time: "2026-03-02T07:44:02.179Z") {
+        TrainingPlanChanged(
+            userID: Example.giulia, activityLevel: .beginner, maxPushUpsInOneSet: 12, daysPerWeek: 4, dailyGoal: 30, startingSeries: 3,
+            recoverySeconds: 90, changedAt: $0)
+    }
 
     public var userID: UUID
     public var activityLevel: ActivityLevel
@@ -187,7 +234,18 @@ public enum FriendshipStatus: String, Codable, Sendable, JSONSchemaEnum {
 public struct FriendshipChanged: EventPayload {
     public static let descriptor = EventDescriptor(
         type: "surge.identity.friendship.changed.v1", topic: .identity,
-        summary: "A friend request was sent, accepted, declined or cancelled, or a friendship was removed.")
+        summary: "A friend request was sent, accepted, declined or cancelled, or a friendship was removed.",
+        emitted: """
+            When `POST /v1/friend-requests` sends a request (`requested`), `POST \
+            /v1/friend-requests/{requestID}/accept` or `.../decline` answers it (`accepted`, `declined`), `DELETE \
+            /v1/friend-requests/{requestID}` withdraws it (`cancelled`) and `DELETE /v1/friends/{userID}` ends a \
+            friendship (`removed`); and when `DELETE /v1/me` deletes an account, for each of its friendships \
+            (`removed`) and pending requests (`cancelled` or `declined`), before its `user.deleted`.
+            """)
+
+    public static let example = CloudEvent<FriendshipChanged>.example(id: "5e0a2c94-d7b1-4f36-8a9e-0b4c7d21f5e8", time: "2026-03-05T12:30:26.745Z") {
+        FriendshipChanged(requesterID: Example.giulia, addresseeID: Example.marco, status: .accepted, actorID: Example.marco, changedAt: $0)
+    }
 
     public var requesterID: UUID
     public var addresseeID: UUID
@@ -216,7 +274,20 @@ public enum GroupKind: String, Codable, Sendable, JSONSchemaEnum {
 public struct GroupChanged: EventPayload {
     public static let descriptor = EventDescriptor(
         type: "surge.identity.group.changed.v1", topic: .identity,
-        summary: "A group (household, friends, team) was created or its name or time zone changed; carries the whole group.")
+        summary: "A group (household, friends, team) was created or its name or time zone changed; carries the whole group.",
+        emitted: """
+            When `POST /v1/groups` creates a group (`created` true, before the owner's `group.membership.changed`) \
+            and `PATCH /v1/groups/{groupID}` renames it or moves its time zone; and when ownership passes to the \
+            longest-standing member because the owner left or deleted the account (after the membership events). A \
+            group whose last member goes is deleted with no event of its own: the last `group.membership.changed` \
+            says it.
+            """)
+
+    public static let example = CloudEvent<GroupChanged>.example(id: "d1b8f3a6-2e47-4c90-b6d5-8f0a3e9c1b42", time: "2026-03-06T19:22:13.406Z") {
+        GroupChanged(
+            groupID: Example.flat, name: "Via Mazzini flat", kind: .household, timeZone: "Europe/Rome", ownerID: Example.giulia, created: true,
+            changedAt: $0)
+    }
 
     public var groupID: UUID
     public var name: String
@@ -253,7 +324,17 @@ public enum MembershipChange: String, Codable, Sendable, JSONSchemaEnum {
 public struct GroupMembershipChanged: EventPayload {
     public static let descriptor = EventDescriptor(
         type: "surge.identity.group.membership.changed.v1", topic: .identity,
-        summary: "A member joined, left, was removed from or changed role in a group.")
+        summary: "A member joined, left, was removed from or changed role in a group.",
+        emitted: """
+            When `POST /v1/groups` creates a group (its owner `joined`), `POST /v1/groups/join` redeems an invite \
+            (`joined`), `POST /v1/groups/{groupID}/leave` (`left`) or `DELETE /v1/groups/{groupID}/members/{userID}` \
+            (`removed`) takes a member out, and `DELETE /v1/me` deletes an account (`left`, for each of its groups). \
+            When the owner goes, the successor's `roleChanged` follows, then `group.changed`.
+            """)
+
+    public static let example = CloudEvent<GroupMembershipChanged>.example(id: "3c7e9a05-b1f4-4d28-9c63-e2a0d5b8f714", time: "2026-03-06T19:40:58.029Z") {
+        GroupMembershipChanged(groupID: Example.flat, userID: Example.marco, displayName: "Marco", role: .member, change: .joined, changedAt: $0)
+    }
 
     public var groupID: UUID
     public var userID: UUID
@@ -279,7 +360,15 @@ public struct GroupMembershipChanged: EventPayload {
 public struct UserDeleted: EventPayload {
     public static let descriptor = EventDescriptor(
         type: "surge.identity.user.deleted.v1", topic: .identity,
-        summary: "An account was deleted at the user's request; every service erases the user's data.")
+        summary: "An account was deleted at the user's request; every service erases the user's data.",
+        emitted: """
+            When `DELETE /v1/me` deletes the account: in the same transaction as, and after, the account's \
+            `group.membership.changed` and `friendship.changed` events; its last event.
+            """)
+
+    public static let example = CloudEvent<UserDeleted>.example(id: "f6a2d8c1-4b93-4e07-a5f9-7c1e0b3d2a86", time: "2026-03-21T10:05:31.863Z") {
+        UserDeleted(userID: Example.id("fdd97019-baf1-425e-84bf-16974d0c0f82"), deletedAt: $0)
+    }
 
     public var userID: UUID
     public var deletedAt: Date

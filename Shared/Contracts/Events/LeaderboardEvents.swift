@@ -10,7 +10,18 @@ public enum BoardScope: String, Codable, Sendable, JSONSchemaEnum {
 public struct RankChanged: EventPayload {
     public static let descriptor = EventDescriptor(
         type: "surge.leaderboard.rank.changed.v1", topic: .leaderboard,
-        summary: "A user's competition rank on one board window changed; lists who they overtook or who overtook them.")
+        summary: "A user's competition rank on one board window changed; lists who they overtook or who overtook them.",
+        emitted: """
+            When the leaderboard service applies a score change (progress's `points.awarded`, or a quantity in a \
+            competition's `checkin.recorded` or `checkin.undone`) that changes the user's rank in a window: one per \
+            window whose rank changed, before the `standing.changed` of the same change.
+            """)
+
+    public static let example = CloudEvent<RankChanged>.example(id: "e1c5a8f2-9b34-4d70-a6e9-2f0d7b3c8e14", time: "2026-03-14T10:22:32.312Z") {
+        RankChanged(
+            board: "group:\(Example.flat.key)", scope: .group, subjectID: Example.flat, window: "2026-W11", userID: Example.marco, previousRank: 2,
+            rank: 1, score: 140, overtook: [Example.giulia], overtakenBy: [], changedAt: $0)
+    }
 
     public var board: String
     public var scope: BoardScope
@@ -55,7 +66,22 @@ public struct RankChanged: EventPayload {
 public struct StandingChanged: EventPayload {
     public static let descriptor = EventDescriptor(
         type: "surge.leaderboard.standing.changed.v1", topic: .leaderboard,
-        summary: "A user's score on a board changed (every change, unlike rank.changed): their new score and rank in each window it counts in.")
+        summary: "A user's score on a board changed (every change, unlike rank.changed): their new score and rank in each window it counts in.",
+        emitted: """
+            When the leaderboard service applies a score change (progress's `points.awarded`, or a quantity in a \
+            competition's `checkin.recorded` or `checkin.undone`): one per board the change counts on (a challenge's \
+            or competition's, a group's), after the `rank.changed` it caused.
+            """)
+
+    public static let example = CloudEvent<StandingChanged>.example(id: "0a7d3e9b-c6f1-4825-bd40-8e5a2c9f1d73", time: "2026-03-14T10:22:32.312Z") {
+        StandingChanged(
+            board: "group:\(Example.flat.key)", scope: .group, subjectID: Example.flat, userID: Example.marco,
+            windows: [
+                .init(window: "2026-W11", rank: 1, score: 140), .init(window: "2026-03", rank: 2, score: 380),
+                .init(window: "all-time", rank: 2, score: 1260),
+            ],
+            changedAt: $0)
+    }
 
     public struct WindowStanding: Codable, Sendable, Equatable {
         /// `2026-W48`, `2026-11` or `all-time`.
@@ -109,7 +135,22 @@ public struct Standing: Codable, Sendable, Equatable {
 public struct WindowClosed: EventPayload {
     public static let descriptor = EventDescriptor(
         type: "surge.leaderboard.window.closed.v1", topic: .leaderboard,
-        summary: "A weekly or monthly board window ended: final standings and winners (republished with a higher revision if late check-ins change them).")
+        summary: "A weekly or monthly board window ended: final standings and winners (republished with a higher revision if late check-ins change them).",
+        emitted: """
+            When the leaderboard's window closer (every `WINDOW_CLOSE_INTERVAL_MS`, 1 s by default) finds a week or \
+            month over: a group's at the end of its last day in the group's time zone, a challenge's or \
+            competition's once that day is over everywhere (UTC-12). Again, with the next `revision`, when a \
+            check-in accepted late changes a closed window.
+            """)
+
+    public static let example = CloudEvent<WindowClosed>.example(id: "8f4b2d6a-1e93-4c07-a5b8-d9c0e7f3a251", time: "2026-03-15T23:00:00.613Z") {
+        WindowClosed(
+            board: "group:\(Example.flat.key)", scope: .group, subjectID: Example.flat, window: "2026-W11",
+            startsAt: Example.instant("2026-03-08T23:00:00.000Z"), endsAt: Example.instant("2026-03-15T23:00:00.000Z"), revision: 1, participants: 2,
+            winners: [Example.marco],
+            standings: [Standing(userID: Example.marco, rank: 1, score: 140), Standing(userID: Example.giulia, rank: 2, score: 120)],
+            closedAt: $0)
+    }
 
     public var board: String
     public var scope: BoardScope

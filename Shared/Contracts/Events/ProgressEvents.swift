@@ -4,7 +4,17 @@ import Foundation
 public struct AttemptStarted: EventPayload {
     public static let descriptor = EventDescriptor(
         type: "surge.progress.attempt.started.v1", topic: .progress,
-        summary: "A user started an attempt (a first start or a restart after failure) at a challenge.")
+        summary: "A user started an attempt (a first start or a restart after failure) at a challenge.",
+        emitted: """
+            When `POST /v1/attempts` starts an attempt, and when `POST /v1/attempts/{attemptID}/restart` starts the \
+            next one (then followed by `attempt.restarted`).
+            """)
+
+    public static let example = CloudEvent<AttemptStarted>.example(id: "6f3b8e1a-c042-4d97-b5a8-9e2d7c0f4b13", time: "2026-03-02T19:05:44.120Z") {
+        AttemptStarted(
+            attemptID: Example.readingAttempt, userID: Example.giulia, challengeID: Example.readingHabit, challengeVersion: 1, kind: .habit,
+            attemptNumber: 1, startedOn: Example.date("2026-03-02"), timeZone: "Europe/Rome", groupID: nil, startedAt: $0)
+    }
 
     public var attemptID: UUID
     public var userID: UUID
@@ -50,7 +60,23 @@ public enum CheckInAction: String, Codable, Sendable, JSONSchemaEnum {
 public struct CheckInRecorded: EventPayload {
     public static let descriptor = EventDescriptor(
         type: "surge.progress.checkin.recorded.v1", topic: .progress,
-        summary: "A task was marked done, a quantity logged or a photo attached for one of the user's local days.")
+        summary: "A task was marked done, a quantity logged or a photo attached for one of the user's local days.",
+        emitted: """
+            When `PUT /v1/attempts/{attemptID}/tasks/{taskID}` marks a task done, `POST \
+            /v1/attempts/{attemptID}/tasks/{taskID}/logs` logs a quantity or `PUT \
+            /v1/attempts/{attemptID}/tasks/{taskID}/photo` attaches a photo: once per check-in id (a retried request \
+            emits nothing new), after the `points.awarded` the check-in earned, if any, and before the week's bonus \
+            `points.awarded`, if it reached the week's goal.
+            """)
+
+    public static let example = CloudEvent<CheckInRecorded>.example(id: "4c9a1e7f-0b38-4d62-a5e1-8f7b3d0c9a24", time: "2026-03-12T20:47:01.534Z") {
+        CheckInRecorded(
+            checkInID: Example.id("fce46ebf-dc3d-405e-be54-629fe38163cb"), userID: Example.giulia, attemptID: Example.readingAttempt,
+            challengeID: Example.readingHabit, challengeVersion: 1, kind: .habit, groupID: nil, taskID: "read", taskKind: .quantity, action: .logged,
+            localDate: Example.date("2026-03-12"), dayNumber: 11, quantity: 12, unit: "pages", photoID: nil,
+            happenedAt: Example.instant("2026-03-12T20:46:58.000Z"), recordedAt: $0, taskComplete: true, dayComplete: true, dayQuantity: 12,
+            dayTarget: 10)
+    }
 
     public var checkInID: UUID
     public var userID: UUID
@@ -117,7 +143,20 @@ public struct CheckInRecorded: EventPayload {
 public struct CheckInUndone: EventPayload {
     public static let descriptor = EventDescriptor(
         type: "surge.progress.checkin.undone.v1", topic: .progress,
-        summary: "A task was marked not done again, or a logged quantity was removed.")
+        summary: "A task was marked not done again, or a logged quantity was removed.",
+        emitted: """
+            When `PUT /v1/attempts/{attemptID}/tasks/{taskID}` marks a task not done again, or `DELETE \
+            /v1/attempts/{attemptID}/logs/{logID}` removes a logged quantity (`undoesCheckInID` names it); after the \
+            correcting `points.awarded`, if any.
+            """)
+
+    public static let example = CloudEvent<CheckInUndone>.example(id: "9e5d2b70-a4c1-4f83-8b6e-0d1f9c7a3e52", time: "2026-03-12T20:49:30.875Z") {
+        CheckInUndone(
+            checkInID: Example.id("b39cdebe-3e05-448a-be0d-0b7699422aa6"), undoesCheckInID: Example.id("fce46ebf-dc3d-405e-be54-629fe38163cb"),
+            userID: Example.giulia, attemptID: Example.readingAttempt, challengeID: Example.readingHabit, kind: .habit, groupID: nil, taskID: "read",
+            localDate: Example.date("2026-03-12"), quantity: 12, happenedAt: Example.instant("2026-03-12T20:49:30.000Z"), recordedAt: $0,
+            dayComplete: false)
+    }
 
     public var checkInID: UUID
     public var undoesCheckInID: UUID?
@@ -175,7 +214,20 @@ public enum PeriodOutcome: String, Codable, Sendable, JSONSchemaEnum {
 public struct DayJudged: EventPayload {
     public static let descriptor = EventDescriptor(
         type: "surge.progress.day.judged.v1", topic: .progress,
-        summary: "A day (or week) of an attempt was judged when its check-in window closed: completed, missed, frozen, kept, rest or paused.")
+        summary: "A day (or week) of an attempt was judged when its check-in window closed: completed, missed, frozen, kept, rest or paused.",
+        emitted: """
+            When progress's judgement loop (every `JUDGEMENT_INTERVAL_MS`, 5 s by default) finds that a period's \
+            check-in window has closed: the end of the user's local day (of Sunday, for weekly streaks) plus the \
+            rules' `checkInGraceMinutes`. One per period and attempt, followed by the `streak.changed`, the \
+            completion `points.awarded` and the `attempt.ended` the period causes.
+            """)
+
+    public static let example = CloudEvent<DayJudged>.example(id: "1b7f4d92-e6a0-4c35-9f28-c3e8a5d1b706", time: "2026-03-13T01:00:03.218Z") {
+        DayJudged(
+            userID: Example.giulia, attemptID: Example.readingAttempt, challengeID: Example.readingHabit, kind: .habit, groupID: nil, period: .day,
+            localDate: Example.date("2026-03-12"), dayNumber: 11, outcome: .completed, missedTaskIDs: [], currentStreak: 11, bestStreak: 11,
+            judgedAt: $0)
+    }
 
     public var userID: UUID
     public var attemptID: UUID
@@ -225,7 +277,17 @@ public enum StreakChange: String, Codable, Sendable, JSONSchemaEnum {
 public struct StreakChanged: EventPayload {
     public static let descriptor = EventDescriptor(
         type: "surge.progress.streak.changed.v1", topic: .progress,
-        summary: "A streak was extended, broken, or kept by a streak freeze (with the freezes left this month).")
+        summary: "A streak was extended, broken, or kept by a streak freeze (with the freezes left this month).",
+        emitted: """
+            Right after the `day.judged` of a period that extends, breaks or freezes the streak, in the same \
+            judgement.
+            """)
+
+    public static let example = CloudEvent<StreakChanged>.example(id: "d8c06a3e-5f19-4b72-a0d4-7e2b9f6c1a85", time: "2026-03-13T01:00:03.218Z") {
+        StreakChanged(
+            userID: Example.giulia, attemptID: Example.readingAttempt, challengeID: Example.readingHabit, kind: .habit, groupID: nil, period: .day,
+            change: .extended, previous: 10, current: 11, best: 11, freezesLeft: 2, localDate: Example.date("2026-03-12"), changedAt: $0)
+    }
 
     public var userID: UUID
     public var attemptID: UUID
@@ -272,7 +334,21 @@ public enum AttemptEnd: String, Codable, Sendable, JSONSchemaEnum {
 public struct AttemptEnded: EventPayload {
     public static let descriptor = EventDescriptor(
         type: "surge.progress.attempt.ended.v1", topic: .progress,
-        summary: "An attempt failed (with the broken rule), was completed (with its final stats) or was abandoned.")
+        summary: "An attempt failed (with the broken rule), was completed (with its final stats) or was abandoned.",
+        emitted: """
+            When progress's judgement loop (every `JUDGEMENT_INTERVAL_MS`, 5 s by default) judges a period that \
+            fails the attempt or is its last (`failed`, `completed`); when `POST /v1/attempts/{attemptID}/abandon` \
+            abandons it, or `POST /v1/attempts/{attemptID}/restart` restarts it while still active (`abandoned`); \
+            and when a due judgement finds the challenge deleted (`abandoned`).
+            """)
+
+    public static let example = CloudEvent<AttemptEnded>.example(id: "a3e7c5b1-8d24-4f09-b6c2-5a0f8e3d7b91", time: "2026-03-16T23:00:02.391Z") {
+        AttemptEnded(
+            attemptID: Example.id("0ec854ea-b894-4677-b609-f01dc1143b38"), userID: Example.giulia, challengeID: Example.seventyFiveHard,
+            kind: .curated, groupID: nil, attemptNumber: 1, end: .failed, endedOn: Example.date("2026-03-16"), dayNumber: 15,
+            reason: "Missed 'Drink a gallon of water' on day 15 (2026-03-16). Any miss restarts the challenge at day 1.", missedTaskIDs: ["water"],
+            daysCompleted: 14, bestStreak: 14, points: 1400, endedAt: $0)
+    }
 
     public var attemptID: UUID
     public var userID: UUID
@@ -322,7 +398,18 @@ public struct AttemptEnded: EventPayload {
 public struct AttemptRestarted: EventPayload {
     public static let descriptor = EventDescriptor(
         type: "surge.progress.attempt.restarted.v1", topic: .progress,
-        summary: "A user restarted a challenge; the previous attempt stays in the history (AttemptStarted follows).")
+        summary: "A user restarted a challenge; the previous attempt stays in the history (the new attempt's attempt.started comes first).",
+        emitted: """
+            When `POST /v1/attempts/{attemptID}/restart` starts again after a failure or an abandon: in the same \
+            transaction, after the old attempt's `attempt.ended` (`abandoned`, if it was still active) and the new \
+            attempt's `attempt.started`.
+            """)
+
+    public static let example = CloudEvent<AttemptRestarted>.example(id: "5d1a9f3c-7b60-4e28-9a4d-e0c6b2f8d317", time: "2026-03-17T06:58:12.447Z") {
+        AttemptRestarted(
+            previousAttemptID: Example.id("0ec854ea-b894-4677-b609-f01dc1143b38"), attemptID: Example.id("5181454a-e7f8-4267-a82f-4e8ff8acc1bf"),
+            userID: Example.giulia, challengeID: Example.seventyFiveHard, kind: .curated, attemptNumber: 2, restartedAt: $0)
+    }
 
     public var previousAttemptID: UUID
     public var attemptID: UUID
@@ -366,7 +453,21 @@ public enum PointsReason: String, Codable, Sendable, JSONSchemaEnum {
 public struct PointsAwarded: EventPayload {
     public static let descriptor = EventDescriptor(
         type: "surge.progress.points.awarded.v1", topic: .progress,
-        summary: "Points were awarded (or taken back by a correction), with the reason; one ledger row.")
+        summary: "Points were awarded (or taken back by a correction), with the reason; one ledger row.",
+        emitted: """
+            When a check-in (see `checkin.recorded` and `checkin.undone`) earns or takes back points, or reaches or \
+            leaves a week's goal (`weeklyGoalBonus`, a weekly challenge's `challengeBonus`, `correction`); when \
+            progress's judgement loop (every `JUDGEMENT_INTERVAL_MS`, 5 s by default) judges the last period of a \
+            completed challenge (`challengeBonus`); and when `POST /v1/chore-occurrences/{occurrenceID}/complete` \
+            completes a chore (`chore`).
+            """)
+
+    public static let example = CloudEvent<PointsAwarded>.example(id: "f0b4e8a2-3c97-4d15-8e6b-a9d2c7f1e063", time: "2026-03-12T20:47:01.534Z") {
+        PointsAwarded(
+            entryID: Example.id("985c2b2c-295e-42d8-8222-e9c3385aabb7"), userID: Example.giulia, groupID: nil, challengeID: Example.readingHabit,
+            attemptID: Example.readingAttempt, points: 10, reason: .task, localDate: Example.date("2026-03-12"), excessQuantity: nil,
+            totalPoints: 1480, awardedAt: $0)
+    }
 
     public var entryID: UUID
     public var userID: UUID
@@ -412,7 +513,20 @@ public enum ChoreOccurrenceChange: String, Codable, Sendable, JSONSchemaEnum {
 public struct ChoreOccurrenceChanged: EventPayload {
     public static let descriptor = EventDescriptor(
         type: "surge.progress.chore.occurrence.changed.v1", topic: .progress,
-        summary: "A chore occurrence was completed (by whom, for how many points, when the next is due) or became overdue.")
+        summary: "A chore occurrence was completed (by whom, for how many points, when the next is due) or became overdue.",
+        emitted: """
+            When `POST /v1/chore-occurrences/{occurrenceID}/complete` completes an occurrence (`completed`, after \
+            the completer's `points.awarded`), and when progress's judgement loop (every `JUDGEMENT_INTERVAL_MS`, 5 \
+            s by default) finds a pending occurrence past its due time (`overdue`).
+            """)
+
+    public static let example = CloudEvent<ChoreOccurrenceChanged>.example(id: "7c2e0a9d-b5f3-4168-a7d0-4e9b1c8f2a36", time: "2026-03-14T10:22:31.904Z") {
+        ChoreOccurrenceChanged(
+            occurrenceID: Example.id("72e83f46-81ff-4ad8-a7dd-62f5e8e75a00"), choreID: Example.bathroomChore, groupID: Example.flat,
+            title: "Clean the bathroom", change: .completed, assigneeID: Example.marco, completedBy: Example.marco, points: 20,
+            dueOn: Example.date("2026-03-14"), dueAt: Example.instant("2026-03-14T17:00:00.000Z"), nextDueOn: Example.date("2026-03-21"),
+            changedAt: $0, dueTime: Example.time("18:00"))
+    }
 
     public var occurrenceID: UUID
     public var choreID: UUID
@@ -466,7 +580,19 @@ public enum PauseKind: String, Codable, Sendable, JSONSchemaEnum {
 public struct AttemptPaused: EventPayload {
     public static let descriptor = EventDescriptor(
         type: "surge.progress.attempt.paused.v1", topic: .progress,
-        summary: "An attempt was paused (on its own, by a vacation, or for a skip day): no reminders; unless remindersOnly, days are neither completed nor missed.")
+        summary: "An attempt was paused (on its own, by a vacation, or for a skip day): no reminders; unless remindersOnly, days are neither completed nor missed.",
+        emitted: """
+            When `POST /v1/attempts/{attemptID}/pause` (`pause`) or `POST /v1/attempts/{attemptID}/skip-day` \
+            (`skipDay`) takes time off one attempt, and when `POST /v1/me/vacation` pauses every active attempt \
+            whose rules allow it (`vacation`).
+            """)
+
+    public static let example = CloudEvent<AttemptPaused>.example(id: "3f8b6d04-e2a9-4c71-b0e5-9d7a1c4f8b62", time: "2026-03-30T16:20:09.713Z") {
+        AttemptPaused(
+            pauseID: Example.id("fd5b3f10-c2da-48f8-a4cd-3ed1869da9cb"), attemptID: Example.readingAttempt, userID: Example.giulia,
+            challengeID: Example.readingHabit, kind: .habit, groupID: nil, pauseKind: .vacation, from: Example.date("2026-04-03"),
+            through: Example.date("2026-04-06"), remindersOnly: false, pausedAt: $0)
+    }
 
     public var pauseID: UUID
     public var attemptID: UUID
@@ -508,7 +634,18 @@ public struct AttemptPaused: EventPayload {
 public struct AttemptResumed: EventPayload {
     public static let descriptor = EventDescriptor(
         type: "surge.progress.attempt.resumed.v1", topic: .progress,
-        summary: "A paused attempt was resumed: days count again from resumedOn (a pause that had not begun is cancelled).")
+        summary: "A paused attempt was resumed: days count again from resumedOn (a pause that had not begun is cancelled).",
+        emitted: """
+            When `POST /v1/attempts/{attemptID}/resume` ends a pause, and when `DELETE /v1/me/vacation` resumes \
+            every active attempt with a pause in progress or to come.
+            """)
+
+    public static let example = CloudEvent<AttemptResumed>.example(id: "b9a0c7e3-4d15-4f86-92b8-6e3f0d1a7c49", time: "2026-04-05T08:11:50.286Z") {
+        AttemptResumed(
+            pauseID: Example.id("fd5b3f10-c2da-48f8-a4cd-3ed1869da9cb"), attemptID: Example.readingAttempt, userID: Example.giulia,
+            challengeID: Example.readingHabit, kind: .habit, groupID: nil, resumedOn: Example.date("2026-04-05"),
+            pausedThrough: Example.date("2026-04-04"), resumedAt: $0)
+    }
 
     public var pauseID: UUID
     public var attemptID: UUID

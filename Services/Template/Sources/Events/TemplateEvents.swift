@@ -11,7 +11,15 @@ import TemplateDomain
 public struct TallyMilestoneReached: EventPayload {
     public static let descriptor = EventDescriptor(
         type: "surge.template.tally.milestone.v1", topic: TemplateEvents.topic,
-        summary: "A user's check-ins on one local day reached a multiple of the milestone.")
+        summary: "A user's check-ins on one local day reached a multiple of the milestone.",
+        emitted: """
+            When the template service, applying a `checkin.recorded`, finds that the user's check-ins on that local \
+            day reached a multiple of the milestone.
+            """)
+
+    public static let example = CloudEvent<TallyMilestoneReached>.example(id: "6d2b9e4a-f0c7-4a15-8d3e-b7a1c5f0e289", time: "2026-03-12T20:47:01.611Z") { _ in
+        TallyMilestoneReached(userID: UUID(uuidString: "4d1fefc0-fab3-4841-a2ce-69b8ed7dc573")!, date: LocalDate(year: 2026, month: 3, day: 12)!, checkIns: 10)
+    }
 
     public var userID: UUID
     public var date: LocalDate
