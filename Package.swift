@@ -117,7 +117,7 @@ let toolTargets: [Target] = [
     .target(name: "SurgeSimulation", dependencies: ["SurgeContracts", "SurgeCalendar"], path: "Tools/Simulation", swiftSettings: swiftSettings),
     .executableTarget(
         name: "surge-admin",
-        dependencies: ["SurgeContracts", "SurgePostgres", "SurgeAPICatalogue", "SurgeSimulation", .argumentParser, .logging, .postgres, .httpClient],
+        dependencies: ["SurgeContracts", "SurgeCalendar", "SurgePostgres", "SurgeAPICatalogue", "SurgeSimulation", .argumentParser, .logging, .postgres, .httpClient],
         path: "Tools/Admin",
         swiftSettings: swiftSettings
     ),

@@ -13,7 +13,7 @@ struct SurgeAdmin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "surge-admin",
         abstract: "Operational tasks for Surge: database provisioning, event schemas, the topic list, the development clock.",
-        subcommands: [Provision.self, EventSchemas.self, OpenAPI.self, Topics.self, Clock.self])
+        subcommands: [Provision.self, EventSchemas.self, OpenAPI.self, Topics.self, Clock.self, Simulate.self])
 }
 
 struct Provision: AsyncParsableCommand {
