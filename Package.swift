@@ -115,7 +115,7 @@ let toolTargets: [Target] = [
     ),
     .executableTarget(
         name: "surge-admin",
-        dependencies: ["SurgeContracts", "SurgePostgres", "SurgeAPICatalogue", .argumentParser, .logging, .postgres, .httpClient],
+        dependencies: ["SurgeContracts", "SurgePostgres", "SurgeAPICatalogue", "IdentityService", .argumentParser, .logging, .postgres, .httpClient],
         path: "Tools/Admin",
         swiftSettings: swiftSettings
     ),
@@ -179,7 +179,7 @@ let testTargets: [Target] = [
         name: "IdentityTests",
         dependencies: [
             "IdentityService", "IdentityDomain", "SurgeTestSupport", "SurgeContracts", "SurgeCalendar", "SurgePostgres", "SurgeMessaging",
-            "SurgeRuntime", .postgres, .jwt, .cryptoExtras,
+            "SurgeRuntime", "SurgeAuth", .postgres, .jwt, .cryptoExtras, .hummingbird, .hummingbirdTesting,
         ],
         path: "Tests/IdentityTests", swiftSettings: swiftSettings),
     .testTarget(
