@@ -141,7 +141,11 @@ let testTargets: [Target] = [
         path: "Tests/ProgressTests", swiftSettings: swiftSettings),
     .testTarget(name: "RuntimeTests", dependencies: ["SurgeTestSupport", "SurgeRuntime", "SurgeContracts", "SurgePostgres", .connectionPool, .logging, .hummingbird, .hummingbirdTesting], path: "Tests/RuntimeTests", swiftSettings: swiftSettings),
     .testTarget(
-        name: "GatewayTests", dependencies: ["SurgeTestSupport", "GatewayService", "GatewayDomain", "SurgeRuntime", "SurgeContracts", .hummingbird, .hummingbirdTesting],
+        name: "GatewayTests",
+        dependencies: [
+            "SurgeTestSupport", "GatewayService", "GatewayDomain", "SurgeRuntime", "SurgeContracts", "SurgeAuth", .hummingbird, .hummingbirdTesting,
+            .postgres, .httpClient, .httpTypes, .logging,
+        ],
         path: "Tests/GatewayTests", swiftSettings: swiftSettings),
     .testTarget(name: "CalendarTests", dependencies: ["SurgeTestSupport", "SurgeCalendar", "SurgeContracts"], path: "Tests/CalendarTests", swiftSettings: swiftSettings),
     .testTarget(name: "AuthTests", dependencies: ["SurgeTestSupport", "SurgeAuth", "SurgeContracts", .jwt], path: "Tests/AuthTests", swiftSettings: swiftSettings),
