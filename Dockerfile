@@ -36,10 +36,11 @@ RUN --mount=type=cache,target=/build/.build,sharing=locked \
 FROM debian:bookworm-slim
 
 # librdkafka1: Kafka client (linked dynamically); libstdc++6: still dynamic with --static-swift-stdlib;
-# tzdata: IANA time zones; ca-certificates: TLS to PostgreSQL and Kafka; curl: container health checks.
+# tzdata: IANA time zones; ca-certificates: TLS to PostgreSQL and Kafka; curl: container health checks;
+# libjs-chart.js: Chart.js for the gateway's KPI dashboard (/admin/chart.js, CHART_JS_PATH).
 RUN export DEBIAN_FRONTEND=noninteractive \
     && apt-get -q update \
-    && apt-get -q install -y --no-install-recommends librdkafka1 libstdc++6 tzdata ca-certificates curl \
+    && apt-get -q install -y --no-install-recommends librdkafka1 libstdc++6 tzdata ca-certificates curl libjs-chart.js \
     && rm -rf /var/lib/apt/lists/* \
     && groupadd --system --gid 10001 surge \
     && useradd --system --uid 10001 --gid 10001 --home-dir /nonexistent --no-create-home --shell /usr/sbin/nologin surge

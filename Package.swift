@@ -117,7 +117,10 @@ let toolTargets: [Target] = [
     .target(name: "SurgeSimulation", dependencies: ["SurgeContracts", "SurgeCalendar"], path: "Tools/Simulation", swiftSettings: swiftSettings),
     .executableTarget(
         name: "surge-admin",
-        dependencies: ["SurgeContracts", "SurgeCalendar", "SurgePostgres", "SurgeAPICatalogue", "SurgeSimulation", .argumentParser, .logging, .postgres, .httpClient],
+        dependencies: [
+            "SurgeContracts", "SurgeCalendar", "SurgePostgres", "SurgeAPICatalogue", "SurgeSimulation", "IdentityService", .argumentParser, .logging,
+            .postgres, .httpClient,
+        ],
         path: "Tools/Admin",
         swiftSettings: swiftSettings
     ),
@@ -143,7 +146,11 @@ let testTargets: [Target] = [
         path: "Tests/ProgressTests", swiftSettings: swiftSettings),
     .testTarget(name: "RuntimeTests", dependencies: ["SurgeTestSupport", "SurgeRuntime", "SurgeContracts", "SurgePostgres", .connectionPool, .logging, .hummingbird, .hummingbirdTesting], path: "Tests/RuntimeTests", swiftSettings: swiftSettings),
     .testTarget(
-        name: "GatewayTests", dependencies: ["SurgeTestSupport", "GatewayService", "GatewayDomain", "SurgeRuntime", "SurgeContracts", .hummingbird, .hummingbirdTesting],
+        name: "GatewayTests",
+        dependencies: [
+            "SurgeTestSupport", "GatewayService", "GatewayDomain", "SurgeRuntime", "SurgeContracts", "SurgeAuth", .hummingbird, .hummingbirdTesting,
+            .postgres, .httpClient, .httpTypes, .logging,
+        ],
         path: "Tests/GatewayTests", swiftSettings: swiftSettings),
     .testTarget(name: "CalendarTests", dependencies: ["SurgeTestSupport", "SurgeCalendar", "SurgeContracts"], path: "Tests/CalendarTests", swiftSettings: swiftSettings),
     .testTarget(name: "AuthTests", dependencies: ["SurgeTestSupport", "SurgeAuth", "SurgeContracts", .jwt], path: "Tests/AuthTests", swiftSettings: swiftSettings),
@@ -188,7 +195,7 @@ let testTargets: [Target] = [
         name: "IdentityTests",
         dependencies: [
             "IdentityService", "IdentityDomain", "SurgeTestSupport", "SurgeContracts", "SurgeCalendar", "SurgePostgres", "SurgeMessaging",
-            "SurgeRuntime", .postgres, .jwt, .cryptoExtras,
+            "SurgeRuntime", "SurgeAuth", .postgres, .jwt, .cryptoExtras, .hummingbird, .hummingbirdTesting,
         ],
         path: "Tests/IdentityTests", swiftSettings: swiftSettings),
     .testTarget(

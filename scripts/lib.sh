@@ -43,6 +43,49 @@ ensure_dependencies() {
   fi
 }
 
+# Chart.js for the gateway's KPI dashboard (/admin/chart.js): Debian's libjs-chart.js. Installed as root when missing;
+# otherwise a hint, and the dashboard's chart.js answers 503 until it is installed.
+CHART_JS_FILE=/usr/share/javascript/chart.js/chart.min.js
+ensure_chart_js() {
+  [ -f "$CHART_JS_FILE" ] && return 0
+  if [ "$(id -u)" -eq 0 ]; then
+    log "Installing libjs-chart.js (Chart.js for the KPI dashboard)"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libjs-chart.js >/dev/null
+  else
+    echo "The KPI dashboard needs Chart.js: sudo apt-get install -y libjs-chart.js" >&2
+  fi
+}
+
+# What scripts/dashboard_check.py needs: headless Chromium and its driver, Chart.js, and selenium (pinned) in its own
+# virtual environment under .surge/browser/venv. Installs the Debian packages as root, or says which to install.
+# (4.51.0: 4.52.0 wants a certifi newer than some package mirrors carry.)
+SELENIUM_VERSION=4.51.0
+BROWSER_VENV="$STATE/browser/venv"
+ensure_browser() {
+  local missing=()
+  command -v chromium >/dev/null || missing+=(chromium)
+  command -v chromedriver >/dev/null || missing+=(chromium-driver)
+  [ -f "$CHART_JS_FILE" ] || missing+=(libjs-chart.js)
+  python3 -c 'import ensurepip, venv' 2>/dev/null || missing+=(python3-venv)
+  if [ ${#missing[@]} -gt 0 ]; then
+    if [ "$(id -u)" -eq 0 ]; then
+      log "Installing ${missing[*]}"
+      apt-get update -qq
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+    else
+      echo "Missing packages. Install them with:" >&2
+      echo "  sudo apt-get install -y ${missing[*]}" >&2
+      exit 1
+    fi
+  fi
+  if [ "$("$BROWSER_VENV/bin/python" -c 'import selenium; print(selenium.__version__)' 2>/dev/null)" != "$SELENIUM_VERSION" ]; then
+    log "Installing selenium $SELENIUM_VERSION into ${BROWSER_VENV#"$ROOT/"}"
+    python3 -m venv "$BROWSER_VENV"
+    "$BROWSER_VENV/bin/pip" install -q --disable-pip-version-check "selenium==$SELENIUM_VERSION"
+  fi
+}
+
 # Runs a PostgreSQL server binary as a non-root user (initdb refuses root).
 as_pg_user() {
   if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi

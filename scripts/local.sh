@@ -10,6 +10,7 @@ service_port() { echo $(($(port_of "$1") + PORT_OFFSET)); }
 
 up() {
   ensure_dependencies
+  ensure_chart_js
   # Another stack on these ports (a second `make run`, `make bench`) would answer in this one's place.
   local port busy=()
   for service in "${SERVICES[@]}"; do

@@ -14,17 +14,26 @@ public struct AccessTokenClaims: JWTPayload, Equatable {
     public var exp: ExpirationClaim
     /// guest, password or social.
     public var kind: String
+    /// The account's roles (`admin`), granted with `surge-admin grant-admin`; absent for an ordinary account, so the
+    /// tokens of ordinary users look as they always did and a token issued before roles existed still verifies.
+    public var roles: [String]?
 
-    public init(userID: UUID, kind: String, issuedAt: Date, expiresAt: Date) {
+    /// The role that opens the `.admin` operations and the KPI dashboard's data.
+    public static let adminRole = "admin"
+
+    public init(userID: UUID, kind: String, roles: [String] = [], issuedAt: Date, expiresAt: Date) {
         sub = SubjectClaim(value: userID.uuidString.lowercased())
         iss = IssuerClaim(value: Self.issuer)
         aud = AudienceClaim(value: [Self.audience])
         iat = IssuedAtClaim(value: issuedAt)
         exp = ExpirationClaim(value: expiresAt)
         self.kind = kind
+        self.roles = roles.isEmpty ? nil : roles
     }
 
     public var userID: UUID? { UUID(uuidString: sub.value) }
+
+    public var isAdmin: Bool { roles?.contains(Self.adminRole) ?? false }
 
     public func verify(using algorithm: some JWTAlgorithm) async throws {
         try exp.verifyNotExpired()
@@ -110,9 +119,10 @@ public struct AccessTokenIssuer: Sendable {
         public var expiresAt: Date
     }
 
-    public func issue(userID: UUID, kind: String, now: Date = Date()) async throws -> IssuedToken {
+    /// `roles` go into the token only when there are any (`AccessTokenClaims.roles`).
+    public func issue(userID: UUID, kind: String, roles: [String] = [], now: Date = Date()) async throws -> IssuedToken {
         let expiresAt = now.addingTimeInterval(Double(lifetime.components.seconds))
-        let claims = AccessTokenClaims(userID: userID, kind: kind, issuedAt: now, expiresAt: expiresAt)
+        let claims = AccessTokenClaims(userID: userID, kind: kind, roles: roles, issuedAt: now, expiresAt: expiresAt)
         return IssuedToken(token: try await keys.sign(claims, kid: JWKIdentifier(string: signingKey.id)), expiresAt: expiresAt)
     }
 

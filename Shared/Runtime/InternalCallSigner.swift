@@ -6,7 +6,8 @@ import SurgeContracts
 /// Proves to a service that a request comes from the gateway, and on whose behalf. The gateway signs the method,
 /// target, forwarded caller, request id and time with `INTERNAL_AUTH_SECRET` (HMAC-SHA256); a service accepts the
 /// forwarded caller only with a valid, fresh signature, so a process inside the network cannot pose as a user by
-/// setting `X-Surge-Caller` itself. The body is not signed: a signature cannot be moved to another route or caller,
+/// setting `X-Surge-Caller` itself. The caller's roles (`X-Surge-Roles`, e.g. `admin`) are signed too when there are
+/// any; a call without roles is signed exactly as before roles existed. The body is not signed: a signature cannot be moved to another route or caller,
 /// and it expires after `maximumAge`.
 public struct InternalCallSigner: Sendable {
     public static let header = HTTPField.Name("X-Surge-Signature")!
@@ -28,18 +29,25 @@ public struct InternalCallSigner: Sendable {
         try InternalCallSigner(secret: reader.required(secretVariable))
     }
 
+    /// The `X-Surge-Roles` value for a caller's roles: sorted, comma-separated; nil when there are none.
+    public static func rolesHeader(_ roles: [String]) -> String? {
+        roles.isEmpty ? nil : Set(roles).sorted().joined(separator: ",")
+    }
+
     /// The header value for a call. Time is the real clock's, never a simulated one.
     public func signature(
-        method: String, target: String, caller: String?, clientAddress: String? = nil, requestID: String, at instant: Date = Date()
+        method: String, target: String, caller: String?, clientAddress: String? = nil, roles: String? = nil, requestID: String,
+        at instant: Date = Date()
     ) -> String {
         let seconds = Int64(instant.timeIntervalSince1970.rounded(.down))
-        let code = mac(seconds: seconds, method: method, target: target, caller: caller, clientAddress: clientAddress, requestID: requestID)
+        let code = mac(
+            seconds: seconds, method: method, target: target, caller: caller, clientAddress: clientAddress, roles: roles, requestID: requestID)
         return "v1;t=\(seconds);sig=\(code)"
     }
 
     public func isValid(
-        _ header: String?, method: String, target: String, caller: String?, clientAddress: String? = nil, requestID: String,
-        now: Date = Date()
+        _ header: String?, method: String, target: String, caller: String?, clientAddress: String? = nil, roles: String? = nil,
+        requestID: String, now: Date = Date()
     ) -> Bool {
         guard let header else { return false }
         let parts = header.split(separator: ";")
@@ -47,7 +55,8 @@ public struct InternalCallSigner: Sendable {
             let seconds = Int64(parts[1].dropFirst(2)),
             abs(Double(seconds) - now.timeIntervalSince1970) <= Self.maximumAge
         else { return false }
-        let expected = mac(seconds: seconds, method: method, target: target, caller: caller, clientAddress: clientAddress, requestID: requestID)
+        let expected = mac(
+            seconds: seconds, method: method, target: target, caller: caller, clientAddress: clientAddress, roles: roles, requestID: requestID)
         // Constant-time comparison of the two codes.
         let given = Array(parts[2].dropFirst(4).utf8)
         let wanted = Array(expected.utf8)
@@ -55,9 +64,13 @@ public struct InternalCallSigner: Sendable {
         return zip(given, wanted).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
 
-    private func mac(seconds: Int64, method: String, target: String, caller: String?, clientAddress: String?, requestID: String) -> String {
-        let message = ["v1", String(seconds), method.uppercased(), target, caller?.lowercased() ?? "-", clientAddress ?? "-", requestID]
-            .joined(separator: "\n")
+    private func mac(
+        seconds: Int64, method: String, target: String, caller: String?, clientAddress: String?, roles: String?, requestID: String
+    ) -> String {
+        var parts = ["v1", String(seconds), method.uppercased(), target, caller?.lowercased() ?? "-", clientAddress ?? "-", requestID]
+        // Only a call with roles has this line, so what the gateway signed before roles existed still verifies.
+        if let roles, !roles.isEmpty { parts.append("roles=" + roles) }
+        let message = parts.joined(separator: "\n")
         let code = HMAC<SHA256>.authenticationCode(for: Data(message.utf8), using: key)
         return Base64URL.encode(Data(code))
     }

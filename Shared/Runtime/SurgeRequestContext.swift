@@ -10,6 +10,9 @@ public enum InternalHeaders {
     /// The client's address as the gateway determined it (the TCP peer, or the trusted `X-Forwarded-For` hop),
     /// trusted only under a valid signature.
     public static let clientAddress = HTTPField.Name("X-Surge-Client-Address")!
+    /// The authenticated caller's roles from the access token (`admin`), comma-separated; absent when it has none.
+    /// Trusted only under a valid signature, which covers it.
+    public static let roles = HTTPField.Name("X-Surge-Roles")!
     public static let requestID = HTTPField.Name("X-Request-ID")!
     public static let traceparent = HTTPField.Name("traceparent")!
     public static let tracestate = HTTPField.Name("tracestate")!
@@ -21,6 +24,8 @@ public struct SurgeRequestContext: RequestContext {
     public var callerID: UUID?
     /// The end client's address, as the gateway saw it; nil for a call the gateway did not sign.
     public var clientAddress: String?
+    /// The caller's roles as the gateway forwarded them under its signature (`admin`); empty for anyone else.
+    public var callerRoles: Set<String> = []
     public var trace = TraceContext()
 
     public init(source: ApplicationRequestContextSource) {
@@ -35,6 +40,15 @@ public struct SurgeRequestContext: RequestContext {
     /// The authenticated caller, or 401.
     public func caller() throws -> UUID {
         guard let callerID else { throw Problem.unauthorized() }
+        return callerID
+    }
+
+    /// The first line of every `.admin` operation's handler: the caller, when the gateway vouched (signed) that its
+    /// access token carries the admin role; otherwise the same 404 an unknown route gets. The gateway refuses such
+    /// callers already; this is the second fence.
+    @discardableResult
+    public func requireAdmin() throws -> UUID {
+        guard let callerID, callerRoles.contains("admin") else { throw Problem.notFound() }
         return callerID
     }
 }
@@ -69,10 +83,11 @@ public struct ForwardedContextMiddleware: RouterMiddleware {
         if Self.needsSignature(target) {
             let caller = request.headers[InternalHeaders.caller]
             let clientAddress = request.headers[InternalHeaders.clientAddress]
+            let roles = request.headers[InternalHeaders.roles]
             guard
                 signer.isValid(
                     request.headers[InternalCallSigner.header], method: request.method.rawValue, target: target,
-                    caller: caller, clientAddress: clientAddress, requestID: forwardedID ?? "")
+                    caller: caller, clientAddress: clientAddress, roles: roles, requestID: forwardedID ?? "")
             else {
                 throw Problem(
                     slug: "unauthenticated-call", title: "Unauthenticated call", status: .unauthorized,
@@ -80,6 +95,10 @@ public struct ForwardedContextMiddleware: RouterMiddleware {
             }
             context.callerID = caller.flatMap(UUID.init(uuidString:))
             context.clientAddress = clientAddress
+            // Roles mean something only for a caller.
+            if context.callerID != nil, let roles {
+                context.callerRoles = Set(roles.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+            }
             // PostgreSQL cannot store or compare U+0000 in text: refused here for every query parameter of every route.
             var parameters: [String: String] = [:]
             for (key, value) in request.uri.queryParameters { parameters[String(key)] = String(value) }

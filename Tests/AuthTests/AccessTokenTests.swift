@@ -2,6 +2,7 @@ import Foundation
 import JWTKit
 import Logging
 import SurgeAuth
+import SurgeContracts
 import SurgeTestSupport
 import Testing
 
@@ -28,6 +29,66 @@ struct AccessTokenTests {
         #expect(claims.kind == "guest")
         // Fifteen minutes from issuing (whole seconds in the token), however slow the machine.
         #expect(token.expiresAt >= before.addingTimeInterval(899) && token.expiresAt <= after.addingTimeInterval(901))
+    }
+
+    @Test("an admin's token carries the admin role; an ordinary token has no roles claim at all, and both verify")
+    func roles() async throws {
+        let issuer = await AccessTokenIssuer(signingKey: try .generate())
+        let verifier = verifier(for: [issuer])
+        let admin = try await issuer.issue(userID: userID, kind: "password", roles: [AccessTokenClaims.adminRole])
+        let adminClaims = try await verifier.verify(admin.token)
+        #expect(adminClaims.roles == ["admin"])
+        #expect(adminClaims.isAdmin)
+        // Remembered by the verifier: the second answer comes from its memory and still carries the role.
+        #expect(try await verifier.verify(admin.token).isAdmin)
+
+        let ordinary = try await issuer.issue(userID: userID, kind: "guest")
+        let ordinaryClaims = try await verifier.verify(ordinary.token)
+        #expect(ordinaryClaims.roles == nil)
+        #expect(!ordinaryClaims.isAdmin)
+        // Absent from the payload, not `null`: tokens of ordinary users look as they did before roles existed.
+        let payload = try #require(Base64URL.decode(String(ordinary.token.split(separator: ".")[1])))
+        let object = try #require(try JSONSerialization.jsonObject(with: payload) as? [String: Any])
+        #expect(object["roles"] == nil)
+        #expect(object["kind"] as? String == "guest")
+        let adminPayload = try #require(Base64URL.decode(String(admin.token.split(separator: ".")[1])))
+        #expect((try JSONSerialization.jsonObject(with: adminPayload) as? [String: Any])?["roles"] as? [String] == ["admin"])
+    }
+
+    @Test("a token signed without a roles claim (as before roles existed) verifies as an ordinary user's")
+    func tokenWithoutRolesClaim() async throws {
+        struct OldClaims: JWTPayload {
+            var sub: SubjectClaim
+            var iss: IssuerClaim
+            var aud: AudienceClaim
+            var iat: IssuedAtClaim
+            var exp: ExpirationClaim
+            var kind: String
+            func verify(using algorithm: some JWTAlgorithm) async throws {}
+        }
+        let key = try SigningKey.generate(id: "k")
+        let keys = JWTKeyCollection()
+        await keys.add(eddsa: key.privateKey, kid: "k")
+        let old = OldClaims(
+            sub: SubjectClaim(value: userID.uuidString.lowercased()), iss: IssuerClaim(value: AccessTokenClaims.issuer),
+            aud: AudienceClaim(value: [AccessTokenClaims.audience]), iat: IssuedAtClaim(value: Date()),
+            exp: ExpirationClaim(value: Date().addingTimeInterval(600)), kind: "password")
+        let token = try await keys.sign(old, kid: "k")
+        let claims = try await verifier(for: [await AccessTokenIssuer(signingKey: key)]).verify(token)
+        #expect(claims.userID == userID)
+        #expect(claims.roles == nil && !claims.isAdmin)
+    }
+
+    @Test("a token whose roles were added by the holder no longer verifies")
+    func forgedRole() async throws {
+        let issuer = await AccessTokenIssuer(signingKey: try .generate())
+        let token = try await issuer.issue(userID: userID, kind: "password").token
+        var parts = token.split(separator: ".").map(String.init)
+        let payload = try #require(Base64URL.decode(parts[1]))
+        var object = try #require(try JSONSerialization.jsonObject(with: payload) as? [String: Any])
+        object["roles"] = ["admin"]
+        parts[1] = Base64URL.encode(try JSONSerialization.data(withJSONObject: object))
+        await #expect(throws: AccessTokenVerifier.Failure.invalid) { try await verifier(for: [issuer]).verify(parts.joined(separator: ".")) }
     }
 
     @Test("expired, tampered and foreign-key tokens are refused")

@@ -74,4 +74,65 @@ struct InternalCallTests {
             try await client.execute(uri: "/healthz", method: .get) { response in #expect(response.status == .ok) }
         }
     }
+
+    @Test("roles are signed when there are any; a call without roles is signed exactly as before roles existed")
+    func rolesAreSigned() {
+        let now = Date()
+        let plain = signer.signature(method: "GET", target: "/v1/admin/kpis", caller: caller, requestID: "r1", at: now)
+        #expect(plain == signer.signature(method: "GET", target: "/v1/admin/kpis", caller: caller, roles: "", requestID: "r1", at: now))
+        #expect(signer.isValid(plain, method: "GET", target: "/v1/admin/kpis", caller: caller, requestID: "r1", now: now))
+        #expect(!signer.isValid(plain, method: "GET", target: "/v1/admin/kpis", caller: caller, roles: "admin", requestID: "r1", now: now))
+        let admin = signer.signature(method: "GET", target: "/v1/admin/kpis", caller: caller, roles: "admin", requestID: "r1", at: now)
+        #expect(admin != plain)
+        #expect(signer.isValid(admin, method: "GET", target: "/v1/admin/kpis", caller: caller, roles: "admin", requestID: "r1", now: now))
+        #expect(!signer.isValid(admin, method: "GET", target: "/v1/admin/kpis", caller: caller, requestID: "r1", now: now))
+        #expect(!signer.isValid(admin, method: "GET", target: "/v1/admin/kpis", caller: caller, roles: "admin,other", requestID: "r1", now: now))
+        #expect(InternalCallSigner.rolesHeader([]) == nil)
+        #expect(InternalCallSigner.rolesHeader(["b", "admin", "b"]) == "admin,b")
+    }
+
+    @Test("requireAdmin lets through only a caller whose admin role the gateway signed; anyone else gets the 404 of an unknown route")
+    func requireAdmin() async throws {
+        let router = Router(context: SurgeRequestContext.self)
+        router.add(middleware: ProblemMiddleware())
+        router.add(middleware: ForwardedContextMiddleware(signer: signer))
+        router.get("/v1/admin/kpis") { _, context in try context.requireAdmin().uuidString.lowercased() }
+        let app = Application(router: router)
+        let signer = self.signer
+        let caller = self.caller
+        @Sendable func headers(roles: String?, signedRoles: String?, caller: String? = caller) -> HTTPFields {
+            var fields: HTTPFields = [InternalHeaders.requestID: "r"]
+            if let caller { fields[InternalHeaders.caller] = caller }
+            if let roles { fields[InternalHeaders.roles] = roles }
+            fields[InternalCallSigner.header] = signer.signature(
+                method: "GET", target: "/v1/admin/kpis", caller: caller, roles: signedRoles, requestID: "r")
+            return fields
+        }
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/v1/admin/kpis", method: .get, headers: headers(roles: "admin", signedRoles: "admin")) { response in
+                #expect(response.status == .ok)
+                #expect(String(buffer: response.body) == caller)
+            }
+            // An ordinary caller, signed without roles.
+            try await client.execute(uri: "/v1/admin/kpis", method: .get, headers: headers(roles: nil, signedRoles: nil)) { response in
+                #expect(response.status == .notFound)
+                #expect(response.headers[.contentType] == "application/problem+json")
+                let problem = try JSONDecoder().decode(Problem.Body.self, from: Data(String(buffer: response.body).utf8))
+                #expect(problem.type == Problem.typeBase + "not-found")
+            }
+            // A roles header added after signing breaks the signature.
+            try await client.execute(uri: "/v1/admin/kpis", method: .get, headers: headers(roles: "admin", signedRoles: nil)) { response in
+                #expect(response.status == .unauthorized)
+            }
+            // Roles without a caller mean nothing.
+            try await client.execute(
+                uri: "/v1/admin/kpis", method: .get, headers: headers(roles: "admin", signedRoles: "admin", caller: nil)
+            ) { response in
+                #expect(response.status == .notFound)
+            }
+            try await client.execute(uri: "/v1/admin/kpis", method: .get, headers: headers(roles: "editor", signedRoles: "editor")) { response in
+                #expect(response.status == .notFound)
+            }
+        }
+    }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import AsyncHTTPClient
 import NIOFoundationCompat
 import Foundation
+import IdentityService
 import Logging
 import PostgresNIO
 import SurgeAPICatalogue
@@ -12,8 +13,8 @@ import SurgePostgres
 struct SurgeAdmin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "surge-admin",
-        abstract: "Operational tasks for Surge: database provisioning, event schemas, the topic list, the development clock.",
-        subcommands: [Provision.self, EventSchemas.self, OpenAPI.self, Topics.self, Clock.self, Simulate.self])
+        abstract: "Operational tasks for Surge: database provisioning, admin roles, event schemas, the topic list, the development clock, a simulated population.",
+        subcommands: [Provision.self, GrantAdmin.self, RevokeAdmin.self, EventSchemas.self, OpenAPI.self, Topics.self, Clock.self, Simulate.self])
 }
 
 struct Provision: AsyncParsableCommand {
@@ -54,6 +55,84 @@ struct Provision: AsyncParsableCommand {
             try await DatabaseProvisioner.provision(accounts, database: database, admin: client, logger: logger)
         }
         print("provisioned \(accounts.map(\.role).joined(separator: ", ")) in \(database)")
+    }
+}
+
+/// Where `grant-admin` and `revoke-admin` find identity's accounts: the URL given, else the administrator URL
+/// `provision` uses (SURGE_ADMIN_DATABASE_URL) on the `--database` it provisioned; always identity's schema.
+struct IdentityDatabaseOptions: ParsableArguments {
+    @Option(help: "A PostgreSQL URL allowed to update identity's users (default: SURGE_ADMIN_DATABASE_URL on --database).")
+    var databaseURL: String?
+
+    @Option(help: "The database `provision` created, used with SURGE_ADMIN_DATABASE_URL.")
+    var database = "surge"
+
+    func setAdmin(_ admin: Bool, email: String) async throws {
+        var configuration: DatabaseConfiguration
+        if let databaseURL {
+            configuration = try DatabaseConfiguration(url: databaseURL, maximumConnections: 1)
+        } else {
+            guard let adminURL = ProcessInfo.processInfo.environment["SURGE_ADMIN_DATABASE_URL"] else {
+                throw ValidationError("SURGE_ADMIN_DATABASE_URL (or --database-url) is required")
+            }
+            configuration = try DatabaseConfiguration(url: adminURL, maximumConnections: 1)
+            configuration.database = database
+        }
+        let logger = Logger(label: "surge-admin")
+        let outcome = try await PostgresClient.withRunning(configuration.makeClient(schema: SurgeService.identity.schema, logger: logger)) { client in
+            try await AdminRoles.set(admin, email: email, client: client, logger: logger)
+        }
+        switch outcome {
+        case .noSuchAccount:
+            throw ValidationError("no account has the e-mail address \(email)")
+        case .updated(let userID, let changed):
+            let account = "\(email) (\(userID.uuidString.lowercased()))"
+            switch (admin, changed) {
+            case (true, true): print("\(account) is now an admin; its access tokens carry the role from its next refresh or sign-in (within 15 minutes)")
+            case (false, true): print("\(account) is no longer an admin; tokens issued before keep the role until they expire (within 15 minutes)")
+            case (true, false): print("\(account) was already an admin")
+            case (false, false): print("\(account) was not an admin")
+            }
+        }
+    }
+}
+
+struct GrantAdmin: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "grant-admin",
+        abstract: "Make an account an admin: its next access token carries the admin role (KPI dashboard, /v1/admin/...).",
+        discussion: """
+            Updates identity's table directly; there is no API for it. The account's current access token keeps what it
+            said until it expires: the role arrives with the next token, at the next refresh or sign-in (at most 15
+            minutes). The account must have an e-mail address (guests cannot be admins).
+            """)
+
+    @Option(help: "The account's e-mail address.")
+    var email: String
+
+    @OptionGroup var target: IdentityDatabaseOptions
+
+    func run() async throws {
+        try await target.setAdmin(true, email: email)
+    }
+}
+
+struct RevokeAdmin: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "revoke-admin",
+        abstract: "Take the admin role from an account, from its next access token on (at most 15 minutes).",
+        discussion: """
+            Access tokens already issued keep the role until they expire (15 minutes at most); to end it at once, also
+            delete or sign out the account's sessions.
+            """)
+
+    @Option(help: "The account's e-mail address.")
+    var email: String
+
+    @OptionGroup var target: IdentityDatabaseOptions
+
+    func run() async throws {
+        try await target.setAdmin(false, email: email)
     }
 }
 

@@ -21,6 +21,7 @@ public enum GatewayService {
         let maxBodyBytes = try reader.int("MAX_REQUEST_BYTES", default: 1 << 20, range: 1024...(64 << 20))
         let maxUploadBytes = try reader.int("MAX_UPLOAD_BYTES", default: 10 << 20, range: 1024...(256 << 20))
         let cors = try CORSPolicy.from(reader)
+        let dashboard = DashboardController.from(reader)
         let streamSettings = StreamHub.Settings(
             queueLimit: try reader.int("STREAM_QUEUE_LIMIT", default: 256, range: 8...100_000),
             connectionsPerUser: try reader.int("STREAM_CONNECTIONS_PER_USER", default: 5, range: 1...10_000),
@@ -77,6 +78,7 @@ public enum GatewayService {
                 status: .ok, headers: [.contentType: "application/json"],
                 body: .init(byteBuffer: ByteBuffer(string: PublicAPI.openAPIDocument)))
         }
+        dashboard.addRoutes(to: router)
         PublicRouter(
             pipeline: pipeline,
             proxy: ProxyController(

@@ -12,6 +12,14 @@ public struct APIOperation: Sendable {
         case anonymous
         /// Needs a valid access token; the gateway passes the caller's id on.
         case authenticated
+        /// Needs a valid access token with the admin role (`surge-admin grant-admin`). To anyone else (anonymous, a
+        /// guest, an ordinary user, a bad token) the gateway answers the 404 of an unknown route before forwarding
+        /// anything, so the route's existence does not show; it forwards the caller's roles signed, and the service
+        /// checks again with `context.requireAdmin()`.
+        case admin
+
+        /// Whether the gateway must verify an access token: `.authenticated` and `.admin`.
+        public var needsToken: Bool { self != .anonymous }
     }
 
     /// How hard the gateway rate-limits the operation.

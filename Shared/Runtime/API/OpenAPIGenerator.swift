@@ -91,7 +91,7 @@ public enum OpenAPIGenerator {
             "x-surge-service": operation.service.rawValue,
             "x-surge-throttle": operation.throttle.rawValue,
             "x-problem-types": problems.map(\.slug),
-            "security": operation.access == .authenticated ? [["bearer": [String]()]] : [[String: [String]]](),
+            "security": operation.access.needsToken ? [["bearer": [String]()]] : [[String: [String]]](),
         ]
         var parameters: [[String: Any]] = try operation.pathParameters.map { name in
             let parameter = try pathParameter(name)
@@ -141,7 +141,12 @@ public enum OpenAPIGenerator {
         let particular = Set(operation.problems.map(\.slug))
         let own = problems.filter { particular.contains($0.slug) }.map { "- \($0.status.code) `\($0.slug)`: \($0.meaning)" }
         let generic = problems.filter { !particular.contains($0.slug) }.map { "`\($0.slug)` (\($0.status.code))" }
-        return ([operation.summary] + (own.isEmpty ? [] : ["Problem types:\n" + own.joined(separator: "\n")])
+        let admin =
+            operation.access == .admin
+            ? ["Admins only (an access token with the `admin` role): to anyone else, signed in or not, this answers 404 `not-found`, "
+                + "exactly as a path that does not exist."]
+            : []
+        return ([operation.summary] + admin + (own.isEmpty ? [] : ["Problem types:\n" + own.joined(separator: "\n")])
             + ["Also, as any such operation: " + generic.joined(separator: ", ") + "."]).joined(separator: "\n\n")
     }
 

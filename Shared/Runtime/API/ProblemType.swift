@@ -173,6 +173,8 @@ extension ProblemType {
         // Identity and the gateway own what they answer from; the other services read projections of others' events.
         if operation.service != .identity && operation.service != .gateway { types.append(.catchingUp) }
         if operation.access == .authenticated { types += [.unauthorized, .invalidToken, .accountDeleted] }
+        // Anyone not proven an admin gets the 404 of an unknown route, whatever is wrong with their token.
+        if operation.access == .admin { types.append(.notFound) }
         if !operation.pathParameters.isEmpty { types.append(.notFound) }
         if operation.query.contains(where: { $0.name == "cursor" }) { types.append(.unknownCursor) }
         if operation.requestType != nil || !operation.query.isEmpty { types.append(.validation) }

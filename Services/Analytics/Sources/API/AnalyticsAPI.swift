@@ -10,12 +10,12 @@ enum AnalyticsAPI {
 
     static let kpis = APIOperation(
         .get, "/v1/admin/kpis", id: "getKPIs", service: .analytics, summary: "The product KPIs per day and per signup-cohort week, with their targets (admins only).",
-        access: .authenticated /* ADMIN-PENDING */, query: range, response: KPIController.ReportResponse.self, errors: [.notFound])
+        access: .admin, query: range, response: KPIController.ReportResponse.self, errors: [.notFound])
 
     static let kpisCSV = APIOperation(
         .get, "/v1/admin/kpis.csv", id: "getKPIsCSV", service: .analytics,
         summary: "The same KPIs as CSV, one row per period and KPI: scope,period,kpi,value,numerator,denominator,target (admins only).",
-        access: .authenticated /* ADMIN-PENDING */, query: range, responseMediaTypes: ["text/csv"], errors: [.notFound])
+        access: .admin, query: range, responseMediaTypes: ["text/csv"], errors: [.notFound])
 
     static let all = [kpis, kpisCSV]
 }

@@ -85,12 +85,12 @@ struct KPIController {
 
     func addRoutes(to router: Router<SurgeRequestContext>) {
         router.add(AnalyticsAPI.kpis) { request, context in
-            // ADMIN-PENDING try context.requireAdmin()
+            try context.requireAdmin()
             let time = now()
             return ReportResponse(try await report(request, at: time), generatedAt: time)
         }
         router.add(AnalyticsAPI.kpisCSV) { request, context in
-            // ADMIN-PENDING try context.requireAdmin()
+            try context.requireAdmin()
             let report = try await report(request, at: now())
             return Response(
                 status: .ok,

@@ -27,6 +27,11 @@ struct Authenticator: Sendable {
     }
 
     func callerID(of request: Request) async throws -> UUID {
+        try await caller(of: request).id
+    }
+
+    /// The caller's id and roles (`admin`), from the verified token (remembered tokens keep their roles too).
+    func caller(of request: Request) async throws -> (id: UUID, roles: [String]) {
         guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else {
             throw Problem.unauthorized()
         }
@@ -36,7 +41,7 @@ struct Authenticator: Sendable {
             guard !erased.contains(userID) else {
                 throw Problem(slug: "account-deleted", title: "Account deleted", status: .unauthorized, detail: "This account was deleted.")
             }
-            return userID
+            return (userID, claims.roles ?? [])
         } catch let problem as Problem {
             throw problem
         } catch AccessTokenVerifier.Failure.keysUnavailable {

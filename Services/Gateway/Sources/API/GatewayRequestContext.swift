@@ -9,6 +9,8 @@ import SurgeContracts
 public struct GatewayRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     public var callerID: UUID?
+    /// The caller's roles from its access token (`admin`), forwarded to the service under the signature.
+    public var callerRoles: [String] = []
     public var requestID = ""
     public var traceParent = TraceParent.random()
     public var traceState: String?

@@ -4,10 +4,12 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import NIOFoundationCompat
+import SurgeAuth
 import SurgeRuntime
 
 /// What every public route goes through, in order: rate limits, authentication, idempotency, then the handler
-/// (forwarding to a service, or a gateway-local operation). `RateLimit-*` headers go on every answer.
+/// (forwarding to a service, or a gateway-local operation). `RateLimit-*` headers go on every answer, except the 404
+/// an `.admin` route gives whoever is not an admin, which is the unknown route's, headers and all.
 struct RoutePipeline: Sendable {
     typealias Handler = @Sendable (Request, GatewayRequestContext) async throws -> Response
 
@@ -31,11 +33,22 @@ struct RoutePipeline: Sendable {
         context.clientAddress = ip
         var decisions = limits.budgets(ip: ip, userID: nil, credentialOperation: route.throttle == .credentials).map { take($0, $1) }
         var response: Response
-        if decisions.allSatisfy(\.allowed), route.access == .authenticated {
+        if route.access == .admin {
+            // Anyone not proven an admin (no token, a bad or expired one, a guest's, an ordinary user's) gets exactly
+            // what a path the gateway does not route gets: the 404 thrown to the router's middleware, no RateLimit
+            // headers. Past its IP budget the token is not even checked (no unbounded signature checks): also 404.
+            guard decisions.allSatisfy(\.allowed), let caller = try? await authenticator.caller(of: request),
+                caller.roles.contains(AccessTokenClaims.adminRole)
+            else { throw Problem.notFound() }
+            context.callerID = caller.id
+            context.callerRoles = caller.roles
+            decisions.append(take(caller.id.uuidString, limits.perUser))
+        } else if decisions.allSatisfy(\.allowed), route.access == .authenticated {
             do {
-                let callerID = try await authenticator.callerID(of: request)
-                context.callerID = callerID
-                decisions.append(take(callerID.uuidString, limits.perUser))
+                let caller = try await authenticator.caller(of: request)
+                context.callerID = caller.id
+                context.callerRoles = caller.roles
+                decisions.append(take(caller.id.uuidString, limits.perUser))
             } catch {
                 response = try Problem.from(error, logger: context.logger).response(from: request, context: context)
                 return withRateLimitHeaders(response, decisions)

@@ -197,9 +197,11 @@ struct AuthController {
     }
 
     /// Access tokens are stamped with the real time, not the service clock: the gateway checks their expiry against
-    /// its own real clock.
+    /// its own real clock. Every token identity issues (registration, sign-in, social sign-in, refresh, recovery) is
+    /// made here, with the account's roles as they are now (`AdminRoles`).
     private func tokens(for account: Account, refresh: SessionRepository.IssuedRefreshToken) async throws -> Tokens {
-        let access = try await issuer.issue(userID: account.id, kind: account.kind.rawValue)
+        let roles = try await AdminRoles.roles(of: account.id, client: accounts.client, logger: accounts.logger)
+        let access = try await issuer.issue(userID: account.id, kind: account.kind.rawValue, roles: roles)
         return Tokens(
             accessToken: access.token, accessTokenExpiresAt: access.expiresAt, refreshToken: refresh.token,
             refreshTokenExpiresAt: refresh.expiresAt)

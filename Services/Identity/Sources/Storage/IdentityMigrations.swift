@@ -229,5 +229,10 @@ enum IdentityMigrations {
         Migration(6, "notification categories switched off", [
             "ALTER TABLE preferences ADD COLUMN disabled_categories text[] NOT NULL DEFAULT '{}'"
         ]),
+        // Granted and revoked only by an operator (`surge-admin grant-admin|revoke-admin`), never through the API; read
+        // whenever an access token is issued, which carries it as the `roles` claim.
+        Migration(7, "admin role on accounts", [
+            "ALTER TABLE users ADD COLUMN is_admin boolean NOT NULL DEFAULT false"
+        ]),
     ])
 }
