@@ -7,6 +7,8 @@ TEST_STATE="${SURGE_TEST_STATE:-$STATE/test}"
 PG_PORT="${SURGE_TEST_PG_PORT:-55433}"
 
 ensure_dependencies
+# The dashboard's browser check (AnalyticsSystemTests): Debian's chromium and chromium-driver, selenium in a venv.
+ensure_browser
 log "Building (with tests)"
 (cd "$ROOT" && swift build --build-tests)
 
@@ -29,6 +31,10 @@ PG_MAX_CONNECTIONS=1000 PG_FSYNC=off pg_start "$TEST_STATE/pgdata" "$PG_PORT" "$
 export SURGE_TEST_DATABASE_URL="postgres://surge_admin:$(cat "$TEST_STATE/admin-password")@127.0.0.1:$PG_PORT/postgres"
 export SURGE_TEST_LOGS="$TEST_STATE/logs"
 export SURGE_TEST_BINARIES="$BIN"
+export SURGE_TEST_BROWSER_PYTHON="$BROWSER_VENV/bin/python"
+# What tests leave for people to look at (the dashboard's screenshot).
+export SURGE_TEST_ARTIFACTS="$TEST_STATE/artifacts"
+mkdir -p "$SURGE_TEST_ARTIFACTS"
 
 # At most this many tests at once (Swift Testing's own limit is far wider): each system test runs a whole stack of
 # processes, and a dozen stacks at once on two cores starve one another past any deadline.

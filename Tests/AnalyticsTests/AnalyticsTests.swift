@@ -118,11 +118,28 @@ struct KPIRouterTests {
             cohortWeeks: [CohortWeekKPIs(week: range.lowerBound.startOfWeek, users: 5, values: values)])
     }
 
-    func signed(_ target: String) -> HTTPFields {
+    /// A call as the gateway forwards it, from an admin unless `roles` says otherwise.
+    func signed(_ target: String, roles: [String] = ["admin"]) -> HTTPFields {
         let caller = UUID().key
+        let rolesHeader = InternalCallSigner.rolesHeader(roles)
         var headers: HTTPFields = [InternalHeaders.requestID: "r", InternalHeaders.caller: caller]
-        headers[InternalCallSigner.header] = signer.signature(method: "GET", target: target, caller: caller, requestID: "r")
+        if let rolesHeader { headers[InternalHeaders.roles] = rolesHeader }
+        headers[InternalCallSigner.header] = signer.signature(method: "GET", target: target, caller: caller, roles: rolesHeader, requestID: "r")
         return headers
+    }
+
+    @Test("a caller who is not an admin gets the 404 of a route that does not exist, even past the gateway")
+    func adminsOnly() async throws {
+        let queries = FixedKPIQueries(Self.sample)
+        try await app(queries).test(.router) { client in
+            for target in ["/v1/admin/kpis", "/v1/admin/kpis.csv"] {
+                try await client.execute(uri: target, method: .get, headers: signed(target, roles: [])) { response in
+                    #expect(response.status == .notFound)
+                    #expect(String(buffer: response.body).contains("not-found"))
+                }
+            }
+        }
+        #expect(queries.asked.isEmpty)
     }
 
     @Test("the JSON report: KPIs with targets, every day, cohort weeks, totals; four weeks by default")

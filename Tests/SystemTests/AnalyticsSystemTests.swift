@@ -65,6 +65,8 @@ struct AnalyticsSystemTests {
                 try JSONSerialization.jsonObject(with: Self.withoutGeneratedAt(first.body)) as? NSDictionary
                     == JSONSerialization.jsonObject(with: Self.withoutGeneratedAt(again.body)) as? NSDictionary)
 
+            try await Self.checkDashboard(stack: stack, from: Self.firstDay, to: simulation.lastDay)
+
             let csv = try await admin.get("/v1/admin/kpis.csv?\(range)")
             #expect(csv.status == 200)
             #expect(csv.header("content-type")?.hasPrefix("text/csv") == true)
@@ -72,11 +74,43 @@ struct AnalyticsSystemTests {
         }
     }
 
+    /// The dashboard in headless Chromium (`scripts/dashboard_check.py`): signed in as the analyst, every KPI's chart
+    /// drawn with data points; the screenshot is left in `$SURGE_TEST_ARTIFACTS/dashboard.png`.
+    static func checkDashboard(stack: TestStack, from: LocalDate, to: LocalDate) async throws {
+        let variables = ProcessInfo.processInfo.environment
+        guard let python = variables["SURGE_TEST_BROWSER_PYTHON"], let artifacts = variables["SURGE_TEST_ARTIFACTS"] else {
+            Issue.record("the dashboard check needs scripts/test.sh (it installs chromium and selenium)")
+            return
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [
+            TestEnvironment.repositoryRoot.appendingPathComponent("scripts/dashboard_check.py").path, try stack.process("gateway").baseURL,
+            SimulationAnalyst.email, SimulationAnalyst.password, from.description, to.description, artifacts + "/dashboard.png",
+        ]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        let finished = AsyncStream<Void> { continuation in
+            process.terminationHandler = { _ in continuation.yield(); continuation.finish() }
+        }
+        try process.run()
+        for await _ in finished {}
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 0, "dashboard check: \(output)")
+        #expect(FileManager.default.fileExists(atPath: artifacts + "/dashboard.png"))
+    }
+
     static func withoutGeneratedAt(_ body: Data) throws -> Data {
         var json = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
         json["generatedAt"] = nil
         return try JSONSerialization.data(withJSONObject: json, options: .sortedKeys)
     }
+}
+
+enum SimulationAnalyst {
+    static let email = "analyst@example.com"
+    static let password = "seven kpis before breakfast"
 }
 
 /// The simulation's view of a test stack: the gateway, the clock of every service, and the database to wait on.
@@ -125,8 +159,8 @@ struct StackBackend: SimulationBackend {
     /// A client allowed to read the KPIs: a password account made an admin by `surge-admin grant-admin`. Until then
     /// (and for a guest) the KPI routes do not exist.
     func admin() async throws -> TestHTTP {
-        let email = "analyst@example.com"
-        let credentials: [String: any Sendable] = ["email": email, "password": "a long analyst passphrase"]
+        let email = SimulationAnalyst.email
+        let credentials: [String: any Sendable] = ["email": email, "password": SimulationAnalyst.password]
         let registered = try await stack.http().post(
             "/v1/auth/register", json: credentials.merging(["displayName": "Analyst", "timeZone": "UTC"]) { first, _ in first })
         guard let token = (registered.json["tokens"] as? [String: Any])?["accessToken"] as? String else { throw StageError("analyst: \(registered.text)") }

@@ -21,7 +21,9 @@ public enum Operations {
     ///
     /// The product KPIs per day and per signup-cohort week, with their targets (admins only).
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Admins only (an access token with the `admin` role): to anyone else, signed in or not, this answers 404 `not-found`, exactly as a path that does not exist.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/admin/kpis`.
     /// - Remark: Generated from `#/paths//v1/admin/kpis/get(getKPIs)`.
@@ -173,29 +175,6 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
-            ///
-            /// - Remark: Generated from `#/paths//v1/admin/kpis/get(getKPIs)/responses/401`.
-            ///
-            /// HTTP response code: `401 unauthorized`.
-            case unauthorized(Components.Responses.Unauthorized)
-            /// The associated value of the enum case if `self` is `.unauthorized`.
-            ///
-            /// - Throws: An error if `self` is not `.unauthorized`.
-            /// - SeeAlso: `.unauthorized`.
-            public var unauthorized: Components.Responses.Unauthorized {
-                get throws {
-                    switch self {
-                    case let .unauthorized(response):
-                        return response
-                    default:
-                        try throwUnexpectedResponseStatus(
-                            expectedStatus: "unauthorized",
-                            response: self
-                        )
-                    }
-                }
-            }
             /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/admin/kpis/get(getKPIs)/responses/404`.
@@ -329,7 +308,9 @@ public enum Operations {
     ///
     /// The same KPIs as CSV, one row per period and KPI: scope,period,kpi,value,numerator,denominator,target (admins only).
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Admins only (an access token with the `admin` role): to anyone else, signed in or not, this answers 404 `not-found`, exactly as a path that does not exist.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/admin/kpis.csv`.
     /// - Remark: Generated from `#/paths//v1/admin/kpis.csv/get(getKPIsCSV)`.
@@ -476,29 +457,6 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "badRequest",
-                            response: self
-                        )
-                    }
-                }
-            }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
-            ///
-            /// - Remark: Generated from `#/paths//v1/admin/kpis.csv/get(getKPIsCSV)/responses/401`.
-            ///
-            /// HTTP response code: `401 unauthorized`.
-            case unauthorized(Components.Responses.Unauthorized)
-            /// The associated value of the enum case if `self` is `.unauthorized`.
-            ///
-            /// - Throws: An error if `self` is not `.unauthorized`.
-            /// - SeeAlso: `.unauthorized`.
-            public var unauthorized: Components.Responses.Unauthorized {
-                get throws {
-                    switch self {
-                    case let .unauthorized(response):
-                        return response
-                    default:
-                        try throwUnexpectedResponseStatus(
-                            expectedStatus: "unauthorized",
                             response: self
                         )
                     }

@@ -21,7 +21,9 @@ public protocol APIProtocol: Sendable {
     ///
     /// The product KPIs per day and per signup-cohort week, with their targets (admins only).
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Admins only (an access token with the `admin` role): to anyone else, signed in or not, this answers 404 `not-found`, exactly as a path that does not exist.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/admin/kpis`.
     /// - Remark: Generated from `#/paths//v1/admin/kpis/get(getKPIs)`.
@@ -30,7 +32,9 @@ public protocol APIProtocol: Sendable {
     ///
     /// The same KPIs as CSV, one row per period and KPI: scope,period,kpi,value,numerator,denominator,target (admins only).
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Admins only (an access token with the `admin` role): to anyone else, signed in or not, this answers 404 `not-found`, exactly as a path that does not exist.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/admin/kpis.csv`.
     /// - Remark: Generated from `#/paths//v1/admin/kpis.csv/get(getKPIsCSV)`.
@@ -1188,7 +1192,9 @@ extension APIProtocol {
     ///
     /// The product KPIs per day and per signup-cohort week, with their targets (admins only).
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Admins only (an access token with the `admin` role): to anyone else, signed in or not, this answers 404 `not-found`, exactly as a path that does not exist.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/admin/kpis`.
     /// - Remark: Generated from `#/paths//v1/admin/kpis/get(getKPIs)`.
@@ -1205,7 +1211,9 @@ extension APIProtocol {
     ///
     /// The same KPIs as CSV, one row per period and KPI: scope,period,kpi,value,numerator,denominator,target (admins only).
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Admins only (an access token with the `admin` role): to anyone else, signed in or not, this answers 404 `not-found`, exactly as a path that does not exist.
+    ///
+    /// Also, as any such operation: `invalid-characters` (400), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/admin/kpis.csv`.
     /// - Remark: Generated from `#/paths//v1/admin/kpis.csv/get(getKPIsCSV)`.

@@ -2,8 +2,8 @@
 
 enum PublicAPI {
     static let routes: [PublicRoute] = [
-        PublicRoute(.get, "/v1/admin/kpis", .analytics, .authenticated, .standard, idempotent: false),
-        PublicRoute(.get, "/v1/admin/kpis.csv", .analytics, .authenticated, .standard, idempotent: false),
+        PublicRoute(.get, "/v1/admin/kpis", .analytics, .admin, .standard, idempotent: false),
+        PublicRoute(.get, "/v1/admin/kpis.csv", .analytics, .admin, .standard, idempotent: false),
         PublicRoute(.get, "/v1/attempts", .progress, .authenticated, .standard, idempotent: false),
         PublicRoute(.post, "/v1/attempts", .progress, .authenticated, .standard, idempotent: true),
         PublicRoute(.get, "/v1/attempts/{attemptID}", .progress, .authenticated, .standard, idempotent: false),
@@ -5770,7 +5770,7 @@ enum PublicAPI {
   "paths" : {
     "/v1/admin/kpis" : {
       "get" : {
-        "description" : "The product KPIs per day and per signup-cohort week, with their targets (admins only).\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "The product KPIs per day and per signup-cohort week, with their targets (admins only).\n\nAdmins only (an access token with the `admin` role): to anyone else, signed in or not, this answers 404 `not-found`, exactly as a path that does not exist.\n\nAlso, as any such operation: `invalid-characters` (400), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "getKPIs",
         "parameters" : [
           {
@@ -5813,9 +5813,6 @@ enum PublicAPI {
           "400" : {
             "$ref" : "#/components/responses/BadRequest"
           },
-          "401" : {
-            "$ref" : "#/components/responses/Unauthorized"
-          },
           "404" : {
             "$ref" : "#/components/responses/NotFound"
           },
@@ -5842,9 +5839,7 @@ enum PublicAPI {
         ],
         "x-problem-types" : [
           "invalid-characters",
-          "account-deleted",
-          "invalid-token",
-          "unauthorized",
+          "not-found",
           "validation",
           "rate-limited",
           "catching-up",
@@ -5856,7 +5851,7 @@ enum PublicAPI {
     },
     "/v1/admin/kpis.csv" : {
       "get" : {
-        "description" : "The same KPIs as CSV, one row per period and KPI: scope,period,kpi,value,numerator,denominator,target (admins only).\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "The same KPIs as CSV, one row per period and KPI: scope,period,kpi,value,numerator,denominator,target (admins only).\n\nAdmins only (an access token with the `admin` role): to anyone else, signed in or not, this answers 404 `not-found`, exactly as a path that does not exist.\n\nAlso, as any such operation: `invalid-characters` (400), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "getKPIsCSV",
         "parameters" : [
           {
@@ -5900,9 +5895,6 @@ enum PublicAPI {
           "400" : {
             "$ref" : "#/components/responses/BadRequest"
           },
-          "401" : {
-            "$ref" : "#/components/responses/Unauthorized"
-          },
           "404" : {
             "$ref" : "#/components/responses/NotFound"
           },
@@ -5929,9 +5921,7 @@ enum PublicAPI {
         ],
         "x-problem-types" : [
           "invalid-characters",
-          "account-deleted",
-          "invalid-token",
-          "unauthorized",
+          "not-found",
           "validation",
           "rate-limited",
           "catching-up",
