@@ -123,8 +123,9 @@ struct StackBackend: SimulationBackend {
         return SimulationResponse(status: response.status, body: response.body)
     }
 
-    func setClock(_ instant: Date) async throws {
+    func setClock(_ instant: Date, dayClosed: Bool) async throws {
         try await stack.setClock(instant)
+        guard dayClosed else { return }
         // Two more rounds of the day judge: the second certainly ran at the clock's new time.
         let progress = try stack.process("progress")
         let before = try await MetricsPage.scrape(progress).sum("surge_judgement_rounds_total")

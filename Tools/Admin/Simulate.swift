@@ -10,7 +10,8 @@ struct Simulate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Drive a simulated population through the gateway and check the analytics KPIs against its own ground truth.",
         discussion: """
-            Needs a stack started with SIMULATED_CLOCK=true (`SIMULATED_CLOCK=true make run`) and an admin account
+            Needs a stack started with SIMULATED_CLOCK=true (`SIMULATED_CLOCK=true JUDGEMENT_INTERVAL_MS=200 make run`: the
+            judge runs every 5 s by default, and the simulation waits for it after each local midnight) and an admin account
             (`surge-admin grant-admin --email ...`). N users in Rome, New York and Tokyo register over the first three
             days and behave as docs/analytics.md describes (some never start, some finish, some start late and miss a
             day, some fail 75 Hard and restart, some abandon; one opts out of telemetry, one deletes the account), while
@@ -74,16 +75,26 @@ struct HTTPSimulationBackend: SimulationBackend {
     }
 
     func send(_ method: String, _ path: String, token: String?, json: [String: any Sendable]?) async throws -> SimulationResponse {
-        // Progress answers `catching-up` (503) for a user or a definition it has not learnt yet: ask again.
-        for _ in 0..<60 {
-            let response = try await request(method, url(.gateway) + path, token: token, json: json)
-            guard response.status == 503, response.text.contains("catching-up") else { return response }
-            try await Task.sleep(for: .milliseconds(500))
+        // Progress answers `catching-up` (503) for a user or a definition it has not learnt yet, and the gateway
+        // throttles sign-ups (429, Retry-After): ask again.
+        for _ in 0..<120 {
+            let (response, retryAfter) = try await requestWithRetryAfter(method, url(.gateway) + path, token: token, json: json)
+            switch response.status {
+            case 429: try await Task.sleep(for: .seconds(retryAfter ?? 1))
+            case 503 where response.text.contains("catching-up"): try await Task.sleep(for: .milliseconds(500))
+            default: return response
+            }
         }
-        throw ValidationError("\(method) \(path) still catching up after 30 s")
+        throw ValidationError("\(method) \(path) still throttled or catching up after 120 tries")
     }
 
     func request(_ method: String, _ url: String, token: String? = nil, json: [String: any Sendable]? = nil) async throws -> SimulationResponse {
+        try await requestWithRetryAfter(method, url, token: token, json: json).response
+    }
+
+    func requestWithRetryAfter(_ method: String, _ url: String, token: String?, json: [String: any Sendable]?) async throws
+        -> (response: SimulationResponse, retryAfter: Int?)
+    {
         var request = HTTPClientRequest(url: url)
         request.method = .init(rawValue: method)
         if let token { request.headers.add(name: "authorization", value: "Bearer \(token)") }
@@ -92,7 +103,8 @@ struct HTTPSimulationBackend: SimulationBackend {
             request.body = .bytes(try JSONSerialization.data(withJSONObject: json))
         }
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
-        return SimulationResponse(status: Int(response.status.code), body: Data(buffer: try await response.body.collect(upTo: 16 << 20)))
+        let body = Data(buffer: try await response.body.collect(upTo: 16 << 20))
+        return (SimulationResponse(status: Int(response.status.code), body: body), response.headers.first(name: "retry-after").flatMap { Int($0) })
     }
 
     func clock() async throws -> Date {
@@ -103,12 +115,13 @@ struct HTTPSimulationBackend: SimulationBackend {
         return now
     }
 
-    func setClock(_ instant: Date) async throws {
+    func setClock(_ instant: Date, dayClosed: Bool) async throws {
         let before = try await judgementRounds()
         for service in SurgeService.deployed {
             let response = try await request("PUT", url(service) + "/internal/clock", json: ["now": Timestamp.format(instant)])
             guard response.status == 200 || response.status == 404 else { throw ValidationError("\(service.rawValue) refused the clock: \(response.text)") }
         }
+        guard dayClosed else { return }
         // Two more rounds of the day judge: the second certainly ran at the new time.
         let deadline = ContinuousClock.now + .seconds(30)
         while try await judgementRounds() < before + 2 {

@@ -6,8 +6,9 @@ import SurgeContracts
 public protocol SimulationBackend: Sendable {
     /// A JSON request through the gateway, with the user's access token if any.
     func send(_ method: String, _ path: String, token: String?, json: [String: any Sendable]?) async throws -> SimulationResponse
-    /// Moves every service's clock to `instant`, and returns once the day judge has run at it.
-    func setClock(_ instant: Date) async throws
+    /// Moves every service's clock to `instant`; when `dayClosed` (a local day ended in some zone since the last move),
+    /// returns only once the day judge has run at it.
+    func setClock(_ instant: Date, dayClosed: Bool) async throws
     /// Returns once progress knows the user (it learns users from identity's events).
     func waitForUser(_ userID: UUID) async throws
     /// Returns once progress knows the definition (it learns them from challenges' events).
@@ -41,8 +42,16 @@ extension PopulationSimulation {
     /// Drives the whole population through the gateway, moving the clock moment by moment.
     public mutating func run(on backend: some SimulationBackend) async throws {
         try await backend.waitForDefinition(Self.seventyFiveHard)
+        var previous: Date?
         for instant in instants {
-            try await backend.setClock(instant)
+            let dayClosed = previous.map { previous in
+                Self.zones.contains { zone in
+                    let calendar = LocalCalendar(zoneNamedOrUTC: zone)
+                    return calendar.date(at: previous) != calendar.date(at: instant)
+                }
+            } ?? true
+            try await backend.setClock(instant, dayClosed: dayClosed)
+            previous = instant
             for day in 0..<days {
                 for slot in Slot.allCases {
                     for index in users.indices where users[index].calendar.instant(of: LocalTime(slot.rawValue)!, on: firstDay.adding(days: day)) == instant {
