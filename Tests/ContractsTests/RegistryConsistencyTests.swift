@@ -148,7 +148,7 @@ struct RegistryConsistencyTests {
             #expect(composed.isSubset(of: documented), "docker-compose.yml: \(name) sets \(composed.subtracting(documented).sorted()), which README.md does not document for it")
 
             let manifest = try Self.read("deploy/k8s/\(name).yaml")
-            let env = Set(manifest.split(separator: "\n").compactMap { $0.wholeMatch(of: / +- name: ([A-Z][A-Z0-9_]*)/).map { String($0.1) } })
+            let env = Set(manifest.split(separator: "\n").compactMap { $0.wholeMatch(of: /\s+- name: ([A-Z][A-Z0-9_]*)/).map { String($0.1) } })
             let deployed = configMap.union(env).union(secret("surge-shared")).union(secret("surge-\(name)")).subtracting(Self.kubernetesPlumbing)
             #expect(deployed.isSubset(of: documented), "deploy/k8s: \(name) gets \(deployed.subtracting(documented).sorted()) (config.yaml, \(name).yaml, secret.example.yaml), which README.md does not document for it")
             #expect(composed == deployed, "\(name): only in docker-compose.yml \(composed.subtracting(deployed).sorted()), only in deploy/k8s \(deployed.subtracting(composed).sorted())")
