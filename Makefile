@@ -1,6 +1,6 @@
 # Surge: the two commands a newcomer needs are `make run` and `make test`.
 
-.PHONY: run stop test test-unit test-integration test-system bench build contracts client api-fuzz clean
+.PHONY: run stop test test-unit test-integration test-system bench build contracts client api-fuzz validate-deploy clean
 
 run:        ## Install what is missing, build, start PostgreSQL, the dev broker and every service
 	scripts/local.sh up
@@ -34,6 +34,9 @@ contracts:  ## Regenerate docs/events, docs/openapi.json, the gateway route tabl
 
 api-fuzz:   ## A bounded schemathesis pass over the public API of a private stack (installs schemathesis in .surge)
 	scripts/api-fuzz.sh
+
+validate-deploy:  ## Check docker-compose.yml and deploy/k8s offline: Compose schema, docker-compose config, Kubernetes schemas (installs the validators in .surge)
+	scripts/validate-deploy.sh
 
 client:     ## Regenerate Tests/GeneratedClient from docs/openapi.json with swift-openapi-generator (built once in .build-openapi)
 	scripts/generate-client.sh

@@ -106,6 +106,98 @@ struct RegistryConsistencyTests {
         }
     }
 
+    /// Variables a Kubernetes manifest sets only to build another one (`DATABASE_URL` from `$(DATABASE_HOST)` and the
+    /// password), or that only a Job reads (the surge-topics Job's replication factor): no service reads them.
+    static let kubernetesPlumbing: Set<String> = [
+        "DATABASE_PASSWORD", "DATABASE_HOST", "DATABASE_PORT", "DATABASE_NAME", "DATABASE_SSLMODE", "KAFKA_TOPIC_REPLICATION_FACTOR",
+    ]
+
+    @Test("README's configuration table, docker-compose.yml and deploy/k8s agree on every service's environment variables")
+    func environmentAgrees() throws {
+        let (shared, own) = try Self.documentedVariables()
+        let runtime = try Self.sources(under: "Shared/Runtime")
+        // Documented shared settings are read by the shared runtime, and every setting it reads is documented
+        // (SURGE_PORT_FILE: the test harness's, never set by a deployment).
+        for variable in shared {
+            #expect(runtime.contains("\"\(variable)\""), "README.md documents \(variable) as a shared setting, but Shared/Runtime never reads it")
+        }
+        let read = Set(runtime.matches(of: /reader\.[a-zA-Z]+\("([A-Z0-9_]+)"/).map { String($0.1) }).subtracting(["SURGE_PORT_FILE"])
+        #expect(read.isSubset(of: shared), "README.md: the configuration table does not document \(read.subtracting(shared).sorted())")
+
+        let compose = try Self.read("docker-compose.yml")
+        let sharedCompose = Self.keys(in: try #require(Self.section(after: "x-surge-env: &surge-env\n", in: compose)), indent: 2)
+        let configMap = Self.keys(in: try Self.read("deploy/k8s/config.yaml"), indent: 2)
+        let secrets = try Self.read("deploy/k8s/secret.example.yaml").components(separatedBy: "\n---\n")
+        func secret(_ name: String) -> Set<String> {
+            secrets.first { $0.contains("\n  name: \(name)\n") }.map { Self.keys(in: $0, indent: 2) } ?? []
+        }
+        for service in Self.services {
+            let name = service.rawValue
+            // Documented for it, by service prefix, is what its registry entry lists; its own sources mention each.
+            #expect(own[name, default: []] == Set(service.entry.variables), "README.md's `\(name):` rows must document exactly its registry variables: \(own[name, default: []].symmetricDifference(service.entry.variables).sorted())")
+            let code = try Self.sources(under: "Services/\(name.capitalized)/Sources")
+            for variable in service.entry.variables where !code.contains(variable) {
+                Issue.record("\(name) documents and registers \(variable), but Services/\(name.capitalized)/Sources never mentions it")
+            }
+            let documented = shared.union(own[name, default: []])
+
+            let block = try #require(Self.block(named: name, in: compose))
+            let environment = try #require(Self.section(after: "    environment:\n", in: block), "docker-compose.yml: \(name) has no environment")
+            var composed = Self.keys(in: environment, indent: 6)
+            if environment.contains("<<: *surge-env") { composed.formUnion(sharedCompose) }
+            #expect(composed.isSubset(of: documented), "docker-compose.yml: \(name) sets \(composed.subtracting(documented).sorted()), which README.md does not document for it")
+
+            let manifest = try Self.read("deploy/k8s/\(name).yaml")
+            let env = Set(manifest.split(separator: "\n").compactMap { $0.wholeMatch(of: /\s+- name: ([A-Z][A-Z0-9_]*)/).map { String($0.1) } })
+            let deployed = configMap.union(env).union(secret("surge-shared")).union(secret("surge-\(name)")).subtracting(Self.kubernetesPlumbing)
+            #expect(deployed.isSubset(of: documented), "deploy/k8s: \(name) gets \(deployed.subtracting(documented).sorted()) (config.yaml, \(name).yaml, secret.example.yaml), which README.md does not document for it")
+            #expect(composed == deployed, "\(name): only in docker-compose.yml \(composed.subtracting(deployed).sorted()), only in deploy/k8s \(deployed.subtracting(composed).sorted())")
+        }
+    }
+
+    /// The configuration table's variables: the shared rows', and each service's (rows starting `service:`).
+    static func documentedVariables() throws -> (shared: Set<String>, own: [String: Set<String>]) {
+        let readme = try read("README.md")
+        let start = try #require(readme.range(of: "\n## Configuration\n"), "README.md: no Configuration section")
+        let rest = readme[start.upperBound...]
+        let table = rest[..<(rest.range(of: "\n## ")?.lowerBound ?? rest.endIndex)]
+        var shared: Set<String> = [], own: [String: Set<String>] = [:]
+        for line in table.split(separator: "\n") where line.hasPrefix("| ") && !line.hasPrefix("| variable") {
+            let cell = line.split(separator: "|", omittingEmptySubsequences: false)[1]
+            // `UPSTREAM_<SERVICE>_URL` is a family, not a variable: the backtick pattern leaves it out.
+            let names = Set(cell.matches(of: /`([A-Z][A-Z0-9_]*)`/).map { String($0.1) })
+            if let prefix = cell.firstMatch(of: /^ ([a-z]+): /) { own[String(prefix.1), default: []].formUnion(names) } else { shared.formUnion(names) }
+        }
+        return (shared, own)
+    }
+
+    /// The text after `marker`, up to the next blank line or the next line indented less than the first.
+    static func section(after marker: String, in text: String) -> String? {
+        guard let start = text.range(of: marker) else { return nil }
+        let rest = text[start.upperBound...]
+        let indent = rest.prefix { $0 == " " }.count
+        var lines: [Substring] = []
+        for line in rest.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.isEmpty || line.prefix { $0 == " " }.count < indent { break }
+            lines.append(line)
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// `KEY:` mapping keys (upper case, as environment variables are) at exactly this indentation.
+    static func keys(in text: String, indent: Int) -> Set<String> {
+        Set(text.split(separator: "\n").compactMap { line -> String? in
+            guard line.prefix(while: { $0 == " " }).count == indent, let match = line.firstMatch(of: /^ *([A-Z][A-Z0-9_]*):/) else { return nil }
+            return String(match.1)
+        })
+    }
+
+    /// Every Swift file's text under a folder, concatenated.
+    static func sources(under path: String) throws -> String {
+        let files = FileManager.default.enumerator(at: root.appendingPathComponent(path), includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? []
+        return try files.filter { $0.pathExtension == "swift" }.map { try String(contentsOf: $0, encoding: .utf8) }.joined(separator: "\n")
+    }
+
     /// The lines of a top-level compose service, up to the next one.
     static func block(named name: String, in compose: String) -> String? {
         guard let start = compose.range(of: "\n  \(name):\n") else { return nil }
