@@ -166,7 +166,7 @@ struct RegistryConsistencyTests {
             let cell = line.split(separator: "|", omittingEmptySubsequences: false)[1]
             // `UPSTREAM_<SERVICE>_URL` is a family, not a variable: the backtick pattern leaves it out.
             let names = Set(cell.matches(of: /`([A-Z][A-Z0-9_]*)`/).map { String($0.1) })
-            if let prefix = cell.firstMatch(of: /^ ([a-z]+): /) { own[String(prefix.1), default: []].formUnion(names) } else { shared.formUnion(names) }
+            if let prefix = cell.firstMatch(of: #/^\s([a-z]+):\s/#) { own[String(prefix.1), default: []].formUnion(names) } else { shared.formUnion(names) }
         }
         return (shared, own)
     }
