@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PostgresNIO
 import SurgeContracts
 import SurgeKafka
 import Synchronization
@@ -35,4 +36,49 @@ public enum EventHistory {
     }
 
     private static func time(_ record: EventRecord?) -> Date { record?.time ?? .distantPast }
+
+    /// What a replay did with the records it was given.
+    public struct Replayed: Sendable {
+        public var events = 0
+        public var applied = 0
+        public var duplicates = 0
+        /// Unreadable records, and those whose handler failed (the incremental path dead-lettered them).
+        public var skipped = 0
+    }
+
+    /// Applies `records` in order through `handlers` on `connection` (inside the caller's transaction), each recorded
+    /// as processed by `group` as the inbox does, so a duplicate is applied once and the group's replicas, started
+    /// again, pass over what was replayed. A record whose handler fails is rolled back alone and skipped.
+    public static func replay(
+        _ records: [EventRecord?], through handlers: EventHandlers, group: String, on connection: PostgresConnection, logger: Logger
+    ) async throws -> Replayed {
+        var replayed = Replayed()
+        for record in records {
+            replayed.events += 1
+            guard let record else {
+                replayed.skipped += 1
+                continue
+            }
+            try await connection.query("SAVEPOINT event", logger: logger)
+            do {
+                let first = try await connection.query(
+                    """
+                    INSERT INTO processed_events (consumer, event_id, event_type) VALUES (\(group), \(record.id), \(record.type))
+                    ON CONFLICT DO NOTHING RETURNING 1
+                    """, logger: logger
+                ).collect().isEmpty == false
+                if !first {
+                    replayed.duplicates += 1
+                } else if try await handlers.apply(record, on: connection, logger: logger) {
+                    replayed.applied += 1
+                }
+                try await connection.query("RELEASE SAVEPOINT event", logger: logger)
+            } catch {
+                try await connection.query("ROLLBACK TO SAVEPOINT event", logger: logger)
+                replayed.skipped += 1
+                logger.warning("Event skipped by the rebuild", metadata: ["event.type": "\(record.type)", "event.id": "\(record.id)", "error": "\(error)"])
+            }
+        }
+        return replayed
+    }
 }

@@ -1,28 +1,6 @@
 import Foundation
 import SurgeContracts
 
-/// Any JSON value, decoded strictly: a number is never read as a boolean, nor a boolean as a number.
-enum JSONValue: Decodable, Equatable {
-    case null, bool(Bool), number(Double), string(String), array([JSONValue]), object([String: JSONValue])
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .number(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([JSONValue].self) {
-            self = .array(value)
-        } else {
-            self = .object(try container.decode([String: JSONValue].self))
-        }
-    }
-}
-
 /// Checks a JSON value against the keywords the generated event schemas use (`type`, `format`, `enum`,
 /// `properties`, `required`, `items`), as a consumer's validator would. A field the schema does not list is a
 /// violation too, so an example cannot show what the documentation leaves out.

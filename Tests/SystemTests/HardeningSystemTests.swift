@@ -523,7 +523,7 @@ struct HardeningSystemTests {
     func poisonEvents() async throws {
         try await withTestStack("hardening-poison") { stack in
             let kafka = try #require(stack.kafka)
-            for service in Self.services + ["leaderboard", "badges", "notifications"] { try await stack.start(service) }
+            for service in Self.services + ["leaderboard", "badges", "notifications", "analytics"] { try await stack.start(service) }
             let producer = try KafkaProducer(configuration: kafka.configuration(clientID: "poisoner"), logger: .test("poison"))
             // One key for everything: each topic's records share a partition, so a valid event applied after the
             // poison proves the consumer got past it.
@@ -560,6 +560,7 @@ struct HardeningSystemTests {
                     ("progress", registered.id), ("progress", published.id), ("challenges", registered.id), ("challenges", started.id),
                     ("gateway", deleted.id), ("leaderboard", registered.id), ("leaderboard", published.id), ("leaderboard", started.id),
                     ("badges", registered.id), ("badges", deleted.id), ("notifications", registered.id), ("notifications", deleted.id),
+                    ("analytics", registered.id), ("analytics", deleted.id), ("analytics", started.id),
                 ] {
                     if try await !processed(schema, id) { return false }
                 }
@@ -634,9 +635,9 @@ struct HardeningSystemTests {
 
     /// What each consumer handles (Services/*/Sources: `handlers.on(...)`): challenges and progress read identity's
     /// users, profiles and groups; challenges also friendships and progress's attempt starts; progress also
-    /// training plans and challenges' definitions and invitations; the gateway only user deletions.
+    /// training plans and challenges' definitions and invitations; the gateway only user deletions; analytics identity's accounts, profiles, preferences and deletions and progress's attempts, check-ins, days and streaks.
     /// Every service that consumes events.
-    static let consumers = ["challenges", "progress", "gateway", "leaderboard", "badges", "notifications"]
+    static let consumers = ["challenges", "progress", "gateway", "leaderboard", "badges", "notifications", "analytics"]
 
     static func poisons() throws -> [Poison] {
         let identity = Topic.identity.name
@@ -652,18 +653,18 @@ struct HardeningSystemTests {
         return [
             Poison(
                 name: "garbage bytes", topic: identity, type: UserRegistered.eventType,
-                value: Data([0xFF, 0xFE, 0x00, 0x7B, 0x22]) + text("not json"), consumers: ["challenges", "progress", "leaderboard", "badges", "notifications"]),
+                value: Data([0xFF, 0xFE, 0x00, 0x7B, 0x22]) + text("not json"), consumers: ["challenges", "progress", "leaderboard", "badges", "notifications", "analytics"]),
             Poison(
                 name: "missing fields", topic: identity, type: UserDeleted.eventType, value: text("{}"),
-                consumers: ["challenges", "progress", "gateway", "leaderboard", "badges", "notifications"]),
+                consumers: ["challenges", "progress", "gateway", "leaderboard", "badges", "notifications", "analytics"]),
             Poison(
                 name: "wrong types", topic: identity, type: ProfileChanged.eventType,
                 value: text(#"{"userID":42,"displayName":["x"],"timeZone":true,"previousTimeZone":null,"changedAt":"yesterday"}"#),
-                consumers: ["challenges", "progress", "leaderboard", "notifications"]),
+                consumers: ["challenges", "progress", "leaderboard", "notifications", "analytics"]),
             Poison(
                 name: "no CloudEvents headers", topic: identity, type: nil,
                 value: text(#"{"userID":"\#(userID)","deletedAt":"2026-11-16T00:00:00Z"}"#),
-                consumers: ["challenges", "progress", "gateway", "leaderboard", "badges", "notifications"]),
+                consumers: ["challenges", "progress", "gateway", "leaderboard", "badges", "notifications", "analytics"]),
             Poison(
                 name: "training plan wrong types", topic: identity, type: TrainingPlanChanged.eventType,
                 value: text(#"{"userID":"\#(userID)","activityLevel":"godlike","maxPushUpsInOneSet":-1,"daysPerWeek":"7","dailyGoal":"lots","startingSeries":1,"recoverySeconds":1,"changedAt":"2026-11-16T00:00:00Z"}"#),
@@ -671,7 +672,7 @@ struct HardeningSystemTests {
             // Badges keeps no time zone: the rest of the registration is sound to it.
             Poison(
                 name: "NUL in the time zone", topic: identity, type: UserRegistered.eventType, value: nulZone,
-                consumers: ["challenges", "progress", "leaderboard", "notifications"], soundTo: ["badges"]),
+                consumers: ["challenges", "progress", "leaderboard", "notifications", "analytics"], soundTo: ["badges"]),
             Poison(name: "no value", topic: identity, type: GroupChanged.eventType, value: nil, consumers: ["challenges", "progress", "leaderboard"]),
             Poison(
                 name: "definition cut short", topic: challenges, type: ChallengePublished.eventType, value: text(#"{"definition":"#),
@@ -684,10 +685,10 @@ struct HardeningSystemTests {
                 value: text(#"{"invitationID":"nope","challengeID":1,"inviteeID":null}"#), consumers: ["progress", "leaderboard", "notifications"]),
             Poison(
                 name: "attempt missing fields", topic: progress, type: AttemptStarted.eventType, value: text(#"{"attemptID":"\#(userID)"}"#),
-                consumers: ["challenges", "leaderboard", "notifications"]),
+                consumers: ["challenges", "leaderboard", "notifications", "analytics"]),
             Poison(
                 name: "attempt garbage", topic: progress, type: AttemptStarted.eventType, value: Data([0, 1, 2, 3, 0xC0, 0xAF]),
-                consumers: ["challenges", "leaderboard", "notifications"]),
+                consumers: ["challenges", "leaderboard", "notifications", "analytics"]),
         ]
     }
 

@@ -13,19 +13,21 @@ enum AnalyticsEvents {
     static func register(in handlers: inout EventHandlers) {
         handlers.on(UserRegistered.self) { event, connection, logger in
             let user = event.data
-            let facts = Facts(connection: connection, logger: logger)
-            guard try await facts.mayRecord(user.userID, at: user.registeredAt) else { return }
-            let calendar = LocalCalendar(zoneNamedOrUTC: user.timeZone)
-            try await facts.register(user.userID, timeZone: user.timeZone, at: user.registeredAt, cohortDate: calendar.date(at: user.registeredAt))
+            let calendar = try calendar(user.timeZone)
+            try await ifRecorded(user.userID, at: user.registeredAt, connection, logger) { facts in
+                try await facts.register(user.userID, timeZone: user.timeZone, at: user.registeredAt, cohortDate: calendar.date(at: user.registeredAt))
+            }
         }
         handlers.on(UserUpgraded.self) { event, connection, logger in
             try await recordActivity(event.data.userID, at: event.data.upgradedAt, connection, logger)
         }
         handlers.on(ProfileChanged.self) { event, connection, logger in
-            let facts = Facts(connection: connection, logger: logger)
-            guard try await facts.mayRecord(event.data.userID, at: event.data.changedAt) else { return }
-            try await facts.moveZone(event.data.userID, to: event.data.timeZone)
-            try await facts.activity(event.data.userID, at: event.data.changedAt)
+            let profile = event.data
+            _ = try calendar(profile.timeZone)
+            try await ifRecorded(profile.userID, at: profile.changedAt, connection, logger) { facts in
+                try await facts.moveZone(profile.userID, to: profile.timeZone)
+                try await facts.activity(profile.userID, at: profile.changedAt)
+            }
         }
         handlers.on(PreferencesChanged.self) { event, connection, logger in
             let preferences = event.data
@@ -45,24 +47,24 @@ enum AnalyticsEvents {
 
         handlers.on(AttemptStarted.self) { event, connection, logger in
             let attempt = event.data
-            let facts = Facts(connection: connection, logger: logger)
-            guard try await facts.mayRecord(attempt.userID, at: attempt.startedAt) else { return }
-            try await facts.attemptStarted(attempt.attemptID, userID: attempt.userID, at: attempt.startedAt)
-            try await facts.activity(attempt.userID, at: attempt.startedAt)
+            try await ifRecorded(attempt.userID, at: attempt.startedAt, connection, logger) { facts in
+                try await facts.attemptStarted(attempt.attemptID, userID: attempt.userID, at: attempt.startedAt)
+                try await facts.activity(attempt.userID, at: attempt.startedAt)
+            }
         }
         handlers.on(AttemptRestarted.self) { event, connection, logger in
             let restart = event.data
-            let facts = Facts(connection: connection, logger: logger)
-            guard try await facts.mayRecord(restart.userID, at: restart.restartedAt) else { return }
-            try await facts.attemptRestarted(restart.previousAttemptID, userID: restart.userID, at: restart.restartedAt)
-            try await facts.activity(restart.userID, at: restart.restartedAt)
+            try await ifRecorded(restart.userID, at: restart.restartedAt, connection, logger) { facts in
+                try await facts.attemptRestarted(restart.previousAttemptID, userID: restart.userID, at: restart.restartedAt)
+                try await facts.activity(restart.userID, at: restart.restartedAt)
+            }
         }
         handlers.on(AttemptEnded.self) { event, connection, logger in
             let ended = event.data
-            let facts = Facts(connection: connection, logger: logger)
-            guard try await facts.mayRecord(ended.userID, at: ended.endedAt) else { return }
-            try await facts.attemptEnded(ended.attemptID, userID: ended.userID, on: ended.endedOn, at: ended.endedAt, outcome: ended.end)
-            if Definitions.isUserAction(ended.end) { try await facts.activity(ended.userID, at: ended.endedAt) }
+            try await ifRecorded(ended.userID, at: ended.endedAt, connection, logger) { facts in
+                try await facts.attemptEnded(ended.attemptID, userID: ended.userID, on: ended.endedOn, at: ended.endedAt, outcome: ended.end)
+                if Definitions.isUserAction(ended.end) { try await facts.activity(ended.userID, at: ended.endedAt) }
+            }
         }
         handlers.on(AttemptPaused.self) { event, connection, logger in
             try await recordActivity(event.data.userID, at: event.data.pausedAt, connection, logger)
@@ -72,10 +74,10 @@ enum AnalyticsEvents {
         }
         handlers.on(CheckInRecorded.self) { event, connection, logger in
             let checkIn = event.data
-            let facts = Facts(connection: connection, logger: logger)
-            guard try await facts.mayRecord(checkIn.userID, at: checkIn.recordedAt) else { return }
-            try await facts.checkInDay(checkIn.userID, on: checkIn.localDate, at: checkIn.recordedAt)
-            try await facts.activity(checkIn.userID, at: checkIn.recordedAt)
+            try await ifRecorded(checkIn.userID, at: checkIn.recordedAt, connection, logger) { facts in
+                try await facts.checkInDay(checkIn.userID, on: checkIn.localDate, at: checkIn.recordedAt)
+                try await facts.activity(checkIn.userID, at: checkIn.recordedAt)
+            }
         }
         handlers.on(CheckInUndone.self) { event, connection, logger in
             try await recordActivity(event.data.userID, at: event.data.recordedAt, connection, logger)
@@ -83,22 +85,41 @@ enum AnalyticsEvents {
         handlers.on(DayJudged.self) { event, connection, logger in
             let day = event.data
             guard day.period == .day, Definitions.expectsWork(day.outcome) else { return }
-            let facts = Facts(connection: connection, logger: logger)
-            guard try await facts.mayRecord(day.userID, at: day.judgedAt) else { return }
-            try await facts.activeDay(day.attemptID, userID: day.userID, on: day.localDate, at: day.judgedAt)
+            try await ifRecorded(day.userID, at: day.judgedAt, connection, logger) { facts in
+                try await facts.activeDay(day.attemptID, userID: day.userID, on: day.localDate, at: day.judgedAt)
+            }
         }
         handlers.on(StreakChanged.self) { event, connection, logger in
             let streak = event.data
             guard Definitions.isBreak(streak.change, previous: streak.previous) else { return }
-            let facts = Facts(connection: connection, logger: logger)
-            guard try await facts.mayRecord(streak.userID, at: streak.changedAt) else { return }
-            try await facts.streakBreak(streak.attemptID, userID: streak.userID, on: streak.localDate, length: streak.previous, at: streak.changedAt)
+            try await ifRecorded(streak.userID, at: streak.changedAt, connection, logger) { facts in
+                try await facts.streakBreak(streak.attemptID, userID: streak.userID, on: streak.localDate, length: streak.previous, at: streak.changedAt)
+            }
         }
     }
 
-    private static func recordActivity(_ userID: UUID, at time: Date, _ connection: PostgresConnection, _ logger: Logger) async throws {
+    /// Writes what `body` writes unless the user is erased, or was opted out of telemetry at `time`.
+    private static func ifRecorded(
+        _ userID: UUID, at time: Date, _ connection: PostgresConnection, _ logger: Logger, _ body: (Facts) async throws -> Void
+    ) async throws {
         let facts = Facts(connection: connection, logger: logger)
         guard try await facts.mayRecord(userID, at: time) else { return }
-        try await facts.activity(userID, at: time)
+        try await body(facts)
     }
+
+    private static func recordActivity(_ userID: UUID, at time: Date, _ connection: PostgresConnection, _ logger: Logger) async throws {
+        try await ifRecorded(userID, at: time, connection, logger) { facts in try await facts.activity(userID, at: time) }
+    }
+
+    /// The user's zone, which local days (and PostgreSQL's `AT TIME ZONE`) are computed in: an event naming no IANA
+    /// zone is refused, so it ends on the dead-letter topic instead of in the facts.
+    private static func calendar(_ zone: String) throws -> LocalCalendar {
+        guard let calendar = LocalCalendar(zoneNamed: zone) else { throw InvalidTimeZone(zone: zone) }
+        return calendar
+    }
+}
+
+struct InvalidTimeZone: Error, CustomStringConvertible {
+    var zone: String
+    var description: String { "\(zone.debugDescription) is not an IANA time zone" }
 }

@@ -14,17 +14,14 @@ import SurgeRuntime
 /// go on. So nothing published while the rebuild reads is lost, and the replicas need not be stopped.
 enum Rebuild {
     struct Report: CustomStringConvertible {
-        var events = 0
-        var applied = 0
-        var duplicates = 0
-        var skipped = 0
-        var users = 0
+        var replayed: EventHistory.Replayed
+        var users: Int
         var seconds = 0.0
 
         var description: String {
             String(
-                format: "rebuilt the facts of %d users from %d events (%d applied, %d duplicates, %d skipped) in %.2f s", users, events, applied,
-                duplicates, skipped, seconds)
+                format: "rebuilt the facts of %d users from %d events (%d applied, %d duplicates, %d skipped) in %.2f s", users, replayed.events,
+                replayed.applied, replayed.duplicates, replayed.skipped, seconds)
         }
     }
 
@@ -41,9 +38,10 @@ enum Rebuild {
                 do {
                     try await connection.query("TRUNCATE \(unescaped: tables)", logger: logger)
                     let records = try await EventHistory.read(handlers.topics.sorted(), configuration: settings.kafka, logger: logger)
-                    let report = try await replay(records, through: handlers, group: group, on: connection, logger: logger)
+                    let replayed = try await EventHistory.replay(records, through: handlers, group: group, on: connection, logger: logger)
+                    let users = try await connection.query("SELECT count(*)::bigint FROM users", logger: logger).collect().first?.decode(Int.self) ?? 0
                     try await connection.query("COMMIT", logger: logger)
-                    return report
+                    return Report(replayed: replayed, users: users)
                 } catch {
                     _ = try? await connection.query("ROLLBACK", logger: logger)
                     throw error
@@ -52,41 +50,6 @@ enum Rebuild {
         }
         let elapsed = ContinuousClock.now - started
         report.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        return report
-    }
-
-    private static func replay(
-        _ records: [EventRecord?], through handlers: EventHandlers, group: String, on connection: PostgresConnection, logger: Logger
-    ) async throws -> Report {
-        var report = Report()
-        for record in records {
-            report.events += 1
-            guard let record else {
-                report.skipped += 1
-                continue
-            }
-            try await connection.query("SAVEPOINT event", logger: logger)
-            do {
-                let first = try await connection.query(
-                    """
-                    INSERT INTO processed_events (consumer, event_id, event_type) VALUES (\(group), \(record.id), \(record.type))
-                    ON CONFLICT DO NOTHING RETURNING 1
-                    """, logger: logger
-                ).collect().isEmpty == false
-                if !first {
-                    report.duplicates += 1
-                } else if try await handlers.apply(record, on: connection, logger: logger) {
-                    report.applied += 1
-                }
-                try await connection.query("RELEASE SAVEPOINT event", logger: logger)
-            } catch {
-                // The incremental path would have parked it on the dead-letter topic.
-                try await connection.query("ROLLBACK TO SAVEPOINT event", logger: logger)
-                report.skipped += 1
-                logger.warning("Event skipped by the rebuild", metadata: ["event.type": "\(record.type)", "event.id": "\(record.id)", "error": "\(error)"])
-            }
-        }
-        report.users = try await connection.query("SELECT count(*)::bigint FROM users", logger: logger).collect().first?.decode(Int.self) ?? 0
         return report
     }
 }

@@ -77,33 +77,8 @@ enum Rebuild {
         try await connection.query("CREATE TEMPORARY TABLE previous_awards ON COMMIT DROP AS SELECT * FROM awards", logger: logger)
         try await connection.query(
             "TRUNCATE users, erased_users, friendships, group_members, facts, awards, challenges, processed_events", logger: logger)
-        for record in records {
-            report.events += 1
-            guard let record else {
-                report.skipped += 1
-                continue
-            }
-            try await connection.query("SAVEPOINT event", logger: logger)
-            do {
-                let first = try await connection.query(
-                    """
-                    INSERT INTO processed_events (consumer, event_id, event_type) VALUES (\(group), \(record.id), \(record.type))
-                    ON CONFLICT DO NOTHING RETURNING 1
-                    """, logger: logger
-                ).collect().isEmpty == false
-                if !first {
-                    report.duplicates += 1
-                } else if try await handlers.apply(record, on: connection, logger: logger) {
-                    report.applied += 1
-                }
-                try await connection.query("RELEASE SAVEPOINT event", logger: logger)
-            } catch {
-                // The incremental path would have parked it on the dead-letter topic.
-                try await connection.query("ROLLBACK TO SAVEPOINT event", logger: logger)
-                report.skipped += 1
-                logger.warning("Event skipped by the rebuild", metadata: ["event.type": "\(record.type)", "event.id": "\(record.id)", "error": "\(error)"])
-            }
-        }
+        let replayed = try await EventHistory.replay(records, through: handlers, group: group, on: connection, logger: logger)
+        (report.events, report.applied, report.duplicates, report.skipped) = (replayed.events, replayed.applied, replayed.duplicates, replayed.skipped)
 
         try await connection.query(
             """
