@@ -21,7 +21,10 @@ struct EventConsumerTests {
             let id = UUID()
             try await publish(payload, id: id, via: harness.producer)
             try await publish(payload, id: id, via: harness.producer)
-            try await publish(harness.registration("after"), via: harness.producer)
+            // The same user, so the same partition: once it is applied, both copies before it were handled.
+            var after = harness.registration("after")
+            after.userID = payload.userID
+            try await publish(after, via: harness.producer)
             try await running([harness.consumer()]) {
                 try await waitUntil("later event applied") { try await harness.applied("after") == 1 }
             }
