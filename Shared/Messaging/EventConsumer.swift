@@ -13,28 +13,20 @@ import Synchronization
 /// Each record's effect runs in a transaction that first records `(consumer, event id)` in `processed_events`; a
 /// redelivered event finds its row and has no second effect. A record that cannot be decoded goes straight to the
 /// group's dead-letter topic; one whose handler keeps failing goes there after `maxAttempts` tries with exponential
-/// backoff. While the database is unreachable the consumer waits instead of dead-lettering; a handler that is ahead of
-/// another partition (`AwaitingOtherEvents`) is retried for up to `awaitingTimeout`, however many attempts that takes.
-/// Types the group does not handle are skipped.
+/// backoff. While the database is unreachable the consumer waits instead of dead-lettering. Types the group does not
+/// handle are skipped.
 public final class EventConsumer: Service, Sendable {
     public struct Configuration: Sendable {
         public var group: String
         public var maxAttempts: Int
         public var initialBackoff: Duration
         public var maxBackoff: Duration
-        /// How long a handler waiting on events of another partition (`AwaitingOtherEvents`) is retried before its
-        /// record is dead-lettered: longer than a rebalance or a slow fetch, short enough not to stall a partition.
-        public var awaitingTimeout: Duration
 
-        public init(
-            group: String, maxAttempts: Int = 5, initialBackoff: Duration = .milliseconds(100), maxBackoff: Duration = .seconds(5),
-            awaitingTimeout: Duration = .seconds(60)
-        ) {
+        public init(group: String, maxAttempts: Int = 5, initialBackoff: Duration = .milliseconds(100), maxBackoff: Duration = .seconds(5)) {
             self.group = group
             self.maxAttempts = maxAttempts
             self.initialBackoff = initialBackoff
             self.maxBackoff = maxBackoff
-            self.awaitingTimeout = awaitingTimeout
         }
     }
 
@@ -113,11 +105,6 @@ struct EventProcessor: Sendable {
                 if Task.isCancelled || Task.isShuttingDownGracefully { return .abandoned }
                 if error.isDatabaseUnavailable {
                     logger.warning("Database unavailable; will retry event", metadata: ["event.id": "\(record.id)", "error": "\(error)"])
-                } else if error.unwrappingTransaction is any AwaitingOtherEvents, ContinuousClock.now - start < configuration.awaitingTimeout {
-                    logger.info("Event waits for another partition; retrying", metadata: [
-                        "event.id": "\(record.id)", "event.type": "\(record.type)", "error": "\(error.unwrappingTransaction)",
-                    ])
-                    metrics.count(record.type, "retried")
                 } else {
                     attempt += 1
                     if attempt >= configuration.maxAttempts {
@@ -210,7 +197,3 @@ final class EventMetrics: Sendable {
         }
     }
 }
-
-/// A handler's error saying it is ahead of events still on their way on another partition or topic (a user whose
-/// registration has not been read yet): the consumer retries it for up to `Configuration.awaitingTimeout`.
-public protocol AwaitingOtherEvents: Error {}

@@ -105,27 +105,6 @@ struct EventConsumerTests {
         }
     }
 
-    @Test("a handler waiting on another partition is retried past maxAttempts, then applies once instead of being dead-lettered")
-    func awaitingOtherEvents() async throws {
-        try await MessagingHarness.with { harness in
-            struct RegistrationNotYetRead: AwaitingOtherEvents {}
-            let attempts = LockedValue(0)
-            let consumer = try harness.consumer(maxAttempts: 2) { _ in
-                let attempt = attempts.withLock { value -> Int in
-                    value += 1
-                    return value
-                }
-                if attempt < 6 { throw RegistrationNotYetRead() }
-            }
-            try await publish(harness.registration("late"), via: harness.producer)
-            try await running([consumer]) {
-                try await waitUntil("applied") { try await harness.applied("late") == 1 }
-            }
-            #expect(attempts.value == 6)
-            #expect(try await harness.applied("late") == 1)
-        }
-    }
-
     @Test("events of types the group does not handle are skipped")
     func unknownTypesSkipped() async throws {
         try await MessagingHarness.with { harness in

@@ -14,7 +14,7 @@ import SurgeMessaging
 /// challenge invitations, being overtaken on a board (at most one per board per 15 minutes, the latest standing
 /// replacing the earlier one); group memberships (a group's webhooks hear its members).
 /// An event names a user whose registration has not been handled yet (it travels on another partition).
-struct DirectoryLag: AwaitingOtherEvents, CustomStringConvertible {
+struct DirectoryLag: Error, CustomStringConvertible {
     var userID: UUID
     var description: String { "user \(userID) is not known yet" }
 }
