@@ -42,7 +42,7 @@ struct AdminAccessTests {
     /// The gateway's router as `GatewayService.buildApplication` assembles it, over `routes`.
     static func gateway(
         upstreamPort: Int, signer: InternalCallSigner, verifier: AccessTokenVerifier, client: HTTPClient
-    ) -> Router<GatewayRequestContext> {
+    ) throws -> Router<GatewayRequestContext> {
         let logger = Logger.test("admin-access")
         // Never started: no route here is idempotent and no account is erased, so neither touches the database.
         let database = PostgresClient(
@@ -57,9 +57,9 @@ struct AdminAccessTests {
         router.add(middleware: ProblemMiddleware())
         router.add(middleware: TraceMiddleware())
         router.add(middleware: MethodNotAllowedMiddleware(allowed: AllowedMethods(MethodNotAllowedMiddleware.routes(routes, simulatedClock: false))))
-        let upstreams = Upstreams(EnvironmentReader(["UPSTREAM_IDENTITY_URL": "http://127.0.0.1:\(upstreamPort)"]))
+        let upstreams = try Upstreams(EnvironmentReader(["UPSTREAM_IDENTITY_URL": "http://127.0.0.1:\(upstreamPort)"]), client: client)
         PublicRouter(
-            pipeline: pipeline, proxy: ProxyController(client: client, upstreams: upstreams, signer: signer, timeout: .seconds(10)), local: [:]
+            pipeline: pipeline, proxy: ProxyController(upstreams: upstreams, signer: signer, timeout: .seconds(10)), local: [:]
         ).addRoutes(routes, to: router)
         return router
     }
@@ -94,7 +94,7 @@ struct AdminAccessTests {
         @Sendable func check(client: HTTPClient) async throws {
             try await Self.upstream(signer: signer, calls: calls).test(.live) { upstreamClient in
                 let port = try #require(upstreamClient.port)
-                let app = Application(router: Self.gateway(upstreamPort: port, signer: signer, verifier: verifier, client: client))
+                let app = Application(router: try Self.gateway(upstreamPort: port, signer: signer, verifier: verifier, client: client))
                 try await app.test(.router) { gateway in
                     func call(_ path: String, method: HTTPRequest.Method = .get, token: String? = nil) async throws -> Answer {
                         var headers: HTTPFields = [:]

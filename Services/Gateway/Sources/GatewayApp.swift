@@ -29,10 +29,8 @@ public enum GatewayService {
             replaySeconds: Double(try reader.int("STREAM_REPLAY_SECONDS", default: 300, range: 0...86_400)),
             heartbeatSeconds: Double(try reader.int("STREAM_HEARTBEAT_SECONDS", default: 15, range: 1...300)))
         let infrastructure = try await ServiceInfrastructure.start(settings, migrations: [GatewayMigrations.set])
-        var clientConfiguration = HTTPClient.Configuration()
-        clientConfiguration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
-        let upstreams = Upstreams(reader)
+        let client = Upstreams.makeClient()
+        let upstreams = try Upstreams(reader, client: client)
         let clock = infrastructure.clock
         let now: @Sendable () -> Date = { clock.now() }
         // A claim is only taken over once the request that made it must have ended.
@@ -57,7 +55,7 @@ public enum GatewayService {
             maxBodyBytes: maxBodyBytes,
             maxUploadBytes: maxUploadBytes,
             now: now)
-        let export = ExportController(client: client, upstreams: upstreams, signer: settings.internalCalls, now: now)
+        let export = ExportController(upstreams: upstreams, signer: settings.internalCalls, now: now)
         let streamLogger = infrastructure.logger
         let hub = StreamHub(settings: streamSettings) { StreamFeed.route($0, logger: streamLogger) }
         let feed = StreamFeed(hub: hub, logger: infrastructure.logger)
@@ -65,7 +63,7 @@ public enum GatewayService {
         let tickets = StreamTickets(client: infrastructure.database, logger: infrastructure.logger)
         let stream = StreamController(
             hub: hub, tickets: tickets, authenticator: pipeline.authenticator,
-            boards: BoardAccess(client: client, upstreams: upstreams, signer: settings.internalCalls), now: now)
+            boards: BoardAccess(upstreams: upstreams, signer: settings.internalCalls), now: now)
 
         let router = infrastructure.makeRouter(context: GatewayRequestContext.self, consumers: [consumer])
         if let cors { router.add(middleware: cors) }
@@ -82,7 +80,7 @@ public enum GatewayService {
         PublicRouter(
             pipeline: pipeline,
             proxy: ProxyController(
-                client: client, upstreams: upstreams, signer: settings.internalCalls,
+                upstreams: upstreams, signer: settings.internalCalls,
                 timeout: .seconds(Int64(upstreamTimeout))),
             local: [
                 PublicRouter.key(GatewayAPI.export.method, GatewayAPI.export.path): export.export,

@@ -9,7 +9,6 @@ import SurgeRuntime
 /// The data export: asks every service for what it keeps about the caller (`GET /internal/export`) and returns it as
 /// one document. If any service cannot answer, the export fails rather than come back incomplete.
 struct ExportController {
-    let client: HTTPClient
     let upstreams: Upstreams
     let signer: InternalCallSigner
     let now: @Sendable () -> Date
@@ -42,10 +41,10 @@ struct ExportController {
 
     /// A service's part; nil when the service keeps nothing per user (answers 404).
     private func fetch(_ service: SurgeService, callerID: UUID, context: GatewayRequestContext) async throws -> JSONValue? {
-        var request = HTTPClientRequest(url: upstreams.url(for: service) + "/internal/export")
+        var request = HTTPClientRequest(url: "/internal/export")
         signer.sign(&request, target: "/internal/export", caller: callerID, requestID: context.requestID)
         do {
-            let response = try await client.execute(request, timeout: .seconds(30))
+            let response = try await upstreams.execute(request, to: service, target: "/internal/export", timeout: .seconds(30))
             if response.status == .notFound { return nil }
             guard response.status == .ok else { throw Problem.unavailable("The \(service.rawValue) service could not export right now.") }
             let body = try await response.body.collect(upTo: 64 << 20)

@@ -10,7 +10,6 @@ import SurgeRuntime
 /// Forwards each public route to its service: the request body as the pipeline collected it, the response streamed. The caller's identity, request id and trace
 /// travel as headers; anything a client sent in the internal caller header is dropped.
 struct ProxyController {
-    let client: HTTPClient
     let upstreams: Upstreams
     let signer: InternalCallSigner
     let timeout: TimeAmount
@@ -23,7 +22,7 @@ struct ProxyController {
 
     func forward(_ request: Request, context: GatewayRequestContext, to service: SurgeService) async throws -> Response {
         let target = request.head.path ?? request.uri.description
-        var outgoing = HTTPClientRequest(url: upstreams.url(for: service) + target)
+        var outgoing = HTTPClientRequest(url: target)
         outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
         for field in request.headers where !Self.hopByHopHeaders.contains(field.name.canonicalName) {
             outgoing.headers.add(name: field.name.rawName, value: field.value)
@@ -39,7 +38,7 @@ struct ProxyController {
         }
         let response: HTTPClientResponse
         do {
-            response = try await client.execute(outgoing, timeout: timeout)
+            response = try await upstreams.execute(outgoing, to: service, target: target, timeout: timeout)
         } catch let problem as Problem {
             throw problem
         } catch {
@@ -54,28 +53,6 @@ struct ProxyController {
             status: HTTPResponse.Status(code: Int(response.status.code)), headers: headers,
             body: ResponseBody(asyncSequence: response.body))
     }
-}
-
-/// Where each service's internal HTTP API listens: `UPSTREAM_URL_TEMPLATE` with `{service}` and `{port}` filled in
-/// from the registry (a new service needs no gateway setting), or one service's `UPSTREAM_<SERVICE>_URL`.
-struct Upstreams: Sendable {
-    let urls: [SurgeService: String]
-
-    init(_ reader: EnvironmentReader) {
-        let template = reader.string("UPSTREAM_URL_TEMPLATE", default: "http://127.0.0.1:{port}")
-        var urls: [SurgeService: String] = [:]
-        for service in SurgeService.deployed where service != .gateway {
-            let fromTemplate = template.replacingOccurrences(of: "{service}", with: service.rawValue)
-                .replacingOccurrences(of: "{port}", with: String(service.entry.port))
-            let url = reader.string(Self.variable(for: service), default: fromTemplate)
-            urls[service] = url.hasSuffix("/") ? String(url.dropLast()) : url
-        }
-        self.urls = urls
-    }
-
-    func url(for service: SurgeService) -> String { urls[service] ?? "" }
-
-    static func variable(for service: SurgeService) -> String { "UPSTREAM_\(service.rawValue.uppercased())_URL" }
 }
 
 extension InternalCallSigner {

@@ -179,7 +179,6 @@ struct StreamController: Sendable {
 
 /// Whether a user may see a board: the leaderboard, which owns the answer, is asked as that user.
 struct BoardAccess: Sendable {
-    let client: HTTPClient
     let upstreams: Upstreams
     let signer: InternalCallSigner
 
@@ -190,11 +189,11 @@ struct BoardAccess: Sendable {
         case .challenge(let id): target = "/v1/leaderboards/challenges/\(id.key)?limit=1"
         case .user(let id): return id == callerID
         }
-        var request = HTTPClientRequest(url: upstreams.url(for: .leaderboard) + target)
+        var request = HTTPClientRequest(url: target)
         signer.sign(&request, target: target, caller: callerID, requestID: requestID)
         let response: HTTPClientResponse
         do {
-            response = try await client.execute(request, timeout: .seconds(10))
+            response = try await upstreams.execute(request, to: .leaderboard, target: target, timeout: .seconds(10))
         } catch {
             throw Problem.unavailable("The leaderboard cannot say right now whether you may see \(board).")
         }
