@@ -41,6 +41,8 @@ public final class KafkaConsumer: Service, Sendable {
     private let handler: Handler
     private let maxBatchSize: Int
     private let logger: Logger
+    /// Per partition, the offset after the last record handled here (for the lag gauge).
+    private let handled = Mutex<[PartitionID: Int64]>([:])
 
     public init(
         configuration: KafkaConfiguration, groupID: String, topics: [String], maxBatchSize: Int = 256,
@@ -81,17 +83,21 @@ public final class KafkaConsumer: Service, Sendable {
         try subscribe()
         let stopping = Atomic<Bool>(false)
         let context = self.context
-        await withGracefulShutdownHandler {
-            while !stopping.load(ordering: .relaxed), !Task.isCancelled, context.assignmentFailure == nil {
-                // Throws only `KafkaError.closed`: someone called `close()`.
-                guard let batch = try? await poll() else { break }
-                guard !batch.isEmpty else { continue }
-                let progress = await handle(batch)
-                storeOffsets(progress.handled)
-                await rewind(to: progress.abandoned)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.reportLag() }
+            await withGracefulShutdownHandler {
+                while !stopping.load(ordering: .relaxed), !Task.isCancelled, context.assignmentFailure == nil {
+                    // Throws only `KafkaError.closed`: someone called `close()`.
+                    guard let batch = try? await poll() else { break }
+                    guard !batch.isEmpty else { continue }
+                    let progress = await handle(batch)
+                    storeOffsets(progress.handled)
+                    await rewind(to: progress.abandoned)
+                }
+            } onGracefulShutdown: {
+                stopping.store(true, ordering: .relaxed)
             }
-        } onGracefulShutdown: {
-            stopping.store(true, ordering: .relaxed)
+            group.cancelAll()
         }
         let failure = context.assignmentFailure
         await close()
@@ -182,8 +188,50 @@ public final class KafkaConsumer: Service, Sendable {
         }
     }
 
+    /// Every second until cancelled: `surge_kafka_consumer_lag{group, topic}`, the records on this member's partitions
+    /// not yet taken into a batch (the partition's end as last fetched, minus the later of the position and the offset
+    /// after the last record handled here). It runs beside the poll loop, so a stuck handler shows as growing lag. A
+    /// topic this member no longer holds reads 0, so a sum over replicas counts each partition once.
+    private func reportLag() async {
+        var reported: Set<String> = []
+        while !Task.isCancelled {
+            let lag = (try? currentLag()) ?? [:]
+            for topic in reported.union(lag.keys) {
+                Gauge(label: "surge_kafka_consumer_lag", dimensions: [("group", groupID), ("topic", topic)]).record(lag[topic] ?? 0)
+            }
+            reported.formUnion(lag.keys)
+            try? await Task.sleep(for: .seconds(1))
+        }
+    }
+
+    /// Non-blocking: librdkafka answers assignment, position and watermarks from what it already knows.
+    private func currentLag() throws(KafkaError) -> [String: Int64] {
+        let handled = self.handled.withLock { $0 }
+        return try handle.withPointer { pointer in
+            var assignment: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
+            guard rd_kafka_assignment(pointer, &assignment) == RD_KAFKA_RESP_ERR_NO_ERROR, let list = assignment else { return [:] }
+            defer { rd_kafka_topic_partition_list_destroy(list) }
+            _ = rd_kafka_position(pointer, list)
+            var lag: [String: Int64] = [:]
+            for index in 0..<Int(list.pointee.cnt) {
+                let element = list.pointee.elems[index]
+                let topic = String(cString: element.topic)
+                var low: Int64 = 0
+                var high: Int64 = -1
+                guard rd_kafka_get_watermark_offsets(pointer, element.topic, element.partition, &low, &high) == RD_KAFKA_RESP_ERR_NO_ERROR,
+                    high >= 0
+                else { continue }
+                let next = max(handled[PartitionID(topic: topic, partition: element.partition)] ?? -1, element.offset)
+                guard next >= 0 else { continue }
+                lag[topic, default: 0] += max(0, high - next)
+            }
+            return lag
+        }
+    }
+
     private func storeOffsets(_ next: [PartitionID: Int64]) {
         guard !next.isEmpty else { return }
+        handled.withLock { $0.merge(next) { _, new in new } }
         let list = rd_kafka_topic_partition_list_new(Int32(next.count))!
         defer { rd_kafka_topic_partition_list_destroy(list) }
         for (id, offset) in next {

@@ -34,19 +34,23 @@ struct EmailDispatcher: Sendable {
         switch outcome {
         case .delivered:
             try await store.finish(email, status: "sent", reason: nil, at: at)
+            DeliveryMetrics.record("email", .delivered)
             logger.info("E-mail sent", metadata: metadata)
         case .failed(let reason), .targetGone(let reason):
             metadata["reason"] = "\(reason)"
             try await store.finish(email, status: "failed", reason: reason, at: at)
+            DeliveryMetrics.record("email", .failed)
             logger.warning("E-mail refused", metadata: metadata)
         case .retry(let after, let reason):
             metadata["reason"] = "\(reason)"
             switch retry.decide(afterAttempts: email.attempts, createdAt: email.createdAt, now: at, retryAfter: after, jitter: .random(in: 0..<1)) {
             case .retry(let next):
                 try await store.retry(email, at: next, reason: reason)
+                DeliveryMetrics.record("email", .retried)
                 logger.info("E-mail will be retried", metadata: metadata)
             case .giveUp:
                 try await store.finish(email, status: "failed", reason: "gave-up: \(reason)", at: at)
+                DeliveryMetrics.record("email", .failed)
                 logger.warning("E-mail given up", metadata: metadata)
             }
         }

@@ -41,23 +41,28 @@ struct PushDispatcher: Sendable {
         switch outcome {
         case .delivered:
             try await store.delivered(delivery, at: at)
+            DeliveryMetrics.record("push", .delivered)
             logger.debug("Push delivered", metadata: metadata)
         case .targetGone(let reason):
             metadata["reason"] = "\(reason)"
             try await store.failed(delivery, reason: reason, forgettingDevice: true, at: at)
+            DeliveryMetrics.record("push", .failed)
             logger.info("Push device gone: token forgotten", metadata: metadata)
         case .failed(let reason):
             metadata["reason"] = "\(reason)"
             try await store.failed(delivery, reason: reason, forgettingDevice: false, at: at)
+            DeliveryMetrics.record("push", .failed)
             logger.warning("Push refused", metadata: metadata)
         case .retry(let after, let reason):
             metadata["reason"] = "\(reason)"
             switch retry.decide(afterAttempts: delivery.attempts, createdAt: delivery.createdAt, now: at, retryAfter: after, jitter: .random(in: 0..<1)) {
             case .retry(let next):
                 try await store.retry(delivery, at: next, reason: reason)
+                DeliveryMetrics.record("push", .retried)
                 logger.info("Push will be retried", metadata: metadata)
             case .giveUp:
                 try await store.failed(delivery, reason: "gave-up: \(reason)", forgettingDevice: false, at: at)
+                DeliveryMetrics.record("push", .failed)
                 logger.warning("Push given up", metadata: metadata)
             }
         }

@@ -136,10 +136,10 @@ struct WebhookDispatcher: Sendable {
 
     func record(_ result: Result, of delivery: DueDelivery) async throws {
         let attempts = delivery.attempts + 1
-        try await client.transaction(logger: logger) { connection in
+        let counted = try await client.transaction(logger: logger) { connection -> DeliveryMetrics.Result? in
             let store = WebhookStore(connection: connection, logger: logger)
             let state = try await store.lockForRecording(delivery.deliveryID, of: delivery.webhookID)
-            guard state != .gone else { return }
+            guard state != .gone else { return nil }
             try await store.record(
                 WebhookAttempt(
                     deliveryID: delivery.deliveryID, notificationID: delivery.notificationID, attempt: attempts, attemptedAt: result.attemptedAt,
@@ -153,12 +153,12 @@ struct WebhookDispatcher: Sendable {
                     NotificationSent(
                         notificationID: delivery.notificationID, userID: delivery.userID, kind: delivery.kind, channel: Self.channel, key: delivery.key,
                         sentAt: now), on: connection, at: now, logger: logger)
-                return
+                return .delivered
             }
             // Disabled while the attempt ran: no retry, and the disabling already announced the message's failure.
             guard state == .live else {
                 try await store.settle(delivery.deliveryID, attempts: attempts, nextAttempt: nil, outcome: "cancelled")
-                return
+                return .failed
             }
             let failure = result.statusCode.map { "HTTP \($0)" + (result.detail.map { ": \($0)" } ?? "") } ?? result.detail ?? "failed"
             let next = result.outcome == .gone
@@ -174,7 +174,9 @@ struct WebhookDispatcher: Sendable {
                     try await announceFailure(dropped, reason: "The subscription was disabled: \(reason)", attempts: dropped.attempts, at: now, on: connection)
                 }
             }
+            return next == nil ? .failed : .retried
         }
+        if let counted { DeliveryMetrics.record(Self.channel, counted) }
     }
 
     private func announceFailure(_ delivery: DueDelivery, reason: String, attempts: Int, at now: Date, on connection: PostgresConnection) async throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Metrics
 import PostgresNIO
 import ProgressDomain
 import SurgeCalendar
@@ -169,7 +170,7 @@ struct ProgressRepository: Sendable {
     func checkIn(_ command: CheckInCommand, attemptID: UUID, userID: UUID, trace: TraceContext) async throws -> AttemptSnapshot {
         let unsupported = CheckInWindow.unsupportedFields(happenedAt: command.happenedAt, date: command.date)
         guard unsupported.isEmpty else { throw Problem.validation(unsupported) }
-        return try await client.transaction(logger: logger) { connection in
+        let (view, recorded) = try await client.transaction(logger: logger) { connection -> (AttemptSnapshot, Bool) in
             guard let context = try await attempts.lockForCheckIn(attemptID, of: userID, checkInID: command.checkInID, on: connection) else {
                 throw Problem.notFound("No such attempt.")
             }
@@ -188,8 +189,23 @@ struct ProgressRepository: Sendable {
                 try await checkInWithinTransaction(
                     command, attempt: &attempt, member: member, timeline: timeline, now: now, trace: trace, days: &days, on: connection)
             }
-            return try await snapshot(attempt, member: member, timeline: timeline, now: now, days: days, on: connection)
+            return (try await snapshot(attempt, member: member, timeline: timeline, now: now, days: days, on: connection), !context.alreadyRecorded)
         }
+        // Counted once committed; a retried request with the same check-in id is not a second check-in.
+        if recorded { Self.checkInsRecorded(command.kind).increment() }
+        return view
+    }
+
+    /// `surge_checkins_total{action}`: check-ins committed, by what they did.
+    static func checkInsRecorded(_ kind: CheckInCommand.Kind) -> Counter {
+        let action = switch kind {
+        case .setDone(true): "done"
+        case .setDone(false): "undone"
+        case .log: "logged"
+        case .removeLog: "log-removed"
+        case .photo: "photo"
+        }
+        return Counter(label: "surge_checkins_total", dimensions: [("action", action)])
     }
 
     /// Day records read once for a range of days, kept current as the transaction saves them.
