@@ -86,6 +86,21 @@ ensure_browser() {
   fi
 }
 
+# Debian's prometheus: the observability test scrapes a stack with it (and validate-deploy checks its configuration).
+ensure_prometheus() {
+  command -v prometheus >/dev/null && return 0
+  if [ "$(id -u)" -eq 0 ]; then
+    log "Installing prometheus"
+    apt-get update -qq
+    # No recommends: the node exporter and the web UI's extras are not needed.
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >/dev/null
+  else
+    echo "Missing package. Install it with:" >&2
+    echo "  sudo apt-get install -y --no-install-recommends prometheus" >&2
+    exit 1
+  fi
+}
+
 # Runs a PostgreSQL server binary as a non-root user (initdb refuses root).
 as_pg_user() {
   if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi

@@ -9,6 +9,8 @@ PG_PORT="${SURGE_TEST_PG_PORT:-55433}"
 ensure_dependencies
 # The dashboard's browser check (AnalyticsSystemTests): Debian's chromium and chromium-driver, selenium in a venv.
 ensure_browser
+# The observability test (ObservabilitySystemTests): Debian's prometheus.
+ensure_prometheus
 log "Building (with tests)"
 (cd "$ROOT" && swift build --build-tests)
 

@@ -1,0 +1,81 @@
+import Foundation
+import SurgeContracts
+import SurgeTestSupport
+import Testing
+
+/// What an operator's monitoring sees: a real Prometheus (Debian's) scraping every service of a running stack, and
+/// the provisioned Grafana dashboard's queries run against it.
+@Suite("Observability: Prometheus scrapes the stack", .tags(.system), .kind(.system), .serialized)
+struct ObservabilitySystemTests {
+    static let dashboard = TestEnvironment.repositoryRoot.appendingPathComponent("deploy/observability/grafana/dashboards/surge.json")
+
+    /// Every PromQL expression in a Grafana dashboard, with Grafana's interval variables made concrete.
+    static func expressions(inDashboard url: URL) throws -> [String] {
+        func collect(_ value: Any) -> [String] {
+            if let object = value as? [String: Any] {
+                let own = (object["expr"] as? String).map { [$0] } ?? []
+                return own + object.keys.sorted().flatMap { $0 == "expr" ? [] : collect(object[$0]!) }
+            }
+            if let array = value as? [Any] { return array.flatMap(collect) }
+            return []
+        }
+        let document = try JSONSerialization.jsonObject(with: try Data(contentsOf: url))
+        return collect(document).map {
+            $0.replacingOccurrences(of: "$__rate_interval", with: "1m").replacingOccurrences(of: "$__interval", with: "1m")
+                .replacingOccurrences(of: "$__range", with: "5m")
+        }
+    }
+
+    @Test("every service is scraped with no target down; the check-in counter reads the check-ins made; every dashboard query runs")
+    func scrapeTheStack() async throws {
+        try await withTestStack("observability") { stack in
+            let services = SurgeService.deployed.filter { $0 != .gateway } + [.gateway]
+            for service in services { try await stack.start(service.rawValue) }
+            let targets = try services.map { PrometheusServer.Target(service: $0.rawValue, address: "127.0.0.1:\(try stack.process($0.rawValue).port)") }
+            let prometheus = try await PrometheusServer.start(scraping: targets, in: stack.logDirectory.appendingPathComponent("prometheus"))
+            defer { prometheus.stop() }
+
+            let health = try await eventually("every target up", timeout: .seconds(30)) { () -> [String: String]? in
+                let health = try await prometheus.targetHealth()
+                return health.count == services.count && health.values.allSatisfy({ $0 == "up" }) ? health : nil
+            }
+            #expect(Set(health.keys) == Set(services.map(\.rawValue)))
+
+            // Two people log push-ups through the gateway: seven check-ins, one of them sent twice (the same id).
+            let stage = ProgressStage(stack: stack)
+            try await stage.waitForDefinition(Fixtures.dailyPushUps)
+            var made = 0
+            for (name, logs) in [("Ana", 3), ("Ben", 4)] {
+                let user = try await stage.user(name, timeZone: "Europe/Lisbon")
+                let attempt = try await user.http.post("/v1/attempts", json: ["challengeID": Fixtures.dailyPushUps])
+                let attemptID = try #require((attempt.json["attempt"] as? [String: Any])?["attemptID"] as? String, "\(attempt.text)")
+                for index in 0..<logs {
+                    let body: [String: any Sendable] = ["quantity": 10 + index, "checkInID": UUID().uuidString]
+                    #expect(try await user.http.post("/v1/attempts/\(attemptID)/tasks/push-ups/logs", json: body).status == 201)
+                    made += 1
+                    if index == 0 { #expect(try await user.http.post("/v1/attempts/\(attemptID)/tasks/push-ups/logs", json: body).status == 201) }
+                }
+            }
+            let counted = try await eventually("Prometheus counts \(made) check-ins", timeout: .seconds(30)) { () -> Double? in
+                let result = try await prometheus.query(#"sum(surge_checkins_total{job="surge",service="progress"})"#)
+                return result.values.first == Double(made) ? result.values.first : nil
+            }
+            #expect(counted == Double(made))
+            let logged = try await prometheus.query(#"sum(surge_checkins_total{action="logged"})"#)
+            #expect(logged.values == [Double(made)])
+
+            // The provisioned dashboard asks only what Prometheus can answer about this stack.
+            let expressions = try Self.expressions(inDashboard: Self.dashboard)
+            #expect(expressions.count >= 6, "the dashboard has \(expressions.count) queries")
+            var answered = 0
+            for expression in expressions {
+                #expect(!expression.contains("$"), "a template variable the test cannot fill in: \(expression)")
+                let result = try await prometheus.query(expression)
+                #expect(result.status == "success", "\(expression): \(result.error ?? "?")")
+                if !result.values.isEmpty { answered += 1 }
+            }
+            // Rates need two samples a minute apart at most; most panels already have series after a few scrapes.
+            #expect(answered * 2 >= expressions.count, "only \(answered) of \(expressions.count) dashboard queries returned series")
+        }
+    }
+}
