@@ -5,10 +5,12 @@
 #   2. docker-compose.yml with Debian's docker-compose 1.29 (`docker-compose config`, the example as the env file);
 #   3. `kubectl kustomize deploy/k8s`, and the two example files kustomize leaves out (secret.example.yaml,
 #      ingress.example.yaml), against the Kubernetes $KUBERNETES_VERSION schemas (kubernetes-validate, strict: an
-#      unknown field is an error).
+#      unknown field is an error);
+#   4. the observability profile: `promtool check config deploy/observability/prometheus.yml`, and
+#      scripts/check_dashboard.py (every metric of the Grafana dashboard is one the code emits, every expression parses).
 # Every check runs; each failure is named with its file and the validator's words, and the script exits non-zero if any
-# failed. Installs docker-compose, kubernetes-client and python3-venv as root when missing; the validators live, pinned,
-# in their own virtual environment under .surge/deploy-venv.
+# failed. Installs docker-compose, kubernetes-client, prometheus (for promtool) and python3-venv as root when missing;
+# the validators live, pinned, in their own virtual environment under .surge/deploy-venv.
 source "$(dirname "$0")/lib.sh"
 
 CHECK_JSONSCHEMA_VERSION=0.39.0
@@ -22,12 +24,14 @@ cd "$ROOT"
 missing=()
 command -v docker-compose >/dev/null || missing+=(docker-compose)
 command -v kubectl >/dev/null || missing+=(kubernetes-client)
+command -v promtool >/dev/null || missing+=(prometheus)
 python3 -c 'import ensurepip, venv' 2>/dev/null || missing+=(python3-venv)
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" -eq 0 ]; then
     log "Installing ${missing[*]}"
     apt-get update -qq
-    # No recommends: docker-compose would bring the Docker engine, which `config` does not need.
+    # No recommends: docker-compose would bring the Docker engine, which `config` does not need (and prometheus its
+    # exporters and web console).
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   else
     echo "Missing packages. Install them with:" >&2
@@ -93,6 +97,12 @@ fi
 for example in deploy/k8s/secret.example.yaml deploy/k8s/ingress.example.yaml; do
   check "outside the kustomization, validated alone" "$example" k8s_validate "$example"
 done
+
+log "deploy/observability (Prometheus and Grafana of the observability profile)"
+check "promtool $(promtool --version 2>/dev/null | sed -nE 's/^promtool, version ([^ ]+).*/\1/p') check config" deploy/observability/prometheus.yml \
+  promtool check config deploy/observability/prometheus.yml
+check "every dashboard metric is emitted by the code; promtool check rules on every expr" deploy/observability/grafana/dashboards/surge.json \
+  "$VENV/bin/python" scripts/check_dashboard.py --promtool "$(command -v promtool)"
 
 if [ ${#failures[@]} -gt 0 ]; then
   printf '\033[1;31mvalidate-deploy: %d check(s) failed:\033[0m\n' "${#failures[@]}" >&2
