@@ -102,6 +102,14 @@ if base != overlay:
     sys.exit(f"surge-config: keys only in the base {sorted(base - overlay)}, only in the overlay {sorted(overlay - base)}")
 PYTHON
 }
+# The overlays use components and `patches:` (kustomize 3.7 and later). Debian bookworm's kubernetes-client is kubectl
+# 1.20, whose kustomize (2.0.3) renders the base but not the overlays; kubectl 1.24 and later say their kustomize's
+# version, and any of them will do.
+kustomize_version=$(kubectl version --client 2>/dev/null | sed -nE 's/^Kustomize Version: v?([0-9]+)\..*/\1/p')
+if [ -z "$kustomize_version" ] || [ "$kustomize_version" -lt 4 ]; then
+  printf '  note  kubectl %s embeds a kustomize too old for the overlays (components): install kubectl 1.24 or later\n' \
+    "$(kubectl version --client 2>/dev/null | head -n 1)" >&2
+fi
 for kustomization in deploy/k8s/base deploy/k8s/overlays/*/; do
   kustomization=${kustomization%/}
   [ -f "$kustomization/kustomization.yaml" ] || continue
