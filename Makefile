@@ -35,7 +35,7 @@ contracts:  ## Regenerate docs/events, docs/openapi.json, the gateway route tabl
 api-fuzz:   ## A bounded schemathesis pass over the public API of a private stack (installs schemathesis in .surge)
 	scripts/api-fuzz.sh
 
-validate-deploy:  ## Check docker-compose.yml and deploy/k8s offline: Compose schema, docker-compose config, Kubernetes schemas (installs the validators in .surge)
+validate-deploy:  ## Check docker-compose.yml, deploy/k8s and deploy/observability offline: Compose schema, docker-compose config, Kubernetes schemas, promtool, the dashboard against the code (installs the validators in .surge)
 	scripts/validate-deploy.sh
 
 client:     ## Regenerate Tests/GeneratedClient from docs/openapi.json with swift-openapi-generator (built once in .build-openapi)

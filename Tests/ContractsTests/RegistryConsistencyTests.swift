@@ -59,22 +59,22 @@ struct RegistryConsistencyTests {
         }
     }
 
-    @Test("deploy/k8s has a manifest per service, listed in the kustomization, behind the network policy")
+    @Test("deploy/k8s/base has a manifest per service, listed in the kustomization, behind the network policy")
     func kubernetes() throws {
-        let kustomization = try Self.read("deploy/k8s/kustomization.yaml")
-        let policy = try Self.read("deploy/k8s/network-policy.yaml")
+        let kustomization = try Self.read("deploy/k8s/base/kustomization.yaml")
+        let policy = try Self.read("deploy/k8s/base/network-policy.yaml")
         let secrets = try Self.read("deploy/k8s/secret.example.yaml")
         for service in Self.services {
             let name = service.rawValue
-            let manifest = try Self.read("deploy/k8s/\(name).yaml")
-            #expect(kustomization.contains("  - \(name).yaml"), "deploy/k8s/kustomization.yaml lists \(name).yaml")
+            let manifest = try Self.read("deploy/k8s/base/\(name).yaml")
+            #expect(kustomization.contains("  - \(name).yaml"), "deploy/k8s/base/kustomization.yaml lists \(name).yaml")
             #expect(manifest.contains("command: [\"\(service.executable)\"]"))
-            #expect(manifest.contains("containerPort: \(service.entry.port)"), "deploy/k8s/\(name).yaml: containerPort")
-            #expect(manifest.contains("value: \"\(service.entry.port)\""), "deploy/k8s/\(name).yaml: HTTP_PORT")
-            #expect(manifest.contains("postgres://surge_\(service.schema):"), "deploy/k8s/\(name).yaml: its own database role")
+            #expect(manifest.contains("containerPort: \(service.entry.port)"), "deploy/k8s/base/\(name).yaml: containerPort")
+            #expect(manifest.contains("value: \"\(service.entry.port)\""), "deploy/k8s/base/\(name).yaml: HTTP_PORT")
+            #expect(manifest.contains("postgres://surge_\(service.schema):"), "deploy/k8s/base/\(name).yaml: its own database role")
             #expect(secrets.contains("SURGE_DB_PASSWORD_\(name.uppercased()):"), "deploy/k8s/secret.example.yaml: its password")
             if service != .gateway {
-                #expect(policy.contains("- \(service.executable)\n"), "deploy/k8s/network-policy.yaml admits only the gateway to \(name)")
+                #expect(policy.contains("- \(service.executable)\n"), "deploy/k8s/base/network-policy.yaml admits only the gateway to \(name)")
             }
         }
         let exposed = try #require(try Self.read("Dockerfile").firstMatch(of: /EXPOSE ([0-9 ]+)/)).1.split(separator: " ").compactMap { Int($0) }
@@ -126,7 +126,7 @@ struct RegistryConsistencyTests {
 
         let compose = try Self.read("docker-compose.yml")
         let sharedCompose = Self.keys(in: try #require(Self.section(after: "x-surge-env: &surge-env\n", in: compose)), indent: 2)
-        let configMap = Self.keys(in: try Self.read("deploy/k8s/config.yaml"), indent: 2)
+        let configMap = Self.keys(in: try Self.read("deploy/k8s/base/config.yaml"), indent: 2)
         let secrets = try Self.read("deploy/k8s/secret.example.yaml").components(separatedBy: "\n---\n")
         func secret(_ name: String) -> Set<String> {
             secrets.first { $0.contains("\n  name: \(name)\n") }.map { Self.keys(in: $0, indent: 2) } ?? []
@@ -147,10 +147,10 @@ struct RegistryConsistencyTests {
             if environment.contains("<<: *surge-env") { composed.formUnion(sharedCompose) }
             #expect(composed.isSubset(of: documented), "docker-compose.yml: \(name) sets \(composed.subtracting(documented).sorted()), which README.md does not document for it")
 
-            let manifest = try Self.read("deploy/k8s/\(name).yaml")
+            let manifest = try Self.read("deploy/k8s/base/\(name).yaml")
             let env = Set(manifest.split(separator: "\n").compactMap { $0.wholeMatch(of: /\s+- name: ([A-Z][A-Z0-9_]*)/).map { String($0.1) } })
             let deployed = configMap.union(env).union(secret("surge-shared")).union(secret("surge-\(name)")).subtracting(Self.kubernetesPlumbing)
-            #expect(deployed.isSubset(of: documented), "deploy/k8s: \(name) gets \(deployed.subtracting(documented).sorted()) (config.yaml, \(name).yaml, secret.example.yaml), which README.md does not document for it")
+            #expect(deployed.isSubset(of: documented), "deploy/k8s: \(name) gets \(deployed.subtracting(documented).sorted()) (base/config.yaml, base/\(name).yaml, secret.example.yaml), which README.md does not document for it")
             #expect(composed == deployed, "\(name): only in docker-compose.yml \(composed.subtracting(deployed).sorted()), only in deploy/k8s \(deployed.subtracting(composed).sorted())")
         }
     }
