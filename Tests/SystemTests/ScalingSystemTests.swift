@@ -30,6 +30,12 @@ struct ScalingSystemTests {
         }
     }
 
+    /// How long after `since` the replicas in `instances` own all `total` partitions of `group` between them.
+    func takeover(_ stack: TestStack, _ instances: [String], group: String, total: Int, since: ContinuousClock.Instant) async throws -> Duration {
+        _ = try await waitForBalance(stack, instances, group: group, total: total)
+        return ContinuousClock.now - since
+    }
+
     /// Starts one replica, waits until it alone owns every partition of its group and returns that number.
     func soleOwnerPartitions(_ stack: TestStack, _ instance: String, group: String) async throws -> Int {
         let first = try await eventually("\(instance) owns partitions", timeout: .seconds(30)) { () -> Int? in
@@ -133,14 +139,18 @@ struct ScalingSystemTests {
             let killed = ContinuousClock.now
             let survivingProgress = ["progress", "progress-3"]
             let survivingLeaderboard = ["leaderboard-2"]
+            async let progressTakeover = takeover(stack, survivingProgress, group: "surge-progress", total: progressPartitions, since: killed)
+            async let leaderboardTakeover = takeover(
+                stack, survivingLeaderboard, group: "surge-leaderboard", total: leaderboardPartitions, since: killed)
             // Writes go on meanwhile: the gateway skips the dead replica, the events wait on their partitions.
             for round in 3..<6 { try await logRound(round) }
-            let progressOwners = try await waitForBalance(stack, survivingProgress, group: "surge-progress", total: progressPartitions)
-            let leaderboardOwners = try await waitForBalance(stack, survivingLeaderboard, group: "surge-leaderboard", total: leaderboardPartitions)
-            let takeover = ContinuousClock.now - killed
-            print("scaling: after kill -9, the survivors owned every partition in \(takeover) (session timeout \(Self.sessionTimeout))")
-            // The broker waits the session timeout by design; then one rebalance round hands the partitions over.
-            #expect(takeover < Self.sessionTimeout + .seconds(5), "took \(takeover): \(progressOwners) \(leaderboardOwners)")
+            for (group, took) in [("surge-progress", try await progressTakeover), ("surge-leaderboard", try await leaderboardTakeover)] {
+                print("scaling: after kill -9, the survivors of \(group) owned every partition in \(took) (session timeout \(Self.sessionTimeout))")
+                // The broker notices the dead member when its session times out; one rebalance round then hands its
+                // partitions over. librdkafka's mock broker lets each round wait about 3 s for members to rejoin
+                // (measured here: revoked 6 s after the kill, reassigned 4-5 s later); a real broker does not wait.
+                #expect(took < Self.sessionTimeout + .seconds(7), "\(group) took \(took)")
+            }
 
             let all = expected
             _ = try await eventually("the board counts every litre, once", timeout: .seconds(30)) { try await standings() == all ? true : nil }
@@ -149,6 +159,13 @@ struct ScalingSystemTests {
             let applied = try await stack.database.count(
                 "SELECT count(*) FROM leaderboard.processed_events WHERE event_type = 'surge.progress.checkin.recorded.v1'")
             #expect(applied == logged)
+            // Caught up: the survivors report no records waiting on any partition.
+            for instance in survivingProgress + survivingLeaderboard {
+                try await waitUntil("\(instance) reports no consumer lag", timeout: .seconds(10)) {
+                    let page = try await MetricsPage.scrape(try stack.process(instance))
+                    return page.text.contains("surge_kafka_consumer_lag{") && page.sum("surge_kafka_consumer_lag") == 0
+                }
+            }
         }
     }
 }
