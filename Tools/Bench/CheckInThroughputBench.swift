@@ -113,6 +113,22 @@ struct CheckInThroughputBench: AsyncParsableCommand {
             print("  " + name.padding(toLength: 12, withPad: " ", startingAt: 0)
                 + String(format: "%8.1f  %8.1f  %14.1f", memory.rss / 1024, memory.pss / 1024, memory.anonymous / 1024))
         }
+        print("")
+        print("Sizing (deploy/k8s takes its requests and limits from these): CPU cores each process kept busy during the")
+        print(String(format: "saturated run (%.0f check-ins/s), and its peak RSS since it started:", saturated.requestsPerSecond))
+        print("  process       cores   peak RSS MiB")
+        for name in Self.processes + ["postgres"] {
+            guard let start = before[name], let end = after[name] else { continue }
+            let peak = (try? pid(of: name)).flatMap { Self.peakResidentKibibytes(of: $0) }.map { String(format: "%14.1f", $0 / 1024) } ?? "             —"
+            print("  " + name.padding(toLength: 12, withPad: " ", startingAt: 0) + String(format: "%6.2f", (end - start) / saturated.duration) + peak)
+        }
+    }
+
+    /// The process's high-water mark of resident memory (VmHWM), in KiB.
+    static func peakResidentKibibytes(of pid: Int32) -> Double? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+        return status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
+            .flatMap { $0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first }.flatMap { Double($0) }
     }
 
     struct LoadRun {
