@@ -90,7 +90,8 @@ extension EventProcessor {
                 if tried == 100 {
                     wait = .zero
                 } else if let due {
-                    wait = max(.milliseconds(5), min(due, configuration.maxRedriveBackoff))
+                    // Due already: taken by another replica's re-drive just now; look again shortly.
+                    wait = max(.milliseconds(50), min(due, configuration.maxRedriveBackoff))
                 }
             } catch {
                 if Task.isCancelled { return }
@@ -108,11 +109,18 @@ extension EventProcessor {
         }
     }
 
-    /// How many records the group has parked, and how long until the next one is due (nil: none parked).
+    /// How many records the group has parked, and how long until the next one at the head of its key is due (nil:
+    /// none parked). A record parked behind another of its key waits for that one, not for its own time.
     private func parkedStatus() async throws -> (Int, Duration?) {
+        let group = configuration.group
         let rows = try await client.query(
             """
-            SELECT count(*), EXTRACT(EPOCH FROM min(next_attempt_at) - now())::float8 FROM deferred_events WHERE consumer = \(configuration.group)
+            SELECT (SELECT count(*) FROM deferred_events WHERE consumer = \(group)),
+                   EXTRACT(EPOCH FROM (
+                       SELECT min(next_attempt_at) FROM deferred_events d
+                       WHERE consumer = \(group) AND NOT EXISTS (
+                           SELECT 1 FROM deferred_events e WHERE e.consumer = d.consumer AND e.topic = d.topic AND e.kafka_key = d.kafka_key AND e.id < d.id)
+                   ) - now())::float8
             """, logger: logger)
         for try await (count, seconds) in rows.decode((Int, Double?).self) {
             return (count, seconds.map { .milliseconds(Int64(max(0, $0) * 1000)) })
