@@ -83,3 +83,13 @@ public struct KafkaMessage: Sendable, Equatable {
         self.headers = headers
     }
 }
+
+/// The partition a keyed record lands on with the producer's `murmur2_random` partitioner (librdkafka's murmur2, as
+/// the Java client computes it): lets a test or tool tell whether two keys share a partition.
+public enum KafkaPartitioner {
+    public static func murmur2(_ key: Data, partitions: Int) -> Int32 {
+        key.withUnsafeBytes { bytes in
+            rd_kafka_msg_partitioner_murmur2(nil, bytes.baseAddress, bytes.count, Int32(partitions), nil, nil)
+        }
+    }
+}

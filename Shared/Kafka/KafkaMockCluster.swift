@@ -38,6 +38,13 @@ public final class KafkaMockCluster: @unchecked Sendable {
         rd_kafka_mock_push_request_errors_array(cluster, apiKey, errors.count, errors)
     }
 
+    /// Makes `broker` the leader of one partition, or leaves the partition without a leader (nil): nobody can produce
+    /// to it or fetch from it until it has one again, while the topic's other partitions carry on.
+    public func setLeader(of topic: String, partition: Int32, to broker: Int32?) throws {
+        let error = rd_kafka_mock_partition_set_leader(cluster, topic, partition, broker ?? -1)
+        guard error == RD_KAFKA_RESP_ERR_NO_ERROR else { throw KafkaError(error) }
+    }
+
     /// Takes every broker down (connections are closed and refused) or brings them back.
     public func setBrokersAvailable(_ available: Bool) {
         for broker in 1...brokerCount {

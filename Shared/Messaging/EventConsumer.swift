@@ -15,18 +15,35 @@ import Synchronization
 /// group's dead-letter topic; one whose handler keeps failing goes there after `maxAttempts` tries with exponential
 /// backoff. While the database is unreachable the consumer waits instead of dead-lettering. Types the group does not
 /// handle are skipped.
+///
+/// A handler that waits for another partition or topic (`AwaitingOtherEvent`) is tried once more, then its record is
+/// parked in `deferred_events` and the partition moves on; a later record of the same topic and Kafka key is parked
+/// behind it, so a key's order holds. A re-drive running alongside the consumer applies parked records through the
+/// same inbox transaction once what they wait for has arrived (`DeferredEvents.swift`).
 public final class EventConsumer: Service, Sendable {
     public struct Configuration: Sendable {
         public var group: String
         public var maxAttempts: Int
         public var initialBackoff: Duration
         public var maxBackoff: Duration
+        /// How long a parked record may wait for what it awaits, from its first deferral, before it is dead-lettered.
+        public var deferralLimit: Duration
+        /// The re-drive's wait before trying a parked record again, doubled after each try that finds it still waiting,
+        /// up to `maxRedriveBackoff`. A record applied by the consumer wakes the re-drive earlier.
+        public var redriveBackoff: Duration
+        public var maxRedriveBackoff: Duration
 
-        public init(group: String, maxAttempts: Int = 5, initialBackoff: Duration = .milliseconds(100), maxBackoff: Duration = .seconds(5)) {
+        public init(
+            group: String, maxAttempts: Int = 5, initialBackoff: Duration = .milliseconds(100), maxBackoff: Duration = .seconds(5),
+            deferralLimit: Duration = .seconds(15 * 60), redriveBackoff: Duration = .milliseconds(200), maxRedriveBackoff: Duration = .seconds(5)
+        ) {
             self.group = group
             self.maxAttempts = maxAttempts
             self.initialBackoff = initialBackoff
             self.maxBackoff = maxBackoff
+            self.deferralLimit = deferralLimit
+            self.redriveBackoff = redriveBackoff
+            self.maxRedriveBackoff = maxRedriveBackoff
         }
     }
 
@@ -36,9 +53,13 @@ public final class EventConsumer: Service, Sendable {
         public static let originalPartition = "surge_original_partition"
         public static let originalOffset = "surge_original_offset"
         public static let attempts = "surge_attempts"
+        /// On a parked record that waited past the deferral limit: what it waited for, and since when (ISO 8601).
+        public static let deferredReason = "surge_deferred_reason"
+        public static let deferredSince = "surge_deferred_since"
     }
 
     private let consumer: KafkaConsumer
+    private let processor: EventProcessor
 
     public init(
         configuration: Configuration, kafka: KafkaConfiguration, client: PostgresClient, producer: KafkaProducer,
@@ -47,6 +68,7 @@ public final class EventConsumer: Service, Sendable {
         let processor = EventProcessor(
             configuration: configuration, client: client, producer: producer, handlers: handlers, metrics: EventMetrics(group: configuration.group),
             logger: logger)
+        self.processor = processor
         self.consumer = try KafkaConsumer(
             configuration: kafka, groupID: configuration.group, topics: handlers.topics.sorted(), logger: logger,
             handler: processor.handle)
@@ -54,8 +76,14 @@ public final class EventConsumer: Service, Sendable {
 
     public var assignedPartitionCount: Int { consumer.assignedPartitionCount }
 
+    /// Consumes until graceful shutdown or cancellation, with the re-drive of parked records alongside.
     public func run() async throws {
-        try await consumer.run()
+        let processor = self.processor
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await processor.redriveUntilCancelled() }
+            defer { group.cancelAll() }
+            try await consumer.run()
+        }
     }
 
     public func checkConnectivity() async throws {
@@ -71,8 +99,10 @@ struct EventProcessor: Sendable {
     let handlers: EventHandlers
     let metrics: EventMetrics
     let logger: Logger
+    /// What the consumer tells the re-drive of parked records.
+    let deferrals = Deferrals()
 
-    private typealias DeadLetterHeader = EventConsumer.DeadLetterHeader
+    typealias DeadLetterHeader = EventConsumer.DeadLetterHeader
 
     var deadLetterTopic: String { Topic.deadLetter(consumerGroup: configuration.group).name }
 
@@ -93,11 +123,20 @@ struct EventProcessor: Sendable {
         }
 
         var attempt = 0
+        var awaitingRetried = false
         var backoff = configuration.initialBackoff
         while true {
             do {
-                let applied = try await applyOnce(record, apply)
-                metrics.count(record.type, applied ? "applied" : "duplicate")
+                switch try await applyOnce(record, message, apply) {
+                case .applied:
+                    metrics.count(record.type, "applied")
+                    deferrals.noteApplied()
+                case .duplicate:
+                    metrics.count(record.type, "duplicate")
+                case .behind(let parked):
+                    // A record of the same key is parked: this one may depend on it, so it may not overtake it.
+                    return await park(message, record, reason: "behind parked event \(parked.key) of the same key", retryAt: .zero)
+                }
                 metrics.timer(record.type).record(duration: ContinuousClock.now - start)
                 return .handled
             } catch {
@@ -105,6 +144,17 @@ struct EventProcessor: Sendable {
                 if Task.isCancelled || Task.isShuttingDownGracefully { return .abandoned }
                 if error.isDatabaseUnavailable {
                     logger.warning("Database unavailable; will retry event", metadata: ["event.id": "\(record.id)", "error": "\(error)"])
+                } else if let awaiting = error.unwrappingTransaction as? any AwaitingOtherEvent {
+                    // Ahead of another partition or topic: one quick retry (it may be a moment away), then parked, so
+                    // the partition, and what this event waits for, move on.
+                    if awaitingRetried {
+                        return await park(message, record, reason: awaiting.awaited, retryAt: configuration.redriveBackoff)
+                    }
+                    awaitingRetried = true
+                    logger.info("Event waits for another event; retrying once before parking it", metadata: [
+                        "event.id": "\(record.id)", "event.type": "\(record.type)", "awaited": "\(awaiting.awaited)",
+                    ])
+                    metrics.count(record.type, "retried")
                 } else {
                     attempt += 1
                     if attempt >= configuration.maxAttempts {
@@ -125,37 +175,28 @@ struct EventProcessor: Sendable {
         }
     }
 
-    /// Returns false when the event had already been processed.
-    private func applyOnce(_ record: EventRecord, _ apply: EventHandlers.Prepared) async throws -> Bool {
-        let group = configuration.group
+    enum Applied { case applied, duplicate, behind(UUID) }
+
+    /// Records the event as processed and applies its effect, in one transaction; the inbox insert also checks, in
+    /// the same statement, that no record of the same topic and key is parked (`behind`, nothing done).
+    private func applyOnce(_ record: EventRecord, _ message: KafkaMessage, _ apply: EventHandlers.Prepared) async throws -> Applied {
+        let statement = RecordProcessed(consumer: configuration.group, eventID: record.id, type: record.type, topic: message.topic, key: message.key)
         let logger = self.logger
         return try await client.transaction(logger: logger) { connection in
-            let inserted = try await connection.query(
-                """
-                INSERT INTO processed_events (consumer, event_id, event_type) VALUES (\(group), \(record.id), \(record.type))
-                ON CONFLICT DO NOTHING RETURNING 1
-                """, logger: logger
-            ).collect()
-            guard !inserted.isEmpty else { return false }
+            var result: (parked: UUID?, inserted: Bool)?
+            for try await row in try await connection.execute(statement, logger: logger) { result = row }
+            guard let result else { return .duplicate }
+            if let parked = result.parked { return .behind(parked) }
+            guard result.inserted else { return .duplicate }
             try await apply(connection, logger)
-            return true
+            return .applied
         }
     }
 
     /// Parks the record on the dead-letter topic; retries until the broker acknowledges, since moving on without
     /// it would lose the record.
-    private func deadLetter(_ message: KafkaMessage, type: String, error: any Error, attempts: Int) async -> KafkaConsumer.Outcome {
-        logger.error("Event dead-lettered", metadata: [
-            "topic": "\(message.topic)", "partition": "\(message.partition)", "offset": "\(message.offset)",
-            "event.type": "\(type)", "error": "\(String(describing: error.unwrappingTransaction))",
-        ])
-        var headers = message.headers
-        headers.append(KafkaHeader(DeadLetterHeader.error, String(describing: error.unwrappingTransaction)))
-        headers.append(KafkaHeader(DeadLetterHeader.originalTopic, message.topic))
-        headers.append(KafkaHeader(DeadLetterHeader.originalPartition, String(message.partition)))
-        headers.append(KafkaHeader(DeadLetterHeader.originalOffset, String(message.offset)))
-        headers.append(KafkaHeader(DeadLetterHeader.attempts, String(attempts)))
-        let record = KafkaRecord(topic: deadLetterTopic, key: message.key, value: message.value, headers: headers)
+    func deadLetter(_ message: KafkaMessage, type: String, error: any Error, attempts: Int) async -> KafkaConsumer.Outcome {
+        let record = deadLetterRecord(message, type: type, error: String(describing: error.unwrappingTransaction), attempts: attempts)
         while true {
             do {
                 _ = try await producer.send(record)
@@ -167,6 +208,61 @@ struct EventProcessor: Sendable {
             }
         }
     }
+
+    /// The dead letter of a record: its key, value and headers, and why it failed where.
+    func deadLetterRecord(_ message: KafkaMessage, type: String, error: String, attempts: Int, extra: [KafkaHeader] = []) -> KafkaRecord {
+        logger.error("Event dead-lettered", metadata: [
+            "topic": "\(message.topic)", "partition": "\(message.partition)", "offset": "\(message.offset)",
+            "event.type": "\(type)", "error": "\(error)",
+        ])
+        var headers = message.headers
+        headers.append(KafkaHeader(DeadLetterHeader.error, error))
+        headers.append(KafkaHeader(DeadLetterHeader.originalTopic, message.topic))
+        headers.append(KafkaHeader(DeadLetterHeader.originalPartition, String(message.partition)))
+        headers.append(KafkaHeader(DeadLetterHeader.originalOffset, String(message.offset)))
+        headers.append(KafkaHeader(DeadLetterHeader.attempts, String(attempts)))
+        headers.append(contentsOf: extra)
+        return KafkaRecord(topic: deadLetterTopic, key: message.key, value: message.value, headers: headers)
+    }
+}
+
+/// The inbox insert of every applied record (prepared once per connection), with the per-key check in the same
+/// statement: if a record of the same consumer, topic and Kafka key is parked, nothing is inserted and the oldest
+/// such parked event is returned. With nothing parked the check is one probe of an empty index range.
+struct RecordProcessed: PostgresPreparedStatement {
+    static let sql = """
+        WITH ahead AS (
+            SELECT (SELECT event_id FROM deferred_events WHERE consumer = $1 AND topic = $4 AND kafka_key = $5::bytea ORDER BY id LIMIT 1) AS parked
+        ), inserted AS (
+            INSERT INTO processed_events (consumer, event_id, event_type)
+            SELECT $1, $2, $3 FROM ahead WHERE ahead.parked IS NULL
+            ON CONFLICT DO NOTHING RETURNING 1
+        )
+        SELECT parked, EXISTS (SELECT 1 FROM inserted) FROM ahead
+        """
+    static var bindingDataTypes: [PostgresDataType] { [.text, .uuid, .text, .text, .bytea] }
+    typealias Row = (parked: UUID?, inserted: Bool)
+
+    var consumer: String
+    var eventID: UUID
+    var type: String
+    var topic: String
+    var key: Data?
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 5)
+        bindings.append(consumer)
+        bindings.append(eventID)
+        bindings.append(type)
+        bindings.append(topic)
+        try bindings.append(key)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row {
+        let (parked, inserted) = try row.decode((UUID?, Bool).self)
+        return (parked, inserted)
+    }
 }
 
 /// A consumer group's metrics per event type, made once rather than per record.
@@ -175,8 +271,11 @@ final class EventMetrics: Sendable {
     private let counters = Mutex<[String: [String: Counter]]>([:])
     private let timers = Mutex<[String: Metrics.Timer]>([:])
 
+    private let parkedGauge: Gauge
+
     init(group: String) {
         self.group = group
+        self.parkedGauge = Gauge(label: "surge_events_deferred", dimensions: [("consumer", group)])
     }
 
     func count(_ type: String, _ result: String) {
@@ -186,6 +285,11 @@ final class EventMetrics: Sendable {
             byType[type, default: [:]][result] = counter
             return counter
         }.increment()
+    }
+
+    /// The group's parked records (`deferred_events`), shared by its replicas.
+    func parked(_ count: Int) {
+        parkedGauge.record(count)
     }
 
     func timer(_ type: String) -> Metrics.Timer {

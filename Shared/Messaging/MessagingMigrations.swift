@@ -1,6 +1,6 @@
 import SurgePostgres
 
-/// The outbox and inbox tables every service keeps in its own schema.
+/// The outbox and inbox tables every service keeps in its own schema, and its consumers' parked records.
 public enum MessagingMigrations {
     public static let set = MigrationSet(component: "messaging", migrations: [
         Migration(1, "outbox and processed events", [
@@ -46,6 +46,33 @@ public enum MessagingMigrations {
         Migration(2, "the outbox no longer notifies from inside the writing transaction (its commits serialised)", [
             "DROP TRIGGER outbox_inserted ON outbox",
             "DROP FUNCTION outbox_notify()",
+        ]),
+        Migration(3, "parked records: events waiting for what another partition or topic has not delivered yet", [
+            """
+            CREATE TABLE deferred_events (
+                id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                consumer text NOT NULL,
+                event_id uuid NOT NULL,
+                event_type text NOT NULL,
+                topic text NOT NULL,
+                kafka_partition integer NOT NULL,
+                kafka_offset bigint NOT NULL,
+                kafka_key bytea,
+                value bytea,
+                header_names text[] NOT NULL,
+                header_values bytea[] NOT NULL,
+                reason text NOT NULL,
+                attempts integer NOT NULL DEFAULT 1,
+                failures integer NOT NULL DEFAULT 0,
+                first_deferred_at timestamptz NOT NULL DEFAULT now(),
+                last_attempt_at timestamptz NOT NULL DEFAULT now(),
+                next_attempt_at timestamptz NOT NULL,
+                UNIQUE (consumer, event_id)
+            )
+            """,
+            // The per-key rule (a record waits behind a parked one of its key) and the re-drive's oldest-first.
+            "CREATE INDEX deferred_events_key ON deferred_events (consumer, topic, kafka_key, id)",
+            "CREATE INDEX deferred_events_due ON deferred_events (consumer, next_attempt_at)",
         ]),
     ])
 }

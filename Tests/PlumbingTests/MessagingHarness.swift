@@ -20,6 +20,7 @@ struct MessagingHarness {
 
     static let effects = MigrationSet(component: "test", migrations: [
         Migration(1, "effects", ["CREATE TABLE effects (key text PRIMARY KEY, applied int NOT NULL)"]),
+        Migration(2, "the order effects were applied in", ["CREATE TABLE effect_log (position bigint GENERATED ALWAYS AS IDENTITY, key text NOT NULL)"]),
     ])
 
     /// Runs `body` with a running client and the outbox tables migrated in the identity schema.
@@ -76,6 +77,52 @@ struct MessagingHarness {
         return try EventConsumer(
             configuration: .init(group: group, maxAttempts: maxAttempts, initialBackoff: .milliseconds(10)),
             kafka: kafka.configuration(), client: client, producer: producer, handlers: handlers, logger: logger ?? self.logger)
+    }
+
+    /// What a deferring consumer's handler throws while the registration it needs has not been applied.
+    struct NotYetRegistered: AwaitingOtherEvent {
+        var name: String
+        var awaited: String { "registration \(name) not applied yet" }
+    }
+
+    /// A consumer whose handler needs another event first, as notifications needs a recipient's registration: a
+    /// registration named `X<-Y` is applied only once the one named `Y` has been (until then it throws
+    /// `NotYetRegistered`). Every effect is also appended to `effect_log`, to see the order.
+    func deferringConsumer(
+        group: String = "surge-progress", deferralLimit: Duration = .seconds(15 * 60), logger: Logger? = nil,
+        whileApplying: (@Sendable () async throws -> Void)? = nil
+    ) throws -> EventConsumer {
+        var handlers = EventHandlers()
+        handlers.on(UserRegistered.self) { event, connection, logger in
+            let name = event.data.displayName
+            if let arrow = name.range(of: "<-") {
+                let needed = String(name[arrow.upperBound...])
+                let known = try await connection.query("SELECT 1 FROM effects WHERE key = \(needed)", logger: logger).collect().isEmpty == false
+                guard known else { throw NotYetRegistered(name: needed) }
+            }
+            try await whileApplying?()
+            try await connection.query(
+                """
+                INSERT INTO effects (key, applied) VALUES (\(name), 1)
+                ON CONFLICT (key) DO UPDATE SET applied = effects.applied + 1
+                """, logger: logger)
+            try await connection.query("INSERT INTO effect_log (key) VALUES (\(name))", logger: logger)
+        }
+        return try EventConsumer(
+            configuration: .init(group: group, maxAttempts: 3, initialBackoff: .milliseconds(10), deferralLimit: deferralLimit),
+            kafka: kafka.configuration(), client: client, producer: producer, handlers: handlers, logger: logger ?? self.logger)
+    }
+
+    /// The keys in the order their effects were applied.
+    func effectLog() async throws -> [String] {
+        try await client.query("SELECT key FROM effect_log ORDER BY position", logger: logger).collect().map { try $0.decode(String.self) }
+    }
+
+    /// The parked records of a consumer group, oldest first: event id, tries so far and reason.
+    func parked(group: String = "surge-progress") async throws -> [(eventID: UUID, attempts: Int, reason: String)] {
+        try await client.query(
+            "SELECT event_id, attempts, reason FROM deferred_events WHERE consumer = \(group) ORDER BY id", logger: logger
+        ).collect().map { try $0.decode((UUID, Int, String).self) }.map { (eventID: $0.0, attempts: $0.1, reason: $0.2) }
     }
 
     func applied(_ key: String) async throws -> Int {

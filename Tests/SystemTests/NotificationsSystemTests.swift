@@ -2,6 +2,7 @@ import Foundation
 import PostgresNIO
 import SurgeCalendar
 import SurgeContracts
+import SurgeKafka
 import SurgeTestSupport
 import Testing
 
@@ -171,16 +172,68 @@ struct NotificationsSystemTests {
         }
     }
 
-    @Test("a friend request lands in the inbox, in the addressee's language; read, read all, archive; nobody else's")
+    /// A guest registered at identity directly (as the gateway forwards it): its id and access token.
+    static func guest(_ name: String, zone: String, locale: String = "en-US", at identity: TestHTTP) async throws -> (id: UUID, token: String) {
+        let response = try await identity.post("/v1/auth/guest", json: ["displayName": name, "timeZone": zone, "locale": locale])
+        let token = try #require((response.json["tokens"] as? [String: Any])?["accessToken"] as? String, "\(response.text)")
+        let id = try #require(((response.json["user"] as? [String: Any])?["id"] as? String).flatMap { UUID(uuidString: $0) })
+        return (id, token)
+    }
+
+    @Test("a friend request read before a registration it needs (held back on another partition) waits for it, then lands in the inbox once, in the addressee's language; read, read all, archive; nobody else's")
     func inbox() async throws {
-        try await Self.withStack("notifications-inbox") { stack in
-            let ann = try await Self.user("Ann", zone: "Europe/London", on: stack)
-            let marco = try await Self.user("Marco", zone: "Europe/Rome", locale: "it", on: stack)
+        try await withTestStack("notifications-inbox") { stack in
+            // Both users register before notifications runs. The request travels on the partition of the smaller user
+            // id (its key); the other user's registration sits on another partition, held without a leader until
+            // notifications has read the request, which needs both names: whatever order partitions are read in,
+            // notifications meets the request first, and it must wait for the registration rather than lose it.
+            try await stack.start("identity")
+            let identity = try stack.signedHTTP("identity", caller: nil)
+            let partition = { (id: UUID) in KafkaPartitioner.murmur2(Data(id.key.utf8), partitions: 4) }
+            let annGuest = try await Self.guest("Ann", zone: "Europe/London", at: identity)
+            var marcoGuest = try await Self.guest("Marco", zone: "Europe/Rome", locale: "it", at: identity)
+            while partition(marcoGuest.id) == partition(annGuest.id) {
+                marcoGuest = try await Self.guest("Marco", zone: "Europe/Rome", locale: "it", at: identity)
+            }
+            let late = annGuest.id.key < marcoGuest.id.key ? marcoGuest.id : annGuest.id
+            try await waitUntil("identity's events published") {
+                try await stack.database.count("SELECT count(*) FROM identity.outbox WHERE published_at IS NULL") == 0
+            }
+            let kafka = try #require(stack.kafka).cluster
+            try kafka.setLeader(of: Topic.identity.name, partition: partition(late), to: nil)
+
+            // A leaderless partition's metadata is asked for again within a second once it is back.
+            let consumerProperties = stack.environment(for: "notifications")["KAFKA_CONSUMER_PROPERTIES", default: ""]
+                + ",topic.metadata.refresh.interval.ms=1000"
+            let notifications = try await stack.start(
+                "notifications",
+                environment: ["SIMULATED_CLOCK": "true", "REMINDER_INTERVAL_MS": "50", "KAFKA_CONSUMER_PROPERTIES": consumerProperties])
+            try await stack.start("gateway")
+            let ann = User(id: annGuest.id, http: try stack.http().authorized(annGuest.token), zone: "Europe/London")
+            let marco = User(id: marcoGuest.id, http: try stack.http().authorized(marcoGuest.token), zone: "Europe/Rome")
             let request = try await ann.http.post("/v1/friend-requests", json: ["userID": marco.id.uuidString])
             #expect(request.status == 201, "\(request.text)")
-            let note = try await eventually("Marco's friend request notification") { () -> [String: Any]? in
+
+            let reason = try await eventually("the request parked, waiting for the held registration", timeout: .seconds(60)) { () -> String? in
+                try await stack.database.withAdmin { client in
+                    try await client.query(
+                        "SELECT reason FROM notifications.deferred_events WHERE event_type = \(FriendshipChanged.eventType)", logger: .test("parked")
+                    ).collect().first?.decode(String.self)
+                }
+            }
+            #expect(reason.lowercased().contains(late.key), "\(reason)")
+            #expect(try await Self.items(marco).isEmpty)
+            try kafka.setLeader(of: Topic.identity.name, partition: partition(late), to: 1)
+
+            let note = try await eventually("Marco's friend request notification", timeout: .seconds(60)) { () -> [String: Any]? in
                 try await Self.items(marco).first { $0["kind"] as? String == "friend-request" }
             }
+            try await waitUntil("nothing parked") { try await stack.database.count("SELECT count(*) FROM notifications.deferred_events") == 0 }
+            let metrics = try await MetricsPage.scrape(notifications)
+            #expect(metrics.sum("surge_events_handled_total", ["type": FriendshipChanged.eventType, "result": "deferred"]) == 1)
+            #expect(metrics.sum("surge_events_handled_total", ["type": FriendshipChanged.eventType, "result": "applied"]) == 1)
+            #expect(metrics.sum("surge_events_handled_total", ["result": "deadlettered"]) == 0)
+            #expect(try await Self.items(marco).filter { $0["kind"] as? String == "friend-request" }.count == 1)
             #expect(note["body"] as? String == "Ann vuole essere tuo amico.")
             #expect(note["read"] as? Bool == false)
             #expect(try await marco.http.get("/v1/me/notifications/unread-count").json["unread"] as? Int == 1)

@@ -13,10 +13,12 @@ import SurgeMessaging
 /// (milestones), vacations (no reminder while one lasts), and what to tell them about: badges earned, friend requests,
 /// challenge invitations, being overtaken on a board (at most one per board per 15 minutes, the latest standing
 /// replacing the earlier one); group memberships (a group's webhooks hear its members).
-/// An event names a user whose registration has not been handled yet (it travels on another partition).
-struct DirectoryLag: Error, CustomStringConvertible {
+/// An event names a user whose registration has not been handled yet (it travels on another partition): the consumer
+/// parks the event until it has (`AwaitingOtherEvent`).
+struct DirectoryLag: AwaitingOtherEvent, CustomStringConvertible {
     var userID: UUID
-    var description: String { "user \(userID) is not known yet" }
+    var awaited: String { "user \(userID) is not known yet" }
+    var description: String { awaited }
 }
 
 enum NotificationsEvents {
@@ -168,8 +170,10 @@ enum NotificationsEvents {
         }
         handlers.on(BadgeAwarded.self) { event, connection, logger in
             let data = event.data
-            // A backfilled badge is filed quietly: not news to congratulate on.
-            guard !data.backfilled, let recipient = try await RecipientStore(connection: connection, logger: logger).recipient(data.userID) else { return }
+            // A backfilled badge is filed quietly: not news to congratulate on. A winner whose registration (on another
+            // partition) has not been handled yet is waited for.
+            guard !data.backfilled, let recipient = try await RecipientStore(connection: connection, logger: logger).recipientOnceKnown(data.userID)
+            else { return }
             try await inbox.deliver(
                 .badgeEarned(recipient.language, badge: data.title), kind: .badgeEarned, key: "badge:\(data.badgeID):\(data.level):\(data.period)",
                 to: data.userID, at: data.awardedAt, connection: connection, logger: logger)
@@ -179,8 +183,8 @@ enum NotificationsEvents {
             let store = RecipientStore(connection: connection, logger: logger)
             guard data.status == .requested, try await !store.isErased(data.requesterID), try await !store.isErased(data.addresseeID) else { return }
             guard let addressee = try await store.recipient(data.addresseeID) else { throw DirectoryLag(userID: data.addresseeID) }
-            // Either registration travels on another partition: if it has not been handled yet, this event is retried
-            // (with backoff) until it has, rather than telling or naming nobody.
+            // Either registration travels on another partition: if it has not been handled yet, this event is parked
+            // until it has (`DirectoryLag`), rather than telling or naming nobody.
             guard let requester = try await store.recipient(data.requesterID)?.displayName else { throw DirectoryLag(userID: data.requesterID) }
             try await inbox.deliver(
                 .friendRequest(addressee.language, from: requester), kind: .friendRequest,
@@ -189,7 +193,8 @@ enum NotificationsEvents {
         }
         handlers.on(ChallengeInvitationSent.self) { event, connection, logger in
             let data = event.data
-            guard let invitee = try await RecipientStore(connection: connection, logger: logger).recipient(data.inviteeID) else { return }
+            // The invitee's registration travels on another topic: waited for, as a friend request's addressee is.
+            guard let invitee = try await RecipientStore(connection: connection, logger: logger).recipientOnceKnown(data.inviteeID) else { return }
             try await inbox.deliver(
                 .challengeInvitation(invitee.language, challenge: data.challengeName, challengeID: data.challengeID), kind: .challengeInvitation,
                 key: "invitation:\(data.invitationID.key)", to: data.inviteeID, at: data.sentAt, connection: connection, logger: logger)

@@ -62,7 +62,7 @@ struct RecipientStore {
     }
 
     /// The recipient; nil for an erased user. A user whose registration (on another partition) has not been handled
-    /// yet is waited for: the event is retried with backoff rather than its effect lost.
+    /// yet is waited for: `DirectoryLag` parks the event until it has, rather than its effect being lost.
     func recipientOnceKnown(_ userID: UUID) async throws -> Recipient? {
         if let recipient = try await recipient(userID) { return recipient }
         if try await isErased(userID) { return nil }
