@@ -17,11 +17,15 @@ public struct AccessTokenClaims: JWTPayload, Equatable {
     /// The account's roles (`admin`), granted with `surge-admin grant-admin`; absent for an ordinary account, so the
     /// tokens of ordinary users look as they always did and a token issued before roles existed still verifies.
     public var roles: [String]?
+    /// The session (refresh-token family id, lower case) the token was issued to. The gateway refuses the token once
+    /// identity revoked that session (`SessionsRevoked`). Absent from tokens issued before sessions were named: those
+    /// still verify, and expire within their 15 minutes.
+    public var sid: String?
 
     /// The role that opens the `.admin` operations and the KPI dashboard's data.
     public static let adminRole = "admin"
 
-    public init(userID: UUID, kind: String, roles: [String] = [], issuedAt: Date, expiresAt: Date) {
+    public init(userID: UUID, kind: String, roles: [String] = [], sessionID: UUID? = nil, issuedAt: Date, expiresAt: Date) {
         sub = SubjectClaim(value: userID.uuidString.lowercased())
         iss = IssuerClaim(value: Self.issuer)
         aud = AudienceClaim(value: [Self.audience])
@@ -29,9 +33,13 @@ public struct AccessTokenClaims: JWTPayload, Equatable {
         exp = ExpirationClaim(value: expiresAt)
         self.kind = kind
         self.roles = roles.isEmpty ? nil : roles
+        sid = sessionID?.uuidString.lowercased()
     }
 
     public var userID: UUID? { UUID(uuidString: sub.value) }
+
+    /// The session the token belongs to; nil for a token issued before tokens named it.
+    public var sessionID: UUID? { sid.flatMap(UUID.init(uuidString:)) }
 
     public var isAdmin: Bool { roles?.contains(Self.adminRole) ?? false }
 
@@ -40,6 +48,9 @@ public struct AccessTokenClaims: JWTPayload, Equatable {
         try aud.verifyIntendedAudience(includes: Self.audience)
         guard iss.value == Self.issuer else { throw JWTError.claimVerificationFailure(failedClaim: iss, reason: "unexpected issuer") }
         guard userID != nil else { throw JWTError.claimVerificationFailure(failedClaim: sub, reason: "subject is not a user id") }
+        if let sid, UUID(uuidString: sid) == nil {
+            throw JWTError.claimVerificationFailure(failedClaim: sub, reason: "session is not an id")
+        }
     }
 }
 
@@ -119,10 +130,11 @@ public struct AccessTokenIssuer: Sendable {
         public var expiresAt: Date
     }
 
-    /// `roles` go into the token only when there are any (`AccessTokenClaims.roles`).
-    public func issue(userID: UUID, kind: String, roles: [String] = [], now: Date = Date()) async throws -> IssuedToken {
+    /// `roles` go into the token only when there are any (`AccessTokenClaims.roles`); `sessionID` is the refresh-token
+    /// family the token is issued with (`sid`).
+    public func issue(userID: UUID, kind: String, roles: [String] = [], sessionID: UUID? = nil, now: Date = Date()) async throws -> IssuedToken {
         let expiresAt = now.addingTimeInterval(Double(lifetime.components.seconds))
-        let claims = AccessTokenClaims(userID: userID, kind: kind, roles: roles, issuedAt: now, expiresAt: expiresAt)
+        let claims = AccessTokenClaims(userID: userID, kind: kind, roles: roles, sessionID: sessionID, issuedAt: now, expiresAt: expiresAt)
         return IssuedToken(token: try await keys.sign(claims, kid: JWKIdentifier(string: signingKey.id)), expiresAt: expiresAt)
     }
 

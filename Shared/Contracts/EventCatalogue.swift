@@ -4,7 +4,7 @@ import Foundation
 public enum EventCatalogue {
     public static let all: [any EventPayload.Type] = [
         UserRegistered.self, UserUpgraded.self, ProfileChanged.self, PreferencesChanged.self, TrainingPlanChanged.self,
-        FriendshipChanged.self, GroupChanged.self, GroupMembershipChanged.self, UserDeleted.self,
+        FriendshipChanged.self, GroupChanged.self, GroupMembershipChanged.self, SessionsRevoked.self, UserDeleted.self,
         ChallengePublished.self, ChallengeChanged.self, ChallengeDeleted.self, ChallengeInvitationSent.self, ChallengeLiked.self,
         AttemptStarted.self, AttemptRestarted.self, AttemptEnded.self, AttemptPaused.self, AttemptResumed.self, CheckInRecorded.self,
         CheckInUndone.self, DayJudged.self, StreakChanged.self, PointsAwarded.self, ChoreOccurrenceChanged.self, RankChanged.self,

@@ -55,6 +55,23 @@ struct AccessTokenTests {
         #expect((try JSONSerialization.jsonObject(with: adminPayload) as? [String: Any])?["roles"] as? [String] == ["admin"])
     }
 
+    @Test("a token names its session (sid, lower case); one issued without a session has no sid claim and still verifies")
+    func sessionClaim() async throws {
+        let issuer = await AccessTokenIssuer(signingKey: try .generate())
+        let verifier = verifier(for: [issuer])
+        let session = UUID()
+        let named = try await issuer.issue(userID: userID, kind: "password", sessionID: session)
+        #expect(try await verifier.verify(named.token).sessionID == session)
+        let payload = try #require(Base64URL.decode(String(named.token.split(separator: ".")[1])))
+        #expect((try JSONSerialization.jsonObject(with: payload) as? [String: Any])?["sid"] as? String == session.uuidString.lowercased())
+
+        let unnamed = try await issuer.issue(userID: userID, kind: "guest")
+        let claims = try await verifier.verify(unnamed.token)
+        #expect(claims.userID == userID && claims.sessionID == nil && claims.sid == nil)
+        let unnamedPayload = try #require(Base64URL.decode(String(unnamed.token.split(separator: ".")[1])))
+        #expect((try JSONSerialization.jsonObject(with: unnamedPayload) as? [String: Any])?.keys.contains("sid") == false)
+    }
+
     @Test("a token signed without a roles claim (as before roles existed) verifies as an ordinary user's")
     func tokenWithoutRolesClaim() async throws {
         struct OldClaims: JWTPayload {

@@ -50,7 +50,7 @@ struct AdminAccessTests {
             backgroundLogger: logger)
         let pipeline = RoutePipeline(
             limits: RateLimits(perIP: 1000, perUser: 1000, credentialsPerIP: 10), limiter: RateLimiter(),
-            authenticator: Authenticator(erased: ErasedUsers(client: database, logger: logger), verifier: verifier),
+            authenticator: Authenticator(revocations: Revocations(client: database, logger: logger), verifier: verifier),
             idempotency: IdempotencyStore(client: database, logger: logger, abandonAfter: .seconds(60)),
             clientAddress: ClientAddress(trustedHops: 0), maxBodyBytes: 1 << 20, maxUploadBytes: 1 << 20, now: { Date() })
         let router = Router(context: GatewayRequestContext.self)

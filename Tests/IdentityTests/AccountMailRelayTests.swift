@@ -28,7 +28,7 @@ struct AccountMailRelayTests {
                     if failing.value { throw Unreachable() }
                     handed.withLock { $0.append(mail) }
                 })
-            let recovery = RecoveryRepository(client: store.client, logger: logger, clock: store.clock, throttle: MailRequestThrottle())
+            let recovery = RecoveryRepository(client: store.client, outbox: store.accounts.outbox, logger: logger, clock: store.clock, throttle: MailRequestThrottle())
             let registration = try PasswordRegistration(
                 email: "ann@example.com", password: "a fine passphrase", displayName: "Ann", timeZone: "Europe/Rome", locale: "it")
             _ = try await store.accounts.registerWithPassword(registration, passwordHash: "hash", trace: store.trace)

@@ -61,7 +61,7 @@ func withIdentityStore(_ body: @Sendable (IdentityStore) async throws -> Void) a
             let store = IdentityStore(
                 database: database, client: client, clock: clock,
                 accounts: AccountRepository(client: client, outbox: outbox, logger: logger, clock: clock),
-                sessions: SessionRepository(client: client, logger: logger, clock: clock, refreshTokenLifetime: 30 * 86_400, throttle: SignInThrottle()),
+                sessions: SessionRepository(client: client, outbox: outbox, logger: logger, clock: clock, refreshTokenLifetime: 30 * 86_400, throttle: SignInThrottle()),
                 friends: FriendRepository(client: client, outbox: outbox, logger: logger, clock: clock),
                 groups: GroupRepository(client: client, outbox: outbox, logger: logger, clock: clock, inviteLink: { "https://join.example/\($0)" }),
                 exports: ExportRepository(client: client, logger: logger, clock: clock))
@@ -158,7 +158,7 @@ struct RepositoryTests {
             var logger = Logger(label: "sessions") { label in JSONLogHandler(label: label) { line in lines.withLock { $0.append(line) } } }
             logger.logLevel = .warning
             let sessions = SessionRepository(
-                client: store.client, logger: logger, clock: store.clock, refreshTokenLifetime: 30 * 86_400, throttle: SignInThrottle())
+                client: store.client, outbox: store.accounts.outbox, logger: logger, clock: store.clock, refreshTokenLifetime: 30 * 86_400, throttle: SignInThrottle())
             let user = try await store.guest("Sue")
 
             let first = try await sessions.start(userID: user.id, deviceName: "Test device")
@@ -169,6 +169,59 @@ struct RepositoryTests {
             guard case .reused = try await sessions.rotate(first.token) else { Issue.record("rotated token not reuse"); return }
             #expect(lines.value.count == 1)
             #expect(lines.value.first?.contains("Refresh token reused") == true)
+        }
+    }
+
+    @Test("every revocation of a live session publishes SessionsRevoked with its family ids and reason, never a token; revoking nothing publishes nothing")
+    func revocationEvents() async throws {
+        try await withIdentityStore { store in
+            let type = SessionsRevoked.descriptor.type
+            let user = try await store.guest("Rae")
+            func session() async throws -> SessionRepository.IssuedRefreshToken {
+                try await store.sessions.start(userID: user.id, deviceName: "Test device")
+            }
+            func expectLast(_ revoked: [SessionRepository.IssuedRefreshToken], _ reason: String) async throws {
+                let payload = try await store.payloads(type).last ?? [:]
+                #expect((payload["userID"] as? String)?.lowercased() == user.id.uuidString.lowercased())
+                #expect(Set((payload["sessionIDs"] as? [String] ?? []).map { $0.lowercased() }) == Set(revoked.map { $0.familyID.uuidString.lowercased() }))
+                #expect(payload["reason"] as? String == reason)
+            }
+            var tokens: [String] = []
+
+            let ended = try await session()
+            tokens.append(ended.token)
+            #expect(try await store.sessions.end(ended.familyID, of: user.id, trace: store.trace))
+            try await expectLast([ended], "session-ended")
+
+            let (kept, other1, other2) = (try await session(), try await session(), try await session())
+            tokens += [kept.token, other1.token, other2.token]
+            #expect(try await store.sessions.endOthers(of: user.id, keeping: kept.token))
+            try await expectLast([other1, other2], "other-sessions-ended")
+
+            try await store.sessions.signOut(kept.token)
+            try await expectLast([kept], "signed-out")
+            let before = try await store.payloads(type).count
+            try await store.sessions.signOut(kept.token)
+            #expect(try await store.payloads(type).count == before, "an already revoked session is not announced again")
+
+            let stolen = try await session()
+            guard case .rotated(_, let next) = try await store.sessions.rotate(stolen.token) else { Issue.record("no rotation"); return }
+            tokens += [stolen.token, next.token]
+            guard case .reused = try await store.sessions.rotate(stolen.token) else { Issue.record("no reuse"); return }
+            try await expectLast([stolen], "refresh-token-reused")
+
+            let (a, b) = (try await session(), try await session())
+            tokens += [a.token, b.token]
+            try await store.accounts.changePassword(user.id, passwordHash: "hash", trace: store.trace)
+            try await expectLast([a, b], "password-changed")
+            let count = try await store.payloads(type).count
+            try await store.accounts.changePassword(user.id, passwordHash: "hash", trace: store.trace)
+            #expect(try await store.payloads(type).count == count, "no live session, nothing announced")
+            #expect(count == 5)
+
+            for token in tokens {
+                #expect(try await store.count("SELECT count(*) FROM outbox WHERE payload::text LIKE \("%" + token + "%")") == 0)
+            }
         }
     }
 
@@ -229,7 +282,7 @@ struct RepositoryTests {
     func sprayAcrossReplicas() async throws {
         try await withIdentityStore { store in
             let replica = SessionRepository(
-                client: store.client, logger: .test("replica"), clock: store.clock, refreshTokenLifetime: 86_400, throttle: SignInThrottle())
+                client: store.client, outbox: store.accounts.outbox, logger: .test("replica"), clock: store.clock, refreshTokenLifetime: 86_400, throttle: SignInThrottle())
             let sprayer = SignInSource(address: "192.0.2.99")
             for index in 0..<20 {
                 let sessions = index.isMultiple(of: 2) ? store.sessions : replica

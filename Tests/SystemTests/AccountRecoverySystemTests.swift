@@ -1,18 +1,20 @@
 import Foundation
 import PostgresNIO
+import SurgeContracts
 import SurgeTestSupport
 import Testing
 
 /// Account recovery as a user meets it, through the gateway, with identity, notifications and the gateway as
 /// processes and `MailProviderDouble` as the e-mail provider: verification after registration, a password reset
 /// from the mail's link that signs every device out and works once, the same answer and no mail for an unknown
-/// address, an address change that waits for its verification, and sessions a user lists and ends.
+/// address, an address change that waits for its verification, and sessions a user lists and ends. Every revocation
+/// also ends the access tokens of the revoked sessions at the gateway within seconds, not at their expiry.
 @Suite("Identity: password reset, e-mail verification and sessions through the gateway", .tags(.system), .kind(.system), .serialized)
 struct AccountRecoverySystemTests {
     static let password = "first-pass-2026"
     static let newPassword = "second-pass-2026"
 
-    @Test("forgot password → one mail → its link sets a new password once and signs out every device; unknown address: same answer, no mail; an address change waits for verification; ended sessions cannot refresh")
+    @Test("forgot password → one mail → its link sets a new password once and signs out every device; unknown address: same answer, no mail; an address change waits for verification; ended sessions cannot refresh, and their access tokens are refused at the gateway within seconds")
     func recovery() async throws {
         let provider = try await MailProviderDouble()
         do {
@@ -95,6 +97,12 @@ struct AccountRecoverySystemTests {
                 }
             }
 
+            // Until the reset, both devices' access tokens work; each names its session.
+            for device in [laptop, phone] { try await Self.expectAccepted(device.accessToken, http: http) }
+            let laptopSession = try #require(Self.sessionID(of: laptop.accessToken))
+            let listedSessions: [String] = devices.compactMap { ($0["sessionID"] as? String)?.lowercased() }
+            #expect(listedSessions.contains(laptopSession), "\(devices)")
+
             // A password that breaks the rules is refused without spending the token; then the token sets the new one.
             let weak = try await http.post("/v1/auth/reset-password", json: ["token": resetToken, "password": "aaaaaaaaaaaa"])
             #expect(weak.status == 422, "\(weak.text)")
@@ -103,10 +111,22 @@ struct AccountRecoverySystemTests {
                 let refused = try await http.post("/v1/auth/refresh", json: ["refreshToken": device.refreshToken])
                 #expect(refused.status == 401, "every device is signed out: \(refused.text)")
             }
+            // ... and their access tokens, though minutes from expiry, are refused by the gateway within seconds.
+            for device in [laptop, phone] { try await Self.expectRefused(device.accessToken, "an access token of before the reset", http: http) }
+            let revokedByReset = try await stack.database.count(
+                """
+                SELECT count(*) FROM identity.outbox WHERE type = 'surge.identity.sessions.revoked.v1'
+                AND lower(payload::text) LIKE \("%" + laptopSession + "%") AND payload::text LIKE '%password-reset%'
+                """)
+            #expect(revokedByReset == 1)
+            for token in [laptop.refreshToken, phone.refreshToken] {
+                #expect(try await stack.database.count("SELECT count(*) FROM identity.outbox WHERE payload::text LIKE \("%" + token + "%")") == 0)
+            }
             try await Self.expectInvalidLink(try await http.post("/v1/auth/reset-password", json: ["token": resetToken, "password": "third-pass-2026"]))
             #expect(try await http.post("/v1/auth/sign-in", json: ["email": email, "password": Self.password]).status == 401)
             let current = try TestSession(try await http.post("/v1/auth/sign-in", json: ["email": email, "password": Self.newPassword, "deviceName": "Tablet"]))
             let me = http.authorized(current.accessToken)
+            try await Self.expectAccepted(current.accessToken, http: http)
 
             // An address change takes effect only once the new address is verified; the old address is told.
             let newEmail = "ann.nuova@example.com"
@@ -130,13 +150,20 @@ struct AccountRecoverySystemTests {
             let third = try TestSession(try await http.post("/v1/auth/sign-in", json: ["email": newEmail, "password": Self.newPassword, "deviceName": "Third"]))
             let listed = try await me.get("/v1/me/sessions").json["items"] as? [[String: Any]] ?? []
             let secondID = try #require(listed.first { $0["name"] as? String == "Second" }?["sessionID"] as? String, "\(listed)")
+            #expect(Self.sessionID(of: second.accessToken) == secondID.lowercased())
+            for session in [second, third] { try await Self.expectAccepted(session.accessToken, http: http) }
             #expect(try await me.delete("/v1/me/sessions/\(secondID)").status == 204)
             #expect(try await http.post("/v1/auth/refresh", json: ["refreshToken": second.refreshToken]).status == 401)
+            // The ended device's access token is refused; the same user's other sessions keep working.
+            try await Self.expectRefused(second.accessToken, "the ended session's access token", http: http)
+            for session in [third, current] { try await Self.expectAccepted(session.accessToken, http: http) }
             #expect(try await me.delete("/v1/me/sessions/\(secondID)").status == 404)
             #expect(try await me.delete("/v1/me/sessions/\(UUID().uuidString)").status == 404)
             #expect(try await me.post("/v1/me/sessions/end-others", json: ["refreshToken": second.refreshToken]).status == 401)
             #expect(try await me.post("/v1/me/sessions/end-others", json: ["refreshToken": current.refreshToken]).status == 204)
             #expect(try await http.post("/v1/auth/refresh", json: ["refreshToken": third.refreshToken]).status == 401)
+            try await Self.expectRefused(third.accessToken, "an access token of a session ended with the others", http: http)
+            try await Self.expectAccepted(current.accessToken, http: http)
             let kept = try await http.post("/v1/auth/refresh", json: ["refreshToken": current.refreshToken])
             #expect(kept.status == 200, "\(kept.text)")
             let renewed = try TestSession(kept)
@@ -148,6 +175,8 @@ struct AccountRecoverySystemTests {
             #expect(changedPassword.status == 200, "\(changedPassword.text)")
             #expect(try await http.post("/v1/auth/refresh", json: ["refreshToken": renewed.refreshToken]).status == 401)
             #expect(try await http.post("/v1/auth/refresh", json: ["refreshToken": try TestSession(changedPassword).refreshToken]).status == 200)
+            try await Self.expectRefused(renewed.accessToken, "an access token of before the password change", http: http)
+            try await Self.expectAccepted(try TestSession(changedPassword).accessToken, http: http)
 
             // A reset goes only to a verified address: an unverified one gets a verification link instead, and once it is
             // followed, asking again sends the reset link.
@@ -182,6 +211,30 @@ struct AccountRecoverySystemTests {
             try await Self.expectInvalidLink(
                 try await http.post("/v1/auth/verify-email", json: ["token": String(repeating: "A", count: 64)]))
         }
+    }
+
+    /// The gateway lets the token through.
+    static func expectAccepted(_ token: String, http: TestHTTP) async throws {
+        let response = try await http.authorized(token).get("/v1/me")
+        #expect(response.status == 200, "\(response.text)")
+    }
+
+    /// Waits, at most five seconds, until the gateway refuses the token as it refuses an expired one: identity's
+    /// `SessionsRevoked` has reached it and one refresh of its memory (500 ms) has passed.
+    static func expectRefused(_ token: String, _ what: String, http: TestHTTP) async throws {
+        try await waitUntil("\(what) is refused", timeout: .seconds(5), every: .milliseconds(100)) {
+            let response = try await http.authorized(token).get("/v1/me")
+            return response.status == 401 && (response.json["type"] as? String)?.hasSuffix("/invalid-token") == true
+        }
+    }
+
+    /// The `sid` claim of an access token (not verified: the gateway does that).
+    static func sessionID(of token: String) -> String? {
+        let parts = token.split(separator: ".")
+        guard parts.count == 3, let payload = Base64URL.decode(parts[1]),
+            let claims = try? JSONSerialization.jsonObject(with: payload) as? [String: Any]
+        else { return nil }
+        return claims["sid"] as? String
     }
 
     static func expectInvalidLink(_ response: TestResponse) async throws {

@@ -36,10 +36,14 @@ public enum GatewayService {
         // A claim is only taken over once the request that made it must have ended.
         let idempotency = IdempotencyStore(
             client: infrastructure.database, logger: infrastructure.logger, abandonAfter: .seconds(upstreamTimeout + 30))
-        let erased = ErasedUsers(client: infrastructure.database, logger: infrastructure.logger)
+        let revocations = Revocations(client: infrastructure.database, logger: infrastructure.logger)
         var handlers = EventHandlers()
         handlers.on(UserDeleted.self) { event, connection, logger in
-            try await ErasedUsers.record(event.data.userID, at: event.data.deletedAt, on: connection, logger: logger)
+            try await Revocations.recordErasure(of: event.data.userID, at: event.data.deletedAt, on: connection, logger: logger)
+        }
+        handlers.on(SessionsRevoked.self) { event, connection, logger in
+            try await Revocations.recordRevocation(
+                of: event.data.sessionIDs, userID: event.data.userID, at: event.data.revokedAt, on: connection, logger: logger)
         }
         let consumer = try infrastructure.consumer(handlers)
         let limiter = RateLimiter()
@@ -49,7 +53,7 @@ public enum GatewayService {
             authenticator: Authenticator.make(
                 client: client,
                 jwksURL: reader.string("IDENTITY_JWKS_URL", default: upstreams.url(for: .identity) + "/internal/jwks.json"),
-                erased: erased, logger: infrastructure.logger),
+                revocations: revocations, logger: infrastructure.logger),
             idempotency: idempotency,
             clientAddress: clientAddress,
             maxBodyBytes: maxBodyBytes,
@@ -91,11 +95,11 @@ public enum GatewayService {
         return infrastructure.makeApplication(
             router: router, consumers: [consumer],
             services: [
-                PeriodicService("erased-users", every: ErasedUsers.refreshInterval, logger: infrastructure.logger) {
-                    try await erased.refresh()
+                PeriodicService("revocations", every: Revocations.refreshInterval, logger: infrastructure.logger) {
+                    try await revocations.refresh()
                 },
-                PeriodicService("erased-users-purge", every: .seconds(600), logger: infrastructure.logger) {
-                    try await erased.purge(now: now())
+                PeriodicService("revocations-purge", every: .seconds(600), logger: infrastructure.logger) {
+                    try await revocations.purge(now: now())
                 },
                 HTTPClientService(client: client),
                 StreamFeedService(tail: tail, hub: hub),
@@ -109,7 +113,7 @@ public enum GatewayService {
                     limiter.evictFull(now: Double(DispatchTime.now().uptimeNanoseconds) / 1e9, policies: limits.all)
                 },
             ],
-            beforeServerStarts: [{ try await erased.refresh() }])
+            beforeServerStarts: [{ try await revocations.refresh() }])
     }
 }
 

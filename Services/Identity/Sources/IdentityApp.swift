@@ -12,11 +12,11 @@ public enum IdentityService {
         let (database, outbox, logger, clock) = (infrastructure.database, infrastructure.outbox, infrastructure.logger, infrastructure.clock)
         let accounts = AccountRepository(client: database, outbox: outbox, logger: logger, clock: clock)
         let sessions = SessionRepository(
-            client: database, logger: logger, clock: clock, refreshTokenLifetime: identity.refreshTokenLifetime, throttle: identity.signInThrottle)
+            client: database, outbox: outbox, logger: logger, clock: clock, refreshTokenLifetime: identity.refreshTokenLifetime, throttle: identity.signInThrottle)
         let friends = FriendRepository(client: database, outbox: outbox, logger: logger, clock: clock)
         let groups = GroupRepository(client: database, outbox: outbox, logger: logger, clock: clock, inviteLink: identity.inviteLink)
         let exports = ExportRepository(client: database, logger: logger, clock: clock)
-        let recovery = RecoveryRepository(client: database, logger: logger, clock: clock, throttle: identity.mailThrottle)
+        let recovery = RecoveryRepository(client: database, outbox: outbox, logger: logger, clock: clock, throttle: identity.mailThrottle)
         let mailClient = NotificationsMailClient(baseURL: identity.notificationsURL, signer: settings.internalCalls)
         let relay = AccountMailRelay(
             client: database, logger: logger, clock: clock, lifetimes: identity.tokenLifetimes, links: identity.mailLinks,

@@ -356,6 +356,60 @@ public struct GroupMembershipChanged: EventPayload {
     public var subject: String { "groups/\(groupID.key)/members/\(userID.key)" }
 }
 
+/// Why identity revoked refresh-token families (sessions).
+public enum SessionRevocationReason: String, Codable, Sendable, JSONSchemaEnum {
+    /// `POST /v1/auth/reset-password`: every session of the account.
+    case passwordReset = "password-reset"
+    /// `POST /v1/me/password`: every session of the account (the answer is a new one).
+    case passwordChanged = "password-changed"
+    /// `DELETE /v1/me/sessions/{sessionID}`: that session.
+    case sessionEnded = "session-ended"
+    /// `POST /v1/me/sessions/end-others`: every session but the caller's.
+    case otherSessionsEnded = "other-sessions-ended"
+    /// `POST /v1/auth/sign-out`: the session of the refresh token presented.
+    case signedOut = "signed-out"
+    /// `POST /v1/auth/refresh` with a refresh token already used: its whole session, as a stolen one.
+    case refreshTokenReused = "refresh-token-reused"
+}
+
+/// Sessions (refresh-token families) were revoked: their refresh tokens are refused from now on, and the gateway
+/// refuses the access tokens that name them (`sid`) instead of letting them live out their minutes.
+public struct SessionsRevoked: EventPayload {
+    public static let descriptor = EventDescriptor(
+        type: "surge.identity.sessions.revoked.v1", topic: .identity,
+        summary: "Sessions of an account were revoked; access tokens naming them (`sid`) are refused by the gateway.",
+        emitted: """
+            In the same transaction as the revocation, whenever sessions not revoked before are revoked: \
+            `POST /v1/auth/reset-password` and `POST /v1/me/password` (every session of the account), `DELETE \
+            /v1/me/sessions/{sessionID}`, `POST /v1/me/sessions/end-others`, `POST /v1/auth/sign-out`, and `POST \
+            /v1/auth/refresh` presenting an already used refresh token (its session). Revoking nothing emits \
+            nothing. Carries session ids only, never a token.
+            """)
+
+    public static let example = CloudEvent<SessionsRevoked>.example(id: "3d7b9e14-6a2f-4c85-b0d3-8e1f5a7c2b96", time: "2026-03-12T22:47:05.118Z") {
+        SessionsRevoked(
+            userID: Example.giulia,
+            sessionIDs: [Example.id("0b6c1f3e-8d24-4a97-9e5b-2c7a4d1f6e38"), Example.id("a4e29d75-1c6b-4f08-8b3a-5d9e7f2c1a64")],
+            reason: .passwordReset, revokedAt: $0)
+    }
+
+    public var userID: UUID
+    /// The revoked sessions: refresh-token family ids, as `GET /v1/me/sessions` and the access token's `sid` name them.
+    public var sessionIDs: [UUID]
+    public var reason: SessionRevocationReason
+    public var revokedAt: Date
+
+    public init(userID: UUID, sessionIDs: [UUID], reason: SessionRevocationReason, revokedAt: Date) {
+        self.userID = userID
+        self.sessionIDs = sessionIDs
+        self.reason = reason
+        self.revokedAt = revokedAt
+    }
+
+    public var partitionKey: String { userID.key }
+    public var subject: String { "users/\(userID.key)" }
+}
+
 /// The account is gone. Every service deletes or anonymises what it keeps about the user.
 public struct UserDeleted: EventPayload {
     public static let descriptor = EventDescriptor(

@@ -7,22 +7,24 @@ import NIOCore
 import SurgeAuth
 import SurgeRuntime
 
-/// Proves the caller of an authenticated route with the bearer access token.
+/// Proves the caller of an authenticated route with the bearer access token. A token of a deleted account, or of a
+/// revoked session (its `sid`), is refused even while it has minutes left, whether it is verified now or remembered
+/// from an earlier request (`Revocations`).
 struct Authenticator: Sendable {
     let verifier: AccessTokenVerifier
-    let erased: ErasedUsers
+    let revocations: Revocations
 
     /// Fetches identity's JWKS with the gateway's HTTP client.
-    static func make(client: HTTPClient, jwksURL: String, erased: ErasedUsers, logger: Logger) -> Authenticator {
-        Authenticator(erased: erased, verifier: AccessTokenVerifier(logger: logger) {
+    static func make(client: HTTPClient, jwksURL: String, revocations: Revocations, logger: Logger) -> Authenticator {
+        Authenticator(revocations: revocations, verifier: AccessTokenVerifier(logger: logger) {
             let response = try await client.execute(HTTPClientRequest(url: jwksURL), timeout: .seconds(5))
             guard response.status == .ok else { throw Problem.unavailable("identity answered \(response.status.code)") }
             return String(buffer: try await response.body.collect(upTo: 1 << 20))
         })
     }
 
-    init(erased: ErasedUsers, verifier: AccessTokenVerifier) {
-        self.erased = erased
+    init(revocations: Revocations, verifier: AccessTokenVerifier) {
+        self.revocations = revocations
         self.verifier = verifier
     }
 
@@ -38,7 +40,9 @@ struct Authenticator: Sendable {
         do {
             let claims = try await verifier.verify(String(header.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces))
             guard let userID = claims.userID else { throw AccessTokenVerifier.Failure.invalid }
-            guard !erased.contains(userID) else {
+            // Answered like an expired token: the client refreshes, and identity refuses the revoked refresh token.
+            if let sessionID = claims.sessionID, revocations.isRevoked(session: sessionID) { throw AccessTokenVerifier.Failure.invalid }
+            guard !revocations.isErased(userID) else {
                 throw Problem(slug: "account-deleted", title: "Account deleted", status: .unauthorized, detail: "This account was deleted.")
             }
             return (userID, claims.roles ?? [])

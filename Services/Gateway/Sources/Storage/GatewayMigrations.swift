@@ -27,5 +27,9 @@ enum GatewayMigrations {
             "CREATE TABLE stream_tickets (ticket_hash bytea PRIMARY KEY, user_id uuid NOT NULL, expires_at timestamptz NOT NULL, used_at timestamptz)",
             "CREATE INDEX stream_tickets_expiry ON stream_tickets (expires_at)",
         ]),
+        Migration(4, "revoked sessions", [
+            "CREATE TABLE revoked_sessions (session_id uuid PRIMARY KEY, user_id uuid NOT NULL, revoked_at timestamptz NOT NULL)",
+            "CREATE INDEX revoked_sessions_age ON revoked_sessions (revoked_at)",
+        ]),
     ])
 }

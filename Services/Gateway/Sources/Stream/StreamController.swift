@@ -154,7 +154,7 @@ struct StreamController: Sendable {
     private func caller(of request: Request) async throws -> UUID {
         if request.headers[.authorization] != nil { return try await authenticator.callerID(of: request) }
         guard let ticket = request.uri.queryParameters["ticket"].map(String.init), !ticket.isEmpty else { throw Problem.unauthorized() }
-        guard let userID = try await tickets.redeem(ticket, now: now()), !authenticator.erased.contains(userID) else {
+        guard let userID = try await tickets.redeem(ticket, now: now()), !authenticator.revocations.isErased(userID) else {
             throw Problem(
                 slug: "invalid-stream-ticket", title: "Invalid stream ticket", status: .unauthorized,
                 detail: "The stream ticket is unknown, used or expired: ask for a new one.")

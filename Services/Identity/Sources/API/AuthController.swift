@@ -173,7 +173,7 @@ struct AuthController {
 
     @Sendable func refresh(request: Request, context: SurgeRequestContext) async throws -> SessionResponse {
         let body = try await request.decode(as: RefreshTokenRequest.self, context: context)
-        switch try await sessions.rotate(body.refreshToken) {
+        switch try await sessions.rotate(body.refreshToken, trace: context.trace) {
         case .unknown, .revoked, .expired:
             throw Self.invalidRefreshToken
         case .reused:
@@ -186,7 +186,7 @@ struct AuthController {
 
     @Sendable func signOut(request: Request, context: SurgeRequestContext) async throws -> HTTPResponse.Status {
         let body = try await request.decode(as: RefreshTokenRequest.self, context: context)
-        try await sessions.signOut(body.refreshToken)
+        try await sessions.signOut(body.refreshToken, trace: context.trace)
         return .noContent
     }
 
@@ -198,10 +198,11 @@ struct AuthController {
 
     /// Access tokens are stamped with the real time, not the service clock: the gateway checks their expiry against
     /// its own real clock. Every token identity issues (registration, sign-in, social sign-in, refresh, recovery) is
-    /// made here, with the account's roles as they are now (`AdminRoles`).
+    /// made here, with the account's roles as they are now (`AdminRoles`) and its session (`sid`: the refresh token's
+    /// family), so the gateway can refuse it once that session is revoked.
     private func tokens(for account: Account, refresh: SessionRepository.IssuedRefreshToken) async throws -> Tokens {
         let roles = try await AdminRoles.roles(of: account.id, client: accounts.client, logger: accounts.logger)
-        let access = try await issuer.issue(userID: account.id, kind: account.kind.rawValue, roles: roles)
+        let access = try await issuer.issue(userID: account.id, kind: account.kind.rawValue, roles: roles, sessionID: refresh.familyID)
         return Tokens(
             accessToken: access.token, accessTokenExpiresAt: access.expiresAt, refreshToken: refresh.token,
             refreshTokenExpiresAt: refresh.expiresAt)

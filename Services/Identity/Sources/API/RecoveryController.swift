@@ -53,7 +53,7 @@ struct RecoveryController {
         let broken = PasswordPolicy.fieldErrors(body.password, email: EmailAddress(live.email))
         guard broken.isEmpty else { throw Problem.validation(broken) }
         let hash = try await passwords.hash(body.password)
-        switch try await recovery.resetPassword(token, passwordHash: hash) {
+        switch try await recovery.resetPassword(token, passwordHash: hash, trace: context.trace) {
         case .done:
             context.logger.info("Password reset; every session revoked", metadata: ["user": "\(live.userID)"])
             return .noContent
@@ -100,7 +100,7 @@ struct RecoveryController {
         let account = try await checkPassword(body.currentPassword, of: caller, context: context)
         let broken = PasswordPolicy.fieldErrors(body.newPassword, email: account.email.flatMap { EmailAddress($0) }, field: "newPassword")
         guard broken.isEmpty else { throw Problem.validation(broken) }
-        try await accounts.changePassword(caller, passwordHash: try await passwords.hash(body.newPassword))
+        try await accounts.changePassword(caller, passwordHash: try await passwords.hash(body.newPassword), trace: context.trace)
         return try await auth.session(for: account, device: device)
     }
 
@@ -128,7 +128,7 @@ struct RecoveryController {
 
     @Sendable func endSession(request: Request, context: SurgeRequestContext) async throws -> HTTPResponse.Status {
         let caller = try context.caller()
-        guard try await sessions.end(try request.uuidParameter("sessionID", context: context), of: caller) else {
+        guard try await sessions.end(try request.uuidParameter("sessionID", context: context), of: caller, trace: context.trace) else {
             throw Problem.notFound("No such session.")
         }
         return .noContent
@@ -137,7 +137,7 @@ struct RecoveryController {
     @Sendable func endOtherSessions(request: Request, context: SurgeRequestContext) async throws -> HTTPResponse.Status {
         let caller = try context.caller()
         let body = try await request.decode(as: EndOtherSessionsRequest.self, context: context)
-        guard try await sessions.endOthers(of: caller, keeping: body.refreshToken) else { throw AuthController.invalidRefreshToken }
+        guard try await sessions.endOthers(of: caller, keeping: body.refreshToken, trace: context.trace) else { throw AuthController.invalidRefreshToken }
         return .noContent
     }
 

@@ -365,12 +365,13 @@ struct AccountRepository: Sendable {
     }
 
     /// Sets a new password (the current one was checked) and signs every device out.
-    func changePassword(_ userID: UUID, passwordHash: String) async throws {
+    func changePassword(_ userID: UUID, passwordHash: String, trace: TraceContext? = nil) async throws {
         let now = clock.now()
         try await client.transaction(logger: logger) { connection in
             try await connection.execute(
                 "UPDATE password_credentials SET password_hash = \(passwordHash), updated_at = \(now) WHERE user_id = \(userID)", logger: logger)
-            try await SessionRepository.revokeEverySession(of: userID, at: now, on: connection, logger: logger)
+            try await SessionRepository.revokeEverySession(
+                of: userID, reason: .passwordChanged, at: now, outbox: outbox, trace: trace, on: connection, logger: logger)
         }
     }
 

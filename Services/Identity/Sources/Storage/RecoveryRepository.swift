@@ -3,6 +3,7 @@ import IdentityDomain
 import Logging
 import PostgresNIO
 import SurgeContracts
+import SurgeMessaging
 import SurgePostgres
 import SurgeRuntime
 
@@ -10,6 +11,8 @@ import SurgeRuntime
 /// mailed tokens (selector and verifier hash only) that come back in links.
 struct RecoveryRepository: Sendable {
     let client: PostgresClient
+    /// For `SessionsRevoked` when a reset signs every device out.
+    let outbox: Outbox
     let logger: Logger
     let clock: ServiceClock
     let throttle: MailRequestThrottle
@@ -94,7 +97,7 @@ struct RecoveryRepository: Sendable {
 
     /// Sets a new password with a reset token: the token is used up, every other reset token of the account dies, and
     /// every refresh-token family is revoked (every device signed out), all in one transaction.
-    func resetPassword(_ token: AccountToken, passwordHash hash: String) async throws -> TokenOutcome {
+    func resetPassword(_ token: AccountToken, passwordHash hash: String, trace: TraceContext? = nil) async throws -> TokenOutcome {
         let now = clock.now()
         return try await client.transaction(logger: logger) { connection in
             let stored = try await self.stored(token, on: connection)
@@ -111,7 +114,8 @@ struct RecoveryRepository: Sendable {
                 UPDATE account_tokens SET used_at = \(now)
                 WHERE user_id = \(stored.userID) AND purpose = \(AccountTokenPurpose.passwordReset.rawValue) AND used_at IS NULL
                 """, logger: logger)
-            try await SessionRepository.revokeEverySession(of: stored.userID, at: now, on: connection, logger: logger)
+            try await SessionRepository.revokeEverySession(
+                of: stored.userID, reason: .passwordReset, at: now, outbox: outbox, trace: trace, on: connection, logger: logger)
             return .done
         }
     }

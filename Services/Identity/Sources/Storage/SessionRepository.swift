@@ -2,13 +2,17 @@ import Foundation
 import IdentityDomain
 import Logging
 import PostgresNIO
+import SurgeContracts
 import SurgeMessaging
 import SurgePostgres
 import SurgeRuntime
 
 /// Refresh-token families and sign-in throttling (`SignInThrottle`), both in the database so every replica agrees.
+/// Every revocation of a family that had anything left to revoke publishes `SessionsRevoked` in its transaction, so
+/// the gateway refuses the access tokens naming the family (`sid`) too.
 struct SessionRepository: Sendable {
     let client: PostgresClient
+    let outbox: Outbox
     let logger: Logger
     let clock: ServiceClock
     let refreshTokenLifetime: TimeInterval
@@ -82,21 +86,21 @@ struct SessionRepository: Sendable {
     }
 
     /// Ends one of the user's sessions; false when the user has no such session.
-    func end(_ sessionID: UUID, of userID: UUID) async throws -> Bool {
+    func end(_ sessionID: UUID, of userID: UUID, trace: TraceContext? = nil) async throws -> Bool {
         let now = clock.now()
         return try await client.transaction(logger: logger) { connection in
             let owned = try await connection.query(
                 "SELECT 1 FROM sessions WHERE family_id = \(sessionID) AND user_id = \(userID)", logger: logger
             ).collect()
             guard !owned.isEmpty else { return false }
-            try await revokeFamily(sessionID, at: now, on: connection)
+            try await revokeFamily(sessionID, of: userID, reason: .sessionEnded, at: now, trace: trace, on: connection)
             return true
         }
     }
 
     /// Ends every session of the user but the one `token` belongs to; false when the token is not a live token of
     /// theirs (then nothing is ended).
-    func endOthers(of userID: UUID, keeping token: String) async throws -> Bool {
+    func endOthers(of userID: UUID, keeping token: String, trace: TraceContext? = nil) async throws -> Bool {
         guard RefreshTokenSecret.isWellFormed(token) else { return false }
         let hash = RefreshTokenSecret.hash(token)
         let now = clock.now()
@@ -108,20 +112,45 @@ struct SessionRepository: Sendable {
                 """, logger: logger
             ).collect()
             guard let keep = try rows.first?.decode(UUID.self) else { return false }
-            try await connection.execute(
-                "UPDATE refresh_tokens SET revoked_at = \(now) WHERE user_id = \(userID) AND family_id <> \(keep) AND revoked_at IS NULL",
-                logger: logger)
+            let revoked = try await connection.query(
+                """
+                UPDATE refresh_tokens SET revoked_at = \(now) WHERE user_id = \(userID) AND family_id <> \(keep) AND revoked_at IS NULL
+                RETURNING family_id
+                """, logger: logger)
             try await connection.execute("DELETE FROM sessions WHERE user_id = \(userID) AND family_id <> \(keep)", logger: logger)
+            try await Self.announce(
+                try await revoked.collect().map { try $0.decode(UUID.self) }, of: userID, reason: .otherSessionsEnded, at: now, outbox: outbox, trace: trace,
+                on: connection, logger: logger)
             return true
         }
     }
 
     /// Signs every device of the user out (a password reset or change): each family is revoked, so each refresh
-    /// token is refused from now on.
-    static func revokeEverySession(of userID: UUID, at now: Date, on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.execute(
-            "UPDATE refresh_tokens SET revoked_at = \(now) WHERE user_id = \(userID) AND revoked_at IS NULL", logger: logger)
+    /// token is refused from now on, and `SessionsRevoked` tells the gateway to refuse their access tokens.
+    static func revokeEverySession(
+        of userID: UUID, reason: SessionRevocationReason, at now: Date, outbox: Outbox, trace: TraceContext?, on connection: PostgresConnection,
+        logger: Logger
+    ) async throws {
+        let revoked = try await connection.query(
+            "UPDATE refresh_tokens SET revoked_at = \(now) WHERE user_id = \(userID) AND revoked_at IS NULL RETURNING family_id", logger: logger)
         try await connection.execute("DELETE FROM sessions WHERE user_id = \(userID)", logger: logger)
+        try await announce(
+            try await revoked.collect().map { try $0.decode(UUID.self) }, of: userID, reason: reason, at: now, outbox: outbox, trace: trace, on: connection,
+            logger: logger)
+    }
+
+    /// Publishes the revocation of `families` (token rows just revoked; a family repeats once per token), if any, in
+    /// the revoking transaction. Family ids only: no token, not even its hash, goes on the topic.
+    private static func announce(
+        _ families: [UUID], of userID: UUID, reason: SessionRevocationReason, at now: Date, outbox: Outbox, trace: TraceContext?,
+        on connection: PostgresConnection, logger: Logger
+    ) async throws {
+        var seen: Set<UUID> = []
+        let sessionIDs = families.filter { seen.insert($0).inserted }
+        guard !sessionIDs.isEmpty else { return }
+        try await outbox.append(
+            SessionsRevoked(userID: userID, sessionIDs: sessionIDs, reason: reason, revokedAt: now), on: connection, at: now, trace: trace,
+            logger: logger)
     }
 
     /// Drops up to `limit` dead families of any user (every token expired), for users who never sign in again;
@@ -142,7 +171,7 @@ struct SessionRepository: Sendable {
 
     /// Exchanges a refresh token for the next one of its family. Presenting a token that was already used revokes the
     /// whole family (committed before the caller answers 401); a revoked one that was never used is merely refused.
-    func rotate(_ token: String) async throws -> RotationOutcome {
+    func rotate(_ token: String, trace: TraceContext? = nil) async throws -> RotationOutcome {
         guard RefreshTokenSecret.isWellFormed(token) else { return .unknown }
         let hash = RefreshTokenSecret.hash(token)
         let now = clock.now()
@@ -159,7 +188,7 @@ struct SessionRepository: Sendable {
                 id: id, familyID: familyID, userID: userID, issuedAt: issuedAt, expiresAt: expiresAt, usedAt: usedAt, revokedAt: revokedAt)
             switch RefreshTokenDecision.decide(stored, now: now) {
             case .reused:
-                try await revokeFamily(familyID, at: now, on: connection)
+                try await revokeFamily(familyID, of: userID, reason: .refreshTokenReused, at: now, trace: trace, on: connection)
                 logger.warning("Refresh token reused; family revoked", metadata: ["family": "\(familyID)", "user": "\(userID)"])
                 return .reused
             case .revoked:
@@ -175,22 +204,30 @@ struct SessionRepository: Sendable {
     }
 
     /// Signs a device out: revokes the family of the presented token. Unknown tokens are ignored.
-    func signOut(_ token: String) async throws {
+    func signOut(_ token: String, trace: TraceContext? = nil) async throws {
         guard RefreshTokenSecret.isWellFormed(token) else { return }
         let hash = RefreshTokenSecret.hash(token)
         let now = clock.now()
         try await client.transaction(logger: logger) { connection in
-            let rows = try await connection.run("SELECT family_id FROM refresh_tokens WHERE token_hash = \(hash)", logger: logger).collect()
-            if let familyID = try rows.first?.decode(UUID.self) {
-                try await revokeFamily(familyID, at: now, on: connection)
+            let rows = try await connection.run(
+                "SELECT family_id, user_id FROM refresh_tokens WHERE token_hash = \(hash)", logger: logger
+            ).collect()
+            if let (familyID, userID) = try rows.first?.decode((UUID, UUID).self) {
+                try await revokeFamily(familyID, of: userID, reason: .signedOut, at: now, trace: trace, on: connection)
             }
         }
     }
 
-    private func revokeFamily(_ familyID: UUID, at now: Date, on connection: PostgresConnection) async throws {
-        try await connection.execute(
-            "UPDATE refresh_tokens SET revoked_at = \(now) WHERE family_id = \(familyID) AND revoked_at IS NULL", logger: logger)
+    private func revokeFamily(
+        _ familyID: UUID, of userID: UUID, reason: SessionRevocationReason, at now: Date, trace: TraceContext?, on connection: PostgresConnection
+    ) async throws {
+        let revoked = try await connection.query(
+            "UPDATE refresh_tokens SET revoked_at = \(now) WHERE family_id = \(familyID) AND revoked_at IS NULL RETURNING family_id",
+            logger: logger)
         try await connection.execute("DELETE FROM sessions WHERE family_id = \(familyID)", logger: logger)
+        try await Self.announce(
+            try await revoked.collect().map { try $0.decode(UUID.self) }, of: userID, reason: reason, at: now, outbox: outbox, trace: trace, on: connection,
+            logger: logger)
     }
 
     private func issue(userID: UUID, familyID: UUID, at now: Date, on connection: PostgresConnection) async throws -> IssuedRefreshToken {
