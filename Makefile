@@ -1,6 +1,6 @@
 # Surge: the two commands a newcomer needs are `make run` and `make test`.
 
-.PHONY: run stop test test-unit test-integration test-system bench build contracts client api-fuzz validate-deploy clean
+.PHONY: run stop test chaos test-unit test-integration test-system bench build contracts client api-fuzz validate-deploy clean
 
 run:        ## Install what is missing, build, start PostgreSQL, the dev broker and every service
 	scripts/local.sh up
@@ -10,6 +10,9 @@ stop:       ## Stop everything `make run` started
 
 test:       ## Build and run every test against a private PostgreSQL and real brokers
 	scripts/test.sh
+
+chaos:      ## 10,000 check-ins while every consumer, the broker, PostgreSQL and the gateway fail once; fails on any loss or duplicate
+	SURGE_CHAOS_CHECKINS=$${SURGE_CHAOS_CHECKINS:-10000} scripts/test.sh --filter ChaosSystemTests
 
 test-unit:  ## Only the unit tests (tag unit); a plain `swift test` without PostgreSQL runs these too
 	SURGE_TEST_KINDS=unit scripts/test.sh

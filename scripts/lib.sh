@@ -129,6 +129,11 @@ pg_stop() {
   as_pg_user "$(pg_bin)/pg_ctl" -D "$data" -m fast -w stop >/dev/null 2>&1 || true
 }
 
+# Restarts the server of a data directory with the options it was started with (postmaster.opts).
+pg_restart() {
+  as_pg_user "$(pg_bin)/pg_ctl" -D "$1" -l "$1/server.log" -m fast -w -t 60 restart >/dev/null
+}
+
 # Waits until a URL answers 200, or fails after the given seconds.
 wait_for_url() {
   local url="$1" seconds="$2" i

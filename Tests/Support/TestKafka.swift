@@ -48,6 +48,32 @@ public final class TestKafka: Sendable {
     }
 }
 
+extension TestKafka {
+    /// Reads everything on a topic from the beginning, until no record has arrived for `quiet` (after the group's
+    /// first assignment, which the mock broker delays by 3 s).
+    public func drain(topic: String, quiet: Duration = .seconds(2), timeout: Duration = .seconds(60)) async throws -> [KafkaMessage] {
+        let received = ReceivedMessages()
+        let lastArrival = LockedValue<ContinuousClock.Instant?>(nil)
+        let consumer = try KafkaConsumer(
+            configuration: configuration(clientID: "drain"), groupID: "drain-\(UUID().uuidString)", topics: [topic], logger: logger
+        ) { message in
+            received.append(message)
+            lastArrival.withLock { $0 = .now }
+            return .handled
+        }
+        let task = Task { try await consumer.run() }
+        defer { task.cancel() }
+        try await waitUntil("\(consumer.groupID) is assigned \(topic)", timeout: timeout) { consumer.assignedPartitionCount > 0 }
+        let assigned = ContinuousClock.now
+        try await waitUntil("\(topic) goes quiet", timeout: timeout) {
+            ContinuousClock.now - (lastArrival.withLock { $0 } ?? assigned) >= quiet
+        }
+        task.cancel()
+        _ = try? await task.value
+        return received.all
+    }
+}
+
 /// Collects consumed records across tasks.
 public final class ReceivedMessages: Sendable {
     private let storage = LockedValue<[KafkaMessage]>([])
