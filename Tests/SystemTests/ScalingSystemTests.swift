@@ -146,10 +146,11 @@ struct ScalingSystemTests {
             for round in 3..<6 { try await logRound(round) }
             for (group, took) in [("surge-progress", try await progressTakeover), ("surge-leaderboard", try await leaderboardTakeover)] {
                 print("scaling: after kill -9, the survivors of \(group) owned every partition in \(took) (session timeout \(Self.sessionTimeout))")
-                // The broker notices the dead member when its session times out; one rebalance round then hands its
-                // partitions over. librdkafka's mock broker lets each round wait about 3 s for members to rejoin
-                // (measured here: revoked 6 s after the kill, reassigned 4-5 s later); a real broker does not wait.
-                #expect(took < Self.sessionTimeout + .seconds(7), "\(group) took \(took)")
+                // The broker notices the dead member when its session times out; a rebalance then hands its partitions
+                // over. librdkafka's mock broker lets each rebalance round wait about 3 s for members to rejoin, and a
+                // survivor busy with a batch joins a round late (measured here: revoked 6 s after the kill, reassigned
+                // 5-10 s later); a real broker does not wait. The bound allows three such rounds.
+                #expect(took < Self.sessionTimeout + .seconds(14), "\(group) took \(took)")
             }
 
             let all = expected
@@ -161,7 +162,7 @@ struct ScalingSystemTests {
             #expect(applied == logged)
             // Caught up: the survivors report no records waiting on any partition.
             for instance in survivingProgress + survivingLeaderboard {
-                try await waitUntil("\(instance) reports no consumer lag", timeout: .seconds(10)) {
+                try await waitUntil("\(instance) reports no consumer lag", timeout: .seconds(30)) {
                     let page = try await MetricsPage.scrape(try stack.process(instance))
                     return page.text.contains("surge_kafka_consumer_lag{") && page.sum("surge_kafka_consumer_lag") == 0
                 }
