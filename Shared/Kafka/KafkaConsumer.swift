@@ -41,8 +41,6 @@ public final class KafkaConsumer: Service, Sendable {
     private let handler: Handler
     private let maxBatchSize: Int
     private let logger: Logger
-    /// Per partition, the offset after the last record handled here (for the lag gauge).
-    private let handled = Mutex<[PartitionID: Int64]>([:])
 
     public init(
         configuration: KafkaConfiguration, groupID: String, topics: [String], maxBatchSize: Int = 256,
@@ -188,14 +186,19 @@ public final class KafkaConsumer: Service, Sendable {
         }
     }
 
-    /// Every second until cancelled: `surge_kafka_consumer_lag{group, topic}`, the records on this member's partitions
-    /// not yet taken into a batch (the partition's end as last fetched, minus the later of the position and the offset
-    /// after the last record handled here). It runs beside the poll loop, so a stuck handler shows as growing lag. A
-    /// topic this member no longer holds reads 0, so a sum over replicas counts each partition once.
+    /// Every second until cancelled: `surge_kafka_consumer_lag{group, topic}`, as Kafka's own tools count it: the
+    /// records on this member's partitions after the group's committed offset (the partition's end as last fetched,
+    /// minus the committed offset; the whole partition when nothing is committed). Offsets are committed every second
+    /// once handled, so the gauge trails by about that. It runs beside the poll loop, so a stuck handler shows as
+    /// growing lag. A topic this member no longer holds reads 0, so a sum over replicas counts each partition once.
     private func reportLag() async {
         var reported: Set<String> = []
         while !Task.isCancelled {
-            let lag = (try? currentLag()) ?? [:]
+            // An unanswered question (a rebalance, the coordinator away) leaves the gauges as they were.
+            guard let lag = try? await offThePool({ () throws(KafkaError) -> [String: Int64] in try self.currentLag() }) else {
+                try? await Task.sleep(for: .seconds(1))
+                continue
+            }
             for topic in reported.union(lag.keys) {
                 Gauge(label: "surge_kafka_consumer_lag", dimensions: [("group", groupID), ("topic", topic)]).record(lag[topic] ?? 0)
             }
@@ -204,14 +207,16 @@ public final class KafkaConsumer: Service, Sendable {
         }
     }
 
-    /// Non-blocking: librdkafka answers assignment, position and watermarks from what it already knows.
+    /// Blocks for at most a second: the committed offsets come from the group coordinator; the watermarks are the
+    /// ones librdkafka last fetched.
     private func currentLag() throws(KafkaError) -> [String: Int64] {
-        let handled = self.handled.withLock { $0 }
-        return try handle.withPointer { pointer in
+        try handle.withPointer { pointer throws(KafkaError) -> [String: Int64] in
             var assignment: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
             guard rd_kafka_assignment(pointer, &assignment) == RD_KAFKA_RESP_ERR_NO_ERROR, let list = assignment else { return [:] }
             defer { rd_kafka_topic_partition_list_destroy(list) }
-            _ = rd_kafka_position(pointer, list)
+            guard list.pointee.cnt > 0 else { return [:] }
+            let committed = rd_kafka_committed(pointer, list, 1000)
+            guard committed == RD_KAFKA_RESP_ERR_NO_ERROR else { throw KafkaError(committed) }
             var lag: [String: Int64] = [:]
             for index in 0..<Int(list.pointee.cnt) {
                 let element = list.pointee.elems[index]
@@ -221,9 +226,7 @@ public final class KafkaConsumer: Service, Sendable {
                 guard rd_kafka_get_watermark_offsets(pointer, element.topic, element.partition, &low, &high) == RD_KAFKA_RESP_ERR_NO_ERROR,
                     high >= 0
                 else { continue }
-                let next = max(handled[PartitionID(topic: topic, partition: element.partition)] ?? -1, element.offset)
-                guard next >= 0 else { continue }
-                lag[topic, default: 0] += max(0, high - next)
+                lag[topic, default: 0] += max(0, high - (element.offset >= 0 ? element.offset : low))
             }
             return lag
         }
@@ -231,7 +234,6 @@ public final class KafkaConsumer: Service, Sendable {
 
     private func storeOffsets(_ next: [PartitionID: Int64]) {
         guard !next.isEmpty else { return }
-        handled.withLock { $0.merge(next) { _, new in new } }
         let list = rd_kafka_topic_partition_list_new(Int32(next.count))!
         defer { rd_kafka_topic_partition_list_destroy(list) }
         for (id, offset) in next {

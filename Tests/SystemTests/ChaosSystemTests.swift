@@ -208,6 +208,21 @@ struct ChaosSystemTests {
                 let disagreements = try await Self.projectionDisagreements(stack)
                 #expect(disagreements.isEmpty, "points ledger, totals and boards disagree: \(disagreements.prefix(10))")
             }
+            // For whoever chases the stall: what is still unpublished, and who holds advisory locks (the relays' batch lock).
+            let stallReport = try await stack.database.withAdmin { client in
+                try await client.query(
+                    """
+                    SELECT 'unpublished progress ' || count(*) || ' from position ' || coalesce(min(position)::text, '-')
+                      FROM progress.outbox WHERE published_at IS NULL
+                    UNION ALL
+                    SELECT 'advisory lock ' || l.objid || ' ' || l.mode || ' granted ' || l.granted || ' by pid ' || a.pid || ' '
+                      || coalesce(a.usename::text, '?') || ' ' || coalesce(a.state, '?') || ' since ' || coalesce(a.xact_start::text, '-')
+                      || ': ' || left(coalesce(a.query, ''), 120)
+                    FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory'
+                    """, logger: .test("chaos")
+                ).collect().map { try $0.decode(String.self) }
+            }
+            print("chaos: relay state: \(stallReport.joined(separator: "; "))")
             #expect(try await stack.database.count("SELECT count(*) FROM progress.points_ledger") > 0)
             // Every badge announced once: one event per award row (the table's key makes a second row impossible).
             try await waitUntil("one badge event per award") {
