@@ -34,12 +34,6 @@ struct LeaderboardSystemTests {
         }
     }
 
-    func befriend(_ a: User, _ b: User) async throws {
-        let request = try await a.http.post("/v1/friend-requests", json: ["userID": b.id.uuidString])
-        let requestID = try #require(request.json["id"] as? String, "\(request.text)")
-        #expect(try await b.http.post("/v1/friend-requests/\(requestID)/accept").status == 200)
-    }
-
     @Test("a Tokyo household's weekly board: order, shared ranks, reset at Monday 00:00 Tokyo, a move to Rome waits for the next week, last week's winner; outsiders get 404")
     func householdWeek() async throws {
         try await Self.withStage("leaderboard-household") { stage in
@@ -134,25 +128,13 @@ struct LeaderboardSystemTests {
             let aiko = try await stage.user("Aiko", timeZone: "Asia/Tokyo")
             let bruno = try await stage.user("Bruno", timeZone: "Europe/Rome")
             let cara = try await stage.user("Cara", timeZone: "America/New_York")
-            try await befriend(bruno, aiko)
-            try await befriend(bruno, cara)
+            try await stage.befriend(bruno, aiko)
+            try await stage.befriend(bruno, cara)
             // A second replica in the same consumer group: the events are divided between the two, yet each answers
             // every board with every event either has consumed.
             try await stage.stack.start("leaderboard", instance: "leaderboard-2", environment: ["SIMULATED_CLOCK": "true"])
             try await stage.setClock(start.addingTimeInterval(-3600))
-            let created = try await bruno.http.post("/v1/challenges", json: [
-                "kind": "competition", "name": "Most water", "description": "Litres in a week",
-                "competition": [
-                    "startsAt": Timestamp.format(start), "endsAt": Timestamp.format(start.addingTimeInterval(7 * 86_400)),
-                    "timeZone": "Europe/Rome", "unit": "litres",
-                ] as JSONObject,
-            ])
-            let definition = try #require(created.json["definition"] as? [String: Any], "\(created.text)")
-            let competitionID = try #require(definition["challengeID"] as? String)
-            let taskID = try #require((definition["tasks"] as? [[String: Any]])?.first?["taskID"] as? String)
-            let invited = try await bruno.http.post(
-                "/v1/challenges/\(competitionID)/invitations", json: ["userIDs": [aiko.id.uuidString, cara.id.uuidString]])
-            #expect(invited.status == 201, "\(invited.text)")
+            let (competitionID, taskID) = try await stage.waterCompetition(owner: bruno, from: start, inviting: [aiko, cara])
             try await stage.setClock(start.addingTimeInterval(3600))
             var lastLog: [UUID: (attemptID: String, logID: String)] = [:]
             for (user, litres) in [(bruno, [2.0, 1.5]), (aiko, [5.0]), (cara, [1.0, 1.0])] {

@@ -52,6 +52,32 @@ struct ProgressStage {
         return id
     }
 
+    /// A week-long water competition in litres created by `owner` from `start` (Rome time), with `invitees` invited
+    /// (they must be the owner's friends); returns its id and its one task's id.
+    func waterCompetition(owner: User, from start: Date, inviting invitees: [User]) async throws -> (id: String, taskID: String) {
+        let created = try await owner.http.post("/v1/challenges", json: [
+            "kind": "competition", "name": "Most water", "description": "Litres in a week",
+            "competition": [
+                "startsAt": Timestamp.format(start), "endsAt": Timestamp.format(start.addingTimeInterval(7 * 86_400)),
+                "timeZone": "Europe/Rome", "unit": "litres",
+            ] as [String: any Sendable],
+        ])
+        guard let definition = created.json["definition"] as? [String: Any], let id = definition["challengeID"] as? String,
+            let taskID = (definition["tasks"] as? [[String: Any]])?.first?["taskID"] as? String
+        else { throw StageError("competition not created: \(created.text)") }
+        let invited = try await owner.http.post("/v1/challenges/\(id)/invitations", json: ["userIDs": invitees.map(\.id.uuidString)])
+        guard invited.status == 201 else { throw StageError("invitations refused: \(invited.text)") }
+        return (id, taskID)
+    }
+
+    /// `a` asks `b` to be friends and `b` accepts.
+    func befriend(_ a: User, _ b: User) async throws {
+        let request = try await a.http.post("/v1/friend-requests", json: ["userID": b.id.uuidString])
+        guard let requestID = request.json["id"] as? String,
+            try await b.http.post("/v1/friend-requests/\(requestID)/accept").status == 200
+        else { throw StageError("friendship not made: \(request.text)") }
+    }
+
     /// A household created by `owner` through identity, joined by `members`; returns its id once challenges and
     /// progress know every member.
     func household(owner: User, members: [User], timeZone: String) async throws -> String {

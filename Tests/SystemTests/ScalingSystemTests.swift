@@ -79,24 +79,10 @@ struct ScalingSystemTests {
             var users = [host]
             for index in 1..<12 {
                 let drinker = try await stage.user("Drinker \(index)", timeZone: "Asia/Tokyo")
-                let request = try await host.http.post("/v1/friend-requests", json: ["userID": drinker.id.uuidString])
-                let requestID = try #require(request.json["id"] as? String, "\(request.text)")
-                #expect(try await drinker.http.post("/v1/friend-requests/\(requestID)/accept").status == 200)
+                try await stage.befriend(host, drinker)
                 users.append(drinker)
             }
-            let created = try await host.http.post("/v1/challenges", json: [
-                "kind": "competition", "name": "Most water", "description": "Litres in a week",
-                "competition": [
-                    "startsAt": Timestamp.format(start), "endsAt": Timestamp.format(start.addingTimeInterval(7 * 86_400)),
-                    "timeZone": "Europe/Rome", "unit": "litres",
-                ] as JSONObject,
-            ])
-            let definition = try #require(created.json["definition"] as? [String: Any], "\(created.text)")
-            let competitionID = try #require(definition["challengeID"] as? String)
-            let taskID = try #require((definition["tasks"] as? [[String: Any]])?.first?["taskID"] as? String)
-            let invited = try await host.http.post(
-                "/v1/challenges/\(competitionID)/invitations", json: ["userIDs": users.dropFirst().map(\.id.uuidString)])
-            #expect(invited.status == 201, "\(invited.text)")
+            let (competitionID, taskID) = try await stage.waterCompetition(owner: host, from: start, inviting: Array(users.dropFirst()))
             try await stage.waitForDefinition(competitionID)
             try await stack.setClock(start.addingTimeInterval(3600))
 
