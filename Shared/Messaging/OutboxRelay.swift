@@ -3,6 +3,7 @@ import Logging
 import Metrics
 import PostgresNIO
 import ServiceLifecycle
+import Synchronization
 import SurgeContracts
 import SurgeKafka
 
@@ -45,6 +46,8 @@ public final class OutboxRelay: Service {
     private let configuration: Configuration
     private let logger: Logger
     private let doorbell: Doorbell
+    /// What the round in progress waits for, and since when: a monitor reports a round that does not end.
+    private let round = Mutex<(stage: String, since: ContinuousClock.Instant)?>(nil)
 
     /// A relay for the outbox that `outbox` writes to: it is woken when that outbox's transactions commit.
     public init(client: PostgresClient, producer: KafkaProducer, outbox: Outbox, configuration: Configuration, logger: Logger) {
@@ -57,25 +60,21 @@ public final class OutboxRelay: Service {
 
     public func run() async throws {
         await cancelWhenGracefulShutdown {
-            await self.publishUntilCancelled()
+            await withDiscardingTaskGroup { group in
+                group.addTask { await self.publishUntilCancelled() }
+                group.addTask { await self.monitorUntilCancelled() }
+            }
         }
     }
 
     private func publishUntilCancelled() async {
         var lastPurge = ContinuousClock.now
-        var lastLagReading = ContinuousClock.now - .seconds(60)
         while !Task.isCancelled {
             do {
                 guard let published = try await publishBatch() else {
                     // Another replica is publishing: what this one wrote may be committed after its batch was read.
                     await doorbell.wait(timeout: .milliseconds(20))
                     continue
-                }
-                // The lag gauges read the whole backlog: once a second is enough for any scrape, and spares PostgreSQL
-                // a count per batch under load.
-                if ContinuousClock.now - lastLagReading > .seconds(1) {
-                    try await recordLag()
-                    lastLagReading = .now
                 }
                 if ContinuousClock.now - lastPurge > .seconds(600) {
                     try await purge()
@@ -89,13 +88,41 @@ public final class OutboxRelay: Service {
         }
     }
 
+    /// Once a second, apart from publishing so that a stalled relay still shows its backlog: the lag gauges (the whole
+    /// backlog, so not per batch), and a warning naming what a round has waited for once it runs past a minute.
+    private func monitorUntilCancelled() async {
+        var lastWarning: ContinuousClock.Instant?
+        while !Task.isCancelled {
+            do {
+                try await recordLag()
+            } catch {
+                logger.debug("Outbox lag reading failed", metadata: ["error": "\(String(reflecting: error))"])
+            }
+            if let (stage, since) = round.withLock({ $0 }), ContinuousClock.now - since > .seconds(60),
+                lastWarning.map({ ContinuousClock.now - $0 > .seconds(60) }) ?? true
+            {
+                logger.warning("Outbox relay round has not ended", metadata: ["stage": "\(stage)", "running": "\(ContinuousClock.now - since)"])
+                lastWarning = .now
+            }
+            try? await Task.sleep(for: .seconds(1))
+        }
+    }
+
+    private func enter(_ stage: String) {
+        round.withLock { $0 = (stage, $0?.since ?? .now) }
+    }
+
     /// Publishes up to one batch; returns how many rows were marked published, or nil when another replica holds the lock.
     func publishBatch() async throws -> Int? {
         let lockKey = "surge.outbox.\(configuration.schema)"
+        enter("leasing a connection")
+        defer { round.withLock { $0 = nil } }
         return try await client.transaction(logger: logger) { connection in
+            enter("taking the batch lock")
             let locked = try await connection.query("SELECT pg_try_advisory_xact_lock(hashtext(\(lockKey)))", logger: logger)
                 .collect().first?.decode(Bool.self) ?? false
             guard locked else { return nil }
+            enter("reading the batch")
             var pending: [(position: Int64, topic: String, record: EventRecord)] = []
             for try await row in try await connection.execute(UnpublishedEvents(limit: configuration.batchSize), logger: logger) {
                 let (position, id, topic, key, type, source, subject, time, traceparent, tracestate, requestID, payload) = row
@@ -106,6 +133,7 @@ public final class OutboxRelay: Service {
                 pending.append((position, topic, record))
             }
             guard !pending.isEmpty else { return 0 }
+            enter("waiting for the broker to acknowledge \(pending.count) records")
             let results = await producer.send(pending.map { KafkaRecord(publishing: $0.record, to: $0.topic) })
             var published: [Int64] = []
             for (row, result) in zip(pending, results) {
@@ -118,6 +146,9 @@ public final class OutboxRelay: Service {
                 }
             }
             if !published.isEmpty {
+                enter("marking \(published.count) records published")
+                // The broker may have kept this round waiting long enough for PostgreSQL to restart meanwhile.
+                try connection.ensureOpen()
                 try await connection.execute(MarkPublished(positions: published), logger: logger)
             }
             Counter(label: "surge_outbox_published_total", dimensions: [("schema", configuration.schema)]).increment(by: published.count)

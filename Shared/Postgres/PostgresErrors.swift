@@ -26,6 +26,7 @@ extension Error {
     /// all, and every new one at once, with `connectionCreationCircuitBreakerTripped` until a connection succeeds.
     public var isDatabaseUnavailable: Bool {
         let error = unwrappingTransaction
+        if error is DatabaseConnectionLost { return true }
         if let error = error as? ConnectionPoolError {
             return error == .connectionCreationCircuitBreakerTripped || error == .poolShutdown
         }
@@ -46,22 +47,54 @@ extension Error {
 extension PostgresClient {
     /// A transaction whose errors reach the caller as thrown inside it (unique violations stay recognisable). What the
     /// body registered with `AfterCommit.current` runs once it has committed.
+    ///
+    /// Not PostgresNIO's `withTransaction`: on a connection the server has closed (a restart, `pg_terminate_backend`),
+    /// PostgresNIO 1.33 writes the next statement into the torn-down channel and waits for its answer forever, so its
+    /// `ROLLBACK` after a failed body, or its `COMMIT` after a body that outlived the connection, would never return
+    /// and the lease would never go back to the pool. Here neither is sent on a closed connection.
     public func transaction<Result>(
         logger: Logger, isolation: isolated (any Actor)? = #isolation,
         _ body: (PostgresConnection) async throws -> sending Result
     ) async throws -> sending Result {
         let afterCommit = AfterCommit()
-        do {
-            // Handed out of the task-local scope unchanged: `withValue` cannot pass a `sending` result through.
-            nonisolated(unsafe) var result: Result?
-            try await AfterCommit.$current.withValue(afterCommit) {
-                result = try await withTransaction(logger: logger, isolation: isolation, body)
-            }
-            afterCommit.run()
-            return result!
-        } catch let error as PostgresTransactionError {
-            throw error.unwrappingTransaction
+        // Handed out of the task-local scope unchanged: `withValue` cannot pass a `sending` result through.
+        nonisolated(unsafe) var result: Result?
+        try await AfterCommit.$current.withValue(afterCommit) {
+            result = try await guardedTransaction(logger: logger, isolation: isolation, body)
         }
+        afterCommit.run()
+        return result!
+    }
+
+    private func guardedTransaction<Result>(
+        logger: Logger, isolation: isolated (any Actor)?, _ body: (PostgresConnection) async throws -> sending Result
+    ) async throws -> sending Result {
+        try await withConnection(isolation: isolation) { connection -> sending Result in
+            try await connection.query("BEGIN", logger: logger)
+            let result: Result
+            do {
+                result = try await body(connection)
+                try connection.ensureOpen()
+            } catch {
+                if !connection.isClosed { try? await connection.query("ROLLBACK", logger: logger) }
+                throw error
+            }
+            try await connection.query("COMMIT", logger: logger)
+            return result
+        }
+    }
+}
+
+/// The server closed the connection between two statements; whatever the transaction did is rolled back.
+public struct DatabaseConnectionLost: Error, CustomStringConvertible {
+    public var description: String { "the database closed the connection" }
+}
+
+extension PostgresConnection {
+    /// Throws `DatabaseConnectionLost` when the server has closed this connection, rather than letting the next
+    /// statement wait forever (see `PostgresClient.transaction`). Worth calling after any long wait inside a transaction.
+    public func ensureOpen() throws {
+        if isClosed { throw DatabaseConnectionLost() }
     }
 }
 

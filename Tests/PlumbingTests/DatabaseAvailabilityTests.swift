@@ -33,6 +33,38 @@ struct DatabaseAvailabilityTests {
         #expect(closed?.isDatabaseUnavailable == true)
     }
 
+    @Test("a transaction whose connection the server ends fails at once, commit or rollback, and the pool serves the next one", .timeLimit(.minutes(1)))
+    func serverEndsTheTransactionsConnection() async throws {
+        struct BodyFailed: Error {}
+        try await withTestDatabase(services: ["identity"]) { database in
+            let logger = self.logger
+            let client = database.configuration(for: "identity").makeClient(schema: "identity", logger: logger)
+            let run = Task { await client.run() }
+            defer { run.cancel() }
+            /// Ends the connection's server session and waits until the client has seen it closed.
+            func terminate(_ connection: PostgresConnection) async throws {
+                let pid = try await connection.query("SELECT pg_backend_pid()", logger: logger).collect().first!.decode(Int32.self)
+                #expect(try await database.count("SELECT count(*) FROM (SELECT pg_terminate_backend(\(pid))) AS ended") == 1)
+                try await waitUntil("the client sees the connection closed", timeout: .seconds(10)) { connection.isClosed }
+            }
+            // Before the fix, PostgresNIO's COMMIT (here) or ROLLBACK (below) on the dead connection never returned.
+            let lost = await #expect(throws: DatabaseConnectionLost.self) {
+                try await client.transaction(logger: logger) { connection in try await terminate(connection) }
+            }
+            #expect(lost?.isDatabaseUnavailable == true)
+            await #expect(throws: BodyFailed.self) {
+                try await client.transaction(logger: logger) { connection in
+                    try await terminate(connection)
+                    throw BodyFailed()
+                }
+            }
+            let answer = try await client.transaction(logger: logger) { connection in
+                try await connection.query("SELECT 1", logger: logger).collect().first!.decode(Int.self)
+            }
+            #expect(answer == 1)
+        }
+    }
+
     @Test("while the database refuses the consumer, its event waits instead of being dead-lettered, then applies once", .timeLimit(.minutes(4)))
     func consumerWaitsOutAnOutage() async throws {
         try await MessagingHarness.with { harness in

@@ -153,4 +153,30 @@ struct OutboxRelayTests {
             #expect(Set(received.compactMap { $0.header("ce_id") }).count == 10)
         }
     }
+    @Test("a relay whose connection is killed while it waits for the broker publishes every event once both are back")
+    func connectionKilledMidRound() async throws {
+        try await MessagingHarness.with { harness in
+            try await running([harness.relay()]) {
+                harness.kafka.cluster.setBrokersAvailable(false)
+                for index in 0..<10 { try await harness.commit([harness.registration("during-\(index)")]) }
+                // The relay holds its batch lock in a transaction while the broker keeps it waiting: end that session.
+                let role = harness.database.role(for: "identity")
+                try await waitUntil("the relay waits for the broker inside its batch transaction", timeout: .seconds(20)) {
+                    try await harness.database.count(
+                        "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND a.usename = \(role)"
+                    ) == 1
+                }
+                let terminated = try await harness.database.count(
+                    """
+                    SELECT count(*) FROM (SELECT pg_terminate_backend(a.pid) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+                    WHERE l.locktype = 'advisory' AND a.usename = \(role)) AS ended
+                    """)
+                #expect(terminated == 1)
+                harness.kafka.cluster.setBrokersAvailable(true)
+                try await waitUntil("outbox drained", timeout: .seconds(60)) { try await harness.unpublished() == 0 }
+            }
+            let received = try await harness.kafka.readAll(topic: Topic.identity.name, expecting: 10)
+            #expect(Set(received.compactMap { $0.header("ce_id") }).count == 10)
+        }
+    }
 }

@@ -193,36 +193,17 @@ struct ChaosSystemTests {
             let duplicated = max(0, events - accepted.count)
             #expect(events == accepted.count, "check-in events \(events) for \(accepted.count) accepted check-ins")
 
-            // Known bug, found by this harness (2026-11-25): after the broker outage and the PostgreSQL restart, progress's
-            // outbox relay can stop publishing for good: later `points.awarded` rows stay unpublished, so the boards
-            // miss them, while the relay's lag gauges, refreshed only after a successful round, still read 0.
-            // Recorded as a known issue until the relay is fixed; every other check here is strict.
-            try await withKnownIssue("progress's outbox relay can stall after a broker outage and a PostgreSQL restart", isIntermittent: true) {
-                try await waitUntil("every outbox published", timeout: .seconds(60), every: .milliseconds(500)) {
-                    var unpublished = 0
-                    for schema in ["identity", "challenges", "progress", "leaderboard", "badges", "notifications"] {
-                        unpublished += try await stack.database.count("SELECT count(*) FROM \(unescaped: schema).outbox WHERE published_at IS NULL")
-                    }
-                    return unpublished == 0
+            // Every outbox published. This harness found the relay stalling here for good: after the broker outage its
+            // round outlived its connection, and PostgresNIO's next statement on the closed connection never returned.
+            try await waitUntil("every outbox published", timeout: .seconds(60), every: .milliseconds(500)) {
+                var unpublished = 0
+                for schema in ["identity", "challenges", "progress", "leaderboard", "badges", "notifications"] {
+                    unpublished += try await stack.database.count("SELECT count(*) FROM \(unescaped: schema).outbox WHERE published_at IS NULL")
                 }
-                let disagreements = try await Self.projectionDisagreements(stack)
-                #expect(disagreements.isEmpty, "points ledger, totals and boards disagree: \(disagreements.prefix(10))")
+                return unpublished == 0
             }
-            // For whoever chases the stall: what is still unpublished, and who holds advisory locks (the relays' batch lock).
-            let stallReport = try await stack.database.withAdmin { client in
-                try await client.query(
-                    """
-                    SELECT 'unpublished progress ' || count(*) || ' from position ' || coalesce(min(position)::text, '-')
-                      FROM progress.outbox WHERE published_at IS NULL
-                    UNION ALL
-                    SELECT 'advisory lock ' || l.objid || ' ' || l.mode || ' granted ' || l.granted || ' by pid ' || a.pid || ' '
-                      || coalesce(a.usename::text, '?') || ' ' || coalesce(a.state, '?') || ' since ' || coalesce(a.xact_start::text, '-')
-                      || ': ' || left(coalesce(a.query, ''), 120)
-                    FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory'
-                    """, logger: .test("chaos")
-                ).collect().map { try $0.decode(String.self) }
-            }
-            print("chaos: relay state: \(stallReport.joined(separator: "; "))")
+            let disagreements = try await Self.projectionDisagreements(stack)
+            #expect(disagreements.isEmpty, "points ledger, totals and boards disagree: \(disagreements.prefix(10))")
             #expect(try await stack.database.count("SELECT count(*) FROM progress.points_ledger") > 0)
             // Every badge announced once: one event per award row (the table's key makes a second row impossible).
             try await waitUntil("one badge event per award") {
