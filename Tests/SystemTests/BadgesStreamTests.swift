@@ -228,7 +228,7 @@ struct BadgesStreamTests {
             try await waitUntil("the newcomer's first chore badge is published") { try await Self.published(stack) == published + 1 }
         }
     }
-    @Test("a competition's own badges: a streak on it (also one reached before the definition arrived), finishing it, and first place on its board")
+    @Test("a competition's own badges: a streak on it (also one reached before the definition arrived), finishing it, and first place on its board, not on its points board")
     func challengeBadges() async throws {
         let ana = UUID(), bruno = UUID(), competitionID = UUID(), otherID = UUID()
         let now = Date()
@@ -243,9 +243,9 @@ struct BadgesStreamTests {
                 userID: user, attemptID: UUID(), challengeID: challengeID, kind: .competition, groupID: nil, period: .day, change: .extended,
                 previous: current - 1, current: current, best: current, freezesLeft: 0, localDate: day, changedAt: now))
         }
-        func closed(_ challengeID: UUID, winners: [UUID]) throws -> Recorded {
+        func closed(_ challengeID: UUID, board: String = "competition", winners: [UUID]) throws -> Recorded {
             try recorded(WindowClosed(
-                board: "challenge:\(challengeID.key)", scope: .challenge, subjectID: challengeID, window: "2026-W47", startsAt: now, endsAt: now,
+                board: "\(board):\(challengeID.key)", scope: .challenge, subjectID: challengeID, window: "2026-W47", startsAt: now, endsAt: now,
                 revision: 1, participants: 2, winners: winners, standings: [], closedAt: now))
         }
         let definition = ChallengeDefinition(
@@ -274,6 +274,8 @@ struct BadgesStreamTests {
                     attemptID: UUID(), userID: bruno, challengeID: competitionID, kind: .competition, groupID: nil, attemptNumber: 1, end: .completed,
                     endedOn: day, dayNumber: 7, reason: nil, missedTaskIDs: [], daysCompleted: 7, bestStreak: 2, points: 0, endedAt: now)),
                 try closed(competitionID, winners: [bruno]), try closed(otherID, winners: [ana]),
+                // The competition's points board has another leader, who has not won the competition.
+                try closed(competitionID, board: "challenge", winners: [ana]),
             ]
             expected += later.count
             try await LeaderboardStreamTests.deliver(later, to: stack, expecting: expected, service: "badges")

@@ -92,8 +92,16 @@ enum BadgesEvents {
             let data = event.data
             let kind: Rule.WindowKind = data.window.contains("-W") ? .week : .month
             let store = BadgeStore(connection: connection, logger: logger)
-            // A group's board earns the catalogue's first-place badges; a challenge's board, the challenge's own.
-            let badges = if data.scope == .group { awarder.catalogue } else { try await store.challengeBadges(data.subjectID) }
+            // A group's board earns the catalogue's first-place badges; a competition's board (ranked by what is logged in
+            // its unit), the competition's own. A competition's points board (`challenge:<id>`, when its rules give
+            // points) may have another leader, who has not won it.
+            let badges: BadgeCatalogue
+            switch data.scope {
+            case .group: badges = awarder.catalogue
+            case .challenge:
+                guard data.board == "competition:\(data.subjectID.key)" else { return }
+                badges = try await store.challengeBadges(data.subjectID)
+            }
             for winner in data.winners where try await !store.isErased(winner) {
                 try await awarder.grant(
                     Awarding.firstPlace(badges, window: kind, key: data.window), to: winner, at: data.closedAt, backfilled: false,
