@@ -181,7 +181,15 @@ struct BadgesStreamTests {
         }
     }
 
-    @Test("rebuilt from the earliest offsets, facts and awards equal the incremental ones, and nothing is published twice")
+    /// Who joined which challenge, as text, in a fixed order.
+    static func participants(_ stack: TestStack) async throws -> [String] {
+        try await stack.database.withAdmin { client in
+            try await client.query("SELECT challenge_id::text || ' ' || user_id::text FROM badges.participants ORDER BY 1", logger: .test("participants"))
+                .collect().map { try $0.decode(String.self) }
+        }
+    }
+
+    @Test("rebuilt from the earliest offsets, facts, participants and awards equal the incremental ones, and nothing is published twice")
     func rebuild() async throws {
         let (directory, activity) = try Self.recording(seed: 20_261_126)
         let total = directory.count + activity.count
@@ -191,6 +199,8 @@ struct BadgesStreamTests {
             try await LeaderboardStreamTests.deliver(activity, to: stack, expecting: total, service: "badges")
             let awards = try await Self.awards(stack)
             let facts = try await Self.facts(stack)
+            let participants = try await Self.participants(stack)
+            #expect(!participants.isEmpty, "whoever completed a chore joined it")
             let published = try await Self.published(stack)
             #expect(awards.count > 30 && published == awards.count, "\(awards.count) awards, \(published) published")
 
@@ -199,9 +209,9 @@ struct BadgesStreamTests {
             let badges = try stack.process("badges")
             await badges.stop()
 
-            // Lost facts, and some chores delivered twice while the service is down (all chores share the household's
-            // partition): the rebuild derives everything again from the topics, each event once.
-            try await stack.database.withAdmin { client in _ = try await client.query("TRUNCATE badges.facts", logger: .test("spoil")) }
+            // Lost facts and participants, and some chores delivered twice while the service is down (all chores share the
+            // household's partition): the rebuild derives everything again from the topics, each event once.
+            try await stack.database.withAdmin { client in _ = try await client.query("TRUNCATE badges.facts, badges.participants", logger: .test("spoil")) }
             let chores = activity.filter { $0.record.type == ChoreOccurrenceChanged.eventType }
             let duplicates = Array(chores.prefix(20))
             try await LeaderboardStreamTests.deliver(duplicates, to: stack, expecting: 0, service: "badges")
@@ -214,6 +224,7 @@ struct BadgesStreamTests {
                 "\(rebuild.output)")
             #expect(try await Self.awards(stack) == awards, "the rebuild equals the incremental path")
             #expect(try await Self.facts(stack) == facts)
+            #expect(try await Self.participants(stack) == participants)
             #expect(try await Self.published(stack) == published, "a rebuild publishes nothing already published")
 
             // Started again, the replica passes over what the rebuild read (the duplicates too) and goes on from there.

@@ -10,8 +10,9 @@ import SurgeMessaging
 /// or the week's challenge bonus booked), a week's goal reached (the weekly-goal bonus in the points ledger) and first
 /// place on a group's closed weekly board earn their badge for that period; a challenge's definition brings its kind
 /// and the badges it names of its own (`BadgeCatalogue(challengeID:badges:)`), earned from that challenge's facts and
-/// board. An undone check-in, a broken streak or a revised board never take a badge back. Events about a deleted user
-/// are ignored.
+/// its competition board; an attempt started (or a chore of it completed) makes the user one of its participants, whose
+/// locked badges list them. An undone check-in, a broken streak or a revised board never take a badge back. Events
+/// about a deleted user are ignored.
 enum BadgesEvents {
     static func register(in handlers: inout EventHandlers, awarder: Awarder) {
         handlers.on(UserRegistered.self) { event, connection, logger in
@@ -37,8 +38,12 @@ enum BadgesEvents {
         handlers.on(ChoreOccurrenceChanged.self) { event, connection, logger in
             let data = event.data
             guard data.change == .completed, let userID = data.completedBy else { return }
+            try await BadgeStore(connection: connection, logger: logger).join(data.choreID, userID)
             try await record(Fact.scopes(Rule.Measure.chores.rawValue, kind: .chore, challengeID: data.choreID).map { ($0, .add(1)) },
                              for: userID, at: data.changedAt, event.trace, connection, logger, awarder)
+        }
+        handlers.on(AttemptStarted.self) { event, connection, logger in
+            try await BadgeStore(connection: connection, logger: logger).join(event.data.challengeID, event.data.userID)
         }
         handlers.on(CheckInRecorded.self) { event, connection, logger in
             let data = event.data
@@ -113,6 +118,9 @@ enum BadgesEvents {
         }
         handlers.on(ChallengeChanged.self) { event, connection, logger in
             try await learn(event.data.definition, at: event.data.changedAt, event.trace, BadgeStore(connection: connection, logger: logger), awarder)
+        }
+        handlers.on(ChallengeDeleted.self) { event, connection, logger in
+            try await BadgeStore(connection: connection, logger: logger).deleteChallenge(event.data.challengeID)
         }
     }
 
