@@ -145,7 +145,10 @@ struct BadgeQueries: Sendable {
             let (name, scope, value) = try row.decode((String, String, Int).self)
             return BadgesExport.FactRow(name: name, scope: scope, value: value)
         }
-        return BadgesExport(facts: facts, badges: try await awards(of: userID))
+        let joined = try await client.query(
+            "SELECT challenge_id FROM participants WHERE user_id = \(userID) ORDER BY challenge_id", logger: logger
+        ).collect().map { try $0.decode(UUID.self) }
+        return BadgesExport(facts: facts, challengesJoined: joined, badges: try await awards(of: userID))
     }
 
     private func awards(of userID: UUID) async throws -> [EarnedBadgeView] {

@@ -74,7 +74,7 @@ struct UserBadgesView: ResponseCodable {
     var earned: [EarnedBadgeView]
 }
 
-/// The caller's part of the data export: facts kept and badges earned.
+/// The caller's part of the data export: facts kept, challenges joined and badges earned.
 struct BadgesExport: ResponseCodable {
     struct FactRow: Codable, Sendable {
         var name: String
@@ -83,5 +83,6 @@ struct BadgesExport: ResponseCodable {
     }
 
     var facts: [FactRow]
+    var challengesJoined: [UUID]
     var badges: [EarnedBadgeView]
 }
