@@ -189,6 +189,36 @@ struct BadgesStreamTests {
         }
     }
 
+    @Test("migration 3 on a running deployment's data: whoever has a fact or an award in a challenge joined it")
+    func participantsMigration() async throws {
+        let checkedIn = UUID(), winner = UUID(), elsewhere = UUID(), habitID = UUID(), competitionID = UUID()
+        try await withTestStack("badges-migration-3") { stack in
+            let badges = try await stack.start("badges")
+            await badges.stop()
+            // The schema as migration 2 left it, holding what the service kept before it.
+            try await stack.database.withAdmin { client in
+                for statement: PostgresQuery in [
+                    "DROP TABLE badges.participants",
+                    "ALTER TABLE badges.challenges DROP COLUMN visibility, DROP COLUMN owner_id, DROP COLUMN group_id, DROP COLUMN deleted",
+                    "DELETE FROM badges.schema_migrations WHERE component = 'badges' AND version = 3",
+                    """
+                    INSERT INTO badges.facts (user_id, name, scope, value) VALUES
+                        (\(checkedIn), 'check-ins', '', 4), (\(checkedIn), 'check-ins', \("challenge:\(habitID.key)"), 4),
+                        (\(elsewhere), 'check-ins', '', 2), (\(elsewhere), 'streak', 'kind:habit', 2)
+                    """,
+                    """
+                    INSERT INTO badges.awards (user_id, badge_id, level, period, title, awarded_at)
+                    VALUES (\(winner), \("challenge:\(competitionID.key):winner"), 1, '2026-W47', 'Water Cup winner 2026-W47', now())
+                    """,
+                ] {
+                    try await client.query(statement, logger: .test("migration"))
+                }
+            }
+            try await badges.start()
+            #expect(try await Self.participants(stack) == ["\(competitionID.key) \(winner.key)", "\(habitID.key) \(checkedIn.key)"].sorted())
+        }
+    }
+
     @Test("rebuilt from the earliest offsets, facts, participants and awards equal the incremental ones, and nothing is published twice")
     func rebuild() async throws {
         let (directory, activity) = try Self.recording(seed: 20_261_126)
