@@ -161,8 +161,8 @@ struct BadgeQueries: Sendable {
             let (badgeID, level, title, period, earnedAt) = row
             let badge = catalogue.badge(badgeID) ?? own[badgeID]
             return EarnedBadgeView(
-                badgeID: badgeID, challengeID: BadgeCatalogue.challenge(ofBadge: badgeID), level: level, title: title, icon: badge?.icon ?? "medal", period: period, earnedAt: earnedAt,
-                bonusPoints: badge?.bonusPoints)
+                badgeID: badgeID, challengeID: BadgeCatalogue.challenge(ofBadge: badgeID), level: level, title: title,
+                icon: badge?.icon ?? "medal", period: period, earnedAt: earnedAt, bonusPoints: badge?.bonusPoints)
         }
     }
 
