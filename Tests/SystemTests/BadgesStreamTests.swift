@@ -181,7 +181,45 @@ struct BadgesStreamTests {
         }
     }
 
-    @Test("rebuilt from the earliest offsets, facts and awards equal the incremental ones, and nothing is published twice")
+    /// Who joined which challenge, as text, in a fixed order.
+    static func participants(_ stack: TestStack) async throws -> [String] {
+        try await stack.database.withAdmin { client in
+            try await client.query("SELECT challenge_id::text || ' ' || user_id::text FROM badges.participants ORDER BY 1", logger: .test("participants"))
+                .collect().map { try $0.decode(String.self) }
+        }
+    }
+
+    @Test("migration 3 on a running deployment's data: whoever has a fact or an award in a challenge joined it")
+    func participantsMigration() async throws {
+        let checkedIn = UUID(), winner = UUID(), elsewhere = UUID(), habitID = UUID(), competitionID = UUID()
+        try await withTestStack("badges-migration-3") { stack in
+            let badges = try await stack.start("badges")
+            await badges.stop()
+            // The schema as migration 2 left it, holding what the service kept before it.
+            try await stack.database.withAdmin { client in
+                for statement: PostgresQuery in [
+                    "DROP TABLE badges.participants",
+                    "ALTER TABLE badges.challenges DROP COLUMN visibility, DROP COLUMN owner_id, DROP COLUMN group_id, DROP COLUMN deleted",
+                    "DELETE FROM badges.schema_migrations WHERE component = 'badges' AND version = 3",
+                    """
+                    INSERT INTO badges.facts (user_id, name, scope, value) VALUES
+                        (\(checkedIn), 'check-ins', '', 4), (\(checkedIn), 'check-ins', \("challenge:\(habitID.key)"), 4),
+                        (\(elsewhere), 'check-ins', '', 2), (\(elsewhere), 'streak', 'kind:habit', 2)
+                    """,
+                    """
+                    INSERT INTO badges.awards (user_id, badge_id, level, period, title, awarded_at)
+                    VALUES (\(winner), \("challenge:\(competitionID.key):winner"), 1, '2026-W47', 'Water Cup winner 2026-W47', now())
+                    """,
+                ] {
+                    try await client.query(statement, logger: .test("migration"))
+                }
+            }
+            try await badges.start()
+            #expect(try await Self.participants(stack) == ["\(competitionID.key) \(winner.key)", "\(habitID.key) \(checkedIn.key)"].sorted())
+        }
+    }
+
+    @Test("rebuilt from the earliest offsets, facts, participants and awards equal the incremental ones, and nothing is published twice")
     func rebuild() async throws {
         let (directory, activity) = try Self.recording(seed: 20_261_126)
         let total = directory.count + activity.count
@@ -191,6 +229,8 @@ struct BadgesStreamTests {
             try await LeaderboardStreamTests.deliver(activity, to: stack, expecting: total, service: "badges")
             let awards = try await Self.awards(stack)
             let facts = try await Self.facts(stack)
+            let participants = try await Self.participants(stack)
+            #expect(!participants.isEmpty, "whoever completed a chore joined it")
             let published = try await Self.published(stack)
             #expect(awards.count > 30 && published == awards.count, "\(awards.count) awards, \(published) published")
 
@@ -199,9 +239,9 @@ struct BadgesStreamTests {
             let badges = try stack.process("badges")
             await badges.stop()
 
-            // Lost facts, and some chores delivered twice while the service is down (all chores share the household's
-            // partition): the rebuild derives everything again from the topics, each event once.
-            try await stack.database.withAdmin { client in _ = try await client.query("TRUNCATE badges.facts", logger: .test("spoil")) }
+            // Lost facts and participants, and some chores delivered twice while the service is down (all chores share the
+            // household's partition): the rebuild derives everything again from the topics, each event once.
+            try await stack.database.withAdmin { client in _ = try await client.query("TRUNCATE badges.facts, badges.participants", logger: .test("spoil")) }
             let chores = activity.filter { $0.record.type == ChoreOccurrenceChanged.eventType }
             let duplicates = Array(chores.prefix(20))
             try await LeaderboardStreamTests.deliver(duplicates, to: stack, expecting: 0, service: "badges")
@@ -214,6 +254,7 @@ struct BadgesStreamTests {
                 "\(rebuild.output)")
             #expect(try await Self.awards(stack) == awards, "the rebuild equals the incremental path")
             #expect(try await Self.facts(stack) == facts)
+            #expect(try await Self.participants(stack) == participants)
             #expect(try await Self.published(stack) == published, "a rebuild publishes nothing already published")
 
             // Started again, the replica passes over what the rebuild read (the duplicates too) and goes on from there.
@@ -228,7 +269,7 @@ struct BadgesStreamTests {
             try await waitUntil("the newcomer's first chore badge is published") { try await Self.published(stack) == published + 1 }
         }
     }
-    @Test("a competition's own badges: a streak on it (also one reached before the definition arrived), finishing it, and first place on its board")
+    @Test("a competition's own badges: a streak on it (also one reached before the definition arrived), finishing it, and first place on its board, not on its points board")
     func challengeBadges() async throws {
         let ana = UUID(), bruno = UUID(), competitionID = UUID(), otherID = UUID()
         let now = Date()
@@ -243,9 +284,9 @@ struct BadgesStreamTests {
                 userID: user, attemptID: UUID(), challengeID: challengeID, kind: .competition, groupID: nil, period: .day, change: .extended,
                 previous: current - 1, current: current, best: current, freezesLeft: 0, localDate: day, changedAt: now))
         }
-        func closed(_ challengeID: UUID, winners: [UUID]) throws -> Recorded {
+        func closed(_ challengeID: UUID, board: String = "competition", winners: [UUID]) throws -> Recorded {
             try recorded(WindowClosed(
-                board: "challenge:\(challengeID.key)", scope: .challenge, subjectID: challengeID, window: "2026-W47", startsAt: now, endsAt: now,
+                board: "\(board):\(challengeID.key)", scope: .challenge, subjectID: challengeID, window: "2026-W47", startsAt: now, endsAt: now,
                 revision: 1, participants: 2, winners: winners, standings: [], closedAt: now))
         }
         let definition = ChallengeDefinition(
@@ -274,6 +315,8 @@ struct BadgesStreamTests {
                     attemptID: UUID(), userID: bruno, challengeID: competitionID, kind: .competition, groupID: nil, attemptNumber: 1, end: .completed,
                     endedOn: day, dayNumber: 7, reason: nil, missedTaskIDs: [], daysCompleted: 7, bestStreak: 2, points: 0, endedAt: now)),
                 try closed(competitionID, winners: [bruno]), try closed(otherID, winners: [ana]),
+                // The competition's points board has another leader, who has not won the competition.
+                try closed(competitionID, board: "challenge", winners: [ana]),
             ]
             expected += later.count
             try await LeaderboardStreamTests.deliver(later, to: stack, expecting: expected, service: "badges")

@@ -53,15 +53,20 @@ struct ProgressStage {
     }
 
     /// A week-long water competition in litres created by `owner` from `start` (Rome time), with `invitees` invited
-    /// (they must be the owner's friends); returns its id and its one task's id.
-    func waterCompetition(owner: User, from start: Date, inviting invitees: [User]) async throws -> (id: String, taskID: String) {
-        let created = try await owner.http.post("/v1/challenges", json: [
+    /// (they must be the owner's friends) and any other `fields` of the definition (tasks, rules, badges); returns its
+    /// id and its first task's id.
+    func waterCompetition(
+        owner: User, from start: Date, inviting invitees: [User], fields: [String: any Sendable] = [:]
+    ) async throws -> (id: String, taskID: String) {
+        var draft: [String: any Sendable] = [
             "kind": "competition", "name": "Most water", "description": "Litres in a week",
             "competition": [
                 "startsAt": Timestamp.format(start), "endsAt": Timestamp.format(start.addingTimeInterval(7 * 86_400)),
                 "timeZone": "Europe/Rome", "unit": "litres",
             ] as [String: any Sendable],
-        ])
+        ]
+        draft.merge(fields) { _, field in field }
+        let created = try await owner.http.post("/v1/challenges", json: draft)
         guard let definition = created.json["definition"] as? [String: Any], let id = definition["challengeID"] as? String,
             let taskID = (definition["tasks"] as? [[String: Any]])?.first?["taskID"] as? String
         else { throw StageError("competition not created: \(created.text)") }

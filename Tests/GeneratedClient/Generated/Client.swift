@@ -8518,9 +8518,9 @@ public struct Client: APIProtocol {
     }
     /// The badge catalogue, each level with its rarity (the share of users holding it); secret badges stay hidden until earned.
     ///
-    /// The badge catalogue, each level with its rarity (the share of users holding it); secret badges stay hidden until earned.
+    /// The badge catalogue, each level with its rarity (the share of users holding it); secret badges stay hidden until earned. With challengeID: that challenge's own badges instead, rarity among those who joined it.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/badges`.
     /// - Remark: Generated from `#/paths//v1/badges/get(listBadges)`.
@@ -8538,6 +8538,13 @@ public struct Client: APIProtocol {
                     method: .get
                 )
                 suppressMutabilityWarning(&request)
+                try converter.setQueryItemAsURI(
+                    in: &request,
+                    style: .form,
+                    explode: true,
+                    name: "challengeID",
+                    value: input.query.challengeID
+                )
                 converter.setAcceptHeader(
                     in: &request.headerFields,
                     contentTypes: input.headers.accept
@@ -8576,6 +8583,36 @@ public struct Client: APIProtocol {
                         headers: headers,
                         body: body
                     ))
+                case 400:
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 401:
                     let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
                         in: response.headerFields,
@@ -8603,6 +8640,66 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .unauthorized(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 404:
+                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.NotFound.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .notFound(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 422:
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.UnprocessableContent.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unprocessableContent(.init(
                         headers: headers,
                         body: body
                     ))
@@ -21762,9 +21859,9 @@ public struct Client: APIProtocol {
             }
         )
     }
-    /// The caller's achievements: badges earned (with level, period and date) and those still locked, with progress ("7 of 10").
+    /// The caller's achievements: badges earned (with level, period and date) and those still locked, with progress ("7 of 10"): the catalogue's and the own badges of the challenges the caller joined.
     ///
-    /// The caller's achievements: badges earned (with level, period and date) and those still locked, with progress ("7 of 10").
+    /// The caller's achievements: badges earned (with level, period and date) and those still locked, with progress ("7 of 10"): the catalogue's and the own badges of the challenges the caller joined.
     ///
     /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///

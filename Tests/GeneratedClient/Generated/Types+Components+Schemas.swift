@@ -993,6 +993,8 @@ extension Components {
         }
         /// - Remark: Generated from `#/components/schemas/CatalogueView`.
         public struct CatalogueView: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/CatalogueView/challengeID`.
+            public var challengeID: Swift.String?
             /// - Remark: Generated from `#/components/schemas/CatalogueView/items`.
             public var items: [Components.Schemas.BadgeView]
             /// - Remark: Generated from `#/components/schemas/CatalogueView/users`.
@@ -1002,19 +1004,23 @@ extension Components {
             /// Creates a new `CatalogueView`.
             ///
             /// - Parameters:
+            ///   - challengeID:
             ///   - items:
             ///   - users:
             ///   - version:
             public init(
+                challengeID: Swift.String? = nil,
                 items: [Components.Schemas.BadgeView],
                 users: Swift.Int,
                 version: Swift.Int
             ) {
+                self.challengeID = challengeID
                 self.items = items
                 self.users = users
                 self.version = version
             }
             public enum CodingKeys: String, CodingKey {
+                case challengeID
                 case items
                 case users
                 case version
@@ -3038,6 +3044,8 @@ extension Components {
             public var badgeID: Swift.String
             /// - Remark: Generated from `#/components/schemas/EarnedBadgeView/bonusPoints`.
             public var bonusPoints: Swift.Int?
+            /// - Remark: Generated from `#/components/schemas/EarnedBadgeView/challengeID`.
+            public var challengeID: Swift.String?
             /// - Remark: Generated from `#/components/schemas/EarnedBadgeView/earnedAt`.
             public var earnedAt: Foundation.Date
             /// - Remark: Generated from `#/components/schemas/EarnedBadgeView/icon`.
@@ -3053,6 +3061,7 @@ extension Components {
             /// - Parameters:
             ///   - badgeID:
             ///   - bonusPoints:
+            ///   - challengeID:
             ///   - earnedAt:
             ///   - icon:
             ///   - level:
@@ -3061,6 +3070,7 @@ extension Components {
             public init(
                 badgeID: Swift.String,
                 bonusPoints: Swift.Int? = nil,
+                challengeID: Swift.String? = nil,
                 earnedAt: Foundation.Date,
                 icon: Swift.String,
                 level: Swift.Int,
@@ -3069,6 +3079,7 @@ extension Components {
             ) {
                 self.badgeID = badgeID
                 self.bonusPoints = bonusPoints
+                self.challengeID = challengeID
                 self.earnedAt = earnedAt
                 self.icon = icon
                 self.level = level
@@ -3078,6 +3089,7 @@ extension Components {
             public enum CodingKeys: String, CodingKey {
                 case badgeID
                 case bonusPoints
+                case challengeID
                 case earnedAt
                 case icon
                 case level
@@ -4679,6 +4691,8 @@ extension Components {
         public struct LockedBadgeView: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/LockedBadgeView/badgeID`.
             public var badgeID: Swift.String
+            /// - Remark: Generated from `#/components/schemas/LockedBadgeView/challengeID`.
+            public var challengeID: Swift.String?
             /// - Remark: Generated from `#/components/schemas/LockedBadgeView/current`.
             public var current: Swift.Int
             /// - Remark: Generated from `#/components/schemas/LockedBadgeView/description`.
@@ -4697,6 +4711,7 @@ extension Components {
             ///
             /// - Parameters:
             ///   - badgeID:
+            ///   - challengeID:
             ///   - current:
             ///   - description:
             ///   - icon:
@@ -4706,6 +4721,7 @@ extension Components {
             ///   - title:
             public init(
                 badgeID: Swift.String,
+                challengeID: Swift.String? = nil,
                 current: Swift.Int,
                 description: Swift.String,
                 icon: Swift.String,
@@ -4715,6 +4731,7 @@ extension Components {
                 title: Swift.String
             ) {
                 self.badgeID = badgeID
+                self.challengeID = challengeID
                 self.current = current
                 self.description = description
                 self.icon = icon
@@ -4725,6 +4742,7 @@ extension Components {
             }
             public enum CodingKeys: String, CodingKey {
                 case badgeID
+                case challengeID
                 case current
                 case description
                 case icon

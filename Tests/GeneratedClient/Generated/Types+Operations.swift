@@ -8487,15 +8487,30 @@ public enum Operations {
     }
     /// The badge catalogue, each level with its rarity (the share of users holding it); secret badges stay hidden until earned.
     ///
-    /// The badge catalogue, each level with its rarity (the share of users holding it); secret badges stay hidden until earned.
+    /// The badge catalogue, each level with its rarity (the share of users holding it); secret badges stay hidden until earned. With challengeID: that challenge's own badges instead, rarity among those who joined it.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/badges`.
     /// - Remark: Generated from `#/paths//v1/badges/get(listBadges)`.
     public enum ListBadges {
         public static let id: Swift.String = "listBadges"
         public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/badges/GET/query`.
+            public struct Query: Sendable, Hashable {
+                /// A challenge whose own badges to list: one the caller joined, or may see (curated, public, their own, their group's). Any other is 404, as one that does not exist.
+                ///
+                /// - Remark: Generated from `#/paths/v1/badges/GET/query/challengeID`.
+                public var challengeID: Swift.String?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - challengeID: A challenge whose own badges to list: one the caller joined, or may see (curated, public, their own, their group's). Any other is 404, as one that does not exist.
+                public init(challengeID: Swift.String? = nil) {
+                    self.challengeID = challengeID
+                }
+            }
+            public var query: Operations.ListBadges.Input.Query
             /// - Remark: Generated from `#/paths/v1/badges/GET/header`.
             public struct Headers: Sendable, Hashable {
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListBadges.AcceptableContentType>]
@@ -8511,8 +8526,13 @@ public enum Operations {
             /// Creates a new `Input`.
             ///
             /// - Parameters:
+            ///   - query:
             ///   - headers:
-            public init(headers: Operations.ListBadges.Input.Headers = .init()) {
+            public init(
+                query: Operations.ListBadges.Input.Query = .init(),
+                headers: Operations.ListBadges.Input.Headers = .init()
+            ) {
+                self.query = query
                 self.headers = headers
             }
         }
@@ -8589,6 +8609,29 @@ public enum Operations {
                     }
                 }
             }
+            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/badges/get(listBadges)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/badges/get(listBadges)/responses/401`.
@@ -8607,6 +8650,52 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/badges/get(listBadges)/responses/404`.
+            ///
+            /// HTTP response code: `404 notFound`.
+            case notFound(Components.Responses.NotFound)
+            /// The associated value of the enum case if `self` is `.notFound`.
+            ///
+            /// - Throws: An error if `self` is not `.notFound`.
+            /// - SeeAlso: `.notFound`.
+            public var notFound: Components.Responses.NotFound {
+                get throws {
+                    switch self {
+                    case let .notFound(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/badges/get(listBadges)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
                             response: self
                         )
                     }
@@ -22247,9 +22336,9 @@ public enum Operations {
             }
         }
     }
-    /// The caller's achievements: badges earned (with level, period and date) and those still locked, with progress ("7 of 10").
+    /// The caller's achievements: badges earned (with level, period and date) and those still locked, with progress ("7 of 10"): the catalogue's and the own badges of the challenges the caller joined.
     ///
-    /// The caller's achievements: badges earned (with level, period and date) and those still locked, with progress ("7 of 10").
+    /// The caller's achievements: badges earned (with level, period and date) and those still locked, with progress ("7 of 10"): the catalogue's and the own badges of the challenges the caller joined.
     ///
     /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///

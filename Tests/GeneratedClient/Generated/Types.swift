@@ -357,9 +357,9 @@ public protocol APIProtocol: Sendable {
     func verifyEmail(_ input: Operations.VerifyEmail.Input) async throws -> Operations.VerifyEmail.Output
     /// The badge catalogue, each level with its rarity (the share of users holding it); secret badges stay hidden until earned.
     ///
-    /// The badge catalogue, each level with its rarity (the share of users holding it); secret badges stay hidden until earned.
+    /// The badge catalogue, each level with its rarity (the share of users holding it); secret badges stay hidden until earned. With challengeID: that challenge's own badges instead, rarity among those who joined it.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/badges`.
     /// - Remark: Generated from `#/paths//v1/badges/get(listBadges)`.
@@ -799,9 +799,9 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `DELETE /v1/me`.
     /// - Remark: Generated from `#/paths//v1/me/delete(deleteMe)`.
     func deleteMe(_ input: Operations.DeleteMe.Input) async throws -> Operations.DeleteMe.Output
-    /// The caller's achievements: badges earned (with level, period and date) and those still locked, with progress ("7 of 10").
+    /// The caller's achievements: badges earned (with level, period and date) and those still locked, with progress ("7 of 10"): the catalogue's and the own badges of the challenges the caller joined.
     ///
-    /// The caller's achievements: badges earned (with level, period and date) and those still locked, with progress ("7 of 10").
+    /// The caller's achievements: badges earned (with level, period and date) and those still locked, with progress ("7 of 10"): the catalogue's and the own badges of the challenges the caller joined.
     ///
     /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
@@ -1752,14 +1752,20 @@ extension APIProtocol {
     }
     /// The badge catalogue, each level with its rarity (the share of users holding it); secret badges stay hidden until earned.
     ///
-    /// The badge catalogue, each level with its rarity (the share of users holding it); secret badges stay hidden until earned.
+    /// The badge catalogue, each level with its rarity (the share of users holding it); secret badges stay hidden until earned. With challengeID: that challenge's own badges instead, rarity among those who joined it.
     ///
-    /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/badges`.
     /// - Remark: Generated from `#/paths//v1/badges/get(listBadges)`.
-    public func listBadges(headers: Operations.ListBadges.Input.Headers = .init()) async throws -> Operations.ListBadges.Output {
-        try await listBadges(Operations.ListBadges.Input(headers: headers))
+    public func listBadges(
+        query: Operations.ListBadges.Input.Query = .init(),
+        headers: Operations.ListBadges.Input.Headers = .init()
+    ) async throws -> Operations.ListBadges.Output {
+        try await listBadges(Operations.ListBadges.Input(
+            query: query,
+            headers: headers
+        ))
     }
     /// Browse and search the challenges the caller may see: the curated library, public competitions, and their own, invited and household definitions.
     ///
@@ -2574,9 +2580,9 @@ extension APIProtocol {
             body: body
         ))
     }
-    /// The caller's achievements: badges earned (with level, period and date) and those still locked, with progress ("7 of 10").
+    /// The caller's achievements: badges earned (with level, period and date) and those still locked, with progress ("7 of 10"): the catalogue's and the own badges of the challenges the caller joined.
     ///
-    /// The caller's achievements: badges earned (with level, period and date) and those still locked, with progress ("7 of 10").
+    /// The caller's achievements: badges earned (with level, period and date) and those still locked, with progress ("7 of 10"): the catalogue's and the own badges of the challenges the caller joined.
     ///
     /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///

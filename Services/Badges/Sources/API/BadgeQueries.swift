@@ -13,12 +13,7 @@ struct BadgeQueries: Sendable {
 
     func catalogueView(caller: UUID) async throws -> CatalogueView {
         let users = try await client.query("SELECT count(*) FROM users", logger: logger).collect().first?.decode(Int.self) ?? 0
-        var holders: [String: [Int: Int]] = [:]
-        for try await (badge, level, count) in try await client.query(
-            "SELECT badge_id, level, count(DISTINCT user_id) FROM awards GROUP BY badge_id, level", logger: logger
-        ).decode((String, Int, Int).self) {
-            holders[badge, default: [:]][level] = count
-        }
+        let holders = try await holders(of: nil)
         let held = Set(try await awards(of: caller).map(\.badgeID))
         let items = catalogue.badges.map { badge -> BadgeView in
             guard !badge.secret || held.contains(badge.id) else {
@@ -26,19 +21,75 @@ struct BadgeQueries: Sendable {
                     badgeID: badge.id, title: "Secret badge", description: "Earn it to find out.", icon: "secret", secret: true, bonusPoints: nil,
                     perPeriod: badge.isPerPeriod, levels: [])
             }
-            let levels = badge.levels.map { level in
-                let count = holders[badge.id]?[level.level] ?? 0
-                return LevelView(
-                    level: level.level, title: level.title, threshold: level.threshold, holders: count,
-                    rarityPercent: users > 0 ? (Double(count) * 1000 / Double(users)).rounded() / 10 : 0)
-            }
-            return BadgeView(
-                badgeID: badge.id, title: badge.title, description: badge.description, icon: badge.icon, secret: badge.secret,
-                bonusPoints: badge.bonusPoints, perPeriod: badge.isPerPeriod, levels: levels)
+            return Self.view(of: badge, holders: holders[badge.id] ?? [:], among: users)
         }
         return CatalogueView(version: catalogue.version, users: users, items: items)
     }
 
+    /// A challenge's own badges, each level's rarity among those who joined it; 404 unless the caller joined it or may
+    /// see it (`ChallengeAccess`, an invitation aside: the badge service does not keep invitations).
+    func challengeCatalogueView(_ challengeID: UUID, caller: UUID) async throws -> CatalogueView {
+        let row = try await client.query(
+            """
+            SELECT c.version, c.badges::text, c.visibility, c.owner_id,
+                EXISTS (SELECT 1 FROM participants p WHERE p.challenge_id = c.challenge_id AND p.user_id = \(caller)),
+                EXISTS (SELECT 1 FROM group_members g WHERE g.group_id = c.group_id AND g.user_id = \(caller))
+            FROM challenges c WHERE c.challenge_id = \(challengeID) AND NOT c.deleted
+            """, logger: logger
+        ).collect().first
+        let notFound = Problem.notFound("No such challenge, or not one whose badges you may see.")
+        guard let row else { throw notFound }
+        let (version, json, visibility, ownerID, joined, inGroup) = try row.decode((Int, String, String?, UUID?, Bool, Bool).self)
+        // A challenge kept before its visibility was: only those who joined it see its badges until its next version.
+        let visible = visibility.flatMap(Visibility.init(rawValue:)).map {
+            ChallengeAccess.canSee(.init(visibility: $0, isOwner: ownerID == caller, isGroupMember: inGroup))
+        } ?? false
+        guard joined || visible else { throw notFound }
+        let own = try BadgeStore.challengeBadges(challengeID, json: json)
+        let ids = own.badges.map(\.id)
+        // Those who joined it, and any holder not (yet) known to have joined: rarity never exceeds 100 %.
+        let users = try await client.query(
+            """
+            SELECT count(*) FROM (
+                SELECT user_id FROM participants WHERE challenge_id = \(challengeID)
+                UNION SELECT user_id FROM awards WHERE badge_id = ANY(\(ids))) AS counted
+            """, logger: logger
+        ).collect().first?.decode(Int.self) ?? 0
+        let holders = try await holders(of: ids)
+        return CatalogueView(
+            version: version, users: users, challengeID: challengeID,
+            items: own.badges.map { Self.view(of: $0, holders: holders[$0.id] ?? [:], among: users) })
+    }
+
+    /// Users holding each level of each badge (of `badgeIDs`, or of every badge), in any period.
+    private func holders(of badgeIDs: [String]?) async throws -> [String: [Int: Int]] {
+        let query: PostgresQuery =
+            if let badgeIDs {
+                "SELECT badge_id, level, count(DISTINCT user_id) FROM awards WHERE badge_id = ANY(\(badgeIDs)) GROUP BY badge_id, level"
+            } else {
+                "SELECT badge_id, level, count(DISTINCT user_id) FROM awards GROUP BY badge_id, level"
+            }
+        var holders: [String: [Int: Int]] = [:]
+        for try await (badge, level, count) in try await client.query(query, logger: logger).decode((String, Int, Int).self) {
+            holders[badge, default: [:]][level] = count
+        }
+        return holders
+    }
+
+    private static func view(of badge: Badge, holders: [Int: Int], among users: Int) -> BadgeView {
+        let levels = badge.levels.map { level in
+            let count = holders[level.level] ?? 0
+            return LevelView(
+                level: level.level, title: level.title, threshold: level.threshold, holders: count,
+                rarityPercent: users > 0 ? (Double(count) * 1000 / Double(users)).rounded() / 10 : 0)
+        }
+        return BadgeView(
+            badgeID: badge.id, title: badge.title, description: badge.description, icon: badge.icon, secret: badge.secret,
+            bonusPoints: badge.bonusPoints, perPeriod: badge.isPerPeriod, levels: levels)
+    }
+
+    /// The caller's badges earned, and the next level of each badge still to earn: the catalogue's (secret ones only
+    /// once earned), then the own badges of the challenges the caller joined.
     func mine(caller: UUID) async throws -> MyBadgesView {
         let earned = try await awards(of: caller)
         var facts: [Fact: Int] = [:]
@@ -48,18 +99,26 @@ struct BadgeQueries: Sendable {
             facts[Fact(name: name, scope: scope)] = value
         }
         let heldLevels = Dictionary(earned.map { ($0.badgeID, $0.level) }, uniquingKeysWith: max)
-        var locked: [LockedBadgeView] = []
-        for badge in catalogue.badges where !badge.secret || heldLevels[badge.id] != nil {
+        var badges = catalogue.badges.filter { !$0.secret || heldLevels[$0.id] != nil }
+        for try await (challengeID, json) in try await client.query(
+            """
+            SELECT c.challenge_id, c.badges::text FROM participants p JOIN challenges c USING (challenge_id)
+            WHERE p.user_id = \(caller) AND NOT c.deleted AND jsonb_array_length(c.badges) > 0 ORDER BY c.challenge_id
+            """, logger: logger
+        ).decode((UUID, String).self) {
+            badges += try BadgeStore.challengeBadges(challengeID, json: json).badges
+        }
+        let locked = badges.compactMap { badge -> LockedBadgeView? in
             let value: Int
             switch badge.rule {
             case .count, .streak: value = badge.rule.fact.flatMap { facts[$0] } ?? 0
             case .allOf(let parts): value = parts.filter { heldLevels[$0] != nil }.count
             case .weeklyChallenge, .weeklyGoal, .firstPlace: value = 0
             }
-            guard let next = Awarding.progress(of: badge, value: value, heldLevels: heldLevels[badge.id] ?? 0) else { continue }
-            locked.append(LockedBadgeView(
-                badgeID: badge.id, title: badge.title, description: badge.description, icon: badge.icon, level: next.level.level,
-                levelTitle: next.level.title, current: next.current, target: next.target))
+            guard let next = Awarding.progress(of: badge, value: value, heldLevels: heldLevels[badge.id] ?? 0) else { return nil }
+            return LockedBadgeView(
+                badgeID: badge.id, challengeID: BadgeCatalogue.challenge(ofBadge: badge.id), title: badge.title, description: badge.description,
+                icon: badge.icon, level: next.level.level, levelTitle: next.level.title, current: next.current, target: next.target)
         }
         return MyBadgesView(earned: earned, locked: locked)
     }
@@ -86,7 +145,10 @@ struct BadgeQueries: Sendable {
             let (name, scope, value) = try row.decode((String, String, Int).self)
             return BadgesExport.FactRow(name: name, scope: scope, value: value)
         }
-        return BadgesExport(facts: facts, badges: try await awards(of: userID))
+        let joined = try await client.query(
+            "SELECT challenge_id FROM participants WHERE user_id = \(userID) ORDER BY challenge_id", logger: logger
+        ).collect().map { try $0.decode(UUID.self) }
+        return BadgesExport(facts: facts, challengesJoined: joined, badges: try await awards(of: userID))
     }
 
     private func awards(of userID: UUID) async throws -> [EarnedBadgeView] {
@@ -99,8 +161,8 @@ struct BadgeQueries: Sendable {
             let (badgeID, level, title, period, earnedAt) = row
             let badge = catalogue.badge(badgeID) ?? own[badgeID]
             return EarnedBadgeView(
-                badgeID: badgeID, level: level, title: title, icon: badge?.icon ?? "medal", period: period, earnedAt: earnedAt,
-                bonusPoints: badge?.bonusPoints)
+                badgeID: badgeID, challengeID: BadgeCatalogue.challenge(ofBadge: badgeID), level: level, title: title,
+                icon: badge?.icon ?? "medal", period: period, earnedAt: earnedAt, bonusPoints: badge?.bonusPoints)
         }
     }
 

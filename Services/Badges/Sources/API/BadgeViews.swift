@@ -2,11 +2,14 @@ import Foundation
 import Hummingbird
 import SurgeRuntime
 
-/// The catalogue as a client shows it.
+/// The catalogue as a client shows it, or one challenge's own badges.
 struct CatalogueView: ResponseCodable {
+    /// The catalogue's version, or the challenge definition's.
     var version: Int
-    /// Users the rarity is counted among.
+    /// Users the rarity is counted among: every user, or those who joined the challenge.
     var users: Int
+    /// The challenge whose own badges these are; absent for the catalogue.
+    var challengeID: UUID?
     var items: [BadgeView]
 }
 
@@ -35,6 +38,8 @@ struct LevelView: Codable, Sendable {
 
 struct EarnedBadgeView: Codable, Sendable {
     var badgeID: String
+    /// The challenge a challenge's own badge belongs to; absent for the catalogue's.
+    var challengeID: UUID?
     var level: Int
     var title: String
     var icon: String
@@ -46,6 +51,8 @@ struct EarnedBadgeView: Codable, Sendable {
 
 struct LockedBadgeView: Codable, Sendable {
     var badgeID: String
+    /// The challenge a challenge's own badge belongs to; absent for the catalogue's.
+    var challengeID: UUID?
     var title: String
     var description: String
     var icon: String
@@ -67,7 +74,7 @@ struct UserBadgesView: ResponseCodable {
     var earned: [EarnedBadgeView]
 }
 
-/// The caller's part of the data export: facts kept and badges earned.
+/// The caller's part of the data export: facts kept, challenges joined and badges earned.
 struct BadgesExport: ResponseCodable {
     struct FactRow: Codable, Sendable {
         var name: String
@@ -76,5 +83,6 @@ struct BadgesExport: ResponseCodable {
     }
 
     var facts: [FactRow]
+    var challengesJoined: [UUID]
     var badges: [EarnedBadgeView]
 }

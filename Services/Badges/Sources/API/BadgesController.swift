@@ -7,8 +7,13 @@ struct BadgesController {
     let queries: BadgeQueries
 
     func addRoutes(to router: Router<SurgeRequestContext>) {
-        router.add(BadgesAPI.catalogue) { _, context in
-            try await queries.catalogueView(caller: try context.caller())
+        router.add(BadgesAPI.catalogue) { request, context in
+            let caller = try context.caller()
+            guard let text = request.uri.queryParameters["challengeID"].map(String.init) else {
+                return try await queries.catalogueView(caller: caller)
+            }
+            guard let challengeID = UUID(uuidString: text) else { throw Problem.validation(field: "challengeID", "must be a UUID") }
+            return try await queries.challengeCatalogueView(challengeID, caller: caller)
         }
         router.add(BadgesAPI.mine) { _, context in
             try await queries.mine(caller: try context.caller())

@@ -10,8 +10,9 @@ import SurgeMessaging
 /// or the week's challenge bonus booked), a week's goal reached (the weekly-goal bonus in the points ledger) and first
 /// place on a group's closed weekly board earn their badge for that period; a challenge's definition brings its kind
 /// and the badges it names of its own (`BadgeCatalogue(challengeID:badges:)`), earned from that challenge's facts and
-/// board. An undone check-in, a broken streak or a revised board never take a badge back. Events about a deleted user
-/// are ignored.
+/// its competition board; an attempt started (or a chore of it completed) makes the user one of its participants, whose
+/// locked badges list them. An undone check-in, a broken streak or a revised board never take a badge back. Events
+/// about a deleted user are ignored.
 enum BadgesEvents {
     static func register(in handlers: inout EventHandlers, awarder: Awarder) {
         handlers.on(UserRegistered.self) { event, connection, logger in
@@ -37,8 +38,12 @@ enum BadgesEvents {
         handlers.on(ChoreOccurrenceChanged.self) { event, connection, logger in
             let data = event.data
             guard data.change == .completed, let userID = data.completedBy else { return }
+            try await BadgeStore(connection: connection, logger: logger).join(data.choreID, userID)
             try await record(Fact.scopes(Rule.Measure.chores.rawValue, kind: .chore, challengeID: data.choreID).map { ($0, .add(1)) },
                              for: userID, at: data.changedAt, event.trace, connection, logger, awarder)
+        }
+        handlers.on(AttemptStarted.self) { event, connection, logger in
+            try await BadgeStore(connection: connection, logger: logger).join(event.data.challengeID, event.data.userID)
         }
         handlers.on(CheckInRecorded.self) { event, connection, logger in
             let data = event.data
@@ -92,8 +97,16 @@ enum BadgesEvents {
             let data = event.data
             let kind: Rule.WindowKind = data.window.contains("-W") ? .week : .month
             let store = BadgeStore(connection: connection, logger: logger)
-            // A group's board earns the catalogue's first-place badges; a challenge's board, the challenge's own.
-            let badges = if data.scope == .group { awarder.catalogue } else { try await store.challengeBadges(data.subjectID) }
+            // A group's board earns the catalogue's first-place badges; a competition's board (ranked by what is logged in
+            // its unit), the competition's own. A competition's points board (`challenge:<id>`, when its rules give
+            // points) may have another leader, who has not won it.
+            let badges: BadgeCatalogue
+            switch data.scope {
+            case .group: badges = awarder.catalogue
+            case .challenge:
+                guard data.board == "competition:\(data.subjectID.key)" else { return }
+                badges = try await store.challengeBadges(data.subjectID)
+            }
             for winner in data.winners where try await !store.isErased(winner) {
                 try await awarder.grant(
                     Awarding.firstPlace(badges, window: kind, key: data.window), to: winner, at: data.closedAt, backfilled: false,
@@ -105,6 +118,9 @@ enum BadgesEvents {
         }
         handlers.on(ChallengeChanged.self) { event, connection, logger in
             try await learn(event.data.definition, at: event.data.changedAt, event.trace, BadgeStore(connection: connection, logger: logger), awarder)
+        }
+        handlers.on(ChallengeDeleted.self) { event, connection, logger in
+            try await BadgeStore(connection: connection, logger: logger).deleteChallenge(event.data.challengeID)
         }
     }
 

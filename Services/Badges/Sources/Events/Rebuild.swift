@@ -6,7 +6,7 @@ import SurgeContracts
 import SurgeMessaging
 import SurgeRuntime
 
-/// `surge-badges rebuild`: users, relations, what is kept of each challenge, facts and awards rebuilt from the
+/// `surge-badges rebuild`: users, relations, what is kept of each challenge and who joined it, facts and awards rebuilt from the
 /// earliest offset of every topic the service reads, through the consumer's own handlers (`BadgesEvents`), in one transaction.
 ///
 /// Order: each partition in offset order, partitions merged by event time. Each event is recorded as processed by
@@ -76,7 +76,7 @@ enum Rebuild {
         var report = Report()
         try await connection.query("CREATE TEMPORARY TABLE previous_awards ON COMMIT DROP AS SELECT * FROM awards", logger: logger)
         try await connection.query(
-            "TRUNCATE users, erased_users, friendships, group_members, facts, awards, challenges, processed_events", logger: logger)
+            "TRUNCATE users, erased_users, friendships, group_members, facts, awards, challenges, participants, processed_events", logger: logger)
         let replayed = try await EventHistory.replay(records, through: handlers, group: group, on: connection, logger: logger)
         (report.events, report.applied, report.duplicates, report.skipped) = (replayed.events, replayed.applied, replayed.duplicates, replayed.skipped)
 

@@ -31,6 +31,7 @@ struct BadgeStore {
             "DELETE FROM awards WHERE user_id = \(userID)",
             "DELETE FROM friendships WHERE user_low = \(userID) OR user_high = \(userID)",
             "DELETE FROM group_members WHERE user_id = \(userID)",
+            "DELETE FROM participants WHERE user_id = \(userID)",
         ] {
             try await connection.query(statement, logger: logger)
         }
@@ -93,19 +94,37 @@ struct BadgeStore {
             .map { try $0.decode(String.self) })
     }
 
-    /// Keeps a challenge's kind and own badges from its definition, unless a later version is already kept; returns
-    /// whether they were kept.
+    /// Keeps a challenge's kind, own badges and who may see them from its definition, unless a later version is
+    /// already kept; returns whether they were kept.
     func saveChallenge(_ definition: ChallengeDefinition) async throws -> Bool {
         let badges = String(decoding: try JSONEncoder().encode(definition.badges ?? []), as: UTF8.self)
         return try await connection.query(
             """
-            INSERT INTO challenges (challenge_id, version, kind, badges)
-            VALUES (\(definition.challengeID), \(definition.version), \(definition.kind.rawValue), \(badges)::jsonb)
-            ON CONFLICT (challenge_id) DO UPDATE SET version = EXCLUDED.version, kind = EXCLUDED.kind, badges = EXCLUDED.badges
+            INSERT INTO challenges (challenge_id, version, kind, badges, visibility, owner_id, group_id)
+            VALUES (
+                \(definition.challengeID), \(definition.version), \(definition.kind.rawValue), \(badges)::jsonb,
+                \(definition.visibility.rawValue), \(definition.ownerID), \(definition.groupID))
+            ON CONFLICT (challenge_id) DO UPDATE SET version = EXCLUDED.version, kind = EXCLUDED.kind, badges = EXCLUDED.badges,
+                visibility = EXCLUDED.visibility, owner_id = EXCLUDED.owner_id, group_id = EXCLUDED.group_id
             WHERE challenges.version < EXCLUDED.version
             RETURNING 1
             """, logger: logger
         ).collect().isEmpty == false
+    }
+
+    /// A deleted challenge's own badges are no longer listed (locked, or in its catalogue); those earned stay.
+    func deleteChallenge(_ challengeID: UUID) async throws {
+        try await connection.query("UPDATE challenges SET deleted = true WHERE challenge_id = \(challengeID)", logger: logger)
+    }
+
+    /// The user joined the challenge (started an attempt, completed one of its chores).
+    func join(_ challengeID: UUID, _ userID: UUID) async throws {
+        try await connection.query(
+            """
+            INSERT INTO participants (challenge_id, user_id) SELECT \(challengeID), \(userID)
+            WHERE NOT EXISTS (SELECT 1 FROM erased_users WHERE user_id = \(userID))
+            ON CONFLICT DO NOTHING
+            """, logger: logger)
     }
 
     func challengeKind(_ challengeID: UUID) async throws -> ChallengeKind? {

@@ -1,8 +1,8 @@
 import SurgePostgres
 
 /// The badge service's tables: what it learned from identity (users, friendships, group members), the facts kept
-/// per user (counts and best streaks), the awards, the catalogue badges already backfilled, and what it keeps of each
-/// challenge (its kind and the badges it names of its own).
+/// per user (counts and best streaks), the awards, the catalogue badges already backfilled, what it keeps of each
+/// challenge (its kind, the badges it names of its own, and who may see them) and who joined which challenge.
 enum BadgesMigrations {
     static let set = MigrationSet(component: "badges", migrations: [
         Migration(1, "users, facts, awards, catalogue", [
@@ -42,6 +42,29 @@ enum BadgesMigrations {
             // Each challenge's latest version: its kind (a weekly challenge's bonus earns the week's badge) and the
             // badges it names of its own, as the definition lists them.
             "CREATE TABLE challenges (challenge_id uuid PRIMARY KEY, version integer NOT NULL, kind text NOT NULL, badges jsonb NOT NULL)",
+        ]),
+        Migration(3, "challenges: who may see them; participants", [
+            // Who may see a challenge's own badges (ChallengeAccess). A challenge kept before this migration has no
+            // visibility until its next version arrives: until then only its participants see its badges.
+            "ALTER TABLE challenges ADD COLUMN visibility text, ADD COLUMN owner_id uuid, ADD COLUMN group_id uuid",
+            "ALTER TABLE challenges ADD COLUMN deleted boolean NOT NULL DEFAULT false",
+            // Who joined a challenge (an attempt started, a chore of it completed): their locked badges list its own.
+            """
+            CREATE TABLE participants (
+                challenge_id uuid NOT NULL,
+                user_id uuid NOT NULL,
+                PRIMARY KEY (challenge_id, user_id)
+            )
+            """,
+            "CREATE INDEX participants_user ON participants (user_id)",
+            // Those who joined before this migration: whoever has a fact or an award in the challenge.
+            """
+            INSERT INTO participants (challenge_id, user_id)
+            SELECT substring(scope FROM 11)::uuid, user_id FROM facts WHERE scope LIKE 'challenge:%'
+            UNION
+            SELECT split_part(badge_id, ':', 2)::uuid, user_id FROM awards WHERE badge_id LIKE 'challenge:%'
+            ON CONFLICT DO NOTHING
+            """,
         ]),
     ])
 }

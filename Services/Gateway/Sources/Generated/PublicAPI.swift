@@ -970,6 +970,10 @@ enum PublicAPI {
       },
       "CatalogueView" : {
         "properties" : {
+          "challengeID" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
           "items" : {
             "items" : {
               "$ref" : "#/components/schemas/BadgeView"
@@ -2364,6 +2368,10 @@ enum PublicAPI {
           "bonusPoints" : {
             "type" : "integer"
           },
+          "challengeID" : {
+            "format" : "uuid",
+            "type" : "string"
+          },
           "earnedAt" : {
             "format" : "date-time",
             "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
@@ -3447,6 +3455,10 @@ enum PublicAPI {
       "LockedBadgeView" : {
         "properties" : {
           "badgeID" : {
+            "type" : "string"
+          },
+          "challengeID" : {
+            "format" : "uuid",
             "type" : "string"
           },
           "current" : {
@@ -8162,8 +8174,20 @@ enum PublicAPI {
     },
     "/v1/badges" : {
       "get" : {
-        "description" : "The badge catalogue, each level with its rarity (the share of users holding it); secret badges stay hidden until earned.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "The badge catalogue, each level with its rarity (the share of users holding it); secret badges stay hidden until earned. With challengeID: that challenge's own badges instead, rarity among those who joined it.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "listBadges",
+        "parameters" : [
+          {
+            "description" : "A challenge whose own badges to list: one the caller joined, or may see (curated, public, their own, their group's). Any other is 404, as one that does not exist.",
+            "in" : "query",
+            "name" : "challengeID",
+            "required" : false,
+            "schema" : {
+              "format" : "uuid",
+              "type" : "string"
+            }
+          }
+        ],
         "responses" : {
           "200" : {
             "content" : {
@@ -8180,8 +8204,17 @@ enum PublicAPI {
               }
             }
           },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
+          },
+          "404" : {
+            "$ref" : "#/components/responses/NotFound"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/UnprocessableContent"
           },
           "429" : {
             "$ref" : "#/components/responses/TooManyRequests"
@@ -8202,9 +8235,11 @@ enum PublicAPI {
           "badges"
         ],
         "x-problem-types" : [
+          "invalid-characters",
           "account-deleted",
           "invalid-token",
           "unauthorized",
+          "validation",
           "rate-limited",
           "catching-up",
           "unavailable"
@@ -12185,7 +12220,7 @@ enum PublicAPI {
     },
     "/v1/me/badges" : {
       "get" : {
-        "description" : "The caller's achievements: badges earned (with level, period and date) and those still locked, with progress (\"7 of 10\").\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "The caller's achievements: badges earned (with level, period and date) and those still locked, with progress (\"7 of 10\"): the catalogue's and the own badges of the challenges the caller joined.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "getMyBadges",
         "responses" : {
           "200" : {
@@ -12220,7 +12255,7 @@ enum PublicAPI {
             ]
           }
         ],
-        "summary" : "The caller's achievements: badges earned (with level, period and date) and those still locked, with progress (\"7 of 10\").",
+        "summary" : "The caller's achievements: badges earned (with level, period and date) and those still locked, with progress (\"7 of 10\"): the catalogue's and the own badges of the challenges the caller joined.",
         "tags" : [
           "badges"
         ],
