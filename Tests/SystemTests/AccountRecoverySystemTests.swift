@@ -68,6 +68,9 @@ struct AccountRecoverySystemTests {
             let laptop = try TestSession(laptopSignIn)
             let devices = try await ann.get("/v1/me/sessions").json["items"] as? [[String: Any]] ?? []
             #expect(devices.compactMap { $0["name"] as? String } == ["Ann's phone", "Laptop"], "\(devices)")
+            #expect(devices.compactMap { $0["current"] as? Bool } == [true, false], "the phone asked: \(devices)")
+            let fromLaptop = try await http.authorized(laptop.accessToken).get("/v1/me/sessions").json["items"] as? [[String: Any]] ?? []
+            #expect(fromLaptop.compactMap { $0["current"] as? Bool } == [false, true], "the laptop asked: \(fromLaptop)")
 
             // Forgot password: an unknown address and a known one get the same answer; only the known one gets a mail.
             let unknown = try await http.post("/v1/auth/forgot-password", json: ["email": "nobody@example.com"])
