@@ -216,6 +216,87 @@ struct AccountRecoverySystemTests {
         }
     }
 
+    @Test("the live streams of a revoked session end within a second of the gateway learning of it, browsers' too; the same user's other sessions and other users keep theirs")
+    func revokedSessionsStreamsEnd() async throws {
+        try await withTestStack("recovery-streams") { stack in
+            try await stack.start("identity", environment: ["BCRYPT_COST": "4"])
+            try await stack.start("gateway", environment: ["STREAM_HEARTBEAT_SECONDS": "1"])
+            let http = try stack.http()
+            let email = "cara.bianchi@example.com"
+            let registered = try await http.post(
+                "/v1/auth/register",
+                json: ["email": email, "password": Self.password, "displayName": "Cara", "timeZone": "Europe/Rome", "deviceName": "Phone"])
+            #expect(registered.status == 201, "\(registered.text)")
+            let phone = try TestSession(registered)
+            let laptop = try TestSession(
+                try await http.post("/v1/auth/sign-in", json: ["email": email, "password": Self.password, "deviceName": "Laptop"]))
+            let dan = try TestSession(try await http.post("/v1/auth/guest", json: ["displayName": "Dan", "timeZone": "Europe/Rome"]))
+            let phoneSession = try #require(Self.sessionID(of: phone.accessToken))
+
+            // The phone's app (bearer token) and its browser tab (a ticket issued to the phone's token), the laptop, and
+            // another user.
+            let phoneApp = try await Self.openStream(http, bearer: phone.accessToken)
+            let phoneTab = try await Self.openStream(http, ticketOf: phone.accessToken)
+            let laptopApp = try await Self.openStream(http, bearer: laptop.accessToken)
+            let danApp = try await Self.openStream(http, bearer: dan.accessToken)
+            defer { for stream in [phoneApp, phoneTab, laptopApp, danApp] { stream.close() } }
+            let spareTicket = try #require(try await http.authorized(phone.accessToken).post("/v1/stream/tickets").json["ticket"] as? String)
+
+            // The laptop signs the phone out.
+            #expect(try await http.authorized(laptop.accessToken).delete("/v1/me/sessions/\(phoneSession)").status == 204)
+            try await waitUntil("the gateway recorded the phone's revocation", timeout: .seconds(10), every: .milliseconds(10)) {
+                try await stack.database.count("SELECT count(*) FROM gateway.revoked_sessions WHERE session_id = \(UUID(uuidString: phoneSession)!)") == 1
+            }
+            let learned = ContinuousClock.now
+            for stream in [phoneApp, phoneTab] {
+                try await stream.waitUntilEnded(timeout: .seconds(5))
+                #expect(stream.events.last?.name == "session-ended", "\(stream.events)")
+            }
+            let ended = ContinuousClock.now - learned
+            #expect(ended < .milliseconds(1500), "the phone's streams ended \(ended) after the gateway recorded the revocation")
+
+            // The laptop's and Dan's streams stay open: each keeps receiving heartbeats.
+            let heartbeats = (laptopApp.heartbeats, danApp.heartbeats)
+            try await waitUntil("the other streams' next heartbeats", timeout: .seconds(5)) {
+                laptopApp.heartbeats >= heartbeats.0 + 2 && danApp.heartbeats >= heartbeats.1 + 2
+            }
+            #expect(!laptopApp.hasEnded && !danApp.hasEnded)
+            #expect(!laptopApp.events.contains { $0.name == "session-ended" } && !danApp.events.contains { $0.name == "session-ended" })
+
+            // The phone opens no new stream, with its token or a ticket it got before.
+            let again = try await http.authorized(phone.accessToken).get("/v1/stream")
+            #expect(again.status == 401 && (again.json["type"] as? String)?.hasSuffix("/invalid-token") == true, "\(again.text)")
+            let tab = try await http.get("/v1/stream?ticket=\(spareTicket)")
+            #expect(tab.status == 401 && (tab.json["type"] as? String)?.hasSuffix("/invalid-stream-ticket") == true, "\(tab.text)")
+
+            // Signing out ends the laptop's stream the same way; Dan's stays.
+            #expect(try await http.post("/v1/auth/sign-out", json: ["refreshToken": laptop.refreshToken]).status == 204)
+            try await laptopApp.waitUntilEnded(timeout: .seconds(5))
+            #expect(laptopApp.events.last?.name == "session-ended")
+            let danHeartbeats = danApp.heartbeats
+            try await waitUntil("Dan's next heartbeat", timeout: .seconds(5)) { danApp.heartbeats > danHeartbeats }
+            #expect(!danApp.hasEnded)
+        }
+    }
+
+    /// A stream through the gateway, once it is subscribed (`ready`).
+    static func openStream(_ http: TestHTTP, bearer token: String) async throws -> EventStreamClient {
+        let stream = try await EventStreamClient.connect(http.baseURL + "/v1/stream", headers: [("Authorization", "Bearer \(token)")])
+        #expect(stream.status == 200)
+        try await stream.waitFor("ready") { $0.name == "ready" }
+        return stream
+    }
+
+    /// A browser's stream: opened with a ticket issued to the token.
+    static func openStream(_ http: TestHTTP, ticketOf token: String) async throws -> EventStreamClient {
+        let issued = try await http.authorized(token).post("/v1/stream/tickets")
+        let ticket = try #require(issued.json["ticket"] as? String, "\(issued.text)")
+        let stream = try await EventStreamClient.connect(http.baseURL + "/v1/stream?ticket=\(ticket)")
+        #expect(stream.status == 200)
+        try await stream.waitFor("ready") { $0.name == "ready" }
+        return stream
+    }
+
     /// The gateway lets the token through.
     static func expectAccepted(_ token: String, http: TestHTTP) async throws {
         let response = try await http.authorized(token).get("/v1/me")
