@@ -66,6 +66,7 @@ public enum SurgeService: String, Sendable, CaseIterable {
                     "APNS_KEY_ID", "APNS_TEAM_ID", "APNS_TOPIC", "APNS_ENDPOINT", "WEBHOOKS_ALLOW_HTTP", "WEBHOOKS_ALLOW_PRIVATE_TARGETS",
                     "WEBHOOKS_INTERVAL_MS", "WEBHOOKS_TIMEOUT_SECONDS", "WEBHOOKS_DISABLE_AFTER_SECONDS", "WEBHOOKS_DISABLE_AFTER_FAILURES",
                     "WEBHOOKS_ROTATION_GRACE_SECONDS", "EMAIL_PROVIDER_URL", "EMAIL_PROVIDER_TOKEN", "EMAIL_FROM", "EMAIL_INTERVAL_MS",
+                    "EMAIL_WEBHOOK_SECRET",
                 ])
         case .analytics:
             ServiceEntry(

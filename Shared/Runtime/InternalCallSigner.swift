@@ -7,8 +7,9 @@ import SurgeContracts
 /// target, forwarded caller, request id and time with `INTERNAL_AUTH_SECRET` (HMAC-SHA256); a service accepts the
 /// forwarded caller only with a valid, fresh signature, so a process inside the network cannot pose as a user by
 /// setting `X-Surge-Caller` itself. The caller's roles (`X-Surge-Roles`, e.g. `admin`) are signed too when there are
-/// any; a call without roles is signed exactly as before roles existed. The body is not signed: a signature cannot be moved to another route or caller,
-/// and it expires after `maximumAge`.
+/// any, and so is the caller's session (`X-Surge-Session`, the access token's `sid`) when the token names one; a call
+/// without either is signed exactly as before they existed. The body is not signed: a signature cannot be moved to
+/// another route or caller, and it expires after `maximumAge`.
 public struct InternalCallSigner: Sendable {
     public static let header = HTTPField.Name("X-Surge-Signature")!
     public static let secretVariable = "INTERNAL_AUTH_SECRET"
@@ -36,18 +37,19 @@ public struct InternalCallSigner: Sendable {
 
     /// The header value for a call. Time is the real clock's, never a simulated one.
     public func signature(
-        method: String, target: String, caller: String?, clientAddress: String? = nil, roles: String? = nil, requestID: String,
-        at instant: Date = Date()
+        method: String, target: String, caller: String?, clientAddress: String? = nil, roles: String? = nil, session: String? = nil,
+        requestID: String, at instant: Date = Date()
     ) -> String {
         let seconds = Int64(instant.timeIntervalSince1970.rounded(.down))
         let code = mac(
-            seconds: seconds, method: method, target: target, caller: caller, clientAddress: clientAddress, roles: roles, requestID: requestID)
+            seconds: seconds, method: method, target: target, caller: caller, clientAddress: clientAddress, roles: roles, session: session,
+            requestID: requestID)
         return "v1;t=\(seconds);sig=\(code)"
     }
 
     public func isValid(
         _ header: String?, method: String, target: String, caller: String?, clientAddress: String? = nil, roles: String? = nil,
-        requestID: String, now: Date = Date()
+        session: String? = nil, requestID: String, now: Date = Date()
     ) -> Bool {
         guard let header else { return false }
         let parts = header.split(separator: ";")
@@ -56,7 +58,8 @@ public struct InternalCallSigner: Sendable {
             abs(Double(seconds) - now.timeIntervalSince1970) <= Self.maximumAge
         else { return false }
         let expected = mac(
-            seconds: seconds, method: method, target: target, caller: caller, clientAddress: clientAddress, roles: roles, requestID: requestID)
+            seconds: seconds, method: method, target: target, caller: caller, clientAddress: clientAddress, roles: roles, session: session,
+            requestID: requestID)
         // Constant-time comparison of the two codes.
         let given = Array(parts[2].dropFirst(4).utf8)
         let wanted = Array(expected.utf8)
@@ -65,11 +68,13 @@ public struct InternalCallSigner: Sendable {
     }
 
     private func mac(
-        seconds: Int64, method: String, target: String, caller: String?, clientAddress: String?, roles: String?, requestID: String
+        seconds: Int64, method: String, target: String, caller: String?, clientAddress: String?, roles: String?, session: String?,
+        requestID: String
     ) -> String {
         var parts = ["v1", String(seconds), method.uppercased(), target, caller?.lowercased() ?? "-", clientAddress ?? "-", requestID]
-        // Only a call with roles has this line, so what the gateway signed before roles existed still verifies.
+        // Only a call with roles (a session) has this line, so what the gateway signed before they existed still verifies.
         if let roles, !roles.isEmpty { parts.append("roles=" + roles) }
+        if let session, !session.isEmpty { parts.append("session=" + session.lowercased()) }
         let message = parts.joined(separator: "\n")
         let code = HMAC<SHA256>.authenticationCode(for: Data(message.utf8), using: key)
         return Base64URL.encode(Data(code))

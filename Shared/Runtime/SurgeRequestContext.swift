@@ -13,6 +13,9 @@ public enum InternalHeaders {
     /// The authenticated caller's roles from the access token (`admin`), comma-separated; absent when it has none.
     /// Trusted only under a valid signature, which covers it.
     public static let roles = HTTPField.Name("X-Surge-Roles")!
+    /// The session (refresh-token family) the caller's access token belongs to, its `sid`; absent for a token without
+    /// one. Trusted only under a valid signature, which covers it.
+    public static let session = HTTPField.Name("X-Surge-Session")!
     public static let requestID = HTTPField.Name("X-Request-ID")!
     public static let traceparent = HTTPField.Name("traceparent")!
     public static let tracestate = HTTPField.Name("tracestate")!
@@ -26,6 +29,8 @@ public struct SurgeRequestContext: RequestContext {
     public var clientAddress: String?
     /// The caller's roles as the gateway forwarded them under its signature (`admin`); empty for anyone else.
     public var callerRoles: Set<String> = []
+    /// The session the caller's access token belongs to, as the gateway forwarded it under its signature.
+    public var callerSessionID: UUID?
     public var trace = TraceContext()
 
     public init(source: ApplicationRequestContextSource) {
@@ -84,10 +89,11 @@ public struct ForwardedContextMiddleware: RouterMiddleware {
             let caller = request.headers[InternalHeaders.caller]
             let clientAddress = request.headers[InternalHeaders.clientAddress]
             let roles = request.headers[InternalHeaders.roles]
+            let session = request.headers[InternalHeaders.session]
             guard
                 signer.isValid(
                     request.headers[InternalCallSigner.header], method: request.method.rawValue, target: target,
-                    caller: caller, clientAddress: clientAddress, roles: roles, requestID: forwardedID ?? "")
+                    caller: caller, clientAddress: clientAddress, roles: roles, session: session, requestID: forwardedID ?? "")
             else {
                 throw Problem(
                     slug: "unauthenticated-call", title: "Unauthenticated call", status: .unauthorized,
@@ -95,7 +101,8 @@ public struct ForwardedContextMiddleware: RouterMiddleware {
             }
             context.callerID = caller.flatMap(UUID.init(uuidString:))
             context.clientAddress = clientAddress
-            // Roles mean something only for a caller.
+            // Roles and a session mean something only for a caller.
+            if context.callerID != nil { context.callerSessionID = session.flatMap(UUID.init(uuidString:)) }
             if context.callerID != nil, let roles {
                 context.callerRoles = Set(roles.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
             }

@@ -13,7 +13,8 @@ import Testing
 
 /// The gateway's `Authenticator` over a verifier that remembers tokens: a token of a revoked session is refused as an
 /// expired one is, also when the verifier serves it from memory; the same user's other sessions and tokens without a
-/// session (`sid`, issued before tokens named it) are not affected.
+/// session (`sid`, issued before tokens named it) are not affected. A refresh that finds sessions newly revoked ends
+/// the live streams opened with them.
 @Suite("Gateway: revoked sessions", .tags(.unit), .kind(.unit))
 struct SessionRevocationTests {
     @Test("a remembered token of a revoked session is refused; another session of the same user and a token without sid still pass")
@@ -25,11 +26,7 @@ struct SessionRevocationTests {
             fetches.increment()
             return String(decoding: try JSONEncoder().encode(issuer.jwks), as: UTF8.self)
         }
-        // Never started: the test sets the memory a refresh would load, so nothing touches the database.
-        let database = PostgresClient(
-            configuration: .init(host: "127.0.0.1", port: 1, username: "nobody", password: nil, database: nil, tls: .disable),
-            backgroundLogger: logger)
-        let revocations = Revocations(client: database, logger: logger)
+        let revocations = Revocations(client: Self.unstartedDatabase(logger), logger: logger)
         let authenticator = Authenticator(revocations: revocations, verifier: verifier)
 
         let user = UUID()
@@ -59,6 +56,51 @@ struct SessionRevocationTests {
         revocations.load(erasedUsers: [user], revokedSessions: [ended])
         let deleted = await #expect(throws: Problem.self) { try await authenticator.callerID(of: Self.request(keptToken)) }
         #expect(deleted?.type == Problem.typeBase + "account-deleted")
+    }
+
+    @Test("a refresh that finds sessions newly revoked ends the streams of those sessions only, once; other sessions' and sid-less streams stay open")
+    func revokedSessionsEndTheirStreams() async throws {
+        let logger = Logger.test("revocations")
+        let hub = StreamHub(settings: .init()) { _ in nil }
+        let handed = LockedValue<[Set<UUID>]>([])
+        let revocations = Revocations(client: Self.unstartedDatabase(logger), logger: logger) { sessions in
+            handed.withLock { $0.append(sessions) }
+            hub.endSessions(sessions)
+        }
+        let (user, other) = (UUID(), UUID())
+        let (ended, kept, earlier) = (UUID(), UUID(), UUID())
+        let phone = try hub.subscribe(userID: user, sessionID: ended, topics: [.user(user)], lastEventID: nil, now: 0).0
+        let browser = try hub.subscribe(userID: user, sessionID: ended, topics: [.user(user)], lastEventID: nil, now: 0).0
+        let laptop = try hub.subscribe(userID: user, sessionID: kept, topics: [.user(user)], lastEventID: nil, now: 0).0
+        let oldToken = try hub.subscribe(userID: user, sessionID: nil, topics: [.user(user)], lastEventID: nil, now: 0).0
+        let someoneElse = try hub.subscribe(userID: other, sessionID: UUID(), topics: [.user(other)], lastEventID: nil, now: 0).0
+
+        revocations.load(revokedSessions: [earlier])
+        revocations.load(revokedSessions: [earlier, ended])
+        #expect(handed.value == [[earlier], [ended]], "each refresh hands over only what it newly found")
+        for subscriber in [phone, browser] {
+            #expect(subscriber.closeReason == .sessionRevoked)
+            guard case .closed(.sessionRevoked) = await subscriber.next(until: .now + .seconds(5)) else {
+                Issue.record("the revoked session's stream was not told to end")
+                continue
+            }
+        }
+        for subscriber in [laptop, oldToken, someoneElse] {
+            #expect(subscriber.closeReason == nil)
+            guard case .idle = await subscriber.next(until: .now + .milliseconds(20)) else {
+                Issue.record("a stream of another session was disturbed")
+                continue
+            }
+        }
+        revocations.load(revokedSessions: [earlier, ended])
+        #expect(handed.value.count == 2, "a refresh that finds nothing new hands over nothing")
+    }
+
+    /// Never started: the tests set the memory a refresh would load, so nothing touches the database.
+    static func unstartedDatabase(_ logger: Logger) -> PostgresClient {
+        PostgresClient(
+            configuration: .init(host: "127.0.0.1", port: 1, username: "nobody", password: nil, database: nil, tls: .disable),
+            backgroundLogger: logger)
     }
 
     static func request(_ token: String) -> Request {

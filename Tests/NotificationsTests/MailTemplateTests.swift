@@ -44,6 +44,9 @@ struct MailTemplateTests {
     @Test("provider answers: accepted, retried, refused for good")
     func outcomes() {
         #expect(ProviderResponse.email(status: 200, body: Data(), retryAfter: nil) == .delivered)
+        #expect(
+            ProviderResponse.email(status: 200, body: Data(#"{"id":"49a3999c-0ce1-4ea6-ab68-afcd6dc2e794"}"#.utf8), retryAfter: nil)
+                == .accepted(providerMessageID: "49a3999c-0ce1-4ea6-ab68-afcd6dc2e794"), "the provider's id is kept to match its bounce reports")
         #expect(ProviderResponse.email(status: 429, body: Data(), retryAfter: 5) == .retry(after: 5, reason: "email-rate-limited"))
         #expect(ProviderResponse.email(status: 503, body: Data(), retryAfter: nil) == .retry(after: nil, reason: "email-http-503"))
         #expect(

@@ -75,7 +75,7 @@ struct InternalCallTests {
         }
     }
 
-    @Test("roles are signed when there are any; a call without roles is signed exactly as before roles existed")
+    @Test("roles and the session are signed when there are any; a call without them is signed exactly as before they existed")
     func rolesAreSigned() {
         let now = Date()
         let plain = signer.signature(method: "GET", target: "/v1/admin/kpis", caller: caller, requestID: "r1", at: now)
@@ -87,6 +87,16 @@ struct InternalCallTests {
         #expect(signer.isValid(admin, method: "GET", target: "/v1/admin/kpis", caller: caller, roles: "admin", requestID: "r1", now: now))
         #expect(!signer.isValid(admin, method: "GET", target: "/v1/admin/kpis", caller: caller, requestID: "r1", now: now))
         #expect(!signer.isValid(admin, method: "GET", target: "/v1/admin/kpis", caller: caller, roles: "admin,other", requestID: "r1", now: now))
+        // The caller's session likewise: signed when there is one, so it cannot be added, changed or dropped.
+        let session = UUID().uuidString.lowercased()
+        let withSession = signer.signature(method: "GET", target: "/v1/me/sessions", caller: caller, session: session, requestID: "r1", at: now)
+        #expect(signer.isValid(withSession, method: "GET", target: "/v1/me/sessions", caller: caller, session: session, requestID: "r1", now: now))
+        #expect(!signer.isValid(withSession, method: "GET", target: "/v1/me/sessions", caller: caller, requestID: "r1", now: now))
+        #expect(
+            !signer.isValid(
+                withSession, method: "GET", target: "/v1/me/sessions", caller: caller, session: UUID().uuidString, requestID: "r1", now: now))
+        let sessionless = signer.signature(method: "GET", target: "/v1/me/sessions", caller: caller, requestID: "r1", at: now)
+        #expect(!signer.isValid(sessionless, method: "GET", target: "/v1/me/sessions", caller: caller, session: session, requestID: "r1", now: now))
         #expect(InternalCallSigner.rolesHeader([]) == nil)
         #expect(InternalCallSigner.rolesHeader(["b", "admin", "b"]) == "admin,b")
     }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import PostgresNIO
 import SurgeContracts
@@ -68,6 +69,9 @@ struct AccountRecoverySystemTests {
             let laptop = try TestSession(laptopSignIn)
             let devices = try await ann.get("/v1/me/sessions").json["items"] as? [[String: Any]] ?? []
             #expect(devices.compactMap { $0["name"] as? String } == ["Ann's phone", "Laptop"], "\(devices)")
+            #expect(devices.compactMap { $0["current"] as? Bool } == [true, false], "the phone asked: \(devices)")
+            let fromLaptop = try await http.authorized(laptop.accessToken).get("/v1/me/sessions").json["items"] as? [[String: Any]] ?? []
+            #expect(fromLaptop.compactMap { $0["current"] as? Bool } == [false, true], "the laptop asked: \(fromLaptop)")
 
             // Forgot password: an unknown address and a known one get the same answer; only the known one gets a mail.
             let unknown = try await http.post("/v1/auth/forgot-password", json: ["email": "nobody@example.com"])
@@ -211,6 +215,182 @@ struct AccountRecoverySystemTests {
             try await Self.expectInvalidLink(
                 try await http.post("/v1/auth/verify-email", json: ["token": String(repeating: "A", count: 64)]))
         }
+    }
+
+    @Test("the live streams of a revoked session end within a second of the gateway learning of it, browsers' too; the same user's other sessions and other users keep theirs")
+    func revokedSessionsStreamsEnd() async throws {
+        try await withTestStack("recovery-streams") { stack in
+            try await stack.start("identity", environment: ["BCRYPT_COST": "4"])
+            try await stack.start("gateway", environment: ["STREAM_HEARTBEAT_SECONDS": "1"])
+            let http = try stack.http()
+            let email = "cara.bianchi@example.com"
+            let registered = try await http.post(
+                "/v1/auth/register",
+                json: ["email": email, "password": Self.password, "displayName": "Cara", "timeZone": "Europe/Rome", "deviceName": "Phone"])
+            #expect(registered.status == 201, "\(registered.text)")
+            let phone = try TestSession(registered)
+            let laptop = try TestSession(
+                try await http.post("/v1/auth/sign-in", json: ["email": email, "password": Self.password, "deviceName": "Laptop"]))
+            let dan = try TestSession(try await http.post("/v1/auth/guest", json: ["displayName": "Dan", "timeZone": "Europe/Rome"]))
+            let phoneSession = try #require(Self.sessionID(of: phone.accessToken))
+
+            // The phone's app (bearer token) and its browser tab (a ticket issued to the phone's token), the laptop, and
+            // another user.
+            let phoneApp = try await Self.openStream(http, bearer: phone.accessToken)
+            let phoneTab = try await Self.openStream(http, ticketOf: phone.accessToken)
+            let laptopApp = try await Self.openStream(http, bearer: laptop.accessToken)
+            let danApp = try await Self.openStream(http, bearer: dan.accessToken)
+            defer { for stream in [phoneApp, phoneTab, laptopApp, danApp] { stream.close() } }
+            let spareTicket = try #require(try await http.authorized(phone.accessToken).post("/v1/stream/tickets").json["ticket"] as? String)
+
+            // The laptop signs the phone out.
+            #expect(try await http.authorized(laptop.accessToken).delete("/v1/me/sessions/\(phoneSession)").status == 204)
+            try await waitUntil("the gateway recorded the phone's revocation", timeout: .seconds(10), every: .milliseconds(10)) {
+                try await stack.database.count("SELECT count(*) FROM gateway.revoked_sessions WHERE session_id = \(UUID(uuidString: phoneSession)!)") == 1
+            }
+            let learned = ContinuousClock.now
+            for stream in [phoneApp, phoneTab] {
+                try await stream.waitUntilEnded(timeout: .seconds(5))
+                #expect(stream.events.last?.name == "session-ended", "\(stream.events)")
+            }
+            let ended = ContinuousClock.now - learned
+            #expect(ended < .milliseconds(1500), "the phone's streams ended \(ended) after the gateway recorded the revocation")
+
+            // The laptop's and Dan's streams stay open: each keeps receiving heartbeats.
+            let heartbeats = (laptopApp.heartbeats, danApp.heartbeats)
+            try await waitUntil("the other streams' next heartbeats", timeout: .seconds(5)) {
+                laptopApp.heartbeats >= heartbeats.0 + 2 && danApp.heartbeats >= heartbeats.1 + 2
+            }
+            #expect(!laptopApp.hasEnded && !danApp.hasEnded)
+            #expect(!laptopApp.events.contains { $0.name == "session-ended" } && !danApp.events.contains { $0.name == "session-ended" })
+
+            // The phone opens no new stream, with its token or a ticket it got before.
+            let again = try await http.authorized(phone.accessToken).get("/v1/stream")
+            #expect(again.status == 401 && (again.json["type"] as? String)?.hasSuffix("/invalid-token") == true, "\(again.text)")
+            let tab = try await http.get("/v1/stream?ticket=\(spareTicket)")
+            #expect(tab.status == 401 && (tab.json["type"] as? String)?.hasSuffix("/invalid-stream-ticket") == true, "\(tab.text)")
+
+            // Signing out ends the laptop's stream the same way; Dan's stays.
+            #expect(try await http.post("/v1/auth/sign-out", json: ["refreshToken": laptop.refreshToken]).status == 204)
+            try await laptopApp.waitUntilEnded(timeout: .seconds(5))
+            #expect(laptopApp.events.last?.name == "session-ended")
+            let danHeartbeats = danApp.heartbeats
+            try await waitUntil("Dan's next heartbeat", timeout: .seconds(5)) { danApp.heartbeats > danHeartbeats }
+            #expect(!danApp.hasEnded)
+        }
+    }
+
+    @Test("the provider's signed reports through the gateway: unsigned ones refused; a soft bounce recorded and mail goes on; a hard bounce recorded once on its mail and nothing more is sent to the address")
+    func bounces() async throws {
+        let provider = try await MailProviderDouble()
+        do {
+            try await runBounces(provider)
+        } catch {
+            await provider.stop()
+            throw error
+        }
+        await provider.stop()
+    }
+
+    func runBounces(_ provider: MailProviderDouble) async throws {
+        try await withTestStack("recovery-bounces") { stack in
+            try await stack.start(
+                "notifications",
+                environment: [
+                    "EMAIL_PROVIDER_URL": provider.url, "EMAIL_PROVIDER_TOKEN": MailProviderDouble.token, "EMAIL_INTERVAL_MS": "20",
+                    "EMAIL_WEBHOOK_SECRET": MailProviderDouble.webhookSecret,
+                ])
+            try await stack.start("identity", environment: ["BCRYPT_COST": "4", "MAIL_RELAY_INTERVAL_MS": "20"])
+            try await stack.start("gateway")
+            let http = try stack.http()
+            let email = "eve.verdi@example.com"
+            let registered = try await http.post(
+                "/v1/auth/register", json: ["email": email, "password": Self.password, "displayName": "Eve", "timeZone": "Europe/Rome"])
+            #expect(registered.status == 201, "\(registered.text)")
+            let welcome = try await eventually("the verification mail") { provider.mails(to: email).first }
+            try await waitUntil("the mail is recorded as sent with the provider's id") {
+                try await stack.database.count(
+                    "SELECT count(*) FROM notifications.email_deliveries WHERE status = 'sent' AND provider_message_id = \(welcome.providerID)") == 1
+            }
+            let path = "/v1/email-provider/events"
+
+            // Unsigned, signed with another secret, or signed over another body: 401, nothing recorded.
+            let soft = MailProviderDouble.report("email.delivery_delayed", about: welcome)
+            let otherSecret = "whsec_" + Data(repeating: 1, count: 24).base64EncodedString()
+            let forged = MailProviderDouble.report("email.bounced", about: welcome, secret: otherSecret)
+            let refusals: [(Data, [(String, String)])] = [(soft.body, []), (forged.body, forged.headers), (Data(soft.body.reversed()), soft.headers)]
+            for (body, headers) in refusals {
+                let refused = try await http.send(.POST, path, body: body, headers: headers)
+                #expect(refused.status == 401 && refused.header("content-type") == "application/problem+json", "\(refused.text)")
+                #expect((refused.json["type"] as? String)?.hasSuffix("/invalid-webhook-signature") == true, "\(refused.text)")
+            }
+            #expect(try await stack.database.count("SELECT count(*) FROM notifications.email_bounces") == 0)
+
+            // A soft bounce is recorded on its mail; the address still gets mail.
+            #expect(try await http.send(.POST, path, body: soft.body, headers: soft.headers).status == 204)
+            #expect(
+                try await stack.database.count(
+                    "SELECT count(*) FROM notifications.email_deliveries WHERE provider_message_id = \(welcome.providerID) AND bounce = 'soft'") == 1)
+            #expect(try await stack.database.count("SELECT count(*) FROM notifications.email_suppressions") == 0)
+            #expect(try await http.post("/v1/auth/forgot-password", json: ["email": email]).status == 202)
+            let second = try await eventually("a mail after the soft bounce") { provider.mails(to: email).dropFirst().first }
+            try await waitUntil("the second mail is recorded as sent") {
+                try await stack.database.count(
+                    "SELECT count(*) FROM notifications.email_deliveries WHERE status = 'sent' AND provider_message_id = \(second.providerID)") == 1
+            }
+
+            // A hard bounce of that mail, reported twice (the provider retries): recorded once on it, the address suppressed.
+            let hard = MailProviderDouble.report("email.bounced", about: second, bounce: ["type": "Permanent", "subType": "General"])
+            for _ in 0..<2 { #expect(try await http.send(.POST, path, body: hard.body, headers: hard.headers).status == 204) }
+            #expect(
+                try await stack.database.count(
+                    "SELECT count(*) FROM notifications.email_bounces b JOIN notifications.email_deliveries d USING (mail_id) WHERE d.provider_message_id = \(second.providerID) AND b.kind = 'hard' AND d.bounce = 'hard'"
+                ) == 1)
+            #expect(try await stack.database.count("SELECT count(*) FROM notifications.email_suppressions WHERE address = \(email) AND kind = 'hard'") == 1)
+
+            // Nothing more goes to the address: the next mail fails as suppressed without reaching the provider.
+            #expect(try await http.post("/v1/auth/forgot-password", json: ["email": email]).status == 202)
+            try await waitUntil("the next mail is refused as suppressed") {
+                try await stack.database.count(
+                    "SELECT count(*) FROM notifications.email_deliveries WHERE address = \(email) AND status = 'failed' AND last_error = 'email-suppressed'") == 1
+            }
+            #expect(provider.mails(to: email).count == 2)
+
+            // Signed events of other kinds are acknowledged and ignored; a signed body that is no event is 400.
+            let delivered = MailProviderDouble.report("email.delivered", about: second)
+            #expect(try await http.send(.POST, path, body: delivered.body, headers: delivered.headers).status == 204)
+            #expect(try await stack.database.count("SELECT count(*) FROM notifications.email_bounces") == 2)
+            let garbage = Data("not json".utf8)
+            let timestamp = String(Int(Date().timeIntervalSince1970))
+            let key = SymmetricKey(data: Data(base64Encoded: String(MailProviderDouble.webhookSecret.dropFirst("whsec_".count)))!)
+            let mac = HMAC<SHA256>.authenticationCode(for: Data("msg_garbage.\(timestamp).".utf8) + garbage, using: key)
+            let malformed = try await http.send(
+                .POST, path, body: garbage,
+                headers: [("webhook-id", "msg_garbage"), ("webhook-timestamp", timestamp), ("webhook-signature", "v1," + Data(mac).base64EncodedString())])
+            #expect(malformed.status == 400 && (malformed.json["type"] as? String)?.hasSuffix("/malformed-body") == true, "\(malformed.text)")
+            let secretText = String(MailProviderDouble.webhookSecret.dropFirst("whsec_".count))
+            for log in try FileManager.default.contentsOfDirectory(at: stack.logDirectory, includingPropertiesForKeys: nil) {
+                #expect(!(try String(contentsOf: log, encoding: .utf8)).contains(secretText), "\(log.lastPathComponent) logs the webhook secret")
+            }
+        }
+    }
+
+    /// A stream through the gateway, once it is subscribed (`ready`).
+    static func openStream(_ http: TestHTTP, bearer token: String) async throws -> EventStreamClient {
+        let stream = try await EventStreamClient.connect(http.baseURL + "/v1/stream", headers: [("Authorization", "Bearer \(token)")])
+        #expect(stream.status == 200)
+        try await stream.waitFor("ready") { $0.name == "ready" }
+        return stream
+    }
+
+    /// A browser's stream: opened with a ticket issued to the token.
+    static func openStream(_ http: TestHTTP, ticketOf token: String) async throws -> EventStreamClient {
+        let issued = try await http.authorized(token).post("/v1/stream/tickets")
+        let ticket = try #require(issued.json["ticket"] as? String, "\(issued.text)")
+        let stream = try await EventStreamClient.connect(http.baseURL + "/v1/stream?ticket=\(ticket)")
+        #expect(stream.status == 200)
+        try await stream.waitFor("ready") { $0.name == "ready" }
+        return stream
     }
 
     /// The gateway lets the token through.

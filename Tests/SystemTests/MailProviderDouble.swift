@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -7,7 +8,8 @@ import ServiceLifecycle
 import SurgeTestSupport
 
 /// A stand-in for an HTTP e-mail provider (Resend's API shape), inside the test process: it records every mail posted
-/// to `POST /emails` and answers 200 with an id, or what the test scripted for an address.
+/// to `POST /emails` and answers 200 with an id, or what the test scripted for an address. `report` signs a webhook
+/// event about a mail as the provider would (Standard Webhooks, `webhookSecret`).
 final class MailProviderDouble: Sendable {
     struct Sent: Sendable {
         var headers: [String: String]
@@ -16,6 +18,8 @@ final class MailProviderDouble: Sendable {
         var subject: String
         var text: String
         var html: String
+        /// The id the double answered the send with, which the provider's reports about the mail name.
+        var providerID: String
 
         /// The token in the mail's link (after `token=`), if it has one.
         var token: String? {
@@ -44,9 +48,9 @@ final class MailProviderDouble: Sendable {
             let json = (try? JSONSerialization.jsonObject(with: body) as? [String: Any]) ?? [:]
             let mail = Sent(
                 headers: headers, to: json["to"] as? [String] ?? [], from: json["from"] as? String ?? "", subject: json["subject"] as? String ?? "",
-                text: json["text"] as? String ?? "", html: json["html"] as? String ?? "")
+                text: json["text"] as? String ?? "", html: json["html"] as? String ?? "", providerID: UUID().uuidString.lowercased())
             let answer = mail.to.first.flatMap { address in scripts.withLock { $0[address] } }
-                ?? Answer(status: 200, body: #"{"id":"\#(UUID().uuidString.lowercased())"}"#)
+                ?? Answer(status: 200, body: #"{"id":"\#(mail.providerID)"}"#)
             if (200..<300).contains(answer.status) { sent.withLock { $0.append(mail) } }
             var fields = HTTPFields()
             fields[.contentType] = "application/json"
@@ -70,6 +74,21 @@ final class MailProviderDouble: Sendable {
 
     /// From now on mails to the address get this answer.
     func script(_ address: String, _ answer: Answer) { scripts.withLock { $0[address] = answer } }
+
+    static let webhookSecret = "whsec_" + Data((0..<24).map { UInt8($0 * 7 % 256) }).base64EncodedString()
+
+    /// A webhook event of `type` about `mail` (`bounce` for `email.bounced`), as the body and headers the provider sends.
+    static func report(
+        _ type: String, about mail: Sent, bounce: [String: String]? = nil, id: String = "msg_" + UUID().uuidString, secret: String = webhookSecret
+    ) -> (body: Data, headers: [(String, String)]) {
+        var data: [String: Any] = ["email_id": mail.providerID, "to": mail.to, "from": mail.from, "subject": mail.subject]
+        if let bounce { data["bounce"] = bounce }
+        let body = try! JSONSerialization.data(withJSONObject: ["type": type, "created_at": "2026-11-25T04:00:00.000Z", "data": data])
+        let timestamp = Int(Date().timeIntervalSince1970)
+        let key = SymmetricKey(data: Data(base64Encoded: String(secret.dropFirst("whsec_".count)))!)
+        let mac = HMAC<SHA256>.authenticationCode(for: Data("\(id).\(timestamp).".utf8) + body, using: key)
+        return (body, [("webhook-id", id), ("webhook-timestamp", String(timestamp)), ("webhook-signature", "v1," + Data(mac).base64EncodedString())])
+    }
 
     func stop() async {
         await group.triggerGracefulShutdown()

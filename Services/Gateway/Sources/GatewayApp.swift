@@ -36,7 +36,9 @@ public enum GatewayService {
         // A claim is only taken over once the request that made it must have ended.
         let idempotency = IdempotencyStore(
             client: infrastructure.database, logger: infrastructure.logger, abandonAfter: .seconds(upstreamTimeout + 30))
-        let revocations = Revocations(client: infrastructure.database, logger: infrastructure.logger)
+        let streamLogger = infrastructure.logger
+        let hub = StreamHub(settings: streamSettings) { StreamFeed.route($0, logger: streamLogger) }
+        let revocations = Revocations(client: infrastructure.database, logger: infrastructure.logger) { hub.endSessions($0) }
         var handlers = EventHandlers()
         handlers.on(UserDeleted.self) { event, connection, logger in
             try await Revocations.recordErasure(of: event.data.userID, at: event.data.deletedAt, on: connection, logger: logger)
@@ -60,8 +62,6 @@ public enum GatewayService {
             maxUploadBytes: maxUploadBytes,
             now: now)
         let export = ExportController(upstreams: upstreams, signer: settings.internalCalls, now: now)
-        let streamLogger = infrastructure.logger
-        let hub = StreamHub(settings: streamSettings) { StreamFeed.route($0, logger: streamLogger) }
         let feed = StreamFeed(hub: hub, logger: infrastructure.logger)
         let tail = try KafkaTail(configuration: settings.kafka, topics: StreamFeed.topics, logger: infrastructure.logger) { feed.handle($0) }
         let tickets = StreamTickets(client: infrastructure.database, logger: infrastructure.logger)

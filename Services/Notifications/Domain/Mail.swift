@@ -103,11 +103,16 @@ public enum MailTemplates {
 }
 
 extension ProviderResponse {
-    /// An HTTP e-mail API (Resend's shape): 2xx accepted; 429 and 5xx worth another try; any other refusal (an
-    /// address the provider will not send to, a suppressed address after earlier bounces) is final and recorded.
+    /// An HTTP e-mail API (Resend's shape): 2xx accepted, with the message's `id` when the provider names it; 429 and
+    /// 5xx worth another try; any other refusal (an address the provider will not send to, a suppressed address after
+    /// earlier bounces) is final and recorded.
     public static func email(status: Int, body: Data, retryAfter: TimeInterval?) -> DeliveryOutcome {
+        struct Accepted: Decodable { var id: String? }
         struct ErrorBody: Decodable { var name: String? }
-        if (200..<300).contains(status) { return .delivered }
+        if (200..<300).contains(status) {
+            guard let id = (try? JSONDecoder().decode(Accepted.self, from: body))?.id, !id.isEmpty, id.utf8.count <= 200 else { return .delivered }
+            return .accepted(providerMessageID: id)
+        }
         switch status {
         case 429: return .retry(after: retryAfter, reason: "email-rate-limited")
         case 500...: return .retry(after: retryAfter, reason: "email-http-\(status)")

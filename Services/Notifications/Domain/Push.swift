@@ -88,12 +88,20 @@ public struct PushMessage: Sendable, Equatable {
 /// never a token or a secret.
 public enum DeliveryOutcome: Sendable, Equatable {
     case delivered
+    /// Delivered, and the provider named its message: its later reports about it (bounces) are matched by that id.
+    case accepted(providerMessageID: String)
     /// A transient failure; `after` is the provider's `Retry-After`, when it sent one.
     case retry(after: TimeInterval?, reason: String)
     /// The device is gone (uninstalled, token expired or meant for another app): forget the token.
     case targetGone(reason: String)
     /// A failure that retrying will not cure.
     case failed(reason: String)
+}
+
+extension DeliveryOutcome {
+    public var providerMessageID: String? {
+        if case .accepted(let id) = self { id } else { nil }
+    }
 }
 
 /// How a provider's answer is read. Only the status, the `Retry-After` header and the provider's error code matter.

@@ -19,12 +19,20 @@ public enum NotificationsService {
         var reminderBatch: Int
         var push: PushSettings
         var email: EmailChannel.Settings?
+        /// The secret the e-mail provider signs its reports (bounces, complaints) with; without it every report is refused.
+        var emailWebhookSecret: WebhookSecret?
 
         static func from(_ reader: EnvironmentReader) throws -> Settings {
             Settings(
                 reminderInterval: .milliseconds(try reader.int("REMINDER_INTERVAL_MS", default: 1000, range: 10...60_000)),
                 reminderBatch: try reader.int("REMINDER_BATCH_SIZE", default: 200, range: 1...10_000),
-                push: try PushSettings.from(reader), email: try EmailChannel.Settings.from(reader))
+                push: try PushSettings.from(reader), email: try EmailChannel.Settings.from(reader),
+                emailWebhookSecret: try reader.string("EMAIL_WEBHOOK_SECRET").map { text in
+                    guard let secret = WebhookSecret(text), secret.key.count >= 16 else {
+                        throw ConfigurationError(variable: "EMAIL_WEBHOOK_SECRET", problem: "must be whsec_ and the base64 of at least 16 bytes")
+                    }
+                    return secret
+                })
         }
     }
 
@@ -68,8 +76,15 @@ public enum NotificationsService {
             store: emails, channel: notifications.email.map { EmailChannel(settings: $0, logger: logger) }, retry: EmailDispatcher.defaultRetry,
             now: { clock.now() }, logger: logger)
         services.append(PeriodicService("email", every: notifications.email?.interval ?? .seconds(1), logger: logger) { try await emailDispatcher.sendDue() })
-        services.append(PeriodicService("email-pruning", every: .seconds(3600), logger: logger) { try await emails.prune(now: clock.now()) })
-        logger.info("E-mail channel", metadata: ["on": "\(notifications.email != nil)"])
+        let bounces = EmailBounceStore(client: infrastructure.database, logger: logger)
+        EmailProviderEventsController(verifier: notifications.emailWebhookSecret.map { WebhookVerifier(secret: $0) }, bounces: bounces, now: { clock.now() })
+            .addRoutes(to: router)
+        services.append(
+            PeriodicService("email-pruning", every: .seconds(3600), logger: logger) {
+                try await emails.prune(now: clock.now())
+                try await bounces.prune(now: clock.now())
+            })
+        logger.info("E-mail channel", metadata: ["on": "\(notifications.email != nil)", "bounce-reports": "\(notifications.emailWebhookSecret != nil)"])
         return infrastructure.makeApplication(router: router, consumers: [consumer], services: services)
     }
 

@@ -149,6 +149,9 @@ extension ProblemType {
         "The webhook URL is not https, or its host resolves to a loopback, private, link-local or other non-public address.")
     public static let webhookLimitReached = ProblemType(
         "webhook-limit-reached", .conflict, "The account has as many webhook subscriptions as it may; delete one first.")
+    public static let invalidWebhookSignature = ProblemType(
+        "invalid-webhook-signature", .unauthorized,
+        "The webhook message is unsigned, not signed with the shared secret, or its timestamp is more than 5 minutes from now.")
 
     /// Every problem type, in the order the document lists them.
     public static let all: [ProblemType] = [
@@ -164,7 +167,7 @@ extension ProblemType {
         outsideCompetition, checkInWindowClosed, checkInInFuture, checkInBeforeStart, checkInAfterEnd, dayOff, pauseNotAllowed, pauseTooLate,
         pauseOverlaps, pauseTooLong, pauseLimitReached, notPaused,
         tooManyStreams, invalidStreamTicket,
-        webhookTargetRefused, webhookLimitReached,
+        webhookTargetRefused, webhookLimitReached, invalidWebhookSignature,
     ]
 
     /// What any operation may answer, given how it is declared.

@@ -12226,6 +12226,275 @@ public struct Client: APIProtocol {
             }
         )
     }
+    /// Where the e-mail provider reports what became of the mails it accepted (its webhook; not for apps).
+    ///
+    /// Where the e-mail provider reports what became of the mails it accepted (its webhook; not for apps). The message is signed as Standard Webhooks specifies (Resend's Svix headers are read too): `webhook-id`, `webhook-timestamp` (Unix seconds, within 5 minutes of now) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of id.timestamp.body>` under `EMAIL_WEBHOOK_SECRET`); anything else is 401. The body is the provider's event, `{"type", "created_at", "data": {"email_id", "to", "bounce": {"type", "subType"}}}`: `email.bounced` (permanent unless `bounce.type` says otherwise), `email.delivery_delayed` and `email.complained` are recorded once per `webhook-id` against the mail and its address; a permanent bounce or a complaint stops every later mail to the address. Other event types are acknowledged and ignored.
+    ///
+    /// Problem types:
+    /// - 400 `malformed-body`: The body is not JSON, or could not be read.
+    /// - 401 `invalid-webhook-signature`: The webhook message is unsigned, not signed with the shared secret, or its timestamp is more than 5 minutes from now.
+    /// - 413 `payload-too-large`: The body is larger than the operation takes.
+    /// - 422 `validation`: A field, query parameter or header breaks a rule (unknown fields included); `errors` names each with the rule broken.
+    ///
+    /// Also, as any such operation: `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `POST /v1/email-provider/events`.
+    /// - Remark: Generated from `#/paths//v1/email-provider/events/post(receiveEmailProviderEvent)`.
+    public func receiveEmailProviderEvent(_ input: Operations.ReceiveEmailProviderEvent.Input) async throws -> Operations.ReceiveEmailProviderEvent.Output {
+        try await client.send(
+            input: input,
+            forOperation: Operations.ReceiveEmailProviderEvent.id,
+            serializer: { input in
+                let path = try converter.renderedPath(
+                    template: "/v1/email-provider/events",
+                    parameters: []
+                )
+                var request: HTTPTypes.HTTPRequest = .init(
+                    soar_path: path,
+                    method: .post
+                )
+                suppressMutabilityWarning(&request)
+                converter.setAcceptHeader(
+                    in: &request.headerFields,
+                    contentTypes: input.headers.accept
+                )
+                return (request, nil)
+            },
+            deserializer: { response, responseBody in
+                switch response.status.code {
+                case 204:
+                    let headers: Operations.ReceiveEmailProviderEvent.Output.NoContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    return .noContent(.init(headers: headers))
+                case 400:
+                    let headers: Components.Responses.BadRequest.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.BadRequest.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 401:
+                    let headers: Components.Responses.Unauthorized.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.Unauthorized.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unauthorized(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 413:
+                    let headers: Components.Responses.ContentTooLarge.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.ContentTooLarge.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .contentTooLarge(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 422:
+                    let headers: Components.Responses.UnprocessableContent.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "X-Request-ID",
+                        as: Components.Headers.XRequestID.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.UnprocessableContent.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .unprocessableContent(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 429:
+                    let headers: Components.Responses.TooManyRequests.Headers = .init(
+                        rateLimitLimit: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "RateLimit-Limit",
+                            as: Components.Headers.RateLimitLimit.self
+                        ),
+                        rateLimitPolicy: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "RateLimit-Policy",
+                            as: Components.Headers.RateLimitPolicy.self
+                        ),
+                        rateLimitRemaining: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "RateLimit-Remaining",
+                            as: Components.Headers.RateLimitRemaining.self
+                        ),
+                        rateLimitReset: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "RateLimit-Reset",
+                            as: Components.Headers.RateLimitReset.self
+                        ),
+                        retryAfter: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Retry-After",
+                            as: Components.Headers.RetryAfter.self
+                        ),
+                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.TooManyRequests.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .tooManyRequests(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                case 503:
+                    let headers: Components.Responses.ServiceUnavailable.Headers = .init(
+                        retryAfter: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Retry-After",
+                            as: Components.Headers.RetryAfter.self
+                        ),
+                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        )
+                    )
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.ServiceUnavailable.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/problem+json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/problem+json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas.Problem.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .applicationProblemJson(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .serviceUnavailable(.init(
+                        headers: headers,
+                        body: body
+                    ))
+                default:
+                    return .undocumented(
+                        statusCode: response.status.code,
+                        .init(
+                            headerFields: response.headerFields,
+                            body: responseBody
+                        )
+                    )
+                }
+            }
+        )
+    }
     /// Pending friend requests, oldest first.
     ///
     /// Pending friend requests, oldest first.
@@ -26972,7 +27241,7 @@ public struct Client: APIProtocol {
     }
     /// The caller's signed-in devices, oldest first: name, when signed in and when last used.
     ///
-    /// The caller's signed-in devices, oldest first: name, when signed in and when last used.
+    /// The caller's signed-in devices, oldest first: name, when signed in and when last used. The session of the access token that asks is marked `current` (none is when the token predates sessions being named).
     ///
     /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `unavailable` (503).
     ///
@@ -29422,7 +29691,7 @@ public struct Client: APIProtocol {
     }
     /// The caller's live events as Server-Sent Events (text/event-stream), authenticated by the bearer token or a stream ticket.
     ///
-    /// The caller's live events as Server-Sent Events (text/event-stream), authenticated by the bearer token or a stream ticket. Always the caller's own: attempt-ended, attempt-paused, attempt-resumed, attempt-started, badge, checkin, checkin-undone, day, notification, points, rank, streak; with `boards`, each board's standings (`board`, at most one per board per second, the latest winning; `board-closed`) and, for a group, its chores (`chore`, `challenge-changed`). Each event's `data` is the public event's JSON (docs/events) and its `id` may be sent back as `Last-Event-ID` on reconnecting, to get what was missed in the last 5 minutes, in order; older, `event: reset` says to refetch. Also `ready` (subscribed), `unsubscribed` (no longer a member), `shutdown` (reconnect), and a `: heartbeat` comment every 15 seconds. A client that stops reading is disconnected.
+    /// The caller's live events as Server-Sent Events (text/event-stream), authenticated by the bearer token or a stream ticket. Always the caller's own: attempt-ended, attempt-paused, attempt-resumed, attempt-started, badge, checkin, checkin-undone, day, notification, points, rank, streak; with `boards`, each board's standings (`board`, at most one per board per second, the latest winning; `board-closed`) and, for a group, its chores (`chore`, `challenge-changed`). Each event's `data` is the public event's JSON (docs/events) and its `id` may be sent back as `Last-Event-ID` on reconnecting, to get what was missed in the last 5 minutes, in order; older, `event: reset` says to refetch. Also `ready` (subscribed), `unsubscribed` (no longer a member), `shutdown` (reconnect), `session-ended` (the token's session was signed out: the stream ends; sign in again), and a `: heartbeat` comment every 15 seconds. A client that stops reading is disconnected.
     ///
     /// Problem types:
     /// - 401 `invalid-stream-ticket`: The stream ticket is unknown, used or expired: ask for a new one (they live 60 seconds, for one stream).

@@ -2904,6 +2904,8 @@ extension Components {
         public struct DeviceSessionView: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/DeviceSessionView/createdAt`.
             public var createdAt: Foundation.Date
+            /// - Remark: Generated from `#/components/schemas/DeviceSessionView/current`.
+            public var current: Swift.Bool
             /// - Remark: Generated from `#/components/schemas/DeviceSessionView/lastUsedAt`.
             public var lastUsedAt: Foundation.Date
             /// - Remark: Generated from `#/components/schemas/DeviceSessionView/name`.
@@ -2914,22 +2916,26 @@ extension Components {
             ///
             /// - Parameters:
             ///   - createdAt:
+            ///   - current:
             ///   - lastUsedAt:
             ///   - name:
             ///   - sessionID:
             public init(
                 createdAt: Foundation.Date,
+                current: Swift.Bool,
                 lastUsedAt: Foundation.Date,
                 name: Swift.String,
                 sessionID: Swift.String
             ) {
                 self.createdAt = createdAt
+                self.current = current
                 self.lastUsedAt = lastUsedAt
                 self.name = name
                 self.sessionID = sessionID
             }
             public enum CodingKeys: String, CodingKey {
                 case createdAt
+                case current
                 case lastUsedAt
                 case name
                 case sessionID
@@ -6051,6 +6057,7 @@ extension Components {
             /// - `invalid-stream-ticket` (401): The stream ticket is unknown, used or expired: ask for a new one (they live 60 seconds, for one stream).
             /// - `webhook-target-refused` (422): The webhook URL is not https, or its host resolves to a loopback, private, link-local or other non-public address.
             /// - `webhook-limit-reached` (409): The account has as many webhook subscriptions as it may; delete one first.
+            /// - `invalid-webhook-signature` (401): The webhook message is unsigned, not signed with the shared secret, or its timestamp is more than 5 minutes from now.
             ///
             /// - Remark: Generated from `#/components/schemas/Problem/type`.
             public var _type: Swift.String

@@ -761,7 +761,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/get(listAttempts)/responses/401`.
             ///
@@ -1080,7 +1080,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/post(startAttempt)/responses/401`.
             ///
@@ -1425,7 +1425,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/get(getAttempt)/responses/401`.
             ///
@@ -1681,7 +1681,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/abandon/post(abandonAttempt)/responses/401`.
             ///
@@ -1998,7 +1998,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/calendar/get(attemptCalendar)/responses/401`.
             ///
@@ -2315,7 +2315,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/history/get(attemptHistory)/responses/401`.
             ///
@@ -2610,7 +2610,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/logs/{logID}/delete(removeLog)/responses/401`.
             ///
@@ -2971,7 +2971,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/pause/post(pauseAttempt)/responses/401`.
             ///
@@ -3366,7 +3366,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/photos/get(attemptPhotos)/responses/401`.
             ///
@@ -3670,7 +3670,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/restart/post(restartAttempt)/responses/401`.
             ///
@@ -3973,7 +3973,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/resume/post(resumeAttempt)/responses/401`.
             ///
@@ -4279,7 +4279,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/skip-day/post(skipDay)/responses/401`.
             ///
@@ -4628,7 +4628,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/put(setTaskDone)/responses/401`.
             ///
@@ -5045,7 +5045,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/logs/post(logQuantity)/responses/401`.
             ///
@@ -5473,7 +5473,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/photo/put(attachPhoto)/responses/401`.
             ///
@@ -6435,7 +6435,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/refresh/post(refreshSession)/responses/401`.
             ///
@@ -7376,7 +7376,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/sign-in/post(signIn)/responses/401`.
             ///
@@ -7954,7 +7954,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/social/post(socialSignIn)/responses/401`.
             ///
@@ -8632,7 +8632,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/badges/get(listBadges)/responses/401`.
             ///
@@ -8989,7 +8989,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/get(listChallenges)/responses/401`.
             ///
@@ -9304,7 +9304,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/post(createChallenge)/responses/401`.
             ///
@@ -9649,7 +9649,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/get(getChallenge)/responses/401`.
             ///
@@ -9937,7 +9937,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/patch(updateChallenge)/responses/401`.
             ///
@@ -10303,7 +10303,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/delete(deleteChallenge)/responses/401`.
             ///
@@ -10654,7 +10654,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/invitations/post(inviteToChallenge)/responses/401`.
             ///
@@ -11022,7 +11022,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/like/put(likeChallenge)/responses/401`.
             ///
@@ -11275,7 +11275,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/like/delete(unlikeChallenge)/responses/401`.
             ///
@@ -11578,7 +11578,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/photos/get(challengePhotos)/responses/401`.
             ///
@@ -11863,7 +11863,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/versions/{version}/get(getChallengeVersion)/responses/401`.
             ///
@@ -12141,7 +12141,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/chore-occurrences/{occurrenceID}/complete/post(completeChore)/responses/401`.
             ///
@@ -12316,6 +12316,261 @@ public enum Operations {
             }
         }
     }
+    /// Where the e-mail provider reports what became of the mails it accepted (its webhook; not for apps).
+    ///
+    /// Where the e-mail provider reports what became of the mails it accepted (its webhook; not for apps). The message is signed as Standard Webhooks specifies (Resend's Svix headers are read too): `webhook-id`, `webhook-timestamp` (Unix seconds, within 5 minutes of now) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of id.timestamp.body>` under `EMAIL_WEBHOOK_SECRET`); anything else is 401. The body is the provider's event, `{"type", "created_at", "data": {"email_id", "to", "bounce": {"type", "subType"}}}`: `email.bounced` (permanent unless `bounce.type` says otherwise), `email.delivery_delayed` and `email.complained` are recorded once per `webhook-id` against the mail and its address; a permanent bounce or a complaint stops every later mail to the address. Other event types are acknowledged and ignored.
+    ///
+    /// Problem types:
+    /// - 400 `malformed-body`: The body is not JSON, or could not be read.
+    /// - 401 `invalid-webhook-signature`: The webhook message is unsigned, not signed with the shared secret, or its timestamp is more than 5 minutes from now.
+    /// - 413 `payload-too-large`: The body is larger than the operation takes.
+    /// - 422 `validation`: A field, query parameter or header breaks a rule (unknown fields included); `errors` names each with the rule broken.
+    ///
+    /// Also, as any such operation: `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `POST /v1/email-provider/events`.
+    /// - Remark: Generated from `#/paths//v1/email-provider/events/post(receiveEmailProviderEvent)`.
+    public enum ReceiveEmailProviderEvent {
+        public static let id: Swift.String = "receiveEmailProviderEvent"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/v1/email-provider/events/POST/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ReceiveEmailProviderEvent.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ReceiveEmailProviderEvent.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.ReceiveEmailProviderEvent.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            public init(headers: Operations.ReceiveEmailProviderEvent.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct NoContent: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/email-provider/events/POST/responses/204/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/email-provider/events/POST/responses/204/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.ReceiveEmailProviderEvent.Output.NoContent.Headers
+                /// Creates a new `NoContent`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.ReceiveEmailProviderEvent.Output.NoContent.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// No Content
+            ///
+            /// - Remark: Generated from `#/paths//v1/email-provider/events/post(receiveEmailProviderEvent)/responses/204`.
+            ///
+            /// HTTP response code: `204 noContent`.
+            case noContent(Operations.ReceiveEmailProviderEvent.Output.NoContent)
+            /// The associated value of the enum case if `self` is `.noContent`.
+            ///
+            /// - Throws: An error if `self` is not `.noContent`.
+            /// - SeeAlso: `.noContent`.
+            public var noContent: Operations.ReceiveEmailProviderEvent.Output.NoContent {
+                get throws {
+                    switch self {
+                    case let .noContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "noContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/email-provider/events/post(receiveEmailProviderEvent)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses.BadRequest)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses.BadRequest {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/email-provider/events/post(receiveEmailProviderEvent)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses.Unauthorized)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses.Unauthorized {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Content Too Large: a problem document (`payload-too-large`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/email-provider/events/post(receiveEmailProviderEvent)/responses/413`.
+            ///
+            /// HTTP response code: `413 contentTooLarge`.
+            case contentTooLarge(Components.Responses.ContentTooLarge)
+            /// The associated value of the enum case if `self` is `.contentTooLarge`.
+            ///
+            /// - Throws: An error if `self` is not `.contentTooLarge`.
+            /// - SeeAlso: `.contentTooLarge`.
+            public var contentTooLarge: Components.Responses.ContentTooLarge {
+                get throws {
+                    switch self {
+                    case let .contentTooLarge(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "contentTooLarge",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Unprocessable Content: a problem document (`validation`, `confirmation-required`, `beyond-supported-dates`, `outside-competition`, `check-in-window-closed`, `check-in-in-future`, `check-in-before-start`, `check-in-after-end`, `pause-not-allowed`, `pause-too-late`, `pause-too-long`, `pause-limit-reached`, `webhook-target-refused`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/email-provider/events/post(receiveEmailProviderEvent)/responses/422`.
+            ///
+            /// HTTP response code: `422 unprocessableContent`.
+            case unprocessableContent(Components.Responses.UnprocessableContent)
+            /// The associated value of the enum case if `self` is `.unprocessableContent`.
+            ///
+            /// - Throws: An error if `self` is not `.unprocessableContent`.
+            /// - SeeAlso: `.unprocessableContent`.
+            public var unprocessableContent: Components.Responses.UnprocessableContent {
+                get throws {
+                    switch self {
+                    case let .unprocessableContent(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unprocessableContent",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Too Many Requests: a problem document (`rate-limited`, `sign-in-throttled`, `too-many-mail-requests`, `too-many-streams`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/email-provider/events/post(receiveEmailProviderEvent)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Service Unavailable: a problem document (`unavailable`, `catching-up`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/email-provider/events/post(receiveEmailProviderEvent)/responses/503`.
+            ///
+            /// HTTP response code: `503 serviceUnavailable`.
+            case serviceUnavailable(Components.Responses.ServiceUnavailable)
+            /// The associated value of the enum case if `self` is `.serviceUnavailable`.
+            ///
+            /// - Throws: An error if `self` is not `.serviceUnavailable`.
+            /// - SeeAlso: `.serviceUnavailable`.
+            public var serviceUnavailable: Components.Responses.ServiceUnavailable {
+                get throws {
+                    switch self {
+                    case let .serviceUnavailable(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "serviceUnavailable",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case applicationProblemJson
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/problem+json":
+                    self = .applicationProblemJson
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .applicationProblemJson:
+                    return "application/problem+json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .applicationProblemJson
+                ]
+            }
+        }
+    }
     /// Pending friend requests, oldest first.
     ///
     /// Pending friend requests, oldest first.
@@ -12479,7 +12734,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/friend-requests/get(listFriendRequests)/responses/401`.
             ///
@@ -12796,7 +13051,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/friend-requests/post(sendFriendRequest)/responses/401`.
             ///
@@ -13117,7 +13372,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/friend-requests/{requestID}/delete(cancelFriendRequest)/responses/401`.
             ///
@@ -13364,7 +13619,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/friend-requests/{requestID}/accept/post(acceptFriendRequest)/responses/401`.
             ///
@@ -13593,7 +13848,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/friend-requests/{requestID}/decline/post(declineFriendRequest)/responses/401`.
             ///
@@ -13872,7 +14127,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/friends/get(listFriends)/responses/401`.
             ///
@@ -14124,7 +14379,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/friends/{userID}/delete(removeFriend)/responses/401`.
             ///
@@ -14403,7 +14658,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/get(listGroups)/responses/401`.
             ///
@@ -14715,7 +14970,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/post(createGroup)/responses/401`.
             ///
@@ -15037,7 +15292,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/get(getGroup)/responses/401`.
             ///
@@ -15325,7 +15580,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/patch(updateGroup)/responses/401`.
             ///
@@ -15727,7 +15982,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/chore-occurrences/get(listChoreOccurrences)/responses/401`.
             ///
@@ -16053,7 +16308,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/chores/get(listGroupChores)/responses/401`.
             ///
@@ -16379,7 +16634,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/get(listGroupInvites)/responses/401`.
             ///
@@ -16709,7 +16964,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/post(createGroupInvite)/responses/401`.
             ///
@@ -17042,7 +17297,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/{code}/delete(revokeGroupInvite)/responses/401`.
             ///
@@ -17288,7 +17543,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/leave/post(leaveGroup)/responses/401`.
             ///
@@ -17585,7 +17840,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/members/get(listGroupMembers)/responses/401`.
             ///
@@ -17850,7 +18105,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/members/{userID}/delete(removeGroupMember)/responses/401`.
             ///
@@ -18161,7 +18416,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/join/post(joinGroup)/responses/401`.
             ///
@@ -18486,7 +18741,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/get(listLeaderboards)/responses/401`.
             ///
@@ -18773,7 +19028,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/get(getChallengeLeaderboard)/responses/401`.
             ///
@@ -19099,7 +19354,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/around-me/get(getChallengeLeaderboardAroundMe)/responses/401`.
             ///
@@ -19416,7 +19671,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/friends/get(getChallengeFriendsLeaderboard)/responses/401`.
             ///
@@ -19749,7 +20004,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/history/get(getChallengeLeaderboardHistory)/responses/401`.
             ///
@@ -20066,7 +20321,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/me/get(getMyChallengeStanding)/responses/401`.
             ///
@@ -20399,7 +20654,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/get(getGroupLeaderboard)/responses/401`.
             ///
@@ -20725,7 +20980,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/around-me/get(getGroupLeaderboardAroundMe)/responses/401`.
             ///
@@ -21058,7 +21313,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/history/get(getGroupLeaderboardHistory)/responses/401`.
             ///
@@ -21375,7 +21630,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/me/get(getMyGroupStanding)/responses/401`.
             ///
@@ -21631,7 +21886,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/get(getMe)/responses/401`.
             ///
@@ -21875,7 +22130,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/patch(updateMe)/responses/401`.
             ///
@@ -22167,7 +22422,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/delete(deleteMe)/responses/401`.
             ///
@@ -22440,7 +22695,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/badges/get(getMyBadges)/responses/401`.
             ///
@@ -22709,7 +22964,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/challenges/get(listMyChallenges)/responses/401`.
             ///
@@ -23003,7 +23258,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/credentials/post(attachCredentials)/responses/401`.
             ///
@@ -23305,7 +23560,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/email/get(getEmail)/responses/401`.
             ///
@@ -23554,7 +23809,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/email/post(changeEmail)/responses/401`.
             ///
@@ -23856,7 +24111,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/export/get(exportMyData)/responses/401`.
             ///
@@ -24109,7 +24364,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/history/get(myHistory)/responses/401`.
             ///
@@ -24394,7 +24649,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/notifications/get(listMyNotifications)/responses/401`.
             ///
@@ -24670,7 +24925,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/notifications/{notificationID}/archive/post(archiveNotification)/responses/401`.
             ///
@@ -24923,7 +25178,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/notifications/{notificationID}/read/post(markNotificationRead)/responses/401`.
             ///
@@ -25156,7 +25411,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/notifications/read-all/post(markAllNotificationsRead)/responses/401`.
             ///
@@ -25366,7 +25621,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/notifications/unread-count/get(getMyUnreadNotificationCount)/responses/401`.
             ///
@@ -25614,7 +25869,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/password/post(changePassword)/responses/401`.
             ///
@@ -25893,7 +26148,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/points/get(myPoints)/responses/401`.
             ///
@@ -26155,7 +26410,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/points/ledger/get(myPointsLedger)/responses/401`.
             ///
@@ -26411,7 +26666,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/preferences/get(getPreferences)/responses/401`.
             ///
@@ -26655,7 +26910,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/preferences/put(putPreferences)/responses/401`.
             ///
@@ -26934,7 +27189,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/push-tokens/get(listMyPushTokens)/responses/401`.
             ///
@@ -27178,7 +27433,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/push-tokens/post(registerPushToken)/responses/401`.
             ///
@@ -27453,7 +27708,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/push-tokens/{pushTokenID}/delete(deletePushToken)/responses/401`.
             ///
@@ -27578,7 +27833,7 @@ public enum Operations {
     }
     /// The caller's signed-in devices, oldest first: name, when signed in and when last used.
     ///
-    /// The caller's signed-in devices, oldest first: name, when signed in and when last used.
+    /// The caller's signed-in devices, oldest first: name, when signed in and when last used. The session of the access token that asks is marked `current` (none is when the token predates sessions being named).
     ///
     /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `unavailable` (503).
     ///
@@ -27680,7 +27935,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/sessions/get(listSessions)/responses/401`.
             ///
@@ -27886,7 +28141,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/sessions/{sessionID}/delete(endSession)/responses/401`.
             ///
@@ -28126,7 +28381,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/sessions/end-others/post(endOtherSessions)/responses/401`.
             ///
@@ -28402,7 +28657,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/training-plan/get(getTrainingPlan)/responses/401`.
             ///
@@ -28669,7 +28924,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/training-plan/put(putTrainingPlan)/responses/401`.
             ///
@@ -28982,7 +29237,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/training-plan/preview/post(previewTrainingPlan)/responses/401`.
             ///
@@ -29317,7 +29572,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/vacation/post(startVacation)/responses/401`.
             ///
@@ -29622,7 +29877,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/vacation/delete(endVacation)/responses/401`.
             ///
@@ -29937,7 +30192,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/photos/{photoID}/get(getPhoto)/responses/401`.
             ///
@@ -30086,7 +30341,7 @@ public enum Operations {
     }
     /// The caller's live events as Server-Sent Events (text/event-stream), authenticated by the bearer token or a stream ticket.
     ///
-    /// The caller's live events as Server-Sent Events (text/event-stream), authenticated by the bearer token or a stream ticket. Always the caller's own: attempt-ended, attempt-paused, attempt-resumed, attempt-started, badge, checkin, checkin-undone, day, notification, points, rank, streak; with `boards`, each board's standings (`board`, at most one per board per second, the latest winning; `board-closed`) and, for a group, its chores (`chore`, `challenge-changed`). Each event's `data` is the public event's JSON (docs/events) and its `id` may be sent back as `Last-Event-ID` on reconnecting, to get what was missed in the last 5 minutes, in order; older, `event: reset` says to refetch. Also `ready` (subscribed), `unsubscribed` (no longer a member), `shutdown` (reconnect), and a `: heartbeat` comment every 15 seconds. A client that stops reading is disconnected.
+    /// The caller's live events as Server-Sent Events (text/event-stream), authenticated by the bearer token or a stream ticket. Always the caller's own: attempt-ended, attempt-paused, attempt-resumed, attempt-started, badge, checkin, checkin-undone, day, notification, points, rank, streak; with `boards`, each board's standings (`board`, at most one per board per second, the latest winning; `board-closed`) and, for a group, its chores (`chore`, `challenge-changed`). Each event's `data` is the public event's JSON (docs/events) and its `id` may be sent back as `Last-Event-ID` on reconnecting, to get what was missed in the last 5 minutes, in order; older, `event: reset` says to refetch. Also `ready` (subscribed), `unsubscribed` (no longer a member), `shutdown` (reconnect), `session-ended` (the token's session was signed out: the stream ends; sign in again), and a `: heartbeat` comment every 15 seconds. A client that stops reading is disconnected.
     ///
     /// Problem types:
     /// - 401 `invalid-stream-ticket`: The stream ticket is unknown, used or expired: ask for a new one (they live 60 seconds, for one stream).
@@ -30247,7 +30502,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/stream/get(streamEvents)/responses/401`.
             ///
@@ -30503,7 +30758,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/stream/tickets/post(createStreamTicket)/responses/401`.
             ///
@@ -30772,7 +31027,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/users/get(searchUsers)/responses/401`.
             ///
@@ -31048,7 +31303,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/users/{userID}/badges/get(getUserBadges)/responses/401`.
             ///
@@ -31333,7 +31588,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/webhooks/get(listWebhooks)/responses/401`.
             ///
@@ -31650,7 +31905,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/webhooks/post(createWebhook)/responses/401`.
             ///
@@ -31995,7 +32250,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/webhooks/{webhookID}/get(getWebhook)/responses/401`.
             ///
@@ -32224,7 +32479,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/webhooks/{webhookID}/delete(deleteWebhook)/responses/401`.
             ///
@@ -32471,7 +32726,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/webhooks/{webhookID}/enable/post(enableWebhook)/responses/401`.
             ///
@@ -32724,7 +32979,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.
+            /// Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/webhooks/{webhookID}/rotate-secret/post(rotateWebhookSecret)/responses/401`.
             ///

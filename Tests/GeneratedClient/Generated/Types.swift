@@ -480,6 +480,21 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /v1/chore-occurrences/{occurrenceID}/complete`.
     /// - Remark: Generated from `#/paths//v1/chore-occurrences/{occurrenceID}/complete/post(completeChore)`.
     func completeChore(_ input: Operations.CompleteChore.Input) async throws -> Operations.CompleteChore.Output
+    /// Where the e-mail provider reports what became of the mails it accepted (its webhook; not for apps).
+    ///
+    /// Where the e-mail provider reports what became of the mails it accepted (its webhook; not for apps). The message is signed as Standard Webhooks specifies (Resend's Svix headers are read too): `webhook-id`, `webhook-timestamp` (Unix seconds, within 5 minutes of now) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of id.timestamp.body>` under `EMAIL_WEBHOOK_SECRET`); anything else is 401. The body is the provider's event, `{"type", "created_at", "data": {"email_id", "to", "bounce": {"type", "subType"}}}`: `email.bounced` (permanent unless `bounce.type` says otherwise), `email.delivery_delayed` and `email.complained` are recorded once per `webhook-id` against the mail and its address; a permanent bounce or a complaint stops every later mail to the address. Other event types are acknowledged and ignored.
+    ///
+    /// Problem types:
+    /// - 400 `malformed-body`: The body is not JSON, or could not be read.
+    /// - 401 `invalid-webhook-signature`: The webhook message is unsigned, not signed with the shared secret, or its timestamp is more than 5 minutes from now.
+    /// - 413 `payload-too-large`: The body is larger than the operation takes.
+    /// - 422 `validation`: A field, query parameter or header breaks a rule (unknown fields included); `errors` names each with the rule broken.
+    ///
+    /// Also, as any such operation: `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `POST /v1/email-provider/events`.
+    /// - Remark: Generated from `#/paths//v1/email-provider/events/post(receiveEmailProviderEvent)`.
+    func receiveEmailProviderEvent(_ input: Operations.ReceiveEmailProviderEvent.Input) async throws -> Operations.ReceiveEmailProviderEvent.Output
     /// Pending friend requests, oldest first.
     ///
     /// Pending friend requests, oldest first.
@@ -994,7 +1009,7 @@ public protocol APIProtocol: Sendable {
     func deletePushToken(_ input: Operations.DeletePushToken.Input) async throws -> Operations.DeletePushToken.Output
     /// The caller's signed-in devices, oldest first: name, when signed in and when last used.
     ///
-    /// The caller's signed-in devices, oldest first: name, when signed in and when last used.
+    /// The caller's signed-in devices, oldest first: name, when signed in and when last used. The session of the access token that asks is marked `current` (none is when the token predates sessions being named).
     ///
     /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `unavailable` (503).
     ///
@@ -1084,7 +1099,7 @@ public protocol APIProtocol: Sendable {
     func getPhoto(_ input: Operations.GetPhoto.Input) async throws -> Operations.GetPhoto.Output
     /// The caller's live events as Server-Sent Events (text/event-stream), authenticated by the bearer token or a stream ticket.
     ///
-    /// The caller's live events as Server-Sent Events (text/event-stream), authenticated by the bearer token or a stream ticket. Always the caller's own: attempt-ended, attempt-paused, attempt-resumed, attempt-started, badge, checkin, checkin-undone, day, notification, points, rank, streak; with `boards`, each board's standings (`board`, at most one per board per second, the latest winning; `board-closed`) and, for a group, its chores (`chore`, `challenge-changed`). Each event's `data` is the public event's JSON (docs/events) and its `id` may be sent back as `Last-Event-ID` on reconnecting, to get what was missed in the last 5 minutes, in order; older, `event: reset` says to refetch. Also `ready` (subscribed), `unsubscribed` (no longer a member), `shutdown` (reconnect), and a `: heartbeat` comment every 15 seconds. A client that stops reading is disconnected.
+    /// The caller's live events as Server-Sent Events (text/event-stream), authenticated by the bearer token or a stream ticket. Always the caller's own: attempt-ended, attempt-paused, attempt-resumed, attempt-started, badge, checkin, checkin-undone, day, notification, points, rank, streak; with `boards`, each board's standings (`board`, at most one per board per second, the latest winning; `board-closed`) and, for a group, its chores (`chore`, `challenge-changed`). Each event's `data` is the public event's JSON (docs/events) and its `id` may be sent back as `Last-Event-ID` on reconnecting, to get what was missed in the last 5 minutes, in order; older, `event: reset` says to refetch. Also `ready` (subscribed), `unsubscribed` (no longer a member), `shutdown` (reconnect), `session-ended` (the token's session was signed out: the stream ends; sign in again), and a `: heartbeat` comment every 15 seconds. A client that stops reading is disconnected.
     ///
     /// Problem types:
     /// - 401 `invalid-stream-ticket`: The stream ticket is unknown, used or expired: ask for a new one (they live 60 seconds, for one stream).
@@ -1978,6 +1993,23 @@ extension APIProtocol {
             path: path,
             headers: headers
         ))
+    }
+    /// Where the e-mail provider reports what became of the mails it accepted (its webhook; not for apps).
+    ///
+    /// Where the e-mail provider reports what became of the mails it accepted (its webhook; not for apps). The message is signed as Standard Webhooks specifies (Resend's Svix headers are read too): `webhook-id`, `webhook-timestamp` (Unix seconds, within 5 minutes of now) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of id.timestamp.body>` under `EMAIL_WEBHOOK_SECRET`); anything else is 401. The body is the provider's event, `{"type", "created_at", "data": {"email_id", "to", "bounce": {"type", "subType"}}}`: `email.bounced` (permanent unless `bounce.type` says otherwise), `email.delivery_delayed` and `email.complained` are recorded once per `webhook-id` against the mail and its address; a permanent bounce or a complaint stops every later mail to the address. Other event types are acknowledged and ignored.
+    ///
+    /// Problem types:
+    /// - 400 `malformed-body`: The body is not JSON, or could not be read.
+    /// - 401 `invalid-webhook-signature`: The webhook message is unsigned, not signed with the shared secret, or its timestamp is more than 5 minutes from now.
+    /// - 413 `payload-too-large`: The body is larger than the operation takes.
+    /// - 422 `validation`: A field, query parameter or header breaks a rule (unknown fields included); `errors` names each with the rule broken.
+    ///
+    /// Also, as any such operation: `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    ///
+    /// - Remark: HTTP `POST /v1/email-provider/events`.
+    /// - Remark: Generated from `#/paths//v1/email-provider/events/post(receiveEmailProviderEvent)`.
+    public func receiveEmailProviderEvent(headers: Operations.ReceiveEmailProviderEvent.Input.Headers = .init()) async throws -> Operations.ReceiveEmailProviderEvent.Output {
+        try await receiveEmailProviderEvent(Operations.ReceiveEmailProviderEvent.Input(headers: headers))
     }
     /// Pending friend requests, oldest first.
     ///
@@ -2887,7 +2919,7 @@ extension APIProtocol {
     }
     /// The caller's signed-in devices, oldest first: name, when signed in and when last used.
     ///
-    /// The caller's signed-in devices, oldest first: name, when signed in and when last used.
+    /// The caller's signed-in devices, oldest first: name, when signed in and when last used. The session of the access token that asks is marked `current` (none is when the token predates sessions being named).
     ///
     /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `unavailable` (503).
     ///
@@ -3031,7 +3063,7 @@ extension APIProtocol {
     }
     /// The caller's live events as Server-Sent Events (text/event-stream), authenticated by the bearer token or a stream ticket.
     ///
-    /// The caller's live events as Server-Sent Events (text/event-stream), authenticated by the bearer token or a stream ticket. Always the caller's own: attempt-ended, attempt-paused, attempt-resumed, attempt-started, badge, checkin, checkin-undone, day, notification, points, rank, streak; with `boards`, each board's standings (`board`, at most one per board per second, the latest winning; `board-closed`) and, for a group, its chores (`chore`, `challenge-changed`). Each event's `data` is the public event's JSON (docs/events) and its `id` may be sent back as `Last-Event-ID` on reconnecting, to get what was missed in the last 5 minutes, in order; older, `event: reset` says to refetch. Also `ready` (subscribed), `unsubscribed` (no longer a member), `shutdown` (reconnect), and a `: heartbeat` comment every 15 seconds. A client that stops reading is disconnected.
+    /// The caller's live events as Server-Sent Events (text/event-stream), authenticated by the bearer token or a stream ticket. Always the caller's own: attempt-ended, attempt-paused, attempt-resumed, attempt-started, badge, checkin, checkin-undone, day, notification, points, rank, streak; with `boards`, each board's standings (`board`, at most one per board per second, the latest winning; `board-closed`) and, for a group, its chores (`chore`, `challenge-changed`). Each event's `data` is the public event's JSON (docs/events) and its `id` may be sent back as `Last-Event-ID` on reconnecting, to get what was missed in the last 5 minutes, in order; older, `event: reset` says to refetch. Also `ready` (subscribed), `unsubscribed` (no longer a member), `shutdown` (reconnect), `session-ended` (the token's session was signed out: the stream ends; sign in again), and a `: heartbeat` comment every 15 seconds. A client that stops reading is disconnected.
     ///
     /// Problem types:
     /// - 401 `invalid-stream-ticket`: The stream ticket is unknown, used or expired: ask for a new one (they live 60 seconds, for one stream).

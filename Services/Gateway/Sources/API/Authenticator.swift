@@ -11,8 +11,20 @@ import SurgeRuntime
 /// revoked session (its `sid`), is refused even while it has minutes left, whether it is verified now or remembered
 /// from an earlier request (`Revocations`).
 struct Authenticator: Sendable {
+    /// Who a verified access token speaks for.
+    struct Caller: Sendable {
+        var id: UUID
+        var roles: [String]
+        /// The token's session (`sid`); nil for a token issued before tokens named it.
+        var sessionID: UUID?
+    }
+
     let verifier: AccessTokenVerifier
     let revocations: Revocations
+
+    static let invalidToken = Problem(
+        slug: "invalid-token", title: "Invalid access token", status: .unauthorized,
+        detail: "The access token is malformed, expired or not signed by Surge. Refresh it or sign in again.")
 
     /// Fetches identity's JWKS with the gateway's HTTP client.
     static func make(client: HTTPClient, jwksURL: String, revocations: Revocations, logger: Logger) -> Authenticator {
@@ -32,8 +44,8 @@ struct Authenticator: Sendable {
         try await caller(of: request).id
     }
 
-    /// The caller's id and roles (`admin`), from the verified token (remembered tokens keep their roles too).
-    func caller(of request: Request) async throws -> (id: UUID, roles: [String]) {
+    /// The caller's id, roles (`admin`) and session, from the verified token (remembered tokens keep their claims too).
+    func caller(of request: Request) async throws -> Caller {
         guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else {
             throw Problem.unauthorized()
         }
@@ -45,15 +57,13 @@ struct Authenticator: Sendable {
             guard !revocations.isErased(userID) else {
                 throw Problem(slug: "account-deleted", title: "Account deleted", status: .unauthorized, detail: "This account was deleted.")
             }
-            return (userID, claims.roles ?? [])
+            return Caller(id: userID, roles: claims.roles ?? [], sessionID: claims.sessionID)
         } catch let problem as Problem {
             throw problem
         } catch AccessTokenVerifier.Failure.keysUnavailable {
             throw Problem.unavailable("Access tokens cannot be checked right now.")
         } catch {
-            throw Problem(
-                slug: "invalid-token", title: "Invalid access token", status: .unauthorized,
-                detail: "The access token is malformed, expired or not signed by Surge. Refresh it or sign in again.")
+            throw Self.invalidToken
         }
     }
 }

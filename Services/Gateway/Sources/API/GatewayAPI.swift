@@ -22,7 +22,7 @@ enum GatewayAPI {
             + "for a group, its chores (`chore`, `challenge-changed`). Each event's `data` is the public event's JSON (docs/events) and its "
             + "`id` may be sent back as `Last-Event-ID` on reconnecting, to get what was missed in the last 5 minutes, in order; older, "
             + "`event: reset` says to refetch. Also `ready` (subscribed), `unsubscribed` (no longer a member), `shutdown` (reconnect), "
-            + "and a `: heartbeat` comment every 15 seconds. A client that stops reading is disconnected.",
+            + "`session-ended` (the token's session was signed out: the stream ends; sign in again), and a `: heartbeat` comment every 15 seconds. A client that stops reading is disconnected.",
         access: .anonymous,
         query: [
             .init(

@@ -11,6 +11,8 @@ public struct GatewayRequestContext: RequestContext {
     public var callerID: UUID?
     /// The caller's roles from its access token (`admin`), forwarded to the service under the signature.
     public var callerRoles: [String] = []
+    /// The session of the caller's access token (`sid`), forwarded to the service under the signature.
+    public var callerSessionID: UUID?
     public var requestID = ""
     public var traceParent = TraceParent.random()
     public var traceState: String?

@@ -16,7 +16,7 @@ struct ProxyController {
 
     static let hopByHopHeaders: Set<String> = [
         "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding",
-        "upgrade", "host", "x-surge-caller", "x-surge-client-address", "x-surge-roles", "x-surge-signature",
+        "upgrade", "host", "x-surge-caller", "x-surge-client-address", "x-surge-roles", "x-surge-session", "x-surge-signature",
     ]
 
 
@@ -29,7 +29,7 @@ struct ProxyController {
         }
         signer.sign(
             &outgoing, target: target, caller: context.callerID, clientAddress: context.clientAddress, roles: context.callerRoles,
-            requestID: context.requestID)
+            session: context.callerSessionID, requestID: context.requestID)
         outgoing.headers.replaceOrAdd(name: InternalHeaders.traceparent.rawName, value: context.traceParent.header)
         // The pipeline has already read the body into memory: this takes the buffer, it does not read the socket.
         let body = try await request.body.collect(upTo: .max)
@@ -56,19 +56,22 @@ struct ProxyController {
 }
 
 extension InternalCallSigner {
-    /// Sets the caller, its roles, the request id and the signature that lets the service trust them.
+    /// Sets the caller, its roles and session, the request id and the signature that lets the service trust them.
     func sign(
-        _ request: inout HTTPClientRequest, target: String, caller: UUID?, clientAddress: String? = nil, roles: [String] = [], requestID: String
+        _ request: inout HTTPClientRequest, target: String, caller: UUID?, clientAddress: String? = nil, roles: [String] = [],
+        session: UUID? = nil, requestID: String
     ) {
         let roles = caller == nil ? nil : InternalCallSigner.rolesHeader(roles)
+        let session = caller == nil ? nil : session?.key
         if let caller { request.headers.replaceOrAdd(name: InternalHeaders.caller.rawName, value: caller.key) }
         if let clientAddress { request.headers.replaceOrAdd(name: InternalHeaders.clientAddress.rawName, value: clientAddress) }
         if let roles { request.headers.replaceOrAdd(name: InternalHeaders.roles.rawName, value: roles) }
+        if let session { request.headers.replaceOrAdd(name: InternalHeaders.session.rawName, value: session) }
         request.headers.replaceOrAdd(name: InternalHeaders.requestID.rawName, value: requestID)
         request.headers.replaceOrAdd(
             name: InternalCallSigner.header.rawName,
             value: signature(
                 method: request.method.rawValue, target: target, caller: caller?.key, clientAddress: clientAddress, roles: roles,
-                requestID: requestID))
+                session: session, requestID: requestID))
     }
 }

@@ -42,12 +42,14 @@ struct RoutePipeline: Sendable {
             else { throw Problem.notFound() }
             context.callerID = caller.id
             context.callerRoles = caller.roles
+            context.callerSessionID = caller.sessionID
             decisions.append(take(caller.id.uuidString, limits.perUser))
         } else if decisions.allSatisfy(\.allowed), route.access == .authenticated {
             do {
                 let caller = try await authenticator.caller(of: request)
                 context.callerID = caller.id
                 context.callerRoles = caller.roles
+                context.callerSessionID = caller.sessionID
                 decisions.append(take(caller.id.uuidString, limits.perUser))
             } catch {
                 response = try Problem.from(error, logger: context.logger).response(from: request, context: context)

@@ -40,6 +40,7 @@ enum PublicAPI {
         PublicRoute(.get, "/v1/challenges/{challengeID}/photos", .progress, .authenticated, .standard, idempotent: false),
         PublicRoute(.get, "/v1/challenges/{challengeID}/versions/{version}", .challenges, .authenticated, .standard, idempotent: false),
         PublicRoute(.post, "/v1/chore-occurrences/{occurrenceID}/complete", .progress, .authenticated, .standard, idempotent: true),
+        PublicRoute(.post, "/v1/email-provider/events", .notifications, .anonymous, .standard, idempotent: false),
         PublicRoute(.get, "/v1/friend-requests", .identity, .authenticated, .standard, idempotent: false),
         PublicRoute(.post, "/v1/friend-requests", .identity, .authenticated, .standard, idempotent: true),
         PublicRoute(.delete, "/v1/friend-requests/{requestID}", .identity, .authenticated, .standard, idempotent: false),
@@ -321,7 +322,7 @@ enum PublicAPI {
             }
           }
         },
-        "description" : "Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`); each operation lists its own.",
+        "description" : "Unauthorized: a problem document (`unauthorized`, `invalid-token`, `account-deleted`, `unauthenticated-call`, `invalid-credentials`, `invalid-refresh-token`, `refresh-token-reused`, `invalid-id-token`, `invalid-stream-ticket`, `invalid-webhook-signature`); each operation lists its own.",
         "headers" : {
           "X-Request-ID" : {
             "$ref" : "#/components/headers/X-Request-ID"
@@ -2313,6 +2314,9 @@ enum PublicAPI {
             "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
+          "current" : {
+            "type" : "boolean"
+          },
           "lastUsedAt" : {
             "format" : "date-time",
             "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
@@ -2328,6 +2332,7 @@ enum PublicAPI {
         },
         "required" : [
           "createdAt",
+          "current",
           "lastUsedAt",
           "name",
           "sessionID"
@@ -4210,7 +4215,7 @@ enum PublicAPI {
             "type" : "string"
           },
           "type" : {
-            "description" : "Stable per kind of problem: https://surge.example/problems/ followed by one of these slugs (later versions may add others; `http-<status>` stands for any other HTTP error):\n- `rate-limited` (429): Too many requests from this address or account; retry after `Retry-After` seconds.\n- `unavailable` (503): Something Surge depends on (its database, another service, a sign-in provider) cannot be reached; retry after `Retry-After` seconds.\n- `catching-up` (503): This service has not yet seen something the request needs (an account or group created a moment ago); retry after `Retry-After` seconds.\n- `internal` (500): A fault on Surge's side; it has been logged.\n- `method-not-allowed` (405): The path exists, but not with this method.\n- `not-found` (404): No such resource, or none the caller may see.\n- `unknown-cursor` (404): The `cursor` was not issued for this list (or this sort order), so the position it names does not exist: request the first page again without a cursor.\n- `unauthorized` (401): No access token was sent.\n- `invalid-token` (401): The access token is malformed, expired or not Surge's: refresh it or sign in again.\n- `account-deleted` (401): The token's account was deleted.\n- `unauthenticated-call` (401): A service was called directly, not through the gateway (internal calls only).\n- `malformed-body` (400): The body is not JSON, or could not be read.\n- `invalid-characters` (400): A text field or query parameter contains NUL (U+0000); `errors` names each.\n- `unsupported-media-type` (415): The body's Content-Type is not one the operation takes.\n- `payload-too-large` (413): The body is larger than the operation takes.\n- `validation` (422): A field, query parameter or header breaks a rule (unknown fields included); `errors` names each with the rule broken.\n- `idempotency-key-reused` (409): This `Idempotency-Key` is bound to a different request (another method, path or body): use a new key for a new request.\n- `idempotency-key-in-progress` (409): A request with this `Idempotency-Key` is still running; retry after `Retry-After` seconds.\n- `forbidden` (403): The caller may not do this.\n- `confirmation-required` (422): Deleting for good needs an explicit confirmation.\n- `email-taken` (409): An account with this e-mail exists: sign in instead.\n- `account-exists` (409): A password account has this e-mail: sign in with e-mail and password instead.\n- `credentials-exist` (409): The account already has credentials; only a guest attaches them.\n- `invalid-credentials` (401): The e-mail or the password is wrong.\n- `sign-in-throttled` (429): Too many failed sign-ins from this address; retry after `Retry-After` seconds.\n- `invalid-refresh-token` (401): The refresh token is unknown, expired or signed out: sign in again.\n- `refresh-token-reused` (401): The refresh token was already used; every session of its family was signed out.\n- `invalid-id-token` (401): The provider's ID token is malformed, expired, wrongly signed or meant for another app.\n- `provider-not-enabled` (403): This server does not accept sign-in with that provider (it is not configured here).\n- `training-plan-not-found` (404): No training plan yet: onboarding has not saved one.\n- `already-friends` (409): You are already friends.\n- `friend-request-exists` (409): A friend request between the two of you is pending; answer or cancel it.\n- `owner-only` (403): Only the group's owner may do this.\n- `invite-expired` (410): The invite has expired; ask for a new one.\n- `cannot-remove-self` (409): The owner cannot remove themselves; leave the group instead.\n- `invalid-link-token` (404): The mailed link's token is unknown, already used or expired (one answer for all three): ask for a new mail.\n- `too-many-mail-requests` (429): Too many account mails asked for from this address; retry after `Retry-After` seconds.\n- `not-invitable` (409): This kind of challenge takes no invitations.\n- `already-started` (409): You already have an active attempt at this challenge.\n- `attempt-completed` (409): A completed attempt is archived; start the challenge again instead.\n- `attempt-not-active` (409): The attempt has ended (failed, completed or abandoned); restart it to check in again.\n- `chore` (409): Household chores are completed occurrence by occurrence, not started.\n- `competition-ended` (409): The competition has ended.\n- `beyond-supported-dates` (422): The attempt would end after the last date Surge supports (2200-12-31).\n- `already-removed` (409): That logged amount was already removed.\n- `chore-already-completed` (409): This chore occurrence was already completed.\n- `outside-competition` (422): The check-in falls outside the competition's time limit.\n- `check-in-window-closed` (422): Too late for that day: its check-in window has closed (`detail` says when).\n- `check-in-in-future` (422): The check-in is for a day that has not begun.\n- `check-in-before-start` (422): The check-in is for a day before the attempt began.\n- `check-in-after-end` (422): The check-in is for a day after the attempt's last day.\n- `day-off` (409): The check-in is for a day off (a pause, a vacation, a rest weekday or a skip day): resume the attempt to check in.\n- `pause-not-allowed` (422): The challenge's rules (`rules.pause`) allow no time off of this kind; `detail` names the rule.\n- `pause-too-late` (422): Time off may start after the fact only while the day's check-in window is open, never on a day already judged (`detail` says when it closed).\n- `pause-overlaps` (409): The days asked for overlap a pause or skip day the attempt already has.\n- `pause-too-long` (422): More days than the rules allow in one pause (`rules.pause.maxDaysPerPause`).\n- `pause-limit-reached` (422): The rules' budget is used up (`rules.pause.pausesPerMonth`, `pausesPerAttempt` or `skipDaysPerMonth`); `detail` names which.\n- `not-paused` (409): The attempt has no pause in progress or to come.\n- `too-many-streams` (429): The account already has as many open streams on this server as it may; close one first.\n- `invalid-stream-ticket` (401): The stream ticket is unknown, used or expired: ask for a new one (they live 60 seconds, for one stream).\n- `webhook-target-refused` (422): The webhook URL is not https, or its host resolves to a loopback, private, link-local or other non-public address.\n- `webhook-limit-reached` (409): The account has as many webhook subscriptions as it may; delete one first.",
+            "description" : "Stable per kind of problem: https://surge.example/problems/ followed by one of these slugs (later versions may add others; `http-<status>` stands for any other HTTP error):\n- `rate-limited` (429): Too many requests from this address or account; retry after `Retry-After` seconds.\n- `unavailable` (503): Something Surge depends on (its database, another service, a sign-in provider) cannot be reached; retry after `Retry-After` seconds.\n- `catching-up` (503): This service has not yet seen something the request needs (an account or group created a moment ago); retry after `Retry-After` seconds.\n- `internal` (500): A fault on Surge's side; it has been logged.\n- `method-not-allowed` (405): The path exists, but not with this method.\n- `not-found` (404): No such resource, or none the caller may see.\n- `unknown-cursor` (404): The `cursor` was not issued for this list (or this sort order), so the position it names does not exist: request the first page again without a cursor.\n- `unauthorized` (401): No access token was sent.\n- `invalid-token` (401): The access token is malformed, expired or not Surge's: refresh it or sign in again.\n- `account-deleted` (401): The token's account was deleted.\n- `unauthenticated-call` (401): A service was called directly, not through the gateway (internal calls only).\n- `malformed-body` (400): The body is not JSON, or could not be read.\n- `invalid-characters` (400): A text field or query parameter contains NUL (U+0000); `errors` names each.\n- `unsupported-media-type` (415): The body's Content-Type is not one the operation takes.\n- `payload-too-large` (413): The body is larger than the operation takes.\n- `validation` (422): A field, query parameter or header breaks a rule (unknown fields included); `errors` names each with the rule broken.\n- `idempotency-key-reused` (409): This `Idempotency-Key` is bound to a different request (another method, path or body): use a new key for a new request.\n- `idempotency-key-in-progress` (409): A request with this `Idempotency-Key` is still running; retry after `Retry-After` seconds.\n- `forbidden` (403): The caller may not do this.\n- `confirmation-required` (422): Deleting for good needs an explicit confirmation.\n- `email-taken` (409): An account with this e-mail exists: sign in instead.\n- `account-exists` (409): A password account has this e-mail: sign in with e-mail and password instead.\n- `credentials-exist` (409): The account already has credentials; only a guest attaches them.\n- `invalid-credentials` (401): The e-mail or the password is wrong.\n- `sign-in-throttled` (429): Too many failed sign-ins from this address; retry after `Retry-After` seconds.\n- `invalid-refresh-token` (401): The refresh token is unknown, expired or signed out: sign in again.\n- `refresh-token-reused` (401): The refresh token was already used; every session of its family was signed out.\n- `invalid-id-token` (401): The provider's ID token is malformed, expired, wrongly signed or meant for another app.\n- `provider-not-enabled` (403): This server does not accept sign-in with that provider (it is not configured here).\n- `training-plan-not-found` (404): No training plan yet: onboarding has not saved one.\n- `already-friends` (409): You are already friends.\n- `friend-request-exists` (409): A friend request between the two of you is pending; answer or cancel it.\n- `owner-only` (403): Only the group's owner may do this.\n- `invite-expired` (410): The invite has expired; ask for a new one.\n- `cannot-remove-self` (409): The owner cannot remove themselves; leave the group instead.\n- `invalid-link-token` (404): The mailed link's token is unknown, already used or expired (one answer for all three): ask for a new mail.\n- `too-many-mail-requests` (429): Too many account mails asked for from this address; retry after `Retry-After` seconds.\n- `not-invitable` (409): This kind of challenge takes no invitations.\n- `already-started` (409): You already have an active attempt at this challenge.\n- `attempt-completed` (409): A completed attempt is archived; start the challenge again instead.\n- `attempt-not-active` (409): The attempt has ended (failed, completed or abandoned); restart it to check in again.\n- `chore` (409): Household chores are completed occurrence by occurrence, not started.\n- `competition-ended` (409): The competition has ended.\n- `beyond-supported-dates` (422): The attempt would end after the last date Surge supports (2200-12-31).\n- `already-removed` (409): That logged amount was already removed.\n- `chore-already-completed` (409): This chore occurrence was already completed.\n- `outside-competition` (422): The check-in falls outside the competition's time limit.\n- `check-in-window-closed` (422): Too late for that day: its check-in window has closed (`detail` says when).\n- `check-in-in-future` (422): The check-in is for a day that has not begun.\n- `check-in-before-start` (422): The check-in is for a day before the attempt began.\n- `check-in-after-end` (422): The check-in is for a day after the attempt's last day.\n- `day-off` (409): The check-in is for a day off (a pause, a vacation, a rest weekday or a skip day): resume the attempt to check in.\n- `pause-not-allowed` (422): The challenge's rules (`rules.pause`) allow no time off of this kind; `detail` names the rule.\n- `pause-too-late` (422): Time off may start after the fact only while the day's check-in window is open, never on a day already judged (`detail` says when it closed).\n- `pause-overlaps` (409): The days asked for overlap a pause or skip day the attempt already has.\n- `pause-too-long` (422): More days than the rules allow in one pause (`rules.pause.maxDaysPerPause`).\n- `pause-limit-reached` (422): The rules' budget is used up (`rules.pause.pausesPerMonth`, `pausesPerAttempt` or `skipDaysPerMonth`); `detail` names which.\n- `not-paused` (409): The attempt has no pause in progress or to come.\n- `too-many-streams` (429): The account already has as many open streams on this server as it may; close one first.\n- `invalid-stream-ticket` (401): The stream ticket is unknown, used or expired: ask for a new one (they live 60 seconds, for one stream).\n- `webhook-target-refused` (422): The webhook URL is not https, or its host resolves to a loopback, private, link-local or other non-public address.\n- `webhook-limit-reached` (409): The account has as many webhook subscriptions as it may; delete one first.\n- `invalid-webhook-signature` (401): The webhook message is unsigned, not signed with the shared secret, or its timestamp is more than 5 minutes from now.",
             "examples" : [
               "https://surge.example/problems/attempt-not-active"
             ],
@@ -9310,6 +9315,58 @@ enum PublicAPI {
         "x-surge-throttle" : "standard"
       }
     },
+    "/v1/email-provider/events" : {
+      "post" : {
+        "description" : "Where the e-mail provider reports what became of the mails it accepted (its webhook; not for apps). The message is signed as Standard Webhooks specifies (Resend's Svix headers are read too): `webhook-id`, `webhook-timestamp` (Unix seconds, within 5 minutes of now) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of id.timestamp.body>` under `EMAIL_WEBHOOK_SECRET`); anything else is 401. The body is the provider's event, `{\"type\", \"created_at\", \"data\": {\"email_id\", \"to\", \"bounce\": {\"type\", \"subType\"}}}`: `email.bounced` (permanent unless `bounce.type` says otherwise), `email.delivery_delayed` and `email.complained` are recorded once per `webhook-id` against the mail and its address; a permanent bounce or a complaint stops every later mail to the address. Other event types are acknowledged and ignored.\n\nProblem types:\n- 400 `malformed-body`: The body is not JSON, or could not be read.\n- 401 `invalid-webhook-signature`: The webhook message is unsigned, not signed with the shared secret, or its timestamp is more than 5 minutes from now.\n- 413 `payload-too-large`: The body is larger than the operation takes.\n- 422 `validation`: A field, query parameter or header breaks a rule (unknown fields included); `errors` names each with the rule broken.\n\nAlso, as any such operation: `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "operationId" : "receiveEmailProviderEvent",
+        "responses" : {
+          "204" : {
+            "description" : "No Content",
+            "headers" : {
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "400" : {
+            "$ref" : "#/components/responses/BadRequest"
+          },
+          "401" : {
+            "$ref" : "#/components/responses/Unauthorized"
+          },
+          "413" : {
+            "$ref" : "#/components/responses/ContentTooLarge"
+          },
+          "422" : {
+            "$ref" : "#/components/responses/UnprocessableContent"
+          },
+          "429" : {
+            "$ref" : "#/components/responses/TooManyRequests"
+          },
+          "503" : {
+            "$ref" : "#/components/responses/ServiceUnavailable"
+          }
+        },
+        "security" : [
+
+        ],
+        "summary" : "Where the e-mail provider reports what became of the mails it accepted (its webhook; not for apps).",
+        "tags" : [
+          "notifications"
+        ],
+        "x-problem-types" : [
+          "malformed-body",
+          "invalid-webhook-signature",
+          "payload-too-large",
+          "validation",
+          "rate-limited",
+          "catching-up",
+          "unavailable"
+        ],
+        "x-surge-service" : "notifications",
+        "x-surge-throttle" : "standard"
+      }
+    },
     "/v1/friend-requests" : {
       "get" : {
         "description" : "Pending friend requests, oldest first.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).",
@@ -13595,7 +13652,7 @@ enum PublicAPI {
     },
     "/v1/me/sessions" : {
       "get" : {
-        "description" : "The caller's signed-in devices, oldest first: name, when signed in and when last used.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `unavailable` (503).",
+        "description" : "The caller's signed-in devices, oldest first: name, when signed in and when last used. The session of the access token that asks is marked `current` (none is when the token predates sessions being named).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "listSessions",
         "responses" : {
           "200" : {
@@ -14241,7 +14298,7 @@ enum PublicAPI {
     },
     "/v1/stream" : {
       "get" : {
-        "description" : "The caller's live events as Server-Sent Events (text/event-stream), authenticated by the bearer token or a stream ticket. Always the caller's own: attempt-ended, attempt-paused, attempt-resumed, attempt-started, badge, checkin, checkin-undone, day, notification, points, rank, streak; with `boards`, each board's standings (`board`, at most one per board per second, the latest winning; `board-closed`) and, for a group, its chores (`chore`, `challenge-changed`). Each event's `data` is the public event's JSON (docs/events) and its `id` may be sent back as `Last-Event-ID` on reconnecting, to get what was missed in the last 5 minutes, in order; older, `event: reset` says to refetch. Also `ready` (subscribed), `unsubscribed` (no longer a member), `shutdown` (reconnect), and a `: heartbeat` comment every 15 seconds. A client that stops reading is disconnected.\n\nProblem types:\n- 401 `invalid-stream-ticket`: The stream ticket is unknown, used or expired: ask for a new one (they live 60 seconds, for one stream).\n- 401 `invalid-token`: The access token is malformed, expired or not Surge's: refresh it or sign in again.\n- 401 `unauthorized`: No access token was sent.\n- 404 `not-found`: No such resource, or none the caller may see.\n- 429 `too-many-streams`: The account already has as many open streams on this server as it may; close one first.\n\nAlso, as any such operation: `invalid-characters` (400), `validation` (422), `rate-limited` (429), `unavailable` (503).",
+        "description" : "The caller's live events as Server-Sent Events (text/event-stream), authenticated by the bearer token or a stream ticket. Always the caller's own: attempt-ended, attempt-paused, attempt-resumed, attempt-started, badge, checkin, checkin-undone, day, notification, points, rank, streak; with `boards`, each board's standings (`board`, at most one per board per second, the latest winning; `board-closed`) and, for a group, its chores (`chore`, `challenge-changed`). Each event's `data` is the public event's JSON (docs/events) and its `id` may be sent back as `Last-Event-ID` on reconnecting, to get what was missed in the last 5 minutes, in order; older, `event: reset` says to refetch. Also `ready` (subscribed), `unsubscribed` (no longer a member), `shutdown` (reconnect), `session-ended` (the token's session was signed out: the stream ends; sign in again), and a `: heartbeat` comment every 15 seconds. A client that stops reading is disconnected.\n\nProblem types:\n- 401 `invalid-stream-ticket`: The stream ticket is unknown, used or expired: ask for a new one (they live 60 seconds, for one stream).\n- 401 `invalid-token`: The access token is malformed, expired or not Surge's: refresh it or sign in again.\n- 401 `unauthorized`: No access token was sent.\n- 404 `not-found`: No such resource, or none the caller may see.\n- 429 `too-many-streams`: The account already has as many open streams on this server as it may; close one first.\n\nAlso, as any such operation: `invalid-characters` (400), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "streamEvents",
         "parameters" : [
           {

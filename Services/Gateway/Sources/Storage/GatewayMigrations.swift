@@ -31,5 +31,9 @@ enum GatewayMigrations {
             "CREATE TABLE revoked_sessions (session_id uuid PRIMARY KEY, user_id uuid NOT NULL, revoked_at timestamptz NOT NULL)",
             "CREATE INDEX revoked_sessions_age ON revoked_sessions (revoked_at)",
         ]),
+        // The session of the token a ticket was issued to: the stream it opens ends when that session is revoked.
+        Migration(5, "stream tickets name their session", [
+            "ALTER TABLE stream_tickets ADD COLUMN session_id uuid"
+        ]),
     ])
 }

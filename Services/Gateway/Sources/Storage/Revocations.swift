@@ -9,7 +9,8 @@ import Synchronization
 /// no service receives the request. Filled from identity's events (whichever gateway replica consumes one, all read
 /// the tables) and held in memory: loaded before the gateway listens, then refreshed every `refreshInterval`. A token
 /// is refused everywhere once the event has reached the gateway's consumer (the outbox relay publishes at once) plus
-/// at most one refresh.
+/// at most one refresh. Sessions a refresh finds newly revoked are handed to `onSessionsRevoked` (the live streams
+/// opened with them end).
 final class Revocations: Sendable {
     private struct Recent {
         var erasedUsers: Set<UUID> = []
@@ -19,13 +20,15 @@ final class Revocations: Sendable {
     private let client: PostgresClient
     private let logger: Logger
     private let recent = Mutex(Recent())
+    private let onSessionsRevoked: @Sendable (Set<UUID>) -> Void
     /// Longer than any access token lives.
     static let remembered: TimeInterval = 2 * 86_400
     static let refreshInterval: Duration = .milliseconds(500)
 
-    init(client: PostgresClient, logger: Logger) {
+    init(client: PostgresClient, logger: Logger, onSessionsRevoked: @escaping @Sendable (Set<UUID>) -> Void = { _ in }) {
         self.client = client
         self.logger = logger
+        self.onSessionsRevoked = onSessionsRevoked
     }
 
     /// Whether the account was deleted.
@@ -64,7 +67,12 @@ final class Revocations: Sendable {
 
     /// Replaces the memory: what a refresh read, or what a test of the readers sets.
     func load(erasedUsers: Set<UUID> = [], revokedSessions: Set<UUID> = []) {
-        recent.withLock { $0 = Recent(erasedUsers: erasedUsers, revokedSessions: revokedSessions) }
+        let newlyRevoked = recent.withLock { recent in
+            let newlyRevoked = revokedSessions.subtracting(recent.revokedSessions)
+            recent = Recent(erasedUsers: erasedUsers, revokedSessions: revokedSessions)
+            return newlyRevoked
+        }
+        if !newlyRevoked.isEmpty { onSessionsRevoked(newlyRevoked) }
     }
 
     private func ids(_ query: PostgresQuery) async throws -> Set<UUID> {

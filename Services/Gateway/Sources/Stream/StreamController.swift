@@ -26,14 +26,14 @@ struct StreamController: Sendable {
 
     func issueTicket(_ request: Request, context: GatewayRequestContext) async throws -> Response {
         guard let callerID = context.callerID else { throw Problem.unauthorized() }
-        let issued = try await tickets.issue(for: callerID, now: now())
+        let issued = try await tickets.issue(for: callerID, session: context.callerSessionID, now: now())
         var response = try context.responseEncoder.encode(Ticket(ticket: issued.ticket, expiresAt: issued.expiresAt), from: request, context: context)
         response.status = .created
         return response
     }
 
     func stream(_ request: Request, context: GatewayRequestContext) async throws -> Response {
-        let callerID = try await caller(of: request)
+        let (callerID, sessionID) = try await caller(of: request)
         var topics: Set<StreamTopic> = [.user(callerID)]
         let requested = try Self.boards(in: request)
         for board in requested {
@@ -45,7 +45,7 @@ struct StreamController: Sendable {
         let lastEventID = request.headers[.lastEventID]
         let subscription: (Subscriber, replay: [StreamEvent]?)
         do {
-            subscription = try hub.subscribe(userID: callerID, topics: topics, lastEventID: lastEventID, now: StreamClock.now())
+            subscription = try hub.subscribe(userID: callerID, sessionID: sessionID, topics: topics, lastEventID: lastEventID, now: StreamClock.now())
         } catch {
             switch error {
             case .tooManyConnections(let limit):
@@ -57,6 +57,11 @@ struct StreamController: Sendable {
             }
         }
         let (subscriber, replay) = subscription
+        // Revoked between the token check and the subscription, the session's streams were ended without this one.
+        if let sessionID, authenticator.revocations.isRevoked(session: sessionID) {
+            hub.remove(subscriber)
+            throw Authenticator.invalidToken
+        }
         let hub = self.hub
         let heartbeat = Duration.seconds(hub.settings.heartbeatSeconds)
         let ready = ReadyEvent(userID: callerID.key, boards: requested.map(\.description).sorted(), heartbeatSeconds: Int(hub.settings.heartbeatSeconds))
@@ -111,6 +116,9 @@ struct StreamController: Sendable {
                 return
             case .closed(.accountDeleted):
                 return
+            case .closed(.sessionRevoked):
+                try await writer.write(ByteBuffer(string: ServerSentEvent(name: "session-ended", data: #"{"reason":"This session was signed out: sign in again."}"#).encoded))
+                return
             case .closed(.tooSlow):
                 throw StreamCut()
             }
@@ -150,16 +158,21 @@ struct StreamController: Sendable {
         String(decoding: (try? JSONEncoder().encode(value)) ?? Data("{}".utf8), as: UTF8.self)
     }
 
-    /// The bearer token's user, else the ticket's.
-    private func caller(of request: Request) async throws -> UUID {
-        if request.headers[.authorization] != nil { return try await authenticator.callerID(of: request) }
+    /// The bearer token's user and session, else the ticket's.
+    private func caller(of request: Request) async throws -> (userID: UUID, sessionID: UUID?) {
+        if request.headers[.authorization] != nil {
+            let caller = try await authenticator.caller(of: request)
+            return (caller.id, caller.sessionID)
+        }
         guard let ticket = request.uri.queryParameters["ticket"].map(String.init), !ticket.isEmpty else { throw Problem.unauthorized() }
-        guard let userID = try await tickets.redeem(ticket, now: now()), !authenticator.revocations.isErased(userID) else {
+        guard let redeemed = try await tickets.redeem(ticket, now: now()), !authenticator.revocations.isErased(redeemed.userID),
+            !(redeemed.sessionID.map(authenticator.revocations.isRevoked(session:)) ?? false)
+        else {
             throw Problem(
                 slug: "invalid-stream-ticket", title: "Invalid stream ticket", status: .unauthorized,
                 detail: "The stream ticket is unknown, used or expired: ask for a new one.")
         }
-        return userID
+        return redeemed
     }
 
     static func boards(in request: Request) throws -> [StreamTopic] {

@@ -47,14 +47,17 @@ final class StreamHub: Sendable {
 
     private static let connections = Gauge(label: "surge_stream_connections")
 
-    /// Connects a client to `topics`. With `lastEventID`, also returns what it missed (nil: it cannot be resumed).
-    func subscribe(userID: UUID, topics: Set<StreamTopic>, lastEventID: String?, now: Double) throws(Refusal) -> (Subscriber, replay: [StreamEvent]?) {
+    /// Connects a client of `sessionID` (its access token's `sid`, nil for a token without one) to `topics`. With
+    /// `lastEventID`, also returns what it missed (nil: it cannot be resumed).
+    func subscribe(
+        userID: UUID, sessionID: UUID? = nil, topics: Set<StreamTopic>, lastEventID: String?, now: Double
+    ) throws(Refusal) -> (Subscriber, replay: [StreamEvent]?) {
         let limit = settings.connectionsPerUser
         let queueLimit = settings.queueLimit
         let result: Result<(Subscriber, [Recorded]?), Refusal> = state.withLock { state in
             guard !state.shuttingDown else { return .failure(.shuttingDown) }
             guard state.perUser[userID, default: 0] < limit else { return .failure(.tooManyConnections(limit: limit)) }
-            let subscriber = Subscriber(id: state.nextID, userID: userID, topics: topics, queueLimit: queueLimit)
+            let subscriber = Subscriber(id: state.nextID, userID: userID, sessionID: sessionID, topics: topics, queueLimit: queueLimit)
             state.nextID += 1
             state.subscribers[subscriber.id] = subscriber
             state.perUser[userID, default: 0] += 1
@@ -113,6 +116,15 @@ final class StreamHub: Sendable {
         for subscriber in affected { subscriber.close(.accountDeleted) }
     }
 
+    /// Ends every connection opened with a token (or a ticket issued to a token) of these sessions, which identity
+    /// revoked; the user's other sessions keep theirs.
+    func endSessions(_ sessionIDs: Set<UUID>) {
+        let affected = state.withLock { state in
+            state.subscribers.values.filter { subscriber in subscriber.sessionID.map(sessionIDs.contains) ?? false }
+        }
+        for subscriber in affected { subscriber.close(.sessionRevoked) }
+    }
+
     /// Tells every client to reconnect elsewhere and refuses new ones.
     func shutDown() {
         let all = state.withLock { state -> [Subscriber] in
@@ -125,7 +137,7 @@ final class StreamHub: Sendable {
 
 /// One connected client: its topics and the events it has yet to send.
 final class Subscriber: Sendable {
-    enum CloseReason: Sendable, Equatable { case tooSlow, shuttingDown, accountDeleted }
+    enum CloseReason: Sendable, Equatable { case tooSlow, shuttingDown, accountDeleted, sessionRevoked }
 
     enum Next: Sendable {
         case events([StreamEvent], revoked: [StreamTopic])
@@ -135,6 +147,7 @@ final class Subscriber: Sendable {
 
     let id: Int
     let userID: UUID
+    let sessionID: UUID?
     let topics: Set<StreamTopic>
 
     fileprivate struct State {
@@ -151,9 +164,10 @@ final class Subscriber: Sendable {
     private let state: Mutex<State>
     private static let cutOff = Counter(label: "surge_stream_cut_off_total")
 
-    init(id: Int, userID: UUID, topics: Set<StreamTopic>, queueLimit: Int) {
+    init(id: Int, userID: UUID, sessionID: UUID?, topics: Set<StreamTopic>, queueLimit: Int) {
         self.id = id
         self.userID = userID
+        self.sessionID = sessionID
         self.topics = topics
         state = Mutex(State(queue: StreamQueue(limit: queueLimit)))
     }

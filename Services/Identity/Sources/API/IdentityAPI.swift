@@ -82,7 +82,8 @@ enum IdentityAPI {
 
     static let listSessions = APIOperation(
         .get, "/v1/me/sessions", id: "listSessions", service: .identity,
-        summary: "The caller's signed-in devices, oldest first: name, when signed in and when last used.",
+        summary: "The caller's signed-in devices, oldest first: name, when signed in and when last used. The session of the access token "
+            + "that asks is marked `current` (none is when the token predates sessions being named).",
         response: DeviceSessionList.self)
 
     static let endSession = APIOperation(

@@ -111,6 +111,8 @@ struct DeviceSessionView: Codable, Sendable {
     var createdAt: Date
     /// The last refresh (or the sign-in).
     var lastUsedAt: Date
+    /// Whether this is the session of the access token that asked (its `sid`).
+    var current: Bool
 }
 
 struct DeviceSessionList: ResponseCodable, Sendable {

@@ -119,10 +119,12 @@ struct RecoveryController {
         return account
     }
 
+    /// The caller's own session is marked `current`: the gateway forwards its access token's `sid`.
     @Sendable func listSessions(request: Request, context: SurgeRequestContext) async throws -> DeviceSessionList {
         let sessions = try await sessions.list(try context.caller())
         return DeviceSessionList(items: sessions.map {
-            DeviceSessionView(sessionID: $0.sessionID, name: $0.name, createdAt: $0.createdAt, lastUsedAt: $0.lastUsedAt)
+            DeviceSessionView(
+                sessionID: $0.sessionID, name: $0.name, createdAt: $0.createdAt, lastUsedAt: $0.lastUsedAt, current: $0.sessionID == context.callerSessionID)
         })
     }
 

@@ -57,8 +57,20 @@ enum NotificationsAPI {
         summary: "Re-enable a disabled subscription, its failure record cleared; notifications from now on are sent.",
         response: WebhookView.self, idempotent: false)
 
+    static let receiveEmailProviderEvent = APIOperation(
+        .post, "/v1/email-provider/events", id: "receiveEmailProviderEvent", service: .notifications,
+        summary: "Where the e-mail provider reports what became of the mails it accepted (its webhook; not for apps). The message is "
+            + "signed as Standard Webhooks specifies (Resend's Svix headers are read too): `webhook-id`, `webhook-timestamp` (Unix "
+            + "seconds, within 5 minutes of now) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of id.timestamp.body>` under "
+            + "`EMAIL_WEBHOOK_SECRET`); anything else is 401. The body is the provider's event, `{\"type\", \"created_at\", "
+            + "\"data\": {\"email_id\", \"to\", \"bounce\": {\"type\", \"subType\"}}}`: `email.bounced` (permanent unless "
+            + "`bounce.type` says otherwise), `email.delivery_delayed` and `email.complained` are recorded once per `webhook-id` "
+            + "against the mail and its address; a permanent bounce or a complaint stops every later mail to the address. Other "
+            + "event types are acknowledged and ignored.",
+        access: .anonymous, status: .noContent, problems: [.invalidWebhookSignature, .malformedBody, .validation, .payloadTooLarge])
+
     static let all = [
         list, unreadCount, markRead, markAllRead, archive, registerPushToken, listPushTokens, deletePushToken, createWebhook, listWebhooks,
-        getWebhook, deleteWebhook, rotateWebhookSecret, enableWebhook,
+        getWebhook, deleteWebhook, rotateWebhookSecret, enableWebhook, receiveEmailProviderEvent,
     ]
 }

@@ -3,9 +3,11 @@ import Logging
 import NotificationsDomain
 
 /// Sends the account mails that are due, like `PushDispatcher` sends pushes: claims a batch under a lease, sends each
-/// through the e-mail channel, and records what came of it on the row (sent; refused by the provider, which covers a
-/// bounced or suppressed address; or given up after retries). With no provider configured, a mail is recorded as
-/// failed at once. Logs name the mail and the outcome, never the address or the content.
+/// through the e-mail channel, and records what came of it on the row (sent, with the provider's message id; refused
+/// by the provider, which covers an address it suppressed; or given up after retries). A mail to an address that
+/// hard-bounced or complained before (`email_suppressions`) is not sent: it fails as `email-suppressed`. With no
+/// provider configured, a mail is recorded as failed at once. Logs name the mail and the outcome, never the address or
+/// the content.
 struct EmailDispatcher: Sendable {
     let store: EmailDeliveryStore
     let channel: (any DeliveryChannel<EmailChannel.Addressed>)?
@@ -27,13 +29,18 @@ struct EmailDispatcher: Sendable {
     }
 
     private func send(_ email: ClaimedEmail) async throws {
-        let outcome = await channel?.send(EmailChannel.Addressed(mailID: email.mailID, mail: email.mail), to: email.address)
-            ?? .failed(reason: "email-not-configured")
+        let outcome: DeliveryOutcome
+        if email.suppressed {
+            outcome = .failed(reason: "email-suppressed")
+        } else {
+            outcome = await channel?.send(EmailChannel.Addressed(mailID: email.mailID, mail: email.mail), to: email.address)
+                ?? .failed(reason: "email-not-configured")
+        }
         let at = now()
         var metadata: Logger.Metadata = ["mail": "\(email.mailID)", "kind": "\(email.kind)", "attempt": "\(email.attempts)"]
         switch outcome {
-        case .delivered:
-            try await store.finish(email, status: "sent", reason: nil, at: at)
+        case .delivered, .accepted:
+            try await store.finish(email, status: "sent", reason: nil, providerMessageID: outcome.providerMessageID, at: at)
             DeliveryMetrics.record("email", .delivered)
             logger.info("E-mail sent", metadata: metadata)
         case .failed(let reason), .targetGone(let reason):

@@ -39,7 +39,7 @@ struct PushDispatcher: Sendable {
             "attempt": "\(delivery.attempts)",
         ]
         switch outcome {
-        case .delivered:
+        case .delivered, .accepted:
             try await store.delivered(delivery, at: at)
             DeliveryMetrics.record("push", .delivered)
             logger.debug("Push delivered", metadata: metadata)

@@ -13,6 +13,8 @@ struct ClaimedEmail: Sendable {
     var kind: String
     var address: String
     var mail: RenderedMail
+    /// The address hard-bounced or complained before: the mail is not sent.
+    var suppressed: Bool
 }
 
 /// Account mails still to send, claimed by workers with `FOR UPDATE SKIP LOCKED` and a lease like pushes. Once sent
@@ -44,23 +46,25 @@ struct EmailDeliveryStore: Sendable {
                 ORDER BY next_attempt_at LIMIT \(limit) FOR UPDATE SKIP LOCKED)
             UPDATE email_deliveries d SET attempts = d.attempts + 1, next_attempt_at = \(leaseEnd), claim = \(claim)
             FROM due WHERE d.mail_id = due.mail_id
-            RETURNING d.mail_id, d.attempts, d.created_at, d.kind, d.address, d.subject, d.text_body, d.html_body
+            RETURNING d.mail_id, d.attempts, d.created_at, d.kind, d.address, d.subject, d.text_body, d.html_body,
+                EXISTS (SELECT 1 FROM email_suppressions s WHERE s.address = lower(d.address))
             """, logger: logger
         ).collect().map { row in
-            let (id, attempts, createdAt, kind, address, subject, text, html) = try row.decode(
-                (UUID, Int, Date, String, String, String, String, String).self)
+            let (id, attempts, createdAt, kind, address, subject, text, html, suppressed) = try row.decode(
+                (UUID, Int, Date, String, String, String, String, String, Bool).self)
             return ClaimedEmail(
                 mailID: id, claim: claim, attempts: attempts, createdAt: createdAt, kind: kind, address: address,
-                mail: RenderedMail(subject: subject, text: text, html: html))
+                mail: RenderedMail(subject: subject, text: text, html: html), suppressed: suppressed)
         }
     }
 
-    /// Sent or given up: the outcome stays, the mail's content goes.
-    func finish(_ email: ClaimedEmail, status: String, reason: String?, at now: Date) async throws {
+    /// Sent or given up: the outcome stays (with the provider's id of a sent mail, which its bounce reports name), the
+    /// mail's content goes.
+    func finish(_ email: ClaimedEmail, status: String, reason: String?, providerMessageID: String? = nil, at now: Date) async throws {
         try await client.query(
             """
             UPDATE email_deliveries SET status = \(status), last_error = \(reason), finished_at = \(now), claim = NULL,
-                subject = NULL, text_body = NULL, html_body = NULL
+                provider_message_id = \(providerMessageID), subject = NULL, text_body = NULL, html_body = NULL
             WHERE mail_id = \(email.mailID) AND claim = \(email.claim)
             """, logger: logger)
     }

@@ -212,5 +212,35 @@ enum NotificationsMigrations {
             "CREATE INDEX habit_attempts_by_user ON habit_attempts (user_id)",
             "CREATE INDEX habit_attempts_by_challenge ON habit_attempts (challenge_id)",
         ]),
+        // What the e-mail provider reports after a send: each report once (its webhook message id), matched to the mail
+        // by the provider's message id when it names one of ours (the mail row keeps the latest bounce); the addresses
+        // that hard-bounced or complained, to which nothing more is sent, kept until an operator deletes the row.
+        Migration(9, "e-mail bounces and suppressed addresses", [
+            "ALTER TABLE email_deliveries ADD COLUMN provider_message_id text",
+            "ALTER TABLE email_deliveries ADD COLUMN bounce text",
+            "ALTER TABLE email_deliveries ADD COLUMN bounced_at timestamptz",
+            "CREATE INDEX email_deliveries_by_provider_id ON email_deliveries (provider_message_id) WHERE provider_message_id IS NOT NULL",
+            """
+            CREATE TABLE email_bounces (
+                report_id text PRIMARY KEY,
+                mail_id uuid,
+                provider_message_id text,
+                address text NOT NULL,
+                kind text NOT NULL,
+                detail text,
+                reported_at timestamptz,
+                received_at timestamptz NOT NULL
+            )
+            """,
+            "CREATE INDEX email_bounces_age ON email_bounces (received_at)",
+            """
+            CREATE TABLE email_suppressions (
+                address text PRIMARY KEY,
+                kind text NOT NULL,
+                report_id text NOT NULL,
+                suppressed_at timestamptz NOT NULL
+            )
+            """,
+        ]),
     ])
 }
