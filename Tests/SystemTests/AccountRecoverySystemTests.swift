@@ -17,14 +17,7 @@ struct AccountRecoverySystemTests {
 
     @Test("forgot password → one mail → its link sets a new password once and signs out every device; unknown address: same answer, no mail; an address change waits for verification; ended sessions cannot refresh, and their access tokens are refused at the gateway within seconds")
     func recovery() async throws {
-        let provider = try await MailProviderDouble()
-        do {
-            try await run(provider)
-        } catch {
-            await provider.stop()
-            throw error
-        }
-        await provider.stop()
+        try await MailProviderDouble.with(run)
     }
 
     func run(_ provider: MailProviderDouble) async throws {
@@ -282,14 +275,7 @@ struct AccountRecoverySystemTests {
 
     @Test("the provider's signed reports through the gateway: unsigned ones refused; a soft bounce recorded and mail goes on; a hard bounce recorded once on its mail and nothing more is sent to the address")
     func bounces() async throws {
-        let provider = try await MailProviderDouble()
-        do {
-            try await runBounces(provider)
-        } catch {
-            await provider.stop()
-            throw error
-        }
-        await provider.stop()
+        try await MailProviderDouble.with(runBounces)
     }
 
     func runBounces(_ provider: MailProviderDouble) async throws {

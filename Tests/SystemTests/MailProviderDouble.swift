@@ -94,4 +94,16 @@ final class MailProviderDouble: Sendable {
         await group.triggerGracefulShutdown()
         _ = try? await task.value
     }
+
+    /// Runs `body` with a running provider, stopped afterwards whether `body` succeeds or throws.
+    static func with(_ body: (MailProviderDouble) async throws -> Void) async throws {
+        let provider = try await MailProviderDouble()
+        do {
+            try await body(provider)
+        } catch {
+            await provider.stop()
+            throw error
+        }
+        await provider.stop()
+    }
 }
