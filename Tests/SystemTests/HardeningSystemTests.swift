@@ -685,10 +685,10 @@ struct HardeningSystemTests {
                 value: text(#"{"invitationID":"nope","challengeID":1,"inviteeID":null}"#), consumers: ["progress", "leaderboard", "notifications"]),
             Poison(
                 name: "attempt missing fields", topic: progress, type: AttemptStarted.eventType, value: text(#"{"attemptID":"\#(userID)"}"#),
-                consumers: ["challenges", "leaderboard", "notifications", "analytics"]),
+                consumers: ["challenges", "leaderboard", "badges", "notifications", "analytics"]),
             Poison(
                 name: "attempt garbage", topic: progress, type: AttemptStarted.eventType, value: Data([0, 1, 2, 3, 0xC0, 0xAF]),
-                consumers: ["challenges", "leaderboard", "notifications", "analytics"]),
+                consumers: ["challenges", "leaderboard", "badges", "notifications", "analytics"]),
         ]
     }
 
