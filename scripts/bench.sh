@@ -35,9 +35,9 @@ trap cleanup EXIT
 log "Starting PostgreSQL on 127.0.0.1:$PG_PORT"
 pg_start "$BENCH/pgdata" "$PG_PORT" "$BENCH/admin-password"
 export SURGE_ADMIN_DATABASE_URL="postgres://surge_admin:$(cat "$BENCH/admin-password")@127.0.0.1:$PG_PORT/postgres"
-for service in identity progress leaderboard gateway; do export "SURGE_DB_PASSWORD_${service^^}=$(random_secret)"; done
+for service in "${SERVICES[@]}"; do export "SURGE_DB_PASSWORD_${service^^}=$(random_secret)"; done
 export INTERNAL_AUTH_SECRET="$(random_secret)"
-"$RELEASE/surge-admin" provision --database surge --services identity progress leaderboard gateway >/dev/null
+"$RELEASE/surge-admin" provision --database surge >/dev/null
 
 "$RELEASE/surge-broker" --bootstrap-file "$BENCH/bootstrap" >"$BENCH/logs/broker.log" 2>&1 &
 pids+=($!)
@@ -46,40 +46,60 @@ for _ in $(seq 1 50); do [ -s "$BENCH/bootstrap" ] && break; sleep 0.1; done
 bootstrap="$(cat "$BENCH/bootstrap")"
 
 # Each service starts from a one-line script ($BENCH/start-<service>.sh, exec'ing the binary), so a benchmark can
-# start it again; its process id is in $BENCH/<service>.pid.
-start() {
-  local service="$1" port="$2"; shift 2
+# start it again; its process id is in $BENCH/<service>.pid. Its port is 1 and the registry's port (18080 and up).
+bench_port() { echo "1$(port_of "$1")"; }
+write_start_script() {
+  local service="$1"; shift
   local password_var="SURGE_DB_PASSWORD_${service^^}"
   {
     printf 'exec'
-    printf ' %q' env SURGE_ENV=development LOG_LEVEL=warning HTTP_HOST=127.0.0.1 HTTP_PORT="$port" \
+    printf ' %q' env SURGE_ENV=development LOG_LEVEL=warning HTTP_HOST=127.0.0.1 HTTP_PORT="$(bench_port "$service")" \
       DATABASE_URL="postgres://surge_$service:${!password_var}@127.0.0.1:$PG_PORT/surge" \
       KAFKA_BOOTSTRAP_SERVERS="$bootstrap" KAFKA_CONSUMER_PROPERTIES="fetch.wait.max.ms=10" "$@" "$RELEASE/surge-$service"
     printf ' >>%q 2>&1\n' "$BENCH/logs/$service.log"
   } >"$BENCH/start-$service.sh"
+}
+upstreams=()
+for service in "${SERVICES[@]}"; do
+  [ "$service" = gateway ] || upstreams+=("UPSTREAM_${service^^}_URL=http://127.0.0.1:$(bench_port "$service")")
+done
+for service in "${SERVICES[@]}"; do
+  case "$service" in
+    identity) write_start_script identity NOTIFICATIONS_URL="http://127.0.0.1:$(bench_port notifications)" ;;
+    progress) write_start_script progress SIMULATED_CLOCK=true JUDGEMENT_INTERVAL_MS=200 ;;
+    leaderboard) write_start_script leaderboard LOG_LEVEL=info ;;
+    gateway) write_start_script gateway "${upstreams[@]}" STREAM_CONNECTIONS_PER_USER=2000 RATE_LIMIT_PER_USER_PER_MINUTE=1000000 \
+      RATE_LIMIT_PER_IP_PER_MINUTE=1000000 RATE_LIMIT_CREDENTIALS_PER_MINUTE=1000000 ;;
+    *) write_start_script "$service" ;;
+  esac
+done
+
+# All eight at once, as an operator's `docker compose up` would: the stack benchmark times launch → every /readyz 200.
+ready_urls=()
+launched="$(date +%s.%N)"
+for service in "${SERVICES[@]}"; do
   bash "$BENCH/start-$service.sh" &
   pids+=($!)
   echo $! >"$BENCH/$service.pid"
-  wait_for_url "http://127.0.0.1:$port/readyz" 60 || { echo "surge-$service did not start; see $BENCH/logs" >&2; exit 1; }
-}
-start identity 18081
-start progress 18083 SIMULATED_CLOCK=true JUDGEMENT_INTERVAL_MS=200
-start leaderboard 18084 LOG_LEVEL=info
-start gateway 18080 UPSTREAM_IDENTITY_URL=http://127.0.0.1:18081 UPSTREAM_PROGRESS_URL=http://127.0.0.1:18083 \
-  UPSTREAM_LEADERBOARD_URL=http://127.0.0.1:18084 STREAM_CONNECTIONS_PER_USER=2000 \
-  RATE_LIMIT_PER_USER_PER_MINUTE=1000000 RATE_LIMIT_PER_IP_PER_MINUTE=1000000 RATE_LIMIT_CREDENTIALS_PER_MINUTE=1000000
+  ready_urls+=(--url "http://127.0.0.1:$(bench_port "$service")/readyz")
+done
+export SURGE_BENCH_COMMIT="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)" SURGE_BENCH_CONFIGURATION="$CONFIGURATION"
+mkdir -p "$ROOT/bench-results"
+RESULTS="$ROOT/bench-results/$(date -u +%Y-%m-%dT%H%M%SZ).json"
+"$RELEASE/surge-bench" stack --launched "$launched" "${ready_urls[@]}" --pid-directory "$BENCH" --phase idle --results "$RESULTS" \
+  || { echo "the stack did not start; see $BENCH/logs" >&2; exit 1; }
 
 for bench in $BENCHES; do
   case "$bench" in
     checkin-throughput)
       log "Check-in throughput beside pgbench -N on the same PostgreSQL"
-      "$RELEASE/surge-bench" checkin-throughput --gateway http://127.0.0.1:18080 --progress http://127.0.0.1:18083 --kafka "$bootstrap" \
+      "$RELEASE/surge-bench" checkin-throughput --results "$RESULTS" --gateway http://127.0.0.1:$(bench_port gateway) --progress http://127.0.0.1:$(bench_port progress) --kafka "$bootstrap" \
         --database "postgres://surge_admin:$(cat "$BENCH/admin-password")@127.0.0.1:$PG_PORT/postgres" --pid-directory "$BENCH" \
         --pgdata "$BENCH/pgdata" --users "${SURGE_BENCH_USERS:-256}"
       ;;
     checkin-latency)
       log "Check-in latency versus history length"
-      "$RELEASE/surge-bench" checkin-latency --gateway http://127.0.0.1:18080 --progress http://127.0.0.1:18083 --kafka "$bootstrap" "$@"
+      "$RELEASE/surge-bench" checkin-latency --results "$RESULTS" --gateway http://127.0.0.1:$(bench_port gateway) --progress http://127.0.0.1:$(bench_port progress) --kafka "$bootstrap" "$@"
       ;;
     leaderboard)
       log "Leaderboard reads, memory and warm start beside Redis (redis-server on 127.0.0.1:$REDIS_PORT)"
@@ -89,7 +109,7 @@ for bench in $BENCHES; do
       # `surge-leaderboard rebuild` with the leaderboard's own environment, its report on standard output.
       sed -e 's/^exec env /env /' -e 's/ >>.*$//' -e 's|\(\S*surge-leaderboard\)$|LOG_LEVEL=error \1 rebuild|' \
         "$BENCH/start-leaderboard.sh" >"$BENCH/rebuild-leaderboard.sh"
-      "$RELEASE/surge-bench" leaderboard --gateway http://127.0.0.1:18080 --leaderboard http://127.0.0.1:18084 \
+      "$RELEASE/surge-bench" leaderboard --results "$RESULTS" --gateway http://127.0.0.1:$(bench_port gateway) --leaderboard http://127.0.0.1:$(bench_port leaderboard) \
         --database "postgres://surge_admin:$(cat "$BENCH/admin-password")@127.0.0.1:$PG_PORT/surge" --redis-port "$REDIS_PORT" \
         --pid-file "$BENCH/leaderboard.pid" --start-command "bash $BENCH/start-leaderboard.sh" --log-file "$BENCH/logs/leaderboard.log" \
         --members "${SURGE_BENCH_MEMBERS:-1000000}" --kafka "$bootstrap" --rebuild-command "bash $BENCH/rebuild-leaderboard.sh" \
@@ -97,9 +117,11 @@ for bench in $BENCHES; do
       ;;
     stream)
       log "Live stream: check-in to stream event beside a raw Kafka hop, and 1,000 idle streams"
-      "$RELEASE/surge-bench" stream --gateway http://127.0.0.1:18080 --progress http://127.0.0.1:18083 --kafka "$bootstrap" \
+      "$RELEASE/surge-bench" stream --results "$RESULTS" --gateway http://127.0.0.1:$(bench_port gateway) --progress http://127.0.0.1:$(bench_port progress) --kafka "$bootstrap" \
         --gateway-pid-file "$BENCH/gateway.pid"
       ;;
     *) echo "unknown benchmark $bench (checkin-throughput, checkin-latency, leaderboard, stream)" >&2; exit 2 ;;
   esac
 done
+"$RELEASE/surge-bench" stack --pid-directory "$BENCH" --phase loaded --results "$RESULTS"
+"$RELEASE/surge-bench" report --results "$RESULTS"

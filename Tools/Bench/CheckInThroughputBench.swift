@@ -25,8 +25,9 @@ struct CheckInThroughputBench: AsyncParsableCommand {
     @Option(help: "Concurrent connections, for wrk and for pgbench.") var connections = 16
     @Option(help: "Seconds per measured run.") var seconds = 20
     @Option(help: "Load-generator threads (wrk -t, pgbench -j).") var threads = 2
+    @OptionGroup var output: ResultsOption
 
-    static let processes = ["gateway", "identity", "progress", "leaderboard", "broker"]
+    static let processes = StackBench.services + ["broker"]
 
     func run() async throws {
         let idleMemory = Dictionary(uniqueKeysWithValues: Self.processes.compactMap { name in
@@ -84,9 +85,10 @@ struct CheckInThroughputBench: AsyncParsableCommand {
         print("")
         print("Check-ins through the gateway, \(users) users, \(connections) connections (wrk -t\(threads)), \(seconds) s per run;")
         print("mix per user: tick, tick, log, untick, untick, log (PUT …/tasks/{taskID} and POST …/tasks/q/logs):")
-        print("  run                                 req/s    p50 ms   p99 ms   failed")
+        print("  run                                 req/s    p50 ms   p99 ms p99.9 ms   failed")
         for (label, run) in [("saturation (closed loop)", saturated), ("half rate (paced)", paced)] {
-            print("  \(label.padding(toLength: 32, withPad: " ", startingAt: 0))" + String(format: "%9.0f  %7.2f  %7.2f  %7d", run.requestsPerSecond, run.p50, run.p99, run.failures))
+            print("  \(label.padding(toLength: 32, withPad: " ", startingAt: 0))"
+                + String(format: "%9.0f  %7.2f  %7.2f  %7.2f  %7d", run.requestsPerSecond, run.p50, run.p99, run.p999, run.failures))
         }
         print("  " + "pgbench -N (simple update) tps".padding(toLength: 32, withPad: " ", startingAt: 0) + String(format: "%9.0f  %7.2f", pgbench.tps, pgbench.latency))
         print(String(format: "  ratio check-ins/s ÷ pgbench -N tps: %.3f (target ≥ 0.6)", saturated.requestsPerSecond / pgbench.tps))
@@ -122,6 +124,19 @@ struct CheckInThroughputBench: AsyncParsableCommand {
             let peak = (try? pid(of: name)).flatMap { Self.peakResidentKibibytes(of: $0) }.map { String(format: "%14.1f", $0 / 1024) } ?? "             —"
             print("  " + name.padding(toLength: 12, withPad: " ", startingAt: 0) + String(format: "%6.2f", (end - start) / saturated.duration) + peak)
         }
+
+        let ratio = saturated.requestsPerSecond / pgbench.tps
+        let cpu = Self.processes.reduce(0.0) { sum, name in sum + (after[name] ?? 0) - (before[name] ?? 0) } + (after["postgres"] ?? 0)
+            - (before["postgres"] ?? 0)
+        try output.record([
+            BenchFigure(
+                "checkin-throughput", "check-ins/s at saturation (\(users) users, \(connections) connections)", saturated.requestsPerSecond, "req/s",
+                yardstick: .init(name: "pgbench -N tps", value: pgbench.tps), ratio: ratio, target: "≥ 0.6× pgbench -N", met: ratio >= 0.6),
+            BenchFigure("checkin-throughput", "CPU per check-in, all processes", cpu * 1000 / served, "ms"),
+            BenchFigure("checkin-throughput", "check-in p50 at half rate", paced.p50, "ms"),
+            BenchFigure("checkin-throughput", "check-in p99 at half rate", paced.p99, "ms", target: "≤ 25 ms", met: paced.p99 <= 25),
+            BenchFigure("checkin-throughput", "check-in p99.9 at half rate", paced.p999, "ms"),
+        ])
     }
 
     /// The process's high-water mark of resident memory (VmHWM), in KiB.
@@ -136,6 +151,7 @@ struct CheckInThroughputBench: AsyncParsableCommand {
         var duration: Double
         var p50: Double
         var p99: Double
+        var p999: Double
         var failures: Int
     }
 
@@ -178,8 +194,8 @@ struct CheckInThroughputBench: AsyncParsableCommand {
 
             done = function(summary, latency, requests)
               local e = summary.errors
-              io.write(string.format("SURGE-RESULT %d %d %d %d %d %d\\n", summary.requests, summary.duration,
-                latency:percentile(50.0), latency:percentile(99.0), e.status, e.connect + e.read + e.write + e.timeout))
+              io.write(string.format("SURGE-RESULT %d %d %d %d %d %d %d\\n", summary.requests, summary.duration,
+                latency:percentile(50.0), latency:percentile(99.0), latency:percentile(99.9), e.status, e.connect + e.read + e.write + e.timeout))
             end
 
             """
@@ -191,11 +207,11 @@ struct CheckInThroughputBench: AsyncParsableCommand {
             throw BenchError("wrk printed no result: \(output)")
         }
         let numbers = line.split(separator: " ").dropFirst().compactMap { Double($0) }
-        guard numbers.count == 6, numbers[0] > 0 else { throw BenchError("wrk: \(line)") }
+        guard numbers.count == 7, numbers[0] > 0 else { throw BenchError("wrk: \(line)") }
         let duration = numbers[1] / 1e6
         return LoadRun(
             requestsPerSecond: numbers[0] / duration, duration: duration, p50: numbers[2] / 1000, p99: numbers[3] / 1000,
-            failures: Int(numbers[4] + numbers[5]))
+            p999: numbers[4] / 1000, failures: Int(numbers[5] + numbers[6]))
     }
 
     // MARK: Processes

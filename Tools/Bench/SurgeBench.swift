@@ -15,7 +15,9 @@ struct SurgeBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "surge-bench",
         abstract: "Benchmarks against a running Surge (see `make bench`, which starts one).",
-        subcommands: [CheckInLatency.self, CheckInThroughputBench.self, LeaderboardBench.self, StreamBench.self])
+        subcommands: [
+            CheckInLatency.self, CheckInThroughputBench.self, LeaderboardBench.self, StreamBench.self, StackBench.self, BenchReport.self,
+        ])
 }
 
 /// Check-in latency for an attempt one day old and one with `days` of history: it must not grow with history.
@@ -27,6 +29,7 @@ struct CheckInLatency: AsyncParsableCommand {
     @Option(help: "Kafka bootstrap servers (the benchmark publishes its habit definition).") var kafka = "127.0.0.1:9092"
     @Option(help: "Days of history for the long attempt.") var days = 1000
     @Option(help: "Measured check-ins per attempt.") var samples = 400
+    @OptionGroup var output: ResultsOption
 
     func run() async throws {
         let api = GatewayClient(gateway: gateway)
@@ -63,6 +66,11 @@ struct CheckInLatency: AsyncParsableCommand {
         }
         let ratio = median(long) / median(fresh)
         print(String(format: "  median ratio (%d days / 1 day): %.2f", days, ratio))
+        try output.record([
+            BenchFigure(
+                "checkin-latency", "check-in p50 with \(days) days of history", median(long), "ms", yardstick: .init(name: "1 day p50", value: median(fresh)),
+                ratio: ratio, target: "≤ 1.2×", met: ratio <= 1.2)
+        ])
     }
 
     func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
