@@ -5,7 +5,9 @@
 #   SURGE_BENCHES=checkin-throughput scripts/bench.sh   only check-ins per second beside pgbench -N (SURGE_BENCH_USERS=N)
 #   SURGE_BENCHES=checkin-latency scripts/bench.sh [--days N --samples M]   only check-in latency versus history
 #   SURGE_BENCHES=leaderboard scripts/bench.sh   only the leaderboard's (SURGE_BENCH_MEMBERS=N for a smaller board)
-#   SURGE_BENCHES=stream scripts/bench.sh        only the live stream's
+#   SURGE_BENCHES=stream scripts/bench.sh        only the live stream's (check-in → stream and → leaderboard)
+#   SURGE_BENCHES=badges-rebuild scripts/bench.sh   only the badges' rebuild from offset zero
+# Every run writes its figures to bench-results/<UTC time>.json and prints them as one table at the end.
 source "$(dirname "$0")/lib.sh"
 
 BENCH="$STATE/bench"
@@ -13,7 +15,7 @@ PG_PORT="${SURGE_BENCH_PG_PORT:-55434}"
 CONFIGURATION="${SURGE_BENCH_CONFIGURATION:-release}"
 RELEASE="$ROOT/.build/$CONFIGURATION"
 REDIS_PORT="${SURGE_BENCH_REDIS_PORT:-56379}"
-BENCHES="${SURGE_BENCHES:-checkin-throughput checkin-latency leaderboard stream}"
+BENCHES="${SURGE_BENCHES:-checkin-throughput checkin-latency leaderboard stream badges-rebuild}"
 
 # Redis is the leaderboard's yardstick (never a dependency of Surge); wrk drives HTTP load.
 ensure_dependencies redis-server=redis-server redis-benchmark=redis-tools wrk=wrk
@@ -74,6 +76,12 @@ for service in "${SERVICES[@]}"; do
   esac
 done
 
+# `surge-<service> rebuild` with the service's own environment, its report on standard output.
+for service in leaderboard badges; do
+  sed -e 's/^exec env /env /' -e 's/ >>.*$//' -e "s|\\(\\S*surge-$service\\)\$|LOG_LEVEL=error \\1 rebuild|" \
+    "$BENCH/start-$service.sh" >"$BENCH/rebuild-$service.sh"
+done
+
 # All eight at once, as an operator's `docker compose up` would: the stack benchmark times launch → every /readyz 200.
 ready_urls=()
 launched="$(date +%s.%N)"
@@ -106,9 +114,6 @@ for bench in $BENCHES; do
       redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --save "" --appendonly no --dir "$BENCH" --logfile "$BENCH/logs/redis.log" &
       pids+=($!)
       for _ in $(seq 1 50); do redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
-      # `surge-leaderboard rebuild` with the leaderboard's own environment, its report on standard output.
-      sed -e 's/^exec env /env /' -e 's/ >>.*$//' -e 's|\(\S*surge-leaderboard\)$|LOG_LEVEL=error \1 rebuild|' \
-        "$BENCH/start-leaderboard.sh" >"$BENCH/rebuild-leaderboard.sh"
       "$RELEASE/surge-bench" leaderboard --results "$RESULTS" --gateway http://127.0.0.1:$(bench_port gateway) --leaderboard http://127.0.0.1:$(bench_port leaderboard) \
         --database "postgres://surge_admin:$(cat "$BENCH/admin-password")@127.0.0.1:$PG_PORT/surge" --redis-port "$REDIS_PORT" \
         --pid-file "$BENCH/leaderboard.pid" --start-command "bash $BENCH/start-leaderboard.sh" --log-file "$BENCH/logs/leaderboard.log" \
@@ -120,7 +125,13 @@ for bench in $BENCHES; do
       "$RELEASE/surge-bench" stream --results "$RESULTS" --gateway http://127.0.0.1:$(bench_port gateway) --progress http://127.0.0.1:$(bench_port progress) --kafka "$bootstrap" \
         --gateway-pid-file "$BENCH/gateway.pid"
       ;;
-    *) echo "unknown benchmark $bench (checkin-throughput, checkin-latency, leaderboard, stream)" >&2; exit 2 ;;
+    badges-rebuild)
+      log "Badges rebuilt from offset zero"
+      "$RELEASE/surge-bench" rebuild --results "$RESULTS" --service badges --kafka "$bootstrap" \
+        --events "${SURGE_BENCH_BADGE_REBUILD_EVENTS:-100000}" --pid-file "$BENCH/badges.pid" --start-command "bash $BENCH/start-badges.sh" \
+        --rebuild-command "bash $BENCH/rebuild-badges.sh" --ready-url "http://127.0.0.1:$(bench_port badges)/readyz"
+      ;;
+    *) echo "unknown benchmark $bench (checkin-throughput, checkin-latency, leaderboard, stream, badges-rebuild)" >&2; exit 2 ;;
   esac
 done
 "$RELEASE/surge-bench" stack --pid-directory "$BENCH" --phase loaded --results "$RESULTS"

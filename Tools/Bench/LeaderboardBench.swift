@@ -39,6 +39,7 @@ struct LeaderboardBench: AsyncParsableCommand {
     @Option(help: "Kafka bootstrap servers (the rebuild's events are published there).") var kafka: String
     @Option(help: "Shell command that runs `surge-leaderboard rebuild` with the leaderboard's environment.") var rebuildCommand: String
     @Option(help: "Events to publish before timing the rebuild.") var rebuildEvents = 500_000
+    @OptionGroup var output: ResultsOption
 
     func run() async throws {
         guard let secret = ProcessInfo.processInfo.environment[InternalCallSigner.secretVariable] else {
@@ -61,7 +62,7 @@ struct LeaderboardBench: AsyncParsableCommand {
         let top = "/v1/leaderboards/challenges/\(challengeID.uuidString.lowercased())?window=all-time&limit=10"
 
         let admin = try DatabaseConfiguration(url: database, maximumConnections: 2)
-        try await PostgresClient.withRunning(admin.makeClient(logger: logger)) { client in
+        var figures: [BenchFigure] = try await PostgresClient.withRunning(admin.makeClient(logger: logger)) { client in
             // 1. A board holding only the caller: warm the service on it, then take the baseline RSS.
             try await client.withConnection { connection in
                 for query: PostgresQuery in [
@@ -188,79 +189,43 @@ struct LeaderboardBench: AsyncParsableCommand {
                          Double(rssBefore) / 1e6, Double(rssAfter) / 1e6, caughtUpBytes, members - 1, format(catchUp)))
             print(String(format: "  Redis used_memory %.1f MB → %.1f MB: %.1f bytes per entry", Double(redisBefore) / 1e6, Double(redisAfter) / 1e6, redisBytes))
             print(String(format: "  ratio to Redis: %.2f loaded at start, %.2f caught up (target ≤ 1)", loadedBytes / redisBytes, caughtUpBytes / redisBytes))
+
+            var figures: [BenchFigure] = []
+            for (label, redisRun, serviceRun, gatewayRun) in [
+                ("rank of user", rankRedis, rankService, rankGateway), ("top 10", topRedis, topService, topGateway),
+            ] {
+                let redisName = label == "top 10" ? "Redis ZREVRANGE 0 9" : "Redis ZREVRANK"
+                for (path, run) in [("service", serviceRun), ("gateway", gatewayRun)] {
+                    let slower = redisRun.requestsPerSecond / run.requestsPerSecond
+                    figures.append(BenchFigure(
+                        "leaderboard", "\(label) on \(members) members, req/s through the \(path)", run.requestsPerSecond, "req/s",
+                        yardstick: .init(name: "\(redisName) req/s", value: redisRun.requestsPerSecond), ratio: slower,
+                        target: path == "service" ? "≤ 3× slower than Redis" : nil, met: path == "service" ? slower <= 3 : nil))
+                    let p99Ratio = run.p99 / redisRun.p99
+                    figures.append(BenchFigure(
+                        "leaderboard", "\(label) on \(members) members, p99 through the \(path)", run.p99, "ms",
+                        yardstick: .init(name: "\(redisName) p99", value: redisRun.p99), ratio: p99Ratio,
+                        target: path == "service" ? "≤ 3× Redis" : nil, met: path == "service" ? p99Ratio <= 3 : nil))
+                }
+            }
+            figures.append(BenchFigure(
+                "leaderboard", "memory per entry, board loaded at start", loadedBytes, "bytes", yardstick: .init(name: "Redis used_memory per entry", value: redisBytes),
+                ratio: loadedBytes / redisBytes, target: "≤ 1× Redis", met: loadedBytes <= redisBytes))
+            let readySeconds = ready / .seconds(1)
+            figures.append(BenchFigure(
+                "leaderboard", "restarted replica ready with the board", readySeconds, "s", target: "≤ 10 s", met: readySeconds <= 10))
+            return figures
         }
 
         // 7. Rebuild: a stream of directory events and points, the replica stopped, `surge-leaderboard rebuild`.
         print("")
         print("Rebuild from the earliest offsets (\(rebuildEvents) events published, plus whatever the topics already hold):")
-        try await publishRebuildStream(logger: logger)
+        try await RebuildBench.publishStream(events: rebuildEvents, kafka: kafka, logger: logger)
         try stop(try readPID())
-        let rebuild = Process()
-        rebuild.executableURL = URL(fileURLWithPath: "/bin/bash")
-        rebuild.arguments = ["-c", rebuildCommand]
-        let output = Pipe()
-        rebuild.standardOutput = output
-        try rebuild.run()
-        let report = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        rebuild.waitUntilExit()
-        guard rebuild.terminationStatus == 0 else { throw BenchError("the rebuild failed (\(rebuild.terminationStatus)): \(report)") }
-        print("  " + report.trimmingCharacters(in: .whitespacesAndNewlines))
-        print("  target: ≥ 50,000 events/s")
+        figures.append(try RebuildBench.rebuild("leaderboard", command: rebuildCommand))
         let (restartedAfterRebuild, _) = try await startAgain(http)
         try "\(restartedAfterRebuild)\n".write(toFile: pidFile, atomically: true, encoding: .utf8)
-    }
-
-    /// The rebuild's input: 2,000 users in 100 households of a few zones, 20 challenges, and points on both boards
-    /// across eight weeks until `rebuildEvents` events are on the topics.
-    func publishRebuildStream(logger: Logger) async throws {
-        let producer = try KafkaProducer(configuration: KafkaConfiguration(bootstrapServers: kafka, clientID: "surge-bench"), logger: logger)
-        let zones = ["Europe/Rome", "Asia/Tokyo", "America/New_York", "Australia/Sydney"]
-        let users = (0..<2_000).map { _ in UUID() }
-        let groups = (0..<100).map { _ in UUID() }
-        let challenges = (0..<20).map { _ in UUID() }
-        let now = Date()
-        var batch: [KafkaRecord] = []
-        var published = 0
-        func add<P: EventPayload>(_ payload: P) async throws {
-            batch.append(KafkaRecord(publishing: try EventRecord(CloudEvent(source: "/surge/bench", time: now, data: payload)), to: P.descriptor.topic.name))
-            if batch.count == 5_000 { try await flush() }
-        }
-        func flush() async throws {
-            for result in await producer.send(batch) { _ = try result.get() }
-            published += batch.count
-            batch.removeAll(keepingCapacity: true)
-        }
-        for (index, groupID) in groups.enumerated() {
-            try await add(GroupChanged(
-                groupID: groupID, name: "Home \(index)", kind: .household, timeZone: zones[index % zones.count], ownerID: users[index], created: true,
-                changedAt: now))
-        }
-        for (index, userID) in users.enumerated() {
-            try await add(UserRegistered(
-                userID: userID, displayName: "Player \(index)", timeZone: zones[index % zones.count], locale: nil, kind: .guest, registeredAt: now))
-            try await add(GroupMembershipChanged(
-                groupID: groups[index % groups.count], userID: userID, displayName: "Player \(index)", role: .member, change: .joined, changedAt: now))
-        }
-        for (index, challengeID) in challenges.enumerated() {
-            let definition = ChallengeDefinition(
-                challengeID: challengeID, version: 1, effectiveFrom: nil, kind: .habit, name: "Habit \(index)", description: "", category: "bench",
-                difficulty: .beginner, visibility: .public, ownerID: nil, groupID: nil, durationDays: nil, estimatedDailyMinutes: nil,
-                tasks: [ChallengeTask(taskID: "t", title: "Tick", kind: .checkbox)],
-                rules: ChallengeRules(failure: .init(mode: .none), points: .init(kind: .perTask, pointsPerTask: 5)))
-            try await add(ChallengePublished(definition: definition, publishedAt: now))
-        }
-        let firstDay = LocalDate("2026-09-07")!
-        var step = 0
-        while published + batch.count < rebuildEvents {
-            let index = step % users.count
-            try await add(PointsAwarded(
-                entryID: UUID(), userID: users[index], groupID: groups[index % groups.count], challengeID: challenges[step % challenges.count],
-                attemptID: nil, points: 1 + step % 5, reason: .task, localDate: firstDay.adding(days: (step / users.count) % 56), excessQuantity: nil,
-                totalPoints: step, awardedAt: now))
-            step += 1
-        }
-        try await flush()
-        await producer.close()
+        try output.record(figures)
     }
 
     // MARK: The board

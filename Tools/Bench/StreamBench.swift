@@ -6,8 +6,9 @@ import NIOCore
 import SurgeKafka
 import Synchronization
 
-/// The live stream's figures: a check-in's 2xx to its event on the caller's stream, beside a raw produce→consume hop
-/// through the same broker (the same tail the gateway uses), and what 1,000 idle streams cost the gateway.
+/// The live figures: a check-in's 2xx to its event on the caller's stream and to the challenge's leaderboard showing
+/// it, beside a raw produce→consume hop through the same broker (the same tail the gateway uses), and what 1,000 idle
+/// streams cost the gateway.
 struct StreamBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "stream")
 
@@ -17,17 +18,29 @@ struct StreamBench: AsyncParsableCommand {
     @Option(help: "A file holding the gateway's process id (for its resident memory).") var gatewayPidFile: String?
     @Option(help: "Measured hops and check-ins.") var samples = 300
     @Option(help: "Idle streams to open.") var idleStreams = 1000
+    @OptionGroup var output: ResultsOption
 
     func run() async throws {
         let hop = try await rawHop()
-        let delivery = try await checkInToStream()
+        let (delivery, ranking) = try await checkInToStreamAndBoard()
         print("")
-        print("Live stream (\(samples) samples each, sequential):")
-        print("  path                                     p50 ms   p99 ms")
-        print(String(format: "  raw produce→consume (yardstick)         %7.2f  %7.2f", percentile(hop, 0.5), percentile(hop, 0.99)))
-        print(String(format: "  check-in 2xx → event on the stream      %7.2f  %7.2f", percentile(delivery, 0.5), percentile(delivery, 0.99)))
-        print(String(format: "  p99 ratio (stream / raw hop): %.2f (target ≤ 3)", percentile(delivery, 0.99) / percentile(hop, 0.99)))
-        try await idleMemory()
+        print("Check-in to what others see (\(samples) samples each, sequential):")
+        print("  path                                          p50 ms   p99 ms   p99 ÷ raw hop p99")
+        print(String(format: "  raw produce→consume (yardstick)              %7.2f  %7.2f", percentile(hop, 0.5), percentile(hop, 0.99)))
+        var figures: [BenchFigure] = []
+        for (name, latencies) in [("check-in 2xx → event on the stream", delivery), ("check-in 2xx → leaderboard read shows it", ranking)] {
+            let ratio = percentile(latencies, 0.99) / percentile(hop, 0.99)
+            print("  " + name.padding(toLength: 43, withPad: " ", startingAt: 0)
+                + String(format: "%7.2f  %7.2f  %7.2f (target ≤ 3)", percentile(latencies, 0.5), percentile(latencies, 0.99), ratio))
+            figures.append(BenchFigure("stream", name + " p50", percentile(latencies, 0.5), "ms", yardstick: .init(name: "raw Kafka hop p50", value: percentile(hop, 0.5))))
+            figures.append(BenchFigure(
+                "stream", name + " p99", percentile(latencies, 0.99), "ms", yardstick: .init(name: "raw Kafka hop p99", value: percentile(hop, 0.99)),
+                ratio: ratio, target: "≤ 3× raw hop", met: ratio <= 3))
+        }
+        if let perStream = try await idleMemory() {
+            figures.append(BenchFigure("stream", "gateway memory per idle stream (\(idleStreams) open)", perStream, "KiB"))
+        }
+        try output.record(figures)
     }
 
     /// Produce one record and wait for the tail to hand it over, `samples` times.
@@ -66,8 +79,10 @@ struct StreamBench: AsyncParsableCommand {
         return latencies
     }
 
-    /// Tick and untick a habit; each 2xx waits for its `checkin` / `checkin-undone` on the user's own stream.
-    func checkInToStream() async throws -> [Double] {
+    /// Tick and untick a habit, one check-in at a time: first each 2xx waits for its `checkin` / `checkin-undone` on
+    /// the user's own stream, then for a read of the habit's leaderboard (`…/me`, polled through the gateway) to show
+    /// the point it added or took back. The leaderboard time ends when the read that showed it answered.
+    func checkInToStreamAndBoard() async throws -> (stream: [Double], board: [Double]) {
         let api = GatewayClient(gateway: gateway)
         let habit = try await BenchHabit.publish(kafka: kafka)
         try await BenchHabit.setClock(Date(), progress: progress)
@@ -75,22 +90,37 @@ struct StreamBench: AsyncParsableCommand {
         let attempt = try await api.retrying { try await api.startAttempt(habit, token: token) }
         let stream = try await EventStreamReader.open(gateway + "/v1/stream", token: token)
         defer { stream.close() }
-        var latencies: [Double] = []
+        var toStream: [Double] = []
         for index in 0..<samples {
             let before = stream.count(of: ["checkin", "checkin-undone"])
             _ = try await api.tick(attempt, done: index % 2 == 0, token: token)
             let answered = ContinuousClock.now
             let arrived = try await stream.waitForCount(of: ["checkin", "checkin-undone"], above: before)
-            latencies.append(max(0, milliseconds(arrived - answered)))
+            toStream.append(max(0, milliseconds(arrived - answered)))
         }
-        return latencies
+        let standing = "/v1/leaderboards/challenges/\(habit.uuidString.lowercased())/me?window=all-time"
+        var toBoard: [Double] = []
+        var score = try await api.score(standing, token: token)
+        for index in 0..<samples {
+            let done = index % 2 == 0
+            _ = try await api.tick(attempt, done: done, token: token)
+            let answered = ContinuousClock.now
+            score += done ? 1 : -1
+            let deadline = answered + .seconds(30)
+            while try await api.score(standing, token: token) != score {
+                guard ContinuousClock.now < deadline else { throw BenchError("the leaderboard never showed score \(score)") }
+                try await Task.sleep(for: .milliseconds(1))
+            }
+            toBoard.append(milliseconds(ContinuousClock.now - answered))
+        }
+        return (toStream, toBoard)
     }
 
     /// The gateway's resident memory before and after `idleStreams` streams are open and subscribed.
-    func idleMemory() async throws {
+    func idleMemory() async throws -> Double? {
         guard let gatewayPidFile, let pid = try? String(contentsOfFile: gatewayPidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines) else {
             print("  (no --gateway-pid-file: idle stream memory not measured)")
-            return
+            return nil
         }
         let api = GatewayClient(gateway: gateway)
         let token = try await api.guest("Idler", zone: "Europe/Rome")
@@ -106,6 +136,7 @@ struct StreamBench: AsyncParsableCommand {
             + String(format: "%.1f KiB per stream", Double(after - before) / Double(idleStreams)))
         for stream in streams { stream.close() }
         try await client.shutdown()
+        return Double(after - before) / Double(idleStreams)
     }
 
     func residentKiB(_ pid: String) throws -> Int {

@@ -16,7 +16,7 @@ struct SurgeBench: AsyncParsableCommand {
         commandName: "surge-bench",
         abstract: "Benchmarks against a running Surge (see `make bench`, which starts one).",
         subcommands: [
-            CheckInLatency.self, CheckInThroughputBench.self, LeaderboardBench.self, StreamBench.self, StackBench.self, BenchReport.self,
+            CheckInLatency.self, CheckInThroughputBench.self, LeaderboardBench.self, StreamBench.self, StackBench.self, RebuildBench.self, BenchReport.self,
         ])
 }
 
@@ -125,6 +125,19 @@ struct GatewayClient: Sendable {
         let start = ContinuousClock.now
         _ = try await json(.PUT, "/v1/attempts/\(attemptID)/tasks/t", ["done": done], token: token)
         return milliseconds(ContinuousClock.now - start)
+    }
+
+    /// The caller's score on a leaderboard (`…/me`); 0 while they have no entry.
+    func score(_ path: String, token: String) async throws -> Int {
+        var request = HTTPClientRequest(url: gateway + path)
+        request.headers.add(name: "authorization", value: "Bearer \(token)")
+        let response = try await client.execute(request, timeout: .seconds(30))
+        let bytes = try await response.body.collect(upTo: 1 << 20)
+        if response.status == .notFound { return 0 }
+        guard response.status == .ok, let object = try JSONSerialization.jsonObject(with: Data(buffer: bytes)) as? [String: Any] else {
+            throw BenchError("GET \(path): \(response.status.code) \(String(buffer: bytes))")
+        }
+        return (object["score"] as? NSNumber)?.intValue ?? 0
     }
 
     func json(_ method: HTTPMethod, _ path: String, _ body: [String: Any], token: String?) async throws -> [String: Any] {

@@ -28,10 +28,15 @@ enum Rebuild {
         var awards = 0
         var published = 0
         var keptWithoutEvents = 0
+        var readSeconds = 0.0
+        var applySeconds = 0.0
+
+        var eventsPerSecond: Double { readSeconds + applySeconds > 0 ? Double(events) / (readSeconds + applySeconds) : 0 }
 
         var description: String {
             "rebuilt \(awards) awards from \(events) events (\(applied) applied, \(duplicates) duplicates, \(skipped) skipped): "
-                + "\(published) new awards published, \(keptWithoutEvents) kept without events behind them"
+                + "\(published) new awards published, \(keptWithoutEvents) kept without events behind them; "
+                + String(format: "in %.2f s: %.0f events/s (read %.2f s, apply %.2f s)", readSeconds + applySeconds, eventsPerSecond, readSeconds, applySeconds)
         }
     }
 
@@ -53,13 +58,17 @@ enum Rebuild {
                     "SELECT pg_try_advisory_lock(hashtext(\(ReplicaPresence.lock)))", logger: logger
                 ).collect().first?.decode(Bool.self) ?? false
                 guard locked else { throw RebuildError.replicasRunning }
+                let reading = ContinuousClock.now
                 let records = try await EventHistory.read(replaying.topics.sorted(), configuration: settings.kafka, logger: logger)
+                let applying = ContinuousClock.now
                 try await connection.query("BEGIN", logger: logger)
                 do {
-                    let report = try await replay(
+                    var report = try await replay(
                         records, through: replaying, publishing: publishing, group: group, at: infrastructure.clock.now(), on: connection,
                         logger: logger)
                     try await connection.query("COMMIT", logger: logger)
+                    report.readSeconds = (applying - reading) / .seconds(1)
+                    report.applySeconds = (ContinuousClock.now - applying) / .seconds(1)
                     return report
                 } catch {
                     _ = try? await connection.query("ROLLBACK", logger: logger)
