@@ -26,10 +26,21 @@ rm -rf "$BENCH"
 mkdir -p "$BENCH/logs"
 random_secret >"$BENCH/admin-password"
 pids=()
+# The services first (they finish their work while the broker and PostgreSQL are still there), then the rest. A
+# benchmark that restarts a service rewrote its process id in the file.
 cleanup() {
+  local service_pids=() file pid
+  for file in "$BENCH"/*.pid; do
+    [ -f "$file" ] && [ "$file" != "$BENCH/broker.pid" ] && service_pids+=("$(cat "$file")")
+  done
+  for pid in "${service_pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for _ in $(seq 1 150); do
+    alive=0
+    for pid in "${service_pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+    [ "$alive" = 0 ] && break
+    sleep 0.1
+  done
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  # The leaderboard bench restarts its service: the current process id is in the file.
-  for file in "$BENCH"/*.pid; do [ -f "$file" ] && kill -TERM "$(cat "$file")" 2>/dev/null || true; done
   pg_stop "$BENCH/pgdata"
 }
 trap cleanup EXIT
