@@ -6,6 +6,7 @@
 #   SURGE_BENCHES=checkin-latency scripts/bench.sh [--days N --samples M]   only check-in latency versus history
 #   SURGE_BENCHES=leaderboard scripts/bench.sh   only the leaderboard's (SURGE_BENCH_MEMBERS=N for a smaller board)
 #   SURGE_BENCHES=stream scripts/bench.sh        only the live stream's
+#   SURGE_BENCHES=reminders scripts/bench.sh     only the daily reminders' (SURGE_BENCH_REMINDER_USERS=N due at one instant)
 source "$(dirname "$0")/lib.sh"
 
 BENCH="$STATE/bench"
@@ -13,7 +14,7 @@ PG_PORT="${SURGE_BENCH_PG_PORT:-55434}"
 CONFIGURATION="${SURGE_BENCH_CONFIGURATION:-release}"
 RELEASE="$ROOT/.build/$CONFIGURATION"
 REDIS_PORT="${SURGE_BENCH_REDIS_PORT:-56379}"
-BENCHES="${SURGE_BENCHES:-checkin-throughput checkin-latency leaderboard stream}"
+BENCHES="${SURGE_BENCHES:-checkin-throughput checkin-latency leaderboard stream reminders}"
 
 # Redis is the leaderboard's yardstick (never a dependency of Surge); wrk drives HTTP load.
 ensure_dependencies redis-server=redis-server redis-benchmark=redis-tools wrk=wrk
@@ -120,7 +121,12 @@ for bench in $BENCHES; do
       "$RELEASE/surge-bench" stream --results "$RESULTS" --gateway http://127.0.0.1:$(bench_port gateway) --progress http://127.0.0.1:$(bench_port progress) --kafka "$bootstrap" \
         --gateway-pid-file "$BENCH/gateway.pid"
       ;;
-    *) echo "unknown benchmark $bench (checkin-throughput, checkin-latency, leaderboard, stream)" >&2; exit 2 ;;
+    reminders)
+      log "Daily reminders: ${SURGE_BENCH_REMINDER_USERS:-10000} due at one instant, sent per second and lag behind local time"
+      "$RELEASE/surge-bench" reminders --results "$RESULTS" --gateway http://127.0.0.1:$(bench_port gateway) \
+        --database "postgres://surge_admin:$(cat "$BENCH/admin-password")@127.0.0.1:$PG_PORT/surge" --users "${SURGE_BENCH_REMINDER_USERS:-10000}"
+      ;;
+    *) echo "unknown benchmark $bench (checkin-throughput, checkin-latency, leaderboard, stream, reminders)" >&2; exit 2 ;;
   esac
 done
 "$RELEASE/surge-bench" stack --pid-directory "$BENCH" --phase loaded --results "$RESULTS"
