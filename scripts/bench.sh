@@ -6,6 +6,7 @@
 #   SURGE_BENCHES=checkin-latency scripts/bench.sh [--days N --samples M]   only check-in latency versus history
 #   SURGE_BENCHES=leaderboard scripts/bench.sh   only the leaderboard's (SURGE_BENCH_MEMBERS=N for a smaller board)
 #   SURGE_BENCHES=stream scripts/bench.sh        only the live stream's (check-in → stream and → leaderboard)
+#   SURGE_BENCHES=reminders scripts/bench.sh     only the daily reminders' (SURGE_BENCH_REMINDER_USERS=N due at one instant)
 #   SURGE_BENCHES=badges-rebuild scripts/bench.sh   only the badges' rebuild from offset zero
 # Every run writes its figures to bench-results/<UTC time>.json and prints them as one table at the end.
 source "$(dirname "$0")/lib.sh"
@@ -15,7 +16,7 @@ PG_PORT="${SURGE_BENCH_PG_PORT:-55434}"
 CONFIGURATION="${SURGE_BENCH_CONFIGURATION:-release}"
 RELEASE="$ROOT/.build/$CONFIGURATION"
 REDIS_PORT="${SURGE_BENCH_REDIS_PORT:-56379}"
-BENCHES="${SURGE_BENCHES:-checkin-throughput checkin-latency leaderboard stream badges-rebuild}"
+BENCHES="${SURGE_BENCHES:-checkin-throughput checkin-latency leaderboard stream reminders badges-rebuild}"
 
 # Redis is the leaderboard's yardstick (never a dependency of Surge); wrk drives HTTP load.
 ensure_dependencies redis-server=redis-server redis-benchmark=redis-tools wrk=wrk
@@ -136,13 +137,18 @@ for bench in $BENCHES; do
       "$RELEASE/surge-bench" stream --results "$RESULTS" --gateway http://127.0.0.1:$(bench_port gateway) --progress http://127.0.0.1:$(bench_port progress) --kafka "$bootstrap" \
         --gateway-pid-file "$BENCH/gateway.pid"
       ;;
+    reminders)
+      log "Daily reminders: ${SURGE_BENCH_REMINDER_USERS:-10000} due at one instant, sent per second and lag behind local time"
+      "$RELEASE/surge-bench" reminders --results "$RESULTS" --gateway http://127.0.0.1:$(bench_port gateway) \
+        --database "postgres://surge_admin:$(cat "$BENCH/admin-password")@127.0.0.1:$PG_PORT/surge" --users "${SURGE_BENCH_REMINDER_USERS:-10000}"
+      ;;
     badges-rebuild)
       log "Badges rebuilt from offset zero"
       "$RELEASE/surge-bench" rebuild --results "$RESULTS" --service badges --kafka "$bootstrap" \
         --events "${SURGE_BENCH_BADGE_REBUILD_EVENTS:-100000}" --pid-file "$BENCH/badges.pid" --start-command "bash $BENCH/start-badges.sh" \
         --rebuild-command "bash $BENCH/rebuild-badges.sh" --ready-url "http://127.0.0.1:$(bench_port badges)/readyz"
       ;;
-    *) echo "unknown benchmark $bench (checkin-throughput, checkin-latency, leaderboard, stream, badges-rebuild)" >&2; exit 2 ;;
+    *) echo "unknown benchmark $bench (checkin-throughput, checkin-latency, leaderboard, stream, reminders, badges-rebuild)" >&2; exit 2 ;;
   esac
 done
 "$RELEASE/surge-bench" stack --pid-directory "$BENCH" --phase loaded --results "$RESULTS"

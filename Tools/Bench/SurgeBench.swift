@@ -16,7 +16,8 @@ struct SurgeBench: AsyncParsableCommand {
         commandName: "surge-bench",
         abstract: "Benchmarks against a running Surge (see `make bench`, which starts one).",
         subcommands: [
-            CheckInLatency.self, CheckInThroughputBench.self, LeaderboardBench.self, StreamBench.self, StackBench.self, RebuildBench.self, BenchReport.self,
+            CheckInLatency.self, CheckInThroughputBench.self, LeaderboardBench.self, StreamBench.self, ReminderBench.self, StackBench.self,
+            RebuildBench.self, BenchReport.self,
         ])
 }
 
@@ -109,9 +110,16 @@ struct GatewayClient: Sendable {
     var client: HTTPClient = .shared
 
     func guest(_ name: String, zone: String) async throws -> String {
+        try await guestAccount(name, zone: zone).token
+    }
+
+    /// A new guest's access token and user ID.
+    func guestAccount(_ name: String, zone: String) async throws -> (token: String, userID: UUID) {
         let body = try await json(.POST, "/v1/auth/guest", ["displayName": name, "timeZone": zone], token: nil)
-        guard let token = (body["tokens"] as? [String: Any])?["accessToken"] as? String else { throw BenchError("sign-up failed: \(body)") }
-        return token
+        guard let token = (body["tokens"] as? [String: Any])?["accessToken"] as? String,
+            let userID = ((body["user"] as? [String: Any])?["id"] as? String).flatMap(UUID.init(uuidString:))
+        else { throw BenchError("sign-up failed: \(body)") }
+        return (token, userID)
     }
 
     func startAttempt(_ challengeID: UUID, token: String) async throws -> String {
