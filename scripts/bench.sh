@@ -96,12 +96,14 @@ done
 
 # All eight at once, as an operator's `docker compose up` would: the stack benchmark times launch → every /readyz 200.
 ready_urls=()
+metrics_urls=()
 launched="$(date +%s.%N)"
 for service in "${SERVICES[@]}"; do
   bash "$BENCH/start-$service.sh" &
   pids+=($!)
   echo $! >"$BENCH/$service.pid"
   ready_urls+=(--url "http://127.0.0.1:$(bench_port "$service")/readyz")
+  metrics_urls+=(--url "http://127.0.0.1:$(bench_port "$service")/metrics")
 done
 export SURGE_BENCH_COMMIT="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)" SURGE_BENCH_CONFIGURATION="$CONFIGURATION"
 mkdir -p "$ROOT/bench-results"
@@ -110,6 +112,8 @@ RESULTS="$ROOT/bench-results/$(date -u +%Y-%m-%dT%H%M%SZ).json"
   || { echo "the stack did not start; see $BENCH/logs" >&2; exit 1; }
 
 for bench in $BENCHES; do
+  # What the previous benchmark left to the consumers is done first, so that it does not load this one.
+  "$RELEASE/surge-bench" settle "${metrics_urls[@]}"
   case "$bench" in
     checkin-throughput)
       log "Check-in throughput beside pgbench -N on the same PostgreSQL"
@@ -151,5 +155,6 @@ for bench in $BENCHES; do
     *) echo "unknown benchmark $bench (checkin-throughput, checkin-latency, leaderboard, stream, reminders, badges-rebuild)" >&2; exit 2 ;;
   esac
 done
+"$RELEASE/surge-bench" settle "${metrics_urls[@]}"
 "$RELEASE/surge-bench" stack --pid-directory "$BENCH" --phase loaded --results "$RESULTS"
 "$RELEASE/surge-bench" report --results "$RESULTS"

@@ -100,20 +100,26 @@ struct StreamBench: AsyncParsableCommand {
         }
         let standing = "/v1/leaderboards/challenges/\(habit.uuidString.lowercased())/me?window=all-time"
         var toBoard: [Double] = []
-        var score = try await api.score(standing, token: token)
+        // A tick adds a point and an untick takes it back: after the ticks above the board holds 1 or 0.
+        var score = samples % 2
+        try await waitForScore(score, standing, token: token, api: api, within: .seconds(120))
         for index in 0..<samples {
             let done = index % 2 == 0
             _ = try await api.tick(attempt, done: done, token: token)
             let answered = ContinuousClock.now
             score += done ? 1 : -1
-            let deadline = answered + .seconds(30)
-            while try await api.score(standing, token: token) != score {
-                guard ContinuousClock.now < deadline else { throw BenchError("the leaderboard never showed score \(score)") }
-                try await Task.sleep(for: .milliseconds(1))
-            }
+            try await waitForScore(score, standing, token: token, api: api, within: .seconds(30))
             toBoard.append(milliseconds(ContinuousClock.now - answered))
         }
         return (toStream, toBoard)
+    }
+
+    func waitForScore(_ score: Int, _ standing: String, token: String, api: GatewayClient, within timeout: Duration) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while try await api.score(standing, token: token) != score {
+            guard ContinuousClock.now < deadline else { throw BenchError("the leaderboard did not show score \(score) within \(timeout)") }
+            try await Task.sleep(for: .milliseconds(1))
+        }
     }
 
     /// The gateway's resident memory before and after `idleStreams` streams are open and subscribed.
