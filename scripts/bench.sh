@@ -96,14 +96,14 @@ done
 
 # All eight at once, as an operator's `docker compose up` would: the stack benchmark times launch → every /readyz 200.
 ready_urls=()
-metrics_urls=()
+metrics=()
 launched="$(date +%s.%N)"
 for service in "${SERVICES[@]}"; do
   bash "$BENCH/start-$service.sh" &
   pids+=($!)
   echo $! >"$BENCH/$service.pid"
   ready_urls+=(--url "http://127.0.0.1:$(bench_port "$service")/readyz")
-  metrics_urls+=(--url "http://127.0.0.1:$(bench_port "$service")/metrics")
+  metrics+=("http://127.0.0.1:$(bench_port "$service")/metrics")
 done
 export SURGE_BENCH_COMMIT="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)" SURGE_BENCH_CONFIGURATION="$CONFIGURATION"
 mkdir -p "$ROOT/bench-results"
@@ -113,7 +113,7 @@ RESULTS="$ROOT/bench-results/$(date -u +%Y-%m-%dT%H%M%SZ).json"
 
 for bench in $BENCHES; do
   # What the previous benchmark left to the consumers is done first, so that it does not load this one.
-  "$RELEASE/surge-bench" settle "${metrics_urls[@]}"
+  "$RELEASE/surge-bench" settle "${metrics[@]/#/--url=}"
   case "$bench" in
     checkin-throughput)
       log "Check-in throughput beside pgbench -N on the same PostgreSQL"
@@ -123,7 +123,8 @@ for bench in $BENCHES; do
       ;;
     checkin-latency)
       log "Check-in latency versus history length"
-      "$RELEASE/surge-bench" checkin-latency --results "$RESULTS" --gateway http://127.0.0.1:$(bench_port gateway) --progress http://127.0.0.1:$(bench_port progress) --kafka "$bootstrap" "$@"
+      "$RELEASE/surge-bench" checkin-latency --results "$RESULTS" --gateway http://127.0.0.1:$(bench_port gateway) --progress http://127.0.0.1:$(bench_port progress) --kafka "$bootstrap" \
+        "${metrics[@]/#/--settle-url=}" "$@"
       ;;
     leaderboard)
       log "Leaderboard reads, memory and warm start beside Redis (redis-server on 127.0.0.1:$REDIS_PORT)"
@@ -155,6 +156,6 @@ for bench in $BENCHES; do
     *) echo "unknown benchmark $bench (checkin-throughput, checkin-latency, leaderboard, stream, reminders, badges-rebuild)" >&2; exit 2 ;;
   esac
 done
-"$RELEASE/surge-bench" settle "${metrics_urls[@]}"
+"$RELEASE/surge-bench" settle "${metrics[@]/#/--url=}"
 "$RELEASE/surge-bench" stack --pid-directory "$BENCH" --phase loaded --results "$RESULTS"
 "$RELEASE/surge-bench" report --results "$RESULTS"

@@ -14,22 +14,25 @@ struct SettleBench: AsyncParsableCommand {
     @Option(help: "Seconds to wait at most.") var timeout = 900
 
     func run() async throws {
+        let took = try await Self.settle(url, timeout: .seconds(timeout))
+        print(String(format: "Settled (every consumer lag and outbox at 0) after %.1f s", milliseconds(took) / 1000))
+    }
+
+    /// Polls the metrics every 500 ms until the backlog is 0; returns how long that took.
+    static func settle(_ urls: [String], timeout: Duration) async throws -> Duration {
         let started = ContinuousClock.now
-        let deadline = started + .seconds(timeout)
         var busy: [String] = []
         repeat {
             busy = []
-            for metrics in url {
+            for metrics in urls {
                 let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: metrics), timeout: .seconds(10))
-                let text = String(buffer: try await response.body.collect(upTo: 16 << 20))
-                let pending = Self.backlog(inMetrics: text)
+                let pending = backlog(inMetrics: String(buffer: try await response.body.collect(upTo: 16 << 20)))
                 if pending > 0 { busy.append("\(metrics): \(Int(pending))") }
             }
-            if busy.isEmpty { break }
+            if busy.isEmpty { return ContinuousClock.now - started }
             try await Task.sleep(for: .milliseconds(500))
-        } while ContinuousClock.now < deadline
-        guard busy.isEmpty else { throw BenchError("the stack did not settle in \(timeout) s: \(busy.joined(separator: ", "))") }
-        print(String(format: "Settled (every consumer lag and outbox at 0) after %.1f s", milliseconds(ContinuousClock.now - started) / 1000))
+        } while ContinuousClock.now - started < timeout
+        throw BenchError("the stack did not settle in \(timeout): \(busy.joined(separator: ", "))")
     }
 
     /// The sum of the consumer lag and outbox gauges in a Prometheus text exposition.

@@ -30,6 +30,8 @@ struct CheckInLatency: AsyncParsableCommand {
     @Option(help: "Kafka bootstrap servers (the benchmark publishes its habit definition).") var kafka = "127.0.0.1:9092"
     @Option(help: "Days of history for the long attempt.") var days = 1000
     @Option(help: "Measured check-ins per attempt.") var samples = 400
+    @Option(help: "A service's /metrics URL: after seeding, the stack settles before the measurement (repeat for every service).")
+    var settleURL: [String] = []
     @OptionGroup var output: ResultsOption
 
     func run() async throws {
@@ -48,6 +50,9 @@ struct CheckInLatency: AsyncParsableCommand {
             _ = try await api.tick(veteranAttempt, done: true, token: veteran)
         }
         print("  seeded in \(ContinuousClock.now - seeding)")
+        // The seeding's events (a thousand days judged) keep the other consumers busy for a while: not measured here.
+        let settled = try await SettleBench.settle(settleURL, timeout: .seconds(900))
+        print("  the stack settled \(settled) later")
         let newcomer = try await api.guest("Newcomer", zone: zone)
         let newcomerAttempt = try await api.retrying { try await api.startAttempt(habit, token: newcomer) }
 
