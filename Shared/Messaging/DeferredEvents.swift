@@ -162,12 +162,12 @@ extension EventProcessor {
         let apply: EventHandlers.Prepared
         do {
             record = try EventRecord(kafkaKey: message.key, value: message.value, headers: message.headers.map { ($0.name, $0.value) })
-            guard let prepare = handlers.preparers[record.type] else {
+            guard let prepare = handlers.preparers[record.type], let effect = try prepare(record) else {
                 metrics.count(record.type, "ignored")
                 try await connection.query("DELETE FROM deferred_events WHERE id = \(parked.id)", logger: logger)
                 return
             }
-            apply = try prepare(record)
+            apply = effect
         } catch {
             try await deadLetterParked(parked, error: String(describing: error), attempts: parked.attempts, on: connection)
             return

@@ -14,7 +14,8 @@ import Synchronization
 /// redelivered event finds its row and has no second effect. A record that cannot be decoded goes straight to the
 /// group's dead-letter topic; one whose handler keeps failing goes there after `maxAttempts` tries with exponential
 /// backoff. While the database is unreachable the consumer waits instead of dead-lettering. Types the group does not
-/// handle are skipped.
+/// handle are skipped; events its handlers say can have no effect are passed over without a transaction
+/// (`PassedOverEvents`).
 ///
 /// A handler that waits for another partition or topic (`AwaitingOtherEvent`) is tried once more, then its record is
 /// parked in `deferred_events` and the partition moves on; a later record of the same topic and Kafka key is parked
@@ -81,6 +82,9 @@ public final class EventConsumer: Service, Sendable {
         let processor = self.processor
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await processor.redriveUntilCancelled() }
+            group.addTask {
+                await processor.passedOver.recordUntilCancelled(group: processor.configuration.group, client: processor.client, logger: processor.logger)
+            }
             defer { group.cancelAll() }
             try await consumer.run()
         }
@@ -101,6 +105,7 @@ struct EventProcessor: Sendable {
     let logger: Logger
     /// What the consumer tells the re-drive of parked records.
     let deferrals = Deferrals()
+    let passedOver = PassedOverEvents()
 
     typealias DeadLetterHeader = EventConsumer.DeadLetterHeader
 
@@ -117,7 +122,12 @@ struct EventProcessor: Sendable {
                 metrics.count(record.type, "ignored")
                 return .handled
             }
-            apply = try prepare(record)
+            guard let effect = try prepare(record) else {
+                passedOver.note(record.id, type: record.type)
+                metrics.count(record.type, "passed-over")
+                return .handled
+            }
+            apply = effect
         } catch {
             return await deadLetter(message, type: message.header(EventRecord.Header.type) ?? "unknown", error: error, attempts: 0)
         }

@@ -118,4 +118,39 @@ struct EventConsumerTests {
             #expect(try await harness.database.count("SELECT count(*) FROM identity.processed_events") == 1)
         }
     }
+
+    @Test("an event its handler says can have no effect is passed over without a transaction, recorded as seen in a batch")
+    func irrelevantEventsPassedOver() async throws {
+        try await MessagingHarness.with { harness in
+            var handlers = EventHandlers()
+            handlers.on(UserRegistered.self, when: { !$0.data.displayName.hasPrefix("skip") }) { event, connection, logger in
+                try await connection.query("INSERT INTO effects (key, applied) VALUES (\(event.data.displayName), 1)", logger: logger)
+            }
+            let consumer = try EventConsumer(
+                configuration: .init(group: "surge-progress"), kafka: harness.kafka.configuration(), client: harness.client,
+                producer: harness.producer, handlers: handlers, logger: harness.logger)
+            var skipped = harness.registration("skip me")
+            try await publish(skipped, via: harness.producer)
+            var known = harness.registration("known")
+            known.userID = skipped.userID
+            try await publish(known, via: harness.producer)
+            try await running([consumer]) {
+                try await waitUntil("the relevant event applied") { try await harness.applied("known") == 1 }
+                // Both are recorded as seen: the one passed over a moment later, in a batch of its own.
+                try await waitUntil("the passed-over event recorded") {
+                    try await harness.database.count("SELECT count(*) FROM identity.processed_events") == 2
+                }
+            }
+            #expect(try await harness.applied("skip me") == 0)
+
+            // A rebuild replaying both through the same handlers applies only the relevant one too.
+            skipped.displayName = "skip again"
+            let record = try EventRecord(CloudEvent(source: "/surge/identity", time: Date(), data: skipped))
+            let applied = try await harness.client.withConnection { connection in
+                try await handlers.apply(record, on: connection, logger: harness.logger)
+            }
+            #expect(applied, "a handled type")
+            #expect(try await harness.applied("skip again") == 0, "with no effect")
+        }
+    }
 }

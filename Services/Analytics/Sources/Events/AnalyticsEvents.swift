@@ -82,16 +82,14 @@ enum AnalyticsEvents {
         handlers.on(CheckInUndone.self) { event, connection, logger in
             try await recordActivity(event.data.userID, at: event.data.recordedAt, connection, logger)
         }
-        handlers.on(DayJudged.self) { event, connection, logger in
+        handlers.on(DayJudged.self, when: { $0.data.period == .day && Definitions.expectsWork($0.data.outcome) }) { event, connection, logger in
             let day = event.data
-            guard day.period == .day, Definitions.expectsWork(day.outcome) else { return }
             try await ifRecorded(day.userID, at: day.judgedAt, connection, logger) { facts in
                 try await facts.activeDay(day.attemptID, userID: day.userID, on: day.localDate, at: day.judgedAt)
             }
         }
-        handlers.on(StreakChanged.self) { event, connection, logger in
+        handlers.on(StreakChanged.self, when: { Definitions.isBreak($0.data.change, previous: $0.data.previous) }) { event, connection, logger in
             let streak = event.data
-            guard Definitions.isBreak(streak.change, previous: streak.previous) else { return }
             try await ifRecorded(streak.userID, at: streak.changedAt, connection, logger) { facts in
                 try await facts.streakBreak(streak.attemptID, userID: streak.userID, on: streak.localDate, length: streak.previous, at: streak.changedAt)
             }

@@ -21,7 +21,7 @@ enum BadgesEvents {
         handlers.on(UserDeleted.self) { event, connection, logger in
             try await BadgeStore(connection: connection, logger: logger).erase(event.data.userID)
         }
-        handlers.on(FriendshipChanged.self) { event, connection, logger in
+        handlers.on(FriendshipChanged.self, when: { $0.data.status != .requested }) { event, connection, logger in
             let data = event.data
             let store = BadgeStore(connection: connection, logger: logger)
             switch data.status {
@@ -35,9 +35,9 @@ enum BadgesEvents {
             let member = data.change == .joined || data.change == .roleChanged
             try await BadgeStore(connection: connection, logger: logger).setMembership(data.groupID, data.userID, member: member)
         }
-        handlers.on(ChoreOccurrenceChanged.self) { event, connection, logger in
+        handlers.on(ChoreOccurrenceChanged.self, when: { $0.data.change == .completed && $0.data.completedBy != nil }) { event, connection, logger in
             let data = event.data
-            guard data.change == .completed, let userID = data.completedBy else { return }
+            guard let userID = data.completedBy else { return }
             try await BadgeStore(connection: connection, logger: logger).join(data.choreID, userID)
             try await record(Fact.scopes(Rule.Measure.chores.rawValue, kind: .chore, challengeID: data.choreID).map { ($0, .add(1)) },
                              for: userID, at: data.changedAt, event.trace, connection, logger, awarder)
@@ -50,21 +50,18 @@ enum BadgesEvents {
             try await record(Fact.scopes(Rule.Measure.checkIns.rawValue, kind: data.kind, challengeID: data.challengeID).map { ($0, .add(1)) },
                              for: data.userID, at: data.recordedAt, event.trace, connection, logger, awarder)
         }
-        handlers.on(DayJudged.self) { event, connection, logger in
+        handlers.on(DayJudged.self, when: { $0.data.outcome == .completed }) { event, connection, logger in
             let data = event.data
-            guard data.outcome == .completed else { return }
             try await record(Fact.scopes(Rule.Measure.daysCompleted.rawValue, kind: data.kind, challengeID: data.challengeID).map { ($0, .add(1)) },
                              for: data.userID, at: data.judgedAt, event.trace, connection, logger, awarder)
         }
-        handlers.on(StreakChanged.self) { event, connection, logger in
+        handlers.on(StreakChanged.self, when: { $0.data.current > 0 }) { event, connection, logger in
             let data = event.data
-            guard data.current > 0 else { return }
             try await record(Fact.scopes(Fact.streak, kind: data.kind, challengeID: data.challengeID).map { ($0, .raise(data.current)) },
                              for: data.userID, at: data.changedAt, event.trace, connection, logger, awarder, challengeID: data.challengeID)
         }
-        handlers.on(AttemptEnded.self) { event, connection, logger in
+        handlers.on(AttemptEnded.self, when: { $0.data.end == .completed }) { event, connection, logger in
             let data = event.data
-            guard data.end == .completed else { return }
             let store = BadgeStore(connection: connection, logger: logger)
             guard try await !store.isErased(data.userID) else { return }
             try await awarder.record(
@@ -76,9 +73,10 @@ enum BadgesEvents {
                     backfilled: false, trace: event.trace, store: store)
             }
         }
-        handlers.on(PointsAwarded.self) { event, connection, logger in
+        // Only a week's bonuses earn badges; the points of every tick mean nothing here.
+        handlers.on(PointsAwarded.self, when: { $0.data.points > 0 && ($0.data.reason == .weeklyGoalBonus || $0.data.reason == .challengeBonus) }) {
+            event, connection, logger in
             let data = event.data
-            guard data.points > 0, data.reason == .weeklyGoalBonus || data.reason == .challengeBonus else { return }
             let store = BadgeStore(connection: connection, logger: logger)
             guard try await !store.isErased(data.userID) else { return }
             let rule: Rule

@@ -12,9 +12,9 @@ import SurgeMessaging
 /// service. The incremental consumer and the rebuild both visit this list (`EventRoutes`).
 enum LeaderboardEvents {
     static func visit<Routes: EventRoutes>(_ routes: inout Routes) {
-        routes.on(PointsAwarded.self, pointsAwarded)
-        routes.on(CheckInRecorded.self, checkInRecorded)
-        routes.on(CheckInUndone.self, checkInUndone)
+        routes.on(PointsAwarded.self, when: { scores($0.data) }, pointsAwarded)
+        routes.on(CheckInRecorded.self, when: { scores($0.data) }, checkInRecorded)
+        routes.on(CheckInUndone.self, when: { scores($0.data) }, checkInUndone)
         routes.on(AttemptStarted.self) { event, store in try await store.addParticipant(event.data.userID, to: event.data.challengeID) }
         routes.on(UserRegistered.self) { event, store in
             let data = event.data
@@ -34,9 +34,15 @@ enum LeaderboardEvents {
         routes.on(ChallengeInvitationSent.self) { event, store in try await store.invite(event.data.inviteeID, to: event.data.challengeID) }
     }
 
+    /// Points count on the challenge's and the group's boards.
+    static func scores(_ data: PointsAwarded) -> Bool { data.points != 0 && (data.challengeID != nil || data.groupID != nil) }
+    /// Only an amount logged in a competition counts on its board (checkbox ticks score through their points).
+    static func scores(_ data: CheckInRecorded) -> Bool { data.kind == .competition && data.action == .logged && (data.quantity ?? 0) != 0 }
+    static func scores(_ data: CheckInUndone) -> Bool { data.kind == .competition && data.undoesCheckInID != nil && (data.quantity ?? 0) != 0 }
+
     static func pointsAwarded<Store: LeaderboardStore>(_ event: CloudEvent<PointsAwarded>, _ store: inout Store) async throws {
         let data = event.data
-        guard data.points != 0, try await !store.isErased(data.userID) else { return }
+        guard scores(data), try await !store.isErased(data.userID) else { return }
         if let challengeID = data.challengeID {
             try await store.addScore(
                 Double(data.points), for: data.userID, on: Board(.challenge, challengeID), windows: Windows.of(data.localDate), at: data.awardedAt,
@@ -51,8 +57,7 @@ enum LeaderboardEvents {
 
     static func checkInRecorded<Store: LeaderboardStore>(_ event: CloudEvent<CheckInRecorded>, _ store: inout Store) async throws {
         let data = event.data
-        guard data.kind == .competition, data.action == .logged, let quantity = data.quantity, quantity != 0, try await !store.isErased(data.userID)
-        else { return }
+        guard scores(data), let quantity = data.quantity, try await !store.isErased(data.userID) else { return }
         try await store.addScore(
             quantity, for: data.userID, on: Board(.competition, data.challengeID), windows: Windows.of(data.localDate), at: data.recordedAt,
             trace: event.trace)
@@ -60,9 +65,7 @@ enum LeaderboardEvents {
 
     static func checkInUndone<Store: LeaderboardStore>(_ event: CloudEvent<CheckInUndone>, _ store: inout Store) async throws {
         let data = event.data
-        guard data.kind == .competition, data.undoesCheckInID != nil, let quantity = data.quantity, quantity != 0,
-            try await !store.isErased(data.userID)
-        else { return }
+        guard scores(data), let quantity = data.quantity, try await !store.isErased(data.userID) else { return }
         try await store.addScore(
             -quantity, for: data.userID, on: Board(.competition, data.challengeID), windows: Windows.of(data.localDate), at: data.recordedAt,
             trace: event.trace)
@@ -101,7 +104,16 @@ enum LeaderboardEvents {
 /// A list of event types with their effect on a store of type `Store`: the consumer's handlers, or the rebuild's.
 protocol EventRoutes {
     associatedtype Store: LeaderboardStore
-    mutating func on<Payload: EventPayload>(_ type: Payload.Type, _ apply: @escaping @Sendable (CloudEvent<Payload>, inout Store) async throws -> Void)
+    /// `relevant` false: the event can have no effect (see `EventHandlers.on(_:when:_:)`).
+    mutating func on<Payload: EventPayload>(
+        _ type: Payload.Type, when relevant: (@Sendable (CloudEvent<Payload>) -> Bool)?,
+        _ apply: @escaping @Sendable (CloudEvent<Payload>, inout Store) async throws -> Void)
+}
+
+extension EventRoutes {
+    mutating func on<Payload: EventPayload>(_ type: Payload.Type, _ apply: @escaping @Sendable (CloudEvent<Payload>, inout Store) async throws -> Void) {
+        on(type, when: nil, apply)
+    }
 }
 
 /// The incremental path: each event in its inbox transaction, on a `PostgresLeaderboardStore`.
@@ -110,10 +122,11 @@ struct ConsumerRoutes: EventRoutes {
     let scoring: Scoring
 
     mutating func on<Payload: EventPayload>(
-        _ type: Payload.Type, _ apply: @escaping @Sendable (CloudEvent<Payload>, inout PostgresLeaderboardStore) async throws -> Void
+        _ type: Payload.Type, when relevant: (@Sendable (CloudEvent<Payload>) -> Bool)?,
+        _ apply: @escaping @Sendable (CloudEvent<Payload>, inout PostgresLeaderboardStore) async throws -> Void
     ) {
         let scoring = scoring
-        handlers.on(type) { event, connection, logger in
+        handlers.on(type, when: relevant) { event, connection, logger in
             var store = PostgresLeaderboardStore(connection: connection, logger: logger, scoring: scoring)
             try await apply(event, &store)
         }

@@ -45,15 +45,18 @@ enum Rebuild {
     /// The rebuild's routes: each event type's decoding (done in parallel), and its effect on the memory store.
     struct Routes: EventRoutes, Sendable {
         typealias Effect = @Sendable (inout MemoryLeaderboardStore) async throws -> Void
-        typealias Prepare = @Sendable (EventRecord) throws -> Effect
+        /// The event's effect, or nil when it can have none.
+        typealias Prepare = @Sendable (EventRecord) throws -> Effect?
         var table: [String: Prepare] = [:]
         var topics: Set<String> = []
 
         mutating func on<Payload: EventPayload>(
-            _ type: Payload.Type, _ apply: @escaping @Sendable (CloudEvent<Payload>, inout MemoryLeaderboardStore) async throws -> Void
+            _ type: Payload.Type, when relevant: (@Sendable (CloudEvent<Payload>) -> Bool)?,
+            _ apply: @escaping @Sendable (CloudEvent<Payload>, inout MemoryLeaderboardStore) async throws -> Void
         ) {
             table[Payload.eventType] = { record in
                 let event = try record.decode(as: Payload.self)
+                guard relevant?(event) ?? true else { return nil }
                 return { store in try await apply(event, &store) }
             }
             topics.insert(Payload.descriptor.topic.name)
@@ -63,7 +66,7 @@ enum Rebuild {
     /// One record read: its time and effect, or why it is skipped.
     enum Prepared: Sendable {
         case effect(id: UUID, type: String, time: Date, Routes.Effect)
-        /// A type the leaderboard does not handle.
+        /// A type the leaderboard does not handle, or an event that can have no effect on it.
         case ignored(time: Date)
         case undecodable
     }
@@ -163,7 +166,9 @@ enum Rebuild {
                             kafkaKey: message.key, value: message.value, headers: message.headers.map { ($0.name, $0.value) })
                         else { return .undecodable }
                         guard let prepare = routes.table[record.type] else { return .ignored(time: record.time) }
-                        guard let effect = try? prepare(record) else { return .undecodable }
+                        let effect: Routes.Effect?
+                        do { effect = try prepare(record) } catch { return .undecodable }
+                        guard let effect else { return .ignored(time: record.time) }
                         return .effect(id: record.id, type: record.type, time: record.time, effect)
                     })
                 }
