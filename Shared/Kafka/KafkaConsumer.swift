@@ -31,6 +31,10 @@ public final class KafkaConsumer: Service, Sendable {
         "enable.auto.offset.store": "false",
         "auto.offset.reset": "earliest",
         "enable.partition.eof": "false",
+        // What librdkafka fetches ahead of the handlers. Its defaults (64 MiB, at least 100,000 messages) let a
+        // consumer behind a flood of events hold well over 100 MiB; a few seconds of backlog keep the handlers busy.
+        "queued.max.messages.kbytes": "16384",
+        "queued.min.messages": "10000",
     ]
 
     public let groupID: String

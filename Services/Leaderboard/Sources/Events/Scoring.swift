@@ -23,22 +23,27 @@ struct Scoring: Sendable {
         }
         let scores = try await ScoreStore.add(delta, for: userID, on: board, windows: windows, connection: connection, logger: logger)
         var standings: [StandingChanged.WindowStanding] = []
+        var events: [(EventRecord, topic: String)] = []
         for window in windows {
             guard let score = scores[window], let previous = before[window] else { continue }
             let moved = try await cache.read(BoardWindow(board: board, window: window)) { $0.move(userID, from: previous, to: score, naming: Self.namedUsers) }
             if let rank = moved?.rank ?? previous.rank { standings.append(.init(window: window.description, rank: rank, score: score)) }
             guard let moved else { continue }
-            try await outbox.append(
+            events.append(try outbox.record(
                 RankChanged(
                     board: board.key, scope: board.scope, subjectID: board.subjectID, window: window.description, userID: userID,
                     previousRank: previous.rank, rank: moved.rank, score: score, overtook: moved.overtook, overtakenBy: moved.overtakenBy,
                     changedAt: time),
-                on: connection, at: time, trace: trace, logger: logger)
+                at: time, trace: trace))
         }
-        guard !standings.isEmpty else { return }
-        try await outbox.append(
-            StandingChanged(board: board.key, scope: board.scope, subjectID: board.subjectID, userID: userID, windows: standings, changedAt: time),
-            on: connection, at: time, trace: trace, logger: logger)
+        if !standings.isEmpty {
+            events.append(try outbox.record(
+                StandingChanged(board: board.key, scope: board.scope, subjectID: board.subjectID, userID: userID, windows: standings, changedAt: time),
+                at: time, trace: trace))
+        }
+        // One insert for all of them: the board windows are locked until commit.
+        guard !events.isEmpty else { return }
+        try await outbox.append(events, on: connection, logger: logger)
     }
 }
 

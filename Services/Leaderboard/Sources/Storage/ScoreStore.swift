@@ -10,22 +10,37 @@ import SurgeContracts
 /// change also sends the board window's notice on the `ChangeFeed`.
 enum ScoreStore {
     /// Adds `delta` to the user's score on each window of the board; returns the new score per window.
+    ///
+    /// One statement for all the windows: the bumps take the board windows' row locks, which every change of the same
+    /// board waits on until commit, so the less the transaction does after them the more changes a board takes a
+    /// second. The windows are locked in the order given (the same for every change), so two changes never deadlock.
     static func add(
         _ delta: Double, for userID: UUID, on board: Board, windows: [WindowKey], connection: PostgresConnection, logger: Logger
     ) async throws -> [WindowKey: Double] {
-        var scores: [WindowKey: Double] = [:]
-        for window in windows {
-            let version = try await bump(board, window, connection: connection, logger: logger)
-            let rows = try await connection.query(
-                """
+        let keys = windows.map(\.description)
+        let notices = windows.map { ChangeFeed.notice(BoardWindow(board: board, window: $0)) }
+        let rows = try await connection.query(
+            """
+            WITH bumped AS (
+                INSERT INTO boards (board, window_key, version)
+                SELECT \(board.key), w.key, 1 FROM unnest(\(keys)::text[]) WITH ORDINALITY AS w (key, position) ORDER BY w.position
+                ON CONFLICT (board, window_key) DO UPDATE SET version = boards.version + 1
+                RETURNING window_key, version
+            ), notified AS (
+                SELECT pg_notify(\(ChangeFeed.channel), notice) FROM unnest(\(notices)::text[]) AS n (notice)
+            ), scored AS (
                 INSERT INTO scores (board, window_key, user_id, score, version)
-                VALUES (\(board.key), \(window.description), \(userID), \(delta), \(version))
+                SELECT \(board.key), window_key, \(userID), \(delta), version FROM bumped
                 ON CONFLICT (board, window_key, user_id) DO UPDATE
                 SET score = CASE WHEN scores.removed THEN EXCLUDED.score ELSE scores.score + EXCLUDED.score END,
                     removed = false, version = EXCLUDED.version
-                RETURNING score
-                """, logger: logger)
-            for try await score in rows.decode(Double.self) { scores[window] = score }
+                RETURNING window_key, score
+            )
+            SELECT window_key, score, (SELECT count(*) FROM notified) FROM scored
+            """, logger: logger)
+        var scores: [WindowKey: Double] = [:]
+        for try await (key, score, _) in rows.decode((String, Double, Int64).self) {
+            if let window = WindowKey(key) { scores[window] = score }
         }
         return scores
     }
