@@ -26,7 +26,10 @@ struct Scoring: Sendable {
         var events: [(EventRecord, topic: String)] = []
         for window in windows {
             guard let score = scores[window], let previous = before[window] else { continue }
-            let moved = try await cache.read(BoardWindow(board: board, window: window)) { $0.move(userID, from: previous, to: score, naming: Self.namedUsers) }
+            // The windows are locked now: the ranks come from what this replica holds, caught up just above.
+            let moved = try await cache.readHeld(BoardWindow(board: board, window: window)) {
+                $0.move(userID, from: previous, to: score, naming: Self.namedUsers)
+            }
             if let rank = moved?.rank ?? previous.rank { standings.append(.init(window: window.description, rank: rank, score: score)) }
             guard let moved else { continue }
             events.append(try outbox.record(

@@ -64,6 +64,19 @@ final class BoardCache: Sendable {
         return state.withLock { state in body(&state.boards[boardWindow, default: Cached()].index) }
     }
 
+    /// What the replica holds of the window now, without catching up (unless it holds nothing of it yet): for a
+    /// computation inside a transaction that holds the window's row lock, where a round trip would lengthen the wait
+    /// of every other change of the board. What it misses is at most what committed since the last catch-up.
+    func readHeld<T>(_ boardWindow: BoardWindow, _ body: (inout RankIndex) -> T) async throws -> T {
+        if let result = state.withLock({ state -> T? in
+            guard state.boards[boardWindow] != nil else { return nil }
+            return body(&state.boards[boardWindow, default: Cached()].index)
+        }) {
+            return result
+        }
+        return try await read(boardWindow, body)
+    }
+
     func catchUp(_ boardWindow: BoardWindow) async throws {
         // The notices seen before asking PostgreSQL: what it answers covers at least those.
         let (held, notice, epoch) = state.withLock { ($0.boards[boardWindow]?.version, $0.notices[boardWindow, default: 0], $0.epoch) }

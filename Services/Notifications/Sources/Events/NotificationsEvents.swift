@@ -100,7 +100,8 @@ enum NotificationsEvents {
                 try await store.save(recipient, now: data.recordedAt)
             }
         }
-        handlers.on(StreakChanged.self) { event, connection, logger in
+        handlers.on(StreakChanged.self, when: { StreakMilestone.reached($0.data.change, previous: $0.data.previous, current: $0.data.current) != nil }) {
+            event, connection, logger in
             let data = event.data
             guard let days = StreakMilestone.reached(data.change, previous: data.previous, current: data.current),
                 let recipient = try await RecipientStore(connection: connection, logger: logger).recipientOnceKnown(data.userID)
@@ -109,9 +110,8 @@ enum NotificationsEvents {
                 .streakMilestone(recipient.language, days: days, attemptID: data.attemptID), kind: .streakMilestone,
                 key: "streak-milestone:\(data.attemptID.key):\(days)", to: data.userID, at: data.changedAt, connection: connection, logger: logger)
         }
-        handlers.on(DayJudged.self) { event, connection, logger in
+        handlers.on(DayJudged.self, when: { $0.data.period == .day }) { event, connection, logger in
             let data = event.data
-            guard data.period == .day else { return }
             let store = RecipientStore(connection: connection, logger: logger)
             guard let recipient = try await store.recipientOnceKnown(data.userID) else { return }
             let previous = try await store.misses(of: data.attemptID)
@@ -199,10 +199,9 @@ enum NotificationsEvents {
                 .challengeInvitation(invitee.language, challenge: data.challengeName, challengeID: data.challengeID), kind: .challengeInvitation,
                 key: "invitation:\(data.invitationID.key)", to: data.inviteeID, at: data.sentAt, connection: connection, logger: logger)
         }
-        handlers.on(RankChanged.self) { event, connection, logger in
-            // Whoever this user moved past on the board hears of it.
+        // Whoever this user moved past on the board hears of it.
+        handlers.on(RankChanged.self, when: { !$0.data.overtook.isEmpty }) { event, connection, logger in
             let data = event.data
-            guard !data.overtook.isEmpty else { return }
             let store = RecipientStore(connection: connection, logger: logger)
             let name = try await store.recipient(data.userID)?.displayName ?? "Someone"
             let slot = Int(data.changedAt.timeIntervalSince1970 / overtakenWindow)

@@ -60,7 +60,15 @@ struct ScheduledNotifications {
             try await connection.query(
                 "UPDATE scheduled_notifications SET fire_at = \(fireAt) WHERE user_id = \(recipient.userID) AND key = \(key)", logger: logger)
         }
-        try await scheduleDigest(for: recipient, after: now)
+        // A digest already due is the scheduler's to send (it then schedules the next): a change made after its time
+        // (a check-in that moves the daily time on a Sunday evening, while the scheduler is behind) must not drop it.
+        let digestDue = try await connection.query(
+            """
+            SELECT 1 FROM scheduled_notifications
+            WHERE user_id = \(recipient.userID) AND kind = \(NotificationKind.weeklyDigest.rawValue) AND fire_at <= \(now)
+            """, logger: logger
+        ).collect().isEmpty == false
+        if !digestDue { try await scheduleDigest(for: recipient, after: now) }
         try await HabitReminders(connection: connection, logger: logger).reschedule(recipient, now: now)
     }
 
