@@ -216,13 +216,7 @@ struct CheckInThroughputBench: AsyncParsableCommand {
 
     // MARK: Processes
 
-    func pid(of name: String) throws -> Int32 {
-        let file = URL(fileURLWithPath: pidDirectory).appendingPathComponent("\(name).pid")
-        guard let pid = Int32(try String(contentsOf: file, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            throw BenchError("no process id in \(file.path)")
-        }
-        return pid
-    }
+    func pid(of name: String) throws -> Int32 { try BenchProcess.pid(inFile: "\(pidDirectory)/\(name).pid") }
 
     /// CPU seconds (user + system) so far of each named process, and of the PostgreSQL server with all its backends.
     func cpuSeconds() throws -> [String: Double] {

@@ -52,7 +52,7 @@ struct LeaderboardBench: AsyncParsableCommand {
         guard seconds < 55 else { throw BenchError("--seconds must stay under the signature's 60 s validity") }
 
         // The caller: a real guest, signed up through the gateway.
-        let (token, caller) = try await guest(http)
+        let (token, caller) = try await GatewayClient(gateway: gateway).guestAccount("Bench caller", zone: "UTC")
         let challengeID = UUID()
         let board = "challenge:\(challengeID.uuidString.lowercased())"
         let slot = members / 2
@@ -246,19 +246,6 @@ struct LeaderboardBench: AsyncParsableCommand {
 
     // MARK: HTTP
 
-    func guest(_ http: HTTPClient) async throws -> (String, UUID) {
-        var request = HTTPClientRequest(url: gateway + "/v1/auth/guest")
-        request.method = .POST
-        request.headers.add(name: "content-type", value: "application/json")
-        request.body = .bytes(ByteBuffer(string: #"{"displayName":"Bench caller","timeZone":"UTC"}"#))
-        let response = try await http.execute(request, timeout: .seconds(30))
-        let object = try JSONSerialization.jsonObject(with: Data(buffer: try await response.body.collect(upTo: 1 << 20))) as? [String: Any]
-        guard let token = (object?["tokens"] as? [String: Any])?["accessToken"] as? String,
-            let id = ((object?["user"] as? [String: Any])?["id"] as? String).flatMap(UUID.init(uuidString:))
-        else { throw BenchError("guest sign-up failed: \(response.status) \(object ?? [:])") }
-        return (token, id)
-    }
-
     func signedHeaders(_ target: String, caller: UUID, signer: InternalCallSigner) -> [String: String] {
         let requestID = "bench-\(UUID().uuidString.lowercased())"
         return [
@@ -347,31 +334,12 @@ struct LeaderboardBench: AsyncParsableCommand {
         return (process.processIdentifier, ContinuousClock.now - started)
     }
 
-    func readPID() throws -> Int32 {
-        guard let pid = Int32(try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            throw BenchError("no process id in \(pidFile)")
-        }
-        return pid
-    }
+    func readPID() throws -> Int32 { try BenchProcess.pid(inFile: pidFile) }
 
-    /// Resident set size in bytes (VmRSS of /proc/<pid>/status).
-    func rss(of pid: Int32) throws -> Int {
-        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-            let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
-        else { throw BenchError("no VmRSS for process \(pid)") }
-        return kilobytes * 1024
-    }
+    /// Resident set size in bytes.
+    func rss(of pid: Int32) throws -> Int { try BenchProcess.residentKiB(of: pid) * 1024 }
 
-    /// SIGTERM, then waits until the process is gone (or a zombie its parent has not reaped yet).
-    func stop(_ pid: Int32) throws {
-        kill(pid, SIGTERM)
-        for _ in 0..<3000 {
-            guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8), !status.contains("State:\tZ") else { return }
-            usleep(10_000)
-        }
-        throw BenchError("the leaderboard (\(pid)) did not stop in 30 s")
-    }
+    func stop(_ pid: Int32) throws { try BenchProcess.stop(pid, name: "the leaderboard") }
 
     /// The duration on the "Boards loaded" line the service logged after `offset`.
     func boardsLoaded(_ path: String, from offset: Int) -> String? {

@@ -27,8 +27,7 @@ struct RebuildBench: AsyncParsableCommand {
     func run() async throws {
         print("Rebuild of \(service) from the earliest offsets (\(events) events published, plus whatever the topics already hold):")
         try await Self.publishStream(events: events, kafka: kafka, logger: Logger(label: "bench"))
-        let replica = try Int32(String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-        try Self.stop(replica, service)
+        try BenchProcess.stop(try BenchProcess.pid(inFile: pidFile), name: service)
         let figure = try Self.rebuild(service, command: rebuildCommand)
         let restarted = Process()
         restarted.executableURL = URL(fileURLWithPath: "/bin/bash")
@@ -66,15 +65,6 @@ struct RebuildBench: AsyncParsableCommand {
     static func number(before suffix: String, in text: String) -> Double? {
         guard let end = text.range(of: suffix) else { return nil }
         return Double(text[..<end.lowerBound].split(separator: " ").last ?? "")
-    }
-
-    static func stop(_ pid: Int32, _ service: String) throws {
-        kill(pid, SIGTERM)
-        for _ in 0..<3000 {
-            guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8), !status.contains("State:\tZ") else { return }
-            usleep(10_000)
-        }
-        throw BenchError("\(service) (\(pid)) did not stop in 30 s")
     }
 
     /// A rebuild's input: 2,000 users in 100 households of a few zones, 20 challenges, and points on both boards

@@ -62,9 +62,5 @@ struct StackBench: AsyncParsableCommand {
         return Date().timeIntervalSince(launch)
     }
 
-    func pid(of service: String) throws -> Int32 {
-        let text = try String(contentsOfFile: "\(pidDirectory)/\(service).pid", encoding: .utf8)
-        guard let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { throw BenchError("no process id for \(service)") }
-        return pid
-    }
+    func pid(of service: String) throws -> Int32 { try BenchProcess.pid(inFile: "\(pidDirectory)/\(service).pid") }
 }

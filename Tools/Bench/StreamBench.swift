@@ -124,7 +124,7 @@ struct StreamBench: AsyncParsableCommand {
 
     /// The gateway's resident memory before and after `idleStreams` streams are open and subscribed.
     func idleMemory() async throws -> Double? {
-        guard let gatewayPidFile, let pid = try? String(contentsOfFile: gatewayPidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines) else {
+        guard let gatewayPidFile, let pid = try? BenchProcess.pid(inFile: gatewayPidFile) else {
             print("  (no --gateway-pid-file: idle stream memory not measured)")
             return nil
         }
@@ -133,24 +133,16 @@ struct StreamBench: AsyncParsableCommand {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = idleStreams + 10
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        let before = try residentKiB(pid)
+        let before = try BenchProcess.residentKiB(of: pid)
         var streams: [EventStreamReader] = []
         for _ in 0..<idleStreams { streams.append(try await EventStreamReader.open(gateway + "/v1/stream", token: token, client: client)) }
-        let after = try residentKiB(pid)
+        let after = try BenchProcess.residentKiB(of: pid)
         print("")
         print("Idle streams: \(idleStreams) open; gateway RSS \(before / 1024) MiB → \(after / 1024) MiB, "
             + String(format: "%.1f KiB per stream", Double(after - before) / Double(idleStreams)))
         for stream in streams { stream.close() }
         try await client.shutdown()
         return Double(after - before) / Double(idleStreams)
-    }
-
-    func residentKiB(_ pid: String) throws -> Int {
-        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-            let kib = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
-        else { throw BenchError("no VmRSS for \(pid)") }
-        return kib
     }
 
     func percentile(_ values: [Double], _ p: Double) -> Double {
