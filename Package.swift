@@ -144,7 +144,7 @@ let testTargets: [Target] = [
     .testTarget(
         name: "ProgressTests", dependencies: ["ProgressService", "ProgressDomain", "SurgeCalendar", "SurgeContracts", "SurgeTestSupport"],
         path: "Tests/ProgressTests", swiftSettings: swiftSettings),
-    .testTarget(name: "RuntimeTests", dependencies: ["SurgeTestSupport", "SurgeRuntime", "SurgeContracts", "SurgePostgres", .connectionPool, .logging, .hummingbird, .hummingbirdTesting], path: "Tests/RuntimeTests", swiftSettings: swiftSettings),
+    .testTarget(name: "RuntimeTests", dependencies: ["SurgeTestSupport", "SurgeRuntime", "SurgeContracts", "SurgePostgres", .connectionPool, .logging, .hummingbird, .hummingbirdTesting, .lifecycle], path: "Tests/RuntimeTests", swiftSettings: swiftSettings),
     .testTarget(
         name: "GatewayTests",
         dependencies: [

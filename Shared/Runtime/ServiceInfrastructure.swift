@@ -8,7 +8,7 @@ import SurgeKafka
 import SurgeMessaging
 import SurgePostgres
 
-/// What every Surge service stands on: its database (migrated before anything else starts), a Kafka producer,
+/// What every Surge service stands on: its database (migrated before anything else uses it), a Kafka producer,
 /// the transactional outbox and its relay, consumers, and the operational HTTP routes.
 public struct ServiceInfrastructure: Sendable {
     public let settings: ServiceSettings
@@ -19,41 +19,47 @@ public struct ServiceInfrastructure: Sendable {
     /// Now, for everything the service decides by time. Simulated only outside production.
     public let clock: ServiceClock
 
-    /// Bootstraps logging and metrics, applies the service's migrations (plus the outbox and inbox tables), and
-    /// creates the long-lived clients. Waits about a minute for the database to accept connections: that wait is the
-    /// pool's, which holds the first query while it retries connecting until its circuit breaker gives up; the loop
-    /// below retries a connection that breaks during the migration.
-    public static func start(_ settings: ServiceSettings, migrations: [MigrationSet]) async throws -> ServiceInfrastructure {
+    /// The service's migrations (plus the outbox and inbox tables), applied by `migrate()`.
+    public let migrations: [MigrationSet]
+    /// Opens when `migrate()` has run inside the application; the relay, consumers and extra services wait for it.
+    let migrated = MigrationGate()
+
+    /// Bootstraps logging and metrics and creates the long-lived clients, without connecting to anything: building an
+    /// application does no I/O. The application migrates as its first lifecycle step (`makeApplication`); a one-shot
+    /// command calls `migrate()` itself.
+    public init(_ settings: ServiceSettings, migrations: [MigrationSet]) throws {
         Observability.bootstrap(format: settings.logFormat, level: settings.logLevel)
-        let logger = {
-            var logger = Logger(label: "surge-\(settings.service)")
-            logger.logLevel = settings.logLevel
-            return logger
-        }()
+        var logger = Logger(label: "surge-\(settings.service)")
+        logger.logLevel = settings.logLevel
+        var kafkaLogger = logger
+        kafkaLogger[metadataKey: "component"] = "kafka"
+        self.settings = settings
+        self.logger = logger
+        self.migrations = [MessagingMigrations.set] + migrations
+        database = settings.database.makeClient(schema: settings.service, logger: logger)
+        producer = try KafkaProducer(configuration: settings.kafka, logger: kafkaLogger)
+        outbox = Outbox(service: settings.service)
+        clock = try ServiceClock.from(settings)
+    }
+
+    /// Applies the migrations on a connection of its own. Waits about a minute for the database to accept
+    /// connections: that wait is the pool's, which holds the first query while it retries connecting until its
+    /// circuit breaker gives up; the loop below retries a connection that breaks during the migration.
+    public func migrate() async throws {
         let schema = settings.service
-        let sets = [MessagingMigrations.set] + migrations
         let deadline = ContinuousClock.now + .seconds(60)
         while true {
             do {
                 let applied = try await PostgresClient.withRunning(settings.database.makeClient(schema: schema, logger: logger)) { client in
-                    try await Migrator.migrate(sets, schema: schema, client: client, logger: logger)
+                    try await Migrator.migrate(migrations, schema: schema, client: client, logger: logger)
                 }
                 logger.info("Database ready", metadata: ["schema": "\(schema)", "applied": "\(applied.count)"])
-                break
+                return
             } catch where error.isDatabaseUnavailable && ContinuousClock.now < deadline {
                 logger.warning("Database not reachable yet; retrying", metadata: ["error": "\(error)"])
                 try await Task.sleep(for: .seconds(1))
             }
         }
-        var kafkaLogger = logger
-        kafkaLogger[metadataKey: "component"] = "kafka"
-        return ServiceInfrastructure(
-            settings: settings,
-            logger: logger,
-            database: settings.database.makeClient(schema: schema, logger: logger),
-            producer: try KafkaProducer(configuration: settings.kafka, logger: kafkaLogger),
-            outbox: Outbox(service: settings.service),
-            clock: try ServiceClock.from(settings))
     }
 
     /// A consumer for this service's consumer group (`surge-<service>`).
@@ -94,6 +100,8 @@ public struct ServiceInfrastructure: Sendable {
     }
 
     /// The application: database clients, producer, outbox relay, consumers and extra services, then the HTTP server.
+    /// Its first step migrates the database; the relay, consumers and `services` start once that is done, and
+    /// `beforeServerStarts` (seeding, warm-up) runs after it, before the server listens (so before `/readyz` is green).
     /// On SIGTERM the server stops first, then consumers finish their batch, the relay stops, the producer flushes
     /// and the database client closes.
     /// `databases` are further clients of the service's own database, started with it and closed after everything
@@ -115,11 +123,17 @@ public struct ServiceInfrastructure: Sendable {
             },
             logger: logger)
         let relay = OutboxRelay(client: database, producer: producer, outbox: outbox, configuration: settings.outbox, logger: logger)
+        let migrated = self.migrated
         app.addServices(database)
         app.addServices(databases)
-        app.addServices(producer, relay)
-        app.addServices(consumers)
-        app.addServices(services)
+        app.addServices(producer)
+        for service in [relay] + consumers + services {
+            app.addServices(AfterMigration(gate: migrated, service: service))
+        }
+        app.beforeServerStarts { [self] in
+            try await migrate()
+            await migrated.open()
+        }
         for step in beforeServerStarts { app.beforeServerStarts(perform: step) }
         return app
     }

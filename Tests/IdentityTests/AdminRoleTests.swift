@@ -39,7 +39,7 @@ struct AdminRoleTests {
                     registration, passwordHash: try await passwords.hash(registration.password), trace: store.trace)
             }
             let auth = AuthController(
-                accounts: store.accounts, sessions: store.sessions, issuer: await AccessTokenIssuer(signingKey: try .generate()),
+                accounts: store.accounts, sessions: store.sessions, issuer: IssuerSlot(await AccessTokenIssuer(signingKey: try .generate())),
                 passwords: passwords, social: SocialTokenVerifier(configurations: [:], logger: Logger.test("social")) { _ in "" },
                 clock: store.clock)
             let router = Router(context: SurgeRequestContext.self)

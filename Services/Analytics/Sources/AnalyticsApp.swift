@@ -11,7 +11,7 @@ public enum AnalyticsService {
     public static var api: [APIOperation] { AnalyticsAPI.all }
 
     public static func buildApplication(_ settings: ServiceSettings) async throws -> some ApplicationProtocol {
-        let infrastructure = try await ServiceInfrastructure.start(settings, migrations: [AnalyticsMigrations.set])
+        let infrastructure = try ServiceInfrastructure(settings, migrations: [AnalyticsMigrations.set])
         let consumer = try infrastructure.consumer(handlers)
         let router = infrastructure.makeRouter(consumers: [consumer])
         let clock = infrastructure.clock

@@ -38,7 +38,8 @@ public enum BadgesService {
     /// the backfill then awards).
     public static func dryRun(_ settings: ServiceSettings, catalogueFile: String) async throws -> String {
         let catalogue = try Settings.catalogue(at: catalogueFile)
-        let infrastructure = try await ServiceInfrastructure.start(settings, migrations: [BadgesMigrations.set])
+        let infrastructure = try ServiceInfrastructure(settings, migrations: [BadgesMigrations.set])
+        try await infrastructure.migrate()
         let backfill = Backfill(awarder: Awarder(catalogue: catalogue, outbox: infrastructure.outbox))
         let logger = infrastructure.logger
         let report = try await PostgresClient.withRunning(infrastructure.database) { client in
@@ -72,7 +73,7 @@ public enum BadgesService {
 
     public static func buildApplication(_ settings: ServiceSettings) async throws -> some ApplicationProtocol {
         let badges = try Settings.from(settings.reader)
-        let infrastructure = try await ServiceInfrastructure.start(settings, migrations: [BadgesMigrations.set])
+        let infrastructure = try ServiceInfrastructure(settings, migrations: [BadgesMigrations.set])
         let logger = infrastructure.logger
         let awarder = Awarder(catalogue: badges.catalogue, outbox: infrastructure.outbox)
         let consumer = try infrastructure.consumer(handlers(awarder))

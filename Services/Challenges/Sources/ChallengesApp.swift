@@ -10,12 +10,8 @@ public enum ChallengesService {
 
     public static func buildApplication(_ settings: ServiceSettings) async throws -> some ApplicationProtocol {
         let trendingRefresh = try settings.reader.int("TRENDING_REFRESH_SECONDS", default: 600, range: 1...86_400)
-        let infrastructure = try await ServiceInfrastructure.start(settings, migrations: [ChallengesMigrations.set])
+        let infrastructure = try ServiceInfrastructure(settings, migrations: [ChallengesMigrations.set])
         let logger = infrastructure.logger
-        let report = try await PostgresClient.withRunning(settings.database.makeClient(schema: settings.service, logger: logger)) { client in
-            try await ContentSeeder.seed(client: client, outbox: infrastructure.outbox, now: infrastructure.clock.now(), logger: logger)
-        }
-        logger.info("Curated content ready", metadata: ["published": "\(report.published.count)", "upgraded": "\(report.upgraded.count)"])
 
         var handlers = EventHandlers()
         IdentityEventHandlers.register(in: &handlers, outbox: infrastructure.outbox)
@@ -42,6 +38,12 @@ public enum ChallengesService {
                 status: .ok, headers: [.contentType: "application/json"],
                 body: .init(byteBuffer: ByteBuffer(bytes: try await UserExport.json(for: try context.caller(), client: database, logger: logger))))
         }
-        return infrastructure.makeApplication(router: router, consumers: [consumer], services: [refresher])
+        let outbox = infrastructure.outbox
+        return infrastructure.makeApplication(
+            router: router, consumers: [consumer], services: [refresher],
+            beforeServerStarts: [{
+                let report = try await ContentSeeder.seed(client: database, outbox: outbox, now: clock.now(), logger: logger)
+                logger.info("Curated content ready", metadata: ["published": "\(report.published.count)", "upgraded": "\(report.upgraded.count)"])
+            }])
     }
 }

@@ -28,7 +28,7 @@ public enum GatewayService {
             replayEvents: try reader.int("STREAM_REPLAY_EVENTS", default: 20_000, range: 0...10_000_000),
             replaySeconds: Double(try reader.int("STREAM_REPLAY_SECONDS", default: 300, range: 0...86_400)),
             heartbeatSeconds: Double(try reader.int("STREAM_HEARTBEAT_SECONDS", default: 15, range: 1...300)))
-        let infrastructure = try await ServiceInfrastructure.start(settings, migrations: [GatewayMigrations.set])
+        let infrastructure = try ServiceInfrastructure(settings, migrations: [GatewayMigrations.set])
         let client = Upstreams.makeClient()
         let upstreams = try Upstreams(reader, client: client)
         let clock = infrastructure.clock

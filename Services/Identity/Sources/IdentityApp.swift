@@ -7,7 +7,7 @@ public enum IdentityService {
     public static var api: [APIOperation] { IdentityAPI.all }
 
     public static func buildApplication(_ settings: ServiceSettings) async throws -> some ApplicationProtocol {
-        let infrastructure = try await ServiceInfrastructure.start(settings, migrations: [IdentityMigrations.set])
+        let infrastructure = try ServiceInfrastructure(settings, migrations: [IdentityMigrations.set])
         let identity = try IdentitySettings.from(settings.reader)
         let (database, outbox, logger, clock) = (infrastructure.database, infrastructure.outbox, infrastructure.logger, infrastructure.clock)
         let accounts = AccountRepository(client: database, outbox: outbox, logger: logger, clock: clock)
@@ -21,21 +21,15 @@ public enum IdentityService {
         let relay = AccountMailRelay(
             client: database, logger: logger, clock: clock, lifetimes: identity.tokenLifetimes, links: identity.mailLinks,
             handOver: mailClient.handOver)
-        // Read before the long-lived pool runs (it starts with the application), so on a short-lived one, like the
-        // migrations; only outside production without JWT_SIGNING_KEY.
-        let developmentKey = {
-            try await PostgresClient.withRunning(settings.database.makeClient(schema: settings.service, logger: logger)) { client in
-                try await SigningKeyRepository(client: client, logger: logger).developmentKey()
-            }
-        }
         let passwords = try await PasswordHasher(cost: identity.bcryptCost)
         let social = SocialTokenVerifier(configurations: identity.social, logger: logger, fetch: SocialTokenVerifier.httpFetch)
 
+        let issuer = IssuerSlot()
         let router = infrastructure.makeRouter()
         router.add(middleware: AccountExistsMiddleware(accounts: accounts))
         let auth = AuthController(
             accounts: accounts, sessions: sessions,
-            issuer: try await TokenSettings.issuer(settings.reader, environment: settings.environment, developmentKey: developmentKey),
+            issuer: issuer,
             passwords: passwords, social: social, clock: clock)
         auth.addRoutes(to: router)
         RecoveryController(accounts: accounts, recovery: recovery, sessions: sessions, passwords: passwords, auth: auth).addRoutes(to: router)
@@ -54,6 +48,13 @@ public enum IdentityService {
         let recoveryPruning = PeriodicService("account-token-pruning", every: .seconds(3600), logger: logger) {
             try await recovery.prune()
         }
-        return infrastructure.makeApplication(router: router, services: [pruning, failurePruning, mailRelay, recoveryPruning])
+        return infrastructure.makeApplication(
+            router: router, services: [pruning, failurePruning, mailRelay, recoveryPruning],
+            beforeServerStarts: [{
+                issuer.fill(
+                    try await TokenSettings.issuer(settings.reader, environment: settings.environment) {
+                        try await SigningKeyRepository(client: database, logger: logger).developmentKey()
+                    })
+            }])
     }
 }

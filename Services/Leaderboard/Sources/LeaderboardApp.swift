@@ -24,13 +24,14 @@ public enum LeaderboardService {
 
     /// `surge-leaderboard rebuild`: every board and the directory from the earliest offsets (`Rebuild`); returns its report.
     public static func rebuild(_ settings: ServiceSettings) async throws -> String {
-        let infrastructure = try await ServiceInfrastructure.start(settings, migrations: [LeaderboardMigrations.set])
+        let infrastructure = try ServiceInfrastructure(settings, migrations: [LeaderboardMigrations.set])
+        try await infrastructure.migrate()
         return try await Rebuild.run(settings, logger: infrastructure.logger).description
     }
 
     public static func buildApplication(_ settings: ServiceSettings) async throws -> some ApplicationProtocol {
         let leaderboard = try Settings.from(settings.reader)
-        let infrastructure = try await ServiceInfrastructure.start(settings, migrations: [LeaderboardMigrations.set])
+        let infrastructure = try ServiceInfrastructure(settings, migrations: [LeaderboardMigrations.set])
         let logger = infrastructure.logger
         // A board window is caught up inside consumer transactions, each holding a connection of the main pool while
         // every partition's handler runs at once: catch-ups get a pool of their own, or handlers waiting for a second

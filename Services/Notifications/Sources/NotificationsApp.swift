@@ -39,7 +39,7 @@ public enum NotificationsService {
     public static func buildApplication(_ settings: ServiceSettings) async throws -> some ApplicationProtocol {
         let notifications = try Settings.from(settings.reader)
         let webhookSettings = try WebhookSettings.from(settings.reader)
-        let infrastructure = try await ServiceInfrastructure.start(settings, migrations: [NotificationsMigrations.set])
+        let infrastructure = try ServiceInfrastructure(settings, migrations: [NotificationsMigrations.set])
         let logger = infrastructure.logger
         let channels = try pushChannels(notifications.push, logger: logger)
         let clock = infrastructure.clock

@@ -11,7 +11,7 @@ public enum ProgressService {
         let maxPhotoBytes = try reader.int("PHOTO_MAX_BYTES", default: 10 << 20, range: 1024...(256 << 20))
         let judgementBatch = try reader.int("JUDGEMENT_BATCH_SIZE", default: 200, range: 1...10_000)
         let judgementInterval = try reader.milliseconds("JUDGEMENT_INTERVAL_MS", default: 5000)
-        let infrastructure = try await ServiceInfrastructure.start(settings, migrations: [ProgressMigrations.set])
+        let infrastructure = try ServiceInfrastructure(settings, migrations: [ProgressMigrations.set])
         let repository = ProgressRepository(
             client: infrastructure.database, outbox: infrastructure.outbox, clock: infrastructure.clock, logger: infrastructure.logger)
         let chores = ChoreStore(client: infrastructure.database, outbox: infrastructure.outbox, clock: infrastructure.clock, logger: infrastructure.logger)

@@ -5,8 +5,8 @@ import SurgeMessaging
 import SurgeRuntime
 
 /// The template every new service starts from: copy `Services/Template`, rename, and follow the recipe in
-/// docs/architecture.md. `buildApplication` only wires: settings are read first, migrations run in
-/// `ServiceInfrastructure.start`, and the router is built by `makeRouter` so tests can build it without I/O.
+/// docs/architecture.md. `buildApplication` only wires, with no I/O: settings are read first, the migrations run as
+/// the application's first lifecycle step, and `addRoutes` builds the routes so tests can build them without I/O.
 public enum TemplateService {
     public static var api: [APIOperation] { TemplateAPI.all }
 
@@ -21,7 +21,7 @@ public enum TemplateService {
 
     public static func buildApplication(_ settings: ServiceSettings) async throws -> some ApplicationProtocol {
         let template = try Settings.from(settings.reader)
-        let infrastructure = try await ServiceInfrastructure.start(settings, migrations: [TemplateMigrations.set])
+        let infrastructure = try ServiceInfrastructure(settings, migrations: [TemplateMigrations.set])
         var handlers = EventHandlers()
         TemplateEvents.register(in: &handlers, outbox: infrastructure.outbox, milestoneEvery: template.milestoneEvery)
         let consumer = try infrastructure.consumer(handlers)

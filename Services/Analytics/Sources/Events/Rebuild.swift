@@ -29,7 +29,8 @@ enum Rebuild {
 
     static func run(_ settings: ServiceSettings, handlers: EventHandlers) async throws -> Report {
         let started = ContinuousClock.now
-        let infrastructure = try await ServiceInfrastructure.start(settings, migrations: [AnalyticsMigrations.set])
+        let infrastructure = try ServiceInfrastructure(settings, migrations: [AnalyticsMigrations.set])
+        try await infrastructure.migrate()
         let logger = infrastructure.logger
         let group = SurgeService.analytics.consumerGroup
         var report = try await PostgresClient.withRunning(infrastructure.database) { client in

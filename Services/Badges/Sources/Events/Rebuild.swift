@@ -47,7 +47,8 @@ enum Rebuild {
     }
 
     static func run(_ settings: ServiceSettings, catalogue: BadgeCatalogue, handlers: (Awarder) -> EventHandlers) async throws -> Report {
-        let infrastructure = try await ServiceInfrastructure.start(settings, migrations: [BadgesMigrations.set])
+        let infrastructure = try ServiceInfrastructure(settings, migrations: [BadgesMigrations.set])
+        try await infrastructure.migrate()
         let logger = infrastructure.logger
         let publishing = Awarder(catalogue: catalogue, outbox: infrastructure.outbox)
         let replaying = handlers(Awarder(catalogue: catalogue, outbox: nil))
