@@ -196,7 +196,7 @@ extension AttemptView {
 
     /// "Day 3 of 7". A competition counts whole days from its start instant in its own zone, so a week from Monday
     /// 09:00 is days 1 to 7 (`durationDays`); anything else counts local dates from the first day.
-    static func dayNumber(_ snapshot: AttemptSnapshot, definition: ChallengeDefinition) -> Int {
+    static func dayNumber(_ snapshot: AttemptSnapshot, definition: JudgingDefinition) -> Int {
         let attempt = snapshot.attempt
         if let competition = definition.competition, let duration = definition.durationDays {
             let calendar = LocalCalendar(zoneNamedOrUTC: competition.timeZone)

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import ProgressDomain
 import SurgeCalendar
 import SurgeContracts
 import SurgeMessaging
@@ -37,11 +38,11 @@ struct ProgressEventHandlers {
         }
         handlers.on(ChallengePublished.self) { event, connection, _ in
             try await projections.saveDefinition(event.data.definition, on: connection)
-            try await chores.sync(event.data.definition, on: connection)
+            try await chores.sync(JudgingDefinition(event.data.definition), on: connection)
         }
         handlers.on(ChallengeChanged.self) { event, connection, _ in
             try await projections.saveDefinition(event.data.definition, on: connection)
-            try await chores.sync(event.data.definition, on: connection)
+            try await chores.sync(JudgingDefinition(event.data.definition), on: connection)
         }
         handlers.on(ChallengeDeleted.self) { event, connection, _ in
             try await projections.markDeleted(event.data.challengeID, at: event.data.deletedAt, on: connection)

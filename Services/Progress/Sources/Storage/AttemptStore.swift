@@ -52,7 +52,7 @@ struct AttemptStore {
     struct CheckInContext: Sendable {
         var attempt: AttemptRow
         var member: Member?
-        var definitions: [ChallengeDefinition]
+        var definitions: [JudgingDefinition]
         var alreadyRecorded: Bool
     }
 
@@ -62,7 +62,7 @@ struct AttemptStore {
             return CheckInContext(
                 attempt: try Self.attempt((id, owner, challengeID, number, kind, groupID, startedOn, endsOn, state, startedAt, next)),
                 member: timeZone.map { Member(userID: userID, timeZone: $0, dailyGoal: dailyGoal) },
-                definitions: try definitions.map { try SurgeJSON.decode([ChallengeDefinition].self, from: Data($0.utf8)) } ?? [],
+                definitions: try definitions.map { try SurgeJSON.decode([ChallengeDefinition].self, from: Data($0.utf8)).map(JudgingDefinition.init) } ?? [],
                 alreadyRecorded: recorded)
         }
         return nil

@@ -51,12 +51,12 @@ struct ChoreStore: Sendable {
         return result
     }
 
-    private static func points(of definition: ChallengeDefinition) -> Int {
+    private static func points(of definition: JudgingDefinition) -> Int {
         definition.tasks.first?.points ?? definition.rules.points.pointsPerTask ?? 1
     }
 
     /// Creates the first occurrence of a new chore, or brings the pending one in line with an edited definition.
-    func sync(_ definition: ChallengeDefinition, on connection: PostgresConnection) async throws {
+    func sync(_ definition: JudgingDefinition, on connection: PostgresConnection) async throws {
         guard let chore = definition.chore, let groupID = definition.groupID else { return }
         let calendar = LocalCalendar(zoneNamedOrUTC: try await projections.groupTimeZone(groupID, on: connection) ?? "UTC")
         let pending = try await occurrences(
@@ -80,7 +80,7 @@ struct ChoreStore: Sendable {
     }
 
     private func insert(
-        _ definition: ChallengeDefinition, chore: ChoreDetails, groupID: UUID, dueOn: LocalDate, calendar: LocalCalendar,
+        _ definition: JudgingDefinition, chore: ChoreDetails, groupID: UUID, dueOn: LocalDate, calendar: LocalCalendar,
         on connection: PostgresConnection
     ) async throws {
         try await connection.query(

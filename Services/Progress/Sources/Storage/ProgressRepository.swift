@@ -348,7 +348,7 @@ struct ProgressRepository: Sendable {
     /// weekly challenge, its completion bonus. A change that leaves the goal unmet again takes them back, so a logged
     /// and removed amount cannot keep a bonus.
     private func settleWeekBonuses(
-        _ attempt: inout AttemptRow, date: LocalDate, increased: Bool, definition: ChallengeDefinition, member: Member, now: Date,
+        _ attempt: inout AttemptRow, date: LocalDate, increased: Bool, definition: JudgingDefinition, member: Member, now: Date,
         trace: TraceContext, on connection: PostgresConnection
     ) async throws {
         let points = definition.rules.points
@@ -538,7 +538,7 @@ struct ProgressRepository: Sendable {
     }
 
     /// Challenges' visibility rule (`ChallengeAccess`), with the facts this service's projections hold.
-    func mayJoin(_ definition: ChallengeDefinition, userID: UUID, on connection: PostgresConnection) async throws -> Bool {
+    func mayJoin(_ definition: JudgingDefinition, userID: UUID, on connection: PostgresConnection) async throws -> Bool {
         var facts = ChallengeAccess.Facts(visibility: definition.visibility, isOwner: definition.ownerID == userID)
         guard !ChallengeAccess.canSee(facts) else { return true }
         facts.isInvited = try await projections.isInvited(userID, to: definition.challengeID, on: connection)

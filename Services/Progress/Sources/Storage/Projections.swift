@@ -57,9 +57,9 @@ struct Projections {
             SELECT definition::text FROM definitions
             WHERE challenge_id = \(challengeID) AND NOT EXISTS (SELECT 1 FROM deleted_definitions d WHERE d.challenge_id = \(challengeID))
             """, logger: logger)
-        var versions: [ChallengeDefinition] = []
+        var versions: [JudgingDefinition] = []
         for try await text in rows.decode(String.self) {
-            versions.append(try SurgeJSON.decode(ChallengeDefinition.self, from: Data(text.utf8)))
+            versions.append(JudgingDefinition(try SurgeJSON.decode(ChallengeDefinition.self, from: Data(text.utf8))))
         }
         return DefinitionTimeline(versions)
     }
@@ -101,5 +101,16 @@ struct Projections {
         try await !connection.query(
             "SELECT 1 FROM group_members WHERE group_id = \(groupID) AND user_id = \(userID)", logger: logger
         ).collect().isEmpty
+    }
+}
+
+extension JudgingDefinition {
+    /// What progress keeps of a published definition to judge by.
+    init(_ published: ChallengeDefinition) {
+        self.init(
+            challengeID: published.challengeID, version: published.version, effectiveFrom: published.effectiveFrom, kind: published.kind,
+            name: published.name, visibility: published.visibility, ownerID: published.ownerID, groupID: published.groupID,
+            durationDays: published.durationDays, tasks: published.tasks, rules: published.rules, chore: published.chore,
+            competition: published.competition)
     }
 }
