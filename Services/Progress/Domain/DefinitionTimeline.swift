@@ -1,3 +1,5 @@
+import Foundation
+import SurgeCalendar
 import SurgeContracts
 
 /// Every version of one definition; each judges the days from its `effectiveFrom` until the next version's.
@@ -20,5 +22,13 @@ public struct DefinitionTimeline: Sendable, Equatable {
     /// The version in force on `date`: the newest whose effective date is not after it.
     public func version(on date: LocalDate) -> JudgingDefinition {
         versions.last { $0.effectiveFrom.map { $0 <= date } ?? true } ?? first
+    }
+
+    /// When the check-in window of the period ending `periodEnd` closes and the period is judged: the day's end plus
+    /// the rules' grace, and for a competition no later than its end (docs/progress.md: competitions end at `endsAt`).
+    public func windowCloses(_ periodEnd: LocalDate, calendar: LocalCalendar) -> Date {
+        let closes = CheckInWindow.closes(periodEnd, calendar: calendar, graceMinutes: version(on: periodEnd).rules.checkInGraceMinutes)
+        guard let competition = latest.competition else { return closes }
+        return min(closes, competition.endsAt)
     }
 }
