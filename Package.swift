@@ -142,7 +142,11 @@ let testTargets: [Target] = [
         swiftSettings: swiftSettings
     ),
     .testTarget(
-        name: "ProgressTests", dependencies: ["ProgressService", "ProgressDomain", "SurgeCalendar", "SurgeContracts", "SurgeTestSupport"],
+        name: "ProgressTests",
+        dependencies: [
+            "ProgressService", "ProgressDomain", "SurgeCalendar", "SurgeContracts", "SurgeTestSupport", "SurgeRuntime", "SurgeMessaging",
+            "SurgePostgres", .postgres, .logging, .hummingbird, .hummingbirdTesting,
+        ],
         path: "Tests/ProgressTests", swiftSettings: swiftSettings),
     .testTarget(name: "RuntimeTests", dependencies: ["SurgeTestSupport", "SurgeRuntime", "SurgeContracts", "SurgePostgres", .connectionPool, .logging, .hummingbird, .hummingbirdTesting, .lifecycle], path: "Tests/RuntimeTests", swiftSettings: swiftSettings),
     .testTarget(

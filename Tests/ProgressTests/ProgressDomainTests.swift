@@ -19,11 +19,10 @@ struct ProgressDomainTests {
     static func definition(
         tasks: [ChallengeTask], failure: FailureRule = .init(mode: .none), streak: StreakRule = .init(), points: PointsRule = .none,
         duration: Int? = nil, kind: ChallengeKind = .habit
-    ) -> ChallengeDefinition {
-        ChallengeDefinition(
-            challengeID: UUID(), version: 1, effectiveFrom: nil, kind: kind, name: "D", description: "", category: "c", difficulty: .moderate,
-            visibility: .public, ownerID: nil, groupID: nil, durationDays: duration, estimatedDailyMinutes: nil, tasks: tasks,
-            rules: ChallengeRules(failure: failure, streak: streak, points: points))
+    ) -> JudgingDefinition {
+        JudgingDefinition(
+            challengeID: UUID(), version: 1, effectiveFrom: nil, kind: kind, name: "D", visibility: .public, ownerID: nil, groupID: nil,
+            durationDays: duration, tasks: tasks, rules: ChallengeRules(failure: failure, streak: streak, points: points))
     }
 
     @Test("001's series formula: base x (reps x 0.3 + series x 0.8) x streak multiplier")

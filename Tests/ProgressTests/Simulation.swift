@@ -136,7 +136,7 @@ struct FromScratch {
     var finished = false
 
     static func recompute(
-        definition: ChallengeDefinition, startedOn: LocalDate, lastDay: LocalDate, endOn: LocalDate?, accepted: [SimulatedCheckIn],
+        definition: JudgingDefinition, startedOn: LocalDate, lastDay: LocalDate, endOn: LocalDate?, accepted: [SimulatedCheckIn],
         pauses: [AttemptPause] = [], calendar: LocalCalendar, dailyGoal: Int
     ) -> FromScratch {
         let pauseRule = definition.pauseRule

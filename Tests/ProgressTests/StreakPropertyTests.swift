@@ -22,7 +22,7 @@ struct StreakPropertyTests {
         ChallengeTask(taskID: id, title: id, kind: kind, target: target, unit: kind == .quantity ? "litres" : nil, cadence: cadence, points: points)
     }
 
-    static func definition(_ template: Int, duration: Int?) -> ChallengeDefinition {
+    static func definition(_ template: Int, duration: Int?) -> JudgingDefinition {
         let tasks: [ChallengeTask]
         let rules: ChallengeRules
         switch template {
@@ -51,15 +51,14 @@ struct StreakPropertyTests {
                 points: .init(kind: .perTask, pointsPerTask: 4, completionBonus: 50), checkInGraceMinutes: 60,
                 pause: PauseRule(mode: .pausesStreak, maxDaysPerPause: 10))
         }
-        return ChallengeDefinition(
+        return JudgingDefinition(
             challengeID: UUID(), version: 1, effectiveFrom: nil, kind: template == 2 ? .habit : .curated, name: "T\(template)",
-            description: "", category: "test", difficulty: .moderate, visibility: .curated, ownerID: nil, groupID: nil,
-            durationDays: duration, estimatedDailyMinutes: nil, tasks: tasks, rules: rules)
+            visibility: .curated, ownerID: nil, groupID: nil, durationDays: duration, tasks: tasks, rules: rules)
     }
 
     /// A random history: on most days some ticks and unticks (at random local times, some arriving hours or days
     /// late), some logged amounts.
-    static func history(_ definition: ChallengeDefinition, start: LocalDate, days: Int, calendar: LocalCalendar, random: inout SeededRandom) -> [SimulatedCheckIn] {
+    static func history(_ definition: JudgingDefinition, start: LocalDate, days: Int, calendar: LocalCalendar, random: inout SeededRandom) -> [SimulatedCheckIn] {
         var checkIns: [SimulatedCheckIn] = []
         let diligence = Double.random(in: 0.3...1, using: &random)
         for day in 0..<days {

@@ -15,11 +15,10 @@ struct TimeOffTests {
     static func definition(
         kind: ChallengeKind = .habit, pause: PauseRule? = nil, streak: StreakRule = .init(), failure: FailureRule = .init(mode: .none),
         tasks: [ChallengeTask] = [ChallengeTask(taskID: "walk", title: "Walk", kind: .checkbox)], duration: Int? = nil, grace: Int = 0
-    ) -> ChallengeDefinition {
-        ChallengeDefinition(
-            challengeID: UUID(), version: 1, effectiveFrom: nil, kind: kind, name: "Walking", description: "", category: "c",
-            difficulty: .moderate, visibility: .public, ownerID: nil, groupID: nil, durationDays: duration, estimatedDailyMinutes: nil,
-            tasks: tasks, rules: ChallengeRules(failure: failure, streak: streak, checkInGraceMinutes: grace, pause: pause))
+    ) -> JudgingDefinition {
+        JudgingDefinition(
+            challengeID: UUID(), version: 1, effectiveFrom: nil, kind: kind, name: "Walking", visibility: .public, ownerID: nil, groupID: nil,
+            durationDays: duration, tasks: tasks, rules: ChallengeRules(failure: failure, streak: streak, checkInGraceMinutes: grace, pause: pause))
     }
 
     static func done(_ dates: [LocalDate], task: String = "walk") -> [LocalDate: DayRecord] {
@@ -34,7 +33,7 @@ struct TimeOffTests {
 
     /// Judges every day (or week) through `last` and returns the outcomes in order.
     static func judgeAll(
-        _ definition: ChallengeDefinition, state: inout AttemptState, records: [LocalDate: DayRecord], through last: LocalDate, endOn: LocalDate? = nil
+        _ definition: JudgingDefinition, state: inout AttemptState, records: [LocalDate: DayRecord], through last: LocalDate, endOn: LocalDate? = nil
     ) -> [PeriodOutcome] {
         let timeline = DefinitionTimeline([definition])!
         var outcomes: [PeriodOutcome] = []
@@ -131,7 +130,7 @@ struct TimeOffTests {
     func refusals() throws {
         let now = Self.rome.start(of: LocalDate("2026-11-10")!).addingTimeInterval(3600)  // 01:00 on Tuesday 10th
         let today = LocalDate("2026-11-10")!
-        func attempt(_ definition: ChallengeDefinition, state: AttemptState = AttemptState(), endOn: LocalDate? = nil) -> PausePolicy.Attempt {
+        func attempt(_ definition: JudgingDefinition, state: AttemptState = AttemptState(), endOn: LocalDate? = nil) -> PausePolicy.Attempt {
             PausePolicy.Attempt(state: state, startedOn: Self.start, endOn: endOn, definition: definition)
         }
         func pause(_ request: PauseRequest, _ attempt: PausePolicy.Attempt, grace: Int) -> Result<AttemptPause, PauseRefusal> {

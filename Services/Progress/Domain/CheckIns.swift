@@ -42,14 +42,14 @@ public struct CheckInResult: Sendable, Equatable {
 /// Applies check-ins to a day record and credits points, touching nothing but that day.
 public enum CheckInEngine {
     public struct Context: Sendable {
-        public var definition: ChallengeDefinition
+        public var definition: JudgingDefinition
         public var dailyGoal: Int
         /// The attempt's judged streak (for the series streak multiplier).
         public var streak: Int
         /// The member's points from curated challenges: their level, which sets the anti-cheat cap.
         public var levelPoints: Int
 
-        public init(definition: ChallengeDefinition, dailyGoal: Int, streak: Int, levelPoints: Int) {
+        public init(definition: JudgingDefinition, dailyGoal: Int, streak: Int, levelPoints: Int) {
             self.definition = definition
             self.dailyGoal = dailyGoal
             self.streak = streak

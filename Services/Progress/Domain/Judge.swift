@@ -145,7 +145,7 @@ public enum Judge {
 
     /// Week and month requirements (N times a week, weekly, monthly) whose period ends on `date` unmet.
     static func periodTasksFailing(
-        on date: LocalDate, startedOn: LocalDate, endOn: LocalDate?, definition: ChallengeDefinition, timeOff: TimeOff,
+        on date: LocalDate, startedOn: LocalDate, endOn: LocalDate?, definition: JudgingDefinition, timeOff: TimeOff,
         records: [LocalDate: DayRecord], dailyGoal: Int
     ) -> [String] {
         let attemptEnds = endOn == date
@@ -180,7 +180,7 @@ public enum Judge {
         }
     }
 
-    static func failureReason(_ missed: [String], definition: ChallengeDefinition, date: LocalDate, dayNumber day: Int, allowed: Int?) -> String {
+    static func failureReason(_ missed: [String], definition: JudgingDefinition, date: LocalDate, dayNumber day: Int, allowed: Int?) -> String {
         let titles = missed.compactMap { id in definition.tasks.first { $0.taskID == id }?.title }.map { "'\($0)'" }
         let what = titles.isEmpty ? "the requirements" : titles.joined(separator: ", ")
         if let allowed {

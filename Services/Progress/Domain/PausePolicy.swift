@@ -45,9 +45,9 @@ public enum PausePolicy {
         public var startedOn: LocalDate
         public var endOn: LocalDate?
         /// The version of the rules in force on the first day asked for.
-        public var definition: ChallengeDefinition
+        public var definition: JudgingDefinition
 
-        public init(state: AttemptState, startedOn: LocalDate, endOn: LocalDate?, definition: ChallengeDefinition) {
+        public init(state: AttemptState, startedOn: LocalDate, endOn: LocalDate?, definition: JudgingDefinition) {
             self.state = state
             self.startedOn = startedOn
             self.endOn = endOn

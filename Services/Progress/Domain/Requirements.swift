@@ -3,7 +3,7 @@ import SurgeContracts
 /// What a definition asks for, day by day and period by period.
 public enum Requirements {
     /// Tasks judged day by day: every-day tasks, and weekday tasks on their weekdays.
-    public static func dayTasks(_ definition: ChallengeDefinition, on date: LocalDate) -> [ChallengeTask] {
+    public static func dayTasks(_ definition: JudgingDefinition, on date: LocalDate) -> [ChallengeTask] {
         definition.tasks.filter { task in
             switch task.cadence.kind {
             case .daily: true
@@ -14,7 +14,7 @@ public enum Requirements {
     }
 
     /// Tasks judged over a week or a month rather than a day.
-    public static func periodTasks(_ definition: ChallengeDefinition) -> [ChallengeTask] {
+    public static func periodTasks(_ definition: JudgingDefinition) -> [ChallengeTask] {
         definition.tasks.filter { [.timesPerWeek, .weekly, .monthly].contains($0.cadence.kind) }
     }
 
@@ -37,14 +37,14 @@ public enum Requirements {
     }
 
     /// Whether every task the day requires is done; nil when the day requires nothing (a rest day).
-    public static func isComplete(_ record: DayRecord?, definition: ChallengeDefinition, date: LocalDate, dailyGoal: Int) -> Bool? {
+    public static func isComplete(_ record: DayRecord?, definition: JudgingDefinition, date: LocalDate, dailyGoal: Int) -> Bool? {
         let required = dayTasks(definition, on: date)
         guard !required.isEmpty else { return nil }
         return required.allSatisfy { isSatisfied($0, record?.tasks[$0.taskID], dailyGoal: dailyGoal) }
     }
 
     /// Required tasks of the day that are not done.
-    public static func missedTasks(_ record: DayRecord?, definition: ChallengeDefinition, date: LocalDate, dailyGoal: Int) -> [ChallengeTask] {
+    public static func missedTasks(_ record: DayRecord?, definition: JudgingDefinition, date: LocalDate, dailyGoal: Int) -> [ChallengeTask] {
         dayTasks(definition, on: date).filter { !isSatisfied($0, record?.tasks[$0.taskID], dailyGoal: dailyGoal) }
     }
 }

@@ -73,7 +73,7 @@ public struct TimeOff: Sendable, Equatable {
 
 extension AttemptState {
     /// Time off under the rules of `definition`.
-    public func timeOff(_ definition: ChallengeDefinition) -> TimeOff {
+    public func timeOff(_ definition: JudgingDefinition) -> TimeOff {
         TimeOff(pauses: pauses, rule: definition.pauseRule)
     }
 }

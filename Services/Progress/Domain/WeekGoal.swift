@@ -3,7 +3,7 @@ import SurgeContracts
 /// Whether a Monday-to-Sunday week met its goal. Only the days of the week inside the attempt count, and a partial
 /// week asks for no more days' worth than it has days.
 public enum WeekGoal {
-    public static func isMet(_ days: [LocalDate], records: [LocalDate: DayRecord], definition: ChallengeDefinition, dailyGoal: Int) -> Bool {
+    public static func isMet(_ days: [LocalDate], records: [LocalDate: DayRecord], definition: JudgingDefinition, dailyGoal: Int) -> Bool {
         let tasks = definition.tasks.filter { $0.cadence.kind != .monthly }
         guard !tasks.isEmpty, !days.isEmpty else { return false }
         return tasks.allSatisfy {
@@ -15,7 +15,7 @@ public enum WeekGoal {
 
     /// How many days' worth of every-day tasks the week asks for: the rule's weekly goal days, at most the week's
     /// days inside the attempt.
-    public static func goalDays(_ definition: ChallengeDefinition, days: [LocalDate]) -> Int {
+    public static func goalDays(_ definition: JudgingDefinition, days: [LocalDate]) -> Int {
         min(definition.rules.streak.weeklyGoalDays ?? 7, days.count)
     }
 
@@ -30,7 +30,7 @@ public enum WeekGoal {
     }
 
     /// Under the series rule, repetitions beyond the daily cap count toward nothing.
-    public static func countsCappedOnly(_ definition: ChallengeDefinition) -> Bool {
+    public static func countsCappedOnly(_ definition: JudgingDefinition) -> Bool {
         definition.rules.points.kind == .series
     }
 }

@@ -1,45 +1,80 @@
+import Foundation
 import Hummingbird
+import Logging
 import Metrics
 import SurgeMessaging
 import SurgeRuntime
 
+/// Progress's own settings, read once, before anything connects.
+struct ProgressSettings {
+    /// The largest photo accepted.
+    var maxPhotoBytes: Int
+    /// How many due attempts one judging transaction batch takes.
+    var judgementBatchSize: Int
+    /// How often due days are judged and overdue chores flagged.
+    var judgementInterval: Duration
+
+    static func from(_ reader: EnvironmentReader) throws -> ProgressSettings {
+        ProgressSettings(
+            maxPhotoBytes: try reader.int("PHOTO_MAX_BYTES", default: 10 << 20, range: 1024...(256 << 20)),
+            judgementBatchSize: try reader.int("JUDGEMENT_BATCH_SIZE", default: 200, range: 1...10_000),
+            judgementInterval: try reader.milliseconds("JUDGEMENT_INTERVAL_MS", default: 5000))
+    }
+}
+
+/// The use cases progress's routes and background work run, over one storage.
+struct ProgressUseCases: Sendable {
+    let lifecycle: AttemptLifecycle
+    let checkIns: CheckInHandler
+    let pauses: PauseHandler
+    let judging: DayJudging
+    let attempts: AttemptQueries
+    let points: PointsQueries
+    let photos: PhotoGallery
+    let chores: HouseholdChores
+    let choreScheduling: ChoreScheduling
+
+    init(storage: any ProgressStorage, clock: ServiceClock, logger: Logger) {
+        lifecycle = AttemptLifecycle(storage: storage, clock: clock)
+        checkIns = CheckInHandler(storage: storage, clock: clock)
+        pauses = PauseHandler(storage: storage, clock: clock)
+        judging = DayJudging(storage: storage, clock: clock, logger: logger)
+        attempts = AttemptQueries(storage: storage, clock: clock)
+        points = PointsQueries(storage: storage, clock: clock)
+        photos = PhotoGallery(storage: storage)
+        chores = HouseholdChores(storage: storage, clock: clock)
+        choreScheduling = ChoreScheduling(storage: storage, clock: clock)
+    }
+}
+
+/// `buildApplication` only wires, with no I/O: settings are read first, the migrations run as the application's first
+/// lifecycle step, and `addRoutes` builds the routes so tests can build them without I/O.
 public enum ProgressService {
     public static var api: [APIOperation] { ProgressAPI.all }
 
     public static func buildApplication(_ settings: ServiceSettings) async throws -> some ApplicationProtocol {
-        let reader = settings.reader
-        let maxPhotoBytes = try reader.int("PHOTO_MAX_BYTES", default: 10 << 20, range: 1024...(256 << 20))
-        let judgementBatch = try reader.int("JUDGEMENT_BATCH_SIZE", default: 200, range: 1...10_000)
-        let judgementInterval = try reader.milliseconds("JUDGEMENT_INTERVAL_MS", default: 5000)
+        let progress = try ProgressSettings.from(settings.reader)
         let infrastructure = try ServiceInfrastructure(settings, migrations: [ProgressMigrations.set])
-        let repository = ProgressRepository(
-            client: infrastructure.database, outbox: infrastructure.outbox, clock: infrastructure.clock, logger: infrastructure.logger)
-        let chores = ChoreStore(client: infrastructure.database, outbox: infrastructure.outbox, clock: infrastructure.clock, logger: infrastructure.logger)
+        let storage = PostgresProgressStorage(client: infrastructure.database, outbox: infrastructure.outbox, logger: infrastructure.logger)
+        let useCases = ProgressUseCases(storage: storage, clock: infrastructure.clock, logger: infrastructure.logger)
         var handlers = EventHandlers()
-        ProgressEventHandlers(repository: repository, chores: chores).register(in: &handlers)
+        ProgressEvents.register(in: &handlers, storage: storage, judging: useCases.judging, chores: useCases.choreScheduling)
         let consumer = try infrastructure.consumer(handlers)
-
         let router = infrastructure.makeRouter(consumers: [consumer])
-        AttemptsController(repository: repository).addRoutes(to: router)
-        PausesController(repository: repository).addRoutes(to: router)
-        CheckInsController(
-            repository: repository, maxPhotoBytes: maxPhotoBytes
-        ).addRoutes(to: router)
-        ChoresController(chores: chores).addRoutes(to: router)
-        router.get("/internal/export") { _, context in
-            Response(
-                status: .ok, headers: [.contentType: "application/json"],
-                body: .init(byteBuffer: ByteBuffer(bytes: try await repository.export(userID: try context.caller()))))
-        }
-
+        addRoutes(to: router, useCases: useCases, maxPhotoBytes: progress.maxPhotoBytes)
         let judgementRounds = Counter(label: "surge_judgement_rounds_total")
-        let judgement = PeriodicService(
-            "day-judgement", every: judgementInterval, logger: infrastructure.logger
-        ) {
-            while try await repository.judgeDue(limit: judgementBatch) == judgementBatch {}
-            while try await chores.flagOverdue() == 500 {}
+        let judgement = PeriodicService("day-judgement", every: progress.judgementInterval, logger: infrastructure.logger) {
+            try await useCases.judging.judgeAllDue(batchSize: progress.judgementBatchSize)
+            try await useCases.choreScheduling.flagAllOverdue()
             judgementRounds.increment()
         }
         return infrastructure.makeApplication(router: router, consumers: [consumer], services: [judgement])
+    }
+
+    static func addRoutes(to router: Router<SurgeRequestContext>, useCases: ProgressUseCases, maxPhotoBytes: Int) {
+        AttemptsController(lifecycle: useCases.lifecycle, queries: useCases.attempts, points: useCases.points).addRoutes(to: router)
+        PausesController(pauses: useCases.pauses).addRoutes(to: router)
+        CheckInsController(checkIns: useCases.checkIns, photos: useCases.photos, maxPhotoBytes: maxPhotoBytes).addRoutes(to: router)
+        ChoresController(chores: useCases.chores).addRoutes(to: router)
     }
 }

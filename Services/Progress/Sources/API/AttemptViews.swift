@@ -3,6 +3,7 @@ import Hummingbird
 import ProgressDomain
 import SurgeCalendar
 import SurgeContracts
+import SurgeRuntime
 
 struct TaskView: Codable, Sendable {
     var taskID: String
@@ -98,6 +99,70 @@ struct AttemptView: Codable, Sendable {
     /// The rules' rest weekdays (days off every week).
     var restWeekdays: [Weekday]
 }
+
+struct CalendarDay: Codable, Sendable {
+    /// before, completed, missed, frozen, kept, rest, paused, open, future, after. Days off not judged yet (today, or
+    /// planned ones) are paused too.
+    var date: LocalDate
+    var status: String
+    var tasksDone: Int
+}
+
+struct HistoryDay: Codable, Sendable {
+    var date: LocalDate
+    /// Tasks with any activity that day (contribution-history intensity).
+    var tasksDone: Int
+    /// Time off: the attempt's day off, or (across everything) a day every attempt running then took off.
+    var paused: Bool
+}
+
+struct PointsSummary: Codable, Sendable, ResponseEncodable {
+    var total: Int
+    /// Points from curated challenges: they alone set the level (and the anti-cheat cap of series challenges);
+    /// points a user's own challenges award count everywhere else.
+    var levelPoints: Int
+    var thisWeek: Int
+    var thisMonth: Int
+    var weekStart: LocalDate
+    var monthStart: LocalDate
+}
+
+struct LedgerEntryView: Codable, Sendable {
+    var entryID: UUID
+    var points: Int
+    var reason: PointsReason
+    var localDate: LocalDate
+    var challengeID: UUID?
+    var attemptID: UUID?
+    var groupID: UUID?
+    var excessQuantity: Double?
+    var awardedAt: Date
+    /// The check-in behind the row (its `checkInID`, the log id a logged amount is removed by); absent for bonuses
+    /// and chores.
+    var checkIn: LedgerCheckIn?
+}
+
+/// What a ledger row's check-in did: which task, and for a logged amount how much of it earned points.
+struct LedgerCheckIn: Codable, Sendable {
+    var checkInID: UUID
+    var taskID: String
+    var action: String
+    var quantity: Double?
+    /// The part of `quantity` under the day's cap, which earned the points.
+    var rewardedQuantity: Double?
+}
+
+extension LedgerEntryView {
+    init(_ row: LedgerRow) {
+        self.init(
+            entryID: row.entryID, points: row.points, reason: row.reason, localDate: row.localDate, challengeID: row.challengeID,
+            attemptID: row.attemptID, groupID: row.groupID, excessQuantity: row.excessQuantity, awardedAt: row.awardedAt,
+            checkIn: row.checkIn.map {
+                LedgerCheckIn(checkInID: $0.checkInID, taskID: $0.taskID, action: $0.action, quantity: $0.quantity, rewardedQuantity: $0.rewardedQuantity)
+            })
+    }
+}
+
 
 struct AttemptResponse: ResponseCodable {
     var attempt: AttemptView
@@ -196,7 +261,7 @@ extension AttemptView {
 
     /// "Day 3 of 7". A competition counts whole days from its start instant in its own zone, so a week from Monday
     /// 09:00 is days 1 to 7 (`durationDays`); anything else counts local dates from the first day.
-    static func dayNumber(_ snapshot: AttemptSnapshot, definition: ChallengeDefinition) -> Int {
+    static func dayNumber(_ snapshot: AttemptSnapshot, definition: JudgingDefinition) -> Int {
         let attempt = snapshot.attempt
         if let competition = definition.competition, let duration = definition.durationDays {
             let calendar = LocalCalendar(zoneNamedOrUTC: competition.timeZone)

@@ -4,8 +4,11 @@ import ProgressDomain
 import SurgeContracts
 import SurgeRuntime
 
+/// Attempts: starting, restarting and abandoning them, and what the caller reads about them and their points.
 struct AttemptsController {
-    let repository: ProgressRepository
+    let lifecycle: AttemptLifecycle
+    let queries: AttemptQueries
+    let points: PointsQueries
 
     struct StartRequest: Codable, Sendable {
         var challengeID: UUID
@@ -25,7 +28,7 @@ struct AttemptsController {
     func addRoutes(to router: Router<SurgeRequestContext>) {
         router.add(ProgressAPI.startAttempt) { request, context in
             let body = try await request.decode(as: StartRequest.self, context: context)
-            let snapshot = try await repository.start(body.challengeID, userID: try context.caller(), trace: context.trace)
+            let snapshot = try await lifecycle.start(body.challengeID, userID: try context.caller(), trace: context.trace)
             return EditedResponse(status: .created, response: AttemptResponse(attempt: AttemptView(snapshot)))
         }
         router.add(ProgressAPI.listAttempts) { request, context in
@@ -42,18 +45,18 @@ struct AttemptsController {
                 guard let id = UUID(uuidString: text) else { throw Problem.validation(field: "challengeID", "must be a UUID") }
                 challengeID = id
             }
-            return try await repository.list(userID: try context.caller(), status: status, challengeID: challengeID, page: try PageRequest(request))
+            return try await queries.list(userID: try context.caller(), status: status, challengeID: challengeID, page: try PageRequest(request))
         }
         router.add(ProgressAPI.getAttempt) { request, context in
-            AttemptResponse(attempt: AttemptView(try await repository.snapshot(try request.uuidParameter("attemptID", context: context), userID: try context.caller())))
+            AttemptResponse(attempt: AttemptView(try await queries.snapshot(try request.uuidParameter("attemptID", context: context), userID: try context.caller())))
         }
         router.add(ProgressAPI.restartAttempt) { request, context in
-            let snapshot = try await repository.restart(try request.uuidParameter("attemptID", context: context), userID: try context.caller(), trace: context.trace)
+            let snapshot = try await lifecycle.restart(try request.uuidParameter("attemptID", context: context), userID: try context.caller(), trace: context.trace)
             return EditedResponse(status: .created, response: AttemptResponse(attempt: AttemptView(snapshot)))
         }
         router.add(ProgressAPI.abandonAttempt) { request, context in
             AttemptResponse(attempt: AttemptView(
-                try await repository.abandon(try request.uuidParameter("attemptID", context: context), userID: try context.caller(), trace: context.trace)))
+                try await lifecycle.abandon(try request.uuidParameter("attemptID", context: context), userID: try context.caller(), trace: context.trace)))
         }
         router.add(ProgressAPI.calendar) { request, context in
             var month: LocalDate?
@@ -61,23 +64,28 @@ struct AttemptsController {
                 guard let date = LocalDate(text + "-01") else { throw Problem.validation(field: "month", "must be YYYY-MM") }
                 month = date
             }
-            let calendar = try await repository.calendar(try request.uuidParameter("attemptID", context: context), userID: try context.caller(), month: month)
+            let calendar = try await queries.calendar(try request.uuidParameter("attemptID", context: context), userID: try context.caller(), month: month)
             return CalendarResponse(month: String(calendar.month.description.prefix(7)), days: calendar.days)
         }
         router.add(ProgressAPI.attemptHistory) { request, context in
-            let history = try await repository.history(
+            let history = try await queries.history(
                 userID: try context.caller(), attemptID: try request.uuidParameter("attemptID", context: context), weeks: try Self.weeks(request))
             return HistoryResponse(from: history.from, to: history.to, days: history.days)
         }
         router.add(ProgressAPI.myHistory) { request, context in
-            let history = try await repository.history(userID: try context.caller(), attemptID: nil, weeks: try Self.weeks(request))
+            let history = try await queries.history(userID: try context.caller(), attemptID: nil, weeks: try Self.weeks(request))
             return HistoryResponse(from: history.from, to: history.to, days: history.days)
         }
         router.add(ProgressAPI.myPoints) { _, context in
-            try await repository.points(userID: try context.caller())
+            try await points.points(userID: try context.caller())
         }
         router.add(ProgressAPI.myLedger) { request, context in
-            try await repository.ledgerPage(userID: try context.caller(), page: try PageRequest(request))
+            try await points.ledger(userID: try context.caller(), page: try PageRequest(request))
+        }
+        router.get("/internal/export") { _, context in
+            Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(bytes: try await queries.export(userID: try context.caller()))))
         }
     }
 

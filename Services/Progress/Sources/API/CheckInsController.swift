@@ -6,8 +6,31 @@ import ProgressDomain
 import SurgeContracts
 import SurgeRuntime
 
+struct PhotoView: Codable, Sendable {
+    var photoID: UUID
+    var userID: UUID
+    var attemptID: UUID
+    var challengeID: UUID
+    var localDate: LocalDate
+    var taskID: String
+    var contentType: String
+    var size: Int
+    var url: String
+    var createdAt: Date
+}
+
+extension PhotoView {
+    init(_ row: PhotoRow) {
+        self.init(
+            photoID: row.photoID, userID: row.userID, attemptID: row.attemptID, challengeID: row.challengeID, localDate: row.localDate,
+            taskID: row.taskID, contentType: row.contentType, size: row.size, url: "/v1/photos/\(row.photoID.key)", createdAt: row.createdAt)
+    }
+}
+
+/// Check-ins (ticks, logged amounts and their removal, photos) and the photo galleries.
 struct CheckInsController {
-    let repository: ProgressRepository
+    let checkIns: CheckInHandler
+    let photos: PhotoGallery
     let maxPhotoBytes: Int
 
     struct TaskRequest: Codable, Sendable {
@@ -45,7 +68,7 @@ struct CheckInsController {
             let command = CheckInCommand(
                 checkInID: body.checkInID ?? UUID(), taskID: try Self.taskID(request, context), kind: .setDone(body.done),
                 happenedAt: body.happenedAt, date: body.date)
-            return AttemptResponse(attempt: AttemptView(try await repository.checkIn(
+            return AttemptResponse(attempt: AttemptView(try await checkIns.checkIn(
                 command, attemptID: try request.uuidParameter("attemptID", context: context), userID: try context.caller(), trace: context.trace)))
         }
         router.add(ProgressAPI.logQuantity) { request, context in
@@ -54,14 +77,14 @@ struct CheckInsController {
             let command = CheckInCommand(
                 checkInID: logID, taskID: try Self.taskID(request, context), kind: .log(quantity: body.quantity, series: body.series),
                 happenedAt: body.happenedAt, date: body.date)
-            let snapshot = try await repository.checkIn(
+            let snapshot = try await checkIns.checkIn(
                 command, attemptID: try request.uuidParameter("attemptID", context: context), userID: try context.caller(), trace: context.trace)
             return EditedResponse(status: .created, response: LogResponse(logID: logID, attempt: AttemptView(snapshot)))
         }
         router.add(ProgressAPI.removeLog) { request, context in
             let command = CheckInCommand(
                 checkInID: UUID(), taskID: "", kind: .removeLog(try request.uuidParameter("logID", context: context)), happenedAt: nil, date: nil)
-            return AttemptResponse(attempt: AttemptView(try await repository.checkIn(
+            return AttemptResponse(attempt: AttemptView(try await checkIns.checkIn(
                 command, attemptID: try request.uuidParameter("attemptID", context: context), userID: try context.caller(), trace: context.trace)))
         }
         router.add(ProgressAPI.attachPhoto) { request, context in
@@ -88,22 +111,22 @@ struct CheckInsController {
                 guard let day = LocalDate(text) else { throw Problem.validation(field: "date", "must be YYYY-MM-DD") }
                 date = day
             }
-            let (snapshot, photoID) = try await repository.attachPhoto(
+            let (snapshot, photoID) = try await checkIns.attachPhoto(
                 data, contentType: contentType, taskID: try Self.taskID(request, context),
                 attemptID: try request.uuidParameter("attemptID", context: context), userID: try context.caller(), happenedAt: happenedAt,
                 date: date, trace: context.trace)
             return PhotoResponse(photoID: photoID, attempt: AttemptView(snapshot))
         }
         router.add(ProgressAPI.attemptPhotos) { request, context in
-            try await repository.photoPage(
+            try await photos.page(
                 attemptID: try request.uuidParameter("attemptID", context: context), viewer: try context.caller(), page: try PageRequest(request))
         }
         router.add(ProgressAPI.challengePhotos) { request, context in
-            try await repository.photoPage(
+            try await photos.page(
                 challengeID: try request.uuidParameter("challengeID", context: context), viewer: try context.caller(), page: try PageRequest(request))
         }
         router.add(ProgressAPI.getPhoto) { request, context in
-            let photo = try await repository.photo(try request.uuidParameter("photoID", context: context), viewer: try context.caller())
+            let photo = try await photos.photo(try request.uuidParameter("photoID", context: context), viewer: try context.caller())
             return Response(
                 status: .ok,
                 headers: [.contentType: photo.contentType, .contentLength: String(photo.data.count), .cacheControl: "private, max-age=86400"],

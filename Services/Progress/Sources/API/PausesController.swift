@@ -6,7 +6,7 @@ import SurgeRuntime
 
 /// Time off: pausing and resuming one attempt, a skip day, and a vacation over everything at once.
 struct PausesController {
-    let repository: ProgressRepository
+    let pauses: PauseHandler
 
     struct PauseRequestBody: Codable, Sendable {
         /// The first local day off: today when absent; yesterday (or earlier) only while its check-in window is open.
@@ -36,24 +36,24 @@ struct PausesController {
     func addRoutes(to router: Router<SurgeRequestContext>) {
         router.add(ProgressAPI.pauseAttempt) { request, context in
             let body = try await Self.decode(request, context: context)
-            let snapshot = try await repository.pause(
+            let snapshot = try await pauses.pause(
                 try request.uuidParameter("attemptID", context: context), userID: try context.caller(),
                 command: PauseCommand(kind: .pause, from: body.from, days: body.days), trace: context.trace)
             return AttemptResponse(attempt: AttemptView(snapshot))
         }
         router.add(ProgressAPI.resumeAttempt) { request, context in
             AttemptResponse(attempt: AttemptView(
-                try await repository.resume(try request.uuidParameter("attemptID", context: context), userID: try context.caller(), trace: context.trace)))
+                try await pauses.resume(try request.uuidParameter("attemptID", context: context), userID: try context.caller(), trace: context.trace)))
         }
         router.add(ProgressAPI.skipDay) { request, context in
-            let snapshot = try await repository.pause(
+            let snapshot = try await pauses.pause(
                 try request.uuidParameter("attemptID", context: context), userID: try context.caller(),
                 command: PauseCommand(kind: .skipDay, from: nil, days: 1), trace: context.trace)
             return AttemptResponse(attempt: AttemptView(snapshot))
         }
         router.add(ProgressAPI.startVacation) { request, context in
             let body = try await Self.decode(request, context: context)
-            let result = try await repository.vacation(
+            let result = try await pauses.vacation(
                 userID: try context.caller(), command: PauseCommand(kind: .vacation, from: body.from, days: body.days), trace: context.trace)
             return VacationResponse(
                 paused: result.paused.map(AttemptView.init),
@@ -62,7 +62,7 @@ struct PausesController {
                 })
         }
         router.add(ProgressAPI.endVacation) { _, context in
-            ResumedResponse(resumed: try await repository.endVacation(userID: try context.caller(), trace: context.trace).map(AttemptView.init))
+            ResumedResponse(resumed: try await pauses.endVacation(userID: try context.caller(), trace: context.trace).map(AttemptView.init))
         }
     }
 

@@ -3,8 +3,19 @@ import SurgeContracts
 import SurgeRuntime
 
 /// Progress's domain errors and check-in refusals as problem documents: the one place they are mapped. The check-in
-/// controller maps a photo it refuses; the repository maps a check-in the rules or the day's window refuse.
+/// controller maps a photo it refuses; `CheckInHandler` maps a check-in the rules or the day's window refuse.
 enum ProgressProblems {
+    /// No attempt of the caller's has this id.
+    static var noSuchAttempt: Problem { Problem.notFound("No such attempt.") }
+
+    /// The attempt's challenge was deleted.
+    static var challengeGone: Problem { Problem.notFound("The challenge no longer exists.") }
+
+    /// A check-in for an attempt that has ended.
+    static func notActiveForCheckIn(_ status: AttemptStatus) -> Problem {
+        Problem.conflict("attempt-not-active", "This attempt is \(status.rawValue); restart it to check in again.")
+    }
+
     static func problem(for error: ProgressError) -> Problem {
         switch error {
         case .invalidFields(let errors): Problem.validation(errors)

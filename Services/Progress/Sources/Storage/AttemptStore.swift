@@ -20,14 +20,85 @@ struct AttemptRow: Sendable {
     var nextJudgementAt: Date?
 }
 
-/// SQL for attempts, their day records, weeks and check-ins, on the caller's connection (inside its transaction).
-struct AttemptStore {
+/// What a check-in reads, in one round trip with the attempt's lock: the member and the challenge's definitions as
+/// this service's projections hold them (nil or empty when not known, or deleted), and whether the check-in's id
+/// was already recorded (a retry).
+struct CheckInContext: Sendable {
+    var attempt: AttemptRow
+    var member: Member?
+    var definitions: [JudgingDefinition]
+    var alreadyRecorded: Bool
+}
+
+/// A check-in as stored: what removing a logged amount reads back.
+struct StoredCheckIn: Sendable {
+    var id: UUID
+    var attemptID: UUID
+    var date: LocalDate
+    var taskID: String
+    var action: String
+    var quantity: Double?
+    var rewardedQuantity: Double?
+    var points: Int
+    var removedBy: UUID?
+}
+
+/// The bonuses a week of an attempt can earn once, by the column that records it.
+enum WeekBonus: String, Sendable {
+    case goal = "goal_bonus_awarded"
+    case challenge = "challenge_bonus_awarded"
+}
+
+/// Attempts, their day records, weeks and check-ins. What `lock...` returns stays locked until the transaction ends.
+protocol AttemptStore {
+    /// The caller's attempt, locked, with what a check-in reads besides, in the same round trip.
+    func lockForCheckIn(_ attemptID: UUID, of userID: UUID, checkInID: UUID) async throws -> CheckInContext?
+    /// The caller's attempt, locked.
+    func lock(_ attemptID: UUID, of userID: UUID) async throws -> AttemptRow?
+    func find(_ attemptID: UUID, of userID: UUID) async throws -> AttemptRow?
+    func active(_ userID: UUID, challengeID: UUID) async throws -> AttemptRow?
+    /// The user's active attempts, locked.
+    func lockActive(of userID: UUID) async throws -> [AttemptRow]
+    /// The user's attempts that ran on some day from `first` through `last` (the history's span).
+    func running(_ userID: UUID, from first: LocalDate, through last: LocalDate) async throws -> [AttemptRow]
+    /// Active attempts whose next period closed by `now`, most overdue first.
+    func dueIDs(before now: Date, limit: Int) async throws -> [UUID]
+    /// The attempt, locked, if it is still due and no other replica is judging it.
+    func lockDue(_ attemptID: UUID, before now: Date) async throws -> AttemptRow?
+    /// Moves a failing attempt's judgement later, so it neither blocks the others nor is lost.
+    func postpone(_ attemptID: UUID, by seconds: Int) async throws
+    /// The user's attempts after `after`, newest first.
+    func list(of userID: UUID, status: AttemptStatus?, challengeID: UUID?, after: AttemptCursor, limit: Int) async throws -> [AttemptRow]
+    func previousAttempts(_ userID: UUID, challengeID: UUID) async throws -> Int
+    func insert(_ row: AttemptRow, now: Date) async throws
+    func update(_ row: AttemptRow, now: Date) async throws
+    func setNextJudgement(_ instant: Date, of attemptID: UUID) async throws
+    func day(_ attemptID: UUID, _ date: LocalDate) async throws -> DayRecord?
+    /// Day records from `first` through `last`, keyed by date.
+    func days(_ attemptID: UUID, from first: LocalDate, through last: LocalDate) async throws -> [LocalDate: DayRecord]
+    func saveDay(_ attemptID: UUID, _ record: DayRecord) async throws
+    /// Tasks with activity per local day from `first` through `last`, summed over the user's attempts (or one).
+    func tasksDone(by userID: UUID, attemptID: UUID?, from first: LocalDate, through last: LocalDate) async throws -> [LocalDate: Int]
+    /// The bonuses a week has earned so far.
+    func weekBonuses(_ attemptID: UUID, weekStart: LocalDate) async throws -> Set<WeekBonus>
+    func setWeekBonus(_ bonus: WeekBonus, awarded: Bool, attemptID: UUID, weekStart: LocalDate) async throws
+    func checkIn(_ id: UUID, of userID: UUID) async throws -> StoredCheckIn?
+    /// A check-in's row, with in the same statement (one round trip) the logged amount it takes back and the day
+    /// record it changed, when it changed one.
+    func recordCheckIn(
+        id: UUID, userID: UUID, attemptID: UUID, date: LocalDate, taskID: String, action: String, done: Bool?, quantity: Double?,
+        rewardedQuantity: Double?, points: Int, photoID: UUID?, happenedAt: Date, recordedAt: Date, removing removedLog: UUID?,
+        day record: DayRecord?) async throws
+}
+
+struct PostgresAttemptStore: AttemptStore {
+    let connection: PostgresConnection
     let logger: Logger
 
     private static let columns =
         "attempt_id, user_id, challenge_id, attempt_number, kind, group_id, started_on, ends_on, state::text, started_at, next_judgement_at"
 
-    private func rows(_ query: PostgresQuery, on connection: PostgresConnection) async throws -> [AttemptRow] {
+    private func rows(_ query: PostgresQuery) async throws -> [AttemptRow] {
         var result: [AttemptRow] = []
         let rows = try await connection.query(query, logger: logger)
         for try await row in rows {
@@ -46,60 +117,46 @@ struct AttemptStore {
             startedAt: startedAt, nextJudgementAt: next)
     }
 
-    /// What a check-in reads, in one round trip with the attempt's lock: the member and the challenge's definitions as
-    /// this service's projections hold them (nil or empty when not known, or deleted), and whether the check-in's id
-    /// was already recorded (a retry).
-    struct CheckInContext: Sendable {
-        var attempt: AttemptRow
-        var member: Member?
-        var definitions: [ChallengeDefinition]
-        var alreadyRecorded: Bool
-    }
-
-    func lockForCheckIn(_ attemptID: UUID, of userID: UUID, checkInID: UUID, on connection: PostgresConnection) async throws -> CheckInContext? {
+    func lockForCheckIn(_ attemptID: UUID, of userID: UUID, checkInID: UUID) async throws -> CheckInContext? {
         for try await row in try await connection.execute(LockForCheckIn(attemptID: attemptID, userID: userID, checkInID: checkInID), logger: logger) {
             let (id, owner, challengeID, number, kind, groupID, startedOn, endsOn, state, startedAt, next, timeZone, dailyGoal, definitions, recorded) = row
             return CheckInContext(
                 attempt: try Self.attempt((id, owner, challengeID, number, kind, groupID, startedOn, endsOn, state, startedAt, next)),
                 member: timeZone.map { Member(userID: userID, timeZone: $0, dailyGoal: dailyGoal) },
-                definitions: try definitions.map { try SurgeJSON.decode([ChallengeDefinition].self, from: Data($0.utf8)) } ?? [],
+                definitions: try definitions.map { try SurgeJSON.decode([ChallengeDefinition].self, from: Data($0.utf8)).map(JudgingDefinition.init) } ?? [],
                 alreadyRecorded: recorded)
         }
         return nil
     }
 
-    /// The caller's attempt, locked for the rest of the transaction.
-    func lock(_ attemptID: UUID, of userID: UUID, on connection: PostgresConnection) async throws -> AttemptRow? {
-        try await rows("SELECT \(unescaped: Self.columns) FROM attempts WHERE attempt_id = \(attemptID) AND user_id = \(userID) FOR UPDATE", on: connection).first
+    func lock(_ attemptID: UUID, of userID: UUID) async throws -> AttemptRow? {
+        try await rows("SELECT \(unescaped: Self.columns) FROM attempts WHERE attempt_id = \(attemptID) AND user_id = \(userID) FOR UPDATE").first
     }
 
-    func find(_ attemptID: UUID, of userID: UUID, on connection: PostgresConnection) async throws -> AttemptRow? {
-        try await rows("SELECT \(unescaped: Self.columns) FROM attempts WHERE attempt_id = \(attemptID) AND user_id = \(userID)", on: connection).first
+    func find(_ attemptID: UUID, of userID: UUID) async throws -> AttemptRow? {
+        try await rows("SELECT \(unescaped: Self.columns) FROM attempts WHERE attempt_id = \(attemptID) AND user_id = \(userID)").first
     }
 
-    func active(_ userID: UUID, challengeID: UUID, on connection: PostgresConnection) async throws -> AttemptRow? {
+    func active(_ userID: UUID, challengeID: UUID) async throws -> AttemptRow? {
         try await rows(
-            "SELECT \(unescaped: Self.columns) FROM attempts WHERE user_id = \(userID) AND challenge_id = \(challengeID) AND status = 'active'",
-            on: connection
+            "SELECT \(unescaped: Self.columns) FROM attempts WHERE user_id = \(userID) AND challenge_id = \(challengeID) AND status = 'active'"
         ).first
     }
 
-    func activeAttempts(of userID: UUID, on connection: PostgresConnection) async throws -> [AttemptRow] {
-        try await rows("SELECT \(unescaped: Self.columns) FROM attempts WHERE user_id = \(userID) AND status = 'active' FOR UPDATE", on: connection)
+    func lockActive(of userID: UUID) async throws -> [AttemptRow] {
+        try await rows("SELECT \(unescaped: Self.columns) FROM attempts WHERE user_id = \(userID) AND status = 'active' FOR UPDATE")
     }
 
-    /// The user's attempts that ran on some day from `first` through `last` (the history's span).
-    func running(_ userID: UUID, from first: LocalDate, through last: LocalDate, on connection: PostgresConnection) async throws -> [AttemptRow] {
+    func running(_ userID: UUID, from first: LocalDate, through last: LocalDate) async throws -> [AttemptRow] {
         try await rows(
             """
             SELECT \(unescaped: Self.columns) FROM attempts
             WHERE user_id = \(userID) AND started_on <= \(last) AND (ends_on IS NULL OR ends_on >= \(first))
               AND (status = 'active' OR (state->>'endedOn')::date >= \(first))
-            """, on: connection)
+            """)
     }
 
-    /// Active attempts whose next period closed by `now`, most overdue first.
-    func dueIDs(before now: Date, limit: Int, on connection: PostgresConnection) async throws -> [UUID] {
+    func dueIDs(before now: Date, limit: Int) async throws -> [UUID] {
         try await connection.query(
             """
             SELECT attempt_id FROM attempts WHERE status = 'active' AND next_judgement_at <= \(now)
@@ -108,50 +165,43 @@ struct AttemptStore {
         ).collect().map { try $0.decode(UUID.self) }
     }
 
-    /// The attempt, locked, if it is still due and no other replica is judging it.
-    func lockDue(_ attemptID: UUID, before now: Date, on connection: PostgresConnection) async throws -> AttemptRow? {
+    func lockDue(_ attemptID: UUID, before now: Date) async throws -> AttemptRow? {
         try await rows(
             """
             SELECT \(unescaped: Self.columns) FROM attempts
             WHERE attempt_id = \(attemptID) AND status = 'active' AND next_judgement_at <= \(now)
             FOR UPDATE SKIP LOCKED
-            """, on: connection
+            """
         ).first
     }
 
-    /// Moves a failing attempt's judgement later, so it neither blocks the others nor is lost.
-    func postpone(_ attemptID: UUID, by seconds: Int, on client: PostgresClient) async throws {
-        try await client.query(
+    func postpone(_ attemptID: UUID, by seconds: Int) async throws {
+        try await connection.query(
             """
             UPDATE attempts SET next_judgement_at = next_judgement_at + make_interval(secs => \(Double(seconds)))
             WHERE attempt_id = \(attemptID) AND status = 'active'
             """, logger: logger)
     }
 
-    /// A page of the user's attempts, newest first.
-    func list(
-        of userID: UUID, status: AttemptStatus?, challengeID: UUID?, after: AttemptCursor?, limit: Int, on connection: PostgresConnection
-    ) async throws -> [AttemptRow] {
+    func list(of userID: UUID, status: AttemptStatus?, challengeID: UUID?, after: AttemptCursor, limit: Int) async throws -> [AttemptRow] {
         let statusFilter = status?.rawValue
-        let afterTime = after?.startedAt ?? Date.distantFuture
-        let afterID = after?.attemptID ?? UUID(uuidString: "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF")!
         return try await rows(
             """
             SELECT \(unescaped: Self.columns) FROM attempts
             WHERE user_id = \(userID) AND (\(statusFilter)::text IS NULL OR status = \(statusFilter))
               AND (\(challengeID)::uuid IS NULL OR challenge_id = \(challengeID))
-              AND (started_at, attempt_id) < (\(afterTime), \(afterID))
+              AND (started_at, attempt_id) < (\(after.startedAt), \(after.attemptID))
             ORDER BY started_at DESC, attempt_id DESC LIMIT \(limit)
-            """, on: connection)
+            """)
     }
 
-    func previousAttempts(_ userID: UUID, challengeID: UUID, on connection: PostgresConnection) async throws -> Int {
+    func previousAttempts(_ userID: UUID, challengeID: UUID) async throws -> Int {
         try await connection.query(
             "SELECT count(*) FROM attempts WHERE user_id = \(userID) AND challenge_id = \(challengeID)", logger: logger
         ).collect().first?.decode(Int.self) ?? 0
     }
 
-    func insert(_ row: AttemptRow, now: Date, on connection: PostgresConnection) async throws {
+    func insert(_ row: AttemptRow, now: Date) async throws {
         try await connection.query(
             """
             INSERT INTO attempts (attempt_id, user_id, challenge_id, attempt_number, kind, group_id, started_on, ends_on, status, state,
@@ -162,7 +212,7 @@ struct AttemptStore {
             """, logger: logger)
     }
 
-    func update(_ row: AttemptRow, now: Date, on connection: PostgresConnection) async throws {
+    func update(_ row: AttemptRow, now: Date) async throws {
         try await connection.execute(
             UpdateAttempt(
                 status: row.state.status.rawValue, state: try json(row.state), nextJudgementAt: row.state.status == .active ? row.nextJudgementAt : nil,
@@ -170,14 +220,17 @@ struct AttemptStore {
             logger: logger)
     }
 
-    func day(_ attemptID: UUID, _ date: LocalDate, on connection: PostgresConnection) async throws -> DayRecord? {
+    func setNextJudgement(_ instant: Date, of attemptID: UUID) async throws {
+        try await connection.query("UPDATE attempts SET next_judgement_at = \(instant) WHERE attempt_id = \(attemptID)", logger: logger)
+    }
+
+    func day(_ attemptID: UUID, _ date: LocalDate) async throws -> DayRecord? {
         try await connection.query(
             "SELECT record::text FROM attempt_days WHERE attempt_id = \(attemptID) AND local_date = \(date)", logger: logger
         ).collect().first.map { try SurgeJSON.decode(DayRecord.self, from: Data(try $0.decode(String.self).utf8)) }
     }
 
-    /// Day records from `first` through `last`, keyed by date.
-    func days(_ attemptID: UUID, from first: LocalDate, through last: LocalDate, on connection: PostgresConnection) async throws -> [LocalDate: DayRecord] {
+    func days(_ attemptID: UUID, from first: LocalDate, through last: LocalDate) async throws -> [LocalDate: DayRecord] {
         var records: [LocalDate: DayRecord] = [:]
         for try await text in try await connection.execute(DayRecords(attemptID: attemptID, first: first, last: last), logger: logger) {
             let record = try SurgeJSON.decode(DayRecord.self, from: Data(text.utf8))
@@ -188,7 +241,7 @@ struct AttemptStore {
 
     private static func tasksDone(_ record: DayRecord) -> Int { record.tasks.values.filter(\.hasActivity).count }
 
-    func saveDay(_ attemptID: UUID, _ record: DayRecord, on connection: PostgresConnection) async throws {
+    func saveDay(_ attemptID: UUID, _ record: DayRecord) async throws {
         let tasksDone = Self.tasksDone(record)
         try await connection.query(
             """
@@ -199,13 +252,20 @@ struct AttemptStore {
             """, logger: logger)
     }
 
-    enum WeekBonus: String, Sendable {
-        case goal = "goal_bonus_awarded"
-        case challenge = "challenge_bonus_awarded"
+    func tasksDone(by userID: UUID, attemptID: UUID?, from first: LocalDate, through last: LocalDate) async throws -> [LocalDate: Int] {
+        var counts: [LocalDate: Int] = [:]
+        let rows = try await connection.query(
+            """
+            SELECT d.local_date, sum(d.tasks_done)::int FROM attempt_days d JOIN attempts a ON a.attempt_id = d.attempt_id
+            WHERE a.user_id = \(userID) AND (\(attemptID)::uuid IS NULL OR a.attempt_id = \(attemptID))
+              AND d.local_date BETWEEN \(first) AND \(last)
+            GROUP BY d.local_date
+            """, logger: logger)
+        for try await (date, count) in rows.decode((LocalDate, Int).self) { counts[date] = count }
+        return counts
     }
 
-    /// The bonuses a week has earned so far.
-    func weekBonuses(_ attemptID: UUID, weekStart: LocalDate, on connection: PostgresConnection) async throws -> Set<WeekBonus> {
+    func weekBonuses(_ attemptID: UUID, weekStart: LocalDate) async throws -> Set<WeekBonus> {
         var awarded: Set<WeekBonus> = []
         let rows = try await connection.query(
             "SELECT goal_bonus_awarded, challenge_bonus_awarded FROM attempt_weeks WHERE attempt_id = \(attemptID) AND week_start = \(weekStart)",
@@ -217,7 +277,7 @@ struct AttemptStore {
         return awarded
     }
 
-    func setWeekBonus(_ bonus: WeekBonus, awarded: Bool, attemptID: UUID, weekStart: LocalDate, on connection: PostgresConnection) async throws {
+    func setWeekBonus(_ bonus: WeekBonus, awarded: Bool, attemptID: UUID, weekStart: LocalDate) async throws {
         try await connection.query(
             """
             INSERT INTO attempt_weeks (attempt_id, week_start, \(unescaped: bonus.rawValue)) VALUES (\(attemptID), \(weekStart), \(awarded))
@@ -225,19 +285,7 @@ struct AttemptStore {
             """, logger: logger)
     }
 
-    struct StoredCheckIn: Sendable {
-        var id: UUID
-        var attemptID: UUID
-        var date: LocalDate
-        var taskID: String
-        var action: String
-        var quantity: Double?
-        var rewardedQuantity: Double?
-        var points: Int
-        var removedBy: UUID?
-    }
-
-    func checkIn(_ id: UUID, of userID: UUID, on connection: PostgresConnection) async throws -> StoredCheckIn? {
+    func checkIn(_ id: UUID, of userID: UUID) async throws -> StoredCheckIn? {
         let rows = try await connection.query(
             """
             SELECT checkin_id, attempt_id, local_date, task_id, action, quantity, rewarded_quantity, points, removed_by
@@ -253,12 +301,10 @@ struct AttemptStore {
         return nil
     }
 
-    /// A check-in's row, with in the same statement (one round trip) the logged amount it takes back and the day
-    /// record it changed, when it changed one.
     func recordCheckIn(
         id: UUID, userID: UUID, attemptID: UUID, date: LocalDate, taskID: String, action: String, done: Bool?, quantity: Double?,
         rewardedQuantity: Double?, points: Int, photoID: UUID?, happenedAt: Date, recordedAt: Date, removing removedLog: UUID?,
-        day record: DayRecord?, on connection: PostgresConnection
+        day record: DayRecord?
     ) async throws {
         try await connection.execute(
             RecordCheckIn(
@@ -267,17 +313,6 @@ struct AttemptStore {
                 removedLog: removedLog, record: try record.map { try json($0) }, outcome: record?.outcome?.rawValue,
                 tasksDone: record.map(Self.tasksDone)),
             logger: logger)
-    }
-
-    /// Moves the next judgement of a user's active attempts later when their time zone changes, never earlier, so a
-    /// move cannot cut short the day in progress.
-    func rescheduleForMove(_ userID: UUID, to instant: (AttemptRow) -> Date?, on connection: PostgresConnection) async throws {
-        for var attempt in try await activeAttempts(of: userID, on: connection) {
-            guard let moved = instant(attempt) else { continue }
-            attempt.nextJudgementAt = max(attempt.nextJudgementAt ?? moved, moved)
-            try await connection.query(
-                "UPDATE attempts SET next_judgement_at = \(attempt.nextJudgementAt) WHERE attempt_id = \(attempt.id)", logger: logger)
-        }
     }
 
     private func json(_ value: some Encodable) throws -> String {
@@ -291,13 +326,17 @@ struct AttemptCursor: Codable, Sendable {
     var attemptID: UUID
 }
 
+extension AttemptCursor: KeysetPosition {
+    init(instant: Date, id: UUID) { self.init(startedAt: instant, attemptID: id) }
+}
+
 // MARK: The check-in's statements, prepared once per connection: PostgreSQL plans them once rather than on every check-in.
 // A parameter that may be null is cast to the type it is bound as, since the first binding fixes the statement's types.
 
-extension AttemptStore {
+extension PostgresAttemptStore {
     struct LockForCheckIn: PostgresPreparedStatement {
         static let sql = """
-            SELECT \(AttemptStore.columns),
+            SELECT \(PostgresAttemptStore.columns),
                 (SELECT time_zone FROM members WHERE user_id = $2),
                 (SELECT daily_goal FROM members WHERE user_id = $2),
                 (SELECT json_agg(d.definition)::text FROM definitions d

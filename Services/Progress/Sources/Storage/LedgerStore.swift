@@ -2,45 +2,79 @@ import Foundation
 import Logging
 import PostgresNIO
 import SurgeContracts
-import SurgeMessaging
 
-/// The points ledger: append-only rows with a reason, a running total per member, a `PointsAwarded` event per row.
-struct LedgerStore {
-    let logger: Logger
-    let outbox: Outbox
+/// A row to append to the points ledger.
+struct LedgerEntry: Sendable {
+    var userID: UUID
+    var groupID: UUID?
+    var challengeID: UUID?
+    var attemptID: UUID?
+    var points: Int
+    var reason: PointsReason
+    var localDate: LocalDate
+    var excessQuantity: Double?
+    /// Points from a curated challenge, whose values Surge chose. Only these raise a member's level (and with it
+    /// the anti-cheat cap): points a user's own challenge awards cannot buy a higher cap.
+    var countsTowardLevel: Bool
+    /// The check-in that earned (or took back) the points; nil for bonuses and chores.
+    var checkInID: UUID? = nil
+}
 
-    struct Entry: Sendable {
-        var userID: UUID
-        var groupID: UUID?
-        var challengeID: UUID?
-        var attemptID: UUID?
-        var points: Int
-        var reason: PointsReason
-        var localDate: LocalDate
-        var excessQuantity: Double?
-        /// Points from a curated challenge, whose values Surge chose. Only these raise a member's level (and with it
-        /// the anti-cheat cap): points a user's own challenge awards cannot buy a higher cap.
-        var countsTowardLevel: Bool
-        /// The check-in that earned (or took back) the points; nil for bonuses and chores.
-        var checkInID: UUID? = nil
+/// A ledger row as the ledger lists it, with what its check-in did (none for bonuses and chores).
+struct LedgerRow: Sendable {
+    struct CheckIn: Sendable {
+        var checkInID: UUID
+        var taskID: String
+        var action: String
+        var quantity: Double?
+        var rewardedQuantity: Double?
     }
 
+    var entryID: UUID
+    var points: Int
+    var reason: PointsReason
+    var localDate: LocalDate
+    var challengeID: UUID?
+    var attemptID: UUID?
+    var groupID: UUID?
+    var excessQuantity: Double?
+    var awardedAt: Date
+    var checkIn: CheckIn?
+}
+
+struct LedgerCursor: Codable, Sendable {
+    var awardedAt: Date
+    var entryID: UUID
+}
+
+extension LedgerCursor: KeysetPosition {
+    init(instant: Date, id: UUID) { self.init(awardedAt: instant, entryID: id) }
+}
+
+/// The points ledger: append-only rows with a reason, and a running total per member.
+protocol LedgerStore {
     /// The points that set the member's level: those of curated challenges.
-    func levelPoints(_ userID: UUID, on connection: PostgresConnection) async throws -> Int {
+    func levelPoints(_ userID: UUID) async throws -> Int
+    /// Appends the entry and updates the member's total in one statement; returns the event to emit with it.
+    func write(_ entry: LedgerEntry, at now: Date) async throws -> PointsAwarded
+    /// The member's points on days from `weekStart` and from `monthStart` on.
+    func sums(_ userID: UUID, weekStart: LocalDate, monthStart: LocalDate) async throws -> (week: Int, month: Int)
+    /// The member's running totals: all points, and those that set the level.
+    func totals(_ userID: UUID) async throws -> (total: Int, levelPoints: Int)
+    /// The member's rows after `after`, newest first.
+    func rows(of userID: UUID, after: LedgerCursor, limit: Int) async throws -> [LedgerRow]
+}
+
+struct PostgresLedgerStore: LedgerStore {
+    let connection: PostgresConnection
+    let logger: Logger
+
+    func levelPoints(_ userID: UUID) async throws -> Int {
         try await connection.query("SELECT level_points FROM member_points WHERE user_id = \(userID)", logger: logger)
             .collect().first?.decode(Int.self) ?? 0
     }
 
-    /// Appends the entry, updates the member's total and emits the event; returns the new total.
-    @discardableResult
-    func append(_ entry: Entry, at now: Date, trace: TraceContext?, on connection: PostgresConnection) async throws -> Int {
-        let awarded = try await write(entry, at: now, on: connection)
-        try await outbox.append(awarded, on: connection, at: now, trace: trace, logger: logger)
-        return awarded.totalPoints
-    }
-
-    /// Appends the entry and updates the member's total in one statement; returns the event to emit with it.
-    func write(_ entry: Entry, at now: Date, on connection: PostgresConnection) async throws -> PointsAwarded {
+    func write(_ entry: LedgerEntry, at now: Date) async throws -> PointsAwarded {
         let entryID = UUID()
         var total = entry.points
         for try await value in try await connection.execute(WriteEntry(entryID: entryID, entry: entry, now: now), logger: logger) { total = value }
@@ -48,6 +82,51 @@ struct LedgerStore {
             entryID: entryID, userID: entry.userID, groupID: entry.groupID, challengeID: entry.challengeID, attemptID: entry.attemptID,
             points: entry.points, reason: entry.reason, localDate: entry.localDate, excessQuantity: entry.excessQuantity,
             totalPoints: total, awardedAt: now)
+    }
+
+    func sums(_ userID: UUID, weekStart: LocalDate, monthStart: LocalDate) async throws -> (week: Int, month: Int) {
+        let rows = try await connection.query(
+            """
+            SELECT COALESCE(sum(points) FILTER (WHERE local_date >= \(weekStart)), 0)::int,
+                   COALESCE(sum(points) FILTER (WHERE local_date >= \(monthStart)), 0)::int
+            FROM points_ledger WHERE user_id = \(userID) AND local_date >= \(min(weekStart, monthStart))
+            """, logger: logger)
+        var week = 0
+        var month = 0
+        for try await (w, m) in rows.decode((Int, Int).self) {
+            week = w
+            month = m
+        }
+        return (week, month)
+    }
+
+    func totals(_ userID: UUID) async throws -> (total: Int, levelPoints: Int) {
+        try await connection.query(
+            "SELECT total, level_points FROM member_points WHERE user_id = \(userID)", logger: logger
+        ).collect().first?.decode((Int, Int).self) ?? (0, 0)
+    }
+
+    func rows(of userID: UUID, after: LedgerCursor, limit: Int) async throws -> [LedgerRow] {
+        let rows = try await connection.query(
+            """
+            SELECT l.entry_id, l.points, l.reason, l.local_date, l.challenge_id, l.attempt_id, l.group_id, l.excess_quantity, l.awarded_at,
+                   c.checkin_id, c.task_id, c.action, c.quantity, c.rewarded_quantity
+            FROM points_ledger l LEFT JOIN checkins c ON c.user_id = l.user_id AND c.checkin_id = l.checkin_id
+            WHERE l.user_id = \(userID) AND (l.awarded_at, l.entry_id) < (\(after.awardedAt), \(after.entryID))
+            ORDER BY l.awarded_at DESC, l.entry_id DESC LIMIT \(limit)
+            """, logger: logger)
+        var entries: [LedgerRow] = []
+        for try await (id, points, reason, date, challengeID, attemptID, groupID, excess, awardedAt, checkInID, taskID, action, quantity, rewarded)
+            in rows.decode((UUID, Int, String, LocalDate, UUID?, UUID?, UUID?, Double?, Date, UUID?, String?, String?, Double?, Double?).self)
+        {
+            entries.append(LedgerRow(
+                entryID: id, points: points, reason: PointsReason(rawValue: reason) ?? .task, localDate: date, challengeID: challengeID,
+                attemptID: attemptID, groupID: groupID, excessQuantity: excess, awardedAt: awardedAt,
+                checkIn: checkInID.map {
+                    LedgerRow.CheckIn(checkInID: $0, taskID: taskID ?? "", action: action ?? "", quantity: quantity, rewardedQuantity: rewarded)
+                }))
+        }
+        return entries
     }
 
     /// Prepared once per connection: PostgreSQL plans it once, not on every check-in. Nullable parameters are cast to
@@ -68,7 +147,7 @@ struct LedgerStore {
         typealias Row = Int
 
         var entryID: UUID
-        var entry: Entry
+        var entry: LedgerEntry
         var now: Date
 
         func makeBindings() -> PostgresBindings {

@@ -5,9 +5,9 @@ import NIOFoundationCompat
 import PostgresNIO
 import SurgeContracts
 import SurgePostgres
-import SurgeRuntime
 
-struct PhotoView: Codable, Sendable {
+/// A stored photo's facts, without its bytes.
+struct PhotoRow: Sendable {
     var photoID: UUID
     var userID: UUID
     var attemptID: UUID
@@ -16,7 +16,6 @@ struct PhotoView: Codable, Sendable {
     var taskID: String
     var contentType: String
     var size: Int
-    var url: String
     var createdAt: Date
 }
 
@@ -25,14 +24,28 @@ struct PhotoCursor: Codable, Sendable {
     var photoID: UUID
 }
 
+extension PhotoCursor: KeysetPosition {
+    init(instant: Date, id: UUID) { self.init(createdAt: instant, photoID: id) }
+}
+
 /// Progress photos, kept in the progress schema (durable, backed up with the rest; an object store can replace this
 /// behind the same methods). Served to their owner, and within a competition to its other participants.
-struct PhotoStore: Sendable {
+protocol PhotoStore {
+    func insert(
+        id: UUID, userID: UUID, attemptID: UUID, challengeID: UUID, date: LocalDate, taskID: String, contentType: String, data: Data, now: Date
+    ) async throws
+    /// The photo's bytes, if `viewer` may see it.
+    func content(_ photoID: UUID, viewer: UUID) async throws -> (contentType: String, data: Data)?
+    /// Photos of one attempt or one challenge that `viewer` may see, after `after`, newest first.
+    func list(attemptID: UUID?, challengeID: UUID?, viewer: UUID, after: PhotoCursor, limit: Int) async throws -> [PhotoRow]
+}
+
+struct PostgresPhotoStore: PhotoStore {
+    let connection: PostgresConnection
     let logger: Logger
 
     func insert(
-        id: UUID, userID: UUID, attemptID: UUID, challengeID: UUID, date: LocalDate, taskID: String, contentType: String, data: Data,
-        now: Date, on connection: PostgresConnection
+        id: UUID, userID: UUID, attemptID: UUID, challengeID: UUID, date: LocalDate, taskID: String, contentType: String, data: Data, now: Date
     ) async throws {
         try await connection.query(
             """
@@ -41,8 +54,7 @@ struct PhotoStore: Sendable {
             """, logger: logger)
     }
 
-    /// The photo's bytes, if `viewer` may see it.
-    func content(_ photoID: UUID, viewer: UUID, on connection: PostgresConnection) async throws -> (contentType: String, data: Data)? {
+    func content(_ photoID: UUID, viewer: UUID) async throws -> (contentType: String, data: Data)? {
         let rows = try await connection.query(
             """
             SELECT p.content_type, p.bytes FROM photos p
@@ -56,11 +68,7 @@ struct PhotoStore: Sendable {
         return nil
     }
 
-    /// A page of photos of one attempt or one challenge that `viewer` may see, newest first.
-    func page(
-        attemptID: UUID? = nil, challengeID: UUID? = nil, viewer: UUID, page: PageRequest<PhotoCursor>, on connection: PostgresConnection
-    ) async throws -> Page<PhotoView> {
-        let after = page.after ?? PhotoCursor(createdAt: .distantFuture, photoID: UUID(uuidString: "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF")!)
+    func list(attemptID: UUID?, challengeID: UUID?, viewer: UUID, after: PhotoCursor, limit: Int) async throws -> [PhotoRow] {
         let rows = try await connection.query(
             """
             SELECT p.photo_id, p.user_id, p.attempt_id, p.challenge_id, p.local_date, p.task_id, p.content_type, p.size, p.created_at
@@ -70,16 +78,16 @@ struct PhotoStore: Sendable {
               AND (p.user_id = \(viewer) OR EXISTS (
                     SELECT 1 FROM attempts mine JOIN definitions d ON d.challenge_id = mine.challenge_id
                     WHERE mine.user_id = \(viewer) AND mine.challenge_id = p.challenge_id AND d.kind = 'competition'))
-            ORDER BY p.created_at DESC, p.photo_id DESC LIMIT \(page.limit + 1)
+            ORDER BY p.created_at DESC, p.photo_id DESC LIMIT \(limit)
             """, logger: logger)
-        var views: [PhotoView] = []
+        var photos: [PhotoRow] = []
         for try await (id, userID, attemptID, challengeID, date, taskID, contentType, size, createdAt) in rows.decode(
             (UUID, UUID, UUID, UUID, LocalDate, String, String, Int, Date).self)
         {
-            views.append(PhotoView(
+            photos.append(PhotoRow(
                 photoID: id, userID: userID, attemptID: attemptID, challengeID: challengeID, localDate: date, taskID: taskID,
-                contentType: contentType, size: size, url: "/v1/photos/\(id.key)", createdAt: createdAt))
+                contentType: contentType, size: size, createdAt: createdAt))
         }
-        return page.page(views) { PhotoCursor(createdAt: $0.createdAt, photoID: $0.photoID) }
+        return photos
     }
 }

@@ -1,0 +1,251 @@
+import Foundation
+import Metrics
+import ProgressDomain
+import SurgeContracts
+import SurgeRuntime
+
+/// A check-in as the API received it.
+struct CheckInCommand: Sendable {
+    enum Kind: Sendable {
+        case setDone(Bool)
+        case log(quantity: Double, series: Int?)
+        case removeLog(UUID)
+        case photo(UUID)
+    }
+
+    var checkInID: UUID
+    var taskID: String
+    var kind: Kind
+    var happenedAt: Date?
+    var date: LocalDate?
+}
+
+/// Check-ins: a tick, a logged amount or its removal, a photo. Each is one transaction holding the attempt's row lock,
+/// with its events written to the outbox in it (docs/progress.md, "What a check-in costs").
+struct CheckInHandler: Sendable {
+    let storage: any ProgressStorage
+    let clock: ServiceClock
+
+    func checkIn(_ command: CheckInCommand, attemptID: UUID, userID: UUID, trace: TraceContext) async throws -> AttemptSnapshot {
+        let unsupported = CheckInWindow.unsupportedFields(happenedAt: command.happenedAt, date: command.date)
+        guard unsupported.isEmpty else { throw Problem.validation(unsupported) }
+        let (view, recorded) = try await storage.transaction { stores -> (AttemptSnapshot, Bool) in
+            guard let context = try await stores.attempts.lockForCheckIn(attemptID, of: userID, checkInID: command.checkInID) else {
+                throw ProgressProblems.noSuchAttempt
+            }
+            var attempt = context.attempt
+            // Read after the lock: a check-in that waited for the judgement of its day must see that it came too late.
+            let now = clock.now()
+            let member = if let member = context.member { member } else { try await stores.requireMember(userID) }
+            guard let timeline = DefinitionTimeline(context.definitions) else { throw ProgressProblems.challengeGone }
+            let open = attempt.openDays(today: member.calendar.date(at: now))
+            var days: LoadedDays? = LoadedDays(range: open, records: try await stores.attempts.days(attempt.id, from: open.lowerBound, through: open.upperBound))
+            if !context.alreadyRecorded {
+                guard attempt.state.status == .active else { throw ProgressProblems.notActiveForCheckIn(attempt.state.status) }
+                try await apply(command, attempt: &attempt, member: member, timeline: timeline, now: now, trace: trace, days: &days, in: stores)
+            }
+            return (try await stores.snapshot(attempt, member: member, timeline: timeline, now: now, days: days), !context.alreadyRecorded)
+        }
+        // Counted once committed; a retried request with the same check-in id is not a second check-in.
+        if recorded { Self.checkInsRecorded(command.kind).increment() }
+        return view
+    }
+
+    /// Stores a photo and ticks the photo task with it, in one transaction.
+    func attachPhoto(
+        _ data: Data, contentType: String, taskID: String, attemptID: UUID, userID: UUID, happenedAt: Date?, date: LocalDate?, trace: TraceContext
+    ) async throws -> (AttemptSnapshot, UUID) {
+        let unsupported = CheckInWindow.unsupportedFields(happenedAt: happenedAt, date: date)
+        guard unsupported.isEmpty else { throw Problem.validation(unsupported) }
+        return try await storage.transaction { stores in
+            guard var attempt = try await stores.attempts.lock(attemptID, of: userID) else { throw ProgressProblems.noSuchAttempt }
+            let now = clock.now()
+            guard attempt.state.status == .active else { throw ProgressProblems.notActiveForCheckIn(attempt.state.status) }
+            let member = try await stores.requireMember(userID)
+            let timeline = try await stores.requireTimeline(of: attempt)
+            let photoID = UUID()
+            let day = date ?? member.calendar.date(at: happenedAt ?? now)
+            guard timeline.version(on: day).tasks.first(where: { $0.taskID == taskID })?.kind == .photo else {
+                throw Problem.validation(field: "taskID", "is not a photo task of this challenge")
+            }
+            try await stores.photos.insert(
+                id: photoID, userID: userID, attemptID: attempt.id, challengeID: attempt.challengeID, date: day, taskID: taskID,
+                contentType: contentType, data: data, now: now)
+            var days: LoadedDays?
+            try await apply(
+                CheckInCommand(checkInID: UUID(), taskID: taskID, kind: .photo(photoID), happenedAt: happenedAt, date: day),
+                attempt: &attempt, member: member, timeline: timeline, now: now, trace: trace, days: &days, in: stores)
+            return (try await stores.snapshot(attempt, member: member, timeline: timeline, now: now), photoID)
+        }
+    }
+
+    /// `surge_checkins_total{action}`: check-ins committed, by what they did.
+    private static func checkInsRecorded(_ kind: CheckInCommand.Kind) -> Counter {
+        let action = switch kind {
+        case .setDone(true): "done"
+        case .setDone(false): "undone"
+        case .log: "logged"
+        case .removeLog: "log-removed"
+        case .photo: "photo"
+        }
+        return Counter(label: "surge_checkins_total", dimensions: [("action", action)])
+    }
+
+    /// Applies one check-in to a locked, active attempt inside the caller's transaction: its row, the day record, the
+    /// points, the events, the week's bonuses and the attempt's totals. `days` holds the records already read.
+    private func apply(
+        _ command: CheckInCommand, attempt: inout AttemptRow, member: Member, timeline: DefinitionTimeline, now: Date, trace: TraceContext,
+        days: inout LoadedDays?, in stores: Stores
+    ) async throws {
+        let calendar = member.calendar
+        let happenedAt = command.happenedAt ?? now
+        var taskID = command.taskID
+        var date = command.date ?? calendar.date(at: happenedAt)
+        let action: CheckIn.Action
+        switch command.kind {
+        case .setDone(let done): action = .setDone(done)
+        case .log(let quantity, let series): action = .log(quantity: quantity, series: series)
+        case .photo(let photoID): action = .photo(photoID)
+        case .removeLog(let logID):
+            guard let log = try await stores.attempts.checkIn(logID, of: attempt.userID), log.attemptID == attempt.id,
+                log.action == "logged"
+            else { throw Problem.notFound("No such logged amount.") }
+            guard log.removedBy == nil else { throw Problem.conflict("already-removed", "That amount was already removed.") }
+            taskID = log.taskID
+            date = log.date
+            action = .removeLog(quantity: log.quantity ?? 0, rewardedQuantity: log.rewardedQuantity ?? 0, points: log.points)
+        }
+        let definition = timeline.version(on: date)
+        if let competition = definition.competition, happenedAt < competition.startsAt || happenedAt >= competition.endsAt {
+            throw Problem(slug: "outside-competition", title: "Outside the competition", status: .unprocessableContent,
+                          detail: "The competition runs from \(Timestamp.format(competition.startsAt)) to \(Timestamp.format(competition.endsAt)).")
+        }
+        if let competition = definition.competition, now >= competition.endsAt {
+            // Its standings are final at its end, even for amounts logged offline before it.
+            throw ProgressProblems.problem(for: .tooLate(closedAt: competition.endsAt), date: date)
+        }
+        let inProgress = Judge.nextPeriodEnd(
+            attempt.state, startedOn: attempt.startedOn, endOn: attempt.endsOn, period: timeline.latest.rules.streak.period)
+        if let refusal = CheckInWindow.check(
+            date: date, happenedAt: happenedAt, now: now, startedOn: attempt.startedOn, endOn: attempt.endsOn, calendar: calendar,
+            graceMinutes: definition.rules.checkInGraceMinutes, judgedThrough: attempt.state.judgedThrough,
+            judgedThroughClosedAt: attempt.state.judgedThroughClosedAt, closesNoEarlierThan: inProgress.flatMap { date <= $0 ? attempt.nextJudgementAt : nil })
+        {
+            throw ProgressProblems.problem(for: refusal, date: date)
+        }
+        let timeOff = attempt.state.timeOff(definition)
+        // Time off earns nothing: a day off takes no check-ins (what was logged before it was taken off stays).
+        if timeOff.isOff(date) { throw ProgressProblems.dayOff(date) }
+        var record =
+            if let days, days.range.contains(date) {
+                days.records[date] ?? DayRecord(date: date)
+            } else {
+                try await stores.attempts.day(attempt.id, date) ?? DayRecord(date: date)
+            }
+        let levelPoints = definition.rules.points.kind == .series ? try await stores.ledger.levelPoints(attempt.userID) : 0
+        let result = try ProgressProblems.mapping {
+            try CheckInEngine.apply(
+                CheckIn(taskID: taskID, action: action, happenedAt: happenedAt), to: &record,
+                context: .init(definition: definition, dailyGoal: member.effectiveDailyGoal, streak: attempt.state.currentStreak, levelPoints: levelPoints))
+        }
+        let actionName: String =
+            switch action {
+            case .setDone(let done): result.applied ? (done ? "done" : "undone") : "superseded"
+            case .log: "logged"
+            case .removeLog: "removed"
+            case .photo: "photo"
+            }
+        var quantity: Double?
+        var done: Bool?
+        var photoID: UUID?
+        switch action {
+        case .setDone(let value): done = value
+        case .log(let amount, _): quantity = amount
+        case .removeLog(let amount, _, _): quantity = amount
+        case .photo(let id): photoID = id
+        }
+        var removedLog: UUID?
+        if case .removeLog(let logID) = command.kind { removedLog = logID }
+        try await stores.attempts.recordCheckIn(
+            id: command.checkInID, userID: attempt.userID, attemptID: attempt.id, date: date, taskID: taskID, action: actionName, done: done,
+            quantity: quantity, rewardedQuantity: result.rewardedQuantity, points: result.pointsDelta, photoID: photoID, happenedAt: happenedAt,
+            recordedAt: now, removing: result.applied ? removedLog : nil, day: result.applied ? record : nil)
+        guard result.applied else { return }
+        if days?.range.contains(date) == true { days?.records[date] = record }
+        var events: [(EventRecord, topic: String)] = []
+        if result.pointsDelta != 0 || (result.excess ?? 0) > 0, let reason = result.reason ?? (result.excess != nil ? .series : nil) {
+            attempt.state.points += result.pointsDelta
+            let awarded = try await stores.ledger.write(
+                .init(
+                    userID: attempt.userID, groupID: attempt.groupID, challengeID: attempt.challengeID, attemptID: attempt.id,
+                    points: result.pointsDelta, reason: reason, localDate: date, excessQuantity: result.excess,
+                    countsTowardLevel: definition.visibility == .curated, checkInID: command.checkInID),
+                at: now)
+            events.append(try stores.outbox.record(awarded, at: now, trace: trace))
+        }
+        let dayNumber = timeOff.dayNumber(of: date, startedOn: attempt.startedOn)
+        let task = definition.tasks.first { $0.taskID == taskID }
+        switch action {
+        case .setDone(false), .removeLog:
+            events.append(try stores.outbox.record(
+                CheckInUndone(
+                    checkInID: command.checkInID, undoesCheckInID: { if case .removeLog(let id) = command.kind { return id } else { return nil } }(),
+                    userID: attempt.userID, attemptID: attempt.id, challengeID: attempt.challengeID, kind: attempt.kind, groupID: attempt.groupID,
+                    taskID: taskID, localDate: date, quantity: quantity, happenedAt: happenedAt, recordedAt: now, dayComplete: result.dayComplete),
+                at: now, trace: trace))
+        default:
+            events.append(try stores.outbox.record(
+                CheckInRecorded(
+                    checkInID: command.checkInID, userID: attempt.userID, attemptID: attempt.id, challengeID: attempt.challengeID,
+                    challengeVersion: definition.version, kind: attempt.kind, groupID: attempt.groupID, taskID: taskID,
+                    taskKind: task?.kind ?? .checkbox, action: quantity == nil ? .done : .logged, localDate: date, dayNumber: dayNumber,
+                    quantity: quantity, unit: task?.unit, photoID: photoID, happenedAt: happenedAt, recordedAt: now,
+                    taskComplete: result.taskComplete, dayComplete: result.dayComplete,
+                    dayQuantity: task?.kind == .quantity ? record.tasks[taskID]?.quantity : nil,
+                    dayTarget: task.flatMap {
+                        Requirements.dayTasks(definition, on: date).contains($0) ? Requirements.target(of: $0, dailyGoal: member.effectiveDailyGoal) : nil
+                    }),
+                at: now, trace: trace))
+        }
+        try await stores.outbox.append(events)
+        let increased: Bool
+        switch action {
+        case .setDone(false), .removeLog: increased = false
+        default: increased = true
+        }
+        try await settleWeekBonuses(&attempt, date: date, increased: increased, definition: definition, member: member, now: now, trace: trace, in: stores)
+        try await stores.attempts.update(attempt, now: now)
+    }
+
+    /// 001's weekly bonuses, once per week, the moment the week's goal is reached: the weekly-goal bonus and, for a
+    /// weekly challenge, its completion bonus. A change that leaves the goal unmet again takes them back, so a logged
+    /// and removed amount cannot keep a bonus.
+    private func settleWeekBonuses(
+        _ attempt: inout AttemptRow, date: LocalDate, increased: Bool, definition: JudgingDefinition, member: Member, now: Date,
+        trace: TraceContext, in stores: Stores
+    ) async throws {
+        let points = definition.rules.points
+        var bonuses: [(WeekBonus, Int)] = []
+        if let bonus = points.weeklyGoalBonus, bonus > 0 { bonuses.append((.goal, bonus)) }
+        if definition.kind == .weekly, let bonus = points.completionBonus, bonus > 0 { bonuses.append((.challenge, bonus)) }
+        guard !bonuses.isEmpty else { return }
+        let weekStart = date.startOfWeek
+        let awarded = try await stores.attempts.weekBonuses(attempt.id, weekStart: weekStart)
+        // Only a rise can newly meet the goal, and only a fall can unmeet it.
+        if increased ? bonuses.allSatisfy({ awarded.contains($0.0) }) : awarded.isEmpty { return }
+        let records = try await stores.attempts.days(attempt.id, from: weekStart, through: weekStart.adding(days: 6))
+        let days = WeekGoal.days(of: weekStart, startedOn: attempt.startedOn, endOn: attempt.endsOn)
+        let met = WeekGoal.isMet(days, records: records, definition: definition, dailyGoal: member.effectiveDailyGoal)
+        for (bonus, amount) in bonuses where met != awarded.contains(bonus) {
+            try await stores.attempts.setWeekBonus(bonus, awarded: met, attemptID: attempt.id, weekStart: weekStart)
+            let delta = met ? amount : -amount
+            attempt.state.points += delta
+            try await stores.award(
+                .init(
+                    userID: attempt.userID, groupID: attempt.groupID, challengeID: attempt.challengeID, attemptID: attempt.id, points: delta,
+                    reason: met ? (bonus == .goal ? .weeklyGoalBonus : .challengeBonus) : .correction, localDate: date, excessQuantity: nil,
+                    countsTowardLevel: definition.visibility == .curated),
+                at: now, trace: trace)
+        }
+    }
+}
