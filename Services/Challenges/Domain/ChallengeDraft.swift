@@ -2,7 +2,7 @@ import Foundation
 import SurgeCalendar
 import SurgeContracts
 
-/// What a client sends to create a competition, habit, chore or weekly challenge: a `ChallengeDefinition` without
+/// What a client sends to create a competition, habit, chore or weekly challenge: a `ChallengeVersion` without
 /// ids, versions and ownership, with kind-specific defaults for what it leaves out. Field names are the definition's,
 /// so a problem's field path (`tasks[2].target`, `rules.points.series.basePoints`) names the same place in both.
 public struct ChallengeDraft: Codable, Sendable, Equatable {
@@ -30,29 +30,6 @@ public struct ChallengeDraft: Codable, Sendable, Equatable {
     public var competition: CompetitionDetails?
     /// Badges of the challenge's own (a competition's winner, a streak on it), beside the badge catalogue's.
     public var badges: [ChallengeBadge]?
-
-    public init(
-        kind: ChallengeKind, name: String, description: String? = nil, category: String? = nil, difficulty: Difficulty? = nil,
-        visibility: Visibility? = nil, groupID: UUID? = nil, durationDays: Int? = nil, estimatedDailyMinutes: Int? = nil,
-        tasks: [TaskDraft]? = nil, rules: RulesDraft? = nil, chore: ChoreDraft? = nil, habit: HabitDetails? = nil,
-        competition: CompetitionDetails? = nil, badges: [ChallengeBadge]? = nil
-    ) {
-        self.kind = kind
-        self.name = name
-        self.description = description
-        self.category = category
-        self.difficulty = difficulty
-        self.visibility = visibility
-        self.groupID = groupID
-        self.durationDays = durationDays
-        self.estimatedDailyMinutes = estimatedDailyMinutes
-        self.tasks = tasks
-        self.rules = rules
-        self.chore = chore
-        self.habit = habit
-        self.competition = competition
-        self.badges = badges
-    }
 }
 
 /// A task as a client writes it: `ChallengeTask` with the cadence defaulting to daily.
@@ -66,22 +43,9 @@ public struct TaskDraft: Codable, Sendable, Equatable {
     public var unit: String?
     public var cadence: Cadence?
     public var points: Int?
+}
 
-    public init(
-        taskID: String, title: String, details: String? = nil, kind: TaskKind, target: Double? = nil,
-        targetFromDailyGoal: Double? = nil, unit: String? = nil, cadence: Cadence? = nil, points: Int? = nil
-    ) {
-        self.taskID = taskID
-        self.title = title
-        self.details = details
-        self.kind = kind
-        self.target = target
-        self.targetFromDailyGoal = targetFromDailyGoal
-        self.unit = unit
-        self.cadence = cadence
-        self.points = points
-    }
-
+extension TaskDraft {
     public init(_ task: ChallengeTask) {
         self.init(
             taskID: task.taskID, title: task.title, details: task.details, kind: task.kind, target: task.target,
@@ -97,17 +61,9 @@ public struct RulesDraft: Codable, Sendable, Equatable {
     public var checkInGraceMinutes: Int?
     /// Time off; the kind's default (`PauseRule.default(for:)`) when absent.
     public var pause: PauseRule?
+}
 
-    public init(
-        failure: FailureRule? = nil, streak: StreakRule? = nil, points: PointsRule? = nil, checkInGraceMinutes: Int? = nil, pause: PauseRule? = nil
-    ) {
-        self.failure = failure
-        self.streak = streak
-        self.points = points
-        self.checkInGraceMinutes = checkInGraceMinutes
-        self.pause = pause
-    }
-
+extension RulesDraft {
     public init(_ rules: ChallengeRules) {
         self.init(
             failure: rules.failure, streak: rules.streak, points: rules.points, checkInGraceMinutes: rules.checkInGraceMinutes, pause: rules.pause)
@@ -122,19 +78,11 @@ public struct ChoreDraft: Codable, Sendable, Equatable {
     public var recurrence: ChoreRecurrence
     /// Points for doing the chore once; default 1.
     public var points: Int?
-
-    public init(assigneeID: UUID?, firstDueOn: LocalDate, dueTime: LocalTime? = nil, recurrence: ChoreRecurrence, points: Int? = nil) {
-        self.assigneeID = assigneeID
-        self.firstDueOn = firstDueOn
-        self.dueTime = dueTime
-        self.recurrence = recurrence
-        self.points = points
-    }
 }
 
 extension ChallengeDraft {
     /// The draft that builds `definition` again: what an edit starts from.
-    public init(_ definition: ChallengeDefinition) {
+    public init(_ definition: ChallengeVersion) {
         let isChore = definition.kind == .chore
         self.init(
             kind: definition.kind, name: definition.name, description: definition.description, category: definition.category,
@@ -226,10 +174,10 @@ extension ChallengeDraft {
     }
 
     /// The definition this draft describes. Call after `validate` found nothing.
-    public func definition(challengeID: UUID, version: Int, effectiveFrom: LocalDate?, ownerID: UUID?) -> ChallengeDefinition {
+    public func definition(challengeID: UUID, version: Int, effectiveFrom: LocalDate?, ownerID: UUID?) -> ChallengeVersion {
         var competition = self.competition
         if let unit = competition?.unit { competition?.unit = Units.canonical(unit) }
-        return ChallengeDefinition(
+        return ChallengeVersion(
             challengeID: challengeID, version: version, effectiveFrom: effectiveFrom, kind: kind,
             name: name.trimmingCharacters(in: .whitespacesAndNewlines), description: resolvedDescription, category: resolvedCategory,
             difficulty: resolvedDifficulty, visibility: resolvedVisibility, ownerID: ownerID, groupID: groupID,

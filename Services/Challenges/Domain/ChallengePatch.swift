@@ -21,28 +21,6 @@ public struct ChallengePatch: Codable, Sendable, Equatable {
     /// Replaces the challenge's own badges (`[]` removes them).
     public var badges: [ChallengeBadge]?
 
-    public init(
-        name: String? = nil, description: String? = nil, category: String? = nil, difficulty: Difficulty? = nil,
-        visibility: Visibility? = nil, groupID: UUID? = nil, durationDays: Int? = nil, estimatedDailyMinutes: Int? = nil,
-        tasks: [TaskDraft]? = nil, rules: RulesDraft? = nil, chore: ChoreDraft? = nil, habit: HabitDetails? = nil,
-        competition: CompetitionDetails? = nil, badges: [ChallengeBadge]? = nil
-    ) {
-        self.name = name
-        self.description = description
-        self.category = category
-        self.difficulty = difficulty
-        self.visibility = visibility
-        self.groupID = groupID
-        self.durationDays = durationDays
-        self.estimatedDailyMinutes = estimatedDailyMinutes
-        self.tasks = tasks
-        self.rules = rules
-        self.chore = chore
-        self.habit = habit
-        self.competition = competition
-        self.badges = badges
-    }
-
     public var isEmpty: Bool { self == ChallengePatch() }
 
     /// Whether the edit touches who belongs: membership is then checked again.
@@ -78,15 +56,5 @@ public struct ChallengePatch: Codable, Sendable, Equatable {
         if let competition { draft.competition = competition }
         if let badges { draft.badges = badges }
         return draft
-    }
-}
-
-extension ChallengeDefinition {
-    /// The same definition content, ignoring its version number and effective date.
-    public func hasSameContent(as other: ChallengeDefinition) -> Bool {
-        var mine = self
-        mine.version = other.version
-        mine.effectiveFrom = other.effectiveFrom
-        return mine == other
     }
 }
