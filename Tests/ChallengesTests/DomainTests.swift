@@ -68,8 +68,9 @@ struct VersionTests {
         let base = try Fixtures.habit.build(challengeID: UUID(), version: 1, effectiveFrom: nil, ownerID: Fixtures.caller, context: Fixtures.user)
         let patch = ChallengePatch(
             name: "Guitar: 20 minutes",
-            tasks: [TaskDraft(taskID: "practice", title: "Practise", kind: .quantity, target: 20, unit: "minutes")],
-            rules: RulesDraft(streak: StreakRule(period: .day, freezesPerMonth: 2)))
+            fields: DraftFields(
+                tasks: [TaskDraft(taskID: "practice", title: "Practise", kind: .quantity, target: 20, unit: "minutes")],
+                rules: RulesDraft(streak: StreakRule(period: .day, freezesPerMonth: 2))))
         let edited = patch.applied(to: ChallengeDraft(base)).definition(
             challengeID: base.challengeID, version: 2, effectiveFrom: LocalDate("2026-03-12"), ownerID: base.ownerID)
         #expect(edited.name == "Guitar: 20 minutes")
@@ -84,7 +85,7 @@ struct VersionTests {
             .definition(challengeID: base.challengeID, version: 2, effectiveFrom: nil, ownerID: base.ownerID).hasSameContent(as: base))
         #expect(ChallengePatch().isEmpty)
         #expect(!patch.changesMembership)
-        #expect(ChallengePatch(chore: Fixtures.chore.chore).changesMembership)
+        #expect(ChallengePatch(fields: DraftFields(chore: Fixtures.chore.chore)).changesMembership)
     }
 
     @Test("an edit away from group visibility drops the group; one to group visibility takes the group named")
@@ -93,12 +94,12 @@ struct VersionTests {
         var grouped = Fixtures.competition
         grouped.visibility = .group
         grouped.groupID = team
-        let opened = ChallengePatch(visibility: .public).applied(to: grouped)
+        let opened = ChallengePatch(fields: DraftFields(visibility: .public)).applied(to: grouped)
         #expect(opened.visibility == .public)
         #expect(opened.groupID == nil)
         #expect(ChallengePatch(name: "Renamed").applied(to: grouped).groupID == team)
         let other = UUID()
-        let moved = ChallengePatch(visibility: .group, groupID: other).applied(to: Fixtures.competition)
+        let moved = ChallengePatch(fields: DraftFields(visibility: .group, groupID: other)).applied(to: Fixtures.competition)
         #expect(moved.visibility == .group)
         #expect(moved.groupID == other)
     }

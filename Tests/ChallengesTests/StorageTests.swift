@@ -220,7 +220,7 @@ struct StorageTests {
             let id = created.definition.challengeID
             let patch = ChallengePatch(
                 name: "Guitar: 20 minutes",
-                tasks: [TaskDraft(taskID: "practice", title: "Practise 20 minutes", kind: .quantity, target: 20, unit: "minutes")])
+                fields: DraftFields(tasks: [TaskDraft(taskID: "practice", title: "Practise 20 minutes", kind: .quantity, target: 20, unit: "minutes")]))
             let edited = try await h.update(id, patch, by: owner)
             #expect(edited.definition.version == 2)
             #expect(edited.definition.effectiveFrom == LocalDate("2026-03-11"))
@@ -248,7 +248,8 @@ struct StorageTests {
             #expect(await problem { _ = try await h.update(id, ChallengePatch(), by: owner) }?.errors?.map(\.field) == ["body"])
             // An invalid edit names the field and changes nothing.
             let invalid = await problem {
-                _ = try await h.update(id, ChallengePatch(habit: HabitDetails(colour: "pink", notes: nil, priority: 1, reminderTime: nil)), by: owner)
+                let pink = HabitDetails(colour: "pink", notes: nil, priority: 1, reminderTime: nil)
+                _ = try await h.update(id, ChallengePatch(fields: DraftFields(habit: pink)), by: owner)
             }
             #expect(invalid?.errors?.map(\.field) == ["habit.colour"])
 
@@ -297,14 +298,14 @@ struct StorageTests {
             h.clock.set(Fixtures.instant("2026-03-10T23:30:00Z"))
             var reassigned = try #require(Fixtures.chore.chore)
             reassigned.assigneeID = housemate
-            let edited = try await h.update(chore.definition.challengeID, ChallengePatch(chore: reassigned), by: housemate)
+            let edited = try await h.update(chore.definition.challengeID, ChallengePatch(fields: DraftFields(chore: reassigned)), by: housemate)
             #expect(edited.definition.chore?.assigneeID == housemate)
             #expect(edited.definition.effectiveFrom == LocalDate("2026-03-11"))
             #expect(edited.definition.ownerID == owner)
             // Reassigning to someone outside the household is refused.
             reassigned.assigneeID = outsider
             let refused = await problem {
-                _ = try await h.update(chore.definition.challengeID, ChallengePatch(chore: reassigned), by: owner)
+                _ = try await h.update(chore.definition.challengeID, ChallengePatch(fields: DraftFields(chore: reassigned)), by: owner)
             }
             #expect(refused?.errors?.map(\.field) == ["chore.assigneeID"])
             // A member who is not the owner may edit a chore but not another kind.

@@ -5,9 +5,22 @@ import SurgeContracts
 /// What a client sends to create a competition, habit, chore or weekly challenge: a `ChallengeVersion` without
 /// ids, versions and ownership, with kind-specific defaults for what it leaves out. Field names are the definition's,
 /// so a problem's field path (`tasks[2].target`, `rules.points.series.basePoints`) names the same place in both.
-public struct ChallengeDraft: Codable, Sendable, Equatable {
+/// Its JSON is one object: the kind, the name and the fields (`draft.category` reads `draft.fields.category`).
+@dynamicMemberLookup
+public struct ChallengeDraft: Sendable, Equatable {
     public var kind: ChallengeKind
     public var name: String
+    public var fields = DraftFields()
+
+    public subscript<Value>(dynamicMember field: WritableKeyPath<DraftFields, Value>) -> Value {
+        get { fields[keyPath: field] }
+        set { fields[keyPath: field] = newValue }
+    }
+}
+
+/// Every field of a draft but the kind and the name: what a draft may leave to its kind's defaults, and what an edit
+/// (`ChallengePatch`) may replace.
+public struct DraftFields: Codable, Sendable, Equatable {
     public var description: String?
     /// Default: the kind's own (`competition`, `habit`, `chores`, `weekly`).
     public var category: String?
@@ -28,8 +41,27 @@ public struct ChallengeDraft: Codable, Sendable, Equatable {
     public var chore: ChoreDraft?
     public var habit: HabitDetails?
     public var competition: CompetitionDetails?
-    /// Badges of the challenge's own (a competition's winner, a streak on it), beside the badge catalogue's.
+    /// Badges of the challenge's own (a competition's winner, a streak on it), beside the badge catalogue's. An edit
+    /// replaces them (`[]` removes them).
     public var badges: [ChallengeBadge]?
+}
+
+extension ChallengeDraft: Codable {
+    private enum CodingKeys: String, CodingKey { case kind, name }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            kind: try container.decode(ChallengeKind.self, forKey: .kind), name: try container.decode(String.self, forKey: .name),
+            fields: try DraftFields(from: decoder))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(name, forKey: .name)
+        try fields.encode(to: encoder)
+    }
 }
 
 /// A task as a client writes it: `ChallengeTask` with the cadence defaulting to daily.
@@ -84,9 +116,9 @@ extension ChallengeDraft {
     /// The draft that builds `definition` again: what an edit starts from.
     public init(_ definition: ChallengeVersion) {
         let isChore = definition.kind == .chore
-        self.init(
-            kind: definition.kind, name: definition.name, description: definition.description, category: definition.category,
-            difficulty: definition.difficulty, visibility: definition.visibility, groupID: definition.groupID,
+        let fields = DraftFields(
+            description: definition.description, category: definition.category, difficulty: definition.difficulty,
+            visibility: definition.visibility, groupID: definition.groupID,
             durationDays: definition.kind == .competition ? nil : definition.durationDays,
             estimatedDailyMinutes: definition.estimatedDailyMinutes,
             tasks: isChore ? nil : definition.tasks.map(TaskDraft.init),
@@ -97,14 +129,15 @@ extension ChallengeDraft {
                     points: definition.tasks.first?.points)
             },
             habit: definition.habit, competition: definition.competition, badges: definition.badges)
+        self.init(kind: definition.kind, name: definition.name, fields: fields)
     }
 
     // MARK: Defaults by kind
 
-    var resolvedDescription: String { (description ?? "").trimmingCharacters(in: .whitespacesAndNewlines) }
+    var resolvedDescription: String { (fields.description ?? "").trimmingCharacters(in: .whitespacesAndNewlines) }
 
     var resolvedCategory: String {
-        if let category { return category.trimmingCharacters(in: .whitespacesAndNewlines).lowercased() }
+        if let category = fields.category { return category.trimmingCharacters(in: .whitespacesAndNewlines).lowercased() }
         switch kind {
         case .curated: return "general"
         case .competition: return "competition"
@@ -115,11 +148,11 @@ extension ChallengeDraft {
     }
 
     var resolvedDifficulty: Difficulty {
-        difficulty ?? ([.habit, .chore].contains(kind) ? .beginner : .moderate)
+        fields.difficulty ?? ([.habit, .chore].contains(kind) ? .beginner : .moderate)
     }
 
     var resolvedVisibility: Visibility {
-        if let visibility { return visibility }
+        if let visibility = fields.visibility { return visibility }
         switch kind {
         case .curated: return .curated
         case .chore: return .group
@@ -129,11 +162,14 @@ extension ChallengeDraft {
 
     /// Competitions last as many local days as their time limit touches; the rest say so themselves.
     var resolvedDurationDays: Int? {
-        guard kind == .competition, let competition, let days = CompetitionWindow.days(competition) else { return durationDays }
+        guard kind == .competition, let competition = fields.competition, let days = CompetitionWindow.days(competition) else {
+            return fields.durationDays
+        }
         return days
     }
 
     var resolvedRules: ChallengeRules {
+        let rules = fields.rules
         let failure = rules?.failure ?? FailureRule(mode: .none)
         let streak = rules?.streak ?? StreakRule(period: kind == .weekly ? .week : .day)
         let points = rules?.points ?? (kind == .chore ? PointsRule(kind: .perTask) : .none)
@@ -146,7 +182,7 @@ extension ChallengeDraft {
 
     var resolvedTasks: [ChallengeTask] {
         let name = self.name.trimmingCharacters(in: .whitespacesAndNewlines)
-        if kind == .chore, let chore {
+        if kind == .chore, let chore = fields.chore {
             let details = resolvedDescription.isEmpty ? nil : resolvedDescription
             return [
                 ChallengeTask(
@@ -154,7 +190,7 @@ extension ChallengeDraft {
                     points: chore.points ?? 1)
             ]
         }
-        if let tasks {
+        if let tasks = fields.tasks {
             return tasks.map { task in
                 ChallengeTask(
                     taskID: task.taskID, title: task.title.trimmingCharacters(in: .whitespacesAndNewlines),
@@ -167,7 +203,7 @@ extension ChallengeDraft {
         case .habit:
             return [ChallengeTask(taskID: "done", title: name, kind: .checkbox, cadence: .daily)]
         case .competition:
-            return [ChallengeTask(taskID: "total", title: name, kind: .quantity, unit: competition.map { Units.canonical($0.unit) }, cadence: .daily)]
+            return [ChallengeTask(taskID: "total", title: name, kind: .quantity, unit: fields.competition.map { Units.canonical($0.unit) }, cadence: .daily)]
         default:
             return []
         }
@@ -175,21 +211,21 @@ extension ChallengeDraft {
 
     /// The definition this draft describes. Call after `validate` found nothing.
     public func definition(challengeID: UUID, version: Int, effectiveFrom: LocalDate?, ownerID: UUID?) -> ChallengeVersion {
-        var competition = self.competition
+        var competition = fields.competition
         if let unit = competition?.unit { competition?.unit = Units.canonical(unit) }
         return ChallengeVersion(
             challengeID: challengeID, version: version, effectiveFrom: effectiveFrom, kind: kind,
             name: name.trimmingCharacters(in: .whitespacesAndNewlines), description: resolvedDescription, category: resolvedCategory,
-            difficulty: resolvedDifficulty, visibility: resolvedVisibility, ownerID: ownerID, groupID: groupID,
-            durationDays: resolvedDurationDays, estimatedDailyMinutes: estimatedDailyMinutes, tasks: resolvedTasks,
+            difficulty: resolvedDifficulty, visibility: resolvedVisibility, ownerID: ownerID, groupID: fields.groupID,
+            durationDays: resolvedDurationDays, estimatedDailyMinutes: fields.estimatedDailyMinutes, tasks: resolvedTasks,
             rules: resolvedRules,
-            chore: chore.map {
+            chore: fields.chore.map {
                 ChoreDetails(
                     assigneeID: $0.assigneeID, firstDueOn: $0.firstDueOn, dueTime: $0.dueTime, recurrence: $0.recurrence,
                     points: resolvedTasks.first?.points)
             },
-            habit: habit, competition: competition,
-            badges: badges.flatMap { $0.isEmpty ? nil : $0.map(Self.trimmed) })
+            habit: fields.habit, competition: competition,
+            badges: fields.badges.flatMap { $0.isEmpty ? nil : $0.map(Self.trimmed) })
     }
 
     private static func trimmed(_ badge: ChallengeBadge) -> ChallengeBadge {
