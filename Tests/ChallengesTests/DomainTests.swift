@@ -342,3 +342,40 @@ struct BrowseQueryTests {
         #expect(try Self.parsed(["sort": "relevance"]).sort == .newest)
     }
 }
+
+@Suite("Challenges' own JSON", .tags(.unit), .kind(.unit))
+struct OwnJSONTests {
+    static var versions: [ChallengeVersion] {
+        get throws {
+            let drafts = [Fixtures.competition, Fixtures.habit, Fixtures.weekly]
+            let built = try drafts.map { try $0.build(challengeID: UUID(), version: 1, effectiveFrom: nil, ownerID: Fixtures.caller, context: Fixtures.user) }
+            let chore = try Fixtures.chore.build(challengeID: UUID(), version: 3, effectiveFrom: LocalDate("2026-06-02"), ownerID: nil, context: Fixtures.member)
+            return CuratedContent.entries.map(\.definition) + built + [chore]
+        }
+    }
+
+    @Test("a stored version is, byte for byte, the definition the events publish; rows written before read back the same")
+    func storedIsPublished() throws {
+        for version in try Self.versions {
+            let published = try SurgeJSON.encode(ChallengeDefinition(version))
+            #expect(try SurgeJSON.encode(version) == published, "\(version.name)")
+            #expect(try SurgeJSON.decode(ChallengeVersion.self, from: published) == version, "\(version.name)")
+        }
+    }
+
+    @Test("a draft and an edit are one JSON object each, their fields beside the kind and the name")
+    func flatDraftsAndEdits() throws {
+        for draft in [Fixtures.competition, Fixtures.habit, Fixtures.chore, Fixtures.weekly, Fixtures.curated()] {
+            let json = try SurgeJSON.encode(draft)
+            #expect(try SurgeJSON.decode(ChallengeDraft.self, from: json) == draft)
+            let object = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
+            #expect(object["fields"] == nil)
+            #expect(object["kind"] as? String == draft.kind.rawValue && object["name"] as? String == draft.name)
+        }
+        let patch = ChallengePatch(name: "Renamed", fields: DraftFields(visibility: .public, badges: []))
+        let json = try SurgeJSON.encode(patch)
+        #expect(String(decoding: json, as: UTF8.self) == #"{"badges":[],"name":"Renamed","visibility":"public"}"#)
+        #expect(try SurgeJSON.decode(ChallengePatch.self, from: json) == patch)
+        #expect(try SurgeJSON.decode(ChallengePatch.self, from: Data("{}".utf8)).isEmpty)
+    }
+}
