@@ -1,4 +1,3 @@
-import ChallengesDomain
 import Foundation
 import SurgeContracts
 
