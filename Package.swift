@@ -167,7 +167,7 @@ let testTargets: [Target] = [
         name: "ChallengesTests",
         dependencies: [
             "ChallengesService", "ChallengesDomain", "SurgeTestSupport", "SurgeRuntime", "SurgeContracts", "SurgeCalendar", "SurgeMessaging",
-            "SurgePostgres", .postgres, .logging,
+            "SurgePostgres", .postgres, .logging, .hummingbird, .hummingbirdTesting,
         ],
         path: "Tests/ChallengesTests", swiftSettings: swiftSettings),
     .testTarget(

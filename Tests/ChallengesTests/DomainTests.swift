@@ -68,8 +68,9 @@ struct VersionTests {
         let base = try Fixtures.habit.build(challengeID: UUID(), version: 1, effectiveFrom: nil, ownerID: Fixtures.caller, context: Fixtures.user)
         let patch = ChallengePatch(
             name: "Guitar: 20 minutes",
-            tasks: [TaskDraft(taskID: "practice", title: "Practise", kind: .quantity, target: 20, unit: "minutes")],
-            rules: RulesDraft(streak: StreakRule(period: .day, freezesPerMonth: 2)))
+            fields: DraftFields(
+                tasks: [TaskDraft(taskID: "practice", title: "Practise", kind: .quantity, target: 20, unit: "minutes")],
+                rules: RulesDraft(streak: StreakRule(period: .day, freezesPerMonth: 2))))
         let edited = patch.applied(to: ChallengeDraft(base)).definition(
             challengeID: base.challengeID, version: 2, effectiveFrom: LocalDate("2026-03-12"), ownerID: base.ownerID)
         #expect(edited.name == "Guitar: 20 minutes")
@@ -84,7 +85,7 @@ struct VersionTests {
             .definition(challengeID: base.challengeID, version: 2, effectiveFrom: nil, ownerID: base.ownerID).hasSameContent(as: base))
         #expect(ChallengePatch().isEmpty)
         #expect(!patch.changesMembership)
-        #expect(ChallengePatch(chore: Fixtures.chore.chore).changesMembership)
+        #expect(ChallengePatch(fields: DraftFields(chore: Fixtures.chore.chore)).changesMembership)
     }
 
     @Test("an edit away from group visibility drops the group; one to group visibility takes the group named")
@@ -93,12 +94,12 @@ struct VersionTests {
         var grouped = Fixtures.competition
         grouped.visibility = .group
         grouped.groupID = team
-        let opened = ChallengePatch(visibility: .public).applied(to: grouped)
+        let opened = ChallengePatch(fields: DraftFields(visibility: .public)).applied(to: grouped)
         #expect(opened.visibility == .public)
         #expect(opened.groupID == nil)
         #expect(ChallengePatch(name: "Renamed").applied(to: grouped).groupID == team)
         let other = UUID()
-        let moved = ChallengePatch(visibility: .group, groupID: other).applied(to: Fixtures.competition)
+        let moved = ChallengePatch(fields: DraftFields(visibility: .group, groupID: other)).applied(to: Fixtures.competition)
         #expect(moved.visibility == .group)
         #expect(moved.groupID == other)
     }
@@ -339,5 +340,42 @@ struct BrowseQueryTests {
         #expect(try BrowseQuery(parameters: ["minDays": "30", "maxDays": "7"]) == BrowseQuery(minDays: 30, maxDays: 7))
         // Relevance without a search: nothing to be relevant to, so the default order.
         #expect(try Self.parsed(["sort": "relevance"]).sort == .newest)
+    }
+}
+
+@Suite("Challenges' own JSON", .tags(.unit), .kind(.unit))
+struct OwnJSONTests {
+    static var versions: [ChallengeVersion] {
+        get throws {
+            let drafts = [Fixtures.competition, Fixtures.habit, Fixtures.weekly]
+            let built = try drafts.map { try $0.build(challengeID: UUID(), version: 1, effectiveFrom: nil, ownerID: Fixtures.caller, context: Fixtures.user) }
+            let chore = try Fixtures.chore.build(challengeID: UUID(), version: 3, effectiveFrom: LocalDate("2026-06-02"), ownerID: nil, context: Fixtures.member)
+            return CuratedContent.entries.map(\.definition) + built + [chore]
+        }
+    }
+
+    @Test("a stored version is, byte for byte, the definition the events publish; rows written before read back the same")
+    func storedIsPublished() throws {
+        for version in try Self.versions {
+            let published = try SurgeJSON.encode(ChallengeDefinition(version))
+            #expect(try SurgeJSON.encode(version) == published, "\(version.name)")
+            #expect(try SurgeJSON.decode(ChallengeVersion.self, from: published) == version, "\(version.name)")
+        }
+    }
+
+    @Test("a draft and an edit are one JSON object each, their fields beside the kind and the name")
+    func flatDraftsAndEdits() throws {
+        for draft in [Fixtures.competition, Fixtures.habit, Fixtures.chore, Fixtures.weekly, Fixtures.curated()] {
+            let json = try SurgeJSON.encode(draft)
+            #expect(try SurgeJSON.decode(ChallengeDraft.self, from: json) == draft)
+            let object = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
+            #expect(object["fields"] == nil)
+            #expect(object["kind"] as? String == draft.kind.rawValue && object["name"] as? String == draft.name)
+        }
+        let patch = ChallengePatch(name: "Renamed", fields: DraftFields(visibility: .public, badges: []))
+        let json = try SurgeJSON.encode(patch)
+        #expect(String(decoding: json, as: UTF8.self) == #"{"badges":[],"name":"Renamed","visibility":"public"}"#)
+        #expect(try SurgeJSON.decode(ChallengePatch.self, from: json) == patch)
+        #expect(try SurgeJSON.decode(ChallengePatch.self, from: Data("{}".utf8)).isEmpty)
     }
 }

@@ -20,43 +20,49 @@ enum Fixtures {
     /// "Most water this week": Monday 1 June 2026 to Monday 8 June 2026, midnight in Rome: exactly 7 local days.
     static var competition: ChallengeDraft {
         ChallengeDraft(
-            kind: .competition, name: "Most water this week", description: "Who drinks the most water, Monday to Sunday?",
-            visibility: .private,
-            competition: CompetitionDetails(
-                startsAt: instant("2026-05-31T22:00:00Z"), endsAt: instant("2026-06-07T22:00:00Z"), timeZone: "Europe/Rome", unit: "litres"))
+            kind: .competition, name: "Most water this week",
+            fields: DraftFields(
+                description: "Who drinks the most water, Monday to Sunday?", visibility: .private,
+                competition: CompetitionDetails(
+                    startsAt: instant("2026-05-31T22:00:00Z"), endsAt: instant("2026-06-07T22:00:00Z"), timeZone: "Europe/Rome", unit: "litres")))
     }
 
     static var habit: ChallengeDraft {
         ChallengeDraft(
-            kind: .habit, name: "Guitar practice", description: "Scales and one song",
-            habit: HabitDetails(colour: "#FF8800", notes: "Start slow", priority: 2, reminderTime: LocalTime("19:00")))
+            kind: .habit, name: "Guitar practice",
+            fields: DraftFields(
+                description: "Scales and one song",
+                habit: HabitDetails(colour: "#FF8800", notes: "Start slow", priority: 2, reminderTime: LocalTime("19:00"))))
     }
 
     static var chore: ChallengeDraft {
         ChallengeDraft(
-            kind: .chore, name: "Take out the bins", groupID: household,
-            chore: ChoreDraft(
-                assigneeID: housemate, firstDueOn: LocalDate("2026-06-01")!, dueTime: LocalTime("20:00"),
-                recurrence: ChoreRecurrence(kind: .weekly, weekdays: [.monday, .thursday]), points: 3))
+            kind: .chore, name: "Take out the bins",
+            fields: DraftFields(
+                groupID: household,
+                chore: ChoreDraft(
+                    assigneeID: housemate, firstDueOn: LocalDate("2026-06-01")!, dueTime: LocalTime("20:00"),
+                    recurrence: ChoreRecurrence(kind: .weekly, weekdays: [.monday, .thursday]), points: 3)))
     }
 
     static var weekly: ChallengeDraft {
         ChallengeDraft(
             kind: .weekly, name: "Squats this week",
-            tasks: [
+            fields: DraftFields(tasks: [
                 TaskDraft(
                     taskID: "squats", title: "Squats this week", kind: .quantity, targetFromDailyGoal: 7, unit: "squats",
                     cadence: Cadence(kind: .weekly))
-            ])
+            ]))
     }
 
     /// A content definition with a duration, for the rules that need one.
     static func curated(durationDays: Int? = 30, tasks: [TaskDraft]? = nil, rules: RulesDraft? = nil) -> ChallengeDraft {
         ChallengeDraft(
-            kind: .curated, name: "Test challenge", description: "For tests", category: "fitness", difficulty: .moderate,
-            visibility: .curated, durationDays: durationDays, estimatedDailyMinutes: 20,
-            tasks: tasks ?? [TaskDraft(taskID: "move", title: "Move", kind: .checkbox)],
-            rules: rules ?? RulesDraft(failure: FailureRule(mode: .strict), streak: StreakRule(), points: PointsRule(kind: .perTask, pointsPerTask: 10)))
+            kind: .curated, name: "Test challenge",
+            fields: DraftFields(
+                description: "For tests", category: "fitness", difficulty: .moderate, visibility: .curated, durationDays: durationDays,
+                estimatedDailyMinutes: 20, tasks: tasks ?? [TaskDraft(taskID: "move", title: "Move", kind: .checkbox)],
+                rules: rules ?? RulesDraft(failure: FailureRule(mode: .strict), streak: StreakRule(), points: PointsRule(kind: .perTask, pointsPerTask: 10))))
     }
 
     static func task(_ kind: TaskKind = .checkbox, id: String = "task", target: Double? = nil, unit: String? = nil, cadence: Cadence? = nil) -> TaskDraft {

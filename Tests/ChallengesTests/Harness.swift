@@ -11,10 +11,11 @@ import Testing
 @testable import ChallengesDomain
 @testable import ChallengesService
 
-/// The challenges schema of a fresh test database, migrated and seeded, with the repository over it and a simulated
+/// The challenges schema of a fresh test database, migrated and seeded, with the use cases over it and a simulated
 /// clock set to Tuesday 10 March 2026, 12:00 UTC.
 struct Harness: Sendable {
-    let repository: PostgresChallengeRepository
+    let storage: PostgresChallengeStorage
+    let lists: PostgresChallengeLists
     let client: PostgresClient
     let database: TestDatabase
     let clock: ServiceClock
@@ -32,12 +33,23 @@ struct Harness: Sendable {
                 let clock = ServiceClock(simulated: true)
                 clock.set(start)
                 let outbox = Outbox(service: "challenges")
-                try await ContentSeeder.seed(client: client, outbox: outbox, now: clock.now(), logger: logger)
-                let repository = PostgresChallengeRepository(client: client, outbox: outbox, clock: clock, logger: logger)
-                try await body(Harness(repository: repository, client: client, database: database, clock: clock, outbox: outbox, logger: logger))
+                let storage = PostgresChallengeStorage(client: client, outbox: outbox, logger: logger)
+                try await ContentSeeder(storage: storage).seed(now: clock.now())
+                let harness = Harness(
+                    storage: storage, lists: PostgresChallengeLists(client: client, logger: logger), client: client, database: database,
+                    clock: clock, outbox: outbox, logger: logger)
+                try await body(harness)
             }
         }
     }
+
+    var now: @Sendable () -> Date { { [clock] in clock.now() } }
+    var reading: ChallengeReading { ChallengeReading(storage: storage, now: now) }
+    var authoring: ChallengeAuthoring { ChallengeAuthoring(storage: storage, now: now) }
+    var invitations: ChallengeInvitations { ChallengeInvitations(storage: storage, now: now) }
+    var likes: ChallengeLikes { ChallengeLikes(storage: storage, now: now) }
+    var browsing: ChallengeBrowsing { ChallengeBrowsing(lists: lists, storage: storage) }
+    var seeder: ContentSeeder { ContentSeeder(storage: storage) }
 
     /// A user as identity's `UserRegistered` would have taught us.
     func user(zone: String = "Europe/Rome", name: String = "Someone") async throws -> UUID {
@@ -91,13 +103,35 @@ struct Harness: Sendable {
         try await client.query(query, logger: logger).collect().first?.decode(Int.self) ?? 0
     }
 
+    // What the use cases answer, as the API shows it.
+
     func create(_ draft: ChallengeDraft, by caller: UUID) async throws -> ChallengeDetail {
-        try await repository.create(draft, caller: caller, trace: TraceContext())
+        ChallengeDetail(try await authoring.create(draft, caller: caller, trace: TraceContext()))
+    }
+
+    func update(_ challengeID: UUID, _ patch: ChallengePatch, by caller: UUID) async throws -> ChallengeDetail {
+        ChallengeDetail(try await authoring.update(challengeID, patch: patch, caller: caller, trace: TraceContext()))
+    }
+
+    func detail(_ challengeID: UUID, as caller: UUID) async throws -> ChallengeDetail {
+        ChallengeDetail(try await reading.detail(challengeID, caller: caller))
+    }
+
+    func version(_ number: Int, of challengeID: UUID, as caller: UUID) async throws -> ChallengeDetail {
+        ChallengeDetail(try await reading.version(number, of: challengeID, caller: caller))
     }
 
     func browse(_ query: BrowseQuery = BrowseQuery(), limit: Int = 100, after: String? = nil, as caller: UUID) async throws -> Page<ChallengeSummary> {
         let position = after.flatMap { Cursor.decode(BrowsePosition.self, from: $0) }
-        return try await repository.browse(query, page: PageRequest(limit: limit, after: position), caller: caller)
+        return ChallengeSummary.page(try await browsing.browse(query, page: PageRequest(limit: limit, after: position), caller: caller))
+    }
+
+    func mine(as caller: UUID) async throws -> Page<ChallengeSummary> {
+        ChallengeSummary.page(try await browsing.mine(kind: nil, page: PageRequest(limit: 10, after: nil), caller: caller))
+    }
+
+    func chores(_ groupID: UUID, as caller: UUID) async throws -> Page<ChallengeSummary> {
+        ChallengeSummary.page(try await browsing.chores(groupID: groupID, page: PageRequest(limit: 10, after: nil), caller: caller))
     }
 
     /// Every page of a browse, following the cursors.

@@ -72,7 +72,7 @@ struct StorageTests {
             let all = try await h.browse(BrowseQuery(kind: .competition), as: reader).items
             for (index, item) in all.enumerated() where index % 3 == 0 {
                 for liker in likers.prefix(index % 2 + 1) {
-                    _ = try await h.repository.setLike(item.challengeID, liked: true, caller: liker, trace: TraceContext())
+                    _ = try await h.likes.setLike(item.challengeID, liked: true, caller: liker, trace: TraceContext())
                 }
             }
             for sort in [BrowseSort.newest, .liked, .trending, .relevance] {
@@ -120,13 +120,13 @@ struct StorageTests {
             for (sort, key) in forged {
                 let query = BrowseQuery(q: sort == .relevance ? "fitness" : nil, sort: sort)
                 let page = PageRequest(limit: 5, after: BrowsePosition(sort: sort, key: key, id: UUID()))
-                let refused = await problem { _ = try await h.repository.browse(query, page: page, caller: me) }
+                let refused = await problem { _ = try await h.browsing.browse(query, page: page, caller: me) }
                 #expect(refused?.status == .notFound, "\(sort) \(key)")
                 #expect(refused?.type == Problem.typeBase + "unknown-cursor", "\(sort) \(key)")
             }
             // A relevance rank is fractional by nature; browsing goes on.
             let ranked = PageRequest(limit: 5, after: BrowsePosition(sort: .relevance, key: 0.5, id: UUID()))
-            _ = try await h.repository.browse(BrowseQuery(q: "fitness"), page: ranked, caller: me)
+            _ = try await h.browsing.browse(BrowseQuery(q: "fitness"), page: ranked, caller: me)
             #expect(try await h.browse(BrowseQuery(), as: me).items.count == CuratedContent.entries.count)
         }
     }
@@ -157,31 +157,31 @@ struct StorageTests {
             #expect(try await visible(friend).isEmpty)
             #expect(try await visible(housemate) == [chore.definition.challengeID])
             for id in mine {
-                #expect(await problem { _ = try await h.repository.detail(id, caller: stranger) }?.status == .notFound)
-                #expect(await problem { _ = try await h.repository.version(id, version: 1, caller: stranger) }?.status == .notFound)
-                #expect(await problem { _ = try await h.repository.setLike(id, liked: true, caller: stranger, trace: TraceContext()) }?.status == .notFound)
-                #expect(await problem { try await h.repository.delete(id, confirmed: true, caller: stranger, trace: TraceContext()) }?.status == .notFound)
+                #expect(await problem { _ = try await h.detail(id, as: stranger) }?.status == .notFound)
+                #expect(await problem { _ = try await h.version(1, of: id, as: stranger) }?.status == .notFound)
+                #expect(await problem { _ = try await h.likes.setLike(id, liked: true, caller: stranger, trace: TraceContext()) }?.status == .notFound)
+                #expect(await problem { try await h.authoring.delete(id, confirmed: true, caller: stranger, trace: TraceContext()) }?.status == .notFound)
             }
-            #expect(await problem { _ = try await h.repository.chores(groupID: home, page: PageRequest(limit: 10, after: nil), caller: stranger) }?.status == .notFound)
-            let chores = try await h.repository.chores(groupID: home, page: PageRequest(limit: 10, after: nil), caller: housemate)
+            #expect(await problem { _ = try await h.chores(home, as: stranger) }?.status == .notFound)
+            let chores = try await h.chores(home, as: housemate)
             #expect(chores.items.map(\.challengeID) == [chore.definition.challengeID])
             #expect(chores.items.first?.chore?.assigneeID == housemate)
 
             // Invited, the friend sees the private competition; the stranger still does not.
-            let result = try await h.repository.invite(secret.definition.challengeID, InvitationRequest(userIDs: [friend]), caller: owner, trace: TraceContext())
+            let result = try await h.invitations.invite(secret.definition.challengeID, InvitationRequest(userIDs: [friend]), caller: owner, trace: TraceContext())
             #expect(result.invitations.map(\.inviteeID) == [friend])
             #expect(try await visible(friend) == [secret.definition.challengeID])
-            let seen = try await h.repository.detail(secret.definition.challengeID, caller: friend)
+            let seen = try await h.detail(secret.definition.challengeID, as: friend)
             #expect(seen.invited)
             #expect(!seen.canEdit)
-            let invitedList = try await h.repository.mine(kind: nil, page: PageRequest(limit: 10, after: nil), caller: friend)
+            let invitedList = try await h.mine(as: friend)
             #expect(invitedList.items.map(\.challengeID) == [secret.definition.challengeID])
             #expect(try await visible(stranger).isEmpty)
 
             // A housemate who leaves no longer sees the household's chores.
             try await h.leave(home, housemate)
             #expect(try await visible(housemate).isEmpty)
-            #expect(await problem { _ = try await h.repository.detail(chore.definition.challengeID, caller: housemate) }?.status == .notFound)
+            #expect(await problem { _ = try await h.detail(chore.definition.challengeID, as: housemate) }?.status == .notFound)
         }
     }
 
@@ -197,18 +197,18 @@ struct StorageTests {
             draft.groupID = team
             let groupOnly = try await h.create(draft, by: owner).definition.challengeID
             let personal = try await h.create(Fixtures.competition, by: owner).definition.challengeID
-            _ = try await h.repository.invite(groupOnly, InvitationRequest(groupID: team), caller: owner, trace: TraceContext())
-            _ = try await h.repository.invite(personal, InvitationRequest(userIDs: [leaver]), caller: owner, trace: TraceContext())
+            _ = try await h.invitations.invite(groupOnly, InvitationRequest(groupID: team), caller: owner, trace: TraceContext())
+            _ = try await h.invitations.invite(personal, InvitationRequest(userIDs: [leaver]), caller: owner, trace: TraceContext())
             func mine() async throws -> [UUID] {
-                try await h.repository.mine(kind: nil, page: PageRequest(limit: 10, after: nil), caller: leaver).items.map(\.challengeID)
+                try await h.mine(as: leaver).items.map(\.challengeID)
             }
             #expect(try await mine() == [personal, groupOnly])
 
             try await h.leave(team, leaver)
-            #expect(await problem { _ = try await h.repository.detail(groupOnly, caller: leaver) }?.status == .notFound)
+            #expect(await problem { _ = try await h.detail(groupOnly, as: leaver) }?.status == .notFound)
             #expect(try await mine() == [personal])
             // An invitation sent to them in person stays.
-            #expect(try await h.repository.detail(personal, caller: leaver).invited)
+            #expect(try await h.detail(personal, as: leaver).invited)
         }
     }
 
@@ -220,14 +220,14 @@ struct StorageTests {
             let id = created.definition.challengeID
             let patch = ChallengePatch(
                 name: "Guitar: 20 minutes",
-                tasks: [TaskDraft(taskID: "practice", title: "Practise 20 minutes", kind: .quantity, target: 20, unit: "minutes")])
-            let edited = try await h.repository.update(id, patch: patch, caller: owner, trace: TraceContext())
+                fields: DraftFields(tasks: [TaskDraft(taskID: "practice", title: "Practise 20 minutes", kind: .quantity, target: 20, unit: "minutes")]))
+            let edited = try await h.update(id, patch, by: owner)
             #expect(edited.definition.version == 2)
             #expect(edited.definition.effectiveFrom == LocalDate("2026-03-11"))
             #expect(edited.latestVersion == 2)
 
             // Today (10 March in Rome) is still judged by version 1.
-            let today = try await h.repository.detail(id, caller: owner)
+            let today = try await h.detail(id, as: owner)
             #expect(today.definition.version == 1)
             #expect(today.definition.name == "Guitar practice")
             #expect(today.versions.map(\.version) == [1, 2])
@@ -235,20 +235,21 @@ struct StorageTests {
             #expect(today.latestVersion == 2)
 
             // Both versions stay readable, whole.
-            #expect(try await h.repository.version(id, version: 1, caller: owner).definition.tasks.map(\.taskID) == ["done"])
-            #expect(try await h.repository.version(id, version: 2, caller: owner).definition.tasks.map(\.taskID) == ["practice"])
-            #expect(await problem { _ = try await h.repository.version(id, version: 3, caller: owner) }?.status == .notFound)
+            #expect(try await h.version(1, of: id, as: owner).definition.tasks.map(\.taskID) == ["done"])
+            #expect(try await h.version(2, of: id, as: owner).definition.tasks.map(\.taskID) == ["practice"])
+            #expect(await problem { _ = try await h.version(3, of: id, as: owner) }?.status == .notFound)
 
             // At midnight in Rome version 2 takes over.
             h.clock.set(Fixtures.instant("2026-03-10T23:00:30Z"))
-            #expect(try await h.repository.detail(id, caller: owner).definition.version == 2)
+            #expect(try await h.detail(id, as: owner).definition.version == 2)
 
             // An edit that changes nothing makes no version; an empty edit is refused.
-            #expect(try await h.repository.update(id, patch: ChallengePatch(name: "Guitar: 20 minutes"), caller: owner, trace: TraceContext()).latestVersion == 2)
-            #expect(await problem { _ = try await h.repository.update(id, patch: ChallengePatch(), caller: owner, trace: TraceContext()) }?.errors?.map(\.field) == ["body"])
+            #expect(try await h.update(id, ChallengePatch(name: "Guitar: 20 minutes"), by: owner).latestVersion == 2)
+            #expect(await problem { _ = try await h.update(id, ChallengePatch(), by: owner) }?.errors?.map(\.field) == ["body"])
             // An invalid edit names the field and changes nothing.
             let invalid = await problem {
-                _ = try await h.repository.update(id, patch: ChallengePatch(habit: HabitDetails(colour: "pink", notes: nil, priority: 1, reminderTime: nil)), caller: owner, trace: TraceContext())
+                let pink = HabitDetails(colour: "pink", notes: nil, priority: 1, reminderTime: nil)
+                _ = try await h.update(id, ChallengePatch(fields: DraftFields(habit: pink)), by: owner)
             }
             #expect(invalid?.errors?.map(\.field) == ["habit.colour"])
 
@@ -267,18 +268,18 @@ struct StorageTests {
             let friend = try await h.user(zone: "Pacific/Auckland")
             try await h.befriend(owner, friend)
             let id = try await h.create(Fixtures.competition, by: owner).definition.challengeID
-            _ = try await h.repository.invite(id, InvitationRequest(userIDs: [friend]), caller: owner, trace: TraceContext())
+            _ = try await h.invitations.invite(id, InvitationRequest(userIDs: [friend]), caller: owner, trace: TraceContext())
             // 12:00 UTC on 10 March: 05:00 on 10 March in Los Angeles, already 01:00 on 11 March in Auckland and
             // 02:00 on 11 March in Kiritimati. The owner's "tomorrow" (11 March) has begun for the friend.
-            let edited = try await h.repository.update(id, patch: ChallengePatch(name: "Most water, in litres"), caller: owner, trace: TraceContext())
+            let edited = try await h.update(id, ChallengePatch(name: "Most water, in litres"), by: owner)
             #expect(edited.definition.effectiveFrom == LocalDate("2026-03-12"))
             #expect(try await h.events(ChallengeChanged.self).map(\.definition.effectiveFrom) == [LocalDate("2026-03-12")])
-            #expect(try await h.repository.detail(id, caller: friend).definition.version == 1)
-            #expect(try await h.repository.detail(id, caller: owner).definition.version == 1)
+            #expect(try await h.detail(id, as: friend).definition.version == 1)
+            #expect(try await h.detail(id, as: owner).definition.version == 1)
             // 11:30 UTC on 11 March: 00:30 on 12 March in Auckland, still 04:30 on 11 March in Los Angeles.
             h.clock.set(Fixtures.instant("2026-03-11T11:30:00Z"))
-            #expect(try await h.repository.detail(id, caller: friend).definition.version == 2)
-            #expect(try await h.repository.detail(id, caller: owner).definition.version == 1)
+            #expect(try await h.detail(id, as: friend).definition.version == 2)
+            #expect(try await h.detail(id, as: owner).definition.version == 1)
         }
     }
 
@@ -297,21 +298,20 @@ struct StorageTests {
             h.clock.set(Fixtures.instant("2026-03-10T23:30:00Z"))
             var reassigned = try #require(Fixtures.chore.chore)
             reassigned.assigneeID = housemate
-            let edited = try await h.repository.update(
-                chore.definition.challengeID, patch: ChallengePatch(chore: reassigned), caller: housemate, trace: TraceContext())
+            let edited = try await h.update(chore.definition.challengeID, ChallengePatch(fields: DraftFields(chore: reassigned)), by: housemate)
             #expect(edited.definition.chore?.assigneeID == housemate)
             #expect(edited.definition.effectiveFrom == LocalDate("2026-03-11"))
             #expect(edited.definition.ownerID == owner)
             // Reassigning to someone outside the household is refused.
             reassigned.assigneeID = outsider
             let refused = await problem {
-                _ = try await h.repository.update(chore.definition.challengeID, patch: ChallengePatch(chore: reassigned), caller: owner, trace: TraceContext())
+                _ = try await h.update(chore.definition.challengeID, ChallengePatch(fields: DraftFields(chore: reassigned)), by: owner)
             }
             #expect(refused?.errors?.map(\.field) == ["chore.assigneeID"])
             // A member who is not the owner may edit a chore but not another kind.
             let competition = try await h.create(Harness.publicCompetition("Steps"), by: owner)
             let forbidden = await problem {
-                _ = try await h.repository.update(competition.definition.challengeID, patch: ChallengePatch(name: "Mine now"), caller: housemate, trace: TraceContext())
+                _ = try await h.update(competition.definition.challengeID, ChallengePatch(name: "Mine now"), by: housemate)
             }
             #expect(forbidden?.status == .forbidden)
         }
@@ -324,20 +324,20 @@ struct StorageTests {
             let other = try await h.user()
             let competition = try await h.create(Harness.publicCompetition("Steps"), by: owner)
             let id = competition.definition.challengeID
-            _ = try await h.repository.update(id, patch: ChallengePatch(name: "Steps!"), caller: owner, trace: TraceContext())
-            _ = try await h.repository.setLike(id, liked: true, caller: other, trace: TraceContext())
+            _ = try await h.update(id, ChallengePatch(name: "Steps!"), by: owner)
+            _ = try await h.likes.setLike(id, liked: true, caller: other, trace: TraceContext())
 
-            let unconfirmed = await problem { try await h.repository.delete(id, confirmed: false, caller: owner, trace: TraceContext()) }
+            let unconfirmed = await problem { try await h.authoring.delete(id, confirmed: false, caller: owner, trace: TraceContext()) }
             #expect(unconfirmed?.type == Problem.typeBase + "confirmation-required")
             #expect(unconfirmed?.status == .unprocessableContent)
-            #expect(await problem { try await h.repository.delete(id, confirmed: true, caller: other, trace: TraceContext()) }?.status == .forbidden)
+            #expect(await problem { try await h.authoring.delete(id, confirmed: true, caller: other, trace: TraceContext()) }?.status == .forbidden)
             #expect(
-                await problem { try await h.repository.delete(CuratedContent.seventyFiveHardID, confirmed: true, caller: owner, trace: TraceContext()) }?
+                await problem { try await h.authoring.delete(CuratedContent.seventyFiveHardID, confirmed: true, caller: owner, trace: TraceContext()) }?
                     .status == .forbidden)
             #expect(try await h.count("SELECT count(*) FROM challenge_versions WHERE challenge_id = \(id)") == 2)
 
-            try await h.repository.delete(id, confirmed: true, caller: owner, trace: TraceContext())
-            #expect(await problem { _ = try await h.repository.detail(id, caller: owner) }?.status == .notFound)
+            try await h.authoring.delete(id, confirmed: true, caller: owner, trace: TraceContext())
+            #expect(await problem { _ = try await h.detail(id, as: owner) }?.status == .notFound)
             #expect(try await h.count("SELECT count(*) FROM challenge_versions WHERE challenge_id = \(id)") == 0)
             #expect(try await h.count("SELECT count(*) FROM likes WHERE challenge_id = \(id)") == 0)
             let deleted = try await h.events(ChallengeDeleted.self)
@@ -360,22 +360,22 @@ struct StorageTests {
             let id = competition.definition.challengeID
 
             let refused = await problem {
-                _ = try await h.repository.invite(id, InvitationRequest(userIDs: [friend, stranger, owner]), caller: owner, trace: TraceContext())
+                _ = try await h.invitations.invite(id, InvitationRequest(userIDs: [friend, stranger, owner]), caller: owner, trace: TraceContext())
             }
             #expect(refused?.errors?.map(\.field) == ["userIDs[1]", "userIDs[2]"])
             // A group the inviter is not in does not exist for them.
             let foreign = await problem {
-                _ = try await h.repository.invite(id, InvitationRequest(userIDs: [friend], groupID: otherTeam), caller: owner, trace: TraceContext())
+                _ = try await h.invitations.invite(id, InvitationRequest(userIDs: [friend], groupID: otherTeam), caller: owner, trace: TraceContext())
             }
             #expect(foreign?.status == .notFound)
             // Inviting nobody sends nothing.
-            #expect(try await h.repository.invite(id, InvitationRequest(), caller: owner, trace: TraceContext()) == InvitationResult(invitations: [], alreadyInvited: []))
+            #expect(try await h.invitations.invite(id, InvitationRequest(), caller: owner, trace: TraceContext()) == InvitationResult(invitations: [], alreadyInvited: []))
 
-            let sent = try await h.repository.invite(id, InvitationRequest(userIDs: [friend], groupID: team), caller: owner, trace: TraceContext())
+            let sent = try await h.invitations.invite(id, InvitationRequest(userIDs: [friend], groupID: team), caller: owner, trace: TraceContext())
             #expect(Set(sent.invitations.map(\.inviteeID)) == Set([friend] + teammates))
             #expect(sent.invitations.first { $0.inviteeID == friend }?.groupID == nil)
             #expect(sent.invitations.filter { $0.groupID == team }.count == 2)
-            let again = try await h.repository.invite(id, InvitationRequest(userIDs: [friend]), caller: owner, trace: TraceContext())
+            let again = try await h.invitations.invite(id, InvitationRequest(userIDs: [friend]), caller: owner, trace: TraceContext())
             #expect(again.invitations.isEmpty && again.alreadyInvited == [friend])
             let events = try await h.events(ChallengeInvitationSent.self)
             #expect(events.count == 3)
@@ -383,14 +383,14 @@ struct StorageTests {
 
             // An invitee cannot pass a private competition on; habits are not invitable.
             try await h.befriend(friend, stranger)
-            #expect(await problem { _ = try await h.repository.invite(id, InvitationRequest(userIDs: [stranger]), caller: friend, trace: TraceContext()) }?.status == .forbidden)
+            #expect(await problem { _ = try await h.invitations.invite(id, InvitationRequest(userIDs: [stranger]), caller: friend, trace: TraceContext()) }?.status == .forbidden)
             let habit = try await h.create(Fixtures.habit, by: owner)
             let notInvitable = await problem {
-                _ = try await h.repository.invite(habit.definition.challengeID, InvitationRequest(userIDs: [friend]), caller: owner, trace: TraceContext())
+                _ = try await h.invitations.invite(habit.definition.challengeID, InvitationRequest(userIDs: [friend]), caller: owner, trace: TraceContext())
             }
             #expect(notInvitable?.type == Problem.typeBase + "not-invitable")
             // Anyone may invite friends to a curated challenge.
-            let curated = try await h.repository.invite(CuratedContent.seventyFiveHardID, InvitationRequest(userIDs: [stranger]), caller: friend, trace: TraceContext())
+            let curated = try await h.invitations.invite(CuratedContent.seventyFiveHardID, InvitationRequest(userIDs: [stranger]), caller: friend, trace: TraceContext())
             #expect(curated.invitations.count == 1)
         }
     }
@@ -400,16 +400,16 @@ struct StorageTests {
         try await Harness.run { h in
             let users = [try await h.user(), try await h.user(), try await h.user()]
             let fitness = CuratedContent.thirtyDayFitnessID
-            for user in users { _ = try await h.repository.setLike(fitness, liked: true, caller: user, trace: TraceContext()) }
-            let again = try await h.repository.setLike(fitness, liked: true, caller: users[0], trace: TraceContext())
+            for user in users { _ = try await h.likes.setLike(fitness, liked: true, caller: user, trace: TraceContext()) }
+            let again = try await h.likes.setLike(fitness, liked: true, caller: users[0], trace: TraceContext())
             #expect(again == LikeState(challengeID: fitness, likes: 3, likedByMe: true))
-            let taken = try await h.repository.setLike(fitness, liked: false, caller: users[2], trace: TraceContext())
+            let taken = try await h.likes.setLike(fitness, liked: false, caller: users[2], trace: TraceContext())
             #expect(taken == LikeState(challengeID: fitness, likes: 2, likedByMe: false))
-            #expect(try await h.repository.setLike(fitness, liked: false, caller: users[2], trace: TraceContext()).likes == 2)
+            #expect(try await h.likes.setLike(fitness, liked: false, caller: users[2], trace: TraceContext()).likes == 2)
             let liked = try await h.events(ChallengeLiked.self)
             #expect(liked.map(\.liked) == [true, true, true, false])
 
-            let detail = try await h.repository.detail(fitness, caller: users[0])
+            let detail = try await h.detail(fitness, as: users[0])
             #expect(detail.likes == 2 && detail.likedByMe)
             #expect(try await h.browse(BrowseQuery(sort: .liked), as: users[2]).items.first?.challengeID == fitness)
 
@@ -439,7 +439,7 @@ struct StorageTests {
     func seedIdempotence() async throws {
         try await Harness.run { h in
             let entries = CuratedContent.entries
-            let report = try await ContentSeeder.seed(entries, client: h.client, outbox: h.outbox, now: h.clock.now(), logger: h.logger)
+            let report = try await h.seeder.seed(entries, now: h.clock.now())
             #expect(report == ContentSeeder.Report())
             #expect(try await h.count("SELECT count(*) FROM challenges") == entries.count)
             #expect(try await h.count("SELECT count(*) FROM challenge_versions") == entries.count)
@@ -450,7 +450,7 @@ struct StorageTests {
             var upgraded = entries
             upgraded[0].contentVersion = 2
             upgraded[0].definition.tasks[2].details = "One US gallon (3.785 litres) of plain water, spread over the day."
-            let second = try await ContentSeeder.seed(upgraded, client: h.client, outbox: h.outbox, now: h.clock.now(), logger: h.logger)
+            let second = try await h.seeder.seed(upgraded, now: h.clock.now())
             #expect(second.upgraded == [CuratedContent.seventyFiveHardID] && second.published.isEmpty)
             let changed = try await h.events(ChallengeChanged.self)
             #expect(changed.count == 1)
@@ -458,10 +458,10 @@ struct StorageTests {
             // 12:00 UTC on 10 March is 02:00 on 11 March in Kiritimati: the upgrade applies from 12 March.
             #expect(changed.first?.definition.effectiveFrom == LocalDate("2026-03-12"))
             #expect(changed.first?.changedBy == ContentSeeder.contentAuthor)
-            #expect(try await ContentSeeder.seed(upgraded, client: h.client, outbox: h.outbox, now: h.clock.now(), logger: h.logger) == ContentSeeder.Report())
+            #expect(try await h.seeder.seed(upgraded, now: h.clock.now()) == ContentSeeder.Report())
             #expect(try await h.count("SELECT count(*) FROM challenge_versions") == entries.count + 1)
             let reader = try await h.user(zone: "Pacific/Honolulu")
-            let detail = try await h.repository.detail(CuratedContent.seventyFiveHardID, caller: reader)
+            let detail = try await h.detail(CuratedContent.seventyFiveHardID, as: reader)
             #expect(detail.definition.version == 1)
             #expect(detail.latestVersion == 2)
         }
@@ -477,13 +477,13 @@ struct StorageTests {
             let home = try await h.group([leaver, housemate])
             let habit = try await h.create(Fixtures.habit, by: leaver)
             let secret = try await h.create(Fixtures.competition, by: leaver)
-            _ = try await h.repository.invite(secret.definition.challengeID, InvitationRequest(userIDs: [friend]), caller: leaver, trace: TraceContext())
+            _ = try await h.invitations.invite(secret.definition.challengeID, InvitationRequest(userIDs: [friend]), caller: leaver, trace: TraceContext())
             let open = try await h.create(Harness.publicCompetition("Open race"), by: leaver)
             var choreDraft = Fixtures.chore
             choreDraft.groupID = home
             choreDraft.chore?.assigneeID = leaver
             let chore = try await h.create(choreDraft, by: housemate)
-            _ = try await h.repository.setLike(CuratedContent.seventyFiveHardID, liked: true, caller: leaver, trace: TraceContext())
+            _ = try await h.likes.setLike(CuratedContent.seventyFiveHardID, liked: true, caller: leaver, trace: TraceContext())
 
             let outcome = try await h.client.withTransaction(logger: h.logger) { connection in
                 try await UserErasure.erase(leaver, at: h.clock.now(), outbox: h.outbox, trace: nil, on: connection, logger: h.logger)
@@ -494,12 +494,12 @@ struct StorageTests {
             #expect(try await h.count("SELECT count(*) FROM invitations") == 0)
             #expect(Set(try await h.events(ChallengeDeleted.self).map(\.challengeID)) == Set(outcome.deleted))
 
-            let kept = try await h.repository.detail(open.definition.challengeID, caller: friend)
+            let kept = try await h.detail(open.definition.challengeID, as: friend)
             #expect(kept.definition.ownerID == nil)
-            let keptChore = try await h.repository.detail(chore.definition.challengeID, caller: housemate)
+            let keptChore = try await h.detail(chore.definition.challengeID, as: housemate)
             #expect(keptChore.definition.chore?.assigneeID == nil)
             #expect(keptChore.definition.ownerID == housemate)
-            #expect(try await h.repository.detail(CuratedContent.seventyFiveHardID, caller: friend).likes == 0)
+            #expect(try await h.detail(CuratedContent.seventyFiveHardID, as: friend).likes == 0)
             #expect(try await h.count("SELECT count(*) FROM challenge_versions WHERE definition::text ILIKE \("%" + leaver.uuidString + "%")") == 0)
             #expect(try await h.count("SELECT count(*) FROM users WHERE user_id = \(leaver)") == 0)
             #expect(try await h.count("SELECT count(*) FROM friendships") == 0)
@@ -547,7 +547,7 @@ struct StorageTests {
                 ("category", BrowseQuery(category: "cooking"), nil),
             ]
             for (name, query, position) in queries {
-                let sql = try h.repository.browseQuery(query, after: position, limit: 21, caller: caller)
+                let sql = try h.lists.browseQuery(query, after: position, limit: 21, caller: caller)
                 let explain = PostgresQuery(unsafeSQL: "EXPLAIN (FORMAT JSON) " + sql.sql, binds: sql.binds)
                 let buffer = try await h.client.query(explain, logger: h.logger).collect().first?.decode(ByteBuffer.self)
                 let plan = try #require(buffer.map { String(buffer: $0) }, "\(name)")

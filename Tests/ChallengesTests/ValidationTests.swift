@@ -513,7 +513,7 @@ struct ValidationTests {
         let definition = try draft.build(challengeID: UUID(), version: 1, effectiveFrom: nil, ownerID: Fixtures.caller, context: Fixtures.user)
         #expect(definition.badges?.map(\.title) == ["Water Cup winner", "Five days in a row"])
         #expect(ChallengeDraft(definition).badges == definition.badges, "an edit starts from the badges named")
-        let cleared = ChallengePatch(badges: []).applied(to: ChallengeDraft(definition))
+        let cleared = ChallengePatch(fields: DraftFields(badges: [])).applied(to: ChallengeDraft(definition))
         #expect(try cleared.build(challengeID: UUID(), version: 2, effectiveFrom: nil, ownerID: Fixtures.caller, context: Fixtures.user).badges == nil)
     }
 

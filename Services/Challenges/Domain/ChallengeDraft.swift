@@ -2,12 +2,25 @@ import Foundation
 import SurgeCalendar
 import SurgeContracts
 
-/// What a client sends to create a competition, habit, chore or weekly challenge: a `ChallengeDefinition` without
+/// What a client sends to create a competition, habit, chore or weekly challenge: a `ChallengeVersion` without
 /// ids, versions and ownership, with kind-specific defaults for what it leaves out. Field names are the definition's,
 /// so a problem's field path (`tasks[2].target`, `rules.points.series.basePoints`) names the same place in both.
-public struct ChallengeDraft: Codable, Sendable, Equatable {
+/// Its JSON is one object: the kind, the name and the fields (`draft.category` reads `draft.fields.category`).
+@dynamicMemberLookup
+public struct ChallengeDraft: Sendable, Equatable {
     public var kind: ChallengeKind
     public var name: String
+    public var fields = DraftFields()
+
+    public subscript<Value>(dynamicMember field: WritableKeyPath<DraftFields, Value>) -> Value {
+        get { fields[keyPath: field] }
+        set { fields[keyPath: field] = newValue }
+    }
+}
+
+/// Every field of a draft but the kind and the name: what a draft may leave to its kind's defaults, and what an edit
+/// (`ChallengePatch`) may replace.
+public struct DraftFields: Codable, Sendable, Equatable {
     public var description: String?
     /// Default: the kind's own (`competition`, `habit`, `chores`, `weekly`).
     public var category: String?
@@ -28,30 +41,26 @@ public struct ChallengeDraft: Codable, Sendable, Equatable {
     public var chore: ChoreDraft?
     public var habit: HabitDetails?
     public var competition: CompetitionDetails?
-    /// Badges of the challenge's own (a competition's winner, a streak on it), beside the badge catalogue's.
+    /// Badges of the challenge's own (a competition's winner, a streak on it), beside the badge catalogue's. An edit
+    /// replaces them (`[]` removes them).
     public var badges: [ChallengeBadge]?
+}
 
-    public init(
-        kind: ChallengeKind, name: String, description: String? = nil, category: String? = nil, difficulty: Difficulty? = nil,
-        visibility: Visibility? = nil, groupID: UUID? = nil, durationDays: Int? = nil, estimatedDailyMinutes: Int? = nil,
-        tasks: [TaskDraft]? = nil, rules: RulesDraft? = nil, chore: ChoreDraft? = nil, habit: HabitDetails? = nil,
-        competition: CompetitionDetails? = nil, badges: [ChallengeBadge]? = nil
-    ) {
-        self.kind = kind
-        self.name = name
-        self.description = description
-        self.category = category
-        self.difficulty = difficulty
-        self.visibility = visibility
-        self.groupID = groupID
-        self.durationDays = durationDays
-        self.estimatedDailyMinutes = estimatedDailyMinutes
-        self.tasks = tasks
-        self.rules = rules
-        self.chore = chore
-        self.habit = habit
-        self.competition = competition
-        self.badges = badges
+extension ChallengeDraft: Codable {
+    private enum CodingKeys: String, CodingKey { case kind, name }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            kind: try container.decode(ChallengeKind.self, forKey: .kind), name: try container.decode(String.self, forKey: .name),
+            fields: try DraftFields(from: decoder))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(name, forKey: .name)
+        try fields.encode(to: encoder)
     }
 }
 
@@ -66,22 +75,9 @@ public struct TaskDraft: Codable, Sendable, Equatable {
     public var unit: String?
     public var cadence: Cadence?
     public var points: Int?
+}
 
-    public init(
-        taskID: String, title: String, details: String? = nil, kind: TaskKind, target: Double? = nil,
-        targetFromDailyGoal: Double? = nil, unit: String? = nil, cadence: Cadence? = nil, points: Int? = nil
-    ) {
-        self.taskID = taskID
-        self.title = title
-        self.details = details
-        self.kind = kind
-        self.target = target
-        self.targetFromDailyGoal = targetFromDailyGoal
-        self.unit = unit
-        self.cadence = cadence
-        self.points = points
-    }
-
+extension TaskDraft {
     public init(_ task: ChallengeTask) {
         self.init(
             taskID: task.taskID, title: task.title, details: task.details, kind: task.kind, target: task.target,
@@ -97,17 +93,9 @@ public struct RulesDraft: Codable, Sendable, Equatable {
     public var checkInGraceMinutes: Int?
     /// Time off; the kind's default (`PauseRule.default(for:)`) when absent.
     public var pause: PauseRule?
+}
 
-    public init(
-        failure: FailureRule? = nil, streak: StreakRule? = nil, points: PointsRule? = nil, checkInGraceMinutes: Int? = nil, pause: PauseRule? = nil
-    ) {
-        self.failure = failure
-        self.streak = streak
-        self.points = points
-        self.checkInGraceMinutes = checkInGraceMinutes
-        self.pause = pause
-    }
-
+extension RulesDraft {
     public init(_ rules: ChallengeRules) {
         self.init(
             failure: rules.failure, streak: rules.streak, points: rules.points, checkInGraceMinutes: rules.checkInGraceMinutes, pause: rules.pause)
@@ -122,23 +110,15 @@ public struct ChoreDraft: Codable, Sendable, Equatable {
     public var recurrence: ChoreRecurrence
     /// Points for doing the chore once; default 1.
     public var points: Int?
-
-    public init(assigneeID: UUID?, firstDueOn: LocalDate, dueTime: LocalTime? = nil, recurrence: ChoreRecurrence, points: Int? = nil) {
-        self.assigneeID = assigneeID
-        self.firstDueOn = firstDueOn
-        self.dueTime = dueTime
-        self.recurrence = recurrence
-        self.points = points
-    }
 }
 
 extension ChallengeDraft {
     /// The draft that builds `definition` again: what an edit starts from.
-    public init(_ definition: ChallengeDefinition) {
+    public init(_ definition: ChallengeVersion) {
         let isChore = definition.kind == .chore
-        self.init(
-            kind: definition.kind, name: definition.name, description: definition.description, category: definition.category,
-            difficulty: definition.difficulty, visibility: definition.visibility, groupID: definition.groupID,
+        let fields = DraftFields(
+            description: definition.description, category: definition.category, difficulty: definition.difficulty,
+            visibility: definition.visibility, groupID: definition.groupID,
             durationDays: definition.kind == .competition ? nil : definition.durationDays,
             estimatedDailyMinutes: definition.estimatedDailyMinutes,
             tasks: isChore ? nil : definition.tasks.map(TaskDraft.init),
@@ -149,14 +129,15 @@ extension ChallengeDraft {
                     points: definition.tasks.first?.points)
             },
             habit: definition.habit, competition: definition.competition, badges: definition.badges)
+        self.init(kind: definition.kind, name: definition.name, fields: fields)
     }
 
     // MARK: Defaults by kind
 
-    var resolvedDescription: String { (description ?? "").trimmingCharacters(in: .whitespacesAndNewlines) }
+    var resolvedDescription: String { (fields.description ?? "").trimmingCharacters(in: .whitespacesAndNewlines) }
 
     var resolvedCategory: String {
-        if let category { return category.trimmingCharacters(in: .whitespacesAndNewlines).lowercased() }
+        if let category = fields.category { return category.trimmingCharacters(in: .whitespacesAndNewlines).lowercased() }
         switch kind {
         case .curated: return "general"
         case .competition: return "competition"
@@ -167,11 +148,11 @@ extension ChallengeDraft {
     }
 
     var resolvedDifficulty: Difficulty {
-        difficulty ?? ([.habit, .chore].contains(kind) ? .beginner : .moderate)
+        fields.difficulty ?? ([.habit, .chore].contains(kind) ? .beginner : .moderate)
     }
 
     var resolvedVisibility: Visibility {
-        if let visibility { return visibility }
+        if let visibility = fields.visibility { return visibility }
         switch kind {
         case .curated: return .curated
         case .chore: return .group
@@ -181,11 +162,14 @@ extension ChallengeDraft {
 
     /// Competitions last as many local days as their time limit touches; the rest say so themselves.
     var resolvedDurationDays: Int? {
-        guard kind == .competition, let competition, let days = CompetitionWindow.days(competition) else { return durationDays }
+        guard kind == .competition, let competition = fields.competition, let days = CompetitionWindow.days(competition) else {
+            return fields.durationDays
+        }
         return days
     }
 
     var resolvedRules: ChallengeRules {
+        let rules = fields.rules
         let failure = rules?.failure ?? FailureRule(mode: .none)
         let streak = rules?.streak ?? StreakRule(period: kind == .weekly ? .week : .day)
         let points = rules?.points ?? (kind == .chore ? PointsRule(kind: .perTask) : .none)
@@ -198,7 +182,7 @@ extension ChallengeDraft {
 
     var resolvedTasks: [ChallengeTask] {
         let name = self.name.trimmingCharacters(in: .whitespacesAndNewlines)
-        if kind == .chore, let chore {
+        if kind == .chore, let chore = fields.chore {
             let details = resolvedDescription.isEmpty ? nil : resolvedDescription
             return [
                 ChallengeTask(
@@ -206,7 +190,7 @@ extension ChallengeDraft {
                     points: chore.points ?? 1)
             ]
         }
-        if let tasks {
+        if let tasks = fields.tasks {
             return tasks.map { task in
                 ChallengeTask(
                     taskID: task.taskID, title: task.title.trimmingCharacters(in: .whitespacesAndNewlines),
@@ -219,29 +203,29 @@ extension ChallengeDraft {
         case .habit:
             return [ChallengeTask(taskID: "done", title: name, kind: .checkbox, cadence: .daily)]
         case .competition:
-            return [ChallengeTask(taskID: "total", title: name, kind: .quantity, unit: competition.map { Units.canonical($0.unit) }, cadence: .daily)]
+            return [ChallengeTask(taskID: "total", title: name, kind: .quantity, unit: fields.competition.map { Units.canonical($0.unit) }, cadence: .daily)]
         default:
             return []
         }
     }
 
     /// The definition this draft describes. Call after `validate` found nothing.
-    public func definition(challengeID: UUID, version: Int, effectiveFrom: LocalDate?, ownerID: UUID?) -> ChallengeDefinition {
-        var competition = self.competition
+    public func definition(challengeID: UUID, version: Int, effectiveFrom: LocalDate?, ownerID: UUID?) -> ChallengeVersion {
+        var competition = fields.competition
         if let unit = competition?.unit { competition?.unit = Units.canonical(unit) }
-        return ChallengeDefinition(
+        return ChallengeVersion(
             challengeID: challengeID, version: version, effectiveFrom: effectiveFrom, kind: kind,
             name: name.trimmingCharacters(in: .whitespacesAndNewlines), description: resolvedDescription, category: resolvedCategory,
-            difficulty: resolvedDifficulty, visibility: resolvedVisibility, ownerID: ownerID, groupID: groupID,
-            durationDays: resolvedDurationDays, estimatedDailyMinutes: estimatedDailyMinutes, tasks: resolvedTasks,
+            difficulty: resolvedDifficulty, visibility: resolvedVisibility, ownerID: ownerID, groupID: fields.groupID,
+            durationDays: resolvedDurationDays, estimatedDailyMinutes: fields.estimatedDailyMinutes, tasks: resolvedTasks,
             rules: resolvedRules,
-            chore: chore.map {
+            chore: fields.chore.map {
                 ChoreDetails(
                     assigneeID: $0.assigneeID, firstDueOn: $0.firstDueOn, dueTime: $0.dueTime, recurrence: $0.recurrence,
                     points: resolvedTasks.first?.points)
             },
-            habit: habit, competition: competition,
-            badges: badges.flatMap { $0.isEmpty ? nil : $0.map(Self.trimmed) })
+            habit: fields.habit, competition: competition,
+            badges: fields.badges.flatMap { $0.isEmpty ? nil : $0.map(Self.trimmed) })
     }
 
     private static func trimmed(_ badge: ChallengeBadge) -> ChallengeBadge {

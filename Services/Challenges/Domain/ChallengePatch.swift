@@ -4,89 +4,72 @@ import SurgeContracts
 /// An edit: the fields that change, each replacing the current value whole (`tasks` replaces every task, `rules`
 /// every rule part it names). The result is validated like a new definition and becomes the next version, in force
 /// from the next local day (`VersionSchedule`). The kind never changes.
-public struct ChallengePatch: Codable, Sendable, Equatable {
+@dynamicMemberLookup
+public struct ChallengePatch: Sendable, Equatable {
     public var name: String?
-    public var description: String?
-    public var category: String?
-    public var difficulty: Difficulty?
-    public var visibility: Visibility?
-    public var groupID: UUID?
-    public var durationDays: Int?
-    public var estimatedDailyMinutes: Int?
-    public var tasks: [TaskDraft]?
-    public var rules: RulesDraft?
-    public var chore: ChoreDraft?
-    public var habit: HabitDetails?
-    public var competition: CompetitionDetails?
-    /// Replaces the challenge's own badges (`[]` removes them).
-    public var badges: [ChallengeBadge]?
+    public var fields = DraftFields()
 
-    public init(
-        name: String? = nil, description: String? = nil, category: String? = nil, difficulty: Difficulty? = nil,
-        visibility: Visibility? = nil, groupID: UUID? = nil, durationDays: Int? = nil, estimatedDailyMinutes: Int? = nil,
-        tasks: [TaskDraft]? = nil, rules: RulesDraft? = nil, chore: ChoreDraft? = nil, habit: HabitDetails? = nil,
-        competition: CompetitionDetails? = nil, badges: [ChallengeBadge]? = nil
-    ) {
-        self.name = name
-        self.description = description
-        self.category = category
-        self.difficulty = difficulty
-        self.visibility = visibility
-        self.groupID = groupID
-        self.durationDays = durationDays
-        self.estimatedDailyMinutes = estimatedDailyMinutes
-        self.tasks = tasks
-        self.rules = rules
-        self.chore = chore
-        self.habit = habit
-        self.competition = competition
-        self.badges = badges
+    public subscript<Value>(dynamicMember field: WritableKeyPath<DraftFields, Value>) -> Value {
+        get { fields[keyPath: field] }
+        set { fields[keyPath: field] = newValue }
     }
 
     public var isEmpty: Bool { self == ChallengePatch() }
 
     /// Whether the edit touches who belongs: membership is then checked again.
-    public var changesMembership: Bool { groupID != nil || chore != nil || visibility != nil }
+    public var changesMembership: Bool { fields.groupID != nil || fields.chore != nil || fields.visibility != nil }
 
     /// `draft` with this edit applied. Rule parts the edit names replace the current ones; the others stay.
     public func applied(to draft: ChallengeDraft) -> ChallengeDraft {
         var draft = draft
         if let name { draft.name = name }
-        if let description { draft.description = description }
-        if let category { draft.category = category }
-        if let difficulty { draft.difficulty = difficulty }
-        if let visibility {
-            draft.visibility = visibility
+        draft.fields.apply(fields)
+        return draft
+    }
+}
+
+extension ChallengePatch: Codable {
+    private enum CodingKeys: String, CodingKey { case name }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(name: try container.decodeIfPresent(String.self, forKey: .name), fields: try DraftFields(from: decoder))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(name, forKey: .name)
+        try fields.encode(to: encoder)
+    }
+}
+
+extension DraftFields {
+    /// Each field `edit` names replaces this one; of the rules, each part it names.
+    mutating func apply(_ edit: DraftFields) {
+        if let description = edit.description { self.description = description }
+        if let category = edit.category { self.category = category }
+        if let difficulty = edit.difficulty { self.difficulty = difficulty }
+        if let visibility = edit.visibility {
+            self.visibility = visibility
             // JSON cannot say "no group" with an absent field: leaving group visibility leaves the group.
-            if visibility != .group && groupID == nil { draft.groupID = nil }
+            if visibility != .group && edit.groupID == nil { groupID = nil }
         }
-        if let groupID { draft.groupID = groupID }
-        if let durationDays { draft.durationDays = durationDays }
-        if let estimatedDailyMinutes { draft.estimatedDailyMinutes = estimatedDailyMinutes }
-        if let tasks { draft.tasks = tasks }
-        if let rules {
-            var merged = draft.rules ?? RulesDraft()
+        if let groupID = edit.groupID { self.groupID = groupID }
+        if let durationDays = edit.durationDays { self.durationDays = durationDays }
+        if let minutes = edit.estimatedDailyMinutes { estimatedDailyMinutes = minutes }
+        if let tasks = edit.tasks { self.tasks = tasks }
+        if let rules = edit.rules {
+            var merged = self.rules ?? RulesDraft()
             if let failure = rules.failure { merged.failure = failure }
             if let streak = rules.streak { merged.streak = streak }
             if let points = rules.points { merged.points = points }
             if let grace = rules.checkInGraceMinutes { merged.checkInGraceMinutes = grace }
             if let pause = rules.pause { merged.pause = pause }
-            draft.rules = merged
+            self.rules = merged
         }
-        if let chore { draft.chore = chore }
-        if let habit { draft.habit = habit }
-        if let competition { draft.competition = competition }
-        if let badges { draft.badges = badges }
-        return draft
-    }
-}
-
-extension ChallengeDefinition {
-    /// The same definition content, ignoring its version number and effective date.
-    public func hasSameContent(as other: ChallengeDefinition) -> Bool {
-        var mine = self
-        mine.version = other.version
-        mine.effectiveFrom = other.effectiveFrom
-        return mine == other
+        if let chore = edit.chore { self.chore = chore }
+        if let habit = edit.habit { self.habit = habit }
+        if let competition = edit.competition { self.competition = competition }
+        if let badges = edit.badges { self.badges = badges }
     }
 }

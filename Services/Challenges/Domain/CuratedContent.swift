@@ -5,9 +5,9 @@ import SurgeContracts
 /// new version at the next start (`ContentSeeder`); an unchanged number leaves the stored definition alone.
 public struct CuratedEntry: Sendable, Equatable {
     public var contentVersion: Int
-    public var definition: ChallengeDefinition
+    public var definition: ChallengeVersion
 
-    public init(contentVersion: Int, definition: ChallengeDefinition) {
+    public init(contentVersion: Int, definition: ChallengeVersion) {
         self.contentVersion = contentVersion
         self.definition = definition
     }
@@ -71,8 +71,8 @@ public enum CuratedContent {
     private static func curated(
         _ id: UUID, kind: ChallengeKind = .curated, name: String, description: String, category: String, difficulty: Difficulty,
         durationDays: Int?, minutes: Int, tasks: [ChallengeTask], rules: ChallengeRules
-    ) -> ChallengeDefinition {
-        ChallengeDefinition(
+    ) -> ChallengeVersion {
+        ChallengeVersion(
             challengeID: id, version: 1, effectiveFrom: nil, kind: kind, name: name, description: description, category: category,
             difficulty: difficulty, visibility: .curated, ownerID: nil, groupID: nil, durationDays: durationDays,
             estimatedDailyMinutes: minutes, tasks: tasks, rules: rules)

@@ -78,7 +78,7 @@ extension ChallengeDraft {
     /// The definition, or `brokenRules` listing every broken rule.
     public func build(
         challengeID: UUID, version: Int, effectiveFrom: LocalDate?, ownerID: UUID?, context: DraftContext
-    ) throws(ChallengesError) -> ChallengeDefinition {
+    ) throws(ChallengesError) -> ChallengeVersion {
         let errors = validate(context)
         guard errors.isEmpty else { throw .brokenRules(errors) }
         return definition(challengeID: challengeID, version: version, effectiveFrom: effectiveFrom, ownerID: ownerID)

@@ -5,7 +5,7 @@ import SurgeContracts
 /// what the detail view says and what progress enforces cannot drift apart.
 public enum RuleDescription {
     /// One paragraph: how the definition fails, how long it lasts, streaks, points and the check-in window.
-    public static func summary(_ definition: ChallengeDefinition) -> String {
+    public static func summary(_ definition: ChallengeVersion) -> String {
         var sentences = [failureSentence(definition)]
         if let days = definition.durationDays {
             sentences.append("It lasts \(plural(days, "day")).")
@@ -19,7 +19,7 @@ public enum RuleDescription {
         return sentences.joined(separator: " ")
     }
 
-    static func failureSentence(_ definition: ChallengeDefinition) -> String {
+    static func failureSentence(_ definition: ChallengeVersion) -> String {
         let failure = definition.rules.failure
         switch failure.mode {
         case .strict:
@@ -58,7 +58,7 @@ public enum RuleDescription {
     }
 
     /// Time off, when the definition states its own rule (the kind's default goes without saying).
-    static func pauseSentences(_ definition: ChallengeDefinition) -> [String] {
+    static func pauseSentences(_ definition: ChallengeVersion) -> [String] {
         guard let pause = definition.rules.pause else { return [] }
         switch pause.mode {
         case .notAllowed:
@@ -79,7 +79,7 @@ public enum RuleDescription {
         }
     }
 
-    static func pointsSentences(_ definition: ChallengeDefinition) -> [String] {
+    static func pointsSentences(_ definition: ChallengeVersion) -> [String] {
         let points = definition.rules.points
         var sentences: [String] = []
         switch points.kind {
@@ -117,7 +117,7 @@ public enum RuleDescription {
     }
 
     /// What fails an attempt, one condition per line; empty when nothing can.
-    public static func failureConditions(_ definition: ChallengeDefinition) -> [String] {
+    public static func failureConditions(_ definition: ChallengeVersion) -> [String] {
         let failure = definition.rules.failure
         let window = definition.rules.checkInGraceMinutes == 0
             ? "A day is judged at local midnight: a check-in after that does not count."

@@ -46,9 +46,3 @@ public enum VersionSchedule {
         versions.filter { version in version.effectiveFrom.map { $0 <= date } ?? true }.map(\.version).max()
     }
 }
-
-extension ChallengeDefinition {
-    /// Curated challenges and competitions are joined from anywhere, and progress judges each participant's days in
-    /// their own zone; the other definitions are judged in their owner's or group's zone.
-    public var isJudgedInParticipantsZones: Bool { visibility == .curated || kind == .competition }
-}

@@ -1,49 +1,59 @@
+import Foundation
 import Hummingbird
 import Logging
-import PostgresNIO
 import SurgeMessaging
-import SurgePostgres
 import SurgeRuntime
 
+/// Challenges' own settings, read once, before anything connects.
+struct ChallengesSettings {
+    /// How often every trending score is recomputed.
+    var trendingRefresh: Duration
+
+    static func from(_ reader: EnvironmentReader) throws -> ChallengesSettings {
+        ChallengesSettings(trendingRefresh: .seconds(try reader.int("TRENDING_REFRESH_SECONDS", default: 600, range: 1...86_400)))
+    }
+}
+
+/// The catalogue: curated challenges, competitions, habits, chores and weekly challenges, their versions, likes,
+/// invitations and search. `buildApplication` only wires; the curated content is seeded before the server starts.
 public enum ChallengesService {
     public static var api: [APIOperation] { ChallengesAPI.all }
 
     public static func buildApplication(_ settings: ServiceSettings) async throws -> some ApplicationProtocol {
-        let trendingRefresh = try settings.reader.int("TRENDING_REFRESH_SECONDS", default: 600, range: 1...86_400)
+        let challenges = try ChallengesSettings.from(settings.reader)
         let infrastructure = try ServiceInfrastructure(settings, migrations: [ChallengesMigrations.set])
         let logger = infrastructure.logger
-
-        var handlers = EventHandlers()
-        IdentityEventHandlers.register(in: &handlers, outbox: infrastructure.outbox)
-        ProgressEventHandlers.register(in: &handlers, clock: infrastructure.clock)
-        let consumer = try infrastructure.consumer(handlers)
-
-        let repository = PostgresChallengeRepository(
-            client: infrastructure.database, outbox: infrastructure.outbox, clock: infrastructure.clock, logger: logger)
-        // Writes refresh the trending score of the challenge they touch; this lets days older than the window drop
-        // out for challenges nobody touches (idempotent, so every replica may run it).
         let database = infrastructure.database
         let clock = infrastructure.clock
-        let refresher = PeriodicService(
-            "trending-refresh", every: .seconds(trendingRefresh),
-            logger: logger
-        ) {
+        var handlers = EventHandlers()
+        ChallengesEvents.register(in: &handlers, outbox: infrastructure.outbox, clock: clock)
+        let consumer = try infrastructure.consumer(handlers)
+        let storage = PostgresChallengeStorage(client: database, outbox: infrastructure.outbox, logger: logger)
+        let router = infrastructure.makeRouter(consumers: [consumer])
+        addRoutes(
+            to: router, storage: storage, lists: PostgresChallengeLists(client: database, logger: logger),
+            export: UserExport(client: database, logger: logger), now: { clock.now() })
+        // Writes refresh the trending score of the challenge they touch; this lets days older than the window drop
+        // out for challenges nobody touches (idempotent, so every replica may run it).
+        let trendingRefresher = PeriodicService("trending-refresh", every: challenges.trendingRefresh, logger: logger) {
             _ = try await Trending.refreshAll(today: Trending.day(at: clock.now()), client: database, logger: logger)
         }
-
-        let router = infrastructure.makeRouter(consumers: [consumer])
-        ChallengesController(challenges: repository).addRoutes(to: router)
-        router.get("/internal/export") { _, context in
-            Response(
-                status: .ok, headers: [.contentType: "application/json"],
-                body: .init(byteBuffer: ByteBuffer(bytes: try await UserExport.json(for: try context.caller(), client: database, logger: logger))))
-        }
-        let outbox = infrastructure.outbox
         return infrastructure.makeApplication(
-            router: router, consumers: [consumer], services: [refresher],
+            router: router, consumers: [consumer], services: [trendingRefresher],
             beforeServerStarts: [{
-                let report = try await ContentSeeder.seed(client: database, outbox: outbox, now: clock.now(), logger: logger)
+                let report = try await ContentSeeder(storage: storage).seed(now: clock.now())
                 logger.info("Curated content ready", metadata: ["published": "\(report.published.count)", "upgraded": "\(report.upgraded.count)"])
             }])
+    }
+
+    static func addRoutes(
+        to router: Router<SurgeRequestContext>, storage: any ChallengeStorage, lists: any ChallengeListStore, export: UserExport,
+        now: @escaping @Sendable () -> Date
+    ) {
+        ChallengesController(
+            reading: ChallengeReading(storage: storage, now: now), authoring: ChallengeAuthoring(storage: storage, now: now),
+            invitations: ChallengeInvitations(storage: storage, now: now), likes: ChallengeLikes(storage: storage, now: now),
+            browsing: ChallengeBrowsing(lists: lists, storage: storage), export: export
+        ).addRoutes(to: router)
     }
 }

@@ -3,7 +3,7 @@ import SurgeContracts
 import SurgeRuntime
 
 /// Challenges' domain errors as problem documents: the one place they are mapped. The controller maps a query it
-/// cannot read; the repository maps a draft that breaks the rules, inside the transaction that would have saved it.
+/// cannot read; authoring maps a draft that breaks the rules, inside the transaction that would have saved it.
 enum ChallengesProblems {
     static func problem(for error: ChallengesError) -> Problem {
         switch error {
@@ -20,5 +20,20 @@ enum ChallengesProblems {
         } catch let error as ChallengesError {
             throw problem(for: error)
         }
+    }
+}
+
+/// The problems only challenges answers with (declared on the operations in `ChallengesAPI`).
+extension Problem {
+    static func confirmationRequired() -> Problem {
+        Problem(
+            slug: "confirmation-required", title: "Confirmation required", status: .unprocessableContent,
+            detail: "Deleting removes the definition and its whole history for good. Repeat the request with ?confirm=true.")
+    }
+
+    static func notInvitable(_ kind: ChallengeKind) -> Problem {
+        Problem(
+            slug: "not-invitable", title: "Not invitable", status: .conflict,
+            detail: "Invitations are for competitions and curated challenges; a \(kind.rawValue) is not shared by invitation.")
     }
 }

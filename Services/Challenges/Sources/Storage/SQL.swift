@@ -36,9 +36,9 @@ enum ChallengeQueries {
         """
     }
 
-    /// What a list row selects: the latest definition whole plus the counters.
+    /// What a list row selects: the latest version whole plus the counters.
     static let summaryColumns = """
-        v.definition::text, c.likes_count, c.trending_score, c.created_at, c.latest_version
+        v.definition::text, c.likes_count, c.trending_score, c.created_at
         """
 
     static let latestVersionJoin = """
@@ -46,12 +46,13 @@ enum ChallengeQueries {
         """
 }
 
+/// A version as `challenge_versions.definition` holds it.
 enum StoredJSON {
-    static func encode(_ definition: ChallengeDefinition) throws -> String {
-        String(decoding: try SurgeJSON.encode(definition), as: UTF8.self)
+    static func encode(_ version: ChallengeVersion) throws -> String {
+        String(decoding: try SurgeJSON.encode(version), as: UTF8.self)
     }
 
-    static func definition(_ text: String) throws -> ChallengeDefinition {
-        try SurgeJSON.decode(ChallengeDefinition.self, from: Data(text.utf8))
+    static func version(_ text: String) throws -> ChallengeVersion {
+        try SurgeJSON.decode(ChallengeVersion.self, from: Data(text.utf8))
     }
 }

@@ -4,8 +4,11 @@ import PostgresNIO
 
 /// Everything challenges keeps about one user, for the data export: the definitions they own with every version,
 /// their likes, and the invitations they sent or received.
-enum UserExport {
-    static func json(for userID: UUID, client: PostgresClient, logger: Logger) async throws -> Data {
+struct UserExport {
+    let client: PostgresClient
+    let logger: Logger
+
+    func json(for userID: UUID) async throws -> Data {
         let rows = try await client.query(
             """
             SELECT json_build_object(

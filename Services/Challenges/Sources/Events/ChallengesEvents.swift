@@ -3,10 +3,11 @@ import SurgeContracts
 import SurgeMessaging
 import SurgeRuntime
 
-/// Keeps the directory (time zones, friendships, groups, members) in step with identity's events, erases deleted
-/// users, and counts joins from progress for trending. Each effect runs in the inbox transaction of its event.
-enum IdentityEventHandlers {
-    static func register(in handlers: inout EventHandlers, outbox: Outbox) {
+/// What challenges does with other services' events, each in the inbox transaction of its event: keeps the directory
+/// (time zones, friendships, groups, members) in step with identity's, erases deleted users, and counts joins from
+/// progress for trending.
+enum ChallengesEvents {
+    static func register(in handlers: inout EventHandlers, outbox: Outbox, clock: ServiceClock) {
         handlers.on(UserRegistered.self) { event, connection, logger in
             try await DirectoryStore.upsertUser(
                 event.data.userID, displayName: event.data.displayName, timeZone: event.data.timeZone, on: connection, logger: logger)
@@ -34,12 +35,7 @@ enum IdentityEventHandlers {
             logger.info(
                 "Erased a deleted user's definitions", metadata: ["deleted": "\(outcome.deleted.count)", "kept": "\(outcome.kept.count)"])
         }
-    }
-}
-
-enum ProgressEventHandlers {
-    /// A join is an attempt started at a challenge (a restart counts again: it is renewed interest).
-    static func register(in handlers: inout EventHandlers, clock: ServiceClock) {
+        // A join is an attempt started at a challenge (a restart counts again: it is renewed interest).
         handlers.on(AttemptStarted.self) { event, connection, logger in
             let attempt = event.data
             try await Trending.record(
