@@ -1,11 +1,7 @@
-import AsyncHTTPClient
 import Foundation
-import GatewayDomain
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
-import Logging
-import PostgresNIO
 import SurgeAuth
 import SurgeContracts
 import SurgeRuntime
@@ -39,31 +35,6 @@ struct AdminAccessTests {
         return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
     }
 
-    /// The gateway's router as `GatewayService.buildApplication` assembles it, over `routes`.
-    static func gateway(
-        upstreamPort: Int, signer: InternalCallSigner, verifier: AccessTokenVerifier, client: HTTPClient
-    ) throws -> Router<GatewayRequestContext> {
-        let logger = Logger.test("admin-access")
-        // Never started: no route here is idempotent and no account is erased, so neither touches the database.
-        let database = PostgresClient(
-            configuration: .init(host: "127.0.0.1", port: 1, username: "nobody", password: nil, database: nil, tls: .disable),
-            backgroundLogger: logger)
-        let pipeline = RoutePipeline(
-            limits: RateLimits(perIP: 1000, perUser: 1000, credentialsPerIP: 10), limiter: RateLimiter(),
-            authenticator: Authenticator(revocations: Revocations(client: database, logger: logger), verifier: verifier),
-            idempotency: IdempotencyStore(client: database, logger: logger, abandonAfter: .seconds(60)),
-            clientAddress: ClientAddress(trustedHops: 0), maxBodyBytes: 1 << 20, maxUploadBytes: 1 << 20, now: { Date() })
-        let router = Router(context: GatewayRequestContext.self)
-        router.add(middleware: ProblemMiddleware())
-        router.add(middleware: TraceMiddleware())
-        router.add(middleware: MethodNotAllowedMiddleware(allowed: AllowedMethods(MethodNotAllowedMiddleware.routes(routes, simulatedClock: false))))
-        let upstreams = try Upstreams(EnvironmentReader(["UPSTREAM_IDENTITY_URL": "http://127.0.0.1:\(upstreamPort)"]), client: client)
-        PublicRouter(
-            pipeline: pipeline, proxy: ProxyController(upstreams: upstreams, signer: signer, timeout: .seconds(10)), local: [:]
-        ).addRoutes(routes, to: router)
-        return router
-    }
-
     struct Answer {
         var status: HTTPResponse.Status
         var headers: HTTPFields
@@ -78,11 +49,8 @@ struct AdminAccessTests {
 
     @Test("anonymous, bad-token, guest and ordinary callers get the unknown route's 404 (nothing forwarded); an admin's call is forwarded with its role signed")
     func adminRoutes() async throws {
-        let signer = try InternalCallSigner(secret: String(repeating: "k", count: 40))
-        let issuer = await AccessTokenIssuer(signingKey: try .generate())
-        let verifier = AccessTokenVerifier(logger: Logger.test("verifier")) {
-            String(decoding: try JSONEncoder().encode(issuer.jwks), as: UTF8.self)
-        }
+        let fixture = try await GatewayRouterFixture()
+        let issuer = fixture.issuer
         let (adminID, userID, guestID) = (UUID(), UUID(), UUID())
         let admin = try await issuer.issue(userID: adminID, kind: "password", roles: [AccessTokenClaims.adminRole]).token
         let user = try await issuer.issue(userID: userID, kind: "password").token
@@ -90,12 +58,11 @@ struct AdminAccessTests {
         let expiredAdmin = try await issuer.issue(
             userID: adminID, kind: "password", roles: [AccessTokenClaims.adminRole], now: Date().addingTimeInterval(-3600)).token
         let calls = LockedCounter()
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
-        @Sendable func check(client: HTTPClient) async throws {
-            try await Self.upstream(signer: signer, calls: calls).test(.live) { upstreamClient in
+        try await withUpstreamClient { client in
+            try await Self.upstream(signer: fixture.signer, calls: calls).test(.live) { upstreamClient in
                 let port = try #require(upstreamClient.port)
-                let app = Application(router: try Self.gateway(upstreamPort: port, signer: signer, verifier: verifier, client: client))
-                try await app.test(.router) { gateway in
+                let router = try fixture.router(routes: Self.routes, environment: ["UPSTREAM_IDENTITY_URL": "http://127.0.0.1:\(port)"], client: client)
+                try await Application(router: router).test(.router) { gateway in
                     func call(_ path: String, method: HTTPRequest.Method = .get, token: String? = nil) async throws -> Answer {
                         var headers: HTTPFields = [:]
                         if let token { headers[.authorization] = "Bearer \(token)" }
@@ -142,14 +109,6 @@ struct AdminAccessTests {
                 }
             }
         }
-
-        do {
-            try await check(client: client)
-        } catch {
-            try? await client.shutdown()
-            throw error
-        }
-        try await client.shutdown()
     }
 }
 

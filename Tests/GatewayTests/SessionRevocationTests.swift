@@ -2,7 +2,6 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
-import PostgresNIO
 import SurgeAuth
 import SurgeContracts
 import SurgeRuntime
@@ -26,7 +25,7 @@ struct SessionRevocationTests {
             fetches.increment()
             return String(decoding: try JSONEncoder().encode(issuer.jwks), as: UTF8.self)
         }
-        let revocations = Revocations(client: Self.unstartedDatabase(logger), logger: logger)
+        let revocations = Revocations(client: unstartedDatabase(), logger: logger)
         let authenticator = Authenticator(revocations: revocations, verifier: verifier)
 
         let user = UUID()
@@ -63,7 +62,7 @@ struct SessionRevocationTests {
         let logger = Logger.test("revocations")
         let hub = StreamHub(settings: .init()) { _ in nil }
         let handed = LockedValue<[Set<UUID>]>([])
-        let revocations = Revocations(client: Self.unstartedDatabase(logger), logger: logger) { sessions in
+        let revocations = Revocations(client: unstartedDatabase(), logger: logger) { sessions in
             handed.withLock { $0.append(sessions) }
             hub.endSessions(sessions)
         }
@@ -94,13 +93,6 @@ struct SessionRevocationTests {
         }
         revocations.load(revokedSessions: [earlier, ended])
         #expect(handed.value.count == 2, "a refresh that finds nothing new hands over nothing")
-    }
-
-    /// Never started: the tests set the memory a refresh would load, so nothing touches the database.
-    static func unstartedDatabase(_ logger: Logger) -> PostgresClient {
-        PostgresClient(
-            configuration: .init(host: "127.0.0.1", port: 1, username: "nobody", password: nil, database: nil, tls: .disable),
-            backgroundLogger: logger)
     }
 
     static func request(_ token: String) -> Request {

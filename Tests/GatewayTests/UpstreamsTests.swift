@@ -49,8 +49,8 @@ struct UpstreamsTests {
             try await Self.replica("a").test(.live) { a in
                 try await Self.replica("b").test(.live) { b in
                     let urls = ["http://127.0.0.1:1", "http://127.0.0.1:\(try #require(a.port))", "http://127.0.0.1:\(try #require(b.port))"]
-                    let upstreams = try Upstreams(
-                        EnvironmentReader(["UPSTREAM_PROGRESS_URL": urls.joined(separator: ",")]), client: client)
+                    let upstreams = Upstreams(
+                        try Upstreams.replicas(from: EnvironmentReader(["UPSTREAM_PROGRESS_URL": urls.joined(separator: ",")])), client: client)
                     var answers: [String: Int] = [:]
                     for _ in 0..<12 {
                         let response = try await upstreams.execute(
@@ -62,7 +62,7 @@ struct UpstreamsTests {
                     #expect(answers.values.allSatisfy { $0 >= 4 }, "\(answers)")
                 }
             }
-            let none = try Upstreams(EnvironmentReader(["UPSTREAM_PROGRESS_URL": "http://127.0.0.1:1"]), client: client)
+            let none = Upstreams(try Upstreams.replicas(from: EnvironmentReader(["UPSTREAM_PROGRESS_URL": "http://127.0.0.1:1"])), client: client)
             await #expect(throws: (any Error).self) {
                 try await none.execute(HTTPClientRequest(url: "/who"), to: .progress, target: "/who", timeout: .seconds(5))
             }
@@ -75,8 +75,7 @@ struct UpstreamsTests {
 
     @Test("a replica list that is not URLs stops the gateway at start, naming the variable")
     func badSetting() {
-        #expect(throws: ConfigurationError.self) {
-            try Upstreams(EnvironmentReader(["UPSTREAM_BADGES_URL": "badges:8085"]), client: HTTPClient.shared)
-        }
+        let refused = #expect(throws: ConfigurationError.self) { try GatewaySettings.from(EnvironmentReader(["UPSTREAM_BADGES_URL": "badges:8085"])) }
+        #expect(refused?.variable == "UPSTREAM_BADGES_URL")
     }
 }

@@ -18,17 +18,13 @@ struct AccountMailRelayTests {
     @Test("a failed hand-over stores no token and is retried with backoff; a successful one stores the hash only; unknown addresses get nothing")
     func handOver() async throws {
         try await withIdentityStore { store in
-            let logger = Logger.test("relay")
             let handed = LockedValue<[AccountMail]>([])
             let failing = LockedValue(true)
-            let relay = AccountMailRelay(
-                client: store.client, logger: logger, clock: store.clock, lifetimes: AccountTokenLifetimes(),
-                links: MailLinks(passwordReset: "https://app.example/reset#token=", emailVerification: "https://app.example/verify#token="),
-                handOver: { mail in
-                    if failing.value { throw Unreachable() }
-                    handed.withLock { $0.append(mail) }
-                })
-            let recovery = RecoveryRepository(client: store.client, outbox: store.accounts.outbox, logger: logger, clock: store.clock, throttle: MailRequestThrottle())
+            let relay = store.mailRelay { mail in
+                if failing.value { throw Unreachable() }
+                handed.withLock { $0.append(mail) }
+            }
+            let recovery = store.recovery
             let registration = try PasswordRegistration(
                 email: "ann@example.com", password: "a fine passphrase", displayName: "Ann", timeZone: "Europe/Rome", locale: "it")
             _ = try await store.accounts.registerWithPassword(registration, passwordHash: "hash", trace: store.trace)
@@ -79,5 +75,16 @@ struct AccountMailRelayTests {
             #expect(try await recovery.isLiveResetToken(resetToken) == nil)
             #expect(try await recovery.resetPassword(resetToken, passwordHash: "new") == .refused(.expired))
         }
+    }
+}
+
+extension IdentityStore {
+    /// The account-mail relay over this store, its links starting `https://app.example/reset#token=` and
+    /// `https://app.example/verify#token=`, handing each mail to `handOver`.
+    func mailRelay(handOver: @escaping @Sendable (AccountMail) async throws -> Void) -> AccountMailRelay {
+        AccountMailRelay(
+            client: client, logger: .test("relay"), clock: clock, lifetimes: AccountTokenLifetimes(),
+            links: MailLinks(passwordReset: "https://app.example/reset#token=", emailVerification: "https://app.example/verify#token="),
+            handOver: handOver)
     }
 }

@@ -1,9 +1,4 @@
 import Foundation
-import Hummingbird
-import HummingbirdTesting
-import Logging
-import PostgresNIO
-import SurgeAuth
 import SurgeContracts
 import SurgeRuntime
 import SurgeTestSupport
@@ -23,35 +18,19 @@ struct AdminRoleTests {
 
     /// The `roles` claim of an access token (nil when absent).
     static func roles(_ token: String) throws -> [String]? {
-        let payload = try #require(Base64URL.decode(String(token.split(separator: ".")[1])))
-        let object = try #require(try JSONSerialization.jsonObject(with: payload) as? [String: Any])
-        return object["roles"] as? [String]
+        try claims(of: token)["roles"] as? [String]
     }
 
     @Test("grant-admin: the next sign-in and the next refresh carry the admin role; revoke-admin: the next refresh does not")
     func grantAndRevoke() async throws {
         try await withIdentityStore { store in
-            let passwords = try await PasswordHasher(cost: 4)
-            for (email, name) in [("ann@example.com", "Ann"), ("bob@example.com", "Bob")] {
-                let registration = try PasswordRegistration(
-                    email: email, password: "a fine passphrase", displayName: name, timeZone: "Europe/Rome", locale: nil)
-                _ = try await store.accounts.registerWithPassword(
-                    registration, passwordHash: try await passwords.hash(registration.password), trace: store.trace)
-            }
-            let auth = AuthController(
-                accounts: store.accounts, sessions: store.sessions, issuer: IssuerSlot(await AccessTokenIssuer(signingKey: try .generate())),
-                passwords: passwords, social: SocialTokenVerifier(configurations: [:], logger: Logger.test("social")) { _ in "" },
-                clock: store.clock)
-            let router = Router(context: SurgeRequestContext.self)
-            router.add(middleware: ProblemMiddleware())
-            auth.addRoutes(to: router)
             let database = ["--database", store.database.name]
-            try await Application(router: router).test(.router) { client in
+            try await store.withRouter { client in
+                for (email, name) in [("ann@example.com", "Ann"), ("bob@example.com", "Bob")] { _ = try await client.register(email, name: name) }
                 func post(_ path: String, _ body: String) async throws -> Session {
-                    try await client.execute(uri: path, method: .post, headers: [.contentType: "application/json"], body: ByteBuffer(string: body)) {
-                        #expect($0.status == .ok, "\(path): \(String(buffer: $0.body))")
-                        return try JSONDecoder().decode(Session.self, from: Data(String(buffer: $0.body).utf8))
-                    }
+                    let answer = try await client.call(.post, path, json: body)
+                    #expect(answer.status == .ok, "\(path): \(answer.text)")
+                    return try JSONDecoder().decode(Session.self, from: answer.body)
                 }
                 func signIn(_ email: String) async throws -> Session {
                     try await post("/v1/auth/sign-in", #"{"email":"\#(email)","password":"a fine passphrase"}"#)

@@ -13,17 +13,18 @@ import Testing
 @testable import IdentityService
 
 /// Identity's repositories over a fresh, migrated schema, with a simulated clock the test moves.
+@dynamicMemberLookup
 struct IdentityStore: Sendable {
     let database: TestDatabase
     let client: PostgresClient
     let clock: ServiceClock
-    let accounts: AccountRepository
-    let sessions: SessionRepository
-    let friends: FriendRepository
-    let groups: GroupRepository
-    let exports: ExportRepository
+    let repositories: IdentityRepositories
     let trace = TraceContext()
     static let start = Date(timeIntervalSince1970: 1_800_000_000)
+
+    subscript<Repository>(dynamicMember keyPath: KeyPath<IdentityRepositories, Repository>) -> Repository {
+        repositories[keyPath: keyPath]
+    }
 
     /// Event types in the outbox, oldest first.
     func events() async throws -> [String] {
@@ -45,7 +46,7 @@ struct IdentityStore: Sendable {
     }
 
     func guest(_ name: String) async throws -> Account {
-        try await accounts.registerGuest(try GuestRegistration(displayName: name, timeZone: "Europe/Rome", locale: nil), trace: trace)
+        try await repositories.accounts.registerGuest(try GuestRegistration(displayName: name, timeZone: "Europe/Rome", locale: nil), trace: trace)
     }
 }
 
@@ -57,15 +58,10 @@ func withIdentityStore(_ body: @Sendable (IdentityStore) async throws -> Void) a
             try await Migrator.migrate([MessagingMigrations.set, IdentityMigrations.set], schema: "identity", client: client, logger: logger)
             let clock = ServiceClock(simulated: true)
             clock.set(IdentityStore.start)
-            let outbox = Outbox(service: "identity")
-            let store = IdentityStore(
-                database: database, client: client, clock: clock,
-                accounts: AccountRepository(client: client, outbox: outbox, logger: logger, clock: clock),
-                sessions: SessionRepository(client: client, outbox: outbox, logger: logger, clock: clock, refreshTokenLifetime: 30 * 86_400, throttle: SignInThrottle()),
-                friends: FriendRepository(client: client, outbox: outbox, logger: logger, clock: clock),
-                groups: GroupRepository(client: client, outbox: outbox, logger: logger, clock: clock, inviteLink: { "https://join.example/\($0)" }),
-                exports: ExportRepository(client: client, logger: logger, clock: clock))
-            try await body(store)
+            let repositories = IdentityRepositories(
+                client: client, outbox: Outbox(service: "identity"), logger: logger, clock: clock,
+                settings: IdentitySettings(inviteLinkBase: "https://join.example/"))
+            try await body(IdentityStore(database: database, client: client, clock: clock, repositories: repositories))
         }
     }
 }
@@ -314,10 +310,10 @@ struct RepositoryTests {
             // Two replicas starting at once on an empty table, each with its own connection pool: one key for both.
             let other = store.database.configuration(for: "identity").makeClient(schema: "identity", logger: logger)
             let (first, second) = try await PostgresClient.withRunning(other) { other in
-                async let first = TokenSettings.issuer(
-                    development, environment: .test, developmentKey: SigningKeyRepository(client: store.client, logger: logger).developmentKey)
-                async let second = TokenSettings.issuer(
-                    development, environment: .development, developmentKey: SigningKeyRepository(client: other, logger: logger).developmentKey)
+                async let first = TokenSettings.from(development, environment: .test)
+                    .issuer(developmentKey: SigningKeyRepository(client: store.client, logger: logger).developmentKey)
+                async let second = TokenSettings.from(development, environment: .development)
+                    .issuer(developmentKey: SigningKeyRepository(client: other, logger: logger).developmentKey)
                 return try await (first, second)
             }
             #expect(first.signingKey.id == second.signingKey.id)
@@ -332,8 +328,8 @@ struct RepositoryTests {
             // fed the JWKS it serves.
             let restarted = store.database.configuration(for: "identity").makeClient(schema: "identity", logger: logger)
             let jwks = try await PostgresClient.withRunning(restarted) { restarted in
-                let issuer = try await TokenSettings.issuer(
-                    development, environment: .test, developmentKey: SigningKeyRepository(client: restarted, logger: logger).developmentKey)
+                let issuer = try await TokenSettings.from(development, environment: .test)
+                    .issuer(developmentKey: SigningKeyRepository(client: restarted, logger: logger).developmentKey)
                 return String(decoding: try JSONEncoder().encode(issuer.jwks), as: UTF8.self)
             }
             let verifier = AccessTokenVerifier(logger: logger) { jwks }
@@ -343,16 +339,12 @@ struct RepositoryTests {
 
             // A configured key wins and the stored one is not even read; production insists on a configured key.
             let configured = try SigningKey.generate(id: "primary-2")
-            let fromEnvironment = try await TokenSettings.issuer(
+            let fromEnvironment = try await TokenSettings.from(
                 EnvironmentReader(["JWT_SIGNING_KEY": configured.seed, "JWT_SIGNING_KEY_ID": configured.id]), environment: .production
-            ) { Issue.record("read the development key"); return first.signingKey }
+            ).issuer { Issue.record("read the development key"); return first.signingKey }
             #expect(fromEnvironment.signingKey.id == "primary-2")
             #expect(fromEnvironment.signingKey.seed == configured.seed)
-            await #expect(throws: ConfigurationError.self) {
-                _ = try await TokenSettings.issuer(EnvironmentReader([:]), environment: .production) {
-                    Issue.record("production used the development key"); return first.signingKey
-                }
-            }
+            #expect(throws: ConfigurationError.self) { _ = try TokenSettings.from(EnvironmentReader([:]), environment: .production) }
         }
     }
 

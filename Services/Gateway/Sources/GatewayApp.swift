@@ -13,32 +13,15 @@ public enum GatewayService {
     public static var api: [APIOperation] { GatewayAPI.all }
 
     public static func buildApplication(_ settings: ServiceSettings) async throws -> some ApplicationProtocol {
-        // Every setting is read before anything connects, so a bad one is reported alone.
-        let reader = settings.reader
-        let upstreamTimeout = try reader.int("UPSTREAM_TIMEOUT_SECONDS", default: 30, range: 1...600)
-        let limits = try RateLimits.from(reader)
-        let clientAddress = ClientAddress(trustedHops: try reader.int("TRUSTED_PROXY_HOPS", default: 0, range: 0...10))
-        let maxBodyBytes = try reader.int("MAX_REQUEST_BYTES", default: 1 << 20, range: 1024...(64 << 20))
-        let maxUploadBytes = try reader.int("MAX_UPLOAD_BYTES", default: 10 << 20, range: 1024...(256 << 20))
-        let cors = try CORSPolicy.from(reader)
-        let dashboard = DashboardController.from(reader)
-        let streamSettings = StreamHub.Settings(
-            queueLimit: try reader.int("STREAM_QUEUE_LIMIT", default: 256, range: 8...100_000),
-            connectionsPerUser: try reader.int("STREAM_CONNECTIONS_PER_USER", default: 5, range: 1...10_000),
-            replayEvents: try reader.int("STREAM_REPLAY_EVENTS", default: 20_000, range: 0...10_000_000),
-            replaySeconds: Double(try reader.int("STREAM_REPLAY_SECONDS", default: 300, range: 0...86_400)),
-            heartbeatSeconds: Double(try reader.int("STREAM_HEARTBEAT_SECONDS", default: 15, range: 1...300)))
+        let gateway = try GatewaySettings.from(settings.reader)
         let infrastructure = try ServiceInfrastructure(settings, migrations: [GatewayMigrations.set])
-        let client = Upstreams.makeClient()
-        let upstreams = try Upstreams(reader, client: client)
-        let clock = infrastructure.clock
+        let (database, logger, clock) = (infrastructure.database, infrastructure.logger, infrastructure.clock)
         let now: @Sendable () -> Date = { clock.now() }
+        let client = Upstreams.makeClient()
         // A claim is only taken over once the request that made it must have ended.
-        let idempotency = IdempotencyStore(
-            client: infrastructure.database, logger: infrastructure.logger, abandonAfter: .seconds(upstreamTimeout + 30))
-        let streamLogger = infrastructure.logger
-        let hub = StreamHub(settings: streamSettings) { StreamFeed.route($0, logger: streamLogger) }
-        let revocations = Revocations(client: infrastructure.database, logger: infrastructure.logger) { hub.endSessions($0) }
+        let idempotency = IdempotencyStore(client: database, logger: logger, abandonAfter: .seconds(gateway.upstreamTimeoutSeconds + 30))
+        let hub = StreamHub(settings: gateway.stream) { StreamFeed.route($0, logger: logger) }
+        let revocations = Revocations(client: database, logger: logger) { hub.endSessions($0) }
         var handlers = EventHandlers()
         handlers.on(UserDeleted.self) { event, connection, logger in
             try await Revocations.recordErasure(of: event.data.userID, at: event.data.deletedAt, on: connection, logger: logger)
@@ -50,70 +33,69 @@ public enum GatewayService {
         let consumer = try infrastructure.consumer(handlers)
         let limiter = RateLimiter()
         let pipeline = RoutePipeline(
-            limits: limits,
-            limiter: limiter,
-            authenticator: Authenticator.make(
-                client: client,
-                jwksURL: reader.string("IDENTITY_JWKS_URL", default: upstreams.url(for: .identity) + "/internal/jwks.json"),
-                revocations: revocations, logger: infrastructure.logger),
-            idempotency: idempotency,
-            clientAddress: clientAddress,
-            maxBodyBytes: maxBodyBytes,
-            maxUploadBytes: maxUploadBytes,
-            now: now)
-        let export = ExportController(upstreams: upstreams, signer: settings.internalCalls, now: now)
-        let feed = StreamFeed(hub: hub, logger: infrastructure.logger)
-        let tail = try KafkaTail(configuration: settings.kafka, topics: StreamFeed.topics, logger: infrastructure.logger) { feed.handle($0) }
-        let tickets = StreamTickets(client: infrastructure.database, logger: infrastructure.logger)
-        let stream = StreamController(
-            hub: hub, tickets: tickets, authenticator: pipeline.authenticator,
-            boards: BoardAccess(upstreams: upstreams, signer: settings.internalCalls), now: now)
+            settings: gateway, limiter: limiter,
+            authenticator: Authenticator.make(client: client, jwksURL: gateway.identityJWKSURL, revocations: revocations, logger: logger),
+            idempotency: idempotency, now: now)
+        let feed = StreamFeed(hub: hub, logger: logger)
+        let tail = try KafkaTail(configuration: settings.kafka, topics: StreamFeed.topics, logger: logger) { feed.handle($0) }
+        let tickets = PostgresStreamTicketStore(client: database, logger: logger)
 
         let router = infrastructure.makeRouter(context: GatewayRequestContext.self, consumers: [consumer])
-        if let cors { router.add(middleware: cors) }
+        addRoutes(
+            to: router, settings: gateway, routes: PublicAPI.routes, simulatedClock: clock.isSimulated, pipeline: pipeline,
+            upstreams: Upstreams(gateway.upstreams, client: client), signer: settings.internalCalls, hub: hub, tickets: tickets)
+        return infrastructure.makeApplication(
+            router: router, consumers: [consumer],
+            services: [
+                PeriodicService("revocations", every: Revocations.refreshInterval, logger: logger) {
+                    try await revocations.refresh()
+                },
+                PeriodicService("revocations-purge", every: .seconds(600), logger: logger) {
+                    try await revocations.purge(now: now())
+                },
+                HTTPClientService(client: client),
+                StreamFeedService(tail: tail, hub: hub),
+                PeriodicService("stream-ticket-purge", every: .seconds(600), logger: logger) {
+                    try await tickets.purge(now: now())
+                },
+                PeriodicService("idempotency-purge", every: .seconds(600), logger: logger) {
+                    try await idempotency.purge(olderThan: now().addingTimeInterval(-24 * 3600))
+                },
+                PeriodicService("rate-limit-eviction", every: .seconds(60), logger: logger) {
+                    limiter.evictFull(now: Double(DispatchTime.now().uptimeNanoseconds) / 1e9, policies: gateway.rateLimits.all)
+                },
+            ],
+            beforeServerStarts: [{ try await revocations.refresh() }])
+    }
+
+    /// Everything the gateway answers besides the operational routes: its OpenAPI document, the dashboard's files and
+    /// every public route in `routes`, through the pipeline to its service or to the gateway's own export and stream.
+    static func addRoutes(
+        to router: Router<GatewayRequestContext>, settings: GatewaySettings, routes: [PublicRoute], simulatedClock: Bool,
+        pipeline: RoutePipeline, upstreams: Upstreams, signer: InternalCallSigner, hub: StreamHub, tickets: any StreamTicketStore
+    ) {
+        if let cors = settings.cors { router.add(middleware: cors) }
         router.add(middleware: TraceMiddleware())
-        router.add(
-            middleware: MethodNotAllowedMiddleware(
-                allowed: AllowedMethods(MethodNotAllowedMiddleware.routes(PublicAPI.routes, simulatedClock: infrastructure.clock.isSimulated))))
+        router.add(middleware: MethodNotAllowedMiddleware(allowed: AllowedMethods(MethodNotAllowedMiddleware.routes(routes, simulatedClock: simulatedClock))))
         router.get("/openapi.json") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "application/json"],
                 body: .init(byteBuffer: ByteBuffer(string: PublicAPI.openAPIDocument)))
         }
-        dashboard.addRoutes(to: router)
+        DashboardController(chartJSPath: settings.chartJSPath).addRoutes(to: router)
+        let export = ExportController(upstreams: upstreams, signer: signer, now: pipeline.now)
+        let stream = StreamController(
+            hub: hub, tickets: tickets, authenticator: pipeline.authenticator, boards: BoardAccess(upstreams: upstreams, signer: signer),
+            now: pipeline.now)
         PublicRouter(
             pipeline: pipeline,
-            proxy: ProxyController(
-                upstreams: upstreams, signer: settings.internalCalls,
-                timeout: .seconds(Int64(upstreamTimeout))),
+            proxy: ProxyController(upstreams: upstreams, signer: signer, timeout: .seconds(Int64(settings.upstreamTimeoutSeconds))),
             local: [
                 PublicRouter.key(GatewayAPI.export.method, GatewayAPI.export.path): export.export,
                 PublicRouter.key(GatewayAPI.streamTicket.method, GatewayAPI.streamTicket.path): stream.issueTicket,
                 PublicRouter.key(GatewayAPI.stream.method, GatewayAPI.stream.path): stream.stream,
             ]
-        ).addRoutes(PublicAPI.routes, to: router)
-        return infrastructure.makeApplication(
-            router: router, consumers: [consumer],
-            services: [
-                PeriodicService("revocations", every: Revocations.refreshInterval, logger: infrastructure.logger) {
-                    try await revocations.refresh()
-                },
-                PeriodicService("revocations-purge", every: .seconds(600), logger: infrastructure.logger) {
-                    try await revocations.purge(now: now())
-                },
-                HTTPClientService(client: client),
-                StreamFeedService(tail: tail, hub: hub),
-                PeriodicService("stream-ticket-purge", every: .seconds(600), logger: infrastructure.logger) {
-                    try await tickets.purge(now: now())
-                },
-                PeriodicService("idempotency-purge", every: .seconds(600), logger: infrastructure.logger) {
-                    try await idempotency.purge(olderThan: now().addingTimeInterval(-24 * 3600))
-                },
-                PeriodicService("rate-limit-eviction", every: .seconds(60), logger: infrastructure.logger) {
-                    limiter.evictFull(now: Double(DispatchTime.now().uptimeNanoseconds) / 1e9, policies: limits.all)
-                },
-            ],
-            beforeServerStarts: [{ try await revocations.refresh() }])
+        ).addRoutes(routes, to: router)
     }
 }
 

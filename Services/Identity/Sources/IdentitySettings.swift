@@ -14,6 +14,7 @@ import SurgeRuntime
 /// | `PASSWORD_RESET_TTL_MINUTES`, `EMAIL_VERIFICATION_TTL_HOURS` | 30, 48 | how long mailed links work |
 /// | `PASSWORD_RESET_LINK_BASE`, `EMAIL_VERIFICATION_LINK_BASE` | `https://surge.example/reset-password#token=`, `https://surge.example/verify-email#token=` | mailed links; the token follows |
 /// | `NOTIFICATIONS_URL`, `MAIL_RELAY_INTERVAL_MS` | `http://127.0.0.1:8086`, 1000 | where account mails are handed over, and how often queued ones are looked for |
+/// | `JWT_SIGNING_KEY`, `JWT_SIGNING_KEY_ID`, `JWT_RETIRED_PUBLIC_KEYS`, `ACCESS_TOKEN_TTL_SECONDS` | see `TokenSettings` | how access tokens are signed |
 public struct IdentitySettings: Sendable {
     public var bcryptCost: UInt8
     public var refreshTokenLifetime: TimeInterval
@@ -25,6 +26,7 @@ public struct IdentitySettings: Sendable {
     public var notificationsURL: String
     public var mailRelayInterval: Duration
     public var mailThrottle: MailRequestThrottle
+    var tokens = TokenSettings()
 
     public init(
         bcryptCost: UInt8 = 12, refreshTokenLifetime: TimeInterval = 30 * 86_400, inviteLinkBase: String = "https://surge.example/join/",
@@ -46,8 +48,8 @@ public struct IdentitySettings: Sendable {
         self.signInThrottle = signInThrottle
     }
 
-    public static func from(_ reader: EnvironmentReader) throws -> IdentitySettings {
-        IdentitySettings(
+    public static func from(_ reader: EnvironmentReader, environment: DeploymentEnvironment) throws -> IdentitySettings {
+        var settings = IdentitySettings(
             bcryptCost: UInt8(try reader.int("BCRYPT_COST", default: 12, range: 4...31)),
             refreshTokenLifetime: Double(try reader.int("REFRESH_TOKEN_TTL_DAYS", default: 30, range: 1...365)) * 86_400,
             inviteLinkBase: reader.string("INVITE_LINK_BASE", default: "https://surge.example/join/"),
@@ -59,6 +61,8 @@ public struct IdentitySettings: Sendable {
             emailVerificationLinkBase: reader.string("EMAIL_VERIFICATION_LINK_BASE", default: "https://surge.example/verify-email#token="),
             notificationsURL: reader.string("NOTIFICATIONS_URL", default: "http://127.0.0.1:8086"),
             mailRelayInterval: .milliseconds(try reader.int("MAIL_RELAY_INTERVAL_MS", default: 1000, range: 10...60_000)))
+        settings.tokens = try TokenSettings.from(reader, environment: environment)
+        return settings
     }
 
     public func inviteLink(_ code: String) -> String { inviteLinkBase + code }

@@ -172,6 +172,14 @@ struct RoutePipeline: Sendable {
     }
 }
 
+extension RoutePipeline {
+    /// The pipeline with the limits, client address and body limits `settings` give.
+    init(settings: GatewaySettings, limiter: RateLimiter, authenticator: Authenticator, idempotency: IdempotencyStore, now: @escaping @Sendable () -> Date) {
+        self.init(
+            limits: settings.rateLimits, limiter: limiter, authenticator: authenticator, idempotency: idempotency,
+            clientAddress: settings.clientAddress, maxBodyBytes: settings.maxBodyBytes, maxUploadBytes: settings.maxUploadBytes, now: now)
+    }
+}
 
 /// Gathers a response body so it can be stored and then sent.
 private final class CollectedBody: @unchecked Sendable {

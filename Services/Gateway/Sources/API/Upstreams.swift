@@ -17,7 +17,13 @@ final class Upstreams: Sendable {
     private let client: HTTPClient
     private let replicas: Mutex<[SurgeService: ReplicaSet]>
 
-    init(_ reader: EnvironmentReader, client: HTTPClient) throws {
+    init(_ replicas: [SurgeService: ReplicaSet], client: HTTPClient) {
+        self.client = client
+        self.replicas = Mutex(replicas)
+    }
+
+    /// Every upstream's replicas, as the environment sets them.
+    static func replicas(from reader: EnvironmentReader) throws -> [SurgeService: ReplicaSet] {
         let template = reader.string("UPSTREAM_URL_TEMPLATE", default: "http://127.0.0.1:{port}")
         var replicas: [SurgeService: ReplicaSet] = [:]
         for service in SurgeService.deployed where service != .gateway {
@@ -29,12 +35,8 @@ final class Upstreams: Sendable {
             }
             replicas[service] = set
         }
-        self.client = client
-        self.replicas = Mutex(replicas)
+        return replicas
     }
-
-    /// The first replica's base URL (for a setting derived from it, such as identity's key set).
-    func url(for service: SurgeService) -> String { replicas.withLock { $0[service]?.urls.first } ?? "" }
 
     /// Sends `request` to `target` on one replica of `service`. A replica that refuses the connection has not seen
     /// the request, so the next one is tried; any other failure is the caller's to handle.

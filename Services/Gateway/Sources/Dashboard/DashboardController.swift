@@ -16,10 +16,6 @@ struct DashboardController: Sendable {
 
     let chartJSPath: String
 
-    static func from(_ reader: EnvironmentReader) -> DashboardController {
-        DashboardController(chartJSPath: reader.string("CHART_JS_PATH", default: defaultChartJSPath))
-    }
-
     /// Scripts only from the gateway itself; data only from the gateway's API; the page in no frame.
     static let securityHeaders: HTTPFields = [
         HTTPField.Name("Content-Security-Policy")!:

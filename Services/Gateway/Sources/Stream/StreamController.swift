@@ -11,7 +11,7 @@ import SurgeRuntime
 /// `GET /v1/stream`: the caller's live events as Server-Sent Events, and `POST /v1/stream/tickets` for browsers.
 struct StreamController: Sendable {
     let hub: StreamHub
-    let tickets: StreamTickets
+    let tickets: any StreamTicketStore
     let authenticator: Authenticator
     let boards: BoardAccess
     let now: @Sendable () -> Date

@@ -43,7 +43,7 @@ struct PasswordHasher: Sendable {
 struct AuthController {
     let accounts: AccountRepository
     let sessions: SessionRepository
-    let issuer: IssuerSlot
+    let issuer: AccessTokenIssuerSlot
     let passwords: PasswordHasher
     let social: SocialTokenVerifier
     let clock: ServiceClock
@@ -65,7 +65,7 @@ struct AuthController {
         router.add(IdentityAPI.refresh, use: refresh)
         router.add(IdentityAPI.signOut, use: signOut)
         router.get("/internal/jwks.json") { _, _ in
-            let data = try JSONEncoder().encode(try issuer.current().jwks)
+            let data = try JSONEncoder().encode(try issuer.current.jwks)
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
         }
     }
@@ -202,7 +202,7 @@ struct AuthController {
     /// family), so the gateway can refuse it once that session is revoked.
     private func tokens(for account: Account, refresh: SessionRepository.IssuedRefreshToken) async throws -> Tokens {
         let roles = try await AdminRoles.roles(of: account.id, client: accounts.client, logger: accounts.logger)
-        let access = try await issuer.current().issue(userID: account.id, kind: account.kind.rawValue, roles: roles, sessionID: refresh.familyID)
+        let access = try await issuer.current.issue(userID: account.id, kind: account.kind.rawValue, roles: roles, sessionID: refresh.familyID)
         return Tokens(
             accessToken: access.token, accessTokenExpiresAt: access.expiresAt, refreshToken: refresh.token,
             refreshTokenExpiresAt: refresh.expiresAt)
