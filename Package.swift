@@ -176,12 +176,16 @@ let testTargets: [Target] = [
     .testTarget(
         name: "LeaderboardTests",
         dependencies: [
-            "SurgeTestSupport", "LeaderboardService", "LeaderboardDomain", "SurgeRuntime", "SurgeContracts", "SurgeCalendar", .hummingbird,
-            .hummingbirdTesting,
+            "SurgeTestSupport", "LeaderboardService", "LeaderboardDomain", "SurgeRuntime", "SurgeContracts", "SurgeCalendar", "SurgeMessaging",
+            "SurgePostgres", .postgres, .logging, .hummingbird, .hummingbirdTesting,
         ],
         path: "Tests/LeaderboardTests", swiftSettings: swiftSettings),
     .testTarget(
-        name: "NotificationsTests", dependencies: ["SurgeTestSupport", "NotificationsDomain", "NotificationsService", "SurgeContracts", "SurgeCalendar", .crypto],
+        name: "NotificationsTests",
+        dependencies: [
+            "SurgeTestSupport", "NotificationsDomain", "NotificationsService", "SurgeRuntime", "SurgeContracts", "SurgeCalendar", "SurgeMessaging",
+            "SurgePostgres", .postgres, .logging, .crypto, .httpTypes, .hummingbird, .hummingbirdTesting,
+        ],
         path: "Tests/NotificationsTests", swiftSettings: swiftSettings),
     .testTarget(
         name: "AnalyticsTests",
@@ -191,7 +195,12 @@ let testTargets: [Target] = [
         ],
         path: "Tests/AnalyticsTests", swiftSettings: swiftSettings),
     .testTarget(
-        name: "BadgesTests", dependencies: ["SurgeTestSupport", "BadgesDomain", "SurgeContracts"], path: "Tests/BadgesTests",
+        name: "BadgesTests",
+        dependencies: [
+            "SurgeTestSupport", "BadgesDomain", "BadgesService", "SurgeRuntime", "SurgeContracts", "SurgeMessaging", "SurgePostgres", .postgres,
+            .logging, .hummingbird, .hummingbirdTesting,
+        ],
+        path: "Tests/BadgesTests",
         swiftSettings: swiftSettings),
     .testTarget(name: "KafkaTests", dependencies: ["SurgeKafka", "SurgeTestSupport"], path: "Tests/KafkaTests", swiftSettings: swiftSettings),
     .testTarget(name: "PlumbingTests", dependencies: ["SurgeMessaging", "SurgePostgres", "SurgeRuntime", "SurgeTestSupport", .connectionPool, .hummingbird, .hummingbirdTesting], path: "Tests/PlumbingTests", swiftSettings: swiftSettings),

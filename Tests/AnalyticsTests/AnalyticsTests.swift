@@ -128,7 +128,7 @@ struct KPIRouterTests {
         return headers
     }
 
-    @Test("a caller who is not an admin gets the 404 of a route that does not exist, even past the gateway")
+    @Test("a caller who is not an admin gets the 404 of a route that does not exist, even past the gateway; an unsigned call gets 401")
     func adminsOnly() async throws {
         let queries = FixedKPIQueries(Self.sample)
         try await app(queries).test(.router) { client in
@@ -136,6 +136,10 @@ struct KPIRouterTests {
                 try await client.execute(uri: target, method: .get, headers: signed(target, roles: [])) { response in
                     #expect(response.status == .notFound)
                     #expect(String(buffer: response.body).contains("not-found"))
+                }
+                try await client.execute(uri: target, method: .get, headers: [InternalHeaders.caller: UUID().key, InternalHeaders.roles: "admin"]) {
+                    response in
+                    #expect(response.status == .unauthorized)
                 }
             }
         }

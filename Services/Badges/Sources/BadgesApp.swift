@@ -78,15 +78,14 @@ public enum BadgesService {
         let awarder = Awarder(catalogue: badges.catalogue, outbox: infrastructure.outbox)
         let consumer = try infrastructure.consumer(handlers(awarder))
         let router = infrastructure.makeRouter(consumers: [consumer])
-        BadgesController(queries: BadgeQueries(client: infrastructure.database, catalogue: badges.catalogue, logger: logger)).addRoutes(to: router)
+        addRoutes(to: router, queries: BadgeQueries(client: infrastructure.database, catalogue: badges.catalogue, logger: logger))
         let clock = infrastructure.clock
         return infrastructure.makeApplication(
             router: router, consumers: [consumer], services: [ReplicaPresence(client: infrastructure.database, logger: logger)],
-            beforeServerStarts: [{
-                let report = try await infrastructure.database.transaction(logger: logger) { connection in
-                    try await Backfill(awarder: awarder).run(on: connection, at: clock.now(), logger: logger)
-                }
-                logger.info("Badge catalogue ready", metadata: ["version": "\(badges.catalogue.version)", "backfilled": "\(report.total)"])
-            }])
+            beforeServerStarts: [{ try await Backfill(awarder: awarder).runAtStart(client: infrastructure.database, at: clock.now(), logger: logger) }])
+    }
+
+    static func addRoutes(to router: Router<SurgeRequestContext>, queries: BadgeQueries) {
+        BadgesController(queries: queries).addRoutes(to: router)
     }
 }

@@ -1,8 +1,6 @@
 import Foundation
 import Hummingbird
-import LeaderboardDomain
 import Logging
-import SurgeCalendar
 import SurgeMessaging
 import SurgeRuntime
 
@@ -46,8 +44,7 @@ public enum LeaderboardService {
         let consumer = try infrastructure.consumer(routes.handlers)
         let router = infrastructure.makeRouter(consumers: [consumer])
         let clock = infrastructure.clock
-        let queries = BoardQueries(client: infrastructure.database, cache: cache, directory: directory, clock: clock, logger: logger)
-        BoardsController(queries: queries).addRoutes(to: router)
+        addRoutes(to: router, queries: BoardQueries(client: infrastructure.database, cache: cache, directory: directory, clock: clock, logger: logger))
         let closer = WindowCloser(client: infrastructure.database, cache: cache, outbox: infrastructure.outbox, logger: logger)
         return infrastructure.makeApplication(
             router: router, databases: [catchUps], consumers: [consumer],
@@ -55,16 +52,11 @@ public enum LeaderboardService {
                 ChangeListener(client: infrastructure.database, boards: cache, directory: directory, logger: logger),
                 PeriodicService("window-closer", every: leaderboard.closeInterval, logger: logger) { try await closer.closeDue(now: clock.now()) },
             ],
-            beforeServerStarts: [{
-                // Not listening (so not ready) until the current windows are in memory.
-                let started = ContinuousClock.now
-                let today = WindowCloser.lastZone.date(at: clock.now())
-                let windows = Set([-1, 0, 1, 2].flatMap { Windows.of(today.adding(days: $0)) })
-                let boardWindows = try await ScoreStore.boardWindows(in: Array(windows), client: infrastructure.database, logger: logger)
-                try await cache.load(boardWindows)
-                logger.info(
-                    "Boards loaded",
-                    metadata: ["windows": "\(boardWindows.count)", "entries": "\(cache.entries)", "duration": "\(ContinuousClock.now - started)"])
-            }])
+            // Not listening (so not ready) until the current windows are in memory.
+            beforeServerStarts: [{ try await cache.loadCurrentWindows(listedBy: infrastructure.database, now: clock.now()) }])
+    }
+
+    static func addRoutes(to router: Router<SurgeRequestContext>, queries: BoardQueries) {
+        BoardsController(queries: queries).addRoutes(to: router)
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NotificationsDomain
+import PostgresNIO
 import ServiceLifecycle
 import SurgeMessaging
 import SurgeRuntime
@@ -21,6 +22,7 @@ public enum NotificationsService {
         var email: EmailChannel.Settings?
         /// The secret the e-mail provider signs its reports (bounces, complaints) with; without it every report is refused.
         var emailWebhookSecret: WebhookSecret?
+        var webhooks: WebhookSettings
 
         static func from(_ reader: EnvironmentReader) throws -> Settings {
             Settings(
@@ -32,13 +34,28 @@ public enum NotificationsService {
                         throw ConfigurationError(variable: "EMAIL_WEBHOOK_SECRET", problem: "must be whsec_ and the base64 of at least 16 bytes")
                     }
                     return secret
-                })
+                },
+                webhooks: try WebhookSettings.from(reader))
+        }
+    }
+
+    /// The stores over the service's database that the routes and the background services share.
+    struct Stores {
+        let database: PostgresClient
+        let pushTokens: PushTokenStore
+        let emails: EmailDeliveryStore
+        let bounces: EmailBounceStore
+
+        init(database: PostgresClient, logger: Logger) {
+            self.database = database
+            pushTokens = PushTokenStore(client: database, logger: logger)
+            emails = EmailDeliveryStore(client: database, logger: logger)
+            bounces = EmailBounceStore(client: database, logger: logger)
         }
     }
 
     public static func buildApplication(_ settings: ServiceSettings) async throws -> some ApplicationProtocol {
         let notifications = try Settings.from(settings.reader)
-        let webhookSettings = try WebhookSettings.from(settings.reader)
         let infrastructure = try ServiceInfrastructure(settings, migrations: [NotificationsMigrations.set])
         let logger = infrastructure.logger
         let channels = try pushChannels(notifications.push, logger: logger)
@@ -49,19 +66,17 @@ public enum NotificationsService {
         NotificationsEvents.register(in: &handlers, inbox: inbox, clock: clock)
         let consumer = try infrastructure.consumer(handlers)
         let router = infrastructure.makeRouter(consumers: [consumer])
-        let pushTokens = PushTokenStore(client: infrastructure.database, logger: logger)
-        InboxController(client: infrastructure.database, pushTokens: pushTokens, logger: logger).addRoutes(to: router)
-        PushTokensController(tokens: pushTokens, now: { clock.now() }).addRoutes(to: router)
-        WebhooksController(client: infrastructure.database, settings: webhookSettings, clock: clock, logger: logger).addRoutes(to: router)
+        let stores = Stores(database: infrastructure.database, logger: logger)
+        addRoutes(to: router, stores: stores, settings: notifications, clock: clock, logger: logger)
         let scheduler = ReminderScheduler(client: infrastructure.database, inbox: inbox, logger: logger, batch: notifications.reminderBatch)
-        let http = HTTPClient(
-            eventLoopGroupProvider: .singleton, configuration: WebhookDispatcher.clientConfiguration(timeout: webhookSettings.attemptTimeout))
+        let webhooks = notifications.webhooks
+        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: WebhookDispatcher.clientConfiguration(timeout: webhooks.attemptTimeout))
         let webhookDispatcher = WebhookDispatcher(
-            client: infrastructure.database, outbox: infrastructure.outbox, http: http, settings: webhookSettings, clock: clock, logger: logger)
+            client: infrastructure.database, outbox: infrastructure.outbox, http: http, settings: webhooks, clock: clock, logger: logger)
         var services: [any Service] = [
             HTTPClientService(client: http),
             PeriodicService("reminders", every: notifications.reminderInterval, logger: logger) { try await scheduler.sendDue(now: clock.now()) },
-            PeriodicService("webhooks", every: webhookSettings.interval, logger: logger) { try await webhookDispatcher.sendDue() },
+            PeriodicService("webhooks", every: webhooks.interval, logger: logger) { try await webhookDispatcher.sendDue() },
         ]
         if !channels.isEmpty {
             let dispatcher = PushDispatcher(
@@ -70,22 +85,28 @@ public enum NotificationsService {
             services.append(PeriodicService("push", every: notifications.push.interval, logger: logger) { try await dispatcher.sendDue() })
         }
         logger.info("Push channels", metadata: ["on": "\(channels.keys.map(\.rawValue).sorted())"])
-        let emails = EmailDeliveryStore(client: infrastructure.database, logger: logger)
-        MailController(store: emails, now: { clock.now() }).addRoutes(to: router)
         let emailDispatcher = EmailDispatcher(
-            store: emails, channel: notifications.email.map { EmailChannel(settings: $0, logger: logger) }, retry: EmailDispatcher.defaultRetry,
+            store: stores.emails, channel: notifications.email.map { EmailChannel(settings: $0, logger: logger) }, retry: EmailDispatcher.defaultRetry,
             now: { clock.now() }, logger: logger)
         services.append(PeriodicService("email", every: notifications.email?.interval ?? .seconds(1), logger: logger) { try await emailDispatcher.sendDue() })
-        let bounces = EmailBounceStore(client: infrastructure.database, logger: logger)
-        EmailProviderEventsController(verifier: notifications.emailWebhookSecret.map { WebhookVerifier(secret: $0) }, bounces: bounces, now: { clock.now() })
-            .addRoutes(to: router)
         services.append(
             PeriodicService("email-pruning", every: .seconds(3600), logger: logger) {
-                try await emails.prune(now: clock.now())
-                try await bounces.prune(now: clock.now())
+                try await stores.emails.prune(now: clock.now())
+                try await stores.bounces.prune(now: clock.now())
             })
         logger.info("E-mail channel", metadata: ["on": "\(notifications.email != nil)", "bounce-reports": "\(notifications.emailWebhookSecret != nil)"])
         return infrastructure.makeApplication(router: router, consumers: [consumer], services: services)
+    }
+
+    /// Every route of the service over its stores: what `buildApplication` serves, and what router tests build without
+    /// starting the service.
+    static func addRoutes(to router: Router<SurgeRequestContext>, stores: Stores, settings: Settings, clock: ServiceClock, logger: Logger) {
+        InboxController(client: stores.database, pushTokens: stores.pushTokens, logger: logger).addRoutes(to: router)
+        PushTokensController(tokens: stores.pushTokens, now: { clock.now() }).addRoutes(to: router)
+        WebhooksController(client: stores.database, settings: settings.webhooks, clock: clock, logger: logger).addRoutes(to: router)
+        MailController(store: stores.emails, now: { clock.now() }).addRoutes(to: router)
+        let verifier = settings.emailWebhookSecret.map { WebhookVerifier(secret: $0) }
+        EmailProviderEventsController(verifier: verifier, bounces: stores.bounces, now: { clock.now() }).addRoutes(to: router)
     }
 
     /// The providers whose credentials are configured; the others are off.

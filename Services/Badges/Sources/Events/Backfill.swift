@@ -26,6 +26,14 @@ struct Backfill: Sendable {
         }
     }
 
+    /// At start, before the service listens: the catalogue's new and changed badges backfilled in a transaction of their own.
+    func runAtStart(client: PostgresClient, at time: Date, logger: Logger) async throws {
+        let report = try await client.transaction(logger: logger) { connection in
+            try await run(on: connection, at: time, logger: logger)
+        }
+        logger.info("Badge catalogue ready", metadata: ["version": "\(awarder.catalogue.version)", "backfilled": "\(report.total)"])
+    }
+
     /// Backfills the new and changed badges in the caller's transaction, and records the catalogue as backfilled.
     func run(on connection: PostgresConnection, at time: Date, logger: Logger) async throws -> Report {
         let store = BadgeStore(connection: connection, logger: logger)

@@ -139,6 +139,18 @@ final class BoardCache: Sendable {
         Self.releaseFreedMemory()
     }
 
+    /// The windows of every board from yesterday to the day after tomorrow in the last zone to finish a day, listed by
+    /// `client` and loaded through the cache's own: at start, so the first reads are fast.
+    func loadCurrentWindows(listedBy client: PostgresClient, now: Date) async throws {
+        let started = ContinuousClock.now
+        let today = WindowCloser.lastZone.date(at: now)
+        let windows = Set([-1, 0, 1, 2].flatMap { Windows.of(today.adding(days: $0)) })
+        let boardWindows = try await ScoreStore.boardWindows(in: Array(windows), client: client, logger: logger)
+        try await load(boardWindows)
+        logger.info(
+            "Boards loaded", metadata: ["windows": "\(boardWindows.count)", "entries": "\(entries)", "duration": "\(ContinuousClock.now - started)"])
+    }
+
     /// Loading leaves freed rows and sort buffers in glibc's malloc arenas: `malloc_trim` hands those pages back to
     /// the system (looked up at run time: Swift's Glibc module leaves out malloc.h).
     private static func releaseFreedMemory() {

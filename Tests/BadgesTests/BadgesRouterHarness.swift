@@ -1,0 +1,90 @@
+import BadgesDomain
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import PostgresNIO
+import SurgeContracts
+import SurgeMessaging
+import SurgePostgres
+import SurgeRuntime
+import SurgeTestSupport
+
+@testable import BadgesService
+
+/// The service's router over a fresh, migrated database with the standard catalogue, called as the gateway calls it:
+/// no broker and no consumer; what the events would have recorded is written with the handlers' own store.
+struct BadgesRoutes: Sendable {
+    let client: any TestClientProtocol
+    let database: PostgresClient
+    let signer: InternalCallSigner
+    let awarder: Awarder
+    let logger: Logger
+
+    static func run(_ body: @Sendable (BadgesRoutes) async throws -> Void) async throws {
+        let catalogue = try BadgeCatalogue.standard()
+        let signer = try InternalCallSigner(secret: String(repeating: "k", count: 32))
+        try await withTestDatabase(services: ["badges"]) { testDatabase in
+            let logger = Logger.test("badges")
+            let database = testDatabase.configuration(for: "badges").makeClient(schema: "badges", logger: logger)
+            try await PostgresClient.withRunning(database) { database in
+                try await Migrator.migrate([MessagingMigrations.set, BadgesMigrations.set], schema: "badges", client: database, logger: logger)
+                let router = Router(context: SurgeRequestContext.self)
+                router.add(middleware: ProblemMiddleware())
+                router.add(middleware: ForwardedContextMiddleware(signer: signer))
+                BadgesService.addRoutes(to: router, queries: BadgeQueries(client: database, catalogue: catalogue, logger: logger))
+                let awarder = Awarder(catalogue: catalogue, outbox: Outbox(service: "badges"))
+                try await Application(router: router).test(.router) { client in
+                    try await body(BadgesRoutes(client: client, database: database, signer: signer, awarder: awarder, logger: logger))
+                }
+            }
+        }
+    }
+
+    /// A GET as the gateway forwards it: signed, on behalf of `caller` (none: a call without one).
+    func get(_ target: String, as caller: UUID?) async throws -> HummingbirdTesting.TestResponse {
+        var headers: HTTPFields = [InternalHeaders.requestID: "r"]
+        if let caller { headers[InternalHeaders.caller] = caller.key }
+        headers[InternalCallSigner.header] = signer.signature(method: "GET", target: target, caller: caller?.key, requestID: "r")
+        return try await client.executeRequest(uri: target, method: .get, headers: headers, body: nil)
+    }
+
+    /// Writes in one transaction, as an event's handler would.
+    func record(_ body: @Sendable (BadgeStore) async throws -> Void) async throws {
+        let logger = self.logger
+        try await database.transaction(logger: logger) { connection in
+            try await body(BadgeStore(connection: connection, logger: logger))
+        }
+    }
+
+    /// The user completed a chore: the fact counted and what it reaches awarded, as the chore handler does.
+    func choreCompleted(by userID: UUID) async throws {
+        let awarder = self.awarder
+        try await record { store in
+            try await awarder.record(
+                Fact.scopes(Rule.Measure.chores.rawValue, kind: .chore, challengeID: UUID()).map { ($0, .add(1)) }, for: userID, at: Date(), trace: nil,
+                store: store)
+        }
+    }
+}
+
+extension HummingbirdTesting.TestResponse {
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        try SurgeJSON.decode(type, from: Data(buffer: body))
+    }
+
+    /// The problem document's kind (the last part of its `type`) and the fields it names; nil for another body.
+    var problem: (slug: String, fields: [String])? {
+        guard headers[.contentType] == "application/problem+json", let document = try? decode(ProblemDocument.self) else { return nil }
+        return (String(document.type.split(separator: "/").last ?? ""), document.errors?.map(\.field) ?? [])
+    }
+}
+
+private struct ProblemDocument: Decodable {
+    struct FieldError: Decodable {
+        var field: String
+    }
+
+    var type: String
+    var errors: [FieldError]?
+}
