@@ -137,7 +137,10 @@ let testTargets: [Target] = [
     ),
     .target(
         name: "SurgeTestSupport",
-        dependencies: ["SurgeKafka", "SurgePostgres", "SurgeMessaging", "SurgeContracts", "SurgeRuntime", "SurgeSimulation", .postgres, .httpClient, .logging],
+        dependencies: [
+            "SurgeKafka", "SurgePostgres", "SurgeMessaging", "SurgeContracts", "SurgeRuntime", "SurgeSimulation", .postgres, .httpClient, .logging,
+            .hummingbird, .hummingbirdTesting,
+        ],
         path: "Tests/Support",
         swiftSettings: swiftSettings
     ),

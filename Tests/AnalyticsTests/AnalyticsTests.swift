@@ -98,13 +98,11 @@ struct KPIRouterTests {
     let now = Timestamp.parse("2026-11-24T10:00:00Z")!
 
     init() throws {
-        signer = try InternalCallSigner(secret: String(repeating: "k", count: 32))
+        signer = try RouterTesting.signer()
     }
 
     func app(_ queries: FixedKPIQueries) -> some ApplicationProtocol {
-        let router = Router(context: SurgeRequestContext.self)
-        router.add(middleware: ProblemMiddleware())
-        router.add(middleware: ForwardedContextMiddleware(signer: signer))
+        let router = RouterTesting.router(signer: signer)
         let now = self.now
         AnalyticsService.addRoutes(to: router, queries: queries, now: { now })
         return Application(router: router)

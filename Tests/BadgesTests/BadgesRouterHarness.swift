@@ -23,15 +23,13 @@ struct BadgesRoutes: Sendable {
 
     static func run(_ body: @Sendable (BadgesRoutes) async throws -> Void) async throws {
         let catalogue = try BadgeCatalogue.standard()
-        let signer = try InternalCallSigner(secret: String(repeating: "k", count: 32))
+        let signer = try RouterTesting.signer()
         try await withTestDatabase(services: ["badges"]) { testDatabase in
             let logger = Logger.test("badges")
             let database = testDatabase.configuration(for: "badges").makeClient(schema: "badges", logger: logger)
             try await PostgresClient.withRunning(database) { database in
                 try await Migrator.migrate([MessagingMigrations.set, BadgesMigrations.set], schema: "badges", client: database, logger: logger)
-                let router = Router(context: SurgeRequestContext.self)
-                router.add(middleware: ProblemMiddleware())
-                router.add(middleware: ForwardedContextMiddleware(signer: signer))
+                let router = RouterTesting.router(signer: signer)
                 BadgesService.addRoutes(to: router, queries: BadgeQueries(client: database, catalogue: catalogue, logger: logger))
                 let awarder = Awarder(catalogue: catalogue, outbox: Outbox(service: "badges"))
                 try await Application(router: router).test(.router) { client in
@@ -43,10 +41,8 @@ struct BadgesRoutes: Sendable {
 
     /// A GET as the gateway forwards it: signed, on behalf of `caller` (none: a call without one).
     func get(_ target: String, as caller: UUID?) async throws -> HummingbirdTesting.TestResponse {
-        var headers: HTTPFields = [InternalHeaders.requestID: "r"]
-        if let caller { headers[InternalHeaders.caller] = caller.key }
-        headers[InternalCallSigner.header] = signer.signature(method: "GET", target: target, caller: caller?.key, requestID: "r")
-        return try await client.executeRequest(uri: target, method: .get, headers: headers, body: nil)
+        try await client.executeRequest(
+            uri: target, method: .get, headers: RouterTesting.signedHeaders(.get, target, caller: caller, signer: signer), body: nil)
     }
 
     /// Writes in one transaction, as an event's handler would.
@@ -66,25 +62,4 @@ struct BadgesRoutes: Sendable {
                 store: store)
         }
     }
-}
-
-extension HummingbirdTesting.TestResponse {
-    func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        try SurgeJSON.decode(type, from: Data(buffer: body))
-    }
-
-    /// The problem document's kind (the last part of its `type`) and the fields it names; nil for another body.
-    var problem: (slug: String, fields: [String])? {
-        guard headers[.contentType] == "application/problem+json", let document = try? decode(ProblemDocument.self) else { return nil }
-        return (String(document.type.split(separator: "/").last ?? ""), document.errors?.map(\.field) ?? [])
-    }
-}
-
-private struct ProblemDocument: Decodable {
-    struct FieldError: Decodable {
-        var field: String
-    }
-
-    var type: String
-    var errors: [FieldError]?
 }

@@ -35,9 +35,7 @@ struct RouterTests {
         let signer: InternalCallSigner
 
         func send(_ method: HTTPRequest.Method, _ target: String, as caller: UUID?, body: String? = nil) async throws -> Answer {
-            var headers: HTTPFields = [InternalHeaders.requestID: "r"]
-            if let caller { headers[InternalHeaders.caller] = caller.key }
-            headers[InternalCallSigner.header] = signer.signature(method: method.rawValue, target: target, caller: caller?.key, requestID: "r")
+            var headers = RouterTesting.signedHeaders(method, target, caller: caller, signer: signer)
             if body != nil { headers[.contentType] = "application/json" }
             return try await client.execute(uri: target, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) }) { response in
                 Answer(status: response.status, headers: response.headers, body: Data(buffer: response.body))
@@ -50,11 +48,9 @@ struct RouterTests {
     }
 
     static func withRoutes(_ body: @Sendable (Harness, Gateway) async throws -> Void) async throws {
-        let signer = try InternalCallSigner(secret: String(repeating: "k", count: 32))
+        let signer = try RouterTesting.signer()
         try await Harness.run { h in
-            let router = Router(context: SurgeRequestContext.self)
-            router.add(middleware: ProblemMiddleware())
-            router.add(middleware: ForwardedContextMiddleware(signer: signer))
+            let router = RouterTesting.router(signer: signer)
             ChallengesService.addRoutes(
                 to: router, storage: h.storage, lists: h.lists, export: UserExport(client: h.client, logger: h.logger), now: h.now)
             try await Application(router: router).test(.router) { client in

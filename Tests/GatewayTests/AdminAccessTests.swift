@@ -21,9 +21,7 @@ struct AdminAccessTests {
 
     /// The service side: its own middleware and `requireAdmin()`, counting what reaches it.
     static func upstream(signer: InternalCallSigner, calls: LockedCounter) -> some ApplicationProtocol {
-        let router = Router(context: SurgeRequestContext.self)
-        router.add(middleware: ProblemMiddleware())
-        router.add(middleware: ForwardedContextMiddleware(signer: signer))
+        let router = RouterTesting.router(signer: signer)
         router.get("/v1/admin/probe") { _, context in
             calls.increment()
             return "admin " + (try context.requireAdmin()).uuidString.lowercased()

@@ -80,10 +80,8 @@ extension IdentityStore {
     /// Runs `body` with a client of identity's whole router over this store's repositories. No social sign-in
     /// provider is enabled.
     func withRouter(_ body: @Sendable (IdentityRouterClient) async throws -> Void) async throws {
-        let signer = try InternalCallSigner(secret: String(repeating: "k", count: 32))
-        let router = Router(context: SurgeRequestContext.self)
-        router.add(middleware: ProblemMiddleware())
-        router.add(middleware: ForwardedContextMiddleware(signer: signer))
+        let signer = try RouterTesting.signer()
+        let router = RouterTesting.router(signer: signer)
         IdentityService.addRoutes(
             to: router, repositories: repositories, issuer: AccessTokenIssuerSlot(await AccessTokenIssuer(signingKey: try .generate())),
             passwords: try await PasswordHasher(cost: 4), social: SocialTokenVerifier(configurations: [:], logger: Logger.test("social")) { _ in "" },

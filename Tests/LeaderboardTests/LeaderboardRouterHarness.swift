@@ -26,7 +26,7 @@ struct LeaderboardRoutes: Sendable {
     static let today = LocalDate("2026-11-18")!
 
     static func run(_ body: @Sendable (LeaderboardRoutes) async throws -> Void) async throws {
-        let signer = try InternalCallSigner(secret: String(repeating: "k", count: 32))
+        let signer = try RouterTesting.signer()
         let clock = ServiceClock(simulated: true)
         clock.set(now)
         try await withTestDatabase(services: ["leaderboard"]) { testDatabase in
@@ -34,9 +34,7 @@ struct LeaderboardRoutes: Sendable {
             let database = testDatabase.configuration(for: "leaderboard").makeClient(schema: "leaderboard", logger: logger)
             try await PostgresClient.withRunning(database) { database in
                 try await Migrator.migrate([MessagingMigrations.set, LeaderboardMigrations.set], schema: "leaderboard", client: database, logger: logger)
-                let router = Router(context: SurgeRequestContext.self)
-                router.add(middleware: ProblemMiddleware())
-                router.add(middleware: ForwardedContextMiddleware(signer: signer))
+                let router = RouterTesting.router(signer: signer)
                 let queries = BoardQueries(
                     client: database, cache: BoardCache(client: database, logger: logger), directory: DirectoryCache(), clock: clock, logger: logger)
                 LeaderboardService.addRoutes(to: router, queries: queries)
@@ -49,10 +47,8 @@ struct LeaderboardRoutes: Sendable {
 
     /// A GET as the gateway forwards it: signed, on behalf of `caller` (none: a call without one).
     func get(_ target: String, as caller: UUID?) async throws -> HummingbirdTesting.TestResponse {
-        var headers: HTTPFields = [InternalHeaders.requestID: "r"]
-        if let caller { headers[InternalHeaders.caller] = caller.key }
-        headers[InternalCallSigner.header] = signer.signature(method: "GET", target: target, caller: caller?.key, requestID: "r")
-        return try await client.executeRequest(uri: target, method: .get, headers: headers, body: nil)
+        try await client.executeRequest(
+            uri: target, method: .get, headers: RouterTesting.signedHeaders(.get, target, caller: caller, signer: signer), body: nil)
     }
 
     /// Writes in one transaction, as an event's handler would.
@@ -77,25 +73,4 @@ struct LeaderboardRoutes: Sendable {
             _ = try await ScoreStore.add(points, for: userID, on: board, windows: Windows.of(day), connection: connection, logger: logger)
         }
     }
-}
-
-extension HummingbirdTesting.TestResponse {
-    func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        try SurgeJSON.decode(type, from: Data(buffer: body))
-    }
-
-    /// The problem document's kind (the last part of its `type`) and the fields it names; nil for another body.
-    var problem: (slug: String, fields: [String])? {
-        guard headers[.contentType] == "application/problem+json", let document = try? decode(ProblemDocument.self) else { return nil }
-        return (String(document.type.split(separator: "/").last ?? ""), document.errors?.map(\.field) ?? [])
-    }
-}
-
-private struct ProblemDocument: Decodable {
-    struct FieldError: Decodable {
-        var field: String
-    }
-
-    var type: String
-    var errors: [FieldError]?
 }

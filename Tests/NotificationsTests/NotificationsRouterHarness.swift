@@ -28,15 +28,13 @@ struct NotificationsRoutes: Sendable {
         environment: [String: String] = ["EMAIL_WEBHOOK_SECRET": emailWebhookSecret.text], _ body: @Sendable (NotificationsRoutes) async throws -> Void
     ) async throws {
         let settings = try NotificationsService.Settings.from(EnvironmentReader(environment))
-        let signer = try InternalCallSigner(secret: String(repeating: "k", count: 32))
+        let signer = try RouterTesting.signer()
         try await withTestDatabase(services: ["notifications"]) { testDatabase in
             let logger = Logger.test("notifications")
             let database = testDatabase.configuration(for: "notifications").makeClient(schema: "notifications", logger: logger)
             try await PostgresClient.withRunning(database) { database in
                 try await Migrator.migrate([MessagingMigrations.set, NotificationsMigrations.set], schema: "notifications", client: database, logger: logger)
-                let router = Router(context: SurgeRequestContext.self)
-                router.add(middleware: ProblemMiddleware())
-                router.add(middleware: ForwardedContextMiddleware(signer: signer))
+                let router = RouterTesting.router(signer: signer)
                 NotificationsService.addRoutes(
                     to: router, stores: .init(database: database, logger: logger), settings: settings, clock: .system, logger: logger)
                 try await Application(router: router).test(.router) { client in
@@ -51,9 +49,7 @@ struct NotificationsRoutes: Sendable {
         _ method: HTTPRequest.Method, _ target: String, as caller: UUID?, body: Data? = nil, headers: HTTPFields = [:]
     ) async throws -> HummingbirdTesting.TestResponse {
         var headers = headers
-        headers[InternalHeaders.requestID] = "r"
-        if let caller { headers[InternalHeaders.caller] = caller.key }
-        headers[InternalCallSigner.header] = signer.signature(method: method.rawValue, target: target, caller: caller?.key, requestID: "r")
+        headers.append(contentsOf: RouterTesting.signedHeaders(method, target, caller: caller, signer: signer))
         if body != nil { headers[.contentType] = "application/json" }
         return try await client.executeRequest(uri: target, method: method, headers: headers, body: body.map { ByteBuffer(bytes: $0) })
     }
@@ -82,25 +78,4 @@ struct NotificationsRoutes: Sendable {
     func count(_ query: PostgresQuery) async throws -> Int {
         try await database.query(query, logger: logger).collect().first?.decode(Int.self) ?? 0
     }
-}
-
-extension HummingbirdTesting.TestResponse {
-    func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        try SurgeJSON.decode(type, from: Data(buffer: body))
-    }
-
-    /// The problem document's kind (the last part of its `type`) and the fields it names; nil for another body.
-    var problem: (slug: String, fields: [String])? {
-        guard headers[.contentType] == "application/problem+json", let document = try? decode(ProblemDocument.self) else { return nil }
-        return (String(document.type.split(separator: "/").last ?? ""), document.errors?.map(\.field) ?? [])
-    }
-}
-
-private struct ProblemDocument: Decodable {
-    struct FieldError: Decodable {
-        var field: String
-    }
-
-    var type: String
-    var errors: [FieldError]?
 }

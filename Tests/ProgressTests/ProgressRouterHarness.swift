@@ -31,7 +31,7 @@ struct ProgressRouterHarness: Sendable {
     let choreID = UUID()
 
     static func run(_ body: @escaping @Sendable (ProgressRouterHarness) async throws -> Void) async throws {
-        let signer = try InternalCallSigner(secret: String(repeating: "k", count: 32))
+        let signer = try RouterTesting.signer()
         try await withTestDatabase(services: ["progress"]) { database in
             let logger = Logger.test("progress")
             let postgres = database.configuration(for: "progress").makeClient(schema: "progress", logger: logger)
@@ -41,9 +41,7 @@ struct ProgressRouterHarness: Sendable {
                 clock.set(now)
                 let storage = PostgresProgressStorage(client: postgres, outbox: Outbox(service: "progress"), logger: logger)
                 let useCases = ProgressUseCases(storage: storage, clock: clock, logger: logger)
-                let router = Router(context: SurgeRequestContext.self)
-                router.add(middleware: ProblemMiddleware())
-                router.add(middleware: ForwardedContextMiddleware(signer: signer))
+                let router = RouterTesting.router(signer: signer)
                 ProgressService.addRoutes(to: router, useCases: useCases, maxPhotoBytes: maxPhotoBytes)
                 try await Application(router: router).test(.router) { client in
                     let harness = ProgressRouterHarness(client: client, signer: signer)
@@ -92,9 +90,7 @@ struct ProgressRouterHarness: Sendable {
         _ method: HTTPRequest.Method, _ path: String, as caller: UUID? = nil, json: String? = nil, body: ByteBuffer? = nil,
         contentType: String? = nil
     ) async throws -> HummingbirdTesting.TestResponse {
-        let caller = (caller ?? user).key
-        var headers: HTTPFields = [InternalHeaders.requestID: "r", InternalHeaders.caller: caller]
-        headers[InternalCallSigner.header] = signer.signature(method: method.rawValue, target: path, caller: caller, requestID: "r")
+        var headers = RouterTesting.signedHeaders(method, path, caller: caller ?? user, signer: signer)
         if let contentType = contentType ?? json.map({ _ in "application/json" }) { headers[.contentType] = contentType }
         return try await client.executeRequest(uri: path, method: method, headers: headers, body: json.map { ByteBuffer(string: $0) } ?? body)
     }

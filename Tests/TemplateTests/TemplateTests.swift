@@ -44,24 +44,19 @@ struct TallyRouterTests {
     let now = Timestamp.parse("2026-11-24T10:00:00Z")!
 
     init() throws {
-        signer = try InternalCallSigner(secret: String(repeating: "k", count: 32))
+        signer = try RouterTesting.signer()
     }
 
     /// The template's router over an in-memory store: no database, no broker.
     func app(_ tallies: [DailyTally]) -> some ApplicationProtocol {
-        let router = Router(context: SurgeRequestContext.self)
-        router.add(middleware: ProblemMiddleware())
-        router.add(middleware: ForwardedContextMiddleware(signer: signer))
+        let router = RouterTesting.router(signer: signer)
         let now = self.now
         TemplateService.addRoutes(to: router, tallies: InMemoryTallyStore(tallies), now: { now })
         return Application(router: router)
     }
 
     func signed(_ path: String, caller: UUID?) -> HTTPFields {
-        var headers: HTTPFields = [InternalHeaders.requestID: "r"]
-        if let caller { headers[InternalHeaders.caller] = caller.key }
-        headers[InternalCallSigner.header] = signer.signature(method: "GET", target: path, caller: caller?.key, requestID: "r")
-        return headers
+        RouterTesting.signedHeaders(.get, path, caller: caller, signer: signer)
     }
 
     @Test("the caller reads their own tally of a day; other users' tallies never show")
