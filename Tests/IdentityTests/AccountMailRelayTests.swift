@@ -17,7 +17,7 @@ struct AccountMailRelayTests {
 
     @Test("a failed hand-over stores no token and is retried with backoff; a successful one stores the hash only; unknown addresses get nothing")
     func handOver() async throws {
-        try await withIdentityStore { store in
+        try await withIdentityFixture { store in
             let handed = LockedValue<[AccountMail]>([])
             let failing = LockedValue(true)
             let relay = store.mailRelay { mail in
@@ -78,7 +78,7 @@ struct AccountMailRelayTests {
     }
 }
 
-extension IdentityStore {
+extension IdentityFixture {
     /// The account-mail relay over this store, its links starting `https://app.example/reset#token=` and
     /// `https://app.example/verify#token=`, handing each mail to `handOver`.
     func mailRelay(handOver: @escaping @Sendable (AccountMail) async throws -> Void) -> AccountMailRelay {

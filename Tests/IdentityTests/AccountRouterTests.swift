@@ -16,7 +16,7 @@ struct AccountRouterTests {
 
     @Test("a guest edits the profile, attaches credentials, saves preferences and a training plan, finds others, exports, and deletes the account")
     func ownAccount() async throws {
-        try await withIdentityStore { store in
+        try await withIdentityFixture { store in
             let (gus, ann) = (try await store.guest("Gus"), try await store.guest("Ann"))
             try await store.withRouter { client in
                 let me = try await client.call(.get, "/v1/me", as: gus.id)
@@ -74,7 +74,7 @@ struct AccountRouterTests {
 
     @Test("no caller is 401 and a deleted or unknown one 401 account-deleted; broken fields are 422 by name; taken credentials 409")
     func refusals() async throws {
-        try await withIdentityStore { store in
+        try await withIdentityFixture { store in
             let gus = try await store.guest("Gus")
             try await store.withRouter { client in
                 for (method, path) in [(HTTPRequest.Method.get, "/v1/me"), (.get, "/v1/me/preferences"), (.get, "/v1/users?query=a"), (.get, "/internal/export")] {

@@ -23,7 +23,7 @@ struct AdminRoleTests {
 
     @Test("grant-admin: the next sign-in and the next refresh carry the admin role; revoke-admin: the next refresh does not")
     func grantAndRevoke() async throws {
-        try await withIdentityStore { store in
+        try await withIdentityFixture { store in
             let database = ["--database", store.database.name]
             try await store.withRouter { client in
                 for (email, name) in [("ann@example.com", "Ann"), ("bob@example.com", "Bob")] { _ = try await client.register(email, name: name) }

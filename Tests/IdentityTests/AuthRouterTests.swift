@@ -14,7 +14,7 @@ import Testing
 struct AuthRouterTests {
     @Test("a guest and a password sign-up get 201 and a session whose token the JWKS verifies; sign-in, refresh and sign-out work the session")
     func sessions() async throws {
-        try await withIdentityStore { store in
+        try await withIdentityFixture { store in
             try await store.withRouter { client in
                 let guest = try await client.call(.post, "/v1/auth/guest", json: #"{"displayName":"Gus","timeZone":"Europe/Rome"}"#)
                 #expect(guest.status == .created, "\(guest.text)")
@@ -50,7 +50,7 @@ struct AuthRouterTests {
 
     @Test("bad sign-ups are 422 naming every field, a taken e-mail 409; a wrong password or unknown refresh token 401; a disabled provider 403")
     func refusals() async throws {
-        try await withIdentityStore { store in
+        try await withIdentityFixture { store in
             try await store.withRouter { client in
                 let guest = try await client.call(.post, "/v1/auth/guest", json: #"{"displayName":" ","timeZone":"Mars/Base"}"#)
                 #expect(guest.status == .unprocessableContent && guest.fields == ["displayName", "timeZone"], "\(guest.text)")

@@ -13,7 +13,7 @@ import Testing
 struct FriendsRouterTests {
     @Test("a request is sent (201), seen by both sides, accepted into a friendship and ended; another is declined, a third cancelled")
     func friendships() async throws {
-        try await withIdentityStore { store in
+        try await withIdentityFixture { store in
             let (ann, bob, eve) = (try await store.guest("Ann"), try await store.guest("Bob"), try await store.guest("Eve"))
             try await store.withRouter { client in
                 let sent = try await client.call(.post, "/v1/friend-requests", as: ann.id, json: #"{"userID":"\#(bob.id.key)"}"#)
@@ -45,7 +45,7 @@ struct FriendsRouterTests {
 
     @Test("no caller is 401; oneself or a bad direction 422 by name; an unknown user, someone else's request or a stranger 404; a second request or friendship 409")
     func refusals() async throws {
-        try await withIdentityStore { store in
+        try await withIdentityFixture { store in
             let (ann, bob, eve) = (try await store.guest("Ann"), try await store.guest("Bob"), try await store.guest("Eve"))
             try await store.withRouter { client in
                 let anonymous = try await client.call(.get, "/v1/friends")

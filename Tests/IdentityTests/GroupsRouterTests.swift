@@ -15,7 +15,7 @@ struct GroupsRouterTests {
 
     @Test("the owner creates (201), renames and invites; a member joins by code, is listed, removed, joins again and leaves; an invite is revoked")
     func groups() async throws {
-        try await withIdentityStore { store in
+        try await withIdentityFixture { store in
             let (ann, bob) = (try await store.guest("Ann"), try await store.guest("Bob"))
             try await store.withRouter { client in
                 let created = try await client.call(.post, "/v1/groups", as: ann.id, json: Self.household)
@@ -54,7 +54,7 @@ struct GroupsRouterTests {
 
     @Test("no caller is 401; broken fields 422 by name; a group one is not in, a bad id or code 404; a member editing 403; the owner removing themselves 409")
     func refusals() async throws {
-        try await withIdentityStore { store in
+        try await withIdentityFixture { store in
             let (ann, bob, eve) = (try await store.guest("Ann"), try await store.guest("Bob"), try await store.guest("Eve"))
             try await store.withRouter { client in
                 let anonymous = try await client.call(.post, "/v1/groups", json: Self.household)

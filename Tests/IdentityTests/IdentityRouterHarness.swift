@@ -37,7 +37,7 @@ struct RouterAnswer: Sendable {
 }
 
 /// Identity's whole router as the service builds it (`IdentityService.addRoutes` behind the middleware every service
-/// has), over a store's repositories, called as the gateway calls it: signed, on behalf of a caller or of nobody.
+/// has), over a store's stores, called as the gateway calls it: signed, on behalf of a caller or of nobody.
 struct IdentityRouterClient: Sendable {
     let client: any TestClientProtocol
     let signer: InternalCallSigner
@@ -76,14 +76,14 @@ func claims(of token: String) throws -> [String: Any] {
     return try #require(try JSONSerialization.jsonObject(with: payload) as? [String: Any])
 }
 
-extension IdentityStore {
-    /// Runs `body` with a client of identity's whole router over this store's repositories. No social sign-in
+extension IdentityFixture {
+    /// Runs `body` with a client of identity's whole router over this store's stores. No social sign-in
     /// provider is enabled.
     func withRouter(_ body: @Sendable (IdentityRouterClient) async throws -> Void) async throws {
         let signer = try RouterTesting.signer()
         let router = RouterTesting.router(signer: signer)
         IdentityService.addRoutes(
-            to: router, repositories: repositories, issuer: AccessTokenIssuerSlot(await AccessTokenIssuer(signingKey: try .generate())),
+            to: router, stores: stores, issuer: AccessTokenIssuerSlot(await AccessTokenIssuer(signingKey: try .generate())),
             passwords: try await PasswordHasher(cost: 4), social: SocialTokenVerifier(configurations: [:], logger: Logger.test("social")) { _ in "" },
             clock: clock)
         try await Application(router: router).test(.router) { client in

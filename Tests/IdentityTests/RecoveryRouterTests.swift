@@ -14,7 +14,7 @@ import Testing
 struct RecoveryRouterTests {
     @Test("the mailed verification link verifies the address once; a reset link sets a new password once and signs every device out")
     func mailedLinks() async throws {
-        try await withIdentityStore { store in
+        try await withIdentityFixture { store in
             let mails = LockedValue<[AccountMail]>([])
             let relay = store.mailRelay { mail in mails.withLock { $0.append(mail) } }
             @Sendable func token(_ kind: AccountMail.Kind) throws -> String {
@@ -55,7 +55,7 @@ struct RecoveryRouterTests {
 
     @Test("a malformed address or token is 422 by name, an unknown token 404")
     func linkRefusals() async throws {
-        try await withIdentityStore { store in
+        try await withIdentityFixture { store in
             try await store.withRouter { client in
                 let forgot = try await client.call(.post, "/v1/auth/forgot-password", json: #"{"email":"not-an-address"}"#)
                 #expect(forgot.status == .unprocessableContent && forgot.fields == ["email"])
@@ -71,7 +71,7 @@ struct RecoveryRouterTests {
 
     @Test("the caller's devices are listed (its own marked current) and ended one or all but one; address and password changes need the password")
     func credentialsAndSessions() async throws {
-        try await withIdentityStore { store in
+        try await withIdentityFixture { store in
             try await store.withRouter { client in
                 let ann = try await client.register("ann@example.com", name: "Ann")
                 _ = try await client.register("bob@example.com", name: "Bob")

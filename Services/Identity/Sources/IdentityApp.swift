@@ -11,17 +11,17 @@ public enum IdentityService {
         let identity = try IdentitySettings.from(settings.reader, environment: settings.environment)
         let infrastructure = try ServiceInfrastructure(settings, migrations: [IdentityMigrations.set])
         let (database, logger, clock) = (infrastructure.database, infrastructure.logger, infrastructure.clock)
-        let repositories = IdentityRepositories(client: database, outbox: infrastructure.outbox, logger: logger, clock: clock, settings: identity)
+        let stores = IdentityStores(client: database, outbox: infrastructure.outbox, logger: logger, clock: clock, settings: identity)
         let issuer = AccessTokenIssuerSlot()
         let router = infrastructure.makeRouter()
         addRoutes(
-            to: router, repositories: repositories, issuer: issuer, passwords: try await PasswordHasher(cost: identity.bcryptCost),
+            to: router, stores: stores, issuer: issuer, passwords: try await PasswordHasher(cost: identity.bcryptCost),
             social: SocialTokenVerifier(configurations: identity.social, logger: logger, fetch: SocialTokenVerifier.httpFetch), clock: clock)
         let mailClient = NotificationsMailClient(baseURL: identity.notificationsURL, signer: settings.internalCalls)
         let relay = AccountMailRelay(
             client: database, logger: logger, clock: clock, lifetimes: identity.tokenLifetimes, links: identity.mailLinks,
             handOver: mailClient.handOver)
-        let (sessions, recovery) = (repositories.sessions, repositories.recovery)
+        let (sessions, recovery) = (stores.sessions, stores.recovery)
         return infrastructure.makeApplication(
             router: router,
             services: [
@@ -32,24 +32,24 @@ public enum IdentityService {
             ],
             // Only outside production without JWT_SIGNING_KEY does this read the database (the development key).
             beforeServerStarts: [{
-                try await issuer.load(identity.tokens) { try await SigningKeyRepository(client: database, logger: logger).developmentKey() }
+                try await issuer.load(identity.tokens) { try await SigningKeyStore(client: database, logger: logger).developmentKey() }
             }])
     }
 
-    /// Every route identity answers, over its repositories; a deleted account's caller is refused on all of them.
+    /// Every route identity answers, over its stores; a deleted account's caller is refused on all of them.
     static func addRoutes(
-        to router: Router<SurgeRequestContext>, repositories: IdentityRepositories, issuer: AccessTokenIssuerSlot, passwords: PasswordHasher,
+        to router: Router<SurgeRequestContext>, stores: IdentityStores, issuer: AccessTokenIssuerSlot, passwords: PasswordHasher,
         social: SocialTokenVerifier, clock: ServiceClock
     ) {
-        let accounts = repositories.accounts
+        let accounts = stores.accounts
         router.add(middleware: AccountExistsMiddleware(accounts: accounts))
         let auth = AuthController(
-            accounts: accounts, sessions: repositories.sessions, issuer: issuer, passwords: passwords, social: social, clock: clock)
+            accounts: accounts, sessions: stores.sessions, issuer: issuer, passwords: passwords, social: social, clock: clock)
         auth.addRoutes(to: router)
-        RecoveryController(accounts: accounts, recovery: repositories.recovery, sessions: repositories.sessions, passwords: passwords, auth: auth)
+        RecoveryController(accounts: accounts, recovery: stores.recovery, sessions: stores.sessions, passwords: passwords, auth: auth)
             .addRoutes(to: router)
-        AccountController(accounts: accounts, exports: repositories.exports, passwords: passwords).addRoutes(to: router)
-        FriendsController(friends: repositories.friends).addRoutes(to: router)
-        GroupsController(groups: repositories.groups).addRoutes(to: router)
+        AccountController(accounts: accounts, exports: stores.exports, passwords: passwords).addRoutes(to: router)
+        FriendsController(friends: stores.friends).addRoutes(to: router)
+        GroupsController(groups: stores.groups).addRoutes(to: router)
     }
 }

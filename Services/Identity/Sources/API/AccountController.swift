@@ -6,8 +6,8 @@ import SurgeRuntime
 /// The caller's own account: profile, credentials for guests, preferences, training plan, deletion and export; and
 /// the display-name search over everyone's public profile.
 struct AccountController {
-    let accounts: AccountRepository
-    let exports: ExportRepository
+    let accounts: AccountStore
+    let exports: ExportStore
     let passwords: PasswordHasher
 
     static let trainingPlanNotFound = Problem(

@@ -6,7 +6,7 @@ import SurgeRuntime
 
 /// Friend requests and friendships (002).
 struct FriendsController {
-    let friends: FriendRepository
+    let friends: FriendStore
 
     func addRoutes(to router: Router<SurgeRequestContext>) {
         router.add(IdentityAPI.listFriends, use: listFriends)
@@ -61,7 +61,7 @@ struct FriendsController {
     }
 
     private func requestID(_ request: Request, _ context: SurgeRequestContext) throws -> UUID {
-        guard let text = context.parameters.get("requestID"), let id = UUID(uuidString: text) else { throw FriendRepository.requestNotFound }
+        guard let text = context.parameters.get("requestID"), let id = UUID(uuidString: text) else { throw FriendStore.requestNotFound }
         return id
     }
 }

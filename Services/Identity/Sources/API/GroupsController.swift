@@ -6,7 +6,7 @@ import SurgeRuntime
 
 /// Groups and households (002, 004): private to their members; everything about a group answers 404 to anyone else.
 struct GroupsController {
-    let groups: GroupRepository
+    let groups: GroupStore
 
     func addRoutes(to router: Router<SurgeRequestContext>) {
         router.add(IdentityAPI.createGroup, use: create)
@@ -35,7 +35,7 @@ struct GroupsController {
 
     @Sendable func get(request: Request, context: SurgeRequestContext) async throws -> GroupSummary {
         let caller = try context.caller()
-        guard let group = try await groups.group(try groupID(request, context), for: caller) else { throw GroupRepository.groupNotFound }
+        guard let group = try await groups.group(try groupID(request, context), for: caller) else { throw GroupStore.groupNotFound }
         return group
     }
 
@@ -76,7 +76,7 @@ struct GroupsController {
     @Sendable func join(request: Request, context: SurgeRequestContext) async throws -> GroupSummary {
         let caller = try context.caller()
         let body = try await request.decode(as: JoinGroupRequest.self, context: context)
-        guard let code = InviteCode.normalise(body.code) else { throw GroupRepository.inviteNotFound }
+        guard let code = InviteCode.normalise(body.code) else { throw GroupStore.inviteNotFound }
         return try await groups.join(code: code, userID: caller, trace: context.trace)
     }
 
@@ -95,7 +95,7 @@ struct GroupsController {
     }
 
     private func groupID(_ request: Request, _ context: SurgeRequestContext) throws -> UUID {
-        guard let text = context.parameters.get("groupID"), let id = UUID(uuidString: text) else { throw GroupRepository.groupNotFound }
+        guard let text = context.parameters.get("groupID"), let id = UUID(uuidString: text) else { throw GroupStore.groupNotFound }
         return id
     }
 }

@@ -5,9 +5,9 @@ import SurgeRuntime
 
 /// Password reset, address verification and change, password change, and the caller's devices (docs/accounts.md).
 struct RecoveryController {
-    let accounts: AccountRepository
-    let recovery: RecoveryRepository
-    let sessions: SessionRepository
+    let accounts: AccountStore
+    let recovery: RecoveryStore
+    let sessions: SessionStore
     let passwords: PasswordHasher
     let auth: AuthController
 
@@ -74,7 +74,7 @@ struct RecoveryController {
             context.logger.info("Verification token refused", metadata: ["reason": "\(reason.rawValue)"])
             throw Self.invalidLinkToken
         case .emailTaken:
-            throw AccountRepository.emailTaken
+            throw AccountStore.emailTaken
         }
     }
 

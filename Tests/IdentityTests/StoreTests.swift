@@ -12,18 +12,18 @@ import Testing
 @testable import IdentityDomain
 @testable import IdentityService
 
-/// Identity's repositories over a fresh, migrated schema, with a simulated clock the test moves.
+/// Identity's stores over a fresh, migrated schema, with a simulated clock the test moves.
 @dynamicMemberLookup
-struct IdentityStore: Sendable {
+struct IdentityFixture: Sendable {
     let database: TestDatabase
     let client: PostgresClient
     let clock: ServiceClock
-    let repositories: IdentityRepositories
+    let stores: IdentityStores
     let trace = TraceContext()
     static let start = Date(timeIntervalSince1970: 1_800_000_000)
 
-    subscript<Repository>(dynamicMember keyPath: KeyPath<IdentityRepositories, Repository>) -> Repository {
-        repositories[keyPath: keyPath]
+    subscript<Store>(dynamicMember keyPath: KeyPath<IdentityStores, Store>) -> Store {
+        stores[keyPath: keyPath]
     }
 
     /// Event types in the outbox, oldest first.
@@ -46,22 +46,22 @@ struct IdentityStore: Sendable {
     }
 
     func guest(_ name: String) async throws -> Account {
-        try await repositories.accounts.registerGuest(try GuestRegistration(displayName: name, timeZone: "Europe/Rome", locale: nil), trace: trace)
+        try await stores.accounts.registerGuest(try GuestRegistration(displayName: name, timeZone: "Europe/Rome", locale: nil), trace: trace)
     }
 }
 
-func withIdentityStore(_ body: @Sendable (IdentityStore) async throws -> Void) async throws {
+func withIdentityFixture(_ body: @Sendable (IdentityFixture) async throws -> Void) async throws {
     let logger = Logger.test("identity-store")
     try await withTestDatabase(services: ["identity"]) { database in
         let client = database.configuration(for: "identity").makeClient(schema: "identity", logger: logger)
         try await PostgresClient.withRunning(client) { client in
             try await Migrator.migrate([MessagingMigrations.set, IdentityMigrations.set], schema: "identity", client: client, logger: logger)
             let clock = ServiceClock(simulated: true)
-            clock.set(IdentityStore.start)
-            let repositories = IdentityRepositories(
+            clock.set(IdentityFixture.start)
+            let stores = IdentityStores(
                 client: client, outbox: Outbox(service: "identity"), logger: logger, clock: clock,
                 settings: IdentitySettings(inviteLinkBase: "https://join.example/"))
-            try await body(IdentityStore(database: database, client: client, clock: clock, repositories: repositories))
+            try await body(IdentityFixture(database: database, client: client, clock: clock, stores: stores))
         }
     }
 }
@@ -83,11 +83,11 @@ extension Problem {
     var slug: String { String(type.dropFirst(Problem.typeBase.count)) }
 }
 
-@Suite("Identity repositories (PostgreSQL)", .tags(.integration), .kind(.integration), .serialized)
-struct RepositoryTests {
+@Suite("Identity stores (PostgreSQL)", .tags(.integration), .kind(.integration), .serialized)
+struct StoreTests {
     @Test("e-mail accounts: unique case-insensitively, found by normalised e-mail; a guest upgrades in place")
     func accounts() async throws {
-        try await withIdentityStore { store in
+        try await withIdentityFixture { store in
             let registration = try PasswordRegistration(
                 email: "Ann@Example.com", password: "a fine passphrase", displayName: "Ann", timeZone: "Europe/Rome", locale: "it")
             let ann = try await store.accounts.registerWithPassword(registration, passwordHash: "hash-1", trace: store.trace)
@@ -117,7 +117,7 @@ struct RepositoryTests {
 
     @Test("refresh tokens rotate; replaying a rotated one revokes its whole family, not other families; expiry and sign-out")
     func refreshFamilies() async throws {
-        try await withIdentityStore { store in
+        try await withIdentityFixture { store in
             let user = try await store.guest("Rita")
             let first = try await store.sessions.start(userID: user.id, deviceName: "Test device")
             let otherDevice = try await store.sessions.start(userID: user.id, deviceName: "Test device")
@@ -149,11 +149,11 @@ struct RepositoryTests {
 
     @Test("a signed-out token is refused quietly; only a rotated token presented again is reuse, with a warning")
     func revokedIsNotReuse() async throws {
-        try await withIdentityStore { store in
+        try await withIdentityFixture { store in
             let lines = LockedValue<[String]>([])
             var logger = Logger(label: "sessions") { label in JSONLogHandler(label: label) { line in lines.withLock { $0.append(line) } } }
             logger.logLevel = .warning
-            let sessions = SessionRepository(
+            let sessions = SessionStore(
                 client: store.client, outbox: store.accounts.outbox, logger: logger, clock: store.clock, refreshTokenLifetime: 30 * 86_400, throttle: SignInThrottle())
             let user = try await store.guest("Sue")
 
@@ -170,13 +170,13 @@ struct RepositoryTests {
 
     @Test("every revocation of a live session publishes SessionsRevoked with its family ids and reason, never a token; revoking nothing publishes nothing")
     func revocationEvents() async throws {
-        try await withIdentityStore { store in
+        try await withIdentityFixture { store in
             let type = SessionsRevoked.descriptor.type
             let user = try await store.guest("Rae")
-            func session() async throws -> SessionRepository.IssuedRefreshToken {
+            func session() async throws -> SessionStore.IssuedRefreshToken {
                 try await store.sessions.start(userID: user.id, deviceName: "Test device")
             }
-            func expectLast(_ revoked: [SessionRepository.IssuedRefreshToken], _ reason: String) async throws {
+            func expectLast(_ revoked: [SessionStore.IssuedRefreshToken], _ reason: String) async throws {
                 let payload = try await store.payloads(type).last ?? [:]
                 #expect((payload["userID"] as? String)?.lowercased() == user.id.uuidString.lowercased())
                 #expect(Set((payload["sessionIDs"] as? [String] ?? []).map { $0.lowercased() }) == Set(revoked.map { $0.familyID.uuidString.lowercased() }))
@@ -223,7 +223,7 @@ struct RepositoryTests {
 
     @Test("dead refresh-token families are pruned for users who never come back; live ones stay")
     func pruning() async throws {
-        try await withIdentityStore { store in
+        try await withIdentityFixture { store in
             let (gone, staying) = (try await store.guest("Gone"), try await store.guest("Staying"))
             let old = try await store.sessions.start(userID: gone.id, deviceName: "Test device")
             _ = try await store.sessions.rotate(old.token)
@@ -239,7 +239,7 @@ struct RepositoryTests {
 
     @Test("sign-in throttling counts failures per (e-mail, source) in the database: the attacker's source waits, the owner's signs in")
     func throttling() async throws {
-        try await withIdentityStore { store in
+        try await withIdentityFixture { store in
             let (attacker, owner) = (SignInSource(address: "198.51.100.66"), SignInSource(address: "2001:db8:0:1::7"))
             for _ in 0..<5 {
                 #expect(try await store.sessions.admitAttempt(email: "victim@example.com", source: attacker) == .admitted)
@@ -274,10 +274,10 @@ struct RepositoryTests {
         }
     }
 
-    @Test("a source failing against 20 e-mails within 15 minutes is refused for any e-mail, across repository instances (replicas)")
+    @Test("a source failing against 20 e-mails within 15 minutes is refused for any e-mail, across store instances (replicas)")
     func sprayAcrossReplicas() async throws {
-        try await withIdentityStore { store in
-            let replica = SessionRepository(
+        try await withIdentityFixture { store in
+            let replica = SessionStore(
                 client: store.client, outbox: store.accounts.outbox, logger: .test("replica"), clock: store.clock, refreshTokenLifetime: 86_400, throttle: SignInThrottle())
             let sprayer = SignInSource(address: "192.0.2.99")
             for index in 0..<20 {
@@ -292,7 +292,7 @@ struct RepositoryTests {
             #expect(try await store.sessions.admitAttempt(email: "new@example.com", source: SignInSource(address: "192.0.2.100")) == .admitted)
             // Concurrent attempts from one source cannot squeeze past the limit together.
             let other = SignInSource(address: "192.0.2.150")
-            let outcomes = try await withThrowingTaskGroup(of: SessionRepository.AttemptAdmission.self) { group in
+            let outcomes = try await withThrowingTaskGroup(of: SessionStore.AttemptAdmission.self) { group in
                 for index in 0..<30 {
                     group.addTask { try await (index.isMultiple(of: 2) ? store.sessions : replica).admitAttempt(email: "c\(index)@example.com", source: other) }
                 }
@@ -304,16 +304,16 @@ struct RepositoryTests {
 
     @Test("without JWT_SIGNING_KEY the development key is created once, race-free, and a token issued before a restart verifies against the JWKS after it")
     func developmentSigningKey() async throws {
-        try await withIdentityStore { store in
+        try await withIdentityFixture { store in
             let logger = Logger.test("signing-keys")
             let development = EnvironmentReader(["ACCESS_TOKEN_TTL_SECONDS": "600"])
             // Two replicas starting at once on an empty table, each with its own connection pool: one key for both.
             let other = store.database.configuration(for: "identity").makeClient(schema: "identity", logger: logger)
             let (first, second) = try await PostgresClient.withRunning(other) { other in
                 async let first = TokenSettings.from(development, environment: .test)
-                    .issuer(developmentKey: SigningKeyRepository(client: store.client, logger: logger).developmentKey)
+                    .issuer(developmentKey: SigningKeyStore(client: store.client, logger: logger).developmentKey)
                 async let second = TokenSettings.from(development, environment: .development)
-                    .issuer(developmentKey: SigningKeyRepository(client: other, logger: logger).developmentKey)
+                    .issuer(developmentKey: SigningKeyStore(client: other, logger: logger).developmentKey)
                 return try await (first, second)
             }
             #expect(first.signingKey.id == second.signingKey.id)
@@ -329,7 +329,7 @@ struct RepositoryTests {
             let restarted = store.database.configuration(for: "identity").makeClient(schema: "identity", logger: logger)
             let jwks = try await PostgresClient.withRunning(restarted) { restarted in
                 let issuer = try await TokenSettings.from(development, environment: .test)
-                    .issuer(developmentKey: SigningKeyRepository(client: restarted, logger: logger).developmentKey)
+                    .issuer(developmentKey: SigningKeyStore(client: restarted, logger: logger).developmentKey)
                 return String(decoding: try JSONEncoder().encode(issuer.jwks), as: UTF8.self)
             }
             let verifier = AccessTokenVerifier(logger: logger) { jwks }
@@ -350,7 +350,7 @@ struct RepositoryTests {
 
     @Test("friend requests: one pending per pair, accept makes friends, remove ends it; strangers cannot act on a request")
     func friendships() async throws {
-        try await withIdentityStore { store in
+        try await withIdentityFixture { store in
             let (ann, bob, eve) = (try await store.guest("Ann"), try await store.guest("Bob"), try await store.guest("Eve"))
             let request = try await store.friends.send(from: ann.id, to: bob.id, trace: store.trace)
             #expect(await problem { _ = try await store.friends.send(from: bob.id, to: ann.id, trace: store.trace) }?.slug == "friend-request-exists")
@@ -386,7 +386,7 @@ struct RepositoryTests {
 
     @Test("groups: invites expire and can be revoked; the owner leaving hands over to the longest-standing member; the last one deletes it")
     func groups() async throws {
-        try await withIdentityStore { store in
+        try await withIdentityFixture { store in
             let (olga, pete, quinn, rob) = (try await store.guest("Olga"), try await store.guest("Pete"), try await store.guest("Quinn"), try await store.guest("Rob"))
             let house = try await store.groups.create(try GroupCreation(name: "Flat 4", kind: .household, timeZone: "Europe/Rome"), owner: olga.id, trace: store.trace)
             let invite = try await store.groups.createInvite(house.id, by: olga.id, expiresInHours: 1)
@@ -433,7 +433,7 @@ struct RepositoryTests {
 
     @Test("display-name search: case-insensitive, wildcards taken literally, paginated by name with a stable cursor")
     func search() async throws {
-        try await withIdentityStore { store in
+        try await withIdentityFixture { store in
             let me = try await store.guest("Sam Searcher")
             for name in ["sam a", "Sam B", "SAM c", "Samuel", "Pam", "100% Sam", "sam_d"] { _ = try await store.guest(name) }
             let first = try await store.accounts.search("sam", excluding: me.id, page: PageRequest(limit: 3, after: nil))
@@ -450,7 +450,7 @@ struct RepositoryTests {
 
     @Test("name-sorted lists page one by one through names whose lowercase Swift and PostgreSQL disagree on, each name once")
     func namePagesWithUnicode() async throws {
-        try await withIdentityStore { store in
+        try await withIdentityFixture { store in
             let me = try await store.guest("Mia")
             // Swift lowercases "İ" to "i" plus a combining dot, PostgreSQL to "i"; "Io" sorts between the two.
             var everyone: [UUID] = []
@@ -486,7 +486,7 @@ struct RepositoryTests {
 
     @Test("deleting an account: groups handed over or deleted, friendships and requests ended, rows gone, UserDeleted last")
     func deletion() async throws {
-        try await withIdentityStore { store in
+        try await withIdentityFixture { store in
             let (dora, ed, fay, gil) = (try await store.guest("Dora"), try await store.guest("Ed"), try await store.guest("Fay"), try await store.guest("Gil"))
             let shared = try await store.groups.create(try GroupCreation(name: "Team", kind: .team, timeZone: "UTC"), owner: dora.id, trace: store.trace)
             let invite = try await store.groups.createInvite(shared.id, by: dora.id, expiresInHours: nil)
@@ -528,7 +528,7 @@ struct RepositoryTests {
 
     @Test("the export holds the account, credentials metadata, preferences, plan, friends, requests, groups and sessions, never secrets")
     func export() async throws {
-        try await withIdentityStore { store in
+        try await withIdentityFixture { store in
             let registration = try PasswordRegistration(email: "hal@example.com", password: "a fine passphrase", displayName: "Hal", timeZone: "Asia/Tokyo", locale: nil)
             let hal = try await store.accounts.registerWithPassword(registration, passwordHash: "$2b$secret-hash", trace: store.trace)
             let ida = try await store.guest("Ida")

@@ -9,7 +9,7 @@ import SurgeRuntime
 
 /// Accounts, their credentials and their profile, preferences and training plan. Every change writes the events it
 /// causes in the same transaction.
-struct AccountRepository: Sendable {
+struct AccountStore: Sendable {
     let client: PostgresClient
     let outbox: Outbox
     let logger: Logger
@@ -44,7 +44,7 @@ struct AccountRepository: Sendable {
                     INSERT INTO password_credentials (user_id, password_hash, created_at, updated_at)
                     VALUES (\(account.id), \(passwordHash), \(account.createdAt), \(account.createdAt))
                     """, logger: logger)
-                try await RecoveryRepository.enqueue(
+                try await RecoveryStore.enqueue(
                     .emailVerification, to: registration.email.value, userID: account.id, at: account.createdAt, on: connection, logger: logger)
                 try await outbox.append(registered(account), on: connection, at: account.createdAt, trace: trace, logger: logger)
             }
@@ -90,7 +90,7 @@ struct AccountRepository: Sendable {
                     INSERT INTO password_credentials (user_id, password_hash, created_at, updated_at)
                     VALUES (\(userID), \(passwordHash), \(now), \(now))
                     """, logger: logger)
-                try await RecoveryRepository.enqueue(
+                try await RecoveryStore.enqueue(
                     .emailVerification, to: credentials.email.value, userID: userID, at: now, on: connection, logger: logger)
                 try await outbox.append(
                     UserUpgraded(userID: userID, kind: .password, upgradedAt: now), on: connection, at: now, trace: trace, logger: logger)
@@ -335,10 +335,10 @@ struct AccountRepository: Sendable {
                 "SELECT group_id FROM group_members WHERE user_id = \(userID) ORDER BY group_id", logger: logger
             ).collect().map { try $0.decode(UUID.self) }
             for groupID in groupIDs {
-                try await GroupRepository.depart(
+                try await GroupStore.depart(
                     userID, from: groupID, change: .left, outbox: outbox, on: connection, now: now, trace: trace, logger: logger)
             }
-            try await FriendRepository.endEverything(of: userID, outbox: outbox, on: connection, now: now, trace: trace, logger: logger)
+            try await FriendStore.endEverything(of: userID, outbox: outbox, on: connection, now: now, trace: trace, logger: logger)
             if let email = account.email {
                 try await connection.execute("DELETE FROM sign_in_failures WHERE email = \(email)", logger: logger)
                 try await connection.execute("DELETE FROM mail_requests WHERE email = \(email)", logger: logger)
@@ -370,7 +370,7 @@ struct AccountRepository: Sendable {
         try await client.transaction(logger: logger) { connection in
             try await connection.execute(
                 "UPDATE password_credentials SET password_hash = \(passwordHash), updated_at = \(now) WHERE user_id = \(userID)", logger: logger)
-            try await SessionRepository.revokeEverySession(
+            try await SessionStore.revokeEverySession(
                 of: userID, reason: .passwordChanged, at: now, outbox: outbox, trace: trace, on: connection, logger: logger)
         }
     }
@@ -386,11 +386,4 @@ struct AccountRepository: Sendable {
             userID: account.id, displayName: account.displayName, timeZone: account.timeZone, locale: account.locale, kind: account.kind,
             registeredAt: account.createdAt)
     }
-}
-
-/// Problems more than one part of identity answers with.
-enum IdentityProblems {
-    /// The access token is still valid but its account was deleted.
-    static let accountGone = Problem(
-        slug: "account-deleted", title: "Account deleted", status: .unauthorized, detail: "This account no longer exists.")
 }

@@ -6,7 +6,7 @@ import SurgeAuth
 /// The development signing key: outside production, without `JWT_SIGNING_KEY`, identity signs access tokens with a
 /// key kept in its own schema, so tokens outlive a restart and every replica signs with the same key. Production
 /// never reads or writes it.
-struct SigningKeyRepository: Sendable {
+struct SigningKeyStore: Sendable {
     let client: PostgresClient
     let logger: Logger
 

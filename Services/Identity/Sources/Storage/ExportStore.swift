@@ -7,7 +7,7 @@ import SurgePostgres
 import SurgeRuntime
 
 /// Gathers everything identity keeps about one user, read in one repeatable-read transaction so the parts agree.
-struct ExportRepository: Sendable {
+struct ExportStore: Sendable {
     let client: PostgresClient
     let logger: Logger
     let clock: ServiceClock
@@ -31,8 +31,8 @@ struct ExportRepository: Sendable {
                 return IdentityExport.LinkedIdentity(provider: provider, subject: subject, email: email, linkedAt: linkedAt)
             }
 
-            let (preferences, preferencesUpdatedAt) = try await AccountRepository.preferences(userID, on: connection, logger: logger)
-            let plan = try await AccountRepository.trainingPlan(userID, on: connection, logger: logger).map { plan, updatedAt in
+            let (preferences, preferencesUpdatedAt) = try await AccountStore.preferences(userID, on: connection, logger: logger)
+            let plan = try await AccountStore.trainingPlan(userID, on: connection, logger: logger).map { plan, updatedAt in
                 IdentityExport.TrainingPlanRecord(
                     activityLevel: plan.answers.activityLevel, maxPushUpsInOneSet: plan.answers.maxPushUpsInOneSet,
                     daysPerWeek: plan.answers.daysPerWeek, dailyGoal: plan.dailyGoal, startingSeries: plan.startingSeries,
@@ -64,7 +64,7 @@ struct ExportRepository: Sendable {
 
             let groups = try await connection.run(
                 """
-                SELECT \(unescaped: GroupRepository.summaryColumns), m.seq, m.joined_at
+                SELECT \(unescaped: GroupStore.summaryColumns), m.seq, m.joined_at
                 FROM group_members m JOIN groups g ON g.id = m.group_id
                 WHERE m.user_id = \(userID) ORDER BY m.seq
                 """, logger: logger

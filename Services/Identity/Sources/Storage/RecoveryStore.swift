@@ -9,7 +9,7 @@ import SurgeRuntime
 
 /// Password resets, address verification and address changes: the mail requests the relay turns into mails, and the
 /// mailed tokens (selector and verifier hash only) that come back in links.
-struct RecoveryRepository: Sendable {
+struct RecoveryStore: Sendable {
     let client: PostgresClient
     /// For `SessionsRevoked` when a reset signs every device out.
     let outbox: Outbox
@@ -86,7 +86,7 @@ struct RecoveryRepository: Sendable {
             let taken = try await connection.query(
                 "SELECT 1 FROM users WHERE lower(email) = \(email.value) AND id <> \(userID)", logger: logger
             ).collect()
-            guard taken.isEmpty else { throw AccountRepository.emailTaken }
+            guard taken.isEmpty else { throw AccountStore.emailTaken }
             try await connection.execute(
                 "UPDATE users SET pending_email = \(email.value), updated_at = \(now) WHERE id = \(userID)", logger: logger)
             try await Self.enqueue(.emailVerification, to: email.value, userID: userID, at: now, on: connection, logger: logger)
@@ -114,7 +114,7 @@ struct RecoveryRepository: Sendable {
                 UPDATE account_tokens SET used_at = \(now)
                 WHERE user_id = \(stored.userID) AND purpose = \(AccountTokenPurpose.passwordReset.rawValue) AND used_at IS NULL
                 """, logger: logger)
-            try await SessionRepository.revokeEverySession(
+            try await SessionStore.revokeEverySession(
                 of: stored.userID, reason: .passwordReset, at: now, outbox: outbox, trace: trace, on: connection, logger: logger)
             return .done
         }

@@ -8,7 +8,7 @@ import SurgePostgres
 import SurgeRuntime
 
 /// Friend requests and friendships. A request someone may not act on is answered as not found.
-struct FriendRepository: Sendable {
+struct FriendStore: Sendable {
     let client: PostgresClient
     let outbox: Outbox
     let logger: Logger

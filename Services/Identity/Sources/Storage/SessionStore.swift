@@ -10,7 +10,7 @@ import SurgeRuntime
 /// Refresh-token families and sign-in throttling (`SignInThrottle`), both in the database so every replica agrees.
 /// Every revocation of a family that had anything left to revoke publishes `SessionsRevoked` in its transaction, so
 /// the gateway refuses the access tokens naming the family (`sid`) too.
-struct SessionRepository: Sendable {
+struct SessionStore: Sendable {
     let client: PostgresClient
     let outbox: Outbox
     let logger: Logger

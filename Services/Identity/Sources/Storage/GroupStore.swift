@@ -9,7 +9,7 @@ import SurgeRuntime
 
 /// Groups, their members and invites. Groups are private: for someone who is not a member, a group does not exist
 /// (404). Every membership change locks the group row first, so changes to one group happen one at a time.
-struct GroupRepository: Sendable {
+struct GroupStore: Sendable {
     let client: PostgresClient
     let outbox: Outbox
     let logger: Logger
