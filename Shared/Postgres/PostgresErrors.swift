@@ -70,13 +70,16 @@ extension PostgresClient {
         logger: Logger, isolation: isolated (any Actor)?, _ body: (PostgresConnection) async throws -> sending Result
     ) async throws -> sending Result {
         try await withConnection(isolation: isolation) { connection -> sending Result in
+            // The pool can hand out a connection the server has just closed (a restart) before it has noticed; a
+            // statement written to a closed channel never returns.
+            try connection.ensureOpen()
             try await connection.query("BEGIN", logger: logger)
             let result: Result
             do {
                 result = try await body(connection)
                 try connection.ensureOpen()
             } catch {
-                if !connection.isClosed { try? await connection.query("ROLLBACK", logger: logger) }
+                if !connection.isClosed { _ = try? await connection.query("ROLLBACK", logger: logger) }
                 throw error
             }
             try await connection.query("COMMIT", logger: logger)
