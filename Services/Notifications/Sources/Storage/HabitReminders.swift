@@ -17,6 +17,7 @@ struct HabitReminders {
     @discardableResult
     func noteDefinition(_ definition: ChallengeDefinition) async throws -> Bool {
         guard definition.kind == .habit else { return false }
+        try await lock(definition.challengeID)
         let rows = try await connection.query(
             """
             INSERT INTO habit_definitions (challenge_id, version, name, reminder_time)
@@ -29,11 +30,19 @@ struct HabitReminders {
         return !rows.isEmpty
     }
 
+    /// Held until the transaction ends. A habit's definition and an attempt at it arrive on two topics, applied
+    /// concurrently: without it, each transaction would miss the other's uncommitted row (the attempt finds no reminder
+    /// time, the definition no attempt) and no reminder would ever be scheduled.
+    private func lock(_ challengeID: UUID) async throws {
+        try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(challengeID.uuidString), 21))", logger: logger)
+    }
+
     func forgetDefinition(_ challengeID: UUID) async throws {
         try await connection.query("DELETE FROM habit_definitions WHERE challenge_id = \(challengeID)", logger: logger)
     }
 
     func noteAttempt(_ attemptID: UUID, of userID: UUID, challengeID: UUID) async throws {
+        try await lock(challengeID)
         try await connection.query(
             """
             INSERT INTO habit_attempts (attempt_id, user_id, challenge_id) VALUES (\(attemptID), \(userID), \(challengeID))
