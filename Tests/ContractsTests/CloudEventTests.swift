@@ -72,5 +72,12 @@ struct CloudEventTests {
         #expect(Base64URL.decode("-_-_ABA=") == bytes)
         #expect(Base64URL.decode("") == Data())
         #expect(Base64URL.decode("not base64!") == nil)
+        #expect(Base64URL.decode("+/+/ABA") == nil, "standard base64's alphabet is not base64url's")
+        for length in 0...40 {
+            let data = Data((0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 251) })
+            let text = Base64URL.encode(data)
+            #expect(text == data.base64EncodedString().replacing("+", with: "-").replacing("/", with: "_").replacing("=", with: ""))
+            #expect(Base64URL.decode(text) == data)
+        }
     }
 }
