@@ -17,13 +17,14 @@ public struct InternalCallSigner: Sendable {
     /// How far a signature's time may be from the verifier's clock, either way.
     public static let maximumAge: TimeInterval = 60
 
-    private let key: SymmetricKey
+    /// Keyed once: each signature continues from a copy instead of deriving the key's pads again.
+    private let keyed: HMAC<SHA256>
 
     public init(secret: String) throws {
         guard secret.utf8.count >= Self.minimumSecretLength else {
             throw ConfigurationError(variable: Self.secretVariable, problem: "must be at least \(Self.minimumSecretLength) characters")
         }
-        key = SymmetricKey(data: Data(secret.utf8))
+        keyed = HMAC<SHA256>(key: SymmetricKey(data: Data(secret.utf8)))
     }
 
     public static func from(_ reader: EnvironmentReader) throws -> InternalCallSigner {
@@ -76,7 +77,9 @@ public struct InternalCallSigner: Sendable {
         if let roles, !roles.isEmpty { parts.append("roles=" + roles) }
         if let session, !session.isEmpty { parts.append("session=" + session.lowercased()) }
         let message = parts.joined(separator: "\n")
-        let code = HMAC<SHA256>.authenticationCode(for: Data(message.utf8), using: key)
+        var hmac = keyed
+        hmac.update(data: Data(message.utf8))
+        let code = hmac.finalize()
         return Base64URL.encode(Data(code))
     }
 }

@@ -77,7 +77,8 @@ public struct ForwardedContextMiddleware: RouterMiddleware {
     /// Decided on the raw request target, not the decoded path: a target whose percent-encoding does not decode must
     /// not slip past as some other path.
     static func needsSignature(_ target: String) -> Bool {
-        !openPaths.contains(String(target.prefix { $0 != "?" }))
+        let path = target.utf8.prefix { $0 != UInt8(ascii: "?") }
+        return !openPaths.contains { $0.utf8.elementsEqual(path) }
     }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -107,9 +108,12 @@ public struct ForwardedContextMiddleware: RouterMiddleware {
                 context.callerRoles = Set(roles.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
             }
             // PostgreSQL cannot store or compare U+0000 in text: refused here for every query parameter of every route.
-            var parameters: [String: String] = [:]
-            for (key, value) in request.uri.queryParameters { parameters[String(key)] = String(value) }
-            try Problem.checkNoNUL(in: parameters)
+            let queryParameters = request.uri.queryParameters
+            if queryParameters.contains(where: { $0.key.utf8.contains(0) || $0.value.utf8.contains(0) }) {
+                var parameters: [String: String] = [:]
+                for (key, value) in queryParameters { parameters[String(key)] = String(value) }
+                try Problem.checkNoNUL(in: parameters)
+            }
         }
         context.trace = TraceContext(
             traceparent: request.headers[InternalHeaders.traceparent], tracestate: request.headers[InternalHeaders.tracestate],
