@@ -39,7 +39,7 @@ public struct SurgeRequestContext: RequestContext {
 
     public var requestDecoder: StrictJSONDecoder { StrictJSONDecoder() }
     /// Whole-second instants and lower-case UUIDs (`SurgeJSON.apiEncoder`).
-    public var responseEncoder: JSONEncoder { SurgeJSON.apiEncoder() }
+    public var responseEncoder: APIResponseEncoder { APIResponseEncoder() }
     public var maxUploadSize: Int { 256 * 1024 }
 
     /// The authenticated caller, or 401.

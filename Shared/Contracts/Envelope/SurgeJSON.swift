@@ -47,7 +47,7 @@ public enum SurgeJSON {
 
     /// `value` as an HTTP body (whole-second instants).
     public static func apiEncode(_ value: some Encodable) throws -> Data {
-        try apiEncoder().encode(value)
+        Data(try APIJSONEncoder().encode(value))
     }
 
     public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {

@@ -3,6 +3,7 @@ import GatewayDomain
 import Hummingbird
 import NIOCore
 import SurgeContracts
+import SurgeRuntime
 
 /// The gateway's request context: the caller proven by the access token, the client's address, and the trace the
 /// request belongs to.
@@ -22,7 +23,7 @@ public struct GatewayRequestContext: RequestContext {
     public var clientAddress: String?
 
     /// The services' dialect (`SurgeJSON.apiEncoder`) for what the gateway answers itself.
-    public var responseEncoder: JSONEncoder { SurgeJSON.apiEncoder() }
+    public var responseEncoder: APIResponseEncoder { APIResponseEncoder() }
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
