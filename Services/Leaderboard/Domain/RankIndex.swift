@@ -236,7 +236,12 @@ public struct RankIndex: Sendable {
     }
 
     public func topPercent(of userID: UUID) -> Int? {
-        rank(of: userID).map { (100 * $0 + count - 1) / count }
+        rank(of: userID).map { Self.topPercent(rank: $0, of: count) }
+    }
+
+    /// "Top n %" for `rank` among `participants`: ceil(100 × rank ÷ participants).
+    public static func topPercent(rank: Int, of participants: Int) -> Int {
+        (100 * rank + participants - 1) / participants
     }
 
     // MARK: Changing

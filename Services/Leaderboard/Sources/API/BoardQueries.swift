@@ -26,7 +26,7 @@ struct BoardQueries: Sendable {
     }
 
     func challenge(_ challengeID: UUID, caller: UUID) async throws -> Visible {
-        let visible = try await directory.value("challenge \(challengeID) \(caller)") {
+        let visible = try await directory.value(.challenge(challengeID, caller: caller)) {
             try await client.withConnection { connection -> Visible? in
                 let facts = try await CatchUp.standard.value {
                     guard let facts = try await Directory.challenge(challengeID, on: connection, logger: logger), facts.kind != .chore,
@@ -48,7 +48,7 @@ struct BoardQueries: Sendable {
     }
 
     func group(_ groupID: UUID, caller: UUID) async throws -> Visible {
-        let visible = try await directory.value("group \(groupID) \(caller)") {
+        let visible = try await directory.value(.group(groupID, caller: caller)) {
             try await client.withConnection { connection -> Visible? in
                 let member = try await CatchUp.standard.until { try await Directory.isMember(caller, of: groupID, on: connection, logger: logger) }
                 guard member, let group = try await Directory.group(groupID, on: connection, logger: logger) else { return nil }
@@ -61,34 +61,42 @@ struct BoardQueries: Sendable {
         return visible
     }
 
-    /// The window a `window` query parameter names, in the board's zone.
+    /// The window a `window` query parameter names, in the board's zone, and how it is shown.
     func window(_ text: String?, for visible: Visible) throws -> (WindowKey, WindowView) {
-        let today = visible.zone.date(at: clock.now())
-        let key: WindowKey
+        let key = try windowKey(text, for: visible)
+        return (key, view(of: key, for: visible))
+    }
+
+    /// The window a `window` query parameter names, in the board's zone; 404 for one that has not begun. All time
+    /// needs no calendar, so a read of it does no date arithmetic.
+    func windowKey(_ text: String?, for visible: Visible) throws -> WindowKey {
         switch text ?? "week" {
-        case "week": key = .week(containing: today)
-        case "month": key = .month(containing: today)
-        case "all-time": key = .allTime
+        case "all-time": return .allTime
+        case "week": return .week(containing: visible.zone.date(at: clock.now()))
+        case "month": return .month(containing: visible.zone.date(at: clock.now()))
         case let other:
-            guard let parsed = WindowKey(other), parsed.kind != .allTime else {
+            guard let key = WindowKey(other), key.kind != .allTime else {
                 throw Problem.validation(field: "window", "must be week, month, all-time, or a window key such as 2026-W47 or 2026-11")
             }
-            key = parsed
+            guard key <= WindowKey.containing(visible.zone.date(at: clock.now()), kind: key.kind) else {
+                throw Problem.notFound("That window has not begun.")
+            }
+            return key
         }
-        let current = WindowKey.containing(today, kind: key.kind)
-        guard key <= current else { throw Problem.notFound("That window has not begun.") }
-        let bounds = key.bounds(in: visible.zone.calendar(for: key))
-        return (
-            key,
-            WindowView(
-                key: key.description, kind: key.kind, timeZone: visible.zone.zoneName(for: key), startsAt: bounds?.start, endsAt: bounds?.end,
-                nextResetAt: key == current ? bounds?.end : nil, closed: key < current)
-        )
+    }
+
+    /// The window's start, end and next reset in the board's zone, and whether it is over.
+    func view(of key: WindowKey, for visible: Visible) -> WindowView {
+        let current = key.kind == .allTime ? key : WindowKey.containing(visible.zone.date(at: clock.now()), kind: key.kind)
+        let bounds = key.kind == .allTime ? nil : key.bounds(in: visible.zone.calendar(for: key))
+        return WindowView(
+            key: key.description, kind: key.kind, timeZone: visible.zone.zoneName(for: key), startsAt: bounds?.start, endsAt: bounds?.end,
+            nextResetAt: key == current ? bounds?.end : nil, closed: key < current)
     }
 
     /// The names and avatars of the users on a page.
     func profiles(_ userIDs: [UUID]) async throws -> [UUID: Directory.Profile] {
-        try await directory.values(userIDs, name: { "profile \($0)" }) { missing in
+        try await directory.values(userIDs, key: DirectoryCache.Key.profile) { missing in
             try await client.withConnection { try await Directory.profiles(missing, on: $0, logger: logger) }
         }
     }
@@ -118,7 +126,7 @@ struct BoardQueries: Sendable {
 
     /// The caller and their friends, ranked among themselves.
     func friends(_ visible: Visible, window: WindowKey, view: WindowView, caller: UUID) async throws -> BoardPageView {
-        let friends = try await directory.value("friends \(caller)") {
+        let friends = try await directory.value(.friends(caller)) {
             try await client.withConnection { try await Directory.friends(of: caller, on: $0, logger: logger) }
         }
         let circle = [caller] + friends
@@ -178,7 +186,7 @@ struct BoardQueries: Sendable {
 
     /// Each board the caller can see, with this week's leaders and their own place.
     func list(caller: UUID) async throws -> BoardListView {
-        let (challenges, groups) = try await directory.value("boards \(caller)") {
+        let (challenges, groups) = try await directory.value(.boards(caller)) {
             try await client.withConnection { try await Directory.boardsOf(caller, on: $0, logger: logger) }
         }
         var items: [BoardSummaryView] = []
@@ -212,8 +220,10 @@ struct BoardQueries: Sendable {
     }
 
     private static func standing(of caller: UUID, in index: RankIndex) -> MyStandingView {
-        MyStandingView(
-            rank: index.rank(of: caller), score: index.entry(caller)?.score ?? 0, topPercent: index.topPercent(of: caller), participants: index.count)
+        let entry = index.entry(caller)
+        let rank = entry.map { index.rank(forScore: $0.score) }
+        return MyStandingView(
+            rank: rank, score: entry?.score ?? 0, topPercent: rank.map { RankIndex.topPercent(rank: $0, of: index.count) }, participants: index.count)
     }
 }
 

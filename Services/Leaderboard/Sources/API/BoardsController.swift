@@ -55,7 +55,7 @@ struct BoardsController {
         router.add(me) { request, context in
             let caller = try context.caller()
             let board = try await visible(request, context, caller)
-            let (window, _) = try queries.window(request.uri.queryParameters["window"].map(String.init), for: board)
+            let window = try queries.windowKey(request.uri.queryParameters["window"].map(String.init), for: board)
             return try await queries.me(board, window: window, caller: caller)
         }
         router.add(history) { request, context in

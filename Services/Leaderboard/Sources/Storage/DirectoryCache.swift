@@ -5,8 +5,20 @@ import Synchronization
 /// replica's memory while the change feed is listened to; any directory change empties it. No TTL: an entry is
 /// good until a notice says the directory changed.
 final class DirectoryCache: Sendable {
+    /// What a cached fact is about (hashed as ids, not formatted into a string on every read).
+    enum Key: Hashable, Sendable {
+        /// The challenge's board as the user may see it.
+        case challenge(UUID, caller: UUID)
+        /// The group's board as the user may see it.
+        case group(UUID, caller: UUID)
+        case profile(UUID)
+        case friends(UUID)
+        /// The boards the user can see.
+        case boards(UUID)
+    }
+
     private struct State {
-        var entries: [String: any Sendable] = [:]
+        var entries: [Key: any Sendable] = [:]
         /// Bumped by every invalidation: a value loaded across one is not kept (it may predate the change).
         var generation = 0
         var trusted = false
@@ -22,7 +34,7 @@ final class DirectoryCache: Sendable {
     private let state = Mutex(State())
 
     /// The cached value for `key`, or `load`'s, kept when no change arrived while it loaded.
-    func value<Value: Sendable>(_ key: String, load: () async throws -> Value) async throws -> Value {
+    func value<Value: Sendable>(_ key: Key, load: () async throws -> Value) async throws -> Value {
         let (held, generation) = state.withLock { state -> (Value?, Int?) in
             guard state.trusted else { return (nil, nil) }
             return ((state.entries[key] as? Entry<Value>)?.value, state.generation)
@@ -34,33 +46,33 @@ final class DirectoryCache: Sendable {
     }
 
     /// Values for many keys at once: the missing ones loaded together.
-    func values<Key: Hashable & Sendable, Value: Sendable>(
-        _ keys: [Key], name: (Key) -> String, load: ([Key]) async throws -> [Key: Value]
-    ) async throws -> [Key: Value] {
-        var found: [Key: Value] = [:]
-        var missing: [Key] = []
+    func values<ID: Hashable & Sendable, Value: Sendable>(
+        _ ids: [ID], key: (ID) -> Key, load: ([ID]) async throws -> [ID: Value]
+    ) async throws -> [ID: Value] {
+        var found: [ID: Value] = [:]
+        var missing: [ID] = []
         let generation = state.withLock { state -> Int? in
             guard state.trusted else { return nil }
-            for key in keys {
-                if let entry = state.entries[name(key)] as? Entry<Value> {
-                    found[key] = entry.value
+            for id in ids {
+                if let entry = state.entries[key(id)] as? Entry<Value> {
+                    found[id] = entry.value
                 } else {
-                    missing.append(key)
+                    missing.append(id)
                 }
             }
             return state.generation
         }
-        if generation == nil { missing = keys }
+        if generation == nil { missing = ids }
         guard !missing.isEmpty else { return found }
         let loaded = try await load(missing)
-        for key in missing {
-            found[key] = loaded[key]
-            if let generation { keep(Entry(value: loaded[key]), for: name(key), loadedIn: generation) }
+        for id in missing {
+            found[id] = loaded[id]
+            if let generation { keep(Entry(value: loaded[id]), for: key(id), loadedIn: generation) }
         }
         return found
     }
 
-    private func keep<Value: Sendable>(_ entry: Entry<Value>, for key: String, loadedIn generation: Int) {
+    private func keep<Value: Sendable>(_ entry: Entry<Value>, for key: Key, loadedIn generation: Int) {
         state.withLock { state in
             guard state.trusted, state.generation == generation else { return }
             if state.entries.count >= Self.capacity { state.entries.removeAll(keepingCapacity: true) }
