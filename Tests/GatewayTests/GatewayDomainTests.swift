@@ -84,9 +84,25 @@ struct GatewayDomainTests {
         #expect(TraceParent("00-00000000000000000000000000000000-00f067aa0ba902b7-01") == nil)
         #expect(TraceParent("01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01") == nil)
         #expect(TraceParent("nonsense") == nil)
-        #expect(TraceParent(TraceParent.random().header) != nil)
+        let randoms = (0..<64).map { _ in TraceParent.random() }
+        #expect(randoms.allSatisfy { TraceParent($0.header) == $0 })
+        #expect(Set(randoms.map(\.traceID)).count == randoms.count)
+        #expect(Set(randoms.map(\.parentID)).count == randoms.count)
+        // Every hex digit turns up in every position of the trace id across the randoms: no digit or position is stuck.
+        let digits = Set("0123456789abcdef")
+        #expect((0..<32).allSatisfy { position in
+            Set((0..<400).map { _ in Array(TraceParent.random().traceID)[position] }) == digits
+        })
         #expect(TraceMiddleware.acceptableRequestID("abc-123_x.y:z") == "abc-123_x.y:z")
         #expect(TraceMiddleware.acceptableRequestID("bad id") == nil)
+    }
+
+    @Test("a bearer token is read without the spaces and tabs around it, whatever the scheme's case")
+    func bearerToken() {
+        #expect(Authenticator.token(inBearer: "Bearer abc.def-ghi_") == "abc.def-ghi_")
+        #expect(Authenticator.token(inBearer: "bearer \t abc.def \t ") == "abc.def")
+        #expect(Authenticator.token(inBearer: "BEARER ") == "")
+        #expect(Authenticator.token(inBearer: "Bearer a b") == "a b", "inner spaces are the token's: its verification refuses it")
     }
 
     @Test("CORS answers listed origins only, or any with *")

@@ -38,10 +38,20 @@ public struct TraceParent: Sendable, Equatable {
         text.allSatisfy { ("0"..."9").contains($0) || ("a"..."f").contains($0) }
     }
 
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// Random lower-case hex, 16 digits from each 64 random bits (one `getrandom` per word, not one per byte: the gateway
+    /// makes a trace for every request it is not given one for).
     private static func randomHex(bytes: Int) -> String {
-        (0..<bytes).map { _ in
-            let byte = UInt8.random(in: 0...255)
-            return String(byte >> 4, radix: 16) + String(byte & 0xF, radix: 16)
-        }.joined()
+        var generator = SystemRandomNumberGenerator()
+        return String(unsafeUninitializedCapacity: bytes * 2) { buffer in
+            var word: UInt64 = 0
+            for index in 0..<bytes * 2 {
+                if index % 16 == 0 { word = generator.next() }
+                buffer[index] = hexDigits[Int(word & 0xF)]
+                word >>= 4
+            }
+            return bytes * 2
+        }
     }
 }

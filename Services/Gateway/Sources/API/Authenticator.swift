@@ -40,17 +40,25 @@ struct Authenticator: Sendable {
         self.verifier = verifier
     }
 
+    /// The token of an `Authorization: Bearer …` value, without the spaces or tabs around it (trimmed as ASCII: a
+    /// token is base64url, and Foundation's Unicode trimming cost more than the rest of reading the header).
+    static func token(inBearer header: String) -> String {
+        let token = header.dropFirst("bearer ".count).drop { $0 == " " || $0 == "\t" }
+        let end = token.lastIndex { $0 != " " && $0 != "\t" }.map(token.index(after:)) ?? token.startIndex
+        return String(token[..<end])
+    }
+
     func callerID(of request: Request) async throws -> UUID {
         try await caller(of: request).id
     }
 
     /// The caller's id, roles (`admin`) and session, from the verified token (remembered tokens keep their claims too).
     func caller(of request: Request) async throws -> Caller {
-        guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else {
+        guard let header = request.headers[.authorization], header.prefix(7).lowercased() == "bearer " else {
             throw Problem.unauthorized()
         }
         do {
-            let claims = try await verifier.verify(String(header.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces))
+            let claims = try await verifier.verify(Self.token(inBearer: header))
             guard let userID = claims.userID else { throw AccessTokenVerifier.Failure.invalid }
             // Answered like an expired token: the client refreshes, and identity refuses the revoked refresh token.
             if let sessionID = claims.sessionID, revocations.isRevoked(session: sessionID) { throw AccessTokenVerifier.Failure.invalid }
