@@ -41,13 +41,14 @@ public enum SurgeJSON {
         return decoder
     }
 
+    /// `value` as an event payload or stored JSON (instants with milliseconds), what `encoder()` writes.
     public static func encode(_ value: some Encodable) throws -> Data {
-        try encoder().encode(value)
+        Data(try SurgeJSONWriter(instants: .milliseconds).encode(value))
     }
 
     /// `value` as an HTTP body (whole-second instants).
     public static func apiEncode(_ value: some Encodable) throws -> Data {
-        Data(try APIJSONEncoder().encode(value))
+        Data(try SurgeJSONWriter(instants: .wholeSeconds).encode(value))
     }
 
     public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {

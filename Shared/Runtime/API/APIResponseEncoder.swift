@@ -1,13 +1,13 @@
 import Hummingbird
 import SurgeContracts
 
-/// Every service's response bodies: written by `APIJSONEncoder` (what `SurgeJSON.apiEncoder()` writes, faster), with
+/// Every service's response bodies: written by `SurgeJSONWriter` (what `SurgeJSON.apiEncoder()` writes, faster), with
 /// the headers Hummingbird gives a JSON response.
 public struct APIResponseEncoder: ResponseEncoder {
     public init() {}
 
     public func encode(_ value: some Encodable, from request: Request, context: some RequestContext) throws -> Response {
-        let body = try APIJSONEncoder().encode(value)
+        let body = try SurgeJSONWriter(instants: .wholeSeconds).encode(value)
         var headers = HTTPFields()
         headers.reserveCapacity(4)
         headers[.contentType] = "application/json; charset=utf-8"

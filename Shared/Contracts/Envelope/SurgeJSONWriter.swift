@@ -1,16 +1,33 @@
 import Foundation
 
-/// Writes HTTP bodies in Surge's JSON dialect, byte for byte what `SurgeJSON.apiEncoder()` writes (sorted keys, no
-/// escaped slashes, lower-case UUIDs, whole-second instants), without Foundation's `JSONEncoder`.
+/// Writes Surge's JSON dialect, byte for byte what `SurgeJSON.apiEncoder()` (whole-second instants) or
+/// `SurgeJSON.encoder()` (milliseconds) write: sorted keys, no escaped slashes, lower-case UUIDs. HTTP bodies, event
+/// payloads and stored JSON are written by it; `JSONEncoder` remains for callers that change its options.
 ///
 /// Why it exists: encoding a response through `JSONEncoder` and the `LowercaseUUIDs` proxy was a third of the CPU a
 /// leaderboard page costs its service (generic-metadata lookups and dynamic casts for every value of every This encoder builds the same tree in one pass and sorts keys with the same order, compared as bytes when
-/// the keys are ASCII. `APIJSONEncoderTests` checks it against `JSONEncoder` on every response shape it could meet.
-public struct APIJSONEncoder: Sendable {
-    public init() {}
+/// the keys are ASCII. `SurgeJSONWriterTests` checks it against `JSONEncoder` on every response shape it could meet.
+public struct SurgeJSONWriter: Sendable {
+    /// How instants are written: whole seconds in HTTP bodies, milliseconds in events and stored JSON (`SurgeJSON`).
+    public enum Instants: Sendable {
+        case wholeSeconds, milliseconds
+
+        func format(_ date: Date) -> String {
+            switch self {
+            case .wholeSeconds: Timestamp.formatWholeSeconds(date)
+            case .milliseconds: Timestamp.format(date)
+            }
+        }
+    }
+
+    public let instants: Instants
+
+    public init(instants: Instants) {
+        self.instants = instants
+    }
 
     public func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
-        let root = try JSONTreeEncoder.node(for: value, codingPath: [])
+        let root = try JSONTreeEncoder.node(for: value, codingPath: [], instants: instants)
         if case .unwritten = root {
             throw EncodingError.invalidValue(value, EncodingError.Context(codingPath: [], debugDescription: "Top-level \(T.self) did not encode any values."))
         }
@@ -125,26 +142,30 @@ final class JSONObject {
 /// The `Encoder` a value writes itself through; `node` is what it wrote.
 final class JSONTreeEncoder: Encoder {
     let codingPath: [any CodingKey]
+    let instants: SurgeJSONWriter.Instants
     var userInfo: [CodingUserInfoKey: Any] { [:] }
     var node: JSONNode?
 
-    init(codingPath: [any CodingKey]) {
+    init(codingPath: [any CodingKey], instants: SurgeJSONWriter.Instants) {
         self.codingPath = codingPath
+        self.instants = instants
     }
 
     /// The node of any value: the types `JSONEncoder` writes in its own way first, then the value's own encoding.
     /// The coding path is built only when the value needs an encoder of its own (leaves never read it).
-    static func node<T: Encodable>(for value: T, codingPath: @autoclosure () -> [any CodingKey]) throws -> JSONNode {
+    static func node<T: Encodable>(for value: T, codingPath: @autoclosure () -> [any CodingKey], instants: SurgeJSONWriter.Instants) throws
+        -> JSONNode
+    {
         if T.self == String.self { return .string(unsafeBitCast(value, to: String.self)) }
         if T.self == UUID.self { return .string(unsafeBitCast(value, to: UUID.self).uuidString.lowercased()) }
-        if T.self == Date.self { return .string(Timestamp.formatWholeSeconds(unsafeBitCast(value, to: Date.self))) }
+        if T.self == Date.self { return .string(instants.format(unsafeBitCast(value, to: Date.self))) }
         if T.self == Int.self { return .number(String(unsafeBitCast(value, to: Int.self))) }
         if T.self == Bool.self { return .bool(unsafeBitCast(value, to: Bool.self)) }
         if T.self == Double.self { return try number(unsafeBitCast(value, to: Double.self), codingPath: codingPath()) }
         if T.self == URL.self, let url = value as? URL { return .string(url.absoluteString) }
         if T.self == Data.self, let data = value as? Data { return .string(data.base64EncodedString()) }
         if T.self == Decimal.self, let decimal = value as? Decimal { return .number(decimal.description) }
-        let encoder = JSONTreeEncoder(codingPath: codingPath())
+        let encoder = JSONTreeEncoder(codingPath: codingPath(), instants: instants)
         try value.encode(to: encoder)
         return encoder.node ?? .unwritten
     }
@@ -170,7 +191,7 @@ final class JSONTreeEncoder: Encoder {
             object = JSONObject()
             node = .object(object)
         }
-        return KeyedEncodingContainer(KeyedContainer<Key>(object: object, codingPath: codingPath))
+        return KeyedEncodingContainer(KeyedContainer<Key>(object: object, codingPath: codingPath, instants: instants))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
@@ -181,7 +202,7 @@ final class JSONTreeEncoder: Encoder {
             array = JSONArray()
             node = .array(array)
         }
-        return UnkeyedContainer(array: array, codingPath: codingPath)
+        return UnkeyedContainer(array: array, codingPath: codingPath, instants: instants)
     }
 
     func singleValueContainer() -> any SingleValueEncodingContainer {
@@ -191,6 +212,7 @@ final class JSONTreeEncoder: Encoder {
     private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         let object: JSONObject
         let codingPath: [any CodingKey]
+        let instants: SurgeJSONWriter.Instants
 
         private func set(_ node: JSONNode, _ key: Key) { object.fields.append((key.stringValue, node)) }
 
@@ -210,19 +232,19 @@ final class JSONTreeEncoder: Encoder {
         mutating func encode(_ value: UInt32, forKey key: Key) throws { set(.number(String(value)), key) }
         mutating func encode(_ value: UInt64, forKey key: Key) throws { set(.number(String(value)), key) }
         mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-            set(try JSONTreeEncoder.node(for: value, codingPath: codingPath + [key]), key)
+            set(try JSONTreeEncoder.node(for: value, codingPath: codingPath + [key], instants: instants), key)
         }
 
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
             let nested = JSONObject()
             set(.object(nested), key)
-            return KeyedEncodingContainer(KeyedContainer<NestedKey>(object: nested, codingPath: codingPath + [key]))
+            return KeyedEncodingContainer(KeyedContainer<NestedKey>(object: nested, codingPath: codingPath + [key], instants: instants))
         }
 
         mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
             let nested = JSONArray()
             set(.array(nested), key)
-            return UnkeyedContainer(array: nested, codingPath: codingPath + [key])
+            return UnkeyedContainer(array: nested, codingPath: codingPath + [key], instants: instants)
         }
 
         mutating func superEncoder() -> any Encoder { superEncoder(named: "super") }
@@ -230,7 +252,7 @@ final class JSONTreeEncoder: Encoder {
 
         /// An encoder whose value lands under `name`, whatever it turns out to be.
         private func superEncoder(named name: String) -> any Encoder {
-            let encoder = JSONTreeEncoder(codingPath: codingPath)
+            let encoder = JSONTreeEncoder(codingPath: codingPath, instants: instants)
             object.fields.append((name, .later(encoder)))
             return encoder
         }
@@ -239,6 +261,7 @@ final class JSONTreeEncoder: Encoder {
     private struct UnkeyedContainer: UnkeyedEncodingContainer {
         let array: JSONArray
         let codingPath: [any CodingKey]
+        let instants: SurgeJSONWriter.Instants
         var count: Int { array.items.count }
 
         private var index: any CodingKey { IndexKey(intValue: array.items.count) }
@@ -259,25 +282,25 @@ final class JSONTreeEncoder: Encoder {
         mutating func encode(_ value: UInt32) throws { array.items.append(.number(String(value))) }
         mutating func encode(_ value: UInt64) throws { array.items.append(.number(String(value))) }
         mutating func encode<T: Encodable>(_ value: T) throws {
-            array.items.append(try JSONTreeEncoder.node(for: value, codingPath: codingPath + [index]))
+            array.items.append(try JSONTreeEncoder.node(for: value, codingPath: codingPath + [index], instants: instants))
         }
 
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
             let nested = JSONObject()
             let path = codingPath + [index]
             array.items.append(.object(nested))
-            return KeyedEncodingContainer(KeyedContainer<NestedKey>(object: nested, codingPath: path))
+            return KeyedEncodingContainer(KeyedContainer<NestedKey>(object: nested, codingPath: path, instants: instants))
         }
 
         mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
             let nested = JSONArray()
             let path = codingPath + [index]
             array.items.append(.array(nested))
-            return UnkeyedContainer(array: nested, codingPath: path)
+            return UnkeyedContainer(array: nested, codingPath: path, instants: instants)
         }
 
         mutating func superEncoder() -> any Encoder {
-            let encoder = JSONTreeEncoder(codingPath: codingPath + [index])
+            let encoder = JSONTreeEncoder(codingPath: codingPath + [index], instants: instants)
             array.items.append(.later(encoder))
             return encoder
         }
@@ -302,7 +325,7 @@ final class JSONTreeEncoder: Encoder {
         func encode(_ value: UInt16) throws { encoder.node = .number(String(value)) }
         func encode(_ value: UInt32) throws { encoder.node = .number(String(value)) }
         func encode(_ value: UInt64) throws { encoder.node = .number(String(value)) }
-        func encode<T: Encodable>(_ value: T) throws { encoder.node = try JSONTreeEncoder.node(for: value, codingPath: codingPath) }
+        func encode<T: Encodable>(_ value: T) throws { encoder.node = try JSONTreeEncoder.node(for: value, codingPath: codingPath, instants: encoder.instants) }
     }
 
     private struct IndexKey: CodingKey {

@@ -3,15 +3,19 @@ import Foundation
 import SurgeTestSupport
 import Testing
 
-/// `APIJSONEncoder` must write exactly what `SurgeJSON.apiEncoder()` (Foundation's `JSONEncoder` with Surge's options)
-/// writes: every case here is encoded by both and compared byte for byte.
-@Suite("API JSON encoder: byte for byte what JSONEncoder writes, for every shape a response takes", .tags(.unit), .kind(.unit))
-struct APIJSONEncoderTests {
+/// `SurgeJSONWriter` must write exactly what Foundation's `JSONEncoder` with Surge's options writes, in both
+/// precisions (`SurgeJSON.apiEncoder()` and `SurgeJSON.encoder()`): every case here is encoded by both and compared byte
+/// for byte.
+@Suite("Surge JSON writer: byte for byte what JSONEncoder writes, for every shape a body or event takes", .tags(.unit), .kind(.unit))
+struct SurgeJSONWriterTests {
     static func expectSame<T: Encodable>(_ value: T, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let reference = try SurgeJSON.apiEncoder().encode(value)
-        let written = try APIJSONEncoder().encode(value)
-        #expect(
-            String(decoding: written, as: UTF8.self) == String(decoding: reference, as: UTF8.self), sourceLocation: sourceLocation)
+        for (reference, instants) in [(SurgeJSON.apiEncoder(), SurgeJSONWriter.Instants.wholeSeconds), (SurgeJSON.encoder(), .milliseconds)] {
+            let expected = try reference.encode(value)
+            let written = try SurgeJSONWriter(instants: instants).encode(value)
+            #expect(
+                String(decoding: written, as: UTF8.self) == String(decoding: expected, as: UTF8.self), "\(instants)",
+                sourceLocation: sourceLocation)
+        }
     }
 
     enum Kind: String, Codable { case week, month, allTime = "all-time" }
@@ -117,7 +121,7 @@ struct APIJSONEncoderTests {
     @Test("nested, unkeyed and super encoders, a value that writes nothing (refused at the top), top-level fragments")
     func containers() throws {
         try Self.expectSame(Handwritten())
-        #expect(throws: EncodingError.self) { try APIJSONEncoder().encode(Silent()) }
+        #expect(throws: EncodingError.self) { try SurgeJSONWriter(instants: .wholeSeconds).encode(Silent()) }
         #expect(throws: EncodingError.self) { try SurgeJSON.apiEncoder().encode(Silent()) }
         try Self.expectSame(["a": Silent()])
         try Self.expectSame("top-level string")
@@ -129,7 +133,7 @@ struct APIJSONEncoderTests {
     @Test("NaN and infinity are refused, as JSONEncoder refuses them")
     func nonFinite() {
         for value in [Double.nan, .infinity, -.infinity] {
-            #expect(throws: EncodingError.self) { try APIJSONEncoder().encode(["score": value]) }
+            #expect(throws: EncodingError.self) { try SurgeJSONWriter(instants: .milliseconds).encode(["score": value]) }
             #expect(throws: EncodingError.self) { try SurgeJSON.apiEncoder().encode(["score": value]) }
         }
     }
