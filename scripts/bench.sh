@@ -8,6 +8,8 @@
 #   SURGE_BENCHES=stream scripts/bench.sh        only the live stream's (check-in → stream and → leaderboard)
 #   SURGE_BENCHES=reminders scripts/bench.sh     only the daily reminders' (SURGE_BENCH_REMINDER_USERS=N due at one instant)
 #   SURGE_BENCHES=badges-rebuild scripts/bench.sh   only the badges' rebuild from offset zero
+#   SURGE_BENCH_PG_STATEMENTS=1 scripts/bench.sh  also PostgreSQL's time per service role and its costliest statements
+#                                                 (pg_stat_statements) during each benchmark, seeding included
 # Every run writes its figures to bench-results/<UTC time>.json and prints them as one table at the end.
 source "$(dirname "$0")/lib.sh"
 
@@ -46,6 +48,27 @@ cleanup() {
   pg_stop "$BENCH/pgdata"
 }
 trap cleanup EXIT
+
+PG_STATEMENTS="${SURGE_BENCH_PG_STATEMENTS:-0}"
+[ "$PG_STATEMENTS" = 1 ] && export PG_EXTRA_OPTIONS="-c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all"
+# With SURGE_BENCH_PG_STATEMENTS=1: `statements reset` before a benchmark, `statements report <name>` after it.
+statements() {
+  [ "$PG_STATEMENTS" = 1 ] || return 0
+  local psql=("$(pg_bin)/psql" -X -q -h 127.0.0.1 -p "$PG_PORT" -U surge_admin -d surge -v ON_ERROR_STOP=1)
+  if [ "$1" = reset ]; then
+    PGPASSWORD="$(cat "$BENCH/admin-password")" "${psql[@]}" -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" \
+      -c "SELECT pg_stat_statements_reset()" >/dev/null
+    return
+  fi
+  echo
+  echo "PostgreSQL during $2 (pg_stat_statements): execution time per service role, then the 15 costliest statements"
+  PGPASSWORD="$(cat "$BENCH/admin-password")" "${psql[@]}" -P pager=off \
+    -c "SELECT r.rolname AS role, sum(s.calls) AS calls, round(sum(s.total_exec_time)::numeric, 0) AS exec_ms
+        FROM pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid GROUP BY r.rolname ORDER BY exec_ms DESC" \
+    -c "SELECT r.rolname AS role, s.calls, round(s.total_exec_time::numeric, 0) AS exec_ms,
+               round((s.total_exec_time / greatest(s.calls, 1))::numeric, 3) AS mean_ms, left(regexp_replace(s.query, '\s+', ' ', 'g'), 110) AS query
+        FROM pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid ORDER BY s.total_exec_time DESC LIMIT 15"
+}
 
 log "Starting PostgreSQL on 127.0.0.1:$PG_PORT"
 pg_start "$BENCH/pgdata" "$PG_PORT" "$BENCH/admin-password"
@@ -115,6 +138,7 @@ RESULTS="$ROOT/bench-results/$(date -u +%Y-%m-%dT%H%M%SZ).json"
 for bench in $BENCHES; do
   # What the previous benchmark left to the consumers is done first, so that it does not load this one.
   "$RELEASE/surge-bench" settle "${metrics[@]/#/--url=}"
+  statements reset
   case "$bench" in
     checkin-throughput)
       log "Check-in throughput beside pgbench -N on the same PostgreSQL"
@@ -156,6 +180,7 @@ for bench in $BENCHES; do
       ;;
     *) echo "unknown benchmark $bench (checkin-throughput, checkin-latency, leaderboard, stream, reminders, badges-rebuild)" >&2; exit 2 ;;
   esac
+  statements report "$bench"
 done
 "$RELEASE/surge-bench" stack --pid-directory "$BENCH" --phase loaded --results "$RESULTS"
 "$RELEASE/surge-bench" report --results "$RESULTS"
