@@ -247,7 +247,7 @@ struct Clock: AsyncParsableCommand {
         default:
             throw ValidationError("the action is show, set or advance")
         }
-        let body = try SurgeJSON.encoder().encode(ClockBody(now: target))
+        let body = try SurgeJSON.encode(ClockBody(now: target))
         for (service, url, _) in simulated {
             var request = HTTPClientRequest(url: url)
             request.method = .PUT

@@ -61,34 +61,40 @@ struct BoardQueries: Sendable {
         return visible
     }
 
-    /// The window a `window` query parameter names, in the board's zone, and how it is shown.
+    /// The window a `window` query parameter names, in the board's zone, and how it is shown (the board's day found
+    /// once for both).
     func window(_ text: String?, for visible: Visible) throws -> (WindowKey, WindowView) {
-        let key = try windowKey(text, for: visible)
-        return (key, view(of: key, for: visible))
+        let today = text == WindowKind.allTime.rawValue ? nil : visible.zone.date(at: clock.now())
+        let key = try windowKey(text, for: visible, today: today)
+        return (key, view(of: key, for: visible, today: today))
     }
 
     /// The window a `window` query parameter names, in the board's zone; 404 for one that has not begun. All time
-    /// needs no calendar, so a read of it does no date arithmetic.
-    func windowKey(_ text: String?, for visible: Visible) throws -> WindowKey {
+    /// needs no calendar, so a read of it does no date arithmetic. `today` is the board's day, when already known.
+    func windowKey(_ text: String?, for visible: Visible, today: LocalDate? = nil) throws -> WindowKey {
+        let today = { today ?? visible.zone.date(at: clock.now()) }
         switch text ?? "week" {
         case "all-time": return .allTime
-        case "week": return .week(containing: visible.zone.date(at: clock.now()))
-        case "month": return .month(containing: visible.zone.date(at: clock.now()))
+        case "week": return .week(containing: today())
+        case "month": return .month(containing: today())
         case let other:
             guard let key = WindowKey(other), key.kind != .allTime else {
                 throw Problem.validation(field: "window", "must be week, month, all-time, or a window key such as 2026-W47 or 2026-11")
             }
-            guard key <= WindowKey.containing(visible.zone.date(at: clock.now()), kind: key.kind) else {
-                throw Problem.notFound("That window has not begun.")
-            }
+            guard key <= WindowKey.containing(today(), kind: key.kind) else { throw Problem.notFound("That window has not begun.") }
             return key
         }
     }
 
     /// The window's start, end and next reset in the board's zone, and whether it is over.
-    func view(of key: WindowKey, for visible: Visible) -> WindowView {
-        let current = key.kind == .allTime ? key : WindowKey.containing(visible.zone.date(at: clock.now()), kind: key.kind)
-        let bounds = key.kind == .allTime ? nil : key.bounds(in: visible.zone.calendar(for: key))
+    private func view(of key: WindowKey, for visible: Visible, today: LocalDate?) -> WindowView {
+        guard key.kind != .allTime else {
+            return WindowView(
+                key: key.description, kind: key.kind, timeZone: visible.zone.zoneName(for: key), startsAt: nil, endsAt: nil, nextResetAt: nil,
+                closed: false)
+        }
+        let current = WindowKey.containing(today ?? visible.zone.date(at: clock.now()), kind: key.kind)
+        let bounds = key.bounds(in: visible.zone.calendar(for: key))
         return WindowView(
             key: key.description, kind: key.kind, timeZone: visible.zone.zoneName(for: key), startsAt: bounds?.start, endsAt: bounds?.end,
             nextResetAt: key == current ? bounds?.end : nil, closed: key < current)
