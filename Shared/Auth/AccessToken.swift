@@ -26,17 +26,17 @@ public struct AccessTokenClaims: JWTPayload, Equatable {
     public static let adminRole = "admin"
 
     public init(userID: UUID, kind: String, roles: [String] = [], sessionID: UUID? = nil, issuedAt: Date, expiresAt: Date) {
-        sub = SubjectClaim(value: userID.uuidString.lowercased())
+        sub = SubjectClaim(value: userID.key)
         iss = IssuerClaim(value: Self.issuer)
         aud = AudienceClaim(value: [Self.audience])
         iat = IssuedAtClaim(value: issuedAt)
         exp = ExpirationClaim(value: expiresAt)
         self.kind = kind
         self.roles = roles.isEmpty ? nil : roles
-        sid = sessionID?.uuidString.lowercased()
+        sid = sessionID?.key
     }
 
-    public var userID: UUID? { UUID(uuidString: sub.value) }
+    public var userID: UUID? { UUID(text: sub.value) }
 
     /// The session the token belongs to; nil for a token issued before tokens named it.
     public var sessionID: UUID? { sid.flatMap(UUID.init(uuidString:)) }
@@ -48,7 +48,7 @@ public struct AccessTokenClaims: JWTPayload, Equatable {
         try aud.verifyIntendedAudience(includes: Self.audience)
         guard iss.value == Self.issuer else { throw JWTError.claimVerificationFailure(failedClaim: iss, reason: "unexpected issuer") }
         guard userID != nil else { throw JWTError.claimVerificationFailure(failedClaim: sub, reason: "subject is not a user id") }
-        if let sid, UUID(uuidString: sid) == nil {
+        if let sid, UUID(text: sid) == nil {
             throw JWTError.claimVerificationFailure(failedClaim: sub, reason: "session is not an id")
         }
     }

@@ -84,7 +84,7 @@ public struct ForwardedContextMiddleware: RouterMiddleware {
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
         let forwardedID = request.headers[InternalHeaders.requestID]
-        let requestID = forwardedID ?? UUID().uuidString.lowercased()
+        let requestID = forwardedID ?? UUID().key
         let target = request.head.path ?? ""
         if Self.needsSignature(target) {
             let caller = request.headers[InternalHeaders.caller]

@@ -43,7 +43,7 @@ public struct PushMessage: Sendable, Equatable {
 
     /// The app's routing data, the same on both platforms (FCM data values must be strings).
     public var data: [String: String] {
-        ["deepLink": deepLink, "notificationID": notificationID.uuidString.lowercased(), "kind": kind]
+        ["deepLink": deepLink, "notificationID": notificationID.key, "kind": kind]
     }
 
     /// The FCM HTTP v1 `messages:send` body for one device.

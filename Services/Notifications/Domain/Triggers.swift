@@ -100,7 +100,7 @@ public enum WeeklyDigest {
 public enum HabitReminder {
     /// The inbox and schedule key of one attempt's reminder for one local day.
     public static func key(attemptID: UUID, on date: LocalDate) -> String {
-        "habit-reminder:\(attemptID.uuidString.lowercased()):\(date)"
+        "habit-reminder:\(attemptID.key):\(date)"
     }
 
     /// The next reminder strictly after `now`: the local day it is for, and when it fires.

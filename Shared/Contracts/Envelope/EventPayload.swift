@@ -33,8 +33,3 @@ public protocol EventPayload: Codable, Sendable, Equatable {
 extension EventPayload {
     public static var eventType: String { descriptor.type }
 }
-
-extension UUID {
-    /// The canonical text form of ids in keys and subjects.
-    public var key: String { uuidString.lowercased() }
-}

@@ -48,7 +48,7 @@ extension EventRecord {
         let specVersion = try required(Header.specVersion)
         guard specVersion == Self.specVersion else { throw EventDecodingError.unsupportedSpecVersion(specVersion) }
         let idText = try required(Header.id)
-        guard let id = UUID(uuidString: idText) else { throw EventDecodingError.invalidHeader(Header.id, idText) }
+        guard let id = UUID(text: idText) else { throw EventDecodingError.invalidHeader(Header.id, idText) }
         let timeText = try required(Header.time)
         guard let time = Timestamp.parse(timeText) else { throw EventDecodingError.invalidHeader(Header.time, timeText) }
         let key = header(Header.partitionKey) ?? kafkaKey.map { String(decoding: $0, as: UTF8.self) } ?? ""

@@ -58,22 +58,113 @@ public enum SurgeJSON {
 
 /// RFC 3339 timestamps in UTC with millisecond precision (what PostgreSQL's `timestamptz` keeps is finer; clients
 /// need no more).
+///
+/// The two forms Surge writes (`…:20Z` and `…:20.375Z`, years 1000 to 9999) are formatted and parsed by hand, to the
+/// same bits as `Date.ISO8601FormatStyle` (whose Calendar round trips cost more than the rest of an event's decoding);
+/// any other text goes to the format style, so what is accepted is unchanged.
 public enum Timestamp {
     private static let withFraction = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
     private static let withoutFraction = Date.ISO8601FormatStyle()
 
     /// `2026-09-21T14:13:20.375Z`: events, storage, logs.
     public static func format(_ date: Date) -> String {
-        withFraction.format(date)
+        fastFormat(date, milliseconds: true) ?? withFraction.format(date)
     }
 
     /// `2026-09-21T14:13:20Z`, the fraction truncated: what the public API writes.
     public static func formatWholeSeconds(_ date: Date) -> String {
-        withoutFraction.format(Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down)))
+        let whole = Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down))
+        return fastFormat(whole, milliseconds: false) ?? withoutFraction.format(whole)
     }
 
     public static func parse(_ text: String) -> Date? {
-        (try? withFraction.parse(text)) ?? (try? withoutFraction.parse(text))
+        var text = text
+        if let date = text.withUTF8({ fastParse($0) }) { return date }
+        return (try? withFraction.parse(text)) ?? (try? withoutFraction.parse(text))
+    }
+
+    /// Seconds from 1970 to 2001, Foundation's reference date.
+    private static let referenceOffset = 978_307_200
+    /// Within about 48 days of the reference date the format style's sum of seconds and fraction can differ from the
+    /// correctly rounded one in the last bit (measured: never beyond 2^22 s): those instants go to the format style.
+    private static let nearReference = 1 << 23
+
+    /// The instant's fields as the format style computes them: whole seconds since the reference date, rounded down,
+    /// and the milliseconds of what remains, truncated. Nil outside years 1000-9999.
+    private static func fastFormat(_ date: Date, milliseconds: Bool) -> String? {
+        let interval = date.timeIntervalSinceReferenceDate
+        guard interval.isFinite, abs(interval) < 2.5e11, abs(interval) >= Double(nearReference) else { return nil }
+        let wholeSeconds = interval.rounded(.down)
+        var millisecond = Int((interval - wholeSeconds) * 1000)
+        millisecond = min(max(millisecond, 0), 999)
+        let seconds = Int(wholeSeconds) + referenceOffset
+        let (dayNumber, secondOfDay) = seconds.quotientAndRemainder(dividingBy: 86_400)
+        let day = secondOfDay < 0 ? dayNumber - 1 : dayNumber
+        let second = secondOfDay < 0 ? secondOfDay + 86_400 : secondOfDay
+        let date = LocalDate(dayNumber: day)
+        guard (1000...9999).contains(date.year), date.dayNumber == day else { return nil }
+        return String(unsafeUninitializedCapacity: 24) { text in
+            var position = 0
+            func put(_ value: Int, digits: Int) {
+                var value = value
+                for index in stride(from: digits - 1, through: 0, by: -1) {
+                    text[position + index] = UInt8(ascii: "0") + UInt8(value % 10)
+                    value /= 10
+                }
+                position += digits
+            }
+            func put(_ character: Unicode.Scalar) {
+                text[position] = UInt8(ascii: character)
+                position += 1
+            }
+            put(date.year, digits: 4)
+            put("-")
+            put(date.month, digits: 2)
+            put("-")
+            put(date.day, digits: 2)
+            put("T")
+            put(second / 3600, digits: 2)
+            put(":")
+            put(second / 60 % 60, digits: 2)
+            put(":")
+            put(second % 60, digits: 2)
+            if milliseconds {
+                put(".")
+                put(millisecond, digits: 3)
+            }
+            put("Z")
+            return position
+        }
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SSZ` or `YYYY-MM-DDTHH:MM:SS.sssZ` with a valid date and time; nil for anything else (which
+    /// the format style then reads, or refuses).
+    private static func fastParse(_ text: UnsafeBufferPointer<UInt8>) -> Date? {
+        guard text.count == 20 || text.count == 24 else { return nil }
+        func number(_ start: Int, _ digits: Int) -> Int? {
+            var value = 0
+            for index in start..<start + digits {
+                let digit = Int(text[index]) - Int(UInt8(ascii: "0"))
+                guard (0...9).contains(digit) else { return nil }
+                value = value * 10 + digit
+            }
+            return value
+        }
+        func separator(_ index: Int, _ character: Unicode.Scalar) -> Bool { text[index] == UInt8(ascii: character) }
+        guard separator(4, "-"), separator(7, "-"), separator(10, "T"), separator(13, ":"), separator(16, ":"), separator(text.count - 1, "Z"),
+            let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
+            let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
+            year >= 1000, hour < 24, minute < 60, second < 60,
+            let date = LocalDate(year: year, month: month, day: day)
+        else { return nil }
+        var millisecond = 0
+        if text.count == 24 {
+            guard separator(19, "."), let fraction = number(20, 3) else { return nil }
+            millisecond = fraction
+        }
+        let seconds = date.dayNumber * 86_400 + hour * 3600 + minute * 60 + second - referenceOffset
+        guard abs(seconds) >= nearReference else { return nil }
+        return Date(timeIntervalSinceReferenceDate: Double(seconds) + Double(millisecond) / 1000)
     }
 
     /// The instants Surge accepts: UTC years 1970 to 2200, from 1970-01-01T00:00:00Z up to (not including)

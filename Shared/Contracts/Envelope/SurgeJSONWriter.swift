@@ -157,7 +157,7 @@ final class JSONTreeEncoder: Encoder {
         -> JSONNode
     {
         if T.self == String.self { return .string(unsafeBitCast(value, to: String.self)) }
-        if T.self == UUID.self { return .string(unsafeBitCast(value, to: UUID.self).uuidString.lowercased()) }
+        if T.self == UUID.self { return .string(unsafeBitCast(value, to: UUID.self).key) }
         if T.self == Date.self { return .string(instants.format(unsafeBitCast(value, to: Date.self))) }
         if T.self == Int.self { return .number(String(unsafeBitCast(value, to: Int.self))) }
         if T.self == Bool.self { return .bool(unsafeBitCast(value, to: Bool.self)) }

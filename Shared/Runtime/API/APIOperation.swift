@@ -163,7 +163,7 @@ extension Router {
 extension Request {
     /// A path parameter that must be a UUID; 404 when it is not one (no such resource can exist).
     public func uuidParameter(_ name: String, context: some RequestContext) throws -> UUID {
-        guard let text = context.parameters.get(name), let id = UUID(uuidString: text) else {
+        guard let text = context.parameters.get(name), let id = UUID(text: text) else {
             throw Problem.notFound()
         }
         return id

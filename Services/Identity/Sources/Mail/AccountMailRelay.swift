@@ -168,7 +168,7 @@ struct NotificationsMailClient: Sendable {
     func handOver(_ mail: AccountMail) async throws {
         var request = HTTPClientRequest(url: baseURL + AccountMail.path)
         request.method = .POST
-        let requestID = UUID().uuidString.lowercased()
+        let requestID = UUID().key
         request.headers.add(name: "content-type", value: "application/json")
         request.headers.add(name: InternalHeaders.requestID.rawName, value: requestID)
         request.headers.add(

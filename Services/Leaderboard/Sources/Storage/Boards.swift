@@ -23,7 +23,7 @@ struct Board: Hashable, Sendable {
 
     init?(key: String) {
         let parts = key.split(separator: ":", maxSplits: 1)
-        guard parts.count == 2, let kind = Kind(rawValue: String(parts[0])), let id = UUID(uuidString: String(parts[1])) else { return nil }
+        guard parts.count == 2, let kind = Kind(rawValue: String(parts[0])), let id = UUID(text: parts[1]) else { return nil }
         self.init(kind, id)
     }
 }
