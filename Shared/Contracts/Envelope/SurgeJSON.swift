@@ -51,8 +51,9 @@ public enum SurgeJSON {
         Data(try SurgeJSONWriter(instants: .wholeSeconds).encode(value))
     }
 
+    /// An event payload or stored JSON: what `decoder()` reads, read by `SurgeJSONReader`.
     public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-        try decoder().decode(type, from: data)
+        try SurgeJSONReader().decode(type, from: data)
     }
 }
 
