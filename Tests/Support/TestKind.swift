@@ -1,3 +1,6 @@
+// `swift build --static-swift-stdlib` (the production image's build) compiles this library too, and the static
+// runtime has no Testing module: the test kinds exist only where tests can be built.
+#if canImport(Testing)
 import Foundation
 import Testing
 
@@ -45,3 +48,4 @@ extension Trait where Self == ConditionTrait {
         return .enabled(if: kind.isRunnable(needsDatabase: needsDatabase), Comment(rawValue: reason))
     }
 }
+#endif
