@@ -8,10 +8,11 @@ import SurgeContracts
 import SurgePostgres
 import SurgeRuntime
 
-/// Turns queued mail requests into mails and hands them to the notification service, one request per transaction:
-/// the token a mail carries is made, stored as selector and verifier hash, and handed over inside that transaction,
-/// so it is stored only if the hand-over succeeded, and the raw token is never written anywhere here. A failed
-/// hand-over rolls the token back and tries again later with a fresh one.
+/// Turns queued mail requests into mails and hands them to the notification service. The token a mail carries is made
+/// and stored (selector and verifier hash; the raw token is never written anywhere here) in a transaction that also
+/// claims the request for `claimLease`, and that commits before the hand-over: a link opened the moment its mail
+/// arrives finds its token. A failed hand-over deletes the token and tries again later with a fresh one; a relay that
+/// stops between the hand-over and marking the request handled leaves it to be sent again once the lease ends.
 ///
 /// What a request becomes is decided here, after the caller was answered, so the answer to "reset my password" does
 /// not depend on whether the address has an account:
@@ -31,10 +32,15 @@ struct AccountMailRelay: Sendable {
     /// With the backoff below, about half an hour: after that a reset link would be near its end anyway.
     static let maxAttempts = 12
 
-    struct HandOverFailed: Error {
-        var requestID: UUID
+    /// Longer than a hand-over may take (its HTTP timeout is 10 s): no other replica takes the request meanwhile.
+    static let claimLease: TimeInterval = 60
+
+    /// A claimed request, with the mail to hand over (nil: nothing to send) and the selector of the token it carries.
+    private struct Claimed {
+        var id: UUID
         var attempts: Int
-        var reason: String
+        var mail: AccountMail?
+        var tokenSelector: Data?
     }
 
     /// Handles every request due now; returns how many.
@@ -47,54 +53,66 @@ struct AccountMailRelay: Sendable {
 
     private func handleOne() async throws -> Bool {
         let now = clock.now()
+        let claimed = try await client.transaction(logger: logger) { connection -> Claimed? in
+            let rows = try await connection.query(
+                """
+                SELECT id, kind, email, user_id, detail, attempts FROM mail_requests
+                WHERE handled_at IS NULL AND next_attempt_at <= \(now)
+                ORDER BY next_attempt_at LIMIT 1 FOR UPDATE SKIP LOCKED
+                """, logger: logger
+            ).collect()
+            guard let row = rows.first else { return nil }
+            let (id, kind, email, userID, detail, attempts) = try row.decode((UUID, String, String, UUID?, String?, Int).self)
+            guard let kind = AccountMail.Kind(rawValue: kind),
+                let (mail, selector) = try await compose(kind, to: email, userID: userID, detail: detail, mailID: id, now: now, on: connection)
+            else {
+                try await connection.execute(
+                    "UPDATE mail_requests SET handled_at = \(now), attempts = attempts + 1, outcome = 'nothing-to-send' WHERE id = \(id)",
+                    logger: logger)
+                return Claimed(id: id, attempts: attempts)
+            }
+            try await connection.execute(
+                "UPDATE mail_requests SET next_attempt_at = \(now.addingTimeInterval(Self.claimLease)) WHERE id = \(id)", logger: logger)
+            return Claimed(id: id, attempts: attempts, mail: mail, tokenSelector: selector)
+        }
+        guard let claimed else { return false }
+        guard let mail = claimed.mail else {
+            logger.info("Account mail handled", metadata: ["request": "\(claimed.id)", "outcome": "nothing-to-send"])
+            return true
+        }
         do {
-            return try await client.transaction(logger: logger) { connection in
-                let rows = try await connection.query(
-                    """
-                    SELECT id, kind, email, user_id, detail, attempts FROM mail_requests
-                    WHERE handled_at IS NULL AND next_attempt_at <= \(now)
-                    ORDER BY next_attempt_at LIMIT 1 FOR UPDATE SKIP LOCKED
-                    """, logger: logger
-                ).collect()
-                guard let row = rows.first else { return false }
-                let (id, kind, email, userID, detail, attempts) = try row.decode((UUID, String, String, UUID?, String?, Int).self)
-                var outcome = "nothing-to-send"
-                if let kind = AccountMail.Kind(rawValue: kind),
-                    let mail = try await compose(kind, to: email, userID: userID, detail: detail, mailID: id, now: now, on: connection)
-                {
-                    do {
-                        try await handOver(mail)
-                    } catch {
-                        // Only the error's kind or status: an error's text could quote the request, token and all.
-                        let reason = (error as? NotificationsMailClient.Refused).map { "http-\($0.status)" } ?? "\(type(of: error))"
-                        throw HandOverFailed(requestID: id, attempts: attempts + 1, reason: reason)
-                    }
-                    outcome = mail.kind.rawValue
+            try await handOver(mail)
+        } catch {
+            // Only the error's kind or status: an error's text could quote the request, token and all.
+            let reason = (error as? NotificationsMailClient.Refused).map { "http-\($0.status)" } ?? "\(type(of: error))"
+            let attempts = claimed.attempts + 1
+            let backoff = min(300, pow(2, Double(attempts - 1)))
+            let givingUp = attempts >= Self.maxAttempts
+            try await client.transaction(logger: logger) { connection in
+                if let selector = claimed.tokenSelector {
+                    try await connection.execute("DELETE FROM account_tokens WHERE selector = \(selector)", logger: logger)
                 }
                 try await connection.execute(
-                    "UPDATE mail_requests SET handled_at = \(now), attempts = attempts + 1, outcome = \(outcome) WHERE id = \(id)", logger: logger)
-                logger.info("Account mail handled", metadata: ["request": "\(id)", "outcome": "\(outcome)"])
-                return true
+                    """
+                    UPDATE mail_requests SET attempts = \(attempts), next_attempt_at = \(now.addingTimeInterval(backoff)),
+                        handled_at = \(givingUp ? now : nil), outcome = \(givingUp ? "gave-up" : nil)
+                    WHERE id = \(claimed.id)
+                    """, logger: logger)
             }
-        } catch let failure as HandOverFailed {
-            let backoff = min(300, pow(2, Double(failure.attempts - 1)))
-            let givingUp = failure.attempts >= Self.maxAttempts
-            try await client.query(
-                """
-                UPDATE mail_requests SET attempts = \(failure.attempts), next_attempt_at = \(now.addingTimeInterval(backoff)),
-                    handled_at = \(givingUp ? now : nil), outcome = \(givingUp ? "gave-up" : nil)
-                WHERE id = \(failure.requestID)
-                """, logger: logger)
-            logger.warning(
-                "Account mail not handed over", metadata: ["request": "\(failure.requestID)", "attempt": "\(failure.attempts)", "reason": "\(failure.reason)"])
+            logger.warning("Account mail not handed over", metadata: ["request": "\(claimed.id)", "attempt": "\(attempts)", "reason": "\(reason)"])
             // The notification service is not taking mail: the next round tries again.
             return false
         }
+        try await client.query(
+            "UPDATE mail_requests SET handled_at = \(now), attempts = attempts + 1, outcome = \(mail.kind.rawValue) WHERE id = \(claimed.id)",
+            logger: logger)
+        logger.info("Account mail handled", metadata: ["request": "\(claimed.id)", "outcome": "\(mail.kind.rawValue)"])
+        return true
     }
 
     private func compose(
         _ kind: AccountMail.Kind, to email: String, userID: UUID?, detail: String?, mailID: UUID, now: Date, on connection: PostgresConnection
-    ) async throws -> AccountMail? {
+    ) async throws -> (AccountMail, tokenSelector: Data?)? {
         switch kind {
         case .passwordReset:
             let rows = try await connection.query(
@@ -120,15 +138,15 @@ struct AccountMailRelay: Sendable {
             guard let userID else { return nil }
             let rows = try await connection.query("SELECT display_name, locale FROM users WHERE id = \(userID)", logger: logger).collect()
             guard let (name, locale) = try rows.first?.decode((String, String?).self) else { return nil }
-            return AccountMail(mailID: mailID, kind: .emailChanged, to: email, displayName: name, locale: locale, newAddress: detail)
+            return (AccountMail(mailID: mailID, kind: .emailChanged, to: email, displayName: name, locale: locale, newAddress: detail), nil)
         }
     }
 
-    /// Makes a token for the mail and stores its selector and verifier hash.
+    /// Makes a token for the mail and stores its selector and verifier hash; returns the mail and the selector.
     private func mail(
         _ purpose: AccountTokenPurpose, mailID: UUID, userID: UUID, to email: String, name: String, locale: String?, now: Date,
         on connection: PostgresConnection
-    ) async throws -> AccountMail {
+    ) async throws -> (AccountMail, tokenSelector: Data?) {
         let token = AccountToken.generate()
         let lifetime = lifetimes.lifetime(of: purpose)
         try await connection.execute(
@@ -138,9 +156,10 @@ struct AccountMailRelay: Sendable {
                     \(now), \(now.addingTimeInterval(lifetime)))
             """, logger: logger)
         let kind: AccountMail.Kind = purpose == .passwordReset ? .passwordReset : .emailVerification
-        return AccountMail(
+        let mail = AccountMail(
             mailID: mailID, kind: kind, to: email, displayName: name, locale: locale, link: links.link(purpose, token: token),
             validForMinutes: Int(lifetime / 60))
+        return (mail, Data(token.selector))
     }
 }
 
