@@ -236,14 +236,7 @@ struct JSONTreeParser {
         guard position + 4 <= bytes.count else { throw corrupted("Unexpected end of data.") }
         var value: UInt32 = 0
         for _ in 0..<4 {
-            let byte = bytes[position]
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default: throw corrupted("Invalid \\u escape at offset \(position).")
-            }
+            guard let digit = HexDigit.value(bytes[position]) else { throw corrupted("Invalid \\u escape at offset \(position).") }
             value = value << 4 | UInt32(digit)
             position += 1
         }

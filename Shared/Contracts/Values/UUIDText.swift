@@ -42,7 +42,7 @@ extension UUID {
                     guard bytes[position] == UInt8(ascii: "-") else { return false }
                     position += 1
                 }
-                guard let high = hexValue(bytes[position]), let low = hexValue(bytes[position + 1]) else { return false }
+                guard let high = HexDigit.value(bytes[position]), let low = HexDigit.value(bytes[position + 1]) else { return false }
                 output[index] = high << 4 | low
                 position += 2
             }
@@ -52,8 +52,11 @@ extension UUID {
     }
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+}
 
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
+/// One hexadecimal digit's value, either case: UUIDs and JSON's `\u` escapes.
+enum HexDigit {
+    static func value(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
