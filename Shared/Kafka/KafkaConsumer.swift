@@ -24,6 +24,9 @@ public final class KafkaConsumer: Service, Sendable {
     /// it is consumed again (by this member or, after shutdown, by the next owner).
     public enum Outcome: Sendable { case handled, abandoned }
     public typealias Handler = @Sendable (KafkaMessage) async -> Outcome
+    /// Handles one partition's records of a poll, in order, and returns how many of them (from the first) were
+    /// handled; the record after those is abandoned.
+    public typealias PartitionHandler = @Sendable ([KafkaMessage]) async -> Int
 
     public static let defaultProperties: [String: String] = [
         "enable.auto.commit": "true",
@@ -42,13 +45,25 @@ public final class KafkaConsumer: Service, Sendable {
     private let handle: KafkaHandle
     private let context: ConsumerCallbackContext
     private let queue: DispatchQueue
-    private let handler: Handler
+    private let handler: PartitionHandler
     private let maxBatchSize: Int
     private let logger: Logger
 
-    public init(
+    public convenience init(
         configuration: KafkaConfiguration, groupID: String, topics: [String], maxBatchSize: Int = 256,
         logger: Logger, handler: @escaping Handler
+    ) throws {
+        try self.init(
+            configuration: configuration, groupID: groupID, topics: topics, maxBatchSize: maxBatchSize, logger: logger,
+            partitionHandler: { messages in
+                for (index, message) in messages.enumerated() where await handler(message) == .abandoned { return index }
+                return messages.count
+            })
+    }
+
+    public init(
+        configuration: KafkaConfiguration, groupID: String, topics: [String], maxBatchSize: Int = 256,
+        logger: Logger, partitionHandler handler: @escaping PartitionHandler
     ) throws {
         var properties = try configuration.merged(over: Self.defaultProperties, configuration.consumerProperties)
         properties["group.id"] = groupID
@@ -166,17 +181,9 @@ public final class KafkaConsumer: Service, Sendable {
         return await withTaskGroup(of: (PartitionID, handled: Int64?, abandoned: Int64?).self) { group in
             for (partition, messages) in byPartition {
                 group.addTask {
-                    var handled: Int64?
-                    var abandoned: Int64?
-                    var count = 0
-                    for message in messages {
-                        guard await handler(message) == .handled else {
-                            abandoned = message.offset
-                            break
-                        }
-                        handled = message.offset + 1
-                        count += 1
-                    }
+                    let count = await handler(messages)
+                    let handled = count > 0 ? messages[count - 1].offset + 1 : nil
+                    let abandoned = count < messages.count ? messages[count].offset : nil
                     Counter(label: "surge_kafka_consumed_total", dimensions: [("topic", partition.topic), ("group", groupID)]).increment(by: count)
                     return (partition, handled, abandoned)
                 }

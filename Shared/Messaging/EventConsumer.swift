@@ -33,10 +33,14 @@ public final class EventConsumer: Service, Sendable {
         /// up to `maxRedriveBackoff`. A record applied by the consumer wakes the re-drive earlier.
         public var redriveBackoff: Duration
         public var maxRedriveBackoff: Duration
+        /// The most records of a partition applied in one transaction (see `EventProcessor.handle(partition:)`); 1
+        /// gives every record its own transaction.
+        public var batchLimit: Int
 
         public init(
             group: String, maxAttempts: Int = 5, initialBackoff: Duration = .milliseconds(100), maxBackoff: Duration = .seconds(5),
-            deferralLimit: Duration = .seconds(15 * 60), redriveBackoff: Duration = .milliseconds(200), maxRedriveBackoff: Duration = .seconds(5)
+            deferralLimit: Duration = .seconds(15 * 60), redriveBackoff: Duration = .milliseconds(200), maxRedriveBackoff: Duration = .seconds(5),
+            batchLimit: Int = 32
         ) {
             self.group = group
             self.maxAttempts = maxAttempts
@@ -45,6 +49,7 @@ public final class EventConsumer: Service, Sendable {
             self.deferralLimit = deferralLimit
             self.redriveBackoff = redriveBackoff
             self.maxRedriveBackoff = maxRedriveBackoff
+            self.batchLimit = max(1, batchLimit)
         }
     }
 
@@ -72,7 +77,7 @@ public final class EventConsumer: Service, Sendable {
         self.processor = processor
         self.consumer = try KafkaConsumer(
             configuration: kafka, groupID: configuration.group, topics: handlers.topics.sorted(), logger: logger,
-            handler: processor.handle)
+            partitionHandler: processor.handle(partition:))
     }
 
     public var assignedPartitionCount: Int { consumer.assignedPartitionCount }
@@ -111,25 +116,75 @@ struct EventProcessor: Sendable {
 
     var deadLetterTopic: String { Topic.deadLetter(consumerGroup: configuration.group).name }
 
+    /// What a record needs, decided before any transaction.
+    enum Preparation {
+        /// A type the group does not handle.
+        case ignored(type: String)
+        /// An event its handler says can have no effect here.
+        case passedOver(EventRecord)
+        /// A record that cannot be decoded: it goes to the dead-letter topic.
+        case undecodable(type: String, error: any Error)
+        case apply(EventRecord, EventHandlers.Prepared)
+    }
+
+    func prepare(_ message: KafkaMessage) -> Preparation {
+        do {
+            let record = try EventRecord(kafkaKey: message.key, value: message.value, headers: message.headers.map { ($0.name, $0.value) })
+            guard let prepare = handlers.preparers[record.type] else { return .ignored(type: record.type) }
+            guard let effect = try prepare(record) else { return .passedOver(record) }
+            return .apply(record, effect)
+        } catch {
+            return .undecodable(type: message.header(EventRecord.Header.type) ?? "unknown", error: error)
+        }
+    }
+
+    /// Handles one partition's records of a poll, in order; returns how many were handled (see
+    /// `KafkaConsumer.PartitionHandler`).
+    ///
+    /// Up to `batchLimit` records that have an effect are applied in one transaction: each is still checked against
+    /// the inbox and the parked records of its key, in order, so the result is what one transaction per record would
+    /// have done, with one `BEGIN`/`COMMIT` (one WAL flush) for them all. When anything in the batch fails (a handler's
+    /// error, a record waiting for another event or behind a parked one, the database), the transaction rolls back
+    /// and each of its records takes the one-at-a-time path with its retries, parking and dead-lettering.
+    @Sendable func handle(partition messages: [KafkaMessage]) async -> Int {
+        var handled = 0
+        while handled < messages.count {
+            let chunk = messages[handled..<min(handled + configuration.batchLimit, messages.count)]
+            let preparations = chunk.map(prepare)
+            let together = preparations.count { if case .apply = $0 { true } else { false } } > 1 ? await applyTogether(Array(zip(chunk, preparations))) : false
+            for (message, preparation) in zip(chunk, preparations) {
+                if together, case .apply = preparation {
+                    handled += 1
+                    continue
+                }
+                guard await handle(message, preparation) == .handled else { return handled }
+                handled += 1
+            }
+        }
+        return handled
+    }
+
     @Sendable func handle(_ message: KafkaMessage) async -> KafkaConsumer.Outcome {
+        await handle(message, prepare(message))
+    }
+
+    private func handle(_ message: KafkaMessage, _ preparation: Preparation) async -> KafkaConsumer.Outcome {
         let start = ContinuousClock.now
         let record: EventRecord
         let apply: EventHandlers.Prepared
-        do {
-            record = try EventRecord(
-                kafkaKey: message.key, value: message.value, headers: message.headers.map { ($0.name, $0.value) })
-            guard let prepare = handlers.preparers[record.type] else {
-                metrics.count(record.type, "ignored")
-                return .handled
-            }
-            guard let effect = try prepare(record) else {
-                passedOver.note(record.id, type: record.type)
-                metrics.count(record.type, "passed-over")
-                return .handled
-            }
+        switch preparation {
+        case .ignored(let type):
+            metrics.count(type, "ignored")
+            return .handled
+        case .passedOver(let record):
+            passedOver.note(record.id, type: record.type)
+            metrics.count(record.type, "passed-over")
+            return .handled
+        case .undecodable(let type, let error):
+            return await deadLetter(message, type: type, error: error, attempts: 0)
+        case .apply(let prepared, let effect):
+            record = prepared
             apply = effect
-        } catch {
-            return await deadLetter(message, type: message.header(EventRecord.Header.type) ?? "unknown", error: error, attempts: 0)
         }
 
         var attempt = 0
@@ -202,6 +257,45 @@ struct EventProcessor: Sendable {
             return .applied
         }
     }
+
+    /// Applies the records with an effect in one transaction; false, with nothing applied, when any of them fails
+    /// or must wait (behind a parked record of its key, or awaiting another event).
+    private func applyTogether(_ records: [(KafkaMessage, Preparation)]) async -> Bool {
+        let start = ContinuousClock.now
+        let group = configuration.group
+        let logger = self.logger
+        do {
+            let results = try await client.transaction(logger: logger) { connection in
+                var results: [(type: String, applied: Bool)] = []
+                for case (let message, .apply(let record, let apply)) in records {
+                    let statement = RecordProcessed(consumer: group, eventID: record.id, type: record.type, topic: message.topic, key: message.key)
+                    var result: (parked: UUID?, inserted: Bool)?
+                    for try await row in try await connection.execute(statement, logger: logger) { result = row }
+                    if result?.parked != nil { throw BatchInterrupted() }
+                    guard let result, result.inserted else {
+                        results.append((record.type, false))
+                        continue
+                    }
+                    try await apply(connection, logger)
+                    results.append((record.type, true))
+                }
+                return results
+            }
+            let each = (ContinuousClock.now - start) / results.count
+            for (type, applied) in results {
+                metrics.count(type, applied ? "applied" : "duplicate")
+                metrics.timer(type).record(duration: each)
+            }
+            if results.contains(where: \.applied) { deferrals.noteApplied() }
+            metrics.batch(results.count)
+            return true
+        } catch {
+            logger.debug("Batch rolled back; applying its records one at a time", metadata: ["error": "\(error)"])
+            return false
+        }
+    }
+
+    private struct BatchInterrupted: Error {}
 
     /// Parks the record on the dead-letter topic; retries until the broker acknowledges, since moving on without
     /// it would lose the record.
@@ -282,10 +376,20 @@ final class EventMetrics: Sendable {
     private let timers = Mutex<[String: Metrics.Timer]>([:])
 
     private let parkedGauge: Gauge
+    private let batchedCounter: Counter
+    private let batchesCounter: Counter
 
     init(group: String) {
         self.group = group
         self.parkedGauge = Gauge(label: "surge_events_deferred", dimensions: [("consumer", group)])
+        self.batchesCounter = Counter(label: "surge_event_batches_total", dimensions: [("consumer", group)])
+        self.batchedCounter = Counter(label: "surge_events_batched_total", dimensions: [("consumer", group)])
+    }
+
+    /// A transaction that applied `records` records together.
+    func batch(_ records: Int) {
+        batchesCounter.increment()
+        batchedCounter.increment(by: records)
     }
 
     func count(_ type: String, _ result: String) {

@@ -26,6 +26,8 @@ public struct ServiceSettings: Sendable {
     public var outbox: OutboxRelay.Configuration
     public var consumerMaxAttempts: Int
     public var consumerInitialBackoff: Duration
+    /// The most records of a partition a consumer applies in one transaction (`EventConsumer.Configuration.batchLimit`).
+    public var consumerBatchLimit: Int
     /// Signs (gateway) and checks (services) calls between the gateway and the services.
     public var internalCalls: InternalCallSigner
     /// How long a graceful shutdown may take before the process exits regardless.
@@ -70,6 +72,7 @@ public struct ServiceSettings: Sendable {
                 inboxRetention: .seconds(3600 * (try reader.int("INBOX_RETENTION_HOURS", default: 720, range: 1...100_000)))),
             consumerMaxAttempts: try reader.int("CONSUMER_MAX_ATTEMPTS", default: 5, range: 1...100),
             consumerInitialBackoff: try reader.milliseconds("CONSUMER_RETRY_BACKOFF_MS", default: 100),
+            consumerBatchLimit: try reader.int("CONSUMER_BATCH_LIMIT", default: 32, range: 1...1000),
             internalCalls: try InternalCallSigner.from(reader),
             shutdownTimeout: .seconds(try reader.int("SHUTDOWN_TIMEOUT_SECONDS", default: 10, range: 1...600)),
             reader: reader)

@@ -60,7 +60,8 @@ struct EventConsumerTests {
         try await MessagingHarness.with { harness in
             struct Broken: Error {}
             let attempts = LockedValue(0)
-            let consumer = try harness.consumer(maxAttempts: 3) { event in
+            // One transaction per record, so every try is one of the bounded retries (`failureInBatch` has a batch).
+            let consumer = try harness.consumer(maxAttempts: 3, batchLimit: 1) { event in
                 if event.data.displayName == "cursed" {
                     attempts.withLock { $0 += 1 }
                     throw Broken()
@@ -151,6 +152,76 @@ struct EventConsumerTests {
             }
             #expect(applied, "a handled type")
             #expect(try await harness.applied("skip again") == 0, "with no effect")
+        }
+    }
+
+    /// Registrations of one user (so one partition), published before the consumer starts, so that its polls find
+    /// them together.
+    func publishForOneUser(_ names: [String], harness: MessagingHarness) async throws {
+        let userID = UUID()
+        for name in names {
+            var payload = harness.registration(name)
+            payload.userID = userID
+            try await publish(payload, via: harness.producer)
+        }
+    }
+
+    @Test("records of a partition polled together are applied in fewer transactions than records, each once, in order")
+    func batchedTransactions() async throws {
+        try await MessagingHarness.with { harness in
+            let names = (1...24).map { "batched \($0)" }
+            try await publishForOneUser(names, harness: harness)
+            try await running([harness.consumer(batchLimit: 8)]) {
+                try await waitUntil("every record applied") { try await harness.effectLog().count == names.count }
+            }
+            #expect(try await harness.effectLog() == names)
+            for name in names { #expect(try await harness.applied(name) == 1) }
+            // At least three transactions (eight records each at most), fewer than one per record.
+            let transactions = try await harness.effectTransactions()
+            #expect((3..<names.count).contains(transactions), "\(transactions) transactions for \(names.count) records")
+            #expect(try await harness.database.count("SELECT count(*) FROM identity.processed_events") == names.count)
+        }
+    }
+
+    @Test("a record that fails in a batch rolls it back: the others are applied once, the failing one retried alone, then dead-lettered")
+    func failureInBatch() async throws {
+        try await MessagingHarness.with { harness in
+            struct Broken: Error {}
+            let attempts = LockedValue(0)
+            let consumer = try harness.consumer(maxAttempts: 3) { event in
+                if event.data.displayName == "cursed" {
+                    attempts.withLock { $0 += 1 }
+                    throw Broken()
+                }
+            }
+            let names = ["first", "second", "cursed", "third", "fourth"]
+            try await publishForOneUser(names, harness: harness)
+            try await running([consumer]) {
+                try await waitUntil("the record after it applied") { try await harness.applied("fourth") == 1 }
+            }
+            for name in names where name != "cursed" { #expect(try await harness.applied(name) == 1, "\(name)") }
+            #expect(try await harness.applied("cursed") == 0)
+            #expect(try await harness.effectLog() == ["first", "second", "third", "fourth"])
+            // Three tries alone, after (when the poll brought them together) the one in the batch that rolled back.
+            #expect((3...4).contains(attempts.value), "\(attempts.value) tries")
+            let dead = try await harness.kafka.readAll(topic: "surge.deadletter.surge-progress", expecting: 1)
+            #expect(dead.count == 1)
+            #expect(dead.first?.header("surge_attempts") == "3")
+            #expect(try await harness.database.count("SELECT count(*) FROM identity.processed_events") == 4)
+        }
+    }
+
+    @Test("a record in a batch sees what the records before it in the same transaction wrote")
+    func batchSeesItsOwnWrites() async throws {
+        try await MessagingHarness.with { harness in
+            // `needs<-needed` is applied only once `needed` has been: in the same batch, before any commit.
+            try await publishForOneUser(["needed", "needs<-needed", "after"], harness: harness)
+            try await running([harness.deferringConsumer()]) {
+                try await waitUntil("every record applied") { try await harness.effectLog().count == 3 }
+            }
+            #expect(try await harness.effectLog() == ["needed", "needs<-needed", "after"])
+            #expect(try await harness.parked().isEmpty)
+            #expect(try await harness.effectTransactions() < 3)
         }
     }
 }

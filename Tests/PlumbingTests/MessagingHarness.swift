@@ -21,6 +21,7 @@ struct MessagingHarness {
     static let effects = MigrationSet(component: "test", migrations: [
         Migration(1, "effects", ["CREATE TABLE effects (key text PRIMARY KEY, applied int NOT NULL)"]),
         Migration(2, "the order effects were applied in", ["CREATE TABLE effect_log (position bigint GENERATED ALWAYS AS IDENTITY, key text NOT NULL)"]),
+        Migration(3, "the transaction each effect was applied in", ["ALTER TABLE effect_log ADD COLUMN transaction_id bigint NOT NULL DEFAULT txid_current()"]),
     ])
 
     /// Runs `body` with a running client and the outbox tables migrated in the identity schema.
@@ -59,10 +60,10 @@ struct MessagingHarness {
         }
     }
 
-    /// A consumer whose effect increments `effects.applied` for the event's display name: a second application
-    /// would show.
+    /// A consumer whose effect increments `effects.applied` for the event's display name (a second application
+    /// would show) and appends it to `effect_log`.
     func consumer(
-        group: String = "surge-progress", maxAttempts: Int = 3, logger: Logger? = nil,
+        group: String = "surge-progress", maxAttempts: Int = 3, batchLimit: Int = 32, logger: Logger? = nil,
         effect: (@Sendable (CloudEvent<UserRegistered>) throws -> Void)? = nil
     ) throws -> EventConsumer {
         var handlers = EventHandlers()
@@ -73,9 +74,10 @@ struct MessagingHarness {
                 INSERT INTO effects (key, applied) VALUES (\(event.data.displayName), 1)
                 ON CONFLICT (key) DO UPDATE SET applied = effects.applied + 1
                 """, logger: logger)
+            try await connection.query("INSERT INTO effect_log (key) VALUES (\(event.data.displayName))", logger: logger)
         }
         return try EventConsumer(
-            configuration: .init(group: group, maxAttempts: maxAttempts, initialBackoff: .milliseconds(10)),
+            configuration: .init(group: group, maxAttempts: maxAttempts, initialBackoff: .milliseconds(10), batchLimit: batchLimit),
             kafka: kafka.configuration(), client: client, producer: producer, handlers: handlers, logger: logger ?? self.logger)
     }
 
@@ -116,6 +118,11 @@ struct MessagingHarness {
     /// The keys in the order their effects were applied.
     func effectLog() async throws -> [String] {
         try await client.query("SELECT key FROM effect_log ORDER BY position", logger: logger).collect().map { try $0.decode(String.self) }
+    }
+
+    /// The transactions the logged effects were applied in.
+    func effectTransactions() async throws -> Int {
+        try await client.query("SELECT count(DISTINCT transaction_id) FROM effect_log", logger: logger).collect().first?.decode(Int.self) ?? 0
     }
 
     /// The parked records of a consumer group, oldest first: event id, tries so far and reason.

@@ -41,7 +41,10 @@ public enum LeaderboardService {
         let directory = DirectoryCache()
         var routes = ConsumerRoutes(scoring: Scoring(cache: cache, outbox: infrastructure.outbox))
         LeaderboardEvents.visit(&routes)
-        let consumer = try infrastructure.consumer(routes.handlers)
+        // One transaction per record: `Scoring` reads a user's standing before a change from the replica's index, which
+        // holds only committed changes, so a second change of the same board in one transaction would start from a
+        // standing that misses the first.
+        let consumer = try infrastructure.consumer(routes.handlers, oneRecordPerTransaction: true)
         let router = infrastructure.makeRouter(consumers: [consumer])
         let clock = infrastructure.clock
         addRoutes(to: router, queries: BoardQueries(client: infrastructure.database, cache: cache, directory: directory, clock: clock, logger: logger))
