@@ -6,6 +6,16 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
 
+/// Release executables on Linux are linked by the toolchain's lld with packed relative relocations (a 25 KB table
+/// instead of gold's 3 MB that the loader reads at every start) and without exporting every symbol to the dynamic
+/// table (the static Swift runtime's link arguments ask for it; nothing in a service looks its own symbols up). Each
+/// process starts with about 5 MiB less resident (docs/deployment.md, "The image").
+let executableLinkerSettings: [LinkerSetting] = [
+    .unsafeFlags(
+        ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"],
+        .when(platforms: [.linux], configuration: .release)),
+]
+
 extension Target.Dependency {
     static let hummingbird = Target.Dependency.product(name: "Hummingbird", package: "hummingbird")
     static let hummingbirdTesting = Target.Dependency.product(name: "HummingbirdTesting", package: "hummingbird")
@@ -73,7 +83,8 @@ func service(_ name: String, module: String, domain: Bool = false, dependencies:
             name: "surge-\(name.lowercased())",
             dependencies: [.target(name: module), "SurgeRuntime"],
             path: "Services/\(name)/Main",
-            swiftSettings: swiftSettings
+            swiftSettings: swiftSettings,
+            linkerSettings: executableLinkerSettings
         ),
     ]
 }
@@ -94,7 +105,8 @@ let toolTargets: [Target] = [
         name: "surge-broker",
         dependencies: ["SurgeKafka", "SurgeContracts", .argumentParser, .logging, .lifecycle],
         path: "Tools/Broker",
-        swiftSettings: swiftSettings
+        swiftSettings: swiftSettings,
+        linkerSettings: executableLinkerSettings
     ),
     .executableTarget(
         name: "surge-bench",
@@ -103,7 +115,8 @@ let toolTargets: [Target] = [
             .postgres,
         ],
         path: "Tools/Bench",
-        swiftSettings: swiftSettings
+        swiftSettings: swiftSettings,
+        linkerSettings: executableLinkerSettings
     ),
     .target(
         name: "SurgeAPICatalogue",
@@ -122,7 +135,8 @@ let toolTargets: [Target] = [
             .postgres, .httpClient,
         ],
         path: "Tools/Admin",
-        swiftSettings: swiftSettings
+        swiftSettings: swiftSettings,
+        linkerSettings: executableLinkerSettings
     ),
 ]
 
