@@ -32,6 +32,7 @@ struct RuntimeTests {
         #expect(settings.outbox.outboxRetention == .seconds(168 * 3600))
         #expect(settings.outbox.inboxRetention == .seconds(720 * 3600))
         #expect(settings.consumerMaxAttempts == 5)
+        #expect(settings.consumerBatchLimit == 32)
         #expect(settings.shutdownTimeout == .seconds(10))
     }
 
@@ -53,6 +54,8 @@ struct RuntimeTests {
         #expect(failure(["DATABASE_URL": "mysql://x"]) == "DATABASE_URL")
         #expect(failure(["KAFKA_PROPERTIES": "novalue"]) == "KAFKA_PROPERTIES")
         #expect(failure(["CONSUMER_MAX_ATTEMPTS": "0"]) == "CONSUMER_MAX_ATTEMPTS")
+        #expect(failure(["CONSUMER_BATCH_LIMIT": "0"]) == "CONSUMER_BATCH_LIMIT")
+        #expect(failure(["CONSUMER_BATCH_LIMIT": "many"]) == "CONSUMER_BATCH_LIMIT")
         #expect(failure(["INBOX_RETENTION_HOURS": "0"]) == "INBOX_RETENTION_HOURS")
         #expect(failure(["INTERNAL_AUTH_SECRET": "too short"]) == "INTERNAL_AUTH_SECRET")
         #expect(failure(["SHUTDOWN_TIMEOUT_SECONDS": "0"]) == "SHUTDOWN_TIMEOUT_SECONDS")
