@@ -151,7 +151,8 @@ struct EventProcessor: Sendable {
         while handled < messages.count {
             let chunk = messages[handled..<min(handled + configuration.batchLimit, messages.count)]
             let preparations = chunk.map(prepare)
-            let together = preparations.count { if case .apply = $0 { true } else { false } } > 1 ? await applyTogether(Array(zip(chunk, preparations))) : false
+            let effects = preparations.count { if case .apply = $0 { true } else { false } }
+            let together = effects > 1 ? await applyTogether(Array(zip(chunk, preparations))) : false
             for (message, preparation) in zip(chunk, preparations) {
                 if together, case .apply = preparation {
                     handled += 1
@@ -245,39 +246,39 @@ struct EventProcessor: Sendable {
     /// Records the event as processed and applies its effect, in one transaction; the inbox insert also checks, in
     /// the same statement, that no record of the same topic and key is parked (`behind`, nothing done).
     private func applyOnce(_ record: EventRecord, _ message: KafkaMessage, _ apply: EventHandlers.Prepared) async throws -> Applied {
-        let statement = RecordProcessed(consumer: configuration.group, eventID: record.id, type: record.type, topic: message.topic, key: message.key)
-        let logger = self.logger
-        return try await client.transaction(logger: logger) { connection in
-            var result: (parked: UUID?, inserted: Bool)?
-            for try await row in try await connection.execute(statement, logger: logger) { result = row }
-            guard let result else { return .duplicate }
-            if let parked = result.parked { return .behind(parked) }
-            guard result.inserted else { return .duplicate }
-            try await apply(connection, logger)
-            return .applied
+        try await client.transaction(logger: logger) { connection in
+            try await recordAndApply(record, message, apply, on: connection)
         }
+    }
+
+    /// The inbox statement and, unless it finds the record processed or a record of its key parked, the effect, on
+    /// the transaction's connection.
+    private func recordAndApply(
+        _ record: EventRecord, _ message: KafkaMessage, _ apply: EventHandlers.Prepared, on connection: PostgresConnection
+    ) async throws -> Applied {
+        let statement = RecordProcessed(consumer: configuration.group, eventID: record.id, type: record.type, topic: message.topic, key: message.key)
+        var result: (parked: UUID?, inserted: Bool)?
+        for try await row in try await connection.execute(statement, logger: logger) { result = row }
+        guard let result else { return .duplicate }
+        if let parked = result.parked { return .behind(parked) }
+        guard result.inserted else { return .duplicate }
+        try await apply(connection, logger)
+        return .applied
     }
 
     /// Applies the records with an effect in one transaction; false, with nothing applied, when any of them fails
     /// or must wait (behind a parked record of its key, or awaiting another event).
     private func applyTogether(_ records: [(KafkaMessage, Preparation)]) async -> Bool {
         let start = ContinuousClock.now
-        let group = configuration.group
-        let logger = self.logger
         do {
             let results = try await client.transaction(logger: logger) { connection in
                 var results: [(type: String, applied: Bool)] = []
-                for case (let message, .apply(let record, let apply)) in records {
-                    let statement = RecordProcessed(consumer: group, eventID: record.id, type: record.type, topic: message.topic, key: message.key)
-                    var result: (parked: UUID?, inserted: Bool)?
-                    for try await row in try await connection.execute(statement, logger: logger) { result = row }
-                    if result?.parked != nil { throw BatchInterrupted() }
-                    guard let result, result.inserted else {
-                        results.append((record.type, false))
-                        continue
+                for case (let message, .apply(let record, let effect)) in records {
+                    switch try await recordAndApply(record, message, effect, on: connection) {
+                    case .applied: results.append((record.type, true))
+                    case .duplicate: results.append((record.type, false))
+                    case .behind: throw BatchInterrupted()
                     }
-                    try await apply(connection, logger)
-                    results.append((record.type, true))
                 }
                 return results
             }
