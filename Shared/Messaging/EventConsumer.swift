@@ -165,10 +165,6 @@ struct EventProcessor: Sendable {
         return handled
     }
 
-    @Sendable func handle(_ message: KafkaMessage) async -> KafkaConsumer.Outcome {
-        await handle(message, prepare(message))
-    }
-
     private func handle(_ message: KafkaMessage, _ preparation: Preparation) async -> KafkaConsumer.Outcome {
         let start = ContinuousClock.now
         let record: EventRecord
