@@ -1,6 +1,7 @@
 import CRdKafka
 import Foundation
 import Logging
+import Synchronization
 
 /// Reads whole topics, from each partition's earliest offset to the end it had when reading began, each partition in
 /// order: a rebuild's input. It assigns itself the partitions (no consumer group, nothing committed), so the
@@ -28,23 +29,26 @@ public final class KafkaTopicReader: Sendable {
 
     public enum ReadError: Error, CustomStringConvertible {
         case stalled(after: Duration, partitionsLeft: Int)
-        case record(topic: String, partition: Int32, offset: Int64, any Error)
 
         public var description: String {
             switch self {
             case .stalled(let after, let left): "no record arrived for \(after) with \(left) partitions still to read"
-            case .record(let topic, let partition, let offset, let error): "record \(topic)/\(partition)@\(offset): \(error)"
             }
         }
     }
 
-    /// Hands every record of `topics` to `body`, up to the end each partition had at the start, and returns those
-    /// ends. Throws when no record arrives for `stallTimeout` while some are still due.
-    public func readAll(
-        _ topics: [String], stallTimeout: Duration = .seconds(30), _ body: @escaping @Sendable (KafkaMessage) throws -> Void
-    ) async throws -> [Partition: Int64] {
+    /// Every record of `topics`, up to the end each partition had at the start, as `transform` makes it: each
+    /// partition's in offset order, partitions in (topic, partition) order. Throws when no record arrives for
+    /// `stallTimeout` while some are still due.
+    ///
+    /// `transform` runs on the records of one poll at a time, several polls in parallel while reading goes on, and each
+    /// record is dropped once transformed: a rebuild holds what it made of hundreds of thousands of records, never the
+    /// records themselves (touching fresh memory is most of what reading costs on a virtual machine).
+    public func read<Transformed: Sendable>(
+        _ topics: [String], stallTimeout: Duration = .seconds(30), transform: @escaping @Sendable (KafkaMessage) -> Transformed
+    ) async throws -> [[Transformed]] {
         let handle = self.handle
-        return try await offThePool { () throws -> [Partition: Int64] in
+        return try await offThePool { () throws -> [[Transformed]] in
             let ranges = try handle.withPointer { pointer throws(KafkaError) in try Self.ranges(of: topics, on: pointer) }
             var remaining = ranges.filter { $0.value.low < $0.value.high }
             try handle.withPointer { pointer throws(KafkaError) in
@@ -56,31 +60,68 @@ public final class KafkaTopicReader: Sendable {
                 let assigned = rd_kafka_assign(pointer, list)
                 guard assigned == RD_KAFKA_RESP_ERR_NO_ERROR else { throw KafkaError(assigned) }
             }
+            // Each poll's records transformed apart, in the order polled; at most `inFlight` polls wait to be.
+            let transformed = Mutex<[Int: [(Partition, Transformed)]]>([:])
+            let transforming = DispatchGroup()
+            let inFlight = DispatchSemaphore(value: 4)
+            var polls = 0
             var lastProgress = ContinuousClock.now
+            // Many records per call into librdkafka: a rebuild reads hundreds of thousands.
+            var polled = [UnsafeMutablePointer<rd_kafka_message_t>?](repeating: nil, count: 1_000)
             while !remaining.isEmpty {
-                let polled = try handle.withPointer { pointer throws(KafkaError) -> KafkaMessage? in
-                    guard let message = rd_kafka_consumer_poll(pointer, 200) else { return nil }
-                    defer { rd_kafka_message_destroy(message) }
-                    guard message.pointee.err == RD_KAFKA_RESP_ERR_NO_ERROR else { throw KafkaError(message.pointee.err) }
-                    return KafkaMessage(copying: message)
+                let messages = try handle.withPointer { pointer throws(KafkaError) -> [KafkaMessage] in
+                    let queue = rd_kafka_queue_get_consumer(pointer)
+                    defer { rd_kafka_queue_destroy(queue) }
+                    let count = polled.withUnsafeMutableBufferPointer { buffer in
+                        rd_kafka_consume_batch_queue(queue, 200, buffer.baseAddress, buffer.count)
+                    }
+                    guard count > 0 else { return [] }
+                    defer { for message in polled[0..<count] { rd_kafka_message_destroy(message) } }
+                    return try polled[0..<count].map { message throws(KafkaError) in
+                        guard let message, message.pointee.err == RD_KAFKA_RESP_ERR_NO_ERROR else {
+                            throw KafkaError(message?.pointee.err ?? RD_KAFKA_RESP_ERR__FAIL)
+                        }
+                        return KafkaMessage(copying: UnsafePointer(message))
+                    }
                 }
-                guard let record = polled else {
+                guard !messages.isEmpty else {
                     let waited = ContinuousClock.now - lastProgress
-                    guard waited < stallTimeout else { throw ReadError.stalled(after: waited, partitionsLeft: remaining.count) }
+                    guard waited < stallTimeout else {
+                        transforming.wait()
+                        throw ReadError.stalled(after: waited, partitionsLeft: remaining.count)
+                    }
                     continue
                 }
                 lastProgress = ContinuousClock.now
-                let partition = Partition(topic: record.topic, partition: record.partition)
-                guard let range = remaining[partition], record.offset < range.high else { continue }
-                do {
-                    try body(record)
-                } catch {
-                    throw ReadError.record(topic: record.topic, partition: record.partition, offset: record.offset, error)
+                var due: [(Partition, KafkaMessage)] = []
+                for record in messages {
+                    let partition = Partition(topic: record.topic, partition: record.partition)
+                    guard let range = remaining[partition], record.offset < range.high else { continue }
+                    due.append((partition, record))
+                    if record.offset + 1 >= range.high { remaining[partition] = nil }
                 }
-                if record.offset + 1 >= range.high { remaining[partition] = nil }
+                let poll = polls
+                polls += 1
+                inFlight.wait()
+                DispatchQueue.global().async(group: transforming) { [due] in
+                    let made = due.map { ($0.0, transform($0.1)) }
+                    transformed.withLock { $0[poll] = made }
+                    inFlight.signal()
+                }
             }
+            transforming.wait()
             _ = try handle.withPointer { pointer throws(KafkaError) in rd_kafka_assign(pointer, nil) }
-            return ranges.mapValues(\.high)
+            var read: [Partition: [Transformed]] = [:]
+            for (partition, range) in ranges where range.low < range.high {
+                read[partition] = []
+                read[partition]?.reserveCapacity(Int(range.high - range.low))
+            }
+            transformed.withLock { transformed in
+                for poll in 0..<polls {
+                    for (partition, made) in transformed.removeValue(forKey: poll) ?? [] { read[partition, default: []].append(made) }
+                }
+            }
+            return read.sorted { ($0.key.topic, $0.key.partition) < ($1.key.topic, $1.key.partition) }.map(\.value)
         }
     }
 

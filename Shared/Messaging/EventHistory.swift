@@ -3,7 +3,6 @@ import Logging
 import PostgresNIO
 import SurgeContracts
 import SurgeKafka
-import Synchronization
 
 /// Every record of some topics from the earliest offset, in the order things happened: each partition in offset order
 /// (as a consumer reads it), partitions merged by event time (ties by topic and partition). A record that cannot be
@@ -11,31 +10,100 @@ import Synchronization
 /// service's own handlers.
 public enum EventHistory {
     public static func read(_ topics: [String], configuration: KafkaConfiguration, logger: Logger) async throws -> [EventRecord?] {
-        let reader = try KafkaTopicReader(configuration: configuration, logger: logger)
-        let collected = Mutex<[KafkaTopicReader.Partition: [KafkaMessage]]>([:])
-        _ = try await reader.readAll(topics) { message in
-            collected.withLock { $0[KafkaTopicReader.Partition(topic: message.topic, partition: message.partition), default: []].append(message) }
+        try await read(topics, configuration: configuration, logger: logger) { record in (record?.time ?? .distantPast, record) }
+    }
+
+    /// Reads the topics, making each record what `decode` makes of it (nil: it is no event) while reading goes on, then
+    /// merges the partitions by the time `decode` gives, each kept in offset order.
+    static func read<Decoded: Sendable>(
+        _ topics: [String], configuration: KafkaConfiguration, logger: Logger, decode: @escaping @Sendable (EventRecord?) -> (Date, Decoded)
+    ) async throws -> [Decoded] {
+        let partitions = try await KafkaTopicReader(configuration: configuration, logger: logger).read(topics) { message in
+            decode(try? EventRecord(kafkaKey: message.key, value: message.value, headers: message.headers.map { ($0.name, $0.value) }))
         }
-        let partitions = collected.withLock { $0 }.sorted { ($0.key.topic, $0.key.partition) < ($1.key.topic, $1.key.partition) }.map { messages in
-            messages.value.map { message in
-                try? EventRecord(kafkaKey: message.key, value: message.value, headers: message.headers.map { ($0.name, $0.value) })
-            }
-        }
+        // The times apart from the values: the merge compares times only, without copying what the values hold.
+        let times = partitions.map { $0.map(\.0) }
         var heads = Array(repeating: 0, count: partitions.count)
-        var merged: [EventRecord?] = []
+        var merged: [Decoded] = []
+        merged.reserveCapacity(times.reduce(0) { $0 + $1.count })
         while true {
-            var next: Int?
-            for index in partitions.indices where heads[index] < partitions[index].count {
-                if let best = next, time(partitions[best][heads[best]]) <= time(partitions[index][heads[index]]) { continue }
+            var next = -1
+            var earliest = Date.distantFuture
+            for index in times.indices where heads[index] < times[index].count && (next < 0 || times[index][heads[index]] < earliest) {
                 next = index
+                earliest = times[index][heads[index]]
             }
-            guard let next else { return merged }
-            merged.append(partitions[next][heads[next]])
+            guard next >= 0 else { return merged }
+            merged.append(partitions[next][heads[next]].1)
             heads[next] += 1
         }
     }
 
-    private static func time(_ record: EventRecord?) -> Date { record?.time ?? .distantPast }
+    /// What a replay in memory did: counts, the events that had an effect (to record as processed), and its time
+    /// reading (and decoding) and applying.
+    public struct ReplayedInMemory: Sendable {
+        public var events = 0
+        public var applied = 0
+        public var duplicates = 0
+        /// Unreadable records, and those whose effect failed (the incremental path dead-lettered them).
+        public var skipped = 0
+        public var processed: [(id: UUID, type: String)] = []
+        public var readSeconds = 0.0
+        public var applySeconds = 0.0
+    }
+
+    /// Every record of the routes' topics from the earliest offset, in the order `read` gives, applied to `store`
+    /// in memory, a duplicate (a producer's retry) once. `processed` lists the events that had an effect, for the
+    /// caller to record in the inbox; those of a handled type that can have none are counted as applied but not listed
+    /// (the consumer records the ones it passes over only for the record: nothing depends on those rows, and in a
+    /// rebuild they are most of what would be written). A record that cannot be decoded, or whose effect fails, is
+    /// skipped and counted.
+    public static func replay<Store>(
+        _ routes: ReplayRoutes<Store>, into store: inout Store, configuration: KafkaConfiguration, logger: Logger
+    ) async throws -> ReplayedInMemory {
+        var replayed = ReplayedInMemory()
+        var started = ContinuousClock.now
+        let prepared = try await read(routes.topics.sorted(), configuration: configuration, logger: logger) { record -> (Date, ReplayRoutes<Store>.Prepared) in
+            guard let record else { return (.distantPast, .undecodable) }
+            guard let prepare = routes.table[record.type] else { return (record.time, .ignored) }
+            do {
+                return (record.time, .handled(id: record.id, type: record.type, try prepare(record)))
+            } catch {
+                return (record.time, .undecodable)
+            }
+        }
+        replayed.readSeconds = (ContinuousClock.now - started) / .seconds(1)
+        started = ContinuousClock.now
+        var applied: Set<UUID> = []
+        for record in prepared {
+            replayed.events += 1
+            switch record {
+            case .handled(let id, let type, let effect):
+                guard applied.insert(id).inserted else {
+                    replayed.duplicates += 1
+                    continue
+                }
+                guard let effect else {
+                    replayed.applied += 1
+                    continue
+                }
+                do {
+                    try await effect(&store)
+                    replayed.applied += 1
+                    replayed.processed.append((id, type))
+                } catch {
+                    replayed.skipped += 1
+                    logger.warning("Event skipped by the rebuild", metadata: ["event.type": "\(type)", "event.id": "\(id)", "error": "\(error)"])
+                }
+            case .ignored:
+                break
+            case .undecodable:
+                replayed.skipped += 1
+            }
+        }
+        replayed.applySeconds = (ContinuousClock.now - started) / .seconds(1)
+        return replayed
+    }
 
     /// What a replay did with the records it was given.
     public struct Replayed: Sendable {

@@ -164,8 +164,9 @@ struct LeaderboardStreamTests {
             }
             let rebuild = try await stack.runCommand("leaderboard", ["rebuild"])
             #expect(rebuild.status == 0, "\(rebuild.output)")
-            #expect(rebuild.output.contains("from \(total) events (\(total) applied, 0 duplicates, 0 undecodable)"), "\(rebuild.output)")
+            #expect(rebuild.output.contains("from \(total) events (\(total) applied, 0 duplicates, 0 skipped)"), "\(rebuild.output)")
             #expect(try await Self.boards(stack) == incremental, "the rebuild equals the incremental path")
+            let rebuiltInbox = try await stack.database.count("SELECT count(*) FROM leaderboard.processed_events")
 
             // Started again, the replica resumes after what the rebuild read: nothing is counted twice.
             try await (try stack.process("leaderboard")).start()
@@ -175,8 +176,8 @@ struct LeaderboardStreamTests {
             let resumed = Recorded(
                 record: try EventRecord(CloudEvent(source: "/surge/test", time: Date(), data: marker)), topic: Topic.progress.name,
                 key: Data(marker.partitionKey.utf8), user: marker.userID)
-            try await Self.deliver([resumed], to: stack, expecting: total + 1)
-            #expect(try await stack.database.count("SELECT count(*) FROM leaderboard.processed_events") == total + 1)
+            try await Self.deliver([resumed], to: stack, expecting: rebuiltInbox + 1)
+            #expect(try await stack.database.count("SELECT count(*) FROM leaderboard.processed_events") == rebuiltInbox + 1)
             #expect(try await Self.boards(stack) == incremental)
             return incremental
         }

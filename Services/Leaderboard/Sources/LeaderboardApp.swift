@@ -39,7 +39,8 @@ public enum LeaderboardService {
         let catchUps = catchUpDatabase.makeClient(schema: settings.service, logger: logger)
         let cache = BoardCache(client: catchUps, logger: logger)
         let directory = DirectoryCache()
-        var routes = ConsumerRoutes(scoring: Scoring(cache: cache, outbox: infrastructure.outbox))
+        let scoring = Scoring(cache: cache, outbox: infrastructure.outbox)
+        var routes = ConsumerRoutes { connection, logger in PostgresLeaderboardStore(connection: connection, logger: logger, scoring: scoring) }
         LeaderboardEvents.visit(&routes)
         // One transaction per record: `Scoring` reads a user's standing before a change from the replica's index, which
         // holds only committed changes, so a second change of the same board in one transaction would start from a

@@ -11,7 +11,7 @@ import SurgeMessaging
 /// quantities logged in competitions, and the directory from identity and challenges. Nothing here calls another
 /// service. The incremental consumer and the rebuild both visit this list (`EventRoutes`).
 enum LeaderboardEvents {
-    static func visit<Routes: EventRoutes>(_ routes: inout Routes) {
+    static func visit<Routes: EventRoutes>(_ routes: inout Routes) where Routes.Store: LeaderboardStore {
         routes.on(PointsAwarded.self, when: { scores($0.data) }, pointsAwarded)
         routes.on(CheckInRecorded.self, when: { scores($0.data) }, checkInRecorded)
         routes.on(CheckInUndone.self, when: { scores($0.data) }, checkInUndone)
@@ -97,38 +97,6 @@ enum LeaderboardEvents {
         case .accepted: try await store.setFriendship(data.requesterID, data.addresseeID, friends: true)
         case .removed, .cancelled, .declined: try await store.setFriendship(data.requesterID, data.addresseeID, friends: false)
         case .requested: break
-        }
-    }
-}
-
-/// A list of event types with their effect on a store of type `Store`: the consumer's handlers, or the rebuild's.
-protocol EventRoutes {
-    associatedtype Store: LeaderboardStore
-    /// `relevant` false: the event can have no effect (see `EventHandlers.on(_:when:_:)`).
-    mutating func on<Payload: EventPayload>(
-        _ type: Payload.Type, when relevant: (@Sendable (CloudEvent<Payload>) -> Bool)?,
-        _ apply: @escaping @Sendable (CloudEvent<Payload>, inout Store) async throws -> Void)
-}
-
-extension EventRoutes {
-    mutating func on<Payload: EventPayload>(_ type: Payload.Type, _ apply: @escaping @Sendable (CloudEvent<Payload>, inout Store) async throws -> Void) {
-        on(type, when: nil, apply)
-    }
-}
-
-/// The incremental path: each event in its inbox transaction, on a `PostgresLeaderboardStore`.
-struct ConsumerRoutes: EventRoutes {
-    var handlers = EventHandlers()
-    let scoring: Scoring
-
-    mutating func on<Payload: EventPayload>(
-        _ type: Payload.Type, when relevant: (@Sendable (CloudEvent<Payload>) -> Bool)?,
-        _ apply: @escaping @Sendable (CloudEvent<Payload>, inout PostgresLeaderboardStore) async throws -> Void
-    ) {
-        let scoring = scoring
-        handlers.on(type, when: relevant) { event, connection, logger in
-            var store = PostgresLeaderboardStore(connection: connection, logger: logger, scoring: scoring)
-            try await apply(event, &store)
         }
     }
 }

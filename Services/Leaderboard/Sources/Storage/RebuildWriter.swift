@@ -64,9 +64,9 @@ enum RebuildWriter {
                 """, logger: logger)
         }
         let scores = store.scores.flatMap { boardWindow, users in
-            users.map { [boardWindow.board.key, boardWindow.window.description, $0.key.key, "\($0.value)", "1"] }
+            users.map { [boardWindow.board.key, boardWindow.window.description, $0.key.key, "\($0.value)", "1"] as [String?] }
         }
-        try await copy(scores, into: "scores", columns: ["board", "window_key", "user_id", "score", "version"], on: connection, logger: logger)
+        try await connection.copy(scores, into: "scores", columns: ["board", "window_key", "user_id", "score", "version"], logger: logger)
         try await connection.query("UPDATE closed_windows SET board_version = 1", logger: logger)
         return (boardWindows.count, scores.count)
     }
@@ -77,29 +77,8 @@ enum RebuildWriter {
     /// cannot be delivered again either.
     static func markProcessed(_ events: [(id: UUID, type: String)], consumer: String, on connection: PostgresConnection, logger: Logger) async throws {
         try await connection.query("TRUNCATE processed_events", logger: logger)
-        try await copy(
-            events.map { [consumer, $0.id.key, $0.type] }, into: "processed_events", columns: ["consumer", "event_id", "event_type"], on: connection,
-            logger: logger)
-    }
-
-    /// Rows streamed with `COPY ... FROM STDIN` (text format). The values are ids, keys, event types and numbers:
-    /// none holds a tab, a newline or a backslash.
-    private static func copy(_ rows: [[String]], into table: String, columns: [String], on connection: PostgresConnection, logger: Logger)
-        async throws
-    {
-        guard !rows.isEmpty else { return }
-        try await connection.copyFrom(table: table, columns: columns, logger: logger) { writer in
-            var buffer = ByteBuffer()
-            for row in rows {
-                buffer.writeString(row.joined(separator: "\t"))
-                buffer.writeString("\n")
-                if buffer.readableBytes >= 1 << 20 {
-                    try await writer.write(buffer)
-                    buffer.clear()
-                }
-            }
-            if buffer.readableBytes > 0 { try await writer.write(buffer) }
-        }
+        try await connection.copy(
+            events.lazy.map { [consumer, $0.id.key, $0.type] }, into: "processed_events", columns: ["consumer", "event_id", "event_type"], logger: logger)
     }
 
     private static func insertPairs(_ pairs: Set<MemoryLeaderboardStore.Pair>, into table: String, on connection: PostgresConnection, logger: Logger)
