@@ -31,7 +31,7 @@ struct BadgesRoutes: Sendable {
                 try await Migrator.migrate([MessagingMigrations.set, BadgesMigrations.set], schema: "badges", client: database, logger: logger)
                 let router = RouterTesting.router(signer: signer)
                 BadgesService.addRoutes(to: router, queries: BadgeQueries(client: database, catalogue: catalogue, logger: logger))
-                let awarder = Awarder(catalogue: catalogue, outbox: Outbox(service: "badges"))
+                let awarder = Awarder(catalogue: catalogue)
                 try await Application(router: router).test(.router) { client in
                     try await body(BadgesRoutes(client: client, database: database, signer: signer, awarder: awarder, logger: logger))
                 }
@@ -46,10 +46,11 @@ struct BadgesRoutes: Sendable {
     }
 
     /// Writes in one transaction, as an event's handler would.
-    func record(_ body: @Sendable (BadgeStore) async throws -> Void) async throws {
+    func record(_ body: @Sendable (inout PostgresBadgeStore) async throws -> Void) async throws {
         let logger = self.logger
         try await database.transaction(logger: logger) { connection in
-            try await body(BadgeStore(connection: connection, logger: logger))
+            var store = PostgresBadgeStore(connection: connection, logger: logger, outbox: Outbox(service: "badges"))
+            try await body(&store)
         }
     }
 
@@ -59,7 +60,7 @@ struct BadgesRoutes: Sendable {
         try await record { store in
             try await awarder.record(
                 Fact.scopes(Rule.Measure.chores.rawValue, kind: .chore, challengeID: UUID()).map { ($0, .add(1)) }, for: userID, at: Date(), trace: nil,
-                store: store)
+                store: &store)
         }
     }
 }

@@ -256,6 +256,8 @@ struct BadgesStreamTests {
             #expect(try await Self.facts(stack) == facts)
             #expect(try await Self.participants(stack) == participants)
             #expect(try await Self.published(stack) == published, "a rebuild publishes nothing already published")
+            let rebuiltInbox = try await stack.database.count("SELECT count(*) FROM badges.processed_events")
+            #expect(rebuiltInbox > 0 && rebuiltInbox < total, "the events that had an effect are recorded, not those passed over")
 
             // Started again, the replica passes over what the rebuild read (the duplicates too) and goes on from there.
             try await badges.start()
@@ -264,7 +266,7 @@ struct BadgesStreamTests {
                 occurrenceID: UUID(), choreID: UUID(), groupID: try chores[0].record.decode(as: ChoreOccurrenceChanged.self).data.groupID, title: "Dishes", change: .completed,
                 assigneeID: nil, completedBy: newcomer, points: 3, dueOn: LocalDate("2026-11-20")!, dueAt: Date(), nextDueOn: nil, changedAt: Date())))
             let after = Recorded(record: chore, topic: ChoreOccurrenceChanged.descriptor.topic.name, key: chores[0].key, user: newcomer)
-            try await LeaderboardStreamTests.deliver([after], to: stack, expecting: total + 1, service: "badges")
+            try await LeaderboardStreamTests.deliver([after], to: stack, expecting: rebuiltInbox + 1, service: "badges")
             #expect(try await Self.facts(stack, except: newcomer) == facts, "nothing the rebuild read is counted again")
             try await waitUntil("the newcomer's first chore badge is published") { try await Self.published(stack) == published + 1 }
         }

@@ -40,7 +40,7 @@ public enum BadgesService {
         let catalogue = try Settings.catalogue(at: catalogueFile)
         let infrastructure = try ServiceInfrastructure(settings, migrations: [BadgesMigrations.set])
         try await infrastructure.migrate()
-        let backfill = Backfill(awarder: Awarder(catalogue: catalogue, outbox: infrastructure.outbox))
+        let backfill = Backfill(awarder: Awarder(catalogue: catalogue), outbox: infrastructure.outbox)
         let logger = infrastructure.logger
         let report = try await PostgresClient.withRunning(infrastructure.database) { client in
             try await client.withConnection { connection in
@@ -62,27 +62,27 @@ public enum BadgesService {
     /// (`Rebuild`), publishing only awards not held before; the replicas must be stopped. Returns its report.
     public static func rebuild(_ settings: ServiceSettings) async throws -> String {
         let badges = try Settings.from(settings.reader)
-        return try await Rebuild.run(settings, catalogue: badges.catalogue, handlers: handlers).description
+        return try await Rebuild.run(settings, catalogue: badges.catalogue).description
     }
 
-    static func handlers(_ awarder: Awarder) -> EventHandlers {
-        var handlers = EventHandlers()
-        BadgesEvents.register(in: &handlers, awarder: awarder)
-        return handlers
+    static func handlers(_ awarder: Awarder, outbox: Outbox) -> EventHandlers {
+        var routes = ConsumerRoutes { connection, logger in PostgresBadgeStore(connection: connection, logger: logger, outbox: outbox) }
+        BadgesEvents.visit(&routes, awarder: awarder)
+        return routes.handlers
     }
 
     public static func buildApplication(_ settings: ServiceSettings) async throws -> some ApplicationProtocol {
         let badges = try Settings.from(settings.reader)
         let infrastructure = try ServiceInfrastructure(settings, migrations: [BadgesMigrations.set])
         let logger = infrastructure.logger
-        let awarder = Awarder(catalogue: badges.catalogue, outbox: infrastructure.outbox)
-        let consumer = try infrastructure.consumer(handlers(awarder))
+        let awarder = Awarder(catalogue: badges.catalogue)
+        let consumer = try infrastructure.consumer(handlers(awarder, outbox: infrastructure.outbox))
         let router = infrastructure.makeRouter(consumers: [consumer])
         addRoutes(to: router, queries: BadgeQueries(client: infrastructure.database, catalogue: badges.catalogue, logger: logger))
         let clock = infrastructure.clock
         return infrastructure.makeApplication(
             router: router, consumers: [consumer], services: [ReplicaPresence(client: infrastructure.database, logger: logger)],
-            beforeServerStarts: [{ try await Backfill(awarder: awarder).runAtStart(client: infrastructure.database, at: clock.now(), logger: logger) }])
+            beforeServerStarts: [{ try await Backfill(awarder: awarder, outbox: infrastructure.outbox).runAtStart(client: infrastructure.database, at: clock.now(), logger: logger) }])
     }
 
     static func addRoutes(to router: Router<SurgeRequestContext>, queries: BadgeQueries) {

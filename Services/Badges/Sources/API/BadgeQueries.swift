@@ -45,7 +45,7 @@ struct BadgeQueries: Sendable {
             ChallengeAccess.canSee(.init(visibility: $0, isOwner: ownerID == caller, isGroupMember: inGroup))
         } ?? false
         guard joined || visible else { throw notFound }
-        let own = try BadgeStore.challengeBadges(challengeID, json: json)
+        let own = try PostgresBadgeStore.challengeBadges(challengeID, json: json)
         let ids = own.badges.map(\.id)
         // Those who joined it, and any holder not (yet) known to have joined: rarity never exceeds 100 %.
         let users = try await client.query(
@@ -106,7 +106,7 @@ struct BadgeQueries: Sendable {
             WHERE p.user_id = \(caller) AND NOT c.deleted AND jsonb_array_length(c.badges) > 0 ORDER BY c.challenge_id
             """, logger: logger
         ).decode((UUID, String).self) {
-            badges += try BadgeStore.challengeBadges(challengeID, json: json).badges
+            badges += try PostgresBadgeStore.challengeBadges(challengeID, json: json).badges
         }
         let locked = badges.compactMap { badge -> LockedBadgeView? in
             let value: Int
@@ -173,7 +173,7 @@ struct BadgeQueries: Sendable {
         for try await (challengeID, json) in try await client.query(
             "SELECT challenge_id, badges::text FROM challenges WHERE challenge_id = ANY(\(challengeIDs))", logger: logger
         ).decode((UUID, String).self) {
-            for badge in try BadgeStore.challengeBadges(challengeID, json: json).badges {
+            for badge in try PostgresBadgeStore.challengeBadges(challengeID, json: json).badges {
                 badges[badge.id] = badge
             }
         }

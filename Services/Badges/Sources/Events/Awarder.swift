@@ -1,21 +1,16 @@
 import BadgesDomain
 import Foundation
-import Logging
-import PostgresNIO
 import SurgeContracts
-import SurgeMessaging
 
 /// Grants awards inside the transaction of the event (or backfill) that earned them: each stored once, published as
-/// `badge.awarded` through the outbox only when newly stored, then the composites the new awards complete.
+/// `badge.awarded` (through the store) only when newly stored, then the composites the new awards complete.
 struct Awarder: Sendable {
     let catalogue: BadgeCatalogue
-    /// nil while a rebuild replays history: it publishes only what is new to it, once, at the end.
-    let outbox: Outbox?
 
     /// Raises or adds to facts and grants what their new values reach, in the catalogue and among the own badges of
     /// `challengeID`.
-    func record(
-        _ changes: [(Fact, FactChange)], for userID: UUID, at time: Date, trace: TraceContext?, store: BadgeStore, challengeID: UUID? = nil
+    func record<Store: BadgeStore>(
+        _ changes: [(Fact, FactChange)], for userID: UUID, at time: Date, trace: TraceContext?, store: inout Store, challengeID: UUID? = nil
     ) async throws {
         var own: BadgeCatalogue?
         if let challengeID { own = try await store.challengeBadges(challengeID) }
@@ -29,7 +24,7 @@ struct Awarder: Sendable {
             awards += Awarding.reached(catalogue, fact: fact, value: value)
             if let own { awards += Awarding.reached(own, fact: fact, value: value) }
         }
-        try await grant(awards, to: userID, at: time, backfilled: false, trace: trace, store: store)
+        try await grant(awards, to: userID, at: time, backfilled: false, trace: trace, store: &store)
     }
 
     enum FactChange {
@@ -39,33 +34,36 @@ struct Awarder: Sendable {
 
     /// Stores each award not yet held and publishes it; then the composites completed. Returns how many were new.
     @discardableResult
-    func grant(_ awards: [Award], to userID: UUID, at time: Date, backfilled: Bool, trace: TraceContext?, store: BadgeStore) async throws -> Int {
+    func grant<Store: BadgeStore>(
+        _ awards: [Award], to userID: UUID, at time: Date, backfilled: Bool, trace: TraceContext?, store: inout Store
+    ) async throws -> Int {
         var granted = 0
         for award in awards where try await store.award(award, to: userID, at: time, backfilled: backfilled) {
-            try await publish(award, to: userID, at: time, backfilled: backfilled, trace: trace, store: store)
+            try await publish(award, to: userID, at: time, backfilled: backfilled, trace: trace, store: &store)
             granted += 1
         }
         guard granted > 0 else { return 0 }
         for award in Awarding.composites(catalogue, held: try await store.heldBadges(of: userID))
         where try await store.award(award, to: userID, at: time, backfilled: backfilled) {
-            try await publish(award, to: userID, at: time, backfilled: backfilled, trace: trace, store: store)
+            try await publish(award, to: userID, at: time, backfilled: backfilled, trace: trace, store: &store)
             granted += 1
         }
         return granted
     }
 
-    func publish(_ award: Award, to userID: UUID, at time: Date, backfilled: Bool, trace: TraceContext?, store: BadgeStore) async throws {
-        guard let outbox else { return }
+    func publish<Store: BadgeStore>(
+        _ award: Award, to userID: UUID, at time: Date, backfilled: Bool, trace: TraceContext?, store: inout Store
+    ) async throws {
         let badge = try await badge(award.badgeID, store: store)
-        _ = try await outbox.append(
+        try await store.publish(
             BadgeAwarded(
                 userID: userID, badgeID: award.badgeID, level: award.level, period: award.period, title: award.title, icon: badge?.icon ?? "medal",
                 bonusPoints: badge?.bonusPoints, backfilled: backfilled, awardedAt: time),
-            on: store.connection, at: time, trace: trace, logger: store.logger)
+            at: time, trace: trace)
     }
 
     /// A catalogue badge, or a challenge's own.
-    func badge(_ id: String, store: BadgeStore) async throws -> Badge? {
+    func badge(_ id: String, store: some BadgeStore) async throws -> Badge? {
         if let badge = catalogue.badge(id) { return badge }
         guard let challengeID = BadgeCatalogue.challenge(ofBadge: id) else { return nil }
         return try await store.challengeBadges(challengeID).badge(id)

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import SurgeContracts
+import SurgeMessaging
 
 /// When the catalogue gains a badge (or a badge's rule or levels change), everyone who already qualifies earns it,
 /// from the facts kept (counts and best streaks); composites from the awards held. Per-period badges (a week's
@@ -10,6 +11,7 @@ import SurgeContracts
 /// are published with `backfilled: true`, so notifications can file them quietly instead of pushing.
 struct Backfill: Sendable {
     let awarder: Awarder
+    let outbox: Outbox
 
     struct Report: CustomStringConvertible {
         /// Per badge and level, the awards made.
@@ -36,7 +38,7 @@ struct Backfill: Sendable {
 
     /// Backfills the new and changed badges in the caller's transaction, and records the catalogue as backfilled.
     func run(on connection: PostgresConnection, at time: Date, logger: Logger) async throws -> Report {
-        let store = BadgeStore(connection: connection, logger: logger)
+        var store = PostgresBadgeStore(connection: connection, logger: logger, outbox: outbox)
         // One replica at a time; the second finds the catalogue already recorded.
         try await connection.query("SELECT pg_advisory_xact_lock(hashtext('surge-badges-backfill'))", logger: logger)
         var recorded: [String: String] = [:]
@@ -65,7 +67,7 @@ struct Backfill: Sendable {
                     continue
                 }
                 for award in awards where try await store.award(award, to: userID, at: time, backfilled: true) {
-                    try await awarder.publish(award, to: userID, at: time, backfilled: true, trace: nil, store: store)
+                    try await awarder.publish(award, to: userID, at: time, backfilled: true, trace: nil, store: &store)
                     report.awards[award.badgeID, default: [:]][award.level, default: 0] += 1
                 }
             }

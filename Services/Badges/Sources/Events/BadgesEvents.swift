@@ -14,70 +14,61 @@ import SurgeMessaging
 /// locked badges list them. An undone check-in, a broken streak or a revised board never take a badge back. Events
 /// about a deleted user are ignored.
 enum BadgesEvents {
-    static func register(in handlers: inout EventHandlers, awarder: Awarder) {
-        handlers.on(UserRegistered.self) { event, connection, logger in
-            try await BadgeStore(connection: connection, logger: logger).saveUser(event.data.userID)
-        }
-        handlers.on(UserDeleted.self) { event, connection, logger in
-            try await BadgeStore(connection: connection, logger: logger).erase(event.data.userID)
-        }
-        handlers.on(FriendshipChanged.self, when: { $0.data.status != .requested }) { event, connection, logger in
+    static func visit<Routes: EventRoutes>(_ routes: inout Routes, awarder: Awarder) where Routes.Store: BadgeStore {
+        routes.on(UserRegistered.self) { event, store in try await store.saveUser(event.data.userID) }
+        routes.on(UserDeleted.self) { event, store in try await store.erase(event.data.userID) }
+        routes.on(FriendshipChanged.self, when: { $0.data.status != .requested }) { event, store in
             let data = event.data
-            let store = BadgeStore(connection: connection, logger: logger)
             switch data.status {
             case .accepted: try await store.setFriendship(data.requesterID, data.addresseeID, friends: true)
             case .removed, .cancelled, .declined: try await store.setFriendship(data.requesterID, data.addresseeID, friends: false)
             case .requested: break
             }
         }
-        handlers.on(GroupMembershipChanged.self) { event, connection, logger in
+        routes.on(GroupMembershipChanged.self) { event, store in
             let data = event.data
             let member = data.change == .joined || data.change == .roleChanged
-            try await BadgeStore(connection: connection, logger: logger).setMembership(data.groupID, data.userID, member: member)
+            try await store.setMembership(data.groupID, data.userID, member: member)
         }
-        handlers.on(ChoreOccurrenceChanged.self, when: { $0.data.change == .completed && $0.data.completedBy != nil }) { event, connection, logger in
+        routes.on(ChoreOccurrenceChanged.self, when: { $0.data.change == .completed && $0.data.completedBy != nil }) { event, store in
             let data = event.data
             guard let userID = data.completedBy else { return }
-            try await BadgeStore(connection: connection, logger: logger).join(data.choreID, userID)
+            try await store.join(data.choreID, userID)
             try await record(Fact.scopes(Rule.Measure.chores.rawValue, kind: .chore, challengeID: data.choreID).map { ($0, .add(1)) },
-                             for: userID, at: data.changedAt, event.trace, connection, logger, awarder)
+                             for: userID, at: data.changedAt, event.trace, &store, awarder)
         }
-        handlers.on(AttemptStarted.self) { event, connection, logger in
-            try await BadgeStore(connection: connection, logger: logger).join(event.data.challengeID, event.data.userID)
-        }
-        handlers.on(CheckInRecorded.self) { event, connection, logger in
+        routes.on(AttemptStarted.self) { event, store in try await store.join(event.data.challengeID, event.data.userID) }
+        routes.on(CheckInRecorded.self) { event, store in
             let data = event.data
             try await record(Fact.scopes(Rule.Measure.checkIns.rawValue, kind: data.kind, challengeID: data.challengeID).map { ($0, .add(1)) },
-                             for: data.userID, at: data.recordedAt, event.trace, connection, logger, awarder)
+                             for: data.userID, at: data.recordedAt, event.trace, &store, awarder)
         }
-        handlers.on(DayJudged.self, when: { $0.data.outcome == .completed }) { event, connection, logger in
+        routes.on(DayJudged.self, when: { $0.data.outcome == .completed }) { event, store in
             let data = event.data
             try await record(Fact.scopes(Rule.Measure.daysCompleted.rawValue, kind: data.kind, challengeID: data.challengeID).map { ($0, .add(1)) },
-                             for: data.userID, at: data.judgedAt, event.trace, connection, logger, awarder)
+                             for: data.userID, at: data.judgedAt, event.trace, &store, awarder)
         }
-        handlers.on(StreakChanged.self, when: { $0.data.current > 0 }) { event, connection, logger in
+        routes.on(StreakChanged.self, when: { $0.data.current > 0 }) { event, store in
             let data = event.data
             try await record(Fact.scopes(Fact.streak, kind: data.kind, challengeID: data.challengeID).map { ($0, .raise(data.current)) },
-                             for: data.userID, at: data.changedAt, event.trace, connection, logger, awarder, challengeID: data.challengeID)
+                             for: data.userID, at: data.changedAt, event.trace, &store, awarder, challengeID: data.challengeID)
         }
-        handlers.on(AttemptEnded.self, when: { $0.data.end == .completed }) { event, connection, logger in
+        routes.on(AttemptEnded.self, when: { $0.data.end == .completed }) { event, store in
             let data = event.data
-            let store = BadgeStore(connection: connection, logger: logger)
             guard try await !store.isErased(data.userID) else { return }
             try await awarder.record(
                 Fact.scopes(Rule.Measure.challengesCompleted.rawValue, kind: data.kind, challengeID: data.challengeID).map { ($0, .add(1)) },
-                for: data.userID, at: data.endedAt, trace: event.trace, store: store, challengeID: data.challengeID)
+                for: data.userID, at: data.endedAt, trace: event.trace, store: &store, challengeID: data.challengeID)
             if data.kind == .weekly {
                 try await awarder.grant(
                     Awarding.weekly(awarder.catalogue, .weeklyChallenge, week: Awarding.week(of: data.endedOn)), to: data.userID, at: data.endedAt,
-                    backfilled: false, trace: event.trace, store: store)
+                    backfilled: false, trace: event.trace, store: &store)
             }
         }
         // Only a week's bonuses earn badges; the points of every tick mean nothing here.
-        handlers.on(PointsAwarded.self, when: { $0.data.points > 0 && ($0.data.reason == .weeklyGoalBonus || $0.data.reason == .challengeBonus) }) {
-            event, connection, logger in
+        routes.on(PointsAwarded.self, when: { $0.data.points > 0 && ($0.data.reason == .weeklyGoalBonus || $0.data.reason == .challengeBonus) }) {
+            event, store in
             let data = event.data
-            let store = BadgeStore(connection: connection, logger: logger)
             guard try await !store.isErased(data.userID) else { return }
             let rule: Rule
             if data.reason == .weeklyGoalBonus {
@@ -89,12 +80,11 @@ enum BadgesEvents {
             }
             try await awarder.grant(
                 Awarding.weekly(awarder.catalogue, rule, week: Awarding.week(of: data.localDate)), to: data.userID, at: data.awardedAt,
-                backfilled: false, trace: event.trace, store: store)
+                backfilled: false, trace: event.trace, store: &store)
         }
-        handlers.on(WindowClosed.self) { event, connection, logger in
+        routes.on(WindowClosed.self) { event, store in
             let data = event.data
             let kind: Rule.WindowKind = data.window.contains("-W") ? .week : .month
-            let store = BadgeStore(connection: connection, logger: logger)
             // A group's board earns the catalogue's first-place badges; a competition's board (ranked by what is logged in
             // its unit), the competition's own. A competition's points board (`challenge:<id>`, when its rules give
             // points) may have another leader, who has not won it.
@@ -108,35 +98,28 @@ enum BadgesEvents {
             for winner in data.winners where try await !store.isErased(winner) {
                 try await awarder.grant(
                     Awarding.firstPlace(badges, window: kind, key: data.window), to: winner, at: data.closedAt, backfilled: false,
-                    trace: event.trace, store: store)
+                    trace: event.trace, store: &store)
             }
         }
-        handlers.on(ChallengePublished.self) { event, connection, logger in
-            try await learn(event.data.definition, at: event.data.publishedAt, event.trace, BadgeStore(connection: connection, logger: logger), awarder)
-        }
-        handlers.on(ChallengeChanged.self) { event, connection, logger in
-            try await learn(event.data.definition, at: event.data.changedAt, event.trace, BadgeStore(connection: connection, logger: logger), awarder)
-        }
-        handlers.on(ChallengeDeleted.self) { event, connection, logger in
-            try await BadgeStore(connection: connection, logger: logger).deleteChallenge(event.data.challengeID)
-        }
+        routes.on(ChallengePublished.self) { event, store in try await learn(event.data.definition, at: event.data.publishedAt, event.trace, &store, awarder) }
+        routes.on(ChallengeChanged.self) { event, store in try await learn(event.data.definition, at: event.data.changedAt, event.trace, &store, awarder) }
+        routes.on(ChallengeDeleted.self) { event, store in try await store.deleteChallenge(event.data.challengeID) }
     }
 
-    private static func record(
-        _ changes: [(Fact, Awarder.FactChange)], for userID: UUID, at time: Date, _ trace: TraceContext?, _ connection: PostgresConnection,
-        _ logger: Logger, _ awarder: Awarder, challengeID: UUID? = nil
+    private static func record<Store: BadgeStore>(
+        _ changes: [(Fact, Awarder.FactChange)], for userID: UUID, at time: Date, _ trace: TraceContext?, _ store: inout Store, _ awarder: Awarder,
+        challengeID: UUID? = nil
     ) async throws {
-        let store = BadgeStore(connection: connection, logger: logger)
         guard try await !store.isErased(userID) else { return }
-        try await awarder.record(changes, for: userID, at: time, trace: trace, store: store, challengeID: challengeID)
+        try await awarder.record(changes, for: userID, at: time, trace: trace, store: &store, challengeID: challengeID)
     }
 
     /// Keeps a challenge's kind and own badges, and awards those (as backfilled) to everyone whose facts already reach
     /// them, as a badge added to the catalogue is: a streak or a completion recorded before the definition arrived
     /// counts.
-    private static func learn(_ definition: ChallengeDefinition, at time: Date, _ trace: TraceContext?, _ store: BadgeStore, _ awarder: Awarder)
-        async throws
-    {
+    private static func learn<Store: BadgeStore>(
+        _ definition: ChallengeDefinition, at time: Date, _ trace: TraceContext?, _ store: inout Store, _ awarder: Awarder
+    ) async throws {
         guard try await store.saveChallenge(definition) else { return }
         let own = BadgeCatalogue(challengeID: definition.challengeID, badges: definition.badges ?? [])
         for badge in own.badges {
@@ -144,7 +127,7 @@ enum BadgesEvents {
             for (userID, value) in try await store.users(with: fact, atLeast: badge.levels[0].threshold) {
                 try await awarder.grant(
                     Awarding.reached(own, fact: fact, value: value).filter { $0.badgeID == badge.id }, to: userID, at: time, backfilled: true,
-                    trace: trace, store: store)
+                    trace: trace, store: &store)
             }
         }
     }

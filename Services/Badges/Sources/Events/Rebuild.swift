@@ -7,12 +7,13 @@ import SurgeMessaging
 import SurgeRuntime
 
 /// `surge-badges rebuild`: users, relations, what is kept of each challenge and who joined it, facts and awards rebuilt from the
-/// earliest offset of every topic the service reads, through the consumer's own handlers (`BadgesEvents`), in one transaction.
+/// earliest offset of every topic the service reads, through the consumer's own handlers (`BadgesEvents`) on a
+/// `MemoryBadgeStore`, then written to the tables in one transaction.
 ///
-/// Order: each partition in offset order, partitions merged by event time. Each event is recorded as processed by
-/// the consumer group as it is applied (a duplicate is applied once, as the inbox does), so the replicas, started
-/// again, pass over what the rebuild read. Nothing is published while replaying; at the end the awards are compared
-/// with those held before:
+/// Order: each partition in offset order, partitions merged by event time; a duplicate is applied once, as the inbox
+/// does. Every event applied is recorded as processed by the consumer group, so the replicas, started again, pass over
+/// what the rebuild read. Nothing is published while replaying; at the end the awards are compared with those held
+/// before:
 /// - held before and derived again: kept with the date the user first saw;
 /// - derived but not held before (the incremental path missed them): stored and published, as backfilled;
 /// - held before but not derived (their events are past the topics' retention): kept, since awards are never taken
@@ -30,13 +31,17 @@ enum Rebuild {
         var keptWithoutEvents = 0
         var readSeconds = 0.0
         var applySeconds = 0.0
+        var writeSeconds = 0.0
 
-        var eventsPerSecond: Double { readSeconds + applySeconds > 0 ? Double(events) / (readSeconds + applySeconds) : 0 }
+        var totalSeconds: Double { readSeconds + applySeconds + writeSeconds }
+        var eventsPerSecond: Double { totalSeconds > 0 ? Double(events) / totalSeconds : 0 }
 
         var description: String {
             "rebuilt \(awards) awards from \(events) events (\(applied) applied, \(duplicates) duplicates, \(skipped) skipped): "
                 + "\(published) new awards published, \(keptWithoutEvents) kept without events behind them; "
-                + String(format: "in %.2f s: %.0f events/s (read %.2f s, apply %.2f s)", readSeconds + applySeconds, eventsPerSecond, readSeconds, applySeconds)
+                + String(
+                    format: "in %.2f s: %.0f events/s (read %.2f s, apply %.2f s, write %.2f s)", totalSeconds, eventsPerSecond, readSeconds, applySeconds,
+                    writeSeconds)
         }
     }
 
@@ -46,12 +51,16 @@ enum Rebuild {
         var description: String { "replicas of the badge service are running: stop them (scale to zero) first" }
     }
 
-    static func run(_ settings: ServiceSettings, catalogue: BadgeCatalogue, handlers: (Awarder) -> EventHandlers) async throws -> Report {
+    static func run(_ settings: ServiceSettings, catalogue: BadgeCatalogue) async throws -> Report {
         let infrastructure = try ServiceInfrastructure(settings, migrations: [BadgesMigrations.set])
         try await infrastructure.migrate()
         let logger = infrastructure.logger
-        let publishing = Awarder(catalogue: catalogue, outbox: infrastructure.outbox)
-        let replaying = handlers(Awarder(catalogue: catalogue, outbox: nil))
+        let awarder = Awarder(catalogue: catalogue)
+        let routes = {
+            var routes = ReplayRoutes<MemoryBadgeStore>()
+            BadgesEvents.visit(&routes, awarder: awarder)
+            return routes
+        }()
         let group = "surge-\(settings.service)"
         return try await PostgresClient.withRunning(infrastructure.database) { client in
             try await client.withConnection { connection in
@@ -59,43 +68,49 @@ enum Rebuild {
                     "SELECT pg_try_advisory_lock(hashtext(\(ReplicaPresence.lock)))", logger: logger
                 ).collect().first?.decode(Bool.self) ?? false
                 guard locked else { throw RebuildError.replicasRunning }
-                let reading = ContinuousClock.now
-                let records = try await EventHistory.read(replaying.topics.sorted(), configuration: settings.kafka, logger: logger)
-                let applying = ContinuousClock.now
+                var rebuilt = MemoryBadgeStore()
+                let replayed = try await EventHistory.replay(routes, into: &rebuilt, configuration: settings.kafka, logger: logger)
+                var report = Report(
+                    events: replayed.events, applied: replayed.applied, duplicates: replayed.duplicates, skipped: replayed.skipped,
+                    readSeconds: replayed.readSeconds, applySeconds: replayed.applySeconds)
+                let writing = ContinuousClock.now
                 try await connection.query("BEGIN", logger: logger)
                 do {
-                    var report = try await replay(
-                        records, through: replaying, publishing: publishing, group: group, at: infrastructure.clock.now(), on: connection,
-                        logger: logger)
+                    let store = PostgresBadgeStore(connection: connection, logger: logger, outbox: infrastructure.outbox)
+                    try await replace(with: rebuilt, processed: replayed.processed, group: group, on: connection, logger: logger)
+                    try await reconcile(&report, publishing: awarder, store: store, at: infrastructure.clock.now())
                     try await connection.query("COMMIT", logger: logger)
-                    report.readSeconds = (applying - reading) / .seconds(1)
-                    report.applySeconds = (ContinuousClock.now - applying) / .seconds(1)
-                    return report
                 } catch {
                     _ = try? await connection.query("ROLLBACK", logger: logger)
                     throw error
                 }
+                report.writeSeconds = (ContinuousClock.now - writing) / .seconds(1)
+                return report
             }
         }
     }
 
-    private static func replay(
-        _ records: [EventRecord?], through handlers: EventHandlers, publishing awarder: Awarder, group: String, at time: Date,
-        on connection: PostgresConnection, logger: Logger
-    ) async throws -> Report {
-        var report = Report()
+    /// Keeps the awards held now aside, and replaces every table the replay derives with what it derived.
+    private static func replace(
+        with rebuilt: MemoryBadgeStore, processed: [(id: UUID, type: String)], group: String, on connection: PostgresConnection, logger: Logger
+    ) async throws {
         try await connection.query("CREATE TEMPORARY TABLE previous_awards ON COMMIT DROP AS SELECT * FROM awards", logger: logger)
         try await connection.query(
             "TRUNCATE users, erased_users, friendships, group_members, facts, awards, challenges, participants, processed_events", logger: logger)
-        let replayed = try await EventHistory.replay(records, through: handlers, group: group, on: connection, logger: logger)
-        (report.events, report.applied, report.duplicates, report.skipped) = (replayed.events, replayed.applied, replayed.duplicates, replayed.skipped)
+        try await RebuildWriter.write(rebuilt, on: connection, logger: logger)
+        try await connection.copy(
+            processed.lazy.map { [group, $0.id.key, $0.type] }, into: "processed_events", columns: ["consumer", "event_id", "event_type"], logger: logger)
+    }
 
+    /// Compares the awards derived with those held before (see the type's comment), publishing what is new.
+    private static func reconcile(_ report: inout Report, publishing awarder: Awarder, store: PostgresBadgeStore, at time: Date) async throws {
+        var store = store
+        let (connection, logger) = (store.connection, store.logger)
         try await connection.query(
             """
             UPDATE awards a SET awarded_at = p.awarded_at, backfilled = p.backfilled FROM previous_awards p
             WHERE (a.user_id, a.badge_id, a.level, a.period) = (p.user_id, p.badge_id, p.level, p.period)
             """, logger: logger)
-        let store = BadgeStore(connection: connection, logger: logger)
         for row in try await connection.query(
             """
             SELECT user_id, badge_id, level, period, title FROM awards a WHERE NOT EXISTS (
@@ -110,7 +125,7 @@ enum Rebuild {
                 WHERE user_id = \(userID) AND badge_id = \(badgeID) AND level = \(level) AND period = \(period)
                 """, logger: logger)
             try await awarder.publish(
-                Award(badgeID: badgeID, level: level, period: period, title: title), to: userID, at: time, backfilled: true, trace: nil, store: store)
+                Award(badgeID: badgeID, level: level, period: period, title: title), to: userID, at: time, backfilled: true, trace: nil, store: &store)
             report.published += 1
         }
         report.keptWithoutEvents = try await connection.query(
@@ -123,8 +138,7 @@ enum Rebuild {
             """, logger: logger
         ).collect().first?.decode(Int.self) ?? 0
         // The replay judged every event by the current catalogue: record it as backfilled (this awards nothing more).
-        _ = try await Backfill(awarder: awarder).run(on: connection, at: time, logger: logger)
+        _ = try await Backfill(awarder: awarder, outbox: store.outbox).run(on: connection, at: time, logger: logger)
         report.awards = try await connection.query("SELECT count(*)::bigint FROM awards", logger: logger).collect().first?.decode(Int.self) ?? 0
-        return report
     }
 }

@@ -3,12 +3,51 @@ import Foundation
 import Logging
 import PostgresNIO
 import SurgeContracts
+import SurgeMessaging
 
-/// The badge service's writes, inside one event's inbox transaction: who exists and who knows whom (for rarity and
-/// for who may see whose badges), facts, and awards.
-struct BadgeStore {
+/// What the badge service keeps from events: who exists and who knows whom (for rarity and for who may see whose
+/// badges), facts, awards, and each challenge's kind and own badges. The consumer's handlers (`BadgesEvents`) are
+/// written once over it: `PostgresBadgeStore` inside each event's inbox transaction, `MemoryBadgeStore` for a rebuild.
+protocol BadgeStore: Sendable {
+    func isErased(_ userID: UUID) async throws -> Bool
+    mutating func saveUser(_ userID: UUID) async throws
+    /// A deleted user's facts, awards and relations are forgotten; later events about them are ignored.
+    mutating func erase(_ userID: UUID) async throws
+    mutating func setFriendship(_ a: UUID, _ b: UUID, friends: Bool) async throws
+    mutating func setMembership(_ groupID: UUID, _ userID: UUID, member: Bool) async throws
+    /// Adds to a count; returns the new value.
+    mutating func add(_ delta: Int, to fact: Fact, of userID: UUID) async throws -> Int
+    /// Raises a best-so-far value (a streak); returns the value kept.
+    mutating func raise(_ fact: Fact, of userID: UUID, to value: Int) async throws -> Int
+    /// Stores the award; false when the user already held it (so nothing is published twice).
+    mutating func award(_ award: Award, to userID: UUID, at time: Date, backfilled: Bool) async throws -> Bool
+    func heldBadges(of userID: UUID) async throws -> Set<String>
+    /// Keeps a challenge's kind, own badges and who may see them from its definition, unless a later version is
+    /// already kept; returns whether they were kept.
+    mutating func saveChallenge(_ definition: ChallengeDefinition) async throws -> Bool
+    /// A deleted challenge's own badges are no longer listed (locked, or in its catalogue); those earned stay.
+    mutating func deleteChallenge(_ challengeID: UUID) async throws
+    /// The user joined the challenge (started an attempt, completed one of its chores).
+    mutating func join(_ challengeID: UUID, _ userID: UUID) async throws
+    func challengeKind(_ challengeID: UUID) async throws -> ChallengeKind?
+    /// A challenge's own badges, as a catalogue of their own (empty when it names none).
+    func challengeBadges(_ challengeID: UUID) async throws -> BadgeCatalogue
+    /// Users whose `fact` is at least `threshold`, with its value, in `user_id` order.
+    func users(with fact: Fact, atLeast threshold: Int) async throws -> [(UUID, Int)]
+    /// Publishes an award just stored, in the same transaction. A replay in memory publishes nothing: the rebuild
+    /// publishes what is new to it once, at the end.
+    mutating func publish(_ awarded: BadgeAwarded, at time: Date, trace: TraceContext?) async throws
+}
+
+/// The badge service's writes, inside one event's inbox transaction.
+struct PostgresBadgeStore: BadgeStore {
     let connection: PostgresConnection
     let logger: Logger
+    let outbox: Outbox
+
+    func publish(_ awarded: BadgeAwarded, at time: Date, trace: TraceContext?) async throws {
+        _ = try await outbox.append(awarded, on: connection, at: time, trace: trace, logger: logger)
+    }
 
     func isErased(_ userID: UUID) async throws -> Bool {
         try await connection.query("SELECT 1 FROM erased_users WHERE user_id = \(userID)", logger: logger).collect().isEmpty == false
@@ -22,7 +61,6 @@ struct BadgeStore {
             """, logger: logger)
     }
 
-    /// A deleted user's facts, awards and relations are forgotten; later events about them are ignored.
     func erase(_ userID: UUID) async throws {
         try await connection.query("INSERT INTO erased_users (user_id) VALUES (\(userID)) ON CONFLICT DO NOTHING", logger: logger)
         for statement: PostgresQuery in [
@@ -55,7 +93,6 @@ struct BadgeStore {
         }
     }
 
-    /// Adds to a count; returns the new value.
     func add(_ delta: Int, to fact: Fact, of userID: UUID) async throws -> Int {
         try await value(
             """
@@ -64,7 +101,6 @@ struct BadgeStore {
             """)
     }
 
-    /// Raises a best-so-far value (a streak); returns the value kept.
     func raise(_ fact: Fact, of userID: UUID, to value: Int) async throws -> Int {
         try await self.value(
             """
@@ -77,7 +113,6 @@ struct BadgeStore {
         try await connection.query(query, logger: logger).collect().first?.decode(Int.self) ?? 0
     }
 
-    /// Stores the award; false when the user already held it (so nothing is published twice).
     func award(_ award: Award, to userID: UUID, at time: Date, backfilled: Bool) async throws -> Bool {
         try await connection.query(
             """
@@ -88,14 +123,11 @@ struct BadgeStore {
         ).collect().isEmpty == false
     }
 
-    /// The badges the user holds at any level.
     func heldBadges(of userID: UUID) async throws -> Set<String> {
         Set(try await connection.query("SELECT DISTINCT badge_id FROM awards WHERE user_id = \(userID)", logger: logger).collect()
             .map { try $0.decode(String.self) })
     }
 
-    /// Keeps a challenge's kind, own badges and who may see them from its definition, unless a later version is
-    /// already kept; returns whether they were kept.
     func saveChallenge(_ definition: ChallengeDefinition) async throws -> Bool {
         let badges = String(decoding: try JSONEncoder().encode(definition.badges ?? []), as: UTF8.self)
         return try await connection.query(
@@ -112,12 +144,10 @@ struct BadgeStore {
         ).collect().isEmpty == false
     }
 
-    /// A deleted challenge's own badges are no longer listed (locked, or in its catalogue); those earned stay.
     func deleteChallenge(_ challengeID: UUID) async throws {
         try await connection.query("UPDATE challenges SET deleted = true WHERE challenge_id = \(challengeID)", logger: logger)
     }
 
-    /// The user joined the challenge (started an attempt, completed one of its chores).
     func join(_ challengeID: UUID, _ userID: UUID) async throws {
         try await connection.query(
             """
@@ -132,7 +162,6 @@ struct BadgeStore {
             .flatMap { ChallengeKind(rawValue: try $0.decode(String.self)) }
     }
 
-    /// A challenge's own badges, as a catalogue of their own (empty when it names none).
     func challengeBadges(_ challengeID: UUID) async throws -> BadgeCatalogue {
         let json = try await connection.query("SELECT badges::text FROM challenges WHERE challenge_id = \(challengeID)", logger: logger)
             .collect().first?.decode(String.self)
@@ -144,7 +173,6 @@ struct BadgeStore {
         BadgeCatalogue(challengeID: challengeID, badges: try JSONDecoder().decode([ChallengeBadge].self, from: Data(json.utf8)))
     }
 
-    /// Users whose `fact` is at least `threshold`, with its value.
     func users(with fact: Fact, atLeast threshold: Int) async throws -> [(UUID, Int)] {
         try await connection.query(
             """
