@@ -120,6 +120,14 @@ for service in leaderboard badges; do
     "$BENCH/start-$service.sh" >"$BENCH/rebuild-$service.sh"
 done
 
+# The other services, paused while a rebuild is timed (each publishes nothing then; the broker and PostgreSQL run on).
+paused_during_rebuild() {
+  local file
+  for file in "$BENCH"/*.pid; do
+    case "$file" in */broker.pid | */"$1".pid) ;; *) echo "--pause-pid-file=$file" ;; esac
+  done
+}
+
 # All eight at once, as an operator's `docker compose up` would: the stack benchmark times launch → every /readyz 200.
 ready_urls=()
 metrics=()
@@ -162,7 +170,7 @@ for bench in $BENCHES; do
         --database "postgres://surge_admin:$(cat "$BENCH/admin-password")@127.0.0.1:$PG_PORT/surge" --redis-port "$REDIS_PORT" \
         --pid-file "$BENCH/leaderboard.pid" --start-command "bash $BENCH/start-leaderboard.sh" --log-file "$BENCH/logs/leaderboard.log" \
         --members "${SURGE_BENCH_MEMBERS:-1000000}" --kafka "$bootstrap" --rebuild-command "bash $BENCH/rebuild-leaderboard.sh" \
-        --rebuild-events "${SURGE_BENCH_REBUILD_EVENTS:-500000}"
+        --rebuild-events "${SURGE_BENCH_REBUILD_EVENTS:-500000}" $(paused_during_rebuild leaderboard)
       ;;
     stream)
       log "Live stream: check-in to stream event beside a raw Kafka hop, and 1,000 idle streams"
@@ -178,7 +186,8 @@ for bench in $BENCHES; do
       log "Badges rebuilt from offset zero"
       "$RELEASE/surge-bench" rebuild --results "$RESULTS" --service badges --kafka "$bootstrap" \
         --events "${SURGE_BENCH_BADGE_REBUILD_EVENTS:-100000}" --pid-file "$BENCH/badges.pid" --start-command "bash $BENCH/start-badges.sh" \
-        --rebuild-command "bash $BENCH/rebuild-badges.sh" --ready-url "http://127.0.0.1:$(bench_port badges)/readyz"
+        --rebuild-command "bash $BENCH/rebuild-badges.sh" --ready-url "http://127.0.0.1:$(bench_port badges)/readyz" \
+        $(paused_during_rebuild badges)
       ;;
     *) echo "unknown benchmark $bench (checkin-throughput, checkin-latency, leaderboard, stream, reminders, badges-rebuild)" >&2; exit 2 ;;
   esac

@@ -39,6 +39,8 @@ struct LeaderboardBench: AsyncParsableCommand {
     @Option(help: "Kafka bootstrap servers (the rebuild's events are published there).") var kafka: String
     @Option(help: "Shell command that runs `surge-leaderboard rebuild` with the leaderboard's environment.") var rebuildCommand: String
     @Option(help: "Events to publish before timing the rebuild.") var rebuildEvents = 500_000
+    @Option(help: "File holding the process id of another service, paused while the rebuild is timed (repeat for every one).")
+    var pausePidFile: [String] = []
     @OptionGroup var output: ResultsOption
 
     func run() async throws {
@@ -222,7 +224,7 @@ struct LeaderboardBench: AsyncParsableCommand {
         print("Rebuild from the earliest offsets (\(rebuildEvents) events published, plus whatever the topics already hold):")
         try await RebuildBench.publishStream(events: rebuildEvents, kafka: kafka, logger: logger)
         try stop(try readPID())
-        figures.append(try RebuildBench.rebuild("leaderboard", command: rebuildCommand))
+        figures.append(try RebuildBench.rebuild("leaderboard", command: rebuildCommand, pausing: pausePidFile))
         let (restartedAfterRebuild, _) = try await startAgain(http)
         try "\(restartedAfterRebuild)\n".write(toFile: pidFile, atomically: true, encoding: .utf8)
         try output.record(figures)
