@@ -12,6 +12,17 @@ func offThePool<Value: Sendable, Failure: Error>(
     return try result.get()
 }
 
+/// Runs long blocking work (reading whole topics) on a thread of its own rather than a Dispatch worker: Dispatch keeps
+/// about as many workers as cores and cannot tell one blocked in librdkafka from a busy one, so the work the reader
+/// hands to Dispatch would run on one core less.
+func onThreadOfItsOwn<Value: Sendable>(named name: String, _ work: @escaping @Sendable () throws -> Value) async throws -> Value {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = Thread { continuation.resume(with: Result { try work() }) }
+        thread.name = name
+        thread.start()
+    }
+}
+
 /// A dedicated thread that repeats a blocking step (such as `rd_kafka_poll` with a timeout) until stopped or until
 /// the step returns false.
 final class BlockingLoop: Sendable {

@@ -48,7 +48,7 @@ public final class KafkaTopicReader: Sendable {
         _ topics: [String], stallTimeout: Duration = .seconds(30), transform: @escaping @Sendable (KafkaMessage) -> Transformed
     ) async throws -> [[Transformed]] {
         let handle = self.handle
-        return try await offThePool { () throws -> [[Transformed]] in
+        return try await onThreadOfItsOwn(named: "surge-topic-reader") { () throws -> [[Transformed]] in
             let ranges = try handle.withPointer { pointer throws(KafkaError) in try Self.ranges(of: topics, on: pointer) }
             var remaining = ranges.filter { $0.value.low < $0.value.high }
             try handle.withPointer { pointer throws(KafkaError) in

@@ -3,6 +3,7 @@ import Logging
 import PostgresNIO
 import SurgeContracts
 import SurgeKafka
+import SurgePostgres
 
 /// Every record of some topics from the earliest offset, in the order things happened: each partition in offset order
 /// (as a consumer reads it), partitions merged by event time (ties by topic and partition). A record that cannot be
@@ -192,5 +193,14 @@ public enum EventHistory {
             chunk.processed.append((record.id, record.type))
         }
         return chunk
+    }
+}
+
+extension PostgresConnection {
+    /// Records a rebuild's events as processed by `consumer`, in the caller's transaction, with `COPY` in `event_id`
+    /// order: PostgreSQL then appends to the primary key instead of inserting all over it.
+    public func copyProcessed(_ events: [(id: UUID, type: String)], consumer: String, logger: Logger) async throws {
+        let rows = events.map { (id: $0.id.key, type: $0.type) }.sorted { $0.id < $1.id }
+        try await copy(rows.lazy.map { [consumer, $0.id, $0.type] }, into: "processed_events", columns: ["consumer", "event_id", "event_type"], logger: logger)
     }
 }

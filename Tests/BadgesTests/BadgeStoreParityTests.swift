@@ -68,7 +68,7 @@ struct BadgeStoreParityTests {
         answers.append("at least 3 \(try await store.users(with: streak, atLeast: 3).map { "\($0.0.key)=\($0.1)" }.sorted())")
 
         let first = Award(badgeID: "chores", level: 1, period: "", title: "Chores \"I\"")
-        let weekly = Award(badgeID: "weekly-goal", level: 1, period: "2026-W48", title: "Week 48")
+        let weekly = Award(badgeID: "weekly-goal", level: 1, period: "2026-W48", title: "Week\t48\r\nfinal \\o/")
         let time = Date(timeIntervalSince1970: 1_795_000_000.125)
         for (user, award) in [(ann, first), (ann, first), (ann, weekly), (dee, first), (ben, weekly)] {
             answers.append("awarded \(try await store.award(award, to: user, at: time, backfilled: user == ben))")

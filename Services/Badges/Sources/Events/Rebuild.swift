@@ -98,8 +98,7 @@ enum Rebuild {
         try await connection.query(
             "TRUNCATE users, erased_users, friendships, group_members, facts, awards, challenges, participants, processed_events", logger: logger)
         try await RebuildWriter.write(rebuilt, on: connection, logger: logger)
-        try await connection.copy(
-            processed.lazy.map { [group, $0.id.key, $0.type] }, into: "processed_events", columns: ["consumer", "event_id", "event_type"], logger: logger)
+        try await connection.copyProcessed(processed, consumer: group, logger: logger)
     }
 
     /// Compares the awards derived with those held before (see the type's comment), publishing what is new.

@@ -3,6 +3,7 @@ import LeaderboardDomain
 import Logging
 import PostgresNIO
 import SurgeContracts
+import SurgePostgres
 
 /// Writes a rebuilt `MemoryLeaderboardStore` over the leaderboard's tables, inside the caller's transaction: the
 /// directory and scores replaced, each board window at version 1 (replicas load what they read afresh), and the
@@ -63,9 +64,10 @@ enum RebuildWriter {
                 SELECT b, w, 1 FROM unnest(\(part.map(\.board.key)), \(part.map(\.window.description))) AS t(b, w)
                 """, logger: logger)
         }
+        // In primary-key order: PostgreSQL then appends to its indexes instead of inserting all over them.
         let scores = store.scores.flatMap { boardWindow, users in
             users.map { [boardWindow.board.key, boardWindow.window.description, $0.key.key, "\($0.value)", "1"] as [String?] }
-        }
+        }.sorted { ($0[0]!, $0[1]!, $0[2]!) < ($1[0]!, $1[1]!, $1[2]!) }
         try await connection.copy(scores, into: "scores", columns: ["board", "window_key", "user_id", "score", "version"], logger: logger)
         try await connection.query("UPDATE closed_windows SET board_version = 1", logger: logger)
         return (boardWindows.count, scores.count)
@@ -77,8 +79,7 @@ enum RebuildWriter {
     /// cannot be delivered again either.
     static func markProcessed(_ events: [(id: UUID, type: String)], consumer: String, on connection: PostgresConnection, logger: Logger) async throws {
         try await connection.query("TRUNCATE processed_events", logger: logger)
-        try await connection.copy(
-            events.lazy.map { [consumer, $0.id.key, $0.type] }, into: "processed_events", columns: ["consumer", "event_id", "event_type"], logger: logger)
+        try await connection.copyProcessed(events, consumer: consumer, logger: logger)
     }
 
     private static func insertPairs(_ pairs: Set<MemoryLeaderboardStore.Pair>, into table: String, on connection: PostgresConnection, logger: Logger)
