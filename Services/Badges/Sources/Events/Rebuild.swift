@@ -99,6 +99,9 @@ enum Rebuild {
             "TRUNCATE users, erased_users, friendships, group_members, facts, awards, challenges, participants, processed_events", logger: logger)
         try await RebuildWriter.write(rebuilt, on: connection, logger: logger)
         try await connection.copyProcessed(processed, consumer: group, logger: logger)
+        // Statistics for what was just written: without them the planner takes the emptied tables for empty and joins
+        // the awards with those held before one row at a time (seconds for ten thousand awards).
+        try await connection.query("ANALYZE awards, previous_awards", logger: logger)
     }
 
     /// Compares the awards derived with those held before (see the type's comment), publishing what is new.
