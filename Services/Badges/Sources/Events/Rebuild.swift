@@ -11,8 +11,8 @@ import SurgeRuntime
 /// `MemoryBadgeStore`, then written to the tables in one transaction.
 ///
 /// Order: each partition in offset order, partitions merged by event time; a duplicate is applied once, as the inbox
-/// does. Every event applied is recorded as processed by the consumer group, so the replicas, started again, pass over
-/// what the rebuild read. Nothing is published while replaying; at the end the awards are compared with those held
+/// does. Every event that had an effect is recorded as processed by the consumer group, so the replicas, started
+/// again, pass over what the rebuild read. Nothing is published while replaying; at the end the awards are compared with those held
 /// before:
 /// - held before and derived again: kept with the date the user first saw;
 /// - derived but not held before (the incremental path missed them): stored and published, as backfilled;
