@@ -59,9 +59,10 @@ public struct KafkaMessage: Sendable, Equatable {
         headers.last { $0.name == name }.map { String(decoding: $0.value, as: UTF8.self) }
     }
 
-    init(copying message: UnsafePointer<rd_kafka_message_t>) {
+    /// `topic`, when the caller already has the record's topic name, saves copying it again.
+    init(copying message: UnsafePointer<rd_kafka_message_t>, topic: String? = nil) {
         let raw = message.pointee
-        topic = raw.rkt.map { String(cString: rd_kafka_topic_name($0)) } ?? ""
+        self.topic = topic ?? raw.rkt.map { String(cString: rd_kafka_topic_name($0)) } ?? ""
         partition = raw.partition
         offset = raw.offset
         key = raw.key.map { Data(bytes: $0, count: raw.key_len) }

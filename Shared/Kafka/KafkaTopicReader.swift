@@ -68,23 +68,17 @@ public final class KafkaTopicReader: Sendable {
             var lastProgress = ContinuousClock.now
             // Many records per call into librdkafka: a rebuild reads hundreds of thousands.
             var polled = [UnsafeMutablePointer<rd_kafka_message_t>?](repeating: nil, count: 1_000)
+            // A topic's name by librdkafka's handle of it, so that each record does not copy it again.
+            var topicNames: [OpaquePointer: String] = [:]
             while !remaining.isEmpty {
-                let messages = try handle.withPointer { pointer throws(KafkaError) -> [KafkaMessage] in
+                let count = try handle.withPointer { pointer throws(KafkaError) -> Int in
                     let queue = rd_kafka_queue_get_consumer(pointer)
                     defer { rd_kafka_queue_destroy(queue) }
-                    let count = polled.withUnsafeMutableBufferPointer { buffer in
+                    return polled.withUnsafeMutableBufferPointer { buffer in
                         rd_kafka_consume_batch_queue(queue, 200, buffer.baseAddress, buffer.count)
                     }
-                    guard count > 0 else { return [] }
-                    defer { for message in polled[0..<count] { rd_kafka_message_destroy(message) } }
-                    return try polled[0..<count].map { message throws(KafkaError) in
-                        guard let message, message.pointee.err == RD_KAFKA_RESP_ERR_NO_ERROR else {
-                            throw KafkaError(message?.pointee.err ?? RD_KAFKA_RESP_ERR__FAIL)
-                        }
-                        return KafkaMessage(copying: UnsafePointer(message))
-                    }
                 }
-                guard !messages.isEmpty else {
+                guard count > 0 else {
                     let waited = ContinuousClock.now - lastProgress
                     guard waited < stallTimeout else {
                         transforming.wait()
@@ -93,18 +87,44 @@ public final class KafkaTopicReader: Sendable {
                     continue
                 }
                 lastProgress = ContinuousClock.now
-                var due: [(Partition, KafkaMessage)] = []
-                for record in messages {
-                    let partition = Partition(topic: record.topic, partition: record.partition)
-                    guard let range = remaining[partition], record.offset < range.high else { continue }
-                    due.append((partition, record))
-                    if record.offset + 1 >= range.high { remaining[partition] = nil }
+                if let failed = polled[0..<count].first(where: { $0 == nil || $0!.pointee.err != RD_KAFKA_RESP_ERR_NO_ERROR }) {
+                    let error = KafkaError(failed?.pointee.err ?? RD_KAFKA_RESP_ERR__FAIL)
+                    for message in polled[0..<count] { rd_kafka_message_destroy(message) }
+                    transforming.wait()
+                    throw error
+                }
+                var due: [(Partition, RawMessage)] = []
+                due.reserveCapacity(count)
+                for message in polled[0..<count] {
+                    let raw = message!.pointee
+                    var topic = ""
+                    if let rkt = raw.rkt {
+                        if let name = topicNames[rkt] {
+                            topic = name
+                        } else {
+                            topic = String(cString: rd_kafka_topic_name(rkt))
+                            topicNames[rkt] = topic
+                        }
+                    }
+                    let partition = Partition(topic: topic, partition: raw.partition)
+                    guard let range = remaining[partition], raw.offset < range.high else {
+                        rd_kafka_message_destroy(message)
+                        continue
+                    }
+                    due.append((partition, RawMessage(pointer: message!)))
+                    if raw.offset + 1 >= range.high { remaining[partition] = nil }
                 }
                 let poll = polls
                 polls += 1
                 inFlight.wait()
+                // Copied out of librdkafka, transformed and dropped on the same worker: each record's memory is freed by
+                // the thread that allocated it (a free from another thread contends for the allocator's lock).
                 DispatchQueue.global().async(group: transforming) { [due] in
-                    let made = due.map { ($0.0, transform($0.1)) }
+                    let made = due.map { partition, raw in
+                        let message = KafkaMessage(copying: UnsafePointer(raw.pointer), topic: partition.topic)
+                        rd_kafka_message_destroy(raw.pointer)
+                        return (partition, transform(message))
+                    }
                     transformed.withLock { $0[poll] = made }
                     inFlight.signal()
                 }
@@ -123,6 +143,11 @@ public final class KafkaTopicReader: Sendable {
             }
             return read.sorted { ($0.key.topic, $0.key.partition) < ($1.key.topic, $1.key.partition) }.map(\.value)
         }
+    }
+
+    /// A record as librdkafka returned it, handed to the worker that copies it out and destroys it.
+    private struct RawMessage: @unchecked Sendable {
+        let pointer: UnsafeMutablePointer<rd_kafka_message_t>
     }
 
     /// Each partition's earliest and end offsets.

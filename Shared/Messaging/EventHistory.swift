@@ -4,6 +4,7 @@ import PostgresNIO
 import SurgeContracts
 import SurgeKafka
 import SurgePostgres
+import Synchronization
 
 /// Every record of some topics from the earliest offset, in the order things happened: each partition in offset order
 /// (as a consumer reads it), partitions merged by event time (ties by topic and partition). A record that cannot be
@@ -19,11 +20,13 @@ public enum EventHistory {
     static func read<Decoded: Sendable>(
         _ topics: [String], configuration: KafkaConfiguration, logger: Logger, decode: @escaping @Sendable (EventRecord?) -> (Date, Decoded)
     ) async throws -> [Decoded] {
-        let partitions = try await KafkaTopicReader(configuration: configuration, logger: logger).read(topics) { message in
+        var partitions = try await KafkaTopicReader(configuration: configuration, logger: logger).read(topics) { message in
             decode(try? EventRecord(kafkaKey: message.key, value: message.value, headers: message.headers.map { ($0.name, $0.value) }))
         }
-        // The times apart from the values: the merge compares times only, without copying what the values hold.
+        // The times apart from the values: the merge compares times only, and moves each value out of its partition
+        // (from the back, so each partition is reversed first) rather than copying what it holds.
         let times = partitions.map { $0.map(\.0) }
+        for index in partitions.indices { partitions[index].reverse() }
         var heads = Array(repeating: 0, count: partitions.count)
         var merged: [Decoded] = []
         merged.reserveCapacity(times.reduce(0) { $0 + $1.count })
@@ -35,7 +38,7 @@ public enum EventHistory {
                 earliest = times[index][heads[index]]
             }
             guard next >= 0 else { return merged }
-            merged.append(partitions[next][heads[next]].1)
+            merged.append(partitions[next].removeLast().1)
             heads[next] += 1
         }
     }
@@ -66,9 +69,11 @@ public enum EventHistory {
         var started = ContinuousClock.now
         let prepared = try await read(routes.topics.sorted(), configuration: configuration, logger: logger) { record -> (Date, ReplayRoutes<Store>.Prepared) in
             guard let record else { return (.distantPast, .undecodable) }
-            guard let prepare = routes.table[record.type] else { return (record.time, .ignored) }
+            guard let route = routes.table.index(forKey: record.type) else { return (record.time, .ignored) }
+            // The table's own copy of the type: one string shared by every record of it, not one allocated per record.
+            let (type, prepare) = routes.table[route]
             do {
-                return (record.time, .handled(id: record.id, type: record.type, try prepare(record)))
+                return (record.time, .handled(id: record.id, type: type, try prepare(record)))
             } catch {
                 return (record.time, .undecodable)
             }
@@ -103,7 +108,23 @@ public enum EventHistory {
             }
         }
         replayed.applySeconds = (ContinuousClock.now - started) / .seconds(1)
+        discardInBackground(consume prepared)
         return replayed
+    }
+
+    /// Frees `value` on another thread: dropping hundreds of thousands of decoded records takes a while, and what the
+    /// caller does next (write to PostgreSQL) mostly waits.
+    private static func discardInBackground<Value: Sendable>(_ value: consuming Value) {
+        let held = Held(value)
+        DispatchQueue.global(qos: .utility).async { held.drop() }
+    }
+
+    private final class Held<Value: Sendable>: Sendable {
+        private let value: Mutex<Value?>
+
+        init(_ value: consuming Value) { self.value = Mutex(value) }
+
+        func drop() { value.withLock { $0 = nil } }
     }
 
     /// What a replay did with the records it was given.
@@ -197,10 +218,12 @@ public enum EventHistory {
 }
 
 extension PostgresConnection {
-    /// Records a rebuild's events as processed by `consumer`, in the caller's transaction, with `COPY` in `event_id`
-    /// order: PostgreSQL then appends to the primary key instead of inserting all over it.
+    /// Records a rebuild's events as processed by `consumer`, in the caller's transaction, which has emptied
+    /// `processed_events`: with `COPY`, its indexes built afterwards.
     public func copyProcessed(_ events: [(id: UUID, type: String)], consumer: String, logger: Logger) async throws {
-        let rows = events.map { (id: $0.id.key, type: $0.type) }.sorted { $0.id < $1.id }
-        try await copy(rows.lazy.map { [consumer, $0.id, $0.type] }, into: "processed_events", columns: ["consumer", "event_id", "event_type"], logger: logger)
+        try await withIndexesRebuilt(on: "processed_events", logger: logger) {
+            try await copy(
+                events.lazy.map { [consumer, $0.id.key, $0.type] }, into: "processed_events", columns: ["consumer", "event_id", "event_type"], logger: logger)
+        }
     }
 }

@@ -78,10 +78,15 @@ public struct WindowKey: Hashable, Sendable, Codable, CustomStringConvertible, C
 
     public var description: String {
         switch kind {
-        case .week: String(format: "%04d-W%02d", year, number)
-        case .month: String(format: "%04d-%02d", year, number)
+        case .week: Self.zeroPadded(year, 4) + "-W" + Self.zeroPadded(number, 2)
+        case .month: Self.zeroPadded(year, 4) + "-" + Self.zeroPadded(number, 2)
         case .allTime: kind.rawValue
         }
+    }
+
+    private static func zeroPadded(_ value: Int, _ width: Int) -> String {
+        let digits = String(value)
+        return digits.count < width ? String(repeating: "0", count: width - digits.count) + digits : digits
     }
 
     /// First and last local dates; nil for all time.

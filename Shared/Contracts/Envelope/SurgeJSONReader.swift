@@ -208,7 +208,10 @@ struct JSONTreeParser {
     }
 
     private func utf8(_ range: Range<Int>) throws -> String {
-        guard let text = String(validating: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) else {
+        let text = UnsafeBufferPointer(rebasing: bytes[range])
+        // ASCII needs no validation; `String(validating:as:)` is generic and costs a metadata lookup per string.
+        if !text.contains(where: { $0 >= 0x80 }) { return String(decoding: text, as: UTF8.self) }
+        guard let text = String(validating: text, as: UTF8.self) else {
             throw corrupted("Invalid UTF-8 in a string at offset \(range.lowerBound).")
         }
         return text

@@ -64,11 +64,13 @@ enum RebuildWriter {
                 SELECT b, w, 1 FROM unnest(\(part.map(\.board.key)), \(part.map(\.window.description))) AS t(b, w)
                 """, logger: logger)
         }
-        // In primary-key order: PostgreSQL then appends to its indexes instead of inserting all over them.
         let scores = store.scores.flatMap { boardWindow, users in
-            users.map { [boardWindow.board.key, boardWindow.window.description, $0.key.key, "\($0.value)", "1"] as [String?] }
-        }.sorted { ($0[0]!, $0[1]!, $0[2]!) < ($1[0]!, $1[1]!, $1[2]!) }
-        try await connection.copy(scores, into: "scores", columns: ["board", "window_key", "user_id", "score", "version"], logger: logger)
+            let (board, window) = (boardWindow.board.key, boardWindow.window.description)
+            return users.map { [board, window, $0.key.key, "\($0.value)", "1"] as [String?] }
+        }
+        try await connection.withIndexesRebuilt(on: "scores", logger: logger) {
+            try await connection.copy(scores, into: "scores", columns: ["board", "window_key", "user_id", "score", "version"], logger: logger)
+        }
         try await connection.query("UPDATE closed_windows SET board_version = 1", logger: logger)
         return (boardWindows.count, scores.count)
     }
