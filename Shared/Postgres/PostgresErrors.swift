@@ -70,21 +70,31 @@ extension PostgresClient {
         logger: Logger, isolation: isolated (any Actor)?, _ body: (PostgresConnection) async throws -> sending Result
     ) async throws -> sending Result {
         try await withConnection(isolation: isolation) { connection -> sending Result in
-            // The pool can hand out a connection the server has just closed (a restart) before it has noticed; a
-            // statement written to a closed channel never returns.
-            try connection.ensureOpen()
-            try await connection.query("BEGIN", logger: logger)
-            let result: Result
-            do {
-                result = try await body(connection)
-                try connection.ensureOpen()
-            } catch {
-                if !connection.isClosed { _ = try? await connection.query("ROLLBACK", logger: logger) }
-                throw error
-            }
-            try await connection.query("COMMIT", logger: logger)
-            return result
+            try await connection.transaction(logger: logger) { try await body(connection) }
         }
+    }
+}
+
+extension PostgresConnection {
+    /// A transaction on this connection: committed when `body` returns, rolled back when it throws. As with
+    /// `PostgresClient.transaction`, neither is sent on a connection the server has closed.
+    public func transaction<Result>(
+        logger: Logger, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> sending Result
+    ) async throws -> sending Result {
+        // The pool can hand out a connection the server has just closed (a restart) before it has noticed; a
+        // statement written to a closed channel never returns.
+        try ensureOpen()
+        try await query("BEGIN", logger: logger)
+        let result: Result
+        do {
+            result = try await body()
+            try ensureOpen()
+        } catch {
+            if !isClosed { _ = try? await query("ROLLBACK", logger: logger) }
+            throw error
+        }
+        try await query("COMMIT", logger: logger)
+        return result
     }
 }
 

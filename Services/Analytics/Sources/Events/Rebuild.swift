@@ -35,17 +35,12 @@ enum Rebuild {
         let group = SurgeService.analytics.consumerGroup
         var report = try await PostgresClient.withRunning(infrastructure.database) { client in
             try await client.withConnection { connection in
-                try await connection.query("BEGIN", logger: logger)
-                do {
+                try await connection.transaction(logger: logger) {
                     try await connection.query("TRUNCATE \(unescaped: tables)", logger: logger)
                     let records = try await EventHistory.read(handlers.topics.sorted(), configuration: settings.kafka, logger: logger)
                     let replayed = try await EventHistory.replay(records, through: handlers, group: group, on: connection, logger: logger)
                     let users = try await connection.query("SELECT count(*)::bigint FROM users", logger: logger).collect().first?.decode(Int.self) ?? 0
-                    try await connection.query("COMMIT", logger: logger)
                     return Report(replayed: replayed, users: users)
-                } catch {
-                    _ = try? await connection.query("ROLLBACK", logger: logger)
-                    throw error
                 }
             }
         }

@@ -74,15 +74,10 @@ enum Rebuild {
                     events: replayed.events, applied: replayed.applied, duplicates: replayed.duplicates, skipped: replayed.skipped,
                     readSeconds: replayed.readSeconds, applySeconds: replayed.applySeconds)
                 let writing = ContinuousClock.now
-                try await connection.query("BEGIN", logger: logger)
-                do {
+                try await connection.transaction(logger: logger) {
                     let store = PostgresBadgeStore(connection: connection, logger: logger, outbox: infrastructure.outbox)
                     try await replace(with: rebuilt, processed: replayed.processed, group: group, on: connection, logger: logger)
                     try await reconcile(&report, publishing: awarder, store: store, at: infrastructure.clock.now())
-                    try await connection.query("COMMIT", logger: logger)
-                } catch {
-                    _ = try? await connection.query("ROLLBACK", logger: logger)
-                    throw error
                 }
                 report.writeSeconds = (ContinuousClock.now - writing) / .seconds(1)
                 return report

@@ -75,14 +75,10 @@ enum Rebuild {
             readSeconds: replayed.readSeconds, applySeconds: replayed.applySeconds)
 
         let started = ContinuousClock.now
-        try await connection.query("BEGIN", logger: logger)
-        do {
-            (report.boardWindows, report.scores) = try await RebuildWriter.write(store, on: connection, logger: logger)
+        (report.boardWindows, report.scores) = try await connection.transaction(logger: logger) {
+            let written = try await RebuildWriter.write(store, on: connection, logger: logger)
             try await RebuildWriter.markProcessed(replayed.processed, consumer: group, on: connection, logger: logger)
-            try await connection.query("COMMIT", logger: logger)
-        } catch {
-            _ = try? await connection.query("ROLLBACK", logger: logger)
-            throw error
+            return written
         }
         report.writeSeconds = (ContinuousClock.now - started) / .seconds(1)
         return report
