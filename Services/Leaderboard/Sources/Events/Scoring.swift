@@ -17,6 +17,7 @@ struct Scoring: Sendable {
         _ delta: Double, userID: UUID, board: Board, windows: [WindowKey], at time: Date, trace: TraceContext?, connection: PostgresConnection,
         logger: Logger
     ) async throws {
+        try await cache.catchUp(board: board, windows: windows)
         var before: [WindowKey: RankIndex.Standing] = [:]
         for window in windows {
             before[window] = try await cache.read(BoardWindow(board: board, window: window)) { $0.standing(of: userID) }

@@ -78,10 +78,22 @@ final class BoardCache: Sendable {
     }
 
     func catchUp(_ boardWindow: BoardWindow) async throws {
+        try await catchUp(board: boardWindow.board, windows: [boardWindow.window])
+    }
+
+    /// Catches up the board's windows that are not current, those already held in one round trip (a score change
+    /// reads its standing in every window of its board first).
+    func catchUp(board: Board, windows: [WindowKey]) async throws {
         // The notices seen before asking PostgreSQL: what it answers covers at least those.
-        let (held, notice, epoch) = state.withLock { ($0.boards[boardWindow]?.version, $0.notices[boardWindow, default: 0], $0.epoch) }
-        guard let held else {
+        let (stale, epoch) = state.withLock { state in
+            (windows.filter { !state.isCurrent(BoardWindow(board: board, window: $0)) }.map { window in
+                let boardWindow = BoardWindow(board: board, window: window)
+                return (window: window, held: state.boards[boardWindow]?.version, notice: state.notices[boardWindow, default: 0])
+            }, state.epoch)
+        }
+        for (window, held, notice) in stale where held == nil {
             // Not held yet: the whole window in one snapshot, built in one pass.
+            let boardWindow = BoardWindow(board: board, window: window)
             let (version, rows) = try await ScoreStore.rows(boardWindow, client: client, logger: logger)
             let index = RankIndex(rows)
             state.withLock { state in
@@ -91,22 +103,27 @@ final class BoardCache: Sendable {
                 }
                 state.noteCaughtUp(boardWindow, through: notice, epoch: epoch)
             }
-            return
         }
-        let (version, changes) = try await ScoreStore.changes(boardWindow, after: held, client: client, logger: logger)
+        let held = stale.compactMap { entry in entry.held.map { (entry.window, $0) } }
+        guard !held.isEmpty else { return }
+        let changed = try await ScoreStore.changes(on: board, after: held, client: client, logger: logger)
         state.withLock { state in
-            var cached = state.boards.removeValue(forKey: boardWindow) ?? Cached()
-            // Another read may have caught up further meanwhile: rows are absolute, so only newer ones apply.
-            for change in changes where change.version > cached.version {
-                if change.removed {
-                    cached.index.remove(change.userID)
-                } else {
-                    cached.index.set(change.userID, score: change.score, name: change.name)
+            for (window, held, notice) in stale where held != nil {
+                let boardWindow = BoardWindow(board: board, window: window)
+                guard let (version, changes) = changed[window] else { continue }
+                var cached = state.boards.removeValue(forKey: boardWindow) ?? Cached()
+                // Another read may have caught up further meanwhile: rows are absolute, so only newer ones apply.
+                for change in changes where change.version > cached.version {
+                    if change.removed {
+                        cached.index.remove(change.userID)
+                    } else {
+                        cached.index.set(change.userID, score: change.score, name: change.name)
+                    }
                 }
+                cached.version = max(cached.version, version)
+                state.boards[boardWindow] = cached
+                state.noteCaughtUp(boardWindow, through: notice, epoch: epoch)
             }
-            cached.version = max(cached.version, version)
-            state.boards[boardWindow] = cached
-            state.noteCaughtUp(boardWindow, through: notice, epoch: epoch)
         }
     }
 

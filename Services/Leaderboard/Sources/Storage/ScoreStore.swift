@@ -109,26 +109,39 @@ enum ScoreStore {
         var name: String
     }
 
-    /// The board window's version and the rows changed after `version` up to it.
-    static func changes(_ boardWindow: BoardWindow, after version: Int64, client: PostgresClient, logger: Logger) async throws -> (Int64, [Change]) {
-        try await client.withConnection { connection in
-            let current = try await connection.query(
-                "SELECT version FROM boards WHERE board = \(boardWindow.board.key) AND window_key = \(boardWindow.window.description)", logger: logger
-            ).collect().first?.decode(Int64.self) ?? 0
-            guard current > version else { return (current, []) }
-            var changes: [Change] = []
-            let rows = try await connection.query(
-                """
-                SELECT s.user_id, s.score, s.removed, s.version, COALESCE(p.display_name, '')
-                FROM scores s LEFT JOIN profiles p ON p.user_id = s.user_id
-                WHERE s.board = \(boardWindow.board.key) AND s.window_key = \(boardWindow.window.description)
-                  AND s.version > \(version) AND s.version <= \(current)
-                """, logger: logger)
-            for try await (userID, score, removed, rowVersion, name) in rows.decode((UUID, Double, Bool, Int64, String).self) {
-                changes.append(Change(userID: userID, score: score, removed: removed, version: rowVersion, name: name))
-            }
-            return (current, changes)
+    /// For each of the board's windows, its version and the rows changed after the version held up to it, read in one
+    /// statement (one snapshot). A window without a row in `boards` has version 0 and no changes.
+    ///
+    /// Each window's rows are ordered by version so that PostgreSQL reads `scores_changes` from the held version on:
+    /// without the order it often took the primary key, which has the same (board, window) prefix, and read every row
+    /// of the window to keep a few.
+    static func changes(
+        on board: Board, after held: [(WindowKey, Int64)], client: PostgresClient, logger: Logger
+    ) async throws -> [WindowKey: (version: Int64, changes: [Change])] {
+        let keys = held.map(\.0.description)
+        let versions = held.map(\.1)
+        var result = Dictionary(uniqueKeysWithValues: held.map { ($0.0, (version: Int64(0), changes: [Change]())) })
+        let rows = try await client.query(
+            """
+            SELECT w.key, b.version, s.user_id, s.score, s.removed, s.version, COALESCE(p.display_name, '')
+            FROM unnest(\(keys)::text[], \(versions)::int8[]) AS w (key, held)
+            JOIN boards b ON b.board = \(board.key) AND b.window_key = w.key
+            LEFT JOIN LATERAL (
+                SELECT user_id, score, removed, version FROM scores
+                WHERE board = \(board.key) AND window_key = w.key AND version > w.held AND version <= b.version
+                ORDER BY version
+            ) s ON true
+            LEFT JOIN profiles p ON p.user_id = s.user_id
+            """, logger: logger)
+        for try await (key, current, userID, score, removed, version, name) in rows.decode(
+            (String, Int64, UUID?, Double?, Bool?, Int64?, String).self)
+        {
+            guard let window = WindowKey(key) else { continue }
+            result[window, default: (0, [])].version = current
+            guard let userID, let score, let removed, let version else { continue }
+            result[window, default: (0, [])].changes.append(Change(userID: userID, score: score, removed: removed, version: version, name: name))
         }
+        return result
     }
 
     /// The board window's version and every entry on it at that version, read in one snapshot (the rows counted
