@@ -75,14 +75,14 @@ enum NotificationsEvents {
             let data = event.data
             let store = RecipientStore(connection: connection, logger: logger)
             guard var recipient = try await store.recipientOnceKnown(data.userID) else { return }
-            try await store.noteCheckIn(data.userID, on: data.localDate)
+            // Only a later day moves the user's latest check-in (the day's first check-in writes it).
+            if recipient.lastCheckIn.map({ $0 < data.localDate }) ?? true { try await store.noteCheckIn(data.userID, on: data.localDate) }
             try await HabitReminders(connection: connection, logger: logger).noteCheckIn(data.attemptID, on: data.localDate)
             recipient.lastCheckIn = max(recipient.lastCheckIn ?? data.localDate, data.localDate)
             // Two idle days from the latest day with a check-in: the nudge waits for that.
-            let scheduled = ScheduledNotifications(connection: connection, logger: logger)
             let lastActive = recipient.lastCheckIn ?? data.localDate
-            try await scheduled.cancel(.reEngagement, of: data.userID)
-            try await scheduled.schedule(.reEngagement, key: "re-engagement:\(lastActive)", for: recipient, on: ReEngagement.day(after: lastActive))
+            try await ScheduledNotifications(connection: connection, logger: logger).replace(
+                .reEngagement, key: "re-engagement:\(lastActive)", for: recipient, on: ReEngagement.day(after: lastActive))
             // Close to the day's goal: once per local day, and only while that day lasts (a late offline check-in for a
             // day gone by is no news).
             if let total = data.dayQuantity, let target = data.dayTarget, CloseToGoal.isClose(total, target: target),

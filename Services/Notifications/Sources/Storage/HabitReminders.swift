@@ -57,7 +57,8 @@ struct HabitReminders {
     func noteCheckIn(_ attemptID: UUID, on date: LocalDate) async throws {
         try await connection.query(
             """
-            UPDATE habit_attempts SET last_check_in = GREATEST(COALESCE(last_check_in, \(date)), \(date)) WHERE attempt_id = \(attemptID)
+            UPDATE habit_attempts SET last_check_in = \(date)
+            WHERE attempt_id = \(attemptID) AND (last_check_in IS NULL OR last_check_in < \(date))
             """, logger: logger)
     }
 

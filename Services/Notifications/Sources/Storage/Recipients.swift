@@ -104,7 +104,8 @@ struct RecipientStore {
 
     func noteCheckIn(_ userID: UUID, on date: LocalDate) async throws {
         try await connection.query(
-            "UPDATE recipients SET last_check_in = GREATEST(COALESCE(last_check_in, \(date)), \(date)) WHERE user_id = \(userID)", logger: logger)
+            "UPDATE recipients SET last_check_in = \(date) WHERE user_id = \(userID) AND (last_check_in IS NULL OR last_check_in < \(date))",
+            logger: logger)
     }
 
     /// Records the minute of the day's first completion; returns the last `PersonalisedTime.window` days' minutes.

@@ -25,15 +25,37 @@ struct ScheduledNotifications {
     /// or the kind's category are off. Scheduling the same key again only moves it.
     func schedule(_ kind: NotificationKind, key: String, for recipient: Recipient, on date: LocalDate, attemptID: UUID? = nil) async throws {
         guard recipient.wants(kind) else { return }
-        let atDailyTime = kind != .weeklyDigest
-        let time = atDailyTime ? recipient.dailyTime : WeeklyDigest.time
-        let fireAt = ReminderTime.instant(of: time, on: date, in: recipient.calendar)
+        let (atDailyTime, fireAt) = Self.time(of: kind, for: recipient, on: date)
         try await connection.query(
             """
             INSERT INTO scheduled_notifications (user_id, key, kind, attempt_id, on_date, at_reminder_time, fire_at)
             VALUES (\(recipient.userID), \(key), \(kind.rawValue), \(attemptID), \(date), \(atDailyTime), \(fireAt))
             ON CONFLICT (user_id, key) DO UPDATE SET fire_at = EXCLUDED.fire_at
             """, logger: logger)
+    }
+
+    /// Makes `key` the user's one pending notification of `kind`, in one statement: the others of the kind are dropped,
+    /// and the same key at the same time is left as it is, so a second check-in of the day writes nothing. Nothing of
+    /// the kind stays while notifications or its category are off.
+    func replace(_ kind: NotificationKind, key: String, for recipient: Recipient, on date: LocalDate) async throws {
+        guard recipient.wants(kind) else { return try await cancel(kind, of: recipient.userID) }
+        let (atDailyTime, fireAt) = Self.time(of: kind, for: recipient, on: date)
+        try await connection.query(
+            """
+            WITH others AS (
+                DELETE FROM scheduled_notifications WHERE user_id = \(recipient.userID) AND kind = \(kind.rawValue) AND key <> \(key)
+            )
+            INSERT INTO scheduled_notifications (user_id, key, kind, on_date, at_reminder_time, fire_at)
+            VALUES (\(recipient.userID), \(key), \(kind.rawValue), \(date), \(atDailyTime), \(fireAt))
+            ON CONFLICT (user_id, key) DO UPDATE SET fire_at = EXCLUDED.fire_at WHERE scheduled_notifications.fire_at <> EXCLUDED.fire_at
+            """, logger: logger)
+    }
+
+    /// Whether the kind fires at the recipient's daily time, and when on `date`.
+    private static func time(of kind: NotificationKind, for recipient: Recipient, on date: LocalDate) -> (atDailyTime: Bool, fireAt: Date) {
+        let atDailyTime = kind != .weeklyDigest
+        let time = atDailyTime ? recipient.dailyTime : WeeklyDigest.time
+        return (atDailyTime, ReminderTime.instant(of: time, on: date, in: recipient.calendar))
     }
 
     func cancel(_ kind: NotificationKind, of userID: UUID) async throws {
@@ -74,9 +96,8 @@ struct ScheduledNotifications {
 
     /// The next weekly digest after `instant`, replacing any pending one.
     func scheduleDigest(for recipient: Recipient, after instant: Date) async throws {
-        try await cancel(.weeklyDigest, of: recipient.userID)
         let sunday = recipient.calendar.date(at: WeeklyDigest.next(after: instant, in: recipient.calendar))
-        try await schedule(.weeklyDigest, key: "weekly-digest:\(sunday)", for: recipient, on: sunday)
+        try await replace(.weeklyDigest, key: "weekly-digest:\(sunday)", for: recipient, on: sunday)
     }
 
     /// Those due at `now`, locked for this replica.
