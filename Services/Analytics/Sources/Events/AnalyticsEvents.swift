@@ -74,10 +74,7 @@ enum AnalyticsEvents {
         }
         handlers.on(CheckInRecorded.self) { event, connection, logger in
             let checkIn = event.data
-            try await ifRecorded(checkIn.userID, at: checkIn.recordedAt, connection, logger) { facts in
-                try await facts.checkInDay(checkIn.userID, on: checkIn.localDate, at: checkIn.recordedAt)
-                try await facts.activity(checkIn.userID, at: checkIn.recordedAt)
-            }
+            try await Facts(connection: connection, logger: logger).recordActivity(of: checkIn.userID, at: checkIn.recordedAt, checkInOn: checkIn.localDate)
         }
         handlers.on(CheckInUndone.self) { event, connection, logger in
             try await recordActivity(event.data.userID, at: event.data.recordedAt, connection, logger)
@@ -106,7 +103,7 @@ enum AnalyticsEvents {
     }
 
     private static func recordActivity(_ userID: UUID, at time: Date, _ connection: PostgresConnection, _ logger: Logger) async throws {
-        try await ifRecorded(userID, at: time, connection, logger) { facts in try await facts.activity(userID, at: time) }
+        try await Facts(connection: connection, logger: logger).recordActivity(of: userID, at: time)
     }
 
     /// The user's zone, which local days (and PostgreSQL's `AT TIME ZONE`) are computed in: an event naming no IANA

@@ -9,15 +9,39 @@ struct Facts {
     let connection: PostgresConnection
     let logger: Logger
 
+    /// Whether what the user (`$1`) did at `$2` may be recorded.
+    private static let recordable = """
+        NOT EXISTS (SELECT 1 FROM erased_users WHERE user_id = $1)
+        AND NOT EXISTS (SELECT 1 FROM telemetry_opt_outs WHERE user_id = $1 AND since <= $2 AND (until IS NULL OR until > $2))
+        """
+
     /// Whether something the user did at `time` may be recorded.
     func mayRecord(_ userID: UUID, at time: Date) async throws -> Bool {
-        let rows = try await connection.query(
-            """
-            SELECT NOT EXISTS (SELECT 1 FROM erased_users WHERE user_id = \(userID))
-               AND NOT EXISTS (SELECT 1 FROM telemetry_opt_outs WHERE user_id = \(userID) AND since <= \(time) AND (until IS NULL OR until > \(time)))
-            """, logger: logger)
+        var binds = PostgresBindings(capacity: 2)
+        binds.append(userID)
+        binds.append(time)
+        let rows = try await connection.query(PostgresQuery(unsafeSQL: "SELECT \(Self.recordable)", binds: binds), logger: logger)
         for try await allowed in rows.decode(Bool.self) { return allowed }
         return false
+    }
+
+    /// The user's activity at `time` and, for a check-in, its local day with a check-in, in one statement (check-ins are
+    /// the events that come most), unless the user may not be recorded then.
+    func recordActivity(of userID: UUID, at time: Date, checkInOn date: LocalDate? = nil) async throws {
+        var binds = PostgresBindings(capacity: 3)
+        binds.append(userID)
+        binds.append(time)
+        binds.append(date)
+        try await connection.query(
+            PostgresQuery(
+                unsafeSQL: """
+                    WITH recorded AS (SELECT 1 WHERE \(Self.recordable)),
+                    day AS (
+                        INSERT INTO check_in_days (user_id, local_date, at) SELECT $1, $3, $2 FROM recorded WHERE $3::date IS NOT NULL
+                        ON CONFLICT (user_id, local_date) DO UPDATE SET at = excluded.at WHERE excluded.at < check_in_days.at
+                    )
+                    INSERT INTO activity (user_id, at) SELECT $1, $2 FROM recorded ON CONFLICT DO NOTHING
+                    """, binds: binds), logger: logger)
     }
 
     func register(_ userID: UUID, timeZone: String, at time: Date, cohortDate: LocalDate) async throws {
@@ -66,14 +90,6 @@ struct Facts {
             """
             INSERT INTO active_days (attempt_id, local_date, user_id, at) VALUES (\(attemptID), \(date), \(userID), \(time))
             ON CONFLICT DO NOTHING
-            """, logger: logger)
-    }
-
-    func checkInDay(_ userID: UUID, on date: LocalDate, at time: Date) async throws {
-        try await connection.query(
-            """
-            INSERT INTO check_in_days (user_id, local_date, at) VALUES (\(userID), \(date), \(time))
-            ON CONFLICT (user_id, local_date) DO UPDATE SET at = least(check_in_days.at, excluded.at)
             """, logger: logger)
     }
 
