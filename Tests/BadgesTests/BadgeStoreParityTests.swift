@@ -29,6 +29,7 @@ struct BadgeStoreParityTests {
                 memory.withLock { $0 = rebuilt }
             }
             #expect(answers.value.count > 10)
+            #expect(answers.value.contains("added together, in order [2, 4]") && answers.value.contains("raised together, in order [5, 5]"))
             let written = try await rows(routes)
             #expect(written["awards"]?.isEmpty == false && written["challenges"]?.count == 1)
             try await routes.database.withConnection { connection in
@@ -62,9 +63,12 @@ struct BadgeStoreParityTests {
 
         let streak = Fact(name: Fact.streak, scope: "challenge:\(challenge.key)")
         let chores = Fact(name: Rule.Measure.chores.rawValue, scope: "all")
-        for (user, value) in [(ann, 4), (ben, 2), (dee, 7)] { answers.append("raised \(try await store.raise(streak, of: user, to: value))") }
-        answers.append("kept \(try await store.raise(streak, of: ann, to: 1))")
-        for user in [ann, ann, ben, dee] { answers.append("added \(try await store.add(1, to: chores, of: user))") }
+        for (user, value) in [(ann, 4), (ben, 2), (dee, 7)] { answers.append("raised \(try await store.change([streak], .raise(value), of: user))") }
+        answers.append("kept \(try await store.change([streak], .raise(1), of: ann))")
+        for user in [ann, ann, ben, dee] { answers.append("added \(try await store.change([chores], .add(1), of: user))") }
+        let choresInKind = Fact(name: Rule.Measure.chores.rawValue, scope: "kind:chore")
+        answers.append("added together, in order \(try await store.change([choresInKind, chores], .add(2), of: ann))")
+        answers.append("raised together, in order \(try await store.change([choresInKind, streak], .raise(5), of: ann))")
         answers.append("at least 3 \(try await store.users(with: streak, atLeast: 3).map { "\($0.0.key)=\($0.1)" }.sorted())")
 
         let first = Award(badgeID: "chores", level: 1, period: "", title: "Chores \"I\"")

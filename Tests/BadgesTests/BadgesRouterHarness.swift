@@ -59,7 +59,7 @@ struct BadgesRoutes: Sendable {
         let awarder = self.awarder
         try await record { store in
             try await awarder.record(
-                Fact.scopes(Rule.Measure.chores.rawValue, kind: .chore, challengeID: UUID()).map { ($0, .add(1)) }, for: userID, at: Date(), trace: nil,
+                Fact.scopes(Rule.Measure.chores.rawValue, kind: .chore, challengeID: UUID()), .add(1), for: userID, at: Date(), trace: nil,
                 store: &store)
         }
     }

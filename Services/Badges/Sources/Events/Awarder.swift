@@ -10,26 +10,16 @@ struct Awarder: Sendable {
     /// Raises or adds to facts and grants what their new values reach, in the catalogue and among the own badges of
     /// `challengeID`.
     func record<Store: BadgeStore>(
-        _ changes: [(Fact, FactChange)], for userID: UUID, at time: Date, trace: TraceContext?, store: inout Store, challengeID: UUID? = nil
+        _ facts: [Fact], _ change: FactChange, for userID: UUID, at time: Date, trace: TraceContext?, store: inout Store, challengeID: UUID? = nil
     ) async throws {
         var own: BadgeCatalogue?
         if let challengeID { own = try await store.challengeBadges(challengeID) }
         var awards: [Award] = []
-        for (fact, change) in changes {
-            let value: Int
-            switch change {
-            case .add(let delta): value = try await store.add(delta, to: fact, of: userID)
-            case .raise(let candidate): value = try await store.raise(fact, of: userID, to: candidate)
-            }
+        for (fact, value) in zip(facts, try await store.change(facts, change, of: userID)) {
             awards += Awarding.reached(catalogue, fact: fact, value: value)
             if let own { awards += Awarding.reached(own, fact: fact, value: value) }
         }
         try await grant(awards, to: userID, at: time, backfilled: false, trace: trace, store: &store)
-    }
-
-    enum FactChange {
-        case add(Int)
-        case raise(Int)
     }
 
     /// Stores each award not yet held and publishes it; then the composites completed. Returns how many were new.

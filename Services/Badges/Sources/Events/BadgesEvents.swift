@@ -34,30 +34,30 @@ enum BadgesEvents {
             let data = event.data
             guard let userID = data.completedBy else { return }
             try await store.join(data.choreID, userID)
-            try await record(Fact.scopes(Rule.Measure.chores.rawValue, kind: .chore, challengeID: data.choreID).map { ($0, .add(1)) },
+            try await record(Fact.scopes(Rule.Measure.chores.rawValue, kind: .chore, challengeID: data.choreID), .add(1),
                              for: userID, at: data.changedAt, event.trace, &store, awarder)
         }
         routes.on(AttemptStarted.self) { event, store in try await store.join(event.data.challengeID, event.data.userID) }
         routes.on(CheckInRecorded.self) { event, store in
             let data = event.data
-            try await record(Fact.scopes(Rule.Measure.checkIns.rawValue, kind: data.kind, challengeID: data.challengeID).map { ($0, .add(1)) },
+            try await record(Fact.scopes(Rule.Measure.checkIns.rawValue, kind: data.kind, challengeID: data.challengeID), .add(1),
                              for: data.userID, at: data.recordedAt, event.trace, &store, awarder)
         }
         routes.on(DayJudged.self, when: { $0.data.outcome == .completed }) { event, store in
             let data = event.data
-            try await record(Fact.scopes(Rule.Measure.daysCompleted.rawValue, kind: data.kind, challengeID: data.challengeID).map { ($0, .add(1)) },
+            try await record(Fact.scopes(Rule.Measure.daysCompleted.rawValue, kind: data.kind, challengeID: data.challengeID), .add(1),
                              for: data.userID, at: data.judgedAt, event.trace, &store, awarder)
         }
         routes.on(StreakChanged.self, when: { $0.data.current > 0 }) { event, store in
             let data = event.data
-            try await record(Fact.scopes(Fact.streak, kind: data.kind, challengeID: data.challengeID).map { ($0, .raise(data.current)) },
+            try await record(Fact.scopes(Fact.streak, kind: data.kind, challengeID: data.challengeID), .raise(data.current),
                              for: data.userID, at: data.changedAt, event.trace, &store, awarder, challengeID: data.challengeID)
         }
         routes.on(AttemptEnded.self, when: { $0.data.end == .completed }) { event, store in
             let data = event.data
             guard try await !store.isErased(data.userID) else { return }
             try await awarder.record(
-                Fact.scopes(Rule.Measure.challengesCompleted.rawValue, kind: data.kind, challengeID: data.challengeID).map { ($0, .add(1)) },
+                Fact.scopes(Rule.Measure.challengesCompleted.rawValue, kind: data.kind, challengeID: data.challengeID), .add(1),
                 for: data.userID, at: data.endedAt, trace: event.trace, store: &store, challengeID: data.challengeID)
             if data.kind == .weekly {
                 try await awarder.grant(
@@ -107,11 +107,11 @@ enum BadgesEvents {
     }
 
     private static func record<Store: BadgeStore>(
-        _ changes: [(Fact, Awarder.FactChange)], for userID: UUID, at time: Date, _ trace: TraceContext?, _ store: inout Store, _ awarder: Awarder,
+        _ facts: [Fact], _ change: FactChange, for userID: UUID, at time: Date, _ trace: TraceContext?, _ store: inout Store, _ awarder: Awarder,
         challengeID: UUID? = nil
     ) async throws {
         guard try await !store.isErased(userID) else { return }
-        try await awarder.record(changes, for: userID, at: time, trace: trace, store: &store, challengeID: challengeID)
+        try await awarder.record(facts, change, for: userID, at: time, trace: trace, store: &store, challengeID: challengeID)
     }
 
     /// Keeps a challenge's kind and own badges, and awards those (as backfilled) to everyone whose facts already reach

@@ -8,6 +8,14 @@ import SurgeMessaging
 /// What the badge service keeps from events: who exists and who knows whom (for rarity and for who may see whose
 /// badges), facts, awards, and each challenge's kind and own badges. The consumer's handlers (`BadgesEvents`) are
 /// written once over it: `PostgresBadgeStore` inside each event's inbox transaction, `MemoryBadgeStore` for a rebuild.
+/// How an event changes a fact.
+enum FactChange: Sendable {
+    /// A count goes up (or down) by this much.
+    case add(Int)
+    /// A best-so-far value (a streak) becomes this, unless it is already higher.
+    case raise(Int)
+}
+
 protocol BadgeStore: Sendable {
     func isErased(_ userID: UUID) async throws -> Bool
     mutating func saveUser(_ userID: UUID) async throws
@@ -15,10 +23,8 @@ protocol BadgeStore: Sendable {
     mutating func erase(_ userID: UUID) async throws
     mutating func setFriendship(_ a: UUID, _ b: UUID, friends: Bool) async throws
     mutating func setMembership(_ groupID: UUID, _ userID: UUID, member: Bool) async throws
-    /// Adds to a count; returns the new value.
-    mutating func add(_ delta: Int, to fact: Fact, of userID: UUID) async throws -> Int
-    /// Raises a best-so-far value (a streak); returns the value kept.
-    mutating func raise(_ fact: Fact, of userID: UUID, to value: Int) async throws -> Int
+    /// Adds to counts or raises best-so-far values (a streak) of distinct facts; returns each value kept, in order.
+    mutating func change(_ facts: [Fact], _ change: FactChange, of userID: UUID) async throws -> [Int]
     /// Stores the award; false when the user already held it (so nothing is published twice).
     mutating func award(_ award: Award, to userID: UUID, at time: Date, backfilled: Bool) async throws -> Bool
     func heldBadges(of userID: UUID) async throws -> Set<String>
@@ -93,24 +99,32 @@ struct PostgresBadgeStore: BadgeStore {
         }
     }
 
-    func add(_ delta: Int, to fact: Fact, of userID: UUID) async throws -> Int {
-        try await value(
-            """
-            INSERT INTO facts (user_id, name, scope, value) VALUES (\(userID), \(fact.name), \(fact.scope), \(delta))
-            ON CONFLICT (user_id, name, scope) DO UPDATE SET value = facts.value + EXCLUDED.value RETURNING value
-            """)
-    }
-
-    func raise(_ fact: Fact, of userID: UUID, to value: Int) async throws -> Int {
-        try await self.value(
-            """
-            INSERT INTO facts (user_id, name, scope, value) VALUES (\(userID), \(fact.name), \(fact.scope), \(value))
-            ON CONFLICT (user_id, name, scope) DO UPDATE SET value = GREATEST(facts.value, EXCLUDED.value) RETURNING value
-            """)
-    }
-
-    private func value(_ query: PostgresQuery) async throws -> Int {
-        try await connection.query(query, logger: logger).collect().first?.decode(Int.self) ?? 0
+    /// One statement for all the facts an event touches (everywhere, its kind, its challenge).
+    func change(_ facts: [Fact], _ change: FactChange, of userID: UUID) async throws -> [Int] {
+        guard !facts.isEmpty else { return [] }
+        let (names, scopes) = (facts.map(\.name), facts.map(\.scope))
+        let rows =
+            switch change {
+            case .add(let delta):
+                try await connection.query(
+                    """
+                    INSERT INTO facts (user_id, name, scope, value)
+                    SELECT \(userID), f.name, f.scope, \(delta) FROM unnest(\(names)::text[], \(scopes)::text[]) AS f (name, scope)
+                    ON CONFLICT (user_id, name, scope) DO UPDATE SET value = facts.value + EXCLUDED.value
+                    RETURNING name, scope, value
+                    """, logger: logger)
+            case .raise(let value):
+                try await connection.query(
+                    """
+                    INSERT INTO facts (user_id, name, scope, value)
+                    SELECT \(userID), f.name, f.scope, \(value) FROM unnest(\(names)::text[], \(scopes)::text[]) AS f (name, scope)
+                    ON CONFLICT (user_id, name, scope) DO UPDATE SET value = GREATEST(facts.value, EXCLUDED.value)
+                    RETURNING name, scope, value
+                    """, logger: logger)
+            }
+        var values: [Fact: Int] = [:]
+        for try await (name, scope, value) in rows.decode((String, String, Int).self) { values[Fact(name: name, scope: scope)] = value }
+        return facts.map { values[$0] ?? 0 }
     }
 
     func award(_ award: Award, to userID: UUID, at time: Date, backfilled: Bool) async throws -> Bool {

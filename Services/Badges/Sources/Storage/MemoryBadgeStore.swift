@@ -78,17 +78,17 @@ struct MemoryBadgeStore: BadgeStore {
         if member { members.insert(Pair(first: groupID, second: userID)) } else { members.remove(Pair(first: groupID, second: userID)) }
     }
 
-    mutating func add(_ delta: Int, to fact: Fact, of userID: UUID) async throws -> Int {
-        let key = FactKey(userID: userID, fact: fact)
-        facts[key, default: 0] += delta
-        return facts[key] ?? 0
-    }
-
-    mutating func raise(_ fact: Fact, of userID: UUID, to value: Int) async throws -> Int {
-        let key = FactKey(userID: userID, fact: fact)
-        let kept = max(facts[key] ?? value, value)
-        facts[key] = kept
-        return kept
+    mutating func change(_ changed: [Fact], _ change: FactChange, of userID: UUID) async throws -> [Int] {
+        var values: [Int] = []
+        for fact in changed {
+            let key = FactKey(userID: userID, fact: fact)
+            switch change {
+            case .add(let delta): facts[key, default: 0] += delta
+            case .raise(let value): facts[key] = max(facts[key] ?? value, value)
+            }
+            values.append(facts[key] ?? 0)
+        }
+        return values
     }
 
     mutating func award(_ award: Award, to userID: UUID, at time: Date, backfilled: Bool) async throws -> Bool {
