@@ -75,16 +75,24 @@ extension PostgresClient {
     }
 }
 
+/// How a transaction begins.
+public enum TransactionMode: String, Sendable {
+    case readWrite = "BEGIN"
+    /// Every statement reads the same snapshot, and nothing is written: a consistent read across statements.
+    case snapshotReadOnly = "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY"
+}
+
 extension PostgresConnection {
     /// A transaction on this connection: committed when `body` returns, rolled back when it throws. As with
     /// `PostgresClient.transaction`, neither is sent on a connection the server has closed.
     public func transaction<Result>(
-        logger: Logger, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> sending Result
+        _ mode: TransactionMode = .readWrite, logger: Logger, isolation: isolated (any Actor)? = #isolation,
+        _ body: () async throws -> sending Result
     ) async throws -> sending Result {
         // The pool can hand out a connection the server has just closed (a restart) before it has noticed; a
         // statement written to a closed channel never returns.
         try ensureOpen()
-        try await query("BEGIN", logger: logger)
+        try await query(PostgresQuery(unsafeSQL: mode.rawValue), logger: logger)
         let result: Result
         do {
             result = try await body()

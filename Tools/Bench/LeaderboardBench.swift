@@ -91,25 +91,25 @@ struct LeaderboardBench: AsyncParsableCommand {
             print("Seeding \(members) members (scores 0 to \(modulusScore), about \(Self.tie) members per score; names \"Player <i>\") into PostgreSQL and Redis...")
             var started = ContinuousClock.now
             try await client.withConnection { connection in
-                try await connection.query("BEGIN", logger: logger)
-                try await connection.query(
-                    """
-                    INSERT INTO leaderboard.profiles (user_id, display_name, time_zone)
-                    SELECT ('00000000-0000-4000-8000-' || lpad(to_hex(i), 12, '0'))::uuid, 'Player ' || i, 'UTC'
-                    FROM generate_series(0, \(members - 1)) AS i WHERE i <> \(slot)
-                    ON CONFLICT (user_id) DO NOTHING
-                    """, logger: logger)
-                try await connection.query(
-                    """
-                    INSERT INTO leaderboard.scores (board, window_key, user_id, score, version)
-                    SELECT \(board), 'all-time', ('00000000-0000-4000-8000-' || lpad(to_hex(i), 12, '0'))::uuid,
-                           ((i::bigint * \(Self.multiplier)) % \(Self.modulus)) / \(Self.tie), 2
-                    FROM generate_series(0, \(members - 1)) AS i WHERE i <> \(slot)
-                    """, logger: logger)
-                try await connection.query("UPDATE leaderboard.boards SET version = 2 WHERE board = \(board) AND window_key = 'all-time'", logger: logger)
-                // What the service's own writers do with every change: tell the replicas on the change feed.
-                try await connection.query("SELECT pg_notify('leaderboard_changes', \("board \(board) all-time"))", logger: logger)
-                try await connection.query("COMMIT", logger: logger)
+                try await connection.transaction(logger: logger) {
+                    try await connection.query(
+                        """
+                        INSERT INTO leaderboard.profiles (user_id, display_name, time_zone)
+                        SELECT ('00000000-0000-4000-8000-' || lpad(to_hex(i), 12, '0'))::uuid, 'Player ' || i, 'UTC'
+                        FROM generate_series(0, \(members - 1)) AS i WHERE i <> \(slot)
+                        ON CONFLICT (user_id) DO NOTHING
+                        """, logger: logger)
+                    try await connection.query(
+                        """
+                        INSERT INTO leaderboard.scores (board, window_key, user_id, score, version)
+                        SELECT \(board), 'all-time', ('00000000-0000-4000-8000-' || lpad(to_hex(i), 12, '0'))::uuid,
+                               ((i::bigint * \(Self.multiplier)) % \(Self.modulus)) / \(Self.tie), 2
+                        FROM generate_series(0, \(members - 1)) AS i WHERE i <> \(slot)
+                        """, logger: logger)
+                    try await connection.query("UPDATE leaderboard.boards SET version = 2 WHERE board = \(board) AND window_key = 'all-time'", logger: logger)
+                    // What the service's own writers do with every change: tell the replicas on the change feed.
+                    try await connection.query("SELECT pg_notify('leaderboard_changes', \("board \(board) all-time"))", logger: logger)
+                }
                 try await connection.query("ANALYZE leaderboard.scores", logger: logger)
                 try await connection.query("ANALYZE leaderboard.profiles", logger: logger)
             }

@@ -120,7 +120,7 @@ enum ScoreStore {
     ) async throws -> [WindowKey: (version: Int64, changes: [Change])] {
         let keys = held.map(\.0.description)
         let versions = held.map(\.1)
-        var result = Dictionary(uniqueKeysWithValues: held.map { ($0.0, (version: Int64(0), changes: [Change]())) })
+        var result = Dictionary(held.map { ($0.0, (version: Int64(0), changes: [Change]())) }, uniquingKeysWith: { first, _ in first })
         let rows = try await client.query(
             """
             SELECT w.key, b.version, s.user_id, s.score, s.removed, s.version, COALESCE(p.display_name, '')
@@ -149,8 +149,7 @@ enum ScoreStore {
     /// which `RankIndex.init(_ rows:)` builds in one pass.
     static func rows(_ boardWindow: BoardWindow, client: PostgresClient, logger: Logger) async throws -> (Int64, RankIndex.Rows) {
         try await client.withConnection { connection in
-            try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", logger: logger)
-            do {
+            try await connection.transaction(.snapshotReadOnly, logger: logger) {
                 let (board, window) = (boardWindow.board.key, boardWindow.window.description)
                 let version = try await connection.query(
                     "SELECT version FROM boards WHERE board = \(board) AND window_key = \(window)", logger: logger
@@ -171,11 +170,7 @@ enum ScoreStore {
                         rows.append(userID, score: score, name: name)
                     }
                 }
-                try await connection.query("COMMIT", logger: logger)
                 return (version, rows)
-            } catch {
-                _ = try? await connection.query("ROLLBACK", logger: logger)
-                throw error
             }
         }
     }
