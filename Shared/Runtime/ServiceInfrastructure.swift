@@ -84,7 +84,7 @@ public struct ServiceInfrastructure: Sendable {
     /// A router with problem documents, metrics and the operational routes.
     public func makeRouter<Context: RequestContext>(context: Context.Type, consumers: [EventConsumer] = []) -> Router<Context> {
         let router = Router(context: Context.self)
-        router.add(middleware: MetricsMiddleware())
+        router.add(middleware: RequestMetricsMiddleware())
         router.add(middleware: ProblemMiddleware())
         let database = self.database
         let producer = self.producer

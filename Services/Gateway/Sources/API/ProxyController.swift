@@ -49,10 +49,15 @@ struct ProxyController {
         for header in response.headers where !Self.hopByHopHeaders.contains(header.name.lowercased()) {
             if let name = HTTPField.Name(header.name) { headers.append(HTTPField(name: name, value: header.value)) }
         }
-        return Response(
-            status: HTTPResponse.Status(code: Int(response.status.code)), headers: headers,
-            body: ResponseBody(asyncSequence: response.body))
+        let status = HTTPResponse.Status(code: Int(response.status.code))
+        // A body of known, modest length (every JSON answer) is sent with its head in one write; others are streamed.
+        if let length = response.headers.first(name: "content-length").flatMap(Int.init), length <= Self.bufferedBodyLimit {
+            return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: try await response.body.collect(upTo: length)))
+        }
+        return Response(status: status, headers: headers, body: ResponseBody(asyncSequence: response.body))
     }
+
+    static let bufferedBodyLimit = 1 << 20
 }
 
 extension InternalCallSigner {

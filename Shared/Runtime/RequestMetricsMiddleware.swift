@@ -1,0 +1,97 @@
+import Dispatch
+import Hummingbird
+import Metrics
+import Synchronization
+
+/// Requests answered, their duration and errors per route, method and status, and the requests in flight: the metrics
+/// (names and dimensions) of Hummingbird's `MetricsMiddleware`, recorded without wrapping the response body.
+///
+/// Hummingbird's middleware records after the body is written, by turning every body into a closure. That takes a
+/// response off Hummingbird's single-buffer path: head, body and end then leave as three writes, each a hop to the
+/// event loop and a `write(2)`, where one does. A body of known length is in memory when the handler returns, so its
+/// request is recorded then; a streamed body (no length) is still recorded when its last byte is written.
+public struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
+    private let cache = RequestMetricsCache()
+
+    public init() {}
+
+    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let started = DispatchTime.now().uptimeNanoseconds
+        let active = cache.active(request.method)
+        active.increment()
+        do {
+            var response = try await next(request, context)
+            let endpoint = cache.endpoint(.init(route: context.endpointPath ?? "Unknown", method: request.method, status: response.status))
+            guard response.body.contentLength == nil else {
+                endpoint.record(since: started)
+                active.decrement()
+                return response
+            }
+            let body = response.body
+            response.body = ResponseBody { writer in
+                defer {
+                    endpoint.record(since: started)
+                    active.decrement()
+                }
+                try await body.write(writer)
+            }
+            return response
+        } catch {
+            let status = (error as? any HTTPResponseError)?.status ?? .internalServerError
+            let endpoint = cache.endpoint(.init(route: context.endpointPath ?? "NotFound", method: request.method, status: status))
+            endpoint.requests.increment()
+            endpoint.errors.increment()
+            active.decrement()
+            throw error
+        }
+    }
+}
+
+/// The metric handles per method and per route, method and status, created once each.
+final class RequestMetricsCache: Sendable {
+    struct EndpointKey: Hashable {
+        var route: String
+        var method: HTTPRequest.Method
+        var status: HTTPResponse.Status
+    }
+
+    struct Endpoint: Sendable {
+        let requests: Counter
+        let duration: Timer
+        let errors: Counter
+
+        init(_ key: EndpointKey) {
+            let dimensions = [("http.route", key.route), ("http.request.method", key.method.rawValue)]
+            let status = key.status.code.description
+            requests = Counter(label: "hb.requests", dimensions: dimensions + [("http.response.status_code", status)])
+            duration = Timer(label: "http.server.request.duration", dimensions: dimensions + [("http.response.status_code", status)], preferredDisplayUnit: .seconds)
+            errors = Counter(label: "hb.request.errors", dimensions: dimensions + [("error.type", status)])
+        }
+
+        func record(since started: UInt64) {
+            requests.increment()
+            duration.recordNanoseconds(DispatchTime.now().uptimeNanoseconds - started)
+        }
+    }
+
+    private let actives = Mutex<[HTTPRequest.Method: Meter]>([:])
+    private let endpoints = Mutex<[EndpointKey: Endpoint]>([:])
+
+    func active(_ method: HTTPRequest.Method) -> Meter {
+        actives.withLock { actives in
+            if let meter = actives[method] { return meter }
+            let meter = Meter(label: "http.server.active_requests", dimensions: [("http.request.method", method.rawValue)])
+            actives[method] = meter
+            return meter
+        }
+    }
+
+    func endpoint(_ key: EndpointKey) -> Endpoint {
+        endpoints.withLock { endpoints in
+            if let endpoint = endpoints[key] { return endpoint }
+            let endpoint = Endpoint(key)
+            endpoints[key] = endpoint
+            return endpoint
+        }
+    }
+}
