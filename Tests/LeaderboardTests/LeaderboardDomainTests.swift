@@ -208,7 +208,10 @@ extension LeaderboardDomainTests {
                 try #require(index.rank(forScore: score) == model.rank(forScore: score), context)
                 let from = Int.random(in: -2...(sorted.count + 2), using: &random)
                 let limit = Int.random(in: 0...12, using: &random)
-                try #require(index.entries(from: from, limit: limit) == Array(sorted.dropFirst(max(0, from)).prefix(limit)), context)
+                let slice = Array(sorted.dropFirst(max(0, from)).prefix(limit))
+                try #require(index.entries(from: from, limit: limit) == slice, context)
+                let ranked = index.rankedEntries(from: from, limit: limit)
+                try #require(ranked.map(\.entry) == slice && ranked.map(\.rank) == slice.map { model.rank(forScore: $0.score) }, context)
                 if step % 250 == 0 { _ = index.checkedHeight() }
             }
             _ = index.checkedHeight()

@@ -229,6 +229,21 @@ public struct RankIndex: Sendable {
         return result
     }
 
+    /// Up to `limit` entries in board order from `position`, each with its rank. Only the first rank is searched for:
+    /// an entry scoring less than the one before it has every entry before it scoring more, so its rank is its position + 1.
+    public func rankedEntries(from position: Int, limit: Int) -> [(entry: RankEntry, rank: Int)] {
+        let entries = entries(from: position, limit: limit)
+        var ranked: [(entry: RankEntry, rank: Int)] = []
+        ranked.reserveCapacity(entries.count)
+        for (offset, entry) in entries.enumerated() {
+            let rank =
+                if let previous = ranked.last { previous.entry.score == entry.score ? previous.rank : max(0, position) + offset + 1 }
+                else { rank(forScore: entry.score) }
+            ranked.append((entry, rank))
+        }
+        return ranked
+    }
+
     public var topScore: Double? {
         var t = root
         while t != Self.none, nodes[t].left != Self.none { t = nodes[t].left }

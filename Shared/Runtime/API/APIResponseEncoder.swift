@@ -7,7 +7,8 @@ public struct APIResponseEncoder: ResponseEncoder {
     public init() {}
 
     public func encode(_ value: some Encodable, from request: Request, context: some RequestContext) throws -> Response {
-        let body = try SurgeJSONWriter(instants: .wholeSeconds).encode(value)
+        let writer = SurgeJSONWriter(instants: .wholeSeconds)
+        let body = try (value as? any JSONWritable).map { try writer.write($0) } ?? writer.encode(value)
         var headers = HTTPFields()
         headers.reserveCapacity(4)
         headers[.contentType] = "application/json; charset=utf-8"

@@ -69,6 +69,11 @@ public enum Cursor {
         return Base64URL.encode((try? encoder.encode(position)) ?? Data())
     }
 
+    /// A position that writes its own JSON (one without instants): the same bytes, without `JSONEncoder`.
+    public static func encode(_ position: some JSONWritable) -> String {
+        Base64URL.encode(Data((try? SurgeJSONWriter(instants: .milliseconds).write(position)) ?? []))
+    }
+
     public static func decode<Position: Decodable>(_ type: Position.Type, from text: String) -> Position? {
         guard let data = Base64URL.decode(text) else { return nil }
         let decoder = SurgeJSON.decoder()

@@ -121,8 +121,8 @@ struct BoardQueries: Sendable {
             } else if let cursor {
                 start = index.position(of: cursor.userID).map { $0 + 1 } ?? cursor.position + 1
             }
-            let entries = index.entries(from: start, limit: limit + 1)
-            return (entries, entries.map { index.rank(forScore: $0.score) }, start, Self.standing(of: caller, in: index))
+            let ranked = index.rankedEntries(from: start, limit: limit + 1)
+            return (ranked.map(\.entry), ranked.map(\.rank), start, Self.standing(of: caller, in: index))
         }
         let shown = Array(entries.prefix(limit))
         let items = try await standings(shown, ranks: ranks, caller: caller)
@@ -146,8 +146,8 @@ struct BoardQueries: Sendable {
                 circleBoard.set(id, score: entry.score, name: entry.name)
             }
         }
-        let sorted = circleBoard.entries(from: 0, limit: circleBoard.count)
-        let items = try await standings(sorted, ranks: sorted.map { circleBoard.rank(forScore: $0.score) }, caller: caller)
+        let ranked = circleBoard.rankedEntries(from: 0, limit: circleBoard.count)
+        let items = try await standings(ranked.map(\.entry), ranks: ranked.map(\.rank), caller: caller)
         let me = Self.standing(of: caller, in: circleBoard)
         return BoardPageView(board: visible.info, window: view, items: items, nextCursor: nil, me: me)
     }

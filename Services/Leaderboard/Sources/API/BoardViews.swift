@@ -86,3 +86,76 @@ struct BoardCursor: Codable, Sendable {
     var position: Int
     var userID: UUID
 }
+
+// The answers read most (a page, a rank) write their own JSON: `BoardViewsJSONTests` holds them to `SurgeJSONWriter`'s bytes.
+
+extension BoardInfo: JSONWritable {
+    func write(to json: inout JSONBytes) throws {
+        json.object { json in
+            json.field("id", id)
+            json.field("measure", measure)
+            json.field("name", name)
+            json.field("scope", scope.rawValue)
+        }
+    }
+}
+
+extension WindowView: JSONWritable {
+    func write(to json: inout JSONBytes) throws {
+        json.object { json in
+            json.field("closed", closed)
+            json.field("endsAt", endsAt)
+            json.field("key", key)
+            json.field("kind", kind.rawValue)
+            json.field("nextResetAt", nextResetAt)
+            json.field("startsAt", startsAt)
+            json.field("timeZone", timeZone)
+        }
+    }
+}
+
+extension StandingView: JSONWritable {
+    func write(to json: inout JSONBytes) throws {
+        try json.object { json in
+            json.field("avatarURL", avatarURL)
+            json.field("displayName", displayName)
+            json.field("isCaller", isCaller)
+            json.field("leader", leader)
+            json.field("rank", rank)
+            try json.field("score", score)
+            json.field("userID", userID)
+        }
+    }
+}
+
+extension MyStandingView: JSONWritable {
+    func write(to json: inout JSONBytes) throws {
+        try json.object { json in
+            json.field("participants", participants)
+            json.field("rank", rank)
+            try json.field("score", score)
+            json.field("topPercent", topPercent)
+        }
+    }
+}
+
+extension BoardPageView: JSONWritable {
+    func write(to json: inout JSONBytes) throws {
+        try json.object { json in
+            try json.field("board", board)
+            try json.field("items", items)
+            try json.field("me", me)
+            json.field("nextCursor", nextCursor)
+            try json.field("window", window)
+        }
+    }
+}
+
+extension BoardCursor: JSONWritable {
+    func write(to json: inout JSONBytes) throws {
+        json.object { json in
+            json.field("position", position)
+            json.field("userID", userID)
+        }
+    }
+}

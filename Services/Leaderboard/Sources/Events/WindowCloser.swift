@@ -46,7 +46,7 @@ struct WindowCloser: Sendable {
 
     private func close(_ boardWindow: BoardWindow, bounds: (start: Date, end: Date), version: Int64, now: Date) async throws {
         let (standings, winners, participants) = try await cache.read(boardWindow) { index -> ([Standing], [UUID], Int) in
-            let top = index.entries(from: 0, limit: Self.standingsShown).map { Standing(userID: $0.userID, rank: index.rank(forScore: $0.score), score: $0.score) }
+            let top = index.rankedEntries(from: 0, limit: Self.standingsShown).map { Standing(userID: $0.entry.userID, rank: $0.rank, score: $0.entry.score) }
             return (top, index.leaders.map(\.userID), index.count)
         }
         try await client.transaction(logger: logger) { connection in
