@@ -199,18 +199,18 @@ enum NotificationsEvents {
                 .challengeInvitation(invitee.language, challenge: data.challengeName, challengeID: data.challengeID), kind: .challengeInvitation,
                 key: "invitation:\(data.invitationID.key)", to: data.inviteeID, at: data.sentAt, connection: connection, logger: logger)
         }
-        // Whoever this user moved past on the board hears of it.
+        // Whoever this user moved past on the board hears of it: once per board and slot, whichever of its windows (week,
+        // month, all time) the move showed in.
         handlers.on(RankChanged.self, when: { !$0.data.overtook.isEmpty }) { event, connection, logger in
             let data = event.data
-            let store = RecipientStore(connection: connection, logger: logger)
-            let name = try await store.recipient(data.userID)?.displayName ?? "Someone"
-            let slot = Int(data.changedAt.timeIntervalSince1970 / overtakenWindow)
-            for overtaken in data.overtook {
-                guard let recipient = try await store.recipient(overtaken) else { continue }
-                try await inbox.replace(
-                    .overtaken(recipient.language, by: name, board: data.board), kind: .overtaken, key: "overtaken:\(data.board):\(data.window):\(slot)",
-                    to: overtaken, at: data.changedAt, connection: connection, logger: logger)
+            let recipients = try await RecipientStore(connection: connection, logger: logger).recipients([data.userID] + data.overtook)
+            let name = recipients[data.userID]?.displayName ?? "Someone"
+            let messages = data.overtook.compactMap { overtaken in
+                recipients[overtaken].map { (userID: overtaken, message: Message.overtaken($0.language, by: name, board: data.board)) }
             }
+            let slot = Int(data.changedAt.timeIntervalSince1970 / overtakenWindow)
+            try await inbox.replace(
+                messages, kind: .overtaken, key: "overtaken:\(data.board):\(slot)", at: data.changedAt, connection: connection, logger: logger)
         }
     }
 }

@@ -35,21 +35,33 @@ struct Inbox: Sendable {
         return true
     }
 
-    /// Writes the notification, or replaces the unread one with this key (the latest standing wins).
+    /// Writes each user's notification, or replaces their earlier one with this key (the latest standing wins), in one
+    /// statement; a notification that would not change is not rewritten. Only the new ones are announced, in the order
+    /// given (a user named twice gets the first message).
     func replace(
-        _ message: Message, kind: NotificationKind, key: String, to userID: UUID, at time: Date, connection: PostgresConnection, logger: Logger
+        _ messages: [(userID: UUID, message: Message)], kind: NotificationKind, key: String, at time: Date, connection: PostgresConnection,
+        logger: Logger
     ) async throws {
-        let id = UUID()
-        let written = try await connection.query(
+        var seen = Set<UUID>()
+        let written = messages.filter { seen.insert($0.userID).inserted }.map { (id: UUID(), userID: $0.userID, message: $0.message) }
+        guard !written.isEmpty else { return }
+        let rows = try await connection.query(
             """
             INSERT INTO inbox (notification_id, user_id, kind, key, title, body, deep_link, created_at)
-            VALUES (\(id), \(userID), \(kind.rawValue), \(key), \(message.title), \(message.body), \(message.deepLink), \(time))
+            SELECT notification_id, user_id, \(kind.rawValue), \(key), title, body, deep_link, \(time)
+            FROM unnest(\(written.map(\.id)), \(written.map(\.userID)), \(written.map(\.message.title)), \(written.map(\.message.body)),
+                        \(written.map(\.message.deepLink))) AS new (notification_id, user_id, title, body, deep_link)
             ON CONFLICT (user_id, key) DO UPDATE SET title = EXCLUDED.title, body = EXCLUDED.body, deep_link = EXCLUDED.deep_link
             WHERE inbox.created_at <= EXCLUDED.created_at
+              AND (inbox.title, inbox.body, inbox.deep_link) IS DISTINCT FROM (EXCLUDED.title, EXCLUDED.body, EXCLUDED.deep_link)
             RETURNING notification_id
             """, logger: logger
-        ).collect().first?.decode(UUID.self)
-        if written == id { try await announce(id, message, kind: kind, key: key, to: userID, at: time, connection: connection, logger: logger) }
+        ).collect()
+        let returned = Set(try rows.map { try $0.decode(UUID.self) })
+        for notification in written where returned.contains(notification.id) {
+            try await announce(
+                notification.id, notification.message, kind: kind, key: key, to: notification.userID, at: time, connection: connection, logger: logger)
+        }
     }
 
     private func announce(

@@ -43,22 +43,28 @@ struct RecipientStore {
     }
 
     func recipient(_ userID: UUID) async throws -> Recipient? {
+        try await recipients([userID])[userID]
+    }
+
+    /// The known ones among `userIDs`, in one query.
+    func recipients(_ userIDs: [UUID]) async throws -> [UUID: Recipient] {
         let rows = try await connection.query(
             """
-            SELECT display_name, time_zone, locale, enabled, reminder_time, quiet_start, quiet_end, last_check_in, personalised_time,
+            SELECT user_id, display_name, time_zone, locale, enabled, reminder_time, quiet_start, quiet_end, last_check_in, personalised_time,
                    disabled_categories
-            FROM recipients WHERE user_id = \(userID)
+            FROM recipients WHERE user_id = ANY(\(userIDs))
             """, logger: logger)
-        for try await (name, zone, locale, enabled, reminder, quietStart, quietEnd, lastCheckIn, personalised, disabled) in rows.decode(
-            (String, String, String?, Bool, String?, String?, String?, LocalDate?, String?, [String]).self)
+        var recipients: [UUID: Recipient] = [:]
+        for try await (userID, name, zone, locale, enabled, reminder, quietStart, quietEnd, lastCheckIn, personalised, disabled) in rows.decode(
+            (UUID, String, String, String?, Bool, String?, String?, String?, LocalDate?, String?, [String]).self)
         {
             let quiet = quietStart.flatMap(LocalTime.init).flatMap { start in quietEnd.flatMap(LocalTime.init).map { QuietPeriod(start: start, end: $0) } }
-            return Recipient(
+            recipients[userID] = Recipient(
                 userID: userID, displayName: name, timeZone: zone, locale: locale, enabled: enabled, reminderTime: reminder.flatMap(LocalTime.init),
                 quiet: quiet, lastCheckIn: lastCheckIn, personalisedTime: personalised.flatMap(LocalTime.init),
                 disabledCategories: disabled.compactMap(NotificationCategory.init))
         }
-        return nil
+        return recipients
     }
 
     /// The recipient; nil for an erased user. A user whose registration (on another partition) has not been handled
