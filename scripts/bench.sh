@@ -154,7 +154,7 @@ for bench in $BENCHES; do
       log "Check-in throughput beside pgbench -N on the same PostgreSQL"
       "$RELEASE/surge-bench" checkin-throughput --results "$RESULTS" --gateway http://127.0.0.1:$(bench_port gateway) --progress http://127.0.0.1:$(bench_port progress) --kafka "$bootstrap" \
         --database "postgres://surge_admin:$(cat "$BENCH/admin-password")@127.0.0.1:$PG_PORT/postgres" --pid-directory "$BENCH" \
-        --pgdata "$BENCH/pgdata" --users "${SURGE_BENCH_USERS:-256}"
+        --pgdata "$BENCH/pgdata" --users "${SURGE_BENCH_USERS:-256}" "${metrics[@]/#/--settle-url=}"
       ;;
     checkin-latency)
       log "Check-in latency versus history length"
