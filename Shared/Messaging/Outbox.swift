@@ -51,13 +51,17 @@ public struct Outbox: Sendable {
 /// column, a row per event in the arrays' order. A missing trace field travels as an empty string.
 struct InsertEvents: PostgresPreparedStatement {
     static let sql = """
-        INSERT INTO outbox (event_id, topic, partition_key, type, source, subject, occurred_at, traceparent, tracestate, request_id, payload)
-        SELECT id, topic, key, type, source, subject, time, NULLIF(traceparent, ''), NULLIF(tracestate, ''), NULLIF(request_id, ''),
-               payload::jsonb
-        FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[], $9::text[],
-                    $10::text[], $11::text[])
-             WITH ORDINALITY AS event(id, topic, key, type, source, subject, time, traceparent, tracestate, request_id, payload, position)
-        ORDER BY position
+        WITH written AS (
+            INSERT INTO outbox (event_id, topic, partition_key, type, source, subject, occurred_at, traceparent, tracestate, request_id, payload)
+            SELECT id, topic, key, type, source, subject, time, NULLIF(traceparent, ''), NULLIF(tracestate, ''), NULLIF(request_id, ''),
+                   payload::jsonb
+            FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[], $9::text[],
+                        $10::text[], $11::text[])
+                 WITH ORDINALITY AS event(id, topic, key, type, source, subject, time, traceparent, tracestate, request_id, payload, position)
+            ORDER BY position
+            RETURNING position
+        )
+        INSERT INTO outbox_pending (position) SELECT position FROM written
         """
     typealias Row = ()
 

@@ -7,7 +7,8 @@ import Synchronization
 import SurgeContracts
 import SurgeKafka
 
-/// Publishes the outbox to Kafka in order and marks rows published only after the broker acknowledged them.
+/// Publishes the outbox to Kafka in order and marks rows published (takes them off `outbox_pending`) only after the
+/// broker acknowledged them.
 ///
 /// Woken when a transaction of this process that wrote events commits (`Outbox.written`), with a polling fallback. No
 /// `NOTIFY` is sent from the writing transaction: PostgreSQL serialises the commits of every notifying transaction of
@@ -19,8 +20,8 @@ import SurgeKafka
 /// can commit (and be published) first. Per-key order therefore holds only because writers of one key serialise
 /// their transactions, which services do through the rows they lock.
 ///
-/// Published rows older than the outbox retention and processed-event records older than the inbox retention are
-/// purged. The inbox retention must exceed the topics' retention, or a redelivered old record would be applied again.
+/// Published rows written longer ago than the outbox retention and processed-event records older than the inbox
+/// retention are purged. The inbox retention must exceed the topics' retention, or a redelivered old record would be applied again.
 public final class OutboxRelay: Service {
     public struct Configuration: Sendable {
         public var schema: String
@@ -158,7 +159,12 @@ public final class OutboxRelay: Service {
 
     private func recordLag() async throws {
         let rows = try await client.query(
-            "SELECT count(*), COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::float8 FROM outbox WHERE published_at IS NULL",
+            // From the pending list only (the oldest is the least position), never a pass over the whole outbox.
+            """
+            SELECT (SELECT count(*) FROM outbox_pending),
+                   COALESCE(EXTRACT(EPOCH FROM now() - (
+                       SELECT created_at FROM outbox WHERE position = (SELECT min(position) FROM outbox_pending))), 0)::float8
+            """,
             logger: logger)
         for try await (count, age) in rows.decode((Int, Double).self) {
             Gauge(label: "surge_outbox_pending", dimensions: [("schema", configuration.schema)]).record(count)
@@ -170,17 +176,22 @@ public final class OutboxRelay: Service {
         let outboxSeconds = Double(configuration.outboxRetention.components.seconds)
         let inboxSeconds = Double(configuration.inboxRetention.components.seconds)
         try await client.query(
-            "DELETE FROM outbox WHERE published_at < now() - make_interval(secs => \(outboxSeconds))", logger: logger)
+            """
+            DELETE FROM outbox WHERE created_at < now() - make_interval(secs => \(outboxSeconds))
+                AND NOT EXISTS (SELECT FROM outbox_pending WHERE outbox_pending.position = outbox.position)
+            """, logger: logger)
         try await client.query(
             "DELETE FROM processed_events WHERE processed_at < now() - make_interval(secs => \(inboxSeconds))", logger: logger)
     }
 }
 
-/// The relay's statements run on every batch: prepared once per connection, so PostgreSQL plans them once.
+/// The relay's statements run on every batch: prepared once per connection, so PostgreSQL plans them once. The batch's
+/// positions are taken from the pending list first and looked up by primary key: a join let the planner hash the whole
+/// outbox (a week of events) on every batch.
 struct UnpublishedEvents: PostgresPreparedStatement {
     static let sql = """
         SELECT position, event_id, topic, partition_key, type, source, subject, occurred_at, traceparent, tracestate, request_id, payload::text
-        FROM outbox WHERE published_at IS NULL ORDER BY position LIMIT $1
+        FROM outbox WHERE position = ANY(ARRAY(SELECT position FROM outbox_pending ORDER BY position LIMIT $1)) ORDER BY position
         """
     typealias Row = (Int64, UUID, String, String, String, String, String, Date, String?, String?, String?, String)
 
@@ -196,7 +207,7 @@ struct UnpublishedEvents: PostgresPreparedStatement {
 }
 
 struct MarkPublished: PostgresPreparedStatement {
-    static let sql = "UPDATE outbox SET published_at = now() WHERE position = ANY($1)"
+    static let sql = "DELETE FROM outbox_pending WHERE position = ANY($1)"
     typealias Row = ()
 
     var positions: [Int64]

@@ -137,7 +137,7 @@ struct MessagingHarness {
     }
 
     func unpublished() async throws -> Int {
-        try await client.query("SELECT count(*) FROM outbox WHERE published_at IS NULL", logger: logger).collect().first?.decode(Int.self) ?? -1
+        try await client.query("SELECT count(*) FROM outbox_pending", logger: logger).collect().first?.decode(Int.self) ?? -1
     }
 }
 

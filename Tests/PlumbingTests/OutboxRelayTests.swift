@@ -3,6 +3,7 @@ import Logging
 import PostgresNIO
 import SurgeContracts
 import SurgeKafka
+import SurgePostgres
 @testable import SurgeMessaging
 import SurgeTestSupport
 import Testing
@@ -117,14 +118,21 @@ struct OutboxRelayTests {
         }
     }
 
-    @Test("processed events are kept for the inbox retention, published outbox rows for the outbox retention")
+    @Test("processed events are kept for the inbox retention, published outbox rows for the outbox retention, unpublished ones until published")
     func purgeRetentions() async throws {
         try await MessagingHarness.with { harness in
-            try await harness.commit([harness.registration("old"), harness.registration("recent")])
+            try await harness.commit([harness.registration("old"), harness.registration("recent"), harness.registration("old, unpublished")])
             try await harness.database.withAdmin { admin in
                 let logger = harness.logger
-                try await admin.query("UPDATE identity.outbox SET published_at = now() - interval '8 days' WHERE payload->>'displayName' = 'old'", logger: logger)
-                try await admin.query("UPDATE identity.outbox SET published_at = now() - interval '6 days' WHERE payload->>'displayName' = 'recent'", logger: logger)
+                try await admin.query(
+                    "UPDATE identity.outbox SET created_at = now() - interval '8 days' WHERE payload->>'displayName' LIKE 'old%'", logger: logger)
+                try await admin.query(
+                    "UPDATE identity.outbox SET created_at = now() - interval '6 days' WHERE payload->>'displayName' = 'recent'", logger: logger)
+                try await admin.query(
+                    """
+                    DELETE FROM identity.outbox_pending WHERE position IN (
+                        SELECT position FROM identity.outbox WHERE payload->>'displayName' IN ('old', 'recent'))
+                    """, logger: logger)
                 try await admin.query(
                     """
                     INSERT INTO identity.processed_events (consumer, event_id, event_type, processed_at)
@@ -132,7 +140,9 @@ struct OutboxRelayTests {
                     """, logger: logger)
             }
             try await harness.relay().purge()
-            #expect(try await harness.database.count("SELECT count(*) FROM identity.outbox") == 1)
+            #expect(try await harness.database.count("SELECT count(*) FROM identity.outbox") == 2)
+            #expect(try await harness.database.count("SELECT count(*) FROM identity.outbox WHERE payload->>'displayName' = 'old'") == 0)
+            #expect(try await harness.database.count("SELECT count(*) FROM identity.outbox_pending") == 1)
             #expect(try await harness.database.count("SELECT count(*) FROM identity.processed_events WHERE processed_at > now() - interval '9 days'") == 1)
             #expect(try await harness.database.count("SELECT count(*) FROM identity.processed_events") == 1)
         }
@@ -177,6 +187,28 @@ struct OutboxRelayTests {
             }
             let received = try await harness.kafka.readAll(topic: Topic.identity.name, expecting: 10)
             #expect(Set(received.compactMap { $0.header("ce_id") }).count == 10)
+        }
+    }
+
+    @Test("upgrading an outbox: the events not yet published are listed as pending, the published ones are not")
+    func pendingListUpgrade() async throws {
+        try await withTestDatabase(services: ["identity"]) { database in
+            let logger = Logger.test("outbox-upgrade")
+            let client = database.configuration(for: "identity").makeClient(schema: "identity", logger: logger)
+            try await PostgresClient.withRunning(client) { client in
+                let before = MigrationSet(component: "messaging", migrations: Array(MessagingMigrations.set.migrations.prefix(3)))
+                try await Migrator.migrate([before], schema: "identity", client: client, logger: logger)
+                try await client.query(
+                    """
+                    INSERT INTO outbox (event_id, topic, partition_key, type, source, subject, occurred_at, payload, published_at)
+                    SELECT gen_random_uuid(), 't', 'k', 'e', 's', 'x', now(), '{}', CASE WHEN i % 2 = 0 THEN now() END
+                    FROM generate_series(1, 6) AS i
+                    """, logger: logger)
+                try await Migrator.migrate([MessagingMigrations.set], schema: "identity", client: client, logger: logger)
+                let pending = try await client.query("SELECT position FROM outbox_pending ORDER BY position", logger: logger)
+                    .collect().map { try $0.decode(Int64.self) }
+                #expect(pending == [1, 3, 5])
+            }
         }
     }
 }

@@ -200,7 +200,7 @@ struct BadgesSystemTests {
             // them with the completion, and nothing consuming the award books them again.
             try await waitUntil("the award is published") {
                 try await stage.stack.database.count(
-                    "SELECT count(*) FROM badges.outbox WHERE type = 'surge.badges.badge.awarded.v1' AND payload->>'badgeID' = 'weekly-challenge' AND published_at IS NOT NULL"
+                    "SELECT count(*) FROM badges.outbox WHERE type = 'surge.badges.badge.awarded.v1' AND payload->>'badgeID' = 'weekly-challenge' AND position NOT IN (SELECT position FROM badges.outbox_pending)"
                 ) == 1
             }
             let ledger = try await athlete.http.get("/v1/me/points/ledger?limit=100").json["items"] as? [[String: Any]] ?? []

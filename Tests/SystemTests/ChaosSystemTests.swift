@@ -198,7 +198,7 @@ struct ChaosSystemTests {
             try await waitUntil("every outbox published", timeout: .seconds(60), every: .milliseconds(500)) {
                 var unpublished = 0
                 for schema in ["identity", "challenges", "progress", "leaderboard", "badges", "notifications"] {
-                    unpublished += try await stack.database.count("SELECT count(*) FROM \(unescaped: schema).outbox WHERE published_at IS NULL")
+                    unpublished += try await stack.database.count("SELECT count(*) FROM \(unescaped: schema).outbox_pending")
                 }
                 return unpublished == 0
             }

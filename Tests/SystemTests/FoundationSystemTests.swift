@@ -70,7 +70,7 @@ struct FoundationSystemTests {
             kafka.cluster.setBrokersAvailable(false)
             let userID = try await registerGuest(try stack.http())
             #expect(try await stack.database.count("SELECT count(*) FROM identity.users WHERE id = \(userID)") == 1)
-            #expect(try await stack.database.count("SELECT count(*) FROM identity.outbox WHERE published_at IS NULL") == 1)
+            #expect(try await stack.database.count("SELECT count(*) FROM identity.outbox_pending") == 1)
 
             try await stack.process("identity").crash()
             kafka.cluster.setBrokersAvailable(true)
@@ -78,7 +78,7 @@ struct FoundationSystemTests {
 
             try await waitUntil("member applied", timeout: .seconds(60)) { try await members(stack) == 1 }
             try await waitUntil("outbox marked published") {
-                try await stack.database.count("SELECT count(*) FROM identity.outbox WHERE published_at IS NULL") == 0
+                try await stack.database.count("SELECT count(*) FROM identity.outbox_pending") == 0
             }
             #expect(try await stack.database.count("SELECT count(*) FROM progress.processed_events") == 1)
             let metrics = try await MetricsPage.scrape(try stack.process("progress"))

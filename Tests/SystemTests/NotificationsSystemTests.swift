@@ -197,7 +197,7 @@ struct NotificationsSystemTests {
             }
             let late = annGuest.id.key < marcoGuest.id.key ? marcoGuest.id : annGuest.id
             try await waitUntil("identity's events published") {
-                try await stack.database.count("SELECT count(*) FROM identity.outbox WHERE published_at IS NULL") == 0
+                try await stack.database.count("SELECT count(*) FROM identity.outbox_pending") == 0
             }
             let kafka = try #require(stack.kafka).cluster
             try kafka.setLeader(of: Topic.identity.name, partition: partition(late), to: nil)
