@@ -21,7 +21,8 @@ import SurgeKafka
 /// their transactions, which services do through the rows they lock.
 ///
 /// Published rows written longer ago than the outbox retention and processed-event records older than the inbox
-/// retention are purged. The inbox retention must exceed the topics' retention, or a redelivered old record would be applied again.
+/// retention are purged. The inbox retention must exceed the topics' retention, or a redelivered old record would be
+/// applied again.
 public final class OutboxRelay: Service {
     public struct Configuration: Sendable {
         public var schema: String
