@@ -45,41 +45,81 @@ public struct InternalCallSigner: Sendable {
         let code = mac(
             seconds: seconds, method: method, target: target, caller: caller, clientAddress: clientAddress, roles: roles, session: session,
             requestID: requestID)
-        return "v1;t=\(seconds);sig=\(code)"
+        return "v1;t=\(seconds);sig=" + Self.base64URL(of: code)
     }
 
+    /// Checked on every call a service answers, so the header is read in place rather than split into strings.
     public func isValid(
         _ header: String?, method: String, target: String, caller: String?, clientAddress: String? = nil, roles: String? = nil,
         session: String? = nil, requestID: String, now: Date = Date()
     ) -> Bool {
-        guard let header else { return false }
-        let parts = header.split(separator: ";")
-        guard parts.count == 3, parts[0] == "v1", parts[1].hasPrefix("t="), parts[2].hasPrefix("sig="),
-            let seconds = Int64(parts[1].dropFirst(2)),
-            abs(Double(seconds) - now.timeIntervalSince1970) <= Self.maximumAge
-        else { return false }
-        let expected = mac(
-            seconds: seconds, method: method, target: target, caller: caller, clientAddress: clientAddress, roles: roles, session: session,
-            requestID: requestID)
-        // Constant-time comparison of the two codes.
-        let given = Array(parts[2].dropFirst(4).utf8)
-        let wanted = Array(expected.utf8)
-        guard given.count == wanted.count else { return false }
-        return zip(given, wanted).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+        guard var header else { return false }
+        return header.withUTF8 { bytes -> Bool in
+            let prefix = "v1;t=".utf8
+            guard bytes.starts(with: prefix) else { return false }
+            var index = prefix.count
+            var seconds: Int64 = 0
+            var digits = 0
+            while index < bytes.count, bytes[index] != UInt8(ascii: ";") {
+                let digit = bytes[index] &- UInt8(ascii: "0")
+                guard digit < 10, digits < 18 else { return false }
+                seconds = seconds * 10 + Int64(digit)
+                digits += 1
+                index += 1
+            }
+            let marker = ";sig=".utf8
+            guard digits > 0, UnsafeBufferPointer(rebasing: bytes[index...]).starts(with: marker),
+                abs(Double(seconds) - now.timeIntervalSince1970) <= Self.maximumAge
+            else { return false }
+            let given = UnsafeBufferPointer(rebasing: bytes[(index + marker.count)...])
+            let code = mac(
+                seconds: seconds, method: method, target: target, caller: caller, clientAddress: clientAddress, roles: roles, session: session,
+                requestID: requestID)
+            return Self.base64URL(of: code, equalsInConstantTime: given)
+        }
     }
 
+    /// HMAC-SHA256 of the call's lines (`v1`, time, method, target, caller, client address, request id, then roles and
+    /// session when there are any), joined by line feeds. The message is gathered into one buffer: `HMAC.update` is
+    /// generic over `DataProtocol`, and each call looks up generic metadata that costs more than hashing a line.
     private func mac(
         seconds: Int64, method: String, target: String, caller: String?, clientAddress: String?, roles: String?, session: String?,
         requestID: String
-    ) -> String {
-        var parts = ["v1", String(seconds), method.uppercased(), target, caller?.lowercased() ?? "-", clientAddress ?? "-", requestID]
+    ) -> HMAC<SHA256>.MAC {
+        var lines = ["v1", String(seconds), Self.asciiCased(method, upper: true), target, caller.map { Self.asciiCased($0, upper: false) } ?? "-",
+                     clientAddress ?? "-", requestID]
         // Only a call with roles (a session) has this line, so what the gateway signed before they existed still verifies.
-        if let roles, !roles.isEmpty { parts.append("roles=" + roles) }
-        if let session, !session.isEmpty { parts.append("session=" + session.lowercased()) }
-        let message = parts.joined(separator: "\n")
+        if let roles, !roles.isEmpty { lines.append("roles=" + roles) }
+        if let session, !session.isEmpty { lines.append("session=" + Self.asciiCased(session, upper: false)) }
+        var message: [UInt8] = []
+        message.reserveCapacity(lines.reduce(lines.count) { $0 + $1.utf8.count })
+        for (index, line) in lines.enumerated() {
+            if index > 0 { message.append(UInt8(ascii: "\n")) }
+            message.append(contentsOf: line.utf8)
+        }
         var hmac = keyed
-        hmac.update(data: Data(message.utf8))
-        let code = hmac.finalize()
-        return Base64URL.encode(Data(code))
+        message.withUnsafeBytes { hmac.update(data: $0) }
+        return hmac.finalize()
+    }
+
+    /// `uppercased()` / `lowercased()`, without a new string when the text is ASCII already in that case (a method, a
+    /// lower-case UUID).
+    private static func asciiCased(_ text: String, upper: Bool) -> String {
+        let (from, to) = upper ? (UInt8(ascii: "a"), UInt8(ascii: "z")) : (UInt8(ascii: "A"), UInt8(ascii: "Z"))
+        let unchanged = text.utf8.allSatisfy { $0 < 0x80 && !(from...to).contains($0) }
+        return unchanged ? text : (upper ? text.uppercased() : text.lowercased())
+    }
+
+    /// Whether `given` is the code's base64url text, looking at every byte whatever the first difference.
+    private static func base64URL(of code: HMAC<SHA256>.MAC, equalsInConstantTime given: UnsafeBufferPointer<UInt8>) -> Bool {
+        var expected = base64URL(of: code)
+        return expected.withUTF8 { expected in
+            guard given.count == expected.count else { return false }
+            return zip(given, expected).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+        }
+    }
+
+    private static func base64URL(of code: HMAC<SHA256>.MAC) -> String {
+        code.withUnsafeBytes { Base64URL.encode($0) }
     }
 }

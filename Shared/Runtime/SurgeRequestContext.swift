@@ -81,6 +81,21 @@ public struct ForwardedContextMiddleware: RouterMiddleware {
         return !openPaths.contains { $0.utf8.elementsEqual(path) }
     }
 
+    /// Whether the target holds a NUL byte or `%00`.
+    static func mayHoldNUL(_ target: String) -> Bool {
+        var percentThenZero = 0
+        for byte in target.utf8 {
+            if byte == 0 { return true }
+            switch (percentThenZero, byte) {
+            case (_, UInt8(ascii: "%")): percentThenZero = 1
+            case (1, UInt8(ascii: "0")): percentThenZero = 2
+            case (2, UInt8(ascii: "0")): return true
+            default: percentThenZero = 0
+            }
+        }
+        return false
+    }
+
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
         let forwardedID = request.headers[InternalHeaders.requestID]
@@ -100,18 +115,18 @@ public struct ForwardedContextMiddleware: RouterMiddleware {
                     slug: "unauthenticated-call", title: "Unauthenticated call", status: .unauthorized,
                     detail: "Services answer only calls signed by the gateway.")
             }
-            context.callerID = caller.flatMap(UUID.init(uuidString:))
+            context.callerID = caller.flatMap { UUID(text: $0) }
             context.clientAddress = clientAddress
             // Roles and a session mean something only for a caller.
-            if context.callerID != nil { context.callerSessionID = session.flatMap(UUID.init(uuidString:)) }
+            if context.callerID != nil { context.callerSessionID = session.flatMap { UUID(text: $0) } }
             if context.callerID != nil, let roles {
                 context.callerRoles = Set(roles.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
             }
             // PostgreSQL cannot store or compare U+0000 in text: refused here for every query parameter of every route.
-            let queryParameters = request.uri.queryParameters
-            if queryParameters.contains(where: { $0.key.utf8.contains(0) || $0.value.utf8.contains(0) }) {
+            // Only `%00` decodes to it, so a target without one is not parsed here.
+            if Self.mayHoldNUL(target) {
                 var parameters: [String: String] = [:]
-                for (key, value) in queryParameters { parameters[String(key)] = String(value) }
+                for (key, value) in request.uri.queryParameters { parameters[String(key)] = String(value) }
                 try Problem.checkNoNUL(in: parameters)
             }
         }

@@ -34,6 +34,39 @@ struct InternalCallTests {
         }
     }
 
+    /// Computed outside Swift (Python's `hmac`): the lines joined by line feeds, HMAC-SHA256, unpadded base64url. A
+    /// gateway and a service of different releases must keep agreeing during a rolling upgrade.
+    @Test("signatures are byte for byte the documented HMAC of the call's lines, and each verifies")
+    func knownAnswers() {
+        let vectors: [(header: String, method: String, target: String, caller: String?, clientAddress: String?, requestID: String, roles: String?, session: String?)] = [
+            ("v1;t=1700000000;sig=wVfCzt6q-WRy06mfzOhpT6nM6Aa7nIlZcQ21pQhmz6I", "GET", "/internal/export", caller, nil, "r1", nil, nil),
+            ("v1;t=1700000001;sig=jrQv1DrU8gna42u9ShF2F-jMVY6HhoT1gohzJLR0A1g", "put", "/v1/attempts/a/tasks/t", caller.uppercased(),
+             "203.0.113.7", "req-2", "admin", "9A8B7C6D-0000-4000-8000-00000000000A"),
+            ("v1;t=1700000002;sig=cDJ0uYAgiYWW-JrTvUhX_ttLOH-xNWle5zFOHHnxLY0", "GET", "/v1/x?name=café", nil, nil, "r3", nil, nil),
+        ]
+        for vector in vectors {
+            let seconds = Int(vector.header.split(separator: ";")[1].dropFirst(2))!
+            let at = Date(timeIntervalSince1970: TimeInterval(seconds))
+            let header = signer.signature(
+                method: vector.method, target: vector.target, caller: vector.caller, clientAddress: vector.clientAddress, roles: vector.roles,
+                session: vector.session, requestID: vector.requestID, at: at)
+            #expect(header == vector.header)
+            #expect(
+                signer.isValid(
+                    vector.header, method: vector.method, target: vector.target, caller: vector.caller, clientAddress: vector.clientAddress,
+                    roles: vector.roles, session: vector.session, requestID: vector.requestID, now: at.addingTimeInterval(59)))
+            // One character of the code changed, the code cut short or lengthened: refused.
+            var changed = Array(vector.header.utf8)
+            changed[changed.count - 5] = changed[changed.count - 5] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+            for forged in [String(decoding: changed, as: UTF8.self), String(vector.header.dropLast()), vector.header + "A", "v1;t=+\(seconds)" + vector.header[vector.header.range(of: ";sig=")!.lowerBound...]] {
+                #expect(
+                    !signer.isValid(
+                        forged, method: vector.method, target: vector.target, caller: vector.caller, clientAddress: vector.clientAddress,
+                        roles: vector.roles, session: vector.session, requestID: vector.requestID, now: at))
+            }
+        }
+    }
+
     @Test("a short secret is a configuration error naming the variable")
     func shortSecret() {
         #expect(throws: ConfigurationError.self) { try InternalCallSigner(secret: "short") }
@@ -72,6 +105,15 @@ struct InternalCallTests {
                 #expect(String(buffer: response.body) == caller)
             }
             try await client.execute(uri: "/healthz", method: .get) { response in #expect(response.status == .ok) }
+            // A NUL in a query parameter (only `%00` decodes to one) is refused before any handler.
+            for target in ["/v1/me?q=a%00b", "/v1/me?q=%00", "/v1/me?x=%2500&q=%%00"] {
+                let signed = signer.signature(method: "GET", target: target, caller: caller, requestID: "r")
+                try await client.execute(
+                    uri: target, method: .get, headers: [InternalHeaders.caller: caller, InternalHeaders.requestID: "r", InternalCallSigner.header: signed]
+                ) { response in
+                    #expect(response.status == (target.hasPrefix("/v1/me?x=%2500") ? .ok : .badRequest), "\(target)")
+                }
+            }
         }
     }
 
