@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import SurgeContracts
 
 /// One page of a list. `nextCursor` is absent on the last page. Cursors are opaque to clients and stable under
@@ -25,7 +26,11 @@ public struct PageRequest<Position: Codable & Sendable>: Sendable {
     /// Reads `limit` and `cursor` from the query: a malformed `limit` is a validation problem naming it; a cursor this
     /// API did not issue is 404 `unknown-cursor`. An empty `cursor` means the first page, as an absent one does.
     public init(_ request: Request) throws {
-        let query = request.uri.queryParameters
+        try self.init(query: request.uri.queryParameters)
+    }
+
+    /// The same from a query already parsed (`request.uri.queryParameters` parses it again on every use).
+    public init(query: FlatDictionary<Substring, Substring>) throws {
         if let text = query["limit"].map(String.init) {
             guard let limit = Int(text), (1...Self.maximumLimit).contains(limit) else {
                 throw Problem.validation(field: "limit", "must be an integer from 1 to \(Self.maximumLimit)")

@@ -38,18 +38,20 @@ struct BoardsController {
         let queries = self.queries
         router.add(board) { request, context in
             let caller = try context.caller()
-            let page = try PageRequest<BoardCursor>(request)
+            let query = request.uri.queryParameters
+            let page = try PageRequest<BoardCursor>(query: query)
             // Issued cursors hold a position on the board, from 0; any other came from elsewhere (and would overflow).
             if let cursor = page.after, !(0..<Int(Int32.max)).contains(cursor.position) { throw Problem.unknownCursor() }
             let board = try await visible(request, context, caller)
-            let (window, view) = try queries.window(request.uri.queryParameters["window"].map(String.init), for: board)
+            let (window, view) = try queries.window(query["window"].map(String.init), for: board)
             return try await queries.page(board, window: window, view: view, caller: caller, limit: page.limit, after: page.after, around: false)
         }
         router.add(around) { request, context in
             let caller = try context.caller()
-            let page = try PageRequest<BoardCursor>(request)
+            let query = request.uri.queryParameters
+            let page = try PageRequest<BoardCursor>(query: query)
             let board = try await visible(request, context, caller)
-            let (window, view) = try queries.window(request.uri.queryParameters["window"].map(String.init), for: board)
+            let (window, view) = try queries.window(query["window"].map(String.init), for: board)
             return try await queries.page(board, window: window, view: view, caller: caller, limit: page.limit, after: nil, around: true)
         }
         router.add(me) { request, context in

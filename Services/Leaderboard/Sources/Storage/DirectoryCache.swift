@@ -50,6 +50,7 @@ final class DirectoryCache: Sendable {
         _ ids: [ID], key: (ID) -> Key, load: ([ID]) async throws -> [ID: Value]
     ) async throws -> [ID: Value] {
         var found: [ID: Value] = [:]
+        found.reserveCapacity(ids.count)
         var missing: [ID] = []
         let generation = state.withLock { state -> Int? in
             guard state.trusted else { return nil }
