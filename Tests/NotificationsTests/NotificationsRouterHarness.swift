@@ -29,18 +29,13 @@ struct NotificationsRoutes: Sendable {
     ) async throws {
         let settings = try NotificationsService.Settings.from(EnvironmentReader(environment))
         let signer = try RouterTesting.signer()
-        try await withTestDatabase(services: ["notifications"]) { testDatabase in
-            let logger = Logger.test("notifications")
-            let database = testDatabase.configuration(for: "notifications").makeClient(schema: "notifications", logger: logger)
-            try await PostgresClient.withRunning(database) { database in
-                try await Migrator.migrate([MessagingMigrations.set, NotificationsMigrations.set], schema: "notifications", client: database, logger: logger)
-                let router = RouterTesting.router(signer: signer)
-                NotificationsService.addRoutes(
-                    to: router, stores: .init(database: database, logger: logger), settings: settings, clock: .system, logger: logger)
-                try await Application(router: router).test(.router) { client in
-                    try await body(NotificationsRoutes(client: client, database: database, signer: signer, clock: .system, logger: logger))
-                }
-            }
+        try await withNotificationsDatabase("notifications") { database, logger in
+        let router = RouterTesting.router(signer: signer)
+        NotificationsService.addRoutes(
+            to: router, stores: .init(database: database, logger: logger), settings: settings, clock: .system, logger: logger)
+        try await Application(router: router).test(.router) { client in
+            try await body(NotificationsRoutes(client: client, database: database, signer: signer, clock: .system, logger: logger))
+        }
         }
     }
 
@@ -77,5 +72,17 @@ struct NotificationsRoutes: Sendable {
 
     func count(_ query: PostgresQuery) async throws -> Int {
         try await database.query(query, logger: logger).collect().first?.decode(Int.self) ?? 0
+    }
+}
+
+/// A fresh database with the notifications schema migrated, its client running, and a test logger named `label`.
+func withNotificationsDatabase(_ label: String, _ body: @Sendable (PostgresClient, Logger) async throws -> Void) async throws {
+    try await withTestDatabase(services: ["notifications"]) { testDatabase in
+        let logger = Logger.test(label)
+        let database = testDatabase.configuration(for: "notifications").makeClient(schema: "notifications", logger: logger)
+        try await PostgresClient.withRunning(database) { database in
+            try await Migrator.migrate([MessagingMigrations.set, NotificationsMigrations.set], schema: "notifications", client: database, logger: logger)
+            try await body(database, logger)
+        }
     }
 }

@@ -17,47 +17,42 @@ struct ScheduledNotificationsTests {
 
     @Test("replacing with the same key writes nothing, a new key drops the old one of its kind (not other kinds), a category switched off drops it")
     func replace() async throws {
-        try await withTestDatabase(services: ["notifications"]) { testDatabase in
-            let logger = Logger.test("scheduled")
-            let database = testDatabase.configuration(for: "notifications").makeClient(schema: "notifications", logger: logger)
-            try await PostgresClient.withRunning(database) { database in
-                try await Migrator.migrate([MessagingMigrations.set, NotificationsMigrations.set], schema: "notifications", client: database, logger: logger)
-                var recipient = Recipient(userID: UUID(), displayName: "Ana", timeZone: "Europe/Rome", locale: "en", enabled: true)
-                let day = LocalDate("2026-03-10")!
-                func pending() async throws -> [(key: String, kind: String, fireAt: Date, version: String)] {
-                    try await database.query(
-                        "SELECT key, kind, fire_at, xmin::text FROM scheduled_notifications WHERE user_id = \(recipient.userID) ORDER BY key",
-                        logger: logger
-                    ).collect().map { try $0.decode((String, String, Date, String).self) }.map { ($0.0, $0.1, $0.2, $0.3) }
-                }
-                func replace(_ key: String, on date: LocalDate) async throws {
-                    try await database.transaction(logger: logger) { connection in
-                        try await ScheduledNotifications(connection: connection, logger: logger).replace(
-                            .reEngagement, key: key, for: recipient, on: date)
-                    }
-                }
-                try await database.transaction(logger: logger) { connection in
-                    try await ScheduledNotifications(connection: connection, logger: logger).schedule(
-                        .streakAtRisk, key: "streak-at-risk:a", for: recipient, on: day)
-                }
-
-                try await replace("re-engagement:2026-03-10", on: day.adding(days: 2))
-                let first = try await pending()
-                #expect(first.map(\.key) == ["re-engagement:2026-03-10", "streak-at-risk:a"])
-                #expect(first[0].fireAt == Self.rome.instant(of: LocalTime("09:00")!, on: day.adding(days: 2)))
-
-                try await replace("re-engagement:2026-03-10", on: day.adding(days: 2))
-                #expect(try await pending()[0].version == first[0].version, "the same notification at the same time is not rewritten")
-
-                try await replace("re-engagement:2026-03-11", on: day.adding(days: 3))
-                let moved = try await pending()
-                #expect(moved.map(\.key) == ["re-engagement:2026-03-11", "streak-at-risk:a"])
-                #expect(moved[0].fireAt == Self.rome.instant(of: LocalTime("09:00")!, on: day.adding(days: 3)))
-
-                recipient.disabledCategories = [.reminders]
-                try await replace("re-engagement:2026-03-12", on: day.adding(days: 4))
-                #expect(try await pending().map(\.key) == ["streak-at-risk:a"])
+        try await withNotificationsDatabase("scheduled") { database, logger in
+        var recipient = Recipient(userID: UUID(), displayName: "Ana", timeZone: "Europe/Rome", locale: "en", enabled: true)
+        let day = LocalDate("2026-03-10")!
+        func pending() async throws -> [(key: String, kind: String, fireAt: Date, version: String)] {
+            try await database.query(
+                "SELECT key, kind, fire_at, xmin::text FROM scheduled_notifications WHERE user_id = \(recipient.userID) ORDER BY key",
+                logger: logger
+            ).collect().map { try $0.decode((String, String, Date, String).self) }.map { ($0.0, $0.1, $0.2, $0.3) }
+        }
+        func replace(_ key: String, on date: LocalDate) async throws {
+            try await database.transaction(logger: logger) { connection in
+                try await ScheduledNotifications(connection: connection, logger: logger).replace(
+                    .reEngagement, key: key, for: recipient, on: date)
             }
+        }
+        try await database.transaction(logger: logger) { connection in
+            try await ScheduledNotifications(connection: connection, logger: logger).schedule(
+                .streakAtRisk, key: "streak-at-risk:a", for: recipient, on: day)
+        }
+
+        try await replace("re-engagement:2026-03-10", on: day.adding(days: 2))
+        let first = try await pending()
+        #expect(first.map(\.key) == ["re-engagement:2026-03-10", "streak-at-risk:a"])
+        #expect(first[0].fireAt == Self.rome.instant(of: LocalTime("09:00")!, on: day.adding(days: 2)))
+
+        try await replace("re-engagement:2026-03-10", on: day.adding(days: 2))
+        #expect(try await pending()[0].version == first[0].version, "the same notification at the same time is not rewritten")
+
+        try await replace("re-engagement:2026-03-11", on: day.adding(days: 3))
+        let moved = try await pending()
+        #expect(moved.map(\.key) == ["re-engagement:2026-03-11", "streak-at-risk:a"])
+        #expect(moved[0].fireAt == Self.rome.instant(of: LocalTime("09:00")!, on: day.adding(days: 3)))
+
+        recipient.disabledCategories = [.reminders]
+        try await replace("re-engagement:2026-03-12", on: day.adding(days: 4))
+        #expect(try await pending().map(\.key) == ["streak-at-risk:a"])
         }
     }
 }
