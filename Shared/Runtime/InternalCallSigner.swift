@@ -86,17 +86,22 @@ public struct InternalCallSigner: Sendable {
         seconds: Int64, method: String, target: String, caller: String?, clientAddress: String?, roles: String?, session: String?,
         requestID: String
     ) -> HMAC<SHA256>.MAC {
-        var lines = ["v1", String(seconds), Self.asciiCased(method, upper: true), target, caller.map { Self.asciiCased($0, upper: false) } ?? "-",
-                     clientAddress ?? "-", requestID]
-        // Only a call with roles (a session) has this line, so what the gateway signed before they existed still verifies.
-        if let roles, !roles.isEmpty { lines.append("roles=" + roles) }
-        if let session, !session.isEmpty { lines.append("session=" + Self.asciiCased(session, upper: false)) }
         var message: [UInt8] = []
-        message.reserveCapacity(lines.reduce(lines.count) { $0 + $1.utf8.count })
-        for (index, line) in lines.enumerated() {
-            if index > 0 { message.append(UInt8(ascii: "\n")) }
-            message.append(contentsOf: line.utf8)
+        message.reserveCapacity(256)
+        func line(_ text: String) {
+            if !message.isEmpty { message.append(UInt8(ascii: "\n")) }
+            message.append(contentsOf: text.utf8)
         }
+        line("v1")
+        line(String(seconds))
+        line(Self.asciiCased(method, upper: true))
+        line(target)
+        line(caller.map { Self.asciiCased($0, upper: false) } ?? "-")
+        line(clientAddress ?? "-")
+        line(requestID)
+        // Only a call with roles (a session) has this line, so what the gateway signed before they existed still verifies.
+        if let roles, !roles.isEmpty { line("roles=" + roles) }
+        if let session, !session.isEmpty { line("session=" + Self.asciiCased(session, upper: false)) }
         var hmac = keyed
         message.withUnsafeBytes { hmac.update(data: $0) }
         return hmac.finalize()

@@ -83,17 +83,7 @@ public struct ForwardedContextMiddleware: RouterMiddleware {
 
     /// Whether the target holds a NUL byte or `%00`.
     static func mayHoldNUL(_ target: String) -> Bool {
-        var percentThenZero = 0
-        for byte in target.utf8 {
-            if byte == 0 { return true }
-            switch (percentThenZero, byte) {
-            case (_, UInt8(ascii: "%")): percentThenZero = 1
-            case (1, UInt8(ascii: "0")): percentThenZero = 2
-            case (2, UInt8(ascii: "0")): return true
-            default: percentThenZero = 0
-            }
-        }
-        return false
+        target.utf8.contains(0) || target.contains("%00")
     }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
