@@ -171,39 +171,25 @@ final class JWKSServer: Sendable {
 
     private let published = LockedValue<[Key]>([])
     private let requests = LockedValue(0)
-    private let port = LockedValue<Int?>(nil)
-    private let group: ServiceGroup
-    private let task: Task<Void, any Error>
+    private let server: LoopbackHTTPServer
 
     init(keys: [Key]) async throws {
         published.withLock { $0 = keys }
-        let router = Router()
-        let published = self.published
-        let requests = self.requests
-        router.get("/keys") { _, _ -> Response in
+        let (published, requests) = (self.published, self.requests)
+        server = try await LoopbackHTTPServer { request in
+            guard request.method == .GET, request.path == "/keys" else { return .init(status: 404, body: "") }
             requests.withLock { $0 += 1 }
-            let data = try JSONEncoder().encode(JWKS(keys: published.value.map(\.jwk)))
-            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+            let data = try! JSONEncoder().encode(JWKS(keys: published.value.map(\.jwk)))
+            return .init(status: 200, contentType: "application/json", body: String(decoding: data, as: UTF8.self))
         }
-        let port = self.port
-        let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in port.withLock { $0 = channel.localAddress?.port } }, logger: Logger.test("jwks"))
-        let group = ServiceGroup(services: [app], logger: Logger.test("jwks"))
-        self.group = group
-        task = Task { try await group.run() }
-        try await waitUntil("the JWKS server listens") { port.value != nil }
     }
 
-    var url: String { "http://127.0.0.1:\(port.value ?? 0)/keys" }
+    var url: String { "http://127.0.0.1:\(server.port)/keys" }
     var fetches: Int { requests.value }
 
     func publish(_ keys: [Key]) { published.withLock { $0 = keys } }
 
-    func stop() async {
-        await group.triggerGracefulShutdown()
-        _ = try? await task.value
-    }
+    func stop() async { await server.stop() }
 
     /// An ID token signed with `key` (which need not be published).
     static func token(_ claims: Claims, key: Key, kid: String? = nil) async throws -> String {

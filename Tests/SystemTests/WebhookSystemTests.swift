@@ -299,39 +299,30 @@ final class WebhookReceiver: Sendable {
     private let received = LockedValue<[Message]>([])
     private let secrets = LockedValue<[String]>([])
     private let scripts = LockedValue<[String: @Sendable (Int) -> Int]>([:])
-    private let port = LockedValue<Int?>(nil)
-    private let group: ServiceGroup
-    private let task: Task<Void, any Error>
+    private let server: LoopbackHTTPServer
 
     init() async throws {
-        let router = Router()
         let (received, secrets, scripts) = (self.received, self.secrets, self.scripts)
-        router.post("/**") { request, _ -> Response in
-            let body = String(buffer: try await request.body.collect(upTo: 1 << 20))
-            let id = request.headers[HTTPField.Name("webhook-id")!] ?? ""
-            let timestamp = Int(request.headers[HTTPField.Name("webhook-timestamp")!] ?? "") ?? 0
-            let signature = request.headers[HTTPField.Name("webhook-signature")!] ?? ""
-            let path = request.uri.path
-            let verified = secrets.value.contains { Self.verifies(signature: signature, id: id, timestamp: timestamp, body: body, secret: $0) }
+        server = try await LoopbackHTTPServer { request in
+            guard request.method == .POST else { return .init(status: 405, body: "") }
+            let id = request.headers.first(name: "webhook-id") ?? ""
+            let timestamp = Int(request.headers.first(name: "webhook-timestamp") ?? "") ?? 0
+            let signature = request.headers.first(name: "webhook-signature") ?? ""
+            let verified = secrets.value.contains {
+                Self.verifies(signature: signature, id: id, timestamp: timestamp, body: request.body, secret: $0)
+            }
             let status = received.withLock { messages -> Int in
                 let seen = messages.filter { $0.id == id }.count
-                let status = scripts.value[path]?(seen + 1) ?? 200
-                messages.append(Message(path: path, id: id, timestamp: timestamp, signature: signature, body: body, status: status, verified: verified))
+                let status = scripts.value[request.path]?(seen + 1) ?? 200
+                messages.append(
+                    Message(path: request.path, id: id, timestamp: timestamp, signature: signature, body: request.body, status: status, verified: verified))
                 return status
             }
-            return Response(status: .init(code: status), body: .init(byteBuffer: ByteBuffer(string: "answered \(status)")))
+            return .init(status: status, body: "answered \(status)")
         }
-        let port = self.port
-        let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in port.withLock { $0 = channel.localAddress?.port } }, logger: Logger.test("webhook-receiver"))
-        let group = ServiceGroup(services: [app], logger: Logger.test("webhook-receiver"))
-        self.group = group
-        task = Task { try await group.run() }
-        try await waitUntil("the webhook receiver listens") { port.value != nil }
     }
 
-    func url(_ path: String, host: String = "127.0.0.1") -> String { "http://\(host):\(port.value ?? 0)\(path)" }
+    func url(_ path: String, host: String = "127.0.0.1") -> String { "http://\(host):\(server.port)\(path)" }
     func trust(_ secret: String) { secrets.withLock { $0.append(secret) } }
     func answer(at path: String, _ script: @escaping @Sendable (Int) -> Int) { scripts.withLock { $0[path] = script } }
     func messages(at path: String) -> [Message] { received.value.filter { $0.path == path } }
@@ -348,8 +339,5 @@ final class WebhookReceiver: Sendable {
         return signature.split(separator: " ").contains { $0 == expected }
     }
 
-    func stop() async {
-        await group.triggerGracefulShutdown()
-        _ = try? await task.value
-    }
+    func stop() async { await server.stop() }
 }
