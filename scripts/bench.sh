@@ -8,6 +8,8 @@
 #   SURGE_BENCHES=stream scripts/bench.sh        only the live stream's (check-in → stream and → leaderboard)
 #   SURGE_BENCHES=reminders scripts/bench.sh     only the daily reminders' (SURGE_BENCH_REMINDER_USERS=N due at one instant)
 #   SURGE_BENCHES=badges-rebuild scripts/bench.sh   only the badges' rebuild from offset zero
+#   SURGE_BENCHES=leaderboard-rebuild scripts/bench.sh   only the leaderboard's rebuild (a full run times it within the
+#                                                 leaderboard's benchmark, after the large board)
 #   SURGE_BENCH_PG_STATEMENTS=1 scripts/bench.sh  also PostgreSQL's time per service role and its costliest statements
 #                                                 (pg_stat_statements) during each benchmark, seeding included
 # Every run writes its figures to bench-results/<UTC time>.json and prints them as one table at the end.
@@ -189,7 +191,14 @@ for bench in $BENCHES; do
         --rebuild-command "bash $BENCH/rebuild-badges.sh" --ready-url "http://127.0.0.1:$(bench_port badges)/readyz" \
         $(paused_during_rebuild badges)
       ;;
-    *) echo "unknown benchmark $bench (checkin-throughput, checkin-latency, leaderboard, stream, reminders, badges-rebuild)" >&2; exit 2 ;;
+    leaderboard-rebuild)
+      log "Leaderboard rebuilt from offset zero"
+      "$RELEASE/surge-bench" rebuild --results "$RESULTS" --service leaderboard --kafka "$bootstrap" \
+        --events "${SURGE_BENCH_REBUILD_EVENTS:-500000}" --pid-file "$BENCH/leaderboard.pid" --start-command "bash $BENCH/start-leaderboard.sh" \
+        --rebuild-command "bash $BENCH/rebuild-leaderboard.sh" --ready-url "http://127.0.0.1:$(bench_port leaderboard)/readyz" \
+        $(paused_during_rebuild leaderboard)
+      ;;
+    *) echo "unknown benchmark $bench (checkin-throughput, checkin-latency, leaderboard, stream, reminders, badges-rebuild, leaderboard-rebuild)" >&2; exit 2 ;;
   esac
   statements report "$bench"
 done

@@ -28,6 +28,21 @@ struct TextFastPathTests {
         }
     }
 
+    @Test("byte order of UUIDs (PostgreSQL's) is the order of their keys, and strict")
+    func byteOrder() {
+        let zero = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        let lastByte = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1))
+        let firstByte = UUID(uuid: (1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        let high = UUID(uuid: (0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        let samples = [zero, lastByte, firstByte, high] + (0..<2_000).map { _ in UUID() }
+        for (a, b) in zip(samples, samples.shuffled()) {
+            #expect(a.precedesInByteOrder(b) == (a.key < b.key), "\(a.key) \(b.key)")
+        }
+        #expect(zero.precedesInByteOrder(lastByte) && lastByte.precedesInByteOrder(firstByte) && firstByte.precedesInByteOrder(high))
+        #expect(!zero.precedesInByteOrder(zero))
+        #expect(!high.precedesInByteOrder(firstByte))
+    }
+
     @Test("text that is not a UUID is refused, as Foundation refuses it", arguments: [
         "", "c4a11e00-0075-4000-8000-00000000000", "c4a11e00-0075-4000-8000-0000000000011", "c4a11e00007540008000000000000001",
         "c4a11e00-0075-4000-8000_000000000001", "c4a11e000-075-4000-8000-000000000001", "g4a11e00-0075-4000-8000-000000000001",

@@ -51,6 +51,11 @@ extension UUID {
         return parsed ? UUID(uuid: result) : nil
     }
 
+    /// PostgreSQL's order of uuids: their 16 bytes compared as unsigned numbers, which is also the order of `key`.
+    public func precedesInByteOrder(_ other: UUID) -> Bool {
+        withUnsafeBytes(of: uuid) { mine in withUnsafeBytes(of: other.uuid) { theirs in mine.lexicographicallyPrecedes(theirs) } }
+    }
+
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 }
 

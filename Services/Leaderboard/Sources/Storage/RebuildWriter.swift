@@ -64,9 +64,13 @@ enum RebuildWriter {
                 SELECT b, w, 1 FROM unnest(\(part.map(\.board.key)), \(part.map(\.window.description))) AS t(b, w)
                 """, logger: logger)
         }
-        let scores = store.scores.flatMap { boardWindow, users in
-            let (board, window) = (boardWindow.board.key, boardWindow.window.description)
-            return users.map { [board, window, $0.key.key, "\($0.value)", "1"] as [String?] }
+        // In the primary key's order (board, window, user), which is also the order of `scores_changes` (every
+        // version is 1): PostgreSQL's sorts for those two indexes find the rows sorted and pass over them once.
+        let windowKeys = store.scores.keys.map { (board: $0.board.key, window: $0.window.description, key: $0) }.sorted {
+            $0.board != $1.board ? $0.board.utf8.lexicographicallyPrecedes($1.board.utf8) : $0.window.utf8.lexicographicallyPrecedes($1.window.utf8)
+        }
+        let scores = windowKeys.flatMap { board, window, key in
+            store.scores[key, default: [:]].sorted { $0.key.precedesInByteOrder($1.key) }.map { [board, window, $0.key.key, "\($0.value)", "1"] as [String?] }
         }
         try await connection.withIndexesRebuilt(on: "scores", logger: logger) {
             try await connection.copy(scores, into: "scores", columns: ["board", "window_key", "user_id", "score", "version"], logger: logger)
