@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOCore
 import PostgresNIO
 import SurgeContracts
 import SurgeKafka
@@ -43,27 +44,26 @@ public enum EventHistory {
         }
     }
 
-    /// What a replay in memory did: counts, the events that had an effect (to record as processed), and its time
-    /// reading (and decoding) and applying.
+    /// What a replay in memory did: counts, and its time reading (and decoding) and applying.
     public struct ReplayedInMemory: Sendable {
         public var events = 0
         public var applied = 0
         public var duplicates = 0
         /// Unreadable records, and those whose effect failed (the incremental path dead-lettered them).
         public var skipped = 0
-        public var processed: [(id: UUID, type: String)] = []
         public var readSeconds = 0.0
         public var applySeconds = 0.0
     }
 
     /// Every record of the routes' topics from the earliest offset, in the order `read` gives, applied to `store`
-    /// in memory, a duplicate (a producer's retry) once. `processed` lists the events that had an effect, for the
-    /// caller to record in the inbox; those of a handled type that can have none are counted as applied but not listed
-    /// (the consumer records the ones it passes over only for the record: nothing depends on those rows, and in a
-    /// rebuild they are most of what would be written). A record that cannot be decoded, or whose effect fails, is
+    /// in memory, a duplicate (a producer's retry) once. Each event that had an effect goes to `processed` as it is
+    /// applied, to be recorded in the inbox; those of a handled type that can have none are counted as applied but not
+    /// recorded (the consumer records the ones it passes over only for the record: nothing depends on those rows, and
+    /// in a rebuild they are most of what would be written). A record that cannot be decoded, or whose effect fails, is
     /// skipped and counted.
     public static func replay<Store>(
-        _ routes: ReplayRoutes<Store>, into store: inout Store, configuration: KafkaConfiguration, logger: Logger
+        _ routes: ReplayRoutes<Store>, into store: inout Store, recording processed: inout ProcessedEventsCopy, configuration: KafkaConfiguration,
+        logger: Logger
     ) async throws -> ReplayedInMemory {
         var replayed = ReplayedInMemory()
         var started = ContinuousClock.now
@@ -96,7 +96,7 @@ public enum EventHistory {
                 do {
                     try await effect(&store)
                     replayed.applied += 1
-                    replayed.processed.append((id, type))
+                    try await processed.record(id, type: type)
                 } catch {
                     replayed.skipped += 1
                     logger.warning("Event skipped by the rebuild", metadata: ["event.type": "\(type)", "event.id": "\(id)", "error": "\(error)"])
@@ -217,15 +217,51 @@ public enum EventHistory {
     }
 }
 
+/// A rebuild's inbox rows (`processed_events`), streamed with `COPY` while the replay applies the events it records:
+/// PostgreSQL parses and stores them on the other core meanwhile, instead of after the replay.
+public struct ProcessedEventsCopy {
+    private let writer: PostgresCopyFromWriter
+    private let consumer: String
+    private var buffer = ByteBuffer()
+
+    fileprivate init(writer: PostgresCopyFromWriter, consumer: String) {
+        self.writer = writer
+        self.consumer = PostgresConnection.escapedForCopy(consumer)
+    }
+
+    mutating func record(_ id: UUID, type: String) async throws {
+        buffer.writeString(consumer)
+        buffer.writeStaticString("\t")
+        buffer.writeString(id.key)
+        buffer.writeStaticString("\t")
+        buffer.writeString(PostgresConnection.escapedForCopy(type))
+        buffer.writeStaticString("\n")
+        if buffer.readableBytes >= 1 << 18 { try await flush() }
+    }
+
+    fileprivate mutating func flush() async throws {
+        guard buffer.readableBytes > 0 else { return }
+        try await writer.write(buffer)
+        buffer.clear()
+    }
+}
+
 extension PostgresConnection {
-    /// Records a rebuild's events as processed by `consumer`, in the caller's transaction, which has emptied
-    /// `processed_events`: with `COPY`, its indexes built afterwards. The rows go in the primary key's order, so that
-    /// PostgreSQL's sort for that index finds them sorted and passes over them once.
-    public func copyProcessed(_ events: [(id: UUID, type: String)], consumer: String, logger: Logger) async throws {
-        let ordered = events.sorted { $0.id.precedesInByteOrder($1.id) }
+    /// Empties `processed_events` in the caller's transaction and runs `replay`, whose events are copied into it as
+    /// they are recorded (the table's indexes dropped meanwhile and built again after): the rows of the consumer group
+    /// `consumer`, so that its replicas, started again, pass over what the rebuild applied.
+    public func recordingProcessed<Result>(
+        consumer: String, logger: Logger, _ replay: (inout ProcessedEventsCopy) async throws -> Result
+    ) async throws -> Result {
+        try await query("TRUNCATE processed_events", logger: logger)
+        var result: Result?
         try await withIndexesRebuilt(on: "processed_events", logger: logger) {
-            try await copy(
-                ordered.lazy.map { [consumer, $0.id.key, $0.type] }, into: "processed_events", columns: ["consumer", "event_id", "event_type"], logger: logger)
+            try await copyFrom(table: "processed_events", columns: ["consumer", "event_id", "event_type"], logger: logger) { writer in
+                var copy = ProcessedEventsCopy(writer: writer, consumer: consumer)
+                result = try await replay(&copy)
+                try await copy.flush()
+            }
         }
+        return result!
     }
 }

@@ -24,7 +24,7 @@ extension PostgresConnection {
     }
 
     /// A value as `COPY`'s text format reads it: backslash, tab, newline and carriage return escaped.
-    static func escapedForCopy(_ value: String) -> String {
+    public static func escapedForCopy(_ value: String) -> String {
         let special: (UInt8) -> Bool = { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }
         guard value.utf8.withContiguousStorageIfAvailable({ $0.contains(where: special) }) ?? value.utf8.contains(where: special) else { return value }
         var escaped = ""

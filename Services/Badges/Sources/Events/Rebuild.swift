@@ -8,11 +8,11 @@ import SurgeRuntime
 
 /// `surge-badges rebuild`: users, relations, what is kept of each challenge and who joined it, facts and awards rebuilt from the
 /// earliest offset of every topic the service reads, through the consumer's own handlers (`BadgesEvents`) on a
-/// `MemoryBadgeStore`, then written to the tables in one transaction.
+/// `MemoryBadgeStore`, then written to the tables, all in one transaction.
 ///
 /// Order: each partition in offset order, partitions merged by event time; a duplicate is applied once, as the inbox
-/// does. Every event that had an effect is recorded as processed by the consumer group, so the replicas, started
-/// again, pass over what the rebuild read. Nothing is published while replaying; at the end the awards are compared with those held
+/// does. Every event that had an effect is recorded as processed by the consumer group (copied while the replay
+/// applies it), so the replicas, started again, pass over what the rebuild read. Nothing is published while replaying; at the end the awards are compared with those held
 /// before:
 /// - held before and derived again: kept with the date the user first saw;
 /// - derived but not held before (the incremental path missed them): stored and published, as backfilled;
@@ -69,31 +69,32 @@ enum Rebuild {
                 ).collect().first?.decode(Bool.self) ?? false
                 guard locked else { throw RebuildError.replicasRunning }
                 var rebuilt = MemoryBadgeStore()
-                let replayed = try await EventHistory.replay(routes, into: &rebuilt, configuration: settings.kafka, logger: logger)
-                var report = Report(
-                    events: replayed.events, applied: replayed.applied, duplicates: replayed.duplicates, skipped: replayed.skipped,
-                    readSeconds: replayed.readSeconds, applySeconds: replayed.applySeconds)
-                let writing = ContinuousClock.now
+                var report = Report()
+                var applied = ContinuousClock.now
                 try await connection.transaction(logger: logger) {
+                    let replayed = try await connection.recordingProcessed(consumer: group, logger: logger) { processed in
+                        try await EventHistory.replay(routes, into: &rebuilt, recording: &processed, configuration: settings.kafka, logger: logger)
+                    }
+                    applied = .now
+                    report = Report(
+                        events: replayed.events, applied: replayed.applied, duplicates: replayed.duplicates, skipped: replayed.skipped,
+                        readSeconds: replayed.readSeconds, applySeconds: replayed.applySeconds)
                     let store = PostgresBadgeStore(connection: connection, logger: logger, outbox: infrastructure.outbox)
-                    try await replace(with: rebuilt, processed: replayed.processed, group: group, on: connection, logger: logger)
+                    try await replace(with: rebuilt, on: connection, logger: logger)
                     try await reconcile(&report, publishing: awarder, store: store, at: infrastructure.clock.now())
                 }
-                report.writeSeconds = (ContinuousClock.now - writing) / .seconds(1)
+                report.writeSeconds = (ContinuousClock.now - applied) / .seconds(1)
                 return report
             }
         }
     }
 
     /// Keeps the awards held now aside, and replaces every table the replay derives with what it derived.
-    private static func replace(
-        with rebuilt: MemoryBadgeStore, processed: [(id: UUID, type: String)], group: String, on connection: PostgresConnection, logger: Logger
-    ) async throws {
+    private static func replace(with rebuilt: MemoryBadgeStore, on connection: PostgresConnection, logger: Logger) async throws {
         try await connection.query("CREATE TEMPORARY TABLE previous_awards ON COMMIT DROP AS SELECT * FROM awards", logger: logger)
         try await connection.query(
-            "TRUNCATE users, erased_users, friendships, group_members, facts, awards, challenges, participants, processed_events", logger: logger)
+            "TRUNCATE users, erased_users, friendships, group_members, facts, awards, challenges, participants", logger: logger)
         try await RebuildWriter.write(rebuilt, on: connection, logger: logger)
-        try await connection.copyProcessed(processed, consumer: group, logger: logger)
         // Statistics for what was just written: without them the planner takes the emptied tables for empty and joins
         // the awards with those held before one row at a time (seconds for ten thousand awards).
         try await connection.query("ANALYZE awards, previous_awards", logger: logger)

@@ -8,14 +8,16 @@ import SurgeRuntime
 
 /// `surge-leaderboard rebuild`: the boards and the directory rebuilt from the earliest offset of every topic the
 /// leaderboard reads, with the same handlers as the incremental path (`LeaderboardEvents`) on a
-/// `MemoryLeaderboardStore`, then written to PostgreSQL in one transaction.
+/// `MemoryLeaderboardStore`, then written to PostgreSQL, all in one transaction.
 ///
 /// Order: each partition in offset order (as the consumer reads it), partitions merged by event time (ties by topic,
 /// partition, offset), which is the order things happened in. Nothing is published: no `rank.changed`, and the
 /// windows already closed keep their revision (their standings are the same). Events that cannot be decoded are
 /// skipped and counted (the incremental path parked them on the dead-letter topic). Every event applied is recorded
-/// as processed by the consumer group in the same transaction: the group's offsets are left alone, and the replicas,
-/// started again, pass over what the rebuild read as duplicates and go on from there. The replicas must be stopped
+/// as processed by the consumer group in the same transaction, copied while the replay applies it; those rows replace
+/// the table's (the schema holds its one group's), since every event the group had processed is among them unless the
+/// topic's retention has dropped it, and then it cannot be delivered again either. The group's offsets are left alone,
+/// and the replicas, started again, pass over what the rebuild read as duplicates and go on from there. The replicas must be stopped
 /// (they would change what the rebuild replaces): each running one holds `ChangeFeed.replicasLock` shared, and the
 /// rebuild takes it exclusively or stops before reading.
 enum Rebuild {
@@ -69,18 +71,19 @@ enum Rebuild {
         async throws -> Report
     {
         var store = MemoryLeaderboardStore()
-        let replayed = try await EventHistory.replay(routes, into: &store, configuration: settings.kafka, logger: logger)
-        var report = Report(
-            events: replayed.events, applied: replayed.applied, skipped: replayed.skipped, duplicates: replayed.duplicates,
-            readSeconds: replayed.readSeconds, applySeconds: replayed.applySeconds)
-
-        let started = ContinuousClock.now
-        (report.boardWindows, report.scores) = try await connection.transaction(logger: logger) {
-            let written = try await RebuildWriter.write(store, on: connection, logger: logger)
-            try await RebuildWriter.markProcessed(replayed.processed, consumer: group, on: connection, logger: logger)
-            return written
+        var report = Report()
+        var applied = ContinuousClock.now
+        try await connection.transaction(logger: logger) {
+            let replayed = try await connection.recordingProcessed(consumer: group, logger: logger) { processed in
+                try await EventHistory.replay(routes, into: &store, recording: &processed, configuration: settings.kafka, logger: logger)
+            }
+            applied = .now
+            report = Report(
+                events: replayed.events, applied: replayed.applied, skipped: replayed.skipped, duplicates: replayed.duplicates,
+                readSeconds: replayed.readSeconds, applySeconds: replayed.applySeconds)
+            (report.boardWindows, report.scores) = try await RebuildWriter.write(store, on: connection, logger: logger)
         }
-        report.writeSeconds = (ContinuousClock.now - started) / .seconds(1)
+        report.writeSeconds = (ContinuousClock.now - applied) / .seconds(1)
         return report
     }
 }

@@ -79,15 +79,6 @@ enum RebuildWriter {
         return (boardWindows.count, scores.count)
     }
 
-    /// Records the rebuilt events as the consumer group's processed ones, so a redelivery of any of them is a
-    /// duplicate. They replace the table's rows (the leaderboard's schema holds its one consumer group's): every
-    /// event the group had processed is among them, unless the topic's retention has since dropped it, and then it
-    /// cannot be delivered again either.
-    static func markProcessed(_ events: [(id: UUID, type: String)], consumer: String, on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query("TRUNCATE processed_events", logger: logger)
-        try await connection.copyProcessed(events, consumer: consumer, logger: logger)
-    }
-
     private static func insertPairs(_ pairs: Set<MemoryLeaderboardStore.Pair>, into table: String, on connection: PostgresConnection, logger: Logger)
         async throws
     {
