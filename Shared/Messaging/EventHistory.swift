@@ -44,7 +44,7 @@ public enum EventHistory {
         }
     }
 
-    /// What a replay in memory did: counts, and its time reading (and decoding) and applying.
+    /// What a replay in memory did: counts, and its time reading (and decoding), applying and, in a rebuild, writing.
     public struct ReplayedInMemory: Sendable {
         public var events = 0
         public var applied = 0
@@ -53,6 +53,43 @@ public enum EventHistory {
         public var skipped = 0
         public var readSeconds = 0.0
         public var applySeconds = 0.0
+        /// From the end of the apply to the commit (`rebuild`).
+        public var writeSeconds = 0.0
+
+        public init() {}
+
+        public var totalSeconds: Double { readSeconds + applySeconds + writeSeconds }
+        public var eventsPerSecond: Double { totalSeconds > 0 ? Double(events) / totalSeconds : 0 }
+
+        /// "from N events (A applied, D duplicates, S skipped)", as a rebuild's report says it.
+        public var counts: String { "from \(events) events (\(applied) applied, \(duplicates) duplicates, \(skipped) skipped)" }
+
+        /// "in T s: R events/s (read …, apply …, write …)", as a rebuild's report says it.
+        public var timing: String {
+            String(
+                format: "in %.2f s: %.0f events/s (read %.2f s, apply %.2f s, write %.2f s)", totalSeconds, eventsPerSecond, readSeconds, applySeconds,
+                writeSeconds)
+        }
+    }
+
+    /// A service's rebuild on `connection`, in one transaction opened before the first read: `replay` into `store`, its
+    /// events recorded as processed by the consumer group `group` while it applies them (`recordingProcessed`), then
+    /// `write` with the store it made, to replace the service's tables.
+    public static func rebuild<Store>(
+        _ routes: ReplayRoutes<Store>, into store: inout Store, group: String, on connection: PostgresConnection, configuration: KafkaConfiguration,
+        logger: Logger, write: (Store) async throws -> Void
+    ) async throws -> ReplayedInMemory {
+        var replayed = ReplayedInMemory()
+        var applied = ContinuousClock.now
+        try await connection.transaction(logger: logger) {
+            replayed = try await connection.recordingProcessed(consumer: group, logger: logger) { processed in
+                try await replay(routes, into: &store, recording: &processed, configuration: configuration, logger: logger)
+            }
+            applied = .now
+            try await write(store)
+        }
+        replayed.writeSeconds = (ContinuousClock.now - applied) / .seconds(1)
+        return replayed
     }
 
     /// Every record of the routes' topics from the earliest offset, in the order `read` gives, applied to `store`

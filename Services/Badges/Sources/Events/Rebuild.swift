@@ -22,26 +22,14 @@ import SurgeRuntime
 /// shared, and the rebuild takes it exclusively or stops before reading.
 enum Rebuild {
     struct Report: CustomStringConvertible {
-        var events = 0
-        var applied = 0
-        var duplicates = 0
-        var skipped = 0
+        var replayed = EventHistory.ReplayedInMemory()
         var awards = 0
         var published = 0
         var keptWithoutEvents = 0
-        var readSeconds = 0.0
-        var applySeconds = 0.0
-        var writeSeconds = 0.0
-
-        var totalSeconds: Double { readSeconds + applySeconds + writeSeconds }
-        var eventsPerSecond: Double { totalSeconds > 0 ? Double(events) / totalSeconds : 0 }
 
         var description: String {
-            "rebuilt \(awards) awards from \(events) events (\(applied) applied, \(duplicates) duplicates, \(skipped) skipped): "
-                + "\(published) new awards published, \(keptWithoutEvents) kept without events behind them; "
-                + String(
-                    format: "in %.2f s: %.0f events/s (read %.2f s, apply %.2f s, write %.2f s)", totalSeconds, eventsPerSecond, readSeconds, applySeconds,
-                    writeSeconds)
+            "rebuilt \(awards) awards \(replayed.counts): \(published) new awards published, \(keptWithoutEvents) kept without events behind them; "
+                + replayed.timing
         }
     }
 
@@ -68,22 +56,15 @@ enum Rebuild {
                     "SELECT pg_try_advisory_lock(hashtext(\(ReplicaPresence.lock)))", logger: logger
                 ).collect().first?.decode(Bool.self) ?? false
                 guard locked else { throw RebuildError.replicasRunning }
-                var rebuilt = MemoryBadgeStore()
+                var store = MemoryBadgeStore()
                 var report = Report()
-                var applied = ContinuousClock.now
-                try await connection.transaction(logger: logger) {
-                    let replayed = try await connection.recordingProcessed(consumer: group, logger: logger) { processed in
-                        try await EventHistory.replay(routes, into: &rebuilt, recording: &processed, configuration: settings.kafka, logger: logger)
-                    }
-                    applied = .now
-                    report = Report(
-                        events: replayed.events, applied: replayed.applied, duplicates: replayed.duplicates, skipped: replayed.skipped,
-                        readSeconds: replayed.readSeconds, applySeconds: replayed.applySeconds)
-                    let store = PostgresBadgeStore(connection: connection, logger: logger, outbox: infrastructure.outbox)
+                report.replayed = try await EventHistory.rebuild(
+                    routes, into: &store, group: group, on: connection, configuration: settings.kafka, logger: logger
+                ) { rebuilt in
                     try await replace(with: rebuilt, on: connection, logger: logger)
-                    try await reconcile(&report, publishing: awarder, store: store, at: infrastructure.clock.now())
+                    let held = PostgresBadgeStore(connection: connection, logger: logger, outbox: infrastructure.outbox)
+                    try await reconcile(&report, publishing: awarder, store: held, at: infrastructure.clock.now())
                 }
-                report.writeSeconds = (ContinuousClock.now - applied) / .seconds(1)
                 return report
             }
         }

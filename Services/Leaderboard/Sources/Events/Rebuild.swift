@@ -22,24 +22,11 @@ import SurgeRuntime
 /// rebuild takes it exclusively or stops before reading.
 enum Rebuild {
     struct Report: CustomStringConvertible {
-        var events = 0
-        var applied = 0
-        var skipped = 0
-        var duplicates = 0
+        var replayed = EventHistory.ReplayedInMemory()
         var boardWindows = 0
         var scores = 0
-        var readSeconds = 0.0
-        var applySeconds = 0.0
-        var writeSeconds = 0.0
 
-        var totalSeconds: Double { readSeconds + applySeconds + writeSeconds }
-        var eventsPerSecond: Double { totalSeconds > 0 ? Double(events) / totalSeconds : 0 }
-
-        var description: String {
-            String(
-                format: "rebuilt %d board windows (%d scores) from %d events (%d applied, %d duplicates, %d skipped) in %.2f s: %.0f events/s (read %.2f s, apply %.2f s, write %.2f s)",
-                boardWindows, scores, events, applied, duplicates, skipped, totalSeconds, eventsPerSecond, readSeconds, applySeconds, writeSeconds)
-        }
+        var description: String { "rebuilt \(boardWindows) board windows (\(scores) scores) \(replayed.counts) \(replayed.timing)" }
     }
 
     static func run(_ settings: ServiceSettings, logger: Logger) async throws -> Report {
@@ -72,18 +59,11 @@ enum Rebuild {
     {
         var store = MemoryLeaderboardStore()
         var report = Report()
-        var applied = ContinuousClock.now
-        try await connection.transaction(logger: logger) {
-            let replayed = try await connection.recordingProcessed(consumer: group, logger: logger) { processed in
-                try await EventHistory.replay(routes, into: &store, recording: &processed, configuration: settings.kafka, logger: logger)
-            }
-            applied = .now
-            report = Report(
-                events: replayed.events, applied: replayed.applied, skipped: replayed.skipped, duplicates: replayed.duplicates,
-                readSeconds: replayed.readSeconds, applySeconds: replayed.applySeconds)
-            (report.boardWindows, report.scores) = try await RebuildWriter.write(store, on: connection, logger: logger)
+        report.replayed = try await EventHistory.rebuild(
+            routes, into: &store, group: group, on: connection, configuration: settings.kafka, logger: logger
+        ) { rebuilt in
+            (report.boardWindows, report.scores) = try await RebuildWriter.write(rebuilt, on: connection, logger: logger)
         }
-        report.writeSeconds = (ContinuousClock.now - applied) / .seconds(1)
         return report
     }
 }
