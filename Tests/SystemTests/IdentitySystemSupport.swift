@@ -1,10 +1,8 @@
 import CryptoExtras
 import Foundation
-import Hummingbird
 import JWTKit
 import Logging
 import PostgresNIO
-import ServiceLifecycle
 import SurgeAuth
 import SurgeContracts
 import SurgeTestSupport

@@ -1,11 +1,7 @@
 import Crypto
 import Foundation
-import HTTPTypes
-import Hummingbird
 import Logging
-import NIOCore
 import PostgresNIO
-import ServiceLifecycle
 import SurgeContracts
 import SurgeTestSupport
 import Testing
