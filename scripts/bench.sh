@@ -184,19 +184,14 @@ for bench in $BENCHES; do
       "$RELEASE/surge-bench" reminders --results "$RESULTS" --gateway http://127.0.0.1:$(bench_port gateway) \
         --database "postgres://surge_admin:$(cat "$BENCH/admin-password")@127.0.0.1:$PG_PORT/surge" --users "${SURGE_BENCH_REMINDER_USERS:-10000}"
       ;;
-    badges-rebuild)
-      log "Badges rebuilt from offset zero"
-      "$RELEASE/surge-bench" rebuild --results "$RESULTS" --service badges --kafka "$bootstrap" \
-        --events "${SURGE_BENCH_BADGE_REBUILD_EVENTS:-100000}" --pid-file "$BENCH/badges.pid" --start-command "bash $BENCH/start-badges.sh" \
-        --rebuild-command "bash $BENCH/rebuild-badges.sh" --ready-url "http://127.0.0.1:$(bench_port badges)/readyz" \
-        $(paused_during_rebuild badges)
-      ;;
-    leaderboard-rebuild)
-      log "Leaderboard rebuilt from offset zero"
-      "$RELEASE/surge-bench" rebuild --results "$RESULTS" --service leaderboard --kafka "$bootstrap" \
-        --events "${SURGE_BENCH_REBUILD_EVENTS:-500000}" --pid-file "$BENCH/leaderboard.pid" --start-command "bash $BENCH/start-leaderboard.sh" \
-        --rebuild-command "bash $BENCH/rebuild-leaderboard.sh" --ready-url "http://127.0.0.1:$(bench_port leaderboard)/readyz" \
-        $(paused_during_rebuild leaderboard)
+    badges-rebuild | leaderboard-rebuild)
+      service="${bench%-rebuild}"
+      if [ "$service" = badges ]; then events="${SURGE_BENCH_BADGE_REBUILD_EVENTS:-100000}"; else events="${SURGE_BENCH_REBUILD_EVENTS:-500000}"; fi
+      log "${service^} rebuilt from offset zero"
+      "$RELEASE/surge-bench" rebuild --results "$RESULTS" --service "$service" --kafka "$bootstrap" \
+        --events "$events" --pid-file "$BENCH/$service.pid" --start-command "bash $BENCH/start-$service.sh" \
+        --rebuild-command "bash $BENCH/rebuild-$service.sh" --ready-url "http://127.0.0.1:$(bench_port "$service")/readyz" \
+        $(paused_during_rebuild "$service")
       ;;
     *) echo "unknown benchmark $bench (checkin-throughput, checkin-latency, leaderboard, stream, reminders, badges-rebuild, leaderboard-rebuild)" >&2; exit 2 ;;
   esac
