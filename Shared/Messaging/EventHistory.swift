@@ -263,16 +263,11 @@ public struct ProcessedEventsCopy {
 
     fileprivate init(writer: PostgresCopyFromWriter, consumer: String) {
         self.writer = writer
-        self.consumer = PostgresConnection.escapedForCopy(consumer)
+        self.consumer = consumer
     }
 
     mutating func record(_ id: UUID, type: String) async throws {
-        buffer.writeString(consumer)
-        buffer.writeStaticString("\t")
-        buffer.writeString(id.key)
-        buffer.writeStaticString("\t")
-        buffer.writeString(PostgresConnection.escapedForCopy(type))
-        buffer.writeStaticString("\n")
+        buffer.writeCopyRow([consumer, id.key, type])
         if buffer.readableBytes >= 1 << 18 { try await flush() }
     }
 

@@ -9,11 +9,7 @@ extension PostgresConnection {
         try await copyFrom(table: table, columns: columns, logger: logger) { writer in
             var buffer = ByteBuffer()
             for row in rows {
-                for (index, value) in row.enumerated() {
-                    if index > 0 { buffer.writeStaticString("\t") }
-                    if let value { buffer.writeString(Self.escapedForCopy(value)) } else { buffer.writeStaticString("\\N") }
-                }
-                buffer.writeStaticString("\n")
+                buffer.writeCopyRow(row)
                 if buffer.readableBytes >= 1 << 20 {
                     try await writer.write(buffer)
                     buffer.clear()
@@ -24,7 +20,7 @@ extension PostgresConnection {
     }
 
     /// A value as `COPY`'s text format reads it: backslash, tab, newline and carriage return escaped.
-    public static func escapedForCopy(_ value: String) -> String {
+    static func escapedForCopy(_ value: String) -> String {
         let special: (UInt8) -> Bool = { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") }
         guard value.utf8.withContiguousStorageIfAvailable({ $0.contains(where: special) }) ?? value.utf8.contains(where: special) else { return value }
         var escaped = ""
@@ -38,6 +34,17 @@ extension PostgresConnection {
             }
         }
         return escaped
+    }
+}
+
+extension ByteBuffer {
+    /// One row of `COPY`'s text format: the values escaped, tab-separated, nil as `\N`, then a newline.
+    public mutating func writeCopyRow(_ row: [String?]) {
+        for (index, value) in row.enumerated() {
+            if index > 0 { writeStaticString("\t") }
+            if let value { writeString(PostgresConnection.escapedForCopy(value)) } else { writeStaticString("\\N") }
+        }
+        writeStaticString("\n")
     }
 }
 
