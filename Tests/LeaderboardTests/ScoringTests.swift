@@ -43,14 +43,18 @@ struct ScoringTests {
         #expect(move.overtook.isEmpty)
     }
 
-    @Test("a newcomer gets a rank and names no one; the lists are capped")
+    @Test("a newcomer passes everyone below their first score (ties and those ahead excluded); the lists are capped")
     func newcomerAndCap() throws {
         var index = RankIndex()
         let others = (0..<30).map { _ in UUID() }
         for (offset, id) in others.enumerated() { index.set(id, score: Double(offset), name: "U\(offset)") }
         let newcomer = try #require(index.move(ana, from: index.standing(of: ana), to: 15, naming: 20))
         #expect(newcomer.rank == 15)
-        #expect(newcomer.overtook.isEmpty && newcomer.overtakenBy.isEmpty)
+        #expect(Set(newcomer.overtook) == Set(others[0..<15]))
+        #expect(newcomer.overtakenBy.isEmpty)
+        let last = try #require(index.move(ben, from: index.standing(of: ben), to: -1, naming: 20))
+        #expect(last.rank == 31)
+        #expect(last.overtook.isEmpty)
         index.set(ana, score: 0, name: "Ana")
         let rocket = try #require(index.move(ana, from: index.standing(of: ana), to: 100, naming: 20))
         #expect(rocket.rank == 1)

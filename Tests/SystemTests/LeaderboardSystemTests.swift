@@ -1,4 +1,5 @@
 import Foundation
+import PostgresNIO
 import SurgeCalendar
 import SurgeContracts
 import SurgeTestSupport
@@ -197,6 +198,74 @@ struct LeaderboardSystemTests {
                 let response = try await stage.stack.signedHTTP(replica, caller: caller.id.key).get(path)
                 return summary(response) == expected ? response : nil
             }
+        }
+    }
+
+    /// The `rank` events the leaderboard published for `user`: each one's window and whom it overtook (lower-case ids).
+    func rankEvents(of user: User, _ stage: ProgressStage) async throws -> [(window: String, overtook: Set<String>)] {
+        let payloads = try await stage.stack.database.withAdmin { client in
+            try await client.query(
+                "SELECT COALESCE(payload->'data', payload)::text FROM leaderboard.outbox WHERE type = 'surge.leaderboard.rank.changed.v1' ORDER BY position",
+                logger: .test("rank-events")
+            ).collect().map { try $0.decode(String.self) }
+        }
+        return payloads.compactMap { text -> (window: String, overtook: Set<String>)? in
+            guard let data = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
+                (data["userID"] as? String)?.lowercased() == user.id.key
+            else { return nil }
+            return (data["window"] as? String ?? "", Set((data["overtook"] as? [String] ?? []).map { $0.lowercased() }))
+        }
+    }
+
+    @Test("entering a board above others overtakes them: the newcomer's rank event names them and each has an overtaken notification")
+    func overtakenOnEntry() async throws {
+        try await withTestStack("leaderboard-overtaken-on-entry") { stack in
+            try await stack.start("identity")
+            try await stack.start("challenges", environment: ["SIMULATED_CLOCK": "true"])
+            try await stack.start("progress", environment: ["SIMULATED_CLOCK": "true", "JUDGEMENT_INTERVAL_MS": "100"])
+            try await stack.start("leaderboard", environment: ["SIMULATED_CLOCK": "true", "WINDOW_CLOSE_INTERVAL_MS": "100"])
+            try await stack.start("notifications", environment: ["SIMULATED_CLOCK": "true"])
+            try await stack.start("gateway")
+            let stage = ProgressStage(stack: stack)
+            let start = Timestamp.parse("2026-11-23T08:00:00Z")!
+            try await stage.setClock(start.addingTimeInterval(-3600))
+            let bruno = try await stage.user("Bruno", timeZone: "Europe/Rome")
+            let cara = try await stage.user("Cara", timeZone: "Europe/Rome")
+            let aiko = try await stage.user("Aiko", timeZone: "Asia/Tokyo")
+            try await stage.befriend(bruno, aiko)
+            try await stage.befriend(bruno, cara)
+            let (competitionID, taskID) = try await stage.waterCompetition(owner: bruno, from: start, inviting: [aiko, cara])
+            try await stage.setClock(start.addingTimeInterval(3600))
+            func log(_ user: User, _ litres: Double) async throws {
+                let attempt = try await user.http.post("/v1/attempts", json: ["challengeID": competitionID])
+                let attemptID = try #require((attempt.json["attempt"] as? [String: Any])?["attemptID"] as? String, "\(attempt.text)")
+                let logged = try await user.http.post("/v1/attempts/\(attemptID)/tasks/\(taskID)/logs", json: ["quantity": litres])
+                #expect(logged.status == 201, "\(logged.text)")
+            }
+            let path = "/v1/leaderboards/challenges/\(competitionID)?window=all-time"
+            // Bruno, then Cara below him: nobody passed anybody.
+            try await log(bruno, 2)
+            _ = try await board(bruno, path, reads: ["1:Bruno:2.0"])
+            try await log(cara, 1)
+            _ = try await board(bruno, path, reads: ["1:Bruno:2.0", "2:Cara:1.0"])
+            // Aiko's first log puts her straight at the top.
+            try await log(aiko, 5)
+            _ = try await board(bruno, path, reads: ["1:Aiko:5.0", "2:Bruno:2.0", "3:Cara:1.0"])
+
+            let entry = try await eventually("Aiko's all-time rank event") {
+                try await rankEvents(of: aiko, stage).first { $0.window == "all-time" }
+            }
+            #expect(entry.overtook == [bruno.id.key, cara.id.key])
+            #expect(try await rankEvents(of: cara, stage).allSatisfy { $0.overtook.isEmpty })
+            for displaced in [bruno, cara] {
+                let overtaken = try await eventually("an overtaken notification for \(displaced.id)") { () -> [String: Any]? in
+                    let items = try await displaced.http.get("/v1/me/notifications?limit=100").json["items"] as? [[String: Any]] ?? []
+                    return items.first { $0["kind"] as? String == "overtaken" }
+                }
+                #expect((overtaken["body"] as? String)?.contains("Aiko") == true, "\(overtaken)")
+            }
+            let aikos = try await aiko.http.get("/v1/me/notifications?limit=100").json["items"] as? [[String: Any]] ?? []
+            #expect(!aikos.contains { $0["kind"] as? String == "overtaken" })
         }
     }
 }

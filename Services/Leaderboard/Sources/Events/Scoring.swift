@@ -79,7 +79,7 @@ extension RankIndex {
     private func count(above score: Double) -> Int { rank(forScore: score) - 1 }
 
     /// The user's rank had their score gone from `previous` to `score` (the index still holds `previous`), and who
-    /// they passed or who passed them; nil when the rank stays the same.
+    /// they passed or who passed them (entering a board above others passes them); nil when the rank stays the same.
     func move(_ userID: UUID, from previous: Standing, to score: Double, naming limit: Int) -> Move? {
         let selfAbove = (previous.score ?? -.infinity) > score ? 1 : 0
         let rank = count(above: score) - selfAbove + 1
@@ -88,7 +88,10 @@ extension RankIndex {
             guard !range.isEmpty else { return [] }
             return entries(from: range.lowerBound, limit: min(range.count, limit + 1)).map(\.userID).filter { $0 != userID }.prefix(limit).map { $0 }
         }
-        guard let old = previous.score else { return Move(rank: rank, overtook: [], overtakenBy: []) }
+        guard let old = previous.score else {
+            // A newcomer passes everyone already on the board below their first score.
+            return Move(rank: rank, overtook: users(min(count(atLeast: score), count)..<count), overtakenBy: [])
+        }
         if score > old {
             // Those at or ahead of the old score and now below the new one.
             return Move(rank: rank, overtook: users(count(atLeast: score)..<count(atLeast: old)), overtakenBy: [])

@@ -203,7 +203,12 @@ enum NotificationsEvents {
         // month, all time) the move showed in.
         handlers.on(RankChanged.self, when: { !$0.data.overtook.isEmpty }) { event, connection, logger in
             let data = event.data
-            let recipients = try await RecipientStore(connection: connection, logger: logger).recipients([data.userID] + data.overtook)
+            let store = RecipientStore(connection: connection, logger: logger)
+            let recipients = try await store.recipients([data.userID] + data.overtook)
+            // A registration not handled yet (another partition) parks the event, as for a friend request.
+            for userID in [data.userID] + data.overtook where recipients[userID] == nil {
+                if try await !store.isErased(userID) { throw DirectoryLag(userID: userID) }
+            }
             let name = recipients[data.userID]?.displayName ?? "Someone"
             let messages = data.overtook.compactMap { overtaken in
                 recipients[overtaken].map { (userID: overtaken, message: Message.overtaken($0.language, by: name, board: data.board)) }
