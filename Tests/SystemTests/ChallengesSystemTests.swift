@@ -430,4 +430,53 @@ struct ChallengesSystemTests {
             #expect(!log.contains("Unhandled error"), "the challenges service logged an unhandled error")
         }
     }
+
+    /// A request that needs what identity has only just told challenges (a housemate who joined a moment ago) is
+    /// answered as if it knew: 2xx, or 503 `catching-up` with `Retry-After`; never a 4xx that blames the caller.
+    static func expectCaughtUp(_ response: TestResponse, _ success: Int, _ what: String) {
+        if response.status == 503 {
+            #expect(response.json["type"] as? String == "https://surge.example/problems/catching-up", "\(what): \(response.text)")
+            #expect(response.header("Retry-After") != nil, "\(what): no Retry-After")
+        } else {
+            #expect(response.status == success, "\(what): \(response.status) \(response.text)")
+        }
+    }
+
+    @Test("a housemate who joined a moment ago: a chore assigned to them at once is created and they see the household's chores, never 422 or 404")
+    func housemateJustJoined() async throws {
+        try await Self.withPeople("challenges-just-joined") { stack, people, flat, _ in
+            let alice = people["alice"]!
+            for attempt in 0..<3 {
+                let newcomer = try await Self.register(try stack.http(), "newcomer\(attempt)")
+                let group = try await alice.http.post("/v1/groups", json: ["name": "House \(attempt)", "kind": "household", "timeZone": "Europe/Rome"])
+                let home = try #require(group.json["id"] as? String, "\(group.text)")
+                let dishes = try await alice.http.post("/v1/challenges", json: [
+                    "kind": "chore", "name": "Dishes", "groupID": home,
+                    "chore": ["firstDueOn": "2026-06-01", "recurrence": ["kind": "daily"] as JSONObject] as JSONObject,
+                ])
+                #expect(dishes.status == 201, "\(dishes.text)")
+                let dishesID = try #require(Self.object(dishes.json["definition"])["challengeID"] as? String)
+                let code = try #require(try await alice.http.post("/v1/groups/\(home)/invites").json["code"] as? String)
+                #expect(try await newcomer.http.post("/v1/groups/join", json: ["code": code]).status == 200)
+                // No wait: identity answered the join, and the app acts on it straight away.
+                let bins = try await alice.http.post("/v1/challenges", json: [
+                    "kind": "chore", "name": "Bins", "groupID": home,
+                    "chore": ["assigneeID": newcomer.id.uuidString, "firstDueOn": "2026-06-01", "recurrence": ["kind": "daily"] as JSONObject] as JSONObject,
+                ])
+                Self.expectCaughtUp(bins, 201, "chore assigned to the newcomer (try \(attempt))")
+                Self.expectCaughtUp(try await newcomer.http.get("/v1/challenges/\(dishesID)"), 200, "the household's chore read by the newcomer")
+                let reassigned = try await alice.http.patch("/v1/challenges/\(dishesID)", json: [
+                    "chore": ["assigneeID": newcomer.id.uuidString, "firstDueOn": "2026-06-01", "recurrence": ["kind": "daily"] as JSONObject] as JSONObject
+                ])
+                Self.expectCaughtUp(reassigned, 200, "a chore reassigned to the newcomer")
+            }
+            // Someone who is not a member is still refused, after the wait.
+            let carol = people["carol"]!
+            let refused = try await alice.http.post("/v1/challenges", json: [
+                "kind": "chore", "name": "Bins", "groupID": flat.uuidString,
+                "chore": ["assigneeID": carol.id.uuidString, "firstDueOn": "2026-06-01", "recurrence": ["kind": "daily"] as JSONObject] as JSONObject,
+            ])
+            #expect(refused.status == 422, "\(refused.text)")
+        }
+    }
 }

@@ -28,23 +28,26 @@ struct BadgeQueries: Sendable {
 
     /// A challenge's own badges, each level's rarity among those who joined it; 404 unless the caller joined it or may
     /// see it (`ChallengeAccess`, an invitation aside: the badge service does not keep invitations).
+    /// A challenge published, or a group joined, a moment ago is waited for.
     func challengeCatalogueView(_ challengeID: UUID, caller: UUID) async throws -> CatalogueView {
-        let row = try await client.query(
-            """
-            SELECT c.version, c.badges::text, c.visibility, c.owner_id,
-                EXISTS (SELECT 1 FROM participants p WHERE p.challenge_id = c.challenge_id AND p.user_id = \(caller)),
-                EXISTS (SELECT 1 FROM group_members g WHERE g.group_id = c.group_id AND g.user_id = \(caller))
-            FROM challenges c WHERE c.challenge_id = \(challengeID) AND NOT c.deleted
-            """, logger: logger
-        ).collect().first
-        let notFound = Problem.notFound("No such challenge, or not one whose badges you may see.")
-        guard let row else { throw notFound }
-        let (version, json, visibility, ownerID, joined, inGroup) = try row.decode((Int, String, String?, UUID?, Bool, Bool).self)
-        // A challenge kept before its visibility was: only those who joined it see its badges until its next version.
-        let visible = visibility.flatMap(Visibility.init(rawValue:)).map {
-            ChallengeAccess.canSee(.init(visibility: $0, isOwner: ownerID == caller, isGroupMember: inGroup))
-        } ?? false
-        guard joined || visible else { throw notFound }
+        let seen = try await CatchUp.standard.value { () -> (version: Int, json: String)? in
+            let row = try await client.query(
+                """
+                SELECT c.version, c.badges::text, c.visibility, c.owner_id,
+                    EXISTS (SELECT 1 FROM participants p WHERE p.challenge_id = c.challenge_id AND p.user_id = \(caller)),
+                    EXISTS (SELECT 1 FROM group_members g WHERE g.group_id = c.group_id AND g.user_id = \(caller))
+                FROM challenges c WHERE c.challenge_id = \(challengeID) AND NOT c.deleted
+                """, logger: logger
+            ).collect().first
+            guard let row else { return nil }
+            let (version, json, visibility, ownerID, joined, inGroup) = try row.decode((Int, String, String?, UUID?, Bool, Bool).self)
+            // A challenge kept before its visibility was: only those who joined it see its badges until its next version.
+            let visible = visibility.flatMap(Visibility.init(rawValue:)).map {
+                ChallengeAccess.canSee(.init(visibility: $0, isOwner: ownerID == caller, isGroupMember: inGroup))
+            } ?? false
+            return joined || visible ? (version, json) : nil
+        }
+        guard let (version, json) = seen else { throw Problem.notFound("No such challenge, or not one whose badges you may see.") }
         let own = try PostgresBadgeStore.challengeBadges(challengeID, json: json)
         let ids = own.badges.map(\.id)
         // Those who joined it, and any holder not (yet) known to have joined: rarity never exceeds 100 %.
@@ -124,16 +127,19 @@ struct BadgeQueries: Sendable {
     }
 
     /// Another user's badges, if the caller may see their profile: themselves, a friend, or a member of one of their groups.
+    /// An account, friendship or group joined a moment ago is waited for.
     func user(_ userID: UUID, caller: UUID) async throws -> UserBadgesView {
         let (low, high) = userID.key < caller.key ? (userID, caller) : (caller, userID)
-        let visible = try await client.query(
-            """
-            SELECT 1 FROM users WHERE user_id = \(userID) AND (
-                \(userID) = \(caller)
-                OR EXISTS (SELECT 1 FROM friendships WHERE user_low = \(low) AND user_high = \(high))
-                OR EXISTS (SELECT 1 FROM group_members a JOIN group_members b USING (group_id) WHERE a.user_id = \(userID) AND b.user_id = \(caller)))
-            """, logger: logger
-        ).collect().isEmpty == false
+        let visible = try await CatchUp.standard.until {
+            try await client.query(
+                """
+                SELECT 1 FROM users WHERE user_id = \(userID) AND (
+                    \(userID) = \(caller)
+                    OR EXISTS (SELECT 1 FROM friendships WHERE user_low = \(low) AND user_high = \(high))
+                    OR EXISTS (SELECT 1 FROM group_members a JOIN group_members b USING (group_id) WHERE a.user_id = \(userID) AND b.user_id = \(caller)))
+                """, logger: logger
+            ).collect().isEmpty == false
+        }
         guard visible else { throw Problem.notFound("No such user, or not one whose badges you may see.") }
         return UserBadgesView(userID: userID, earned: try await awards(of: userID))
     }

@@ -13,7 +13,7 @@ struct ChallengeAuthoring {
     func create(_ draft: ChallengeDraft, caller: UUID, trace: TraceContext) async throws -> ShownChallenge {
         let now = now()
         return try await storage.transaction { store in
-            let members = try await store.members(of: draft.groupID, includingCaller: caller)
+            let members = try await store.members(of: draft.groupID, includingCaller: caller, awaiting: draft.namedMembers)
             let context = DraftContext(source: .user(caller), groupMembers: members, today: VersionSchedule.latestDate(at: now))
             let first = try ChallengesProblems.mapping {
                 try draft.build(challengeID: UUID(), version: 1, effectiveFrom: nil, ownerID: caller, context: context)
@@ -41,7 +41,7 @@ struct ChallengeAuthoring {
             // A member who left does not block edits that leave the group and the chore alone.
             let members =
                 patch.changesMembership
-                ? try await store.members(of: draft.groupID, includingCaller: caller)
+                ? try await store.members(of: draft.groupID, includingCaller: caller, awaiting: draft.namedMembers)
                 : try await store.members(of: draft.groupID)
             let context = DraftContext(
                 source: .user(caller), groupMembers: members, checksMembership: patch.changesMembership,
