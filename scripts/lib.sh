@@ -134,6 +134,18 @@ pg_restart() {
   as_pg_user "$(pg_bin)/pg_ctl" -D "$1" -l "$1/server.log" -m fast -w -t 60 restart >/dev/null
 }
 
+# wait_for_exit SECONDS PID...: waits until none of the processes is alive, or the seconds have passed.
+wait_for_exit() {
+  local seconds="$1" i pid alive
+  shift
+  for ((i = 0; i < seconds * 10; i++)); do
+    alive=0
+    for pid in "$@"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+    [ "$alive" -eq 0 ] && return 0
+    sleep 0.1
+  done
+}
+
 # Waits until a URL answers 200, or fails after the given seconds.
 wait_for_url() {
   local url="$1" seconds="$2" i

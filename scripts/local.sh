@@ -73,13 +73,30 @@ up() {
   echo "Surge is running."
   echo "  Gateway:  http://127.0.0.1:$(service_port gateway)   (try: curl -X POST http://127.0.0.1:$(service_port gateway)/v1/auth/guest -H 'content-type: application/json' -d '{\"displayName\":\"Sam\",\"timeZone\":\"Europe/Rome\"}')"
   echo "  Logs:     $LOCAL/logs/"
-  echo "  Stop:     make stop"
+  if [ "$LOCAL" = "$STATE/local" ]; then
+    echo "  Stop:     make stop"
+  else
+    echo "  Stop:     SURGE_LOCAL_STATE=$LOCAL $ROOT/scripts/local.sh down"
+  fi
 }
 
+# Services first, and only once they have exited (each drains its consumer batch, relay and producer against the
+# database and the broker): stopping those under them would make every service wait out its shutdown deadline.
 down() {
+  local pidfile pid service pids=()
+  for service in "${SERVICES[@]}"; do
+    pidfile="$LOCAL/run/$service.pid"
+    [ -f "$pidfile" ] || continue
+    pid="$(cat "$pidfile")"
+    kill -TERM "$pid" 2>/dev/null && pids+=("$pid")
+    rm -f "$pidfile"
+  done
+  wait_for_exit 15 "${pids[@]}"
   for pidfile in "$LOCAL"/run/*.pid; do
     [ -f "$pidfile" ] || continue
-    kill -TERM "$(cat "$pidfile")" 2>/dev/null || true
+    pid="$(cat "$pidfile")"
+    kill -TERM "$pid" 2>/dev/null || true
+    wait_for_exit 5 "$pid"
     rm -f "$pidfile"
   done
   pg_stop "$LOCAL/pgdata"

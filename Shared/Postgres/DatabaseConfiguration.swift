@@ -74,6 +74,23 @@ public struct DatabaseConfiguration: Sendable, Equatable {
     }
 }
 
+extension DatabaseConfiguration {
+    /// Opens one connection and closes it: a refused login throws the server's error at once, where the pool would
+    /// keep retrying it for a minute as if the server were unreachable.
+    public func checkLogin(logger: Logger) async throws {
+        let tlsSetting: PostgresConnection.Configuration.TLS =
+            switch tls {
+            case .disable: .disable
+            case .prefer: .prefer(try .init(configuration: .makeClientConfiguration()))
+            case .require: .require(try .init(configuration: .makeClientConfiguration()))
+            }
+        let configuration = PostgresConnection.Configuration(
+            host: host, port: port, username: username, password: password, database: database, tls: tlsSetting)
+        let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+        try await connection.close()
+    }
+}
+
 public enum DatabaseConfigurationError: Error, CustomStringConvertible {
     case invalidURL
     case unsupportedSSLMode(String)
@@ -92,7 +109,9 @@ extension PostgresClient {
         _ client: PostgresClient, _ body: @Sendable (PostgresClient) async throws -> Result
     ) async throws -> Result {
         try await withThrowingTaskGroup(of: Result?.self) { group in
-            group.addTask {
+            // Started immediately: `run()` marks the client running before its first suspension, so the body's first
+            // query never finds it not yet running (PostgresNIO warns of that on every start otherwise).
+            group.addImmediateTask {
                 await client.run()
                 return nil
             }

@@ -19,6 +19,18 @@ extension Error {
 
     public var isUniqueViolation: Bool { sqlState == "23505" }
 
+    /// The server refused the login itself (a wrong password, an unknown role, no such database, not allowed to
+    /// connect): a configuration error, which waiting does not mend.
+    public var isLoginRefused: Bool {
+        guard let state = sqlState else { return false }
+        return state.hasPrefix("28") || state == "3D000" || state == "42501"
+    }
+
+    /// The server's own message, for a line that names the cause without the whole error dump.
+    public var serverMessage: String? {
+        (unwrappingTransaction as? PSQLError)?.serverInfo?[.message]
+    }
+
     /// The database could not be reached or the connection broke: retrying later may succeed, and the work in hand
     /// was not at fault.
     ///
@@ -46,7 +58,8 @@ extension Error {
 
 extension PostgresClient {
     /// A transaction whose errors reach the caller as thrown inside it (unique violations stay recognisable). What the
-    /// body registered with `AfterCommit.current` runs once it has committed.
+    /// body registered with `AfterCommit.current` runs once it has committed. Inside a `SharedTransaction` of this
+    /// client, the body runs in that one instead.
     ///
     /// Not PostgresNIO's `withTransaction`: on a connection the server has closed (a restart, `pg_terminate_backend`),
     /// PostgresNIO 1.33 writes the next statement into the torn-down channel and waits for its answer forever, so its
@@ -56,13 +69,18 @@ extension PostgresClient {
         logger: Logger, isolation: isolated (any Actor)? = #isolation,
         _ body: (PostgresConnection) async throws -> sending Result
     ) async throws -> sending Result {
-        let afterCommit = AfterCommit()
+        let shared = SharedTransaction.current.flatMap { $0.joins(self) ? $0 : nil }
+        let afterCommit = shared?.afterCommit ?? AfterCommit()
         // Handed out of the task-local scope unchanged: `withValue` cannot pass a `sending` result through.
         nonisolated(unsafe) var result: Result?
         try await AfterCommit.$current.withValue(afterCommit) {
-            result = try await guardedTransaction(logger: logger, isolation: isolation, body)
+            if let shared {
+                result = try await shared.join(isolation: isolation, body)
+            } else {
+                result = try await guardedTransaction(logger: logger, isolation: isolation, body)
+            }
         }
-        afterCommit.run()
+        if shared == nil { afterCommit.run() }
         return result!
     }
 

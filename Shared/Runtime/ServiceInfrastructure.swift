@@ -43,20 +43,29 @@ public struct ServiceInfrastructure: Sendable {
     }
 
     /// Applies the migrations on a connection of its own. Waits about a minute for the database to accept
-    /// connections: that wait is the pool's, which holds the first query while it retries connecting until its
-    /// circuit breaker gives up; the loop below retries a connection that breaks during the migration.
+    /// connections, retrying each second; a login the server refuses (a wrong password or role in `DATABASE_URL`) is a
+    /// `ConfigurationError` at once, which waiting would not mend.
     public func migrate() async throws {
         let schema = settings.service
         let deadline = ContinuousClock.now + .seconds(60)
         while true {
             do {
+                try await settings.database.checkLogin(logger: logger)
                 let applied = try await PostgresClient.withRunning(settings.database.makeClient(schema: schema, logger: logger)) { client in
                     try await Migrator.migrate(migrations, schema: schema, client: client, logger: logger)
                 }
                 logger.info("Database ready", metadata: ["schema": "\(schema)", "applied": "\(applied.count)"])
                 return
+            } catch where error.isLoginRefused {
+                let database = settings.database
+                throw ConfigurationError(
+                    variable: "DATABASE_URL",
+                    problem: "is refused by PostgreSQL at \(database.host):\(database.port) for role \(database.username), database "
+                        + "\(database.database): \(error.serverMessage ?? "\(error)")")
             } catch where error.isDatabaseUnavailable && ContinuousClock.now < deadline {
-                logger.warning("Database not reachable yet; retrying", metadata: ["error": "\(error)"])
+                logger.warning(
+                    "Database not reachable yet; retrying",
+                    metadata: ["host": "\(settings.database.host):\(settings.database.port)", "error": "\(String(describing: error).prefix(300))"])
                 try await Task.sleep(for: .seconds(1))
             }
         }
@@ -74,15 +83,20 @@ public struct ServiceInfrastructure: Sendable {
     }
 
     /// A router for an internal service: problem documents, metrics, the caller and trace the gateway forwarded,
-    /// and the operational routes.
+    /// the first answer to each keyed request kept with its command (`IdempotentRequestMiddleware`), and the
+    /// operational routes.
     public func makeRouter(consumers: [EventConsumer] = []) -> Router<SurgeRequestContext> {
         let router = makeRouter(context: SurgeRequestContext.self, consumers: consumers)
         router.add(middleware: ForwardedContextMiddleware(signer: settings.internalCalls))
+        router.add(middleware: IdempotentRequestMiddleware(client: database, connections: settings.database.maximumConnections, logger: logger))
         return router
     }
 
-    /// A router with problem documents, metrics and the operational routes.
-    public func makeRouter<Context: RequestContext>(context: Context.Type, consumers: [EventConsumer] = []) -> Router<Context> {
+    /// A router with problem documents, metrics and the operational routes, and the simulated clock's route unless
+    /// `developmentClock` is false (the gateway: its port is the public door).
+    public func makeRouter<Context: RequestContext>(
+        context: Context.Type, consumers: [EventConsumer] = [], developmentClock: Bool = true
+    ) -> Router<Context> {
         let router = Router(context: Context.self)
         router.add(middleware: RequestMetricsMiddleware())
         router.add(middleware: ProblemMiddleware())
@@ -97,7 +111,7 @@ public struct ServiceInfrastructure: Sendable {
             checks.append(ReadinessCheck("kafka-consumer") { try await consumer.checkConnectivity() })
         }
         OperationalRoutes(checks: checks).addRoutes(to: router)
-        clock.addRoutes(to: router)
+        if developmentClock { clock.addRoutes(to: router) }
         return router
     }
 
@@ -129,7 +143,9 @@ public struct ServiceInfrastructure: Sendable {
         app.addServices(database)
         app.addServices(databases)
         app.addServices(producer)
-        for service in [relay] + consumers + services {
+        let keys = RequestKeyStore(client: database, logger: logger)
+        let keysPurge = PeriodicService("request-keys-purge", every: .seconds(600), logger: logger) { try await keys.purge() }
+        for service in [relay, keysPurge] + consumers + services {
             app.addServices(AfterMigration(gate: migrated, service: service))
         }
         app.beforeServerStarts { [self] in

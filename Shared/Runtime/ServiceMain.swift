@@ -1,6 +1,8 @@
 import Foundation
 import Hummingbird
 import Logging
+import NIOCore
+import NIOPosix
 import ServiceLifecycle
 import SurgeContracts
 
@@ -19,6 +21,7 @@ public enum ServiceMain {
         let app: App
         do {
             settings = try ServiceSettings.fromEnvironment(service: service, defaultPort: surgeService.entry.port)
+            try await checkPortIsFree(host: settings.httpHost, port: settings.httpPort)
             app = try await build(settings)
         } catch let error as ConfigurationError {
             fail(printing: "surge-\(service): \(error.description)", status: configurationErrorStatus)
@@ -39,6 +42,9 @@ public enum ServiceMain {
         do {
             try await ServiceGroup(configuration: configuration).run()
             Foundation.exit(0)
+        } catch let error as ConfigurationError {
+            // A setting found wrong only once used (the database refusing DATABASE_URL's login).
+            fail(printing: "surge-\(service): \(error.description)", status: configurationErrorStatus)
         } catch {
             fail(printing: "surge-\(service): stopped: \(error)", status: 1)
         }
@@ -56,6 +62,20 @@ public enum ServiceMain {
             fail(printing: "surge-\(service): \(error.description)", status: configurationErrorStatus)
         } catch {
             fail(printing: "surge-\(service): failed: \(error)", status: 1)
+        }
+    }
+
+    /// Binds the HTTP port for a moment before anything else starts, so a port in use is said at once, naming the
+    /// setting, instead of after the migrations and the consumer's first join (the server binds only then).
+    static func checkPortIsFree(host: String, port: Int) async throws {
+        guard port != 0 else { return }
+        do {
+            let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .bind(host: host, port: port).get()
+            try await channel.close()
+        } catch let error as IOError where error.errnoCode == EADDRINUSE {
+            throw ConfigurationError(variable: "HTTP_PORT", problem: "\(port) is in use on \(host): another process listens there")
         }
     }
 

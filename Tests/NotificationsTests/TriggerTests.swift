@@ -18,6 +18,15 @@ struct TriggerTests {
         #expect(told == [7, 14, 30, 60, 75, 100, 150, 200, 365])
     }
 
+    @Test("a check-in tells a milestone when it completes its day onto one: not when the day is still incomplete, not off a milestone, not from an event without the live streak")
+    func milestonesOfCheckIns() {
+        #expect(StreakMilestone.reached(completingDay: true, liveStreak: 7) == 7)
+        #expect(StreakMilestone.reached(completingDay: true, liveStreak: 30) == 30)
+        #expect(StreakMilestone.reached(completingDay: false, liveStreak: 7) == nil)
+        #expect(StreakMilestone.reached(completingDay: true, liveStreak: 8) == nil)
+        #expect(StreakMilestone.reached(completingDay: true, liveStreak: nil) == nil)
+    }
+
     @Test("two missed days in a row put a streak at risk, once per run; activity starts the count again; rest and pauses do not count")
     func streakAtRisk() {
         func run(_ outcomes: [PeriodOutcome]) -> [Bool] {

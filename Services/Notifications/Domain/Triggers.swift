@@ -11,6 +11,14 @@ public enum StreakMilestone {
         guard change == .extended, current > previous, days.contains(current) else { return nil }
         return current
     }
+
+    /// The milestone a check-in lands on: one that completes its day, leaving the live streak on a milestone. The day's
+    /// judgement later extends the streak onto the same one, and a further check-in of that day names it again: the
+    /// notification's key (attempt and milestone) keeps it one.
+    public static func reached(completingDay dayComplete: Bool, liveStreak: Int?) -> Int? {
+        guard dayComplete, let liveStreak, days.contains(liveStreak) else { return nil }
+        return liveStreak
+    }
 }
 
 /// 001 NOTIF-01: a streak is at risk once no day of it was completed for two days running. Counted per attempt over

@@ -75,7 +75,7 @@ public struct CheckInRecorded: EventPayload {
             challengeID: Example.readingHabit, challengeVersion: 1, kind: .habit, groupID: nil, taskID: "read", taskKind: .quantity, action: .logged,
             localDate: Example.date("2026-03-12"), dayNumber: 11, quantity: 12, unit: "pages", photoID: nil,
             happenedAt: Example.instant("2026-03-12T20:46:58.000Z"), recordedAt: $0, taskComplete: true, dayComplete: true, dayQuantity: 12,
-            dayTarget: 10)
+            dayTarget: 10, currentStreak: 11)
     }
 
     public var checkInID: UUID
@@ -105,12 +105,17 @@ public struct CheckInRecorded: EventPayload {
     /// Quantity tasks judged day by day: the amount that completes the task for the day (the user's daily goal for a
     /// goal-based target). Absent for other tasks and in events from before it was carried.
     public var dayTarget: Double?
+    /// The attempt's streak after this check-in, as its view shows it: the judged streak plus the open days (or, for
+    /// weekly streaks, this week) already complete. Streak badges and milestones are earned from it when the check-in
+    /// that completes the day reaches them, not a day later when the day is judged. Absent in events from before it was
+    /// carried.
+    public var currentStreak: Int?
 
     public init(
         checkInID: UUID, userID: UUID, attemptID: UUID, challengeID: UUID, challengeVersion: Int, kind: ChallengeKind,
         groupID: UUID?, taskID: String, taskKind: TaskKind, action: CheckInAction, localDate: LocalDate, dayNumber: Int,
         quantity: Double?, unit: String?, photoID: UUID?, happenedAt: Date, recordedAt: Date, taskComplete: Bool, dayComplete: Bool,
-        dayQuantity: Double? = nil, dayTarget: Double? = nil
+        dayQuantity: Double? = nil, dayTarget: Double? = nil, currentStreak: Int? = nil
     ) {
         self.checkInID = checkInID
         self.userID = userID
@@ -133,6 +138,7 @@ public struct CheckInRecorded: EventPayload {
         self.dayComplete = dayComplete
         self.dayQuantity = dayQuantity
         self.dayTarget = dayTarget
+        self.currentStreak = currentStreak
     }
 
     public var partitionKey: String { userID.key }
@@ -561,6 +567,56 @@ public struct ChoreOccurrenceChanged: EventPayload {
         self.nextDueOn = nextDueOn
         self.changedAt = changedAt
         self.dueTime = dueTime
+    }
+
+    public var partitionKey: String { groupID.key }
+    public var subject: String { "chores/\(choreID.key)/occurrences/\(occurrenceID.key)" }
+}
+
+/// A pending chore occurrence with a due time reached its reminder lead time: its assignee is reminded before it is due.
+public struct ChoreOccurrenceDueSoon: EventPayload {
+    public static let descriptor = EventDescriptor(
+        type: "surge.progress.chore.occurrence.due-soon.v1", topic: .progress,
+        summary: "A pending chore occurrence is due within its chore's reminder lead time (an hour by default).",
+        emitted: """
+            When progress's judgement loop (every `JUDGEMENT_INTERVAL_MS`, 5 s by default) finds a pending occurrence of a \
+            chore with a due time whose due instant is `reminderLeadMinutes` away or less (`chore.reminderLeadMinutes`, \
+            60 when absent; none when 0), once per occurrence and due instant; not when the due time has already passed.
+            """)
+
+    public static let example = CloudEvent<ChoreOccurrenceDueSoon>.example(id: "3f0d6a4e-2c1b-4e8a-9b7d-5a6c8e1f2b03", time: "2026-03-14T16:00:00.412Z") {
+        ChoreOccurrenceDueSoon(
+            occurrenceID: Example.id("72e83f46-81ff-4ad8-a7dd-62f5e8e75a00"), choreID: Example.bathroomChore, groupID: Example.flat,
+            title: "Clean the bathroom", assigneeID: Example.marco, dueOn: Example.date("2026-03-14"), dueAt: Example.instant("2026-03-14T17:00:00.000Z"),
+            dueTime: Example.time("18:00"), reminderLeadMinutes: 60, flaggedAt: $0)
+    }
+
+    public var occurrenceID: UUID
+    public var choreID: UUID
+    public var groupID: UUID
+    public var title: String
+    public var assigneeID: UUID?
+    public var dueOn: LocalDate
+    public var dueAt: Date
+    /// The chore's due time on its due dates, in the household's zone.
+    public var dueTime: LocalTime
+    public var reminderLeadMinutes: Int
+    public var flaggedAt: Date
+
+    public init(
+        occurrenceID: UUID, choreID: UUID, groupID: UUID, title: String, assigneeID: UUID?, dueOn: LocalDate, dueAt: Date, dueTime: LocalTime,
+        reminderLeadMinutes: Int, flaggedAt: Date
+    ) {
+        self.occurrenceID = occurrenceID
+        self.choreID = choreID
+        self.groupID = groupID
+        self.title = title
+        self.assigneeID = assigneeID
+        self.dueOn = dueOn
+        self.dueAt = dueAt
+        self.dueTime = dueTime
+        self.reminderLeadMinutes = reminderLeadMinutes
+        self.flaggedAt = flaggedAt
     }
 
     public var partitionKey: String { groupID.key }

@@ -11,8 +11,9 @@ import SurgeMessaging
 /// place on a group's closed weekly board earn their badge for that period; a challenge's definition brings its kind
 /// and the badges it names of its own (`BadgeCatalogue(challengeID:badges:)`), earned from that challenge's facts and
 /// its competition board; an attempt started (or a chore of it completed) makes the user one of its participants, whose
-/// locked badges list them. An undone check-in, a broken streak or a revised board never take a badge back. Events
-/// about a deleted user are ignored.
+/// locked badges list them. Streaks are raised from the live streak a check-in carries as well as from the judged
+/// `streak.changed`. An undone check-in, a broken streak or a revised board never take a badge back. Events about a
+/// deleted user are ignored.
 enum BadgesEvents {
     static func visit<Routes: EventRoutes>(_ routes: inout Routes, awarder: Awarder) where Routes.Store: BadgeStore {
         routes.on(UserRegistered.self) { event, store in try await store.saveUser(event.data.userID) }
@@ -40,8 +41,17 @@ enum BadgesEvents {
         routes.on(AttemptStarted.self) { event, store in try await store.join(event.data.challengeID, event.data.userID) }
         routes.on(CheckInRecorded.self) { event, store in
             let data = event.data
-            try await record(Fact.scopes(Rule.Measure.checkIns.rawValue, kind: data.kind, challengeID: data.challengeID), .add(1),
-                             for: data.userID, at: data.recordedAt, event.trace, &store, awarder)
+            guard try await !store.isErased(data.userID) else { return }
+            try await awarder.record(
+                Fact.scopes(Rule.Measure.checkIns.rawValue, kind: data.kind, challengeID: data.challengeID), .add(1), for: data.userID,
+                at: data.recordedAt, trace: event.trace, store: &store)
+            // The live streak: a streak level is earned by the check-in that completes the day reaching it, not a day
+            // later when that day is judged (its `streak.changed` then finds the level held).
+            if let streak = data.currentStreak, streak > 0 {
+                try await awarder.record(
+                    Fact.scopes(Fact.streak, kind: data.kind, challengeID: data.challengeID), .raise(streak), for: data.userID, at: data.recordedAt,
+                    trace: event.trace, store: &store, challengeID: data.challengeID)
+            }
         }
         routes.on(DayJudged.self, when: { $0.data.outcome == .completed }) { event, store in
             let data = event.data

@@ -8,7 +8,8 @@ import SurgeMessaging
 
 /// What the notification service consumes: who to tell and how (identity's registrations, profiles, preferences and
 /// deletions), check-ins (a day already checked in needs no reminder; completion times make the personalised reminder
-/// time; two idle days make a re-engagement nudge; a quantity close to the day's target makes a close-to-goal note),
+/// time; two idle days make a re-engagement nudge; a quantity close to the day's target makes a close-to-goal note; a
+/// day completed onto a streak milestone tells it at once),
 /// chore occurrences reaching their due time (the assignee's reminder), judged days (two missed in a row: the streak is at risk), streaks
 /// (milestones), vacations (no reminder while one lasts), and what to tell them about: badges earned, friend requests,
 /// challenge invitations, being overtaken on a board (at most one per board per 15 minutes, the latest standing
@@ -91,6 +92,11 @@ enum NotificationsEvents {
                 try await inbox.deliver(
                     .closeToGoal(recipient.language, remaining: target - total, unit: data.unit, attemptID: data.attemptID), kind: .closeToGoal,
                     key: "close-to-goal:\(data.localDate)", to: data.userID, at: data.recordedAt, connection: connection, logger: logger)
+            }
+            if let days = StreakMilestone.reached(completingDay: data.dayComplete, liveStreak: data.currentStreak) {
+                try await inbox.deliver(
+                    .streakMilestone(recipient.language, days: days, attemptID: data.attemptID), kind: .streakMilestone,
+                    key: "streak-milestone:\(data.attemptID.key):\(days)", to: data.userID, at: data.recordedAt, connection: connection, logger: logger)
             }
             guard data.dayComplete else { return }
             let minute = recipient.calendar.localTime(at: data.happenedAt).minutesSinceMidnight

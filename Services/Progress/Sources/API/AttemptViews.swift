@@ -178,26 +178,11 @@ extension AttemptView {
         let dailyGoal = snapshot.member.effectiveDailyGoal
         let period = definition.rules.streak.period
         let active = state.status == .active
-        let lastDay = min(snapshot.today, attempt.endsOn ?? snapshot.today)
         let timeOff = state.timeOff(definition)
-
-        var openCompleted = 0
-        var liveStreak = state.currentStreak
-        if active, period == .day, let first = state.judgedThrough.map({ $0.adding(days: 1) }) ?? Optional(attempt.startedOn), first <= lastDay {
-            for offset in 0...first.days(until: lastDay) {
-                let date = first.adding(days: offset)
-                if state.timeOff(snapshot.timeline.version(on: date)).isOff(date) { continue }
-                switch Requirements.isComplete(snapshot.openRecords[date], definition: snapshot.timeline.version(on: date), date: date, dailyGoal: dailyGoal) {
-                case true?:
-                    openCompleted += 1
-                    liveStreak += 1
-                case false? where date < snapshot.today:
-                    liveStreak = 0
-                default:
-                    break
-                }
-            }
-        }
+        let live = LiveStreak(
+            state, startedOn: attempt.startedOn, endsOn: attempt.endsOn, timeline: snapshot.timeline, today: snapshot.today, dailyGoal: dailyGoal,
+            openRecords: snapshot.openRecords)
+        let liveStreak = live.current
         var week: WeekView?
         if period == .week {
             let weekStart = snapshot.today.startOfWeek
@@ -215,9 +200,8 @@ extension AttemptView {
                 weekStart: weekStart, unit: task?.unit, target: target, done: done,
                 percent: target.map { $0 > 0 ? Int((done / $0 * 100).rounded(.down)) : 0 }, goalMet: met,
                 suggestedDailyGoals: factors.map { max(1, Int((Double(dailyGoal) * $0).rounded())) })
-            if active && met { openCompleted = 1; liveStreak += 1 }
         }
-        let completed = state.periodsCompleted + (active ? openCompleted : 0)
+        let completed = state.periodsCompleted + live.openCompleted
         let level = definition.rules.points.series.map { Points.level(points: snapshot.levelPoints, thresholds: $0.levelThresholds) }
         let stats = StatsView(
             currentStreak: active ? liveStreak : state.currentStreak, bestStreak: max(state.bestStreak, active ? liveStreak : 0),

@@ -23,6 +23,17 @@ struct LoadedDays: Sendable {
     var records: [LocalDate: DayRecord]
 }
 
+extension LoadedDays {
+    /// The attempt's live streak (what its view shows), when these are the records of its open days; read nothing more.
+    func liveStreak(of attempt: AttemptRow, timeline: DefinitionTimeline, member: Member, today: LocalDate) -> Int? {
+        guard range == attempt.openDays(today: today) else { return nil }
+        return LiveStreak(
+            attempt.state, startedOn: attempt.startedOn, endsOn: attempt.endsOn, timeline: timeline, today: today, dailyGoal: member.effectiveDailyGoal,
+            openRecords: records
+        ).current
+    }
+}
+
 extension AttemptRow {
     /// The days the attempt's view still shows as open: from the last judged day (or this week's Monday, if earlier)
     /// through today.

@@ -71,11 +71,12 @@ struct CheckInHandler: Sendable {
             try await stores.photos.insert(
                 id: photoID, userID: userID, attemptID: attempt.id, challengeID: attempt.challengeID, date: day, taskID: taskID,
                 contentType: contentType, data: data, now: now)
-            var days: LoadedDays?
+            let open = attempt.openDays(today: member.calendar.date(at: now))
+            var days: LoadedDays? = LoadedDays(range: open, records: try await stores.attempts.days(attempt.id, from: open.lowerBound, through: open.upperBound))
             try await apply(
                 CheckInCommand(checkInID: UUID(), taskID: taskID, kind: .photo(photoID), happenedAt: happenedAt, date: day),
                 attempt: &attempt, member: member, timeline: timeline, now: now, trace: trace, days: &days, in: stores)
-            return (try await stores.snapshot(attempt, member: member, timeline: timeline, now: now), photoID)
+            return (try await stores.snapshot(attempt, member: member, timeline: timeline, now: now, days: days), photoID)
         }
     }
 
@@ -204,7 +205,8 @@ struct CheckInHandler: Sendable {
                     dayQuantity: task?.kind == .quantity ? record.tasks[taskID]?.quantity : nil,
                     dayTarget: task.flatMap {
                         Requirements.dayTasks(definition, on: date).contains($0) ? Requirements.target(of: $0, dailyGoal: member.effectiveDailyGoal) : nil
-                    }),
+                    },
+                    currentStreak: days?.liveStreak(of: attempt, timeline: timeline, member: member, today: calendar.date(at: now))),
                 at: now, trace: trace))
         }
         try await stores.outbox.append(events)
