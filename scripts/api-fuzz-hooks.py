@@ -1,8 +1,11 @@
 # schemathesis hooks for `make api-fuzz` (loaded through SCHEMATHESIS_HOOKS).
 #
-# docs/openapi.json declares IANA time zone names with a format of its own, `iana-time-zone`: which names exist is the
-# tz database's call, which no pattern can state. A generator of valid data needs names to draw from; these are
-# canonical names every tz database has, in the shapes the server reads (one and two slashes, UTC).
+# docs/openapi.json declares two strings with formats of its own, whose valid values no pattern can state, so a
+# generator of valid data needs values to draw from:
+# - `iana-time-zone`: which names exist is the tz database's call; these are canonical names every tz database has, in
+#   the shapes the server reads (one and two slashes, UTC);
+# - `webhook-url`: an https URL whose host resolves to public addresses only; names that do not resolve (yet) are
+#   taken at creation, address literals must be public.
 import schemathesis
 from hypothesis import strategies as st
 
@@ -11,5 +14,13 @@ schemathesis.openapi.format(
     st.sampled_from([
         "UTC", "Europe/Rome", "Europe/London", "America/New_York", "America/Argentina/Buenos_Aires", "America/Sao_Paulo",
         "Asia/Tokyo", "Asia/Kolkata", "Australia/Sydney", "Pacific/Auckland", "Pacific/Chatham", "Africa/Nairobi",
+    ]),
+)
+
+schemathesis.openapi.format(
+    "webhook-url",
+    st.sampled_from([
+        "https://hooks.example.com/surge", "https://receiver.example.org:8443/webhooks/surge?team=7",
+        "https://8.8.8.8/hooks/surge", "https://[2001:4860:4860::8888]/surge", "https://1.1.1.1:443/",
     ]),
 )

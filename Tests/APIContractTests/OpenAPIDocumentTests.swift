@@ -279,6 +279,27 @@ struct OpenAPIDocumentTests {
         #expect("2026-03-14".wholeMatch(of: date) != nil && "0001-01-01".wholeMatch(of: date) == nil && "2201-01-01".wholeMatch(of: date) == nil)
     }
 
+    @Test("a webhook URL's schema takes what the server takes: public address literals too, the rule named as a format")
+    func webhookURLMatchesTheServer() throws {
+        let url = try #require((schemas["CreateWebhookRequest"]?["properties"] as? [String: [String: Any]])?["url"])
+        #expect(url["format"] as? String == "webhook-url")
+        #expect(url["maxLength"] as? Int == 2048)
+        if let pattern = url["pattern"] as? String {
+            let regex = try Regex(pattern)
+            for taken in ["https://8.8.8.8/hooks/surge", "https://[2001:4860:4860::8888]/surge", "https://hooks.example.com/surge"] {
+                #expect(taken.wholeMatch(of: regex) != nil, "\(taken)")
+            }
+        }
+    }
+
+    @Test("ending a session is described as the server does it: its access tokens are refused, not left to expire")
+    func endSessionDescription() throws {
+        let operation = try #require(operations.first { $0.id == "endSession" }?.operation)
+        let text = (operation["summary"] as? String ?? "") + (operation["description"] as? String ?? "")
+        #expect(!text.contains("lives out"))
+        #expect(text.contains("access tokens"))
+    }
+
     @Test("GET /v1/photos/{photoID} declares the image types it serves; uploads declare the ones they take")
     func photoMediaTypes() throws {
         let get = try #require(operations.first { $0.id == "getPhoto" }?.operation)

@@ -32,6 +32,40 @@ struct OperabilitySystemTests {
         }
     }
 
+    @Test("an operator's first minutes: a refused database login and a port in use each end the process at once with one line naming the setting; a healthy start logs no warning")
+    func startupMistakes() async throws {
+        try await withTestStack("startup-mistakes") { stack in
+            let healthy = try await stack.start("identity")
+            let healthyLog = try String(contentsOf: healthy.logFile, encoding: .utf8)
+            #expect(!healthyLog.contains("warning"), "\(healthyLog)")
+            #expect(!healthyLog.contains("hasn't been called yet"))
+
+            var wrongPassword = stack.database.configuration(for: "progress")
+            wrongPassword.password = "not-the-password"
+            let cases: [(service: String, environment: [String: String], line: String)] = [
+                ("progress", ["DATABASE_URL": wrongPassword.url],
+                 "surge-progress: configuration: DATABASE_URL is refused by PostgreSQL at \(wrongPassword.host):\(wrongPassword.port) for role \(wrongPassword.username)"),
+                ("challenges", ["HTTP_PORT": String(try healthy.port)],
+                 "surge-challenges: configuration: HTTP_PORT \(try healthy.port) is in use"),
+            ]
+            for (index, entry) in cases.enumerated() {
+                let instance = "\(entry.service)-mistake-\(index)"
+                let started = ContinuousClock.now
+                await #expect(throws: ServiceProcessError.self) {
+                    try await stack.start(entry.service, instance: instance, environment: entry.environment)
+                }
+                let process = try stack.process(instance)
+                let status = try await eventually("\(instance) to exit") { process.exitStatus }
+                #expect(ContinuousClock.now - started < .seconds(15), "\(instance) took \(ContinuousClock.now - started) to give up")
+                #expect(status == 78, "\(instance) exited with \(status)")
+                let log = try String(contentsOf: process.logFile, encoding: .utf8)
+                let last = log.split(separator: "\n").last.map(String.init) ?? ""
+                #expect(last.hasPrefix(entry.line), "\(log)")
+                #expect(!log.contains("not reachable yet") && !log.contains("Fatal error"), "\(log)")
+            }
+        }
+    }
+
     @Test("SIGTERM ends a healthy service quickly, and one whose broker and database are gone within its shutdown bound")
     func shutdownIsBounded() async throws {
         try await withTestStack("shutdown") { stack in

@@ -88,7 +88,8 @@ enum IdentityAPI {
 
     static let endSession = APIOperation(
         .delete, "/v1/me/sessions/{sessionID}", id: "endSession", service: .identity,
-        summary: "Sign one device out: its refresh token is refused from now on (its access token lives out its minutes).",
+        summary: "Sign one device out: its refresh token is refused from now on, and its access tokens once the gateway has heard of it "
+            + "(on a settled stack well under a second; docs/accounts.md, \"Ending a session ends its access tokens\").",
         status: .noContent)
 
     static let endOtherSessions = APIOperation(

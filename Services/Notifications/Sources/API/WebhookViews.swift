@@ -12,14 +12,13 @@ struct CreateWebhookRequest: Codable, Sendable {
 
 extension CreateWebhookRequest: JSONSchemaRefined {
     static let fieldRefinements: [String: JSONSchema.Refinement] = [
-        // The pattern states what a pattern can: a host name whose last label starts with a letter (an address literal,
-        // `https://0` or `https://0x7f.1`, can name a private address, which no schema tells from a public one) and the
-        // characters a URL may hold; where the name points is checked by resolving it.
+        // Which URLs are taken depends on where their host points (resolved at creation and before each attempt) and
+        // on the operator's settings, which no pattern can state: the document names the rule as a format of its own,
+        // `webhook-url`, and a generator of valid data draws from scripts/api-fuzz-hooks.py's list.
         "url": .init(
             maxLength: 2048,
-            pattern: "^https://([A-Za-z0-9_~-]+\\.)*[A-Za-z][A-Za-z0-9_~-]*\\.?(:[0-9]{1,5})?([/?](%[0-9A-Fa-f]{2}|[A-Za-z0-9._~!$&'()*+,;=:@/?-])*)?$",
-            description: "An https URL whose host name resolves to public addresses only (an address literal is taken too, under the same rule).",
-            example: "https://hooks.example.com/surge")
+            description: "An absolute https URL (http too where the operator sets WEBHOOKS_ALLOW_HTTP), without user name, password or fragment, whose host is a name or an address literal that resolves to public addresses only (format `webhook-url`); a loopback, private, link-local or metadata address is refused with 422.",
+            example: "https://hooks.example.com/surge", schema: .string(format: "webhook-url"))
     ]
 }
 
