@@ -3,7 +3,9 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NotificationsDomain
+import PostgresNIO
 import SurgeContracts
+import SurgeMessaging
 import SurgeRuntime
 import SurgeTestSupport
 import Testing
@@ -81,6 +83,48 @@ struct NotificationsRouterTests {
             #expect(try await routes.send(.delete, target, as: ann).status == .notFound)
             #expect(try await routes.send(.get, "/v1/me/push-tokens", as: ann).decode(PushTokenListView.self).items.isEmpty)
             #expect(try await routes.send(.post, "/v1/me/push-tokens", as: nil, json: device).status == .unauthorized)
+        }
+    }
+
+    @Test("a device registered by Ann, then by Ben, is Ben's only: gone from Ann's list, her queued push dropped, her next one not sent to it")
+    func pushTokenChangesOwner() async throws {
+        try await NotificationsRoutes.run { routes in
+            let now = Date()
+            try await routes.database.withConnection { connection in
+                let store = RecipientStore(connection: connection, logger: routes.logger)
+                for (userID, name) in [(ann, "Ann"), (ben, "Ben")] {
+                    try await store.save(Recipient(userID: userID, displayName: name, timeZone: "Europe/Rome", locale: "en", enabled: true), now: now)
+                }
+            }
+            let inbox = Inbox(outbox: Outbox(service: "notifications"), pushPlatforms: [.fcm], webhooks: WebhookQueue(clock: routes.clock), clock: routes.clock)
+            let deliver = { @Sendable (userID: UUID) in
+                _ = try await routes.database.transaction(logger: routes.logger) { connection in
+                    try await inbox.deliver(
+                        .friendRequest(.english, from: "Cleo"), kind: .friendRequest, key: UUID().key, to: userID, at: Date(), connection: connection,
+                        logger: routes.logger)
+                }
+            }
+            let device: [String: any Sendable] = ["platform": "fcm", "token": "f3Jk9pQ2RwS:APA91bHun4MxP5egoKMwt2KZFBaFUH-1RYqx"]
+            let anns = try await routes.send(.post, "/v1/me/push-tokens", as: ann, json: device).decode(PushTokenView.self)
+            try await deliver(ann)
+            let pushesTo = { @Sendable (userID: UUID) in
+                try await routes.count(
+                    "SELECT count(*) FROM push_deliveries d JOIN inbox i USING (notification_id) WHERE i.user_id = \(userID)")
+            }
+            #expect(try await pushesTo(ann) == 1)
+
+            let bens = try await routes.send(.post, "/v1/me/push-tokens", as: ben, json: device)
+            #expect(bens.status == .ok)
+            let token = try bens.decode(PushTokenView.self)
+            #expect(try await routes.send(.get, "/v1/me/push-tokens", as: ann).decode(PushTokenListView.self).items.isEmpty)
+            #expect(try await routes.send(.get, "/v1/me/push-tokens", as: ben).decode(PushTokenListView.self).items.map(\.pushTokenID) == [token.pushTokenID])
+            #expect(try await routes.send(.delete, "/v1/me/push-tokens/\(anns.pushTokenID.key)", as: ann).status == .notFound)
+            #expect(try await pushesTo(ann) == 0, "Ann's queued push no longer goes to Ben's phone")
+            try await deliver(ann)
+            try await deliver(ben)
+            #expect(try await pushesTo(ann) == 0)
+            #expect(try await pushesTo(ben) == 1)
+            #expect(try await routes.count("SELECT count(*) FROM push_tokens") == 1)
         }
     }
 

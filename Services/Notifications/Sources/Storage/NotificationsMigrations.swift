@@ -242,5 +242,16 @@ enum NotificationsMigrations {
             )
             """,
         ]),
+        // A device token belongs to one account: the one that registered it last (a phone signed into another
+        // account). Duplicates from before keep their latest registration; the others go with their queued pushes.
+        Migration(10, "one owner per device token", [
+            """
+            DELETE FROM push_tokens t USING push_tokens newer
+            WHERE newer.platform = t.platform AND newer.token = t.token
+              AND (newer.registered_at, newer.token_id) > (t.registered_at, t.token_id)
+            """,
+            "ALTER TABLE push_tokens DROP CONSTRAINT push_tokens_user_id_platform_token_key",
+            "CREATE UNIQUE INDEX push_tokens_one_owner ON push_tokens (platform, token)",
+        ]),
     ])
 }

@@ -17,14 +17,19 @@ struct PushTokenStore: Sendable {
     let logger: Logger
 
     /// Registers the device, or refreshes it when the user already has it; beyond the limit, the device registered
-    /// longest ago is forgotten.
+    /// longest ago is forgotten. A device belongs to the account that registered it last: another account that had it
+    /// loses it, with the pushes still queued for it.
     func register(_ platform: PushPlatform, token: String, for userID: UUID, at time: Date) async throws -> PushToken {
         try await client.transaction(logger: logger) { connection in
+            // Two accounts registering the same device at once take turns, so the handover below cannot race.
+            try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(platform.rawValue + ":" + token), 0))", logger: logger)
+            try await connection.query(
+                "DELETE FROM push_tokens WHERE platform = \(platform.rawValue) AND token = \(token) AND user_id <> \(userID)", logger: logger)
             let row = try await connection.query(
                 """
                 INSERT INTO push_tokens (token_id, user_id, platform, token, registered_at)
                 VALUES (\(UUID()), \(userID), \(platform.rawValue), \(token), \(time))
-                ON CONFLICT (user_id, platform, token) DO UPDATE SET registered_at = EXCLUDED.registered_at
+                ON CONFLICT (platform, token) DO UPDATE SET registered_at = EXCLUDED.registered_at
                 RETURNING token_id, registered_at
                 """, logger: logger
             ).collect().first
