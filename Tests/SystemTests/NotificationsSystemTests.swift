@@ -143,6 +143,44 @@ struct NotificationsSystemTests {
         }
     }
 
+    @Test("a 21:00 reminder first looked at 2 h 30 min late (the clock jumped past it) is dropped and counted; the next evening's, 1 h 30 min late, is sent")
+    func lateReminder() async throws {
+        try await withTestStack("notifications-late") { stack in
+            try await stack.start("identity")
+            let notifications = try await stack.start("notifications", environment: ["SIMULATED_CLOCK": "true", "REMINDER_INTERVAL_MS": "50"])
+            try await stack.start("gateway")
+            let giulia = try await Self.user("Giulia", zone: "Europe/Rome", on: stack)
+            let saved = try await giulia.http.put(
+                "/v1/me/preferences", json: ["notificationsEnabled": true, "dailyReminderTime": "21:00", "telemetryOptOut": false])
+            #expect(saved.status == 200, "\(saved.text)")
+            let evening = try await Self.nextReminder(of: giulia, at: "21:00", on: stack)
+            let nextAfter = { (instant: Date) in
+                try await eventually("the reminder after \(instant)") { () -> Date? in
+                    try await stack.database.withAdmin { client in
+                        try await client.query(
+                            "SELECT fire_at FROM notifications.reminders WHERE user_id = \(giulia.id) AND fire_at > \(instant)", logger: .test("reminders")
+                        ).collect().first?.decode(Date.self)
+                    }
+                }
+            }
+            let dropped = { try await MetricsPage.scrape(notifications).sum("surge_reminders_dropped_total", ["kind": "daily-reminder", "reason": "late"]) }
+
+            // Past the default bound of two hours: the evening's reminder goes unsent, and the next is tomorrow's.
+            try await stack.setClock(evening.addingTimeInterval(2.5 * 3600))
+            let tomorrow = try await nextAfter(evening)
+            #expect(tomorrow.timeIntervalSince(evening) >= 23 * 3600)
+            #expect(try await Self.reminders(giulia) == 0, "not sent at 23:30")
+            #expect(try await dropped() == 1)
+
+            // Within the bound: sent late, once.
+            try await stack.setClock(tomorrow.addingTimeInterval(1.5 * 3600))
+            _ = try await eventually("the reminder sent at 22:30") { try await Self.reminders(giulia) == 1 ? true : nil }
+            _ = try await nextAfter(tomorrow)
+            #expect(try await Self.reminders(giulia) == 1)
+            #expect(try await dropped() == 1)
+        }
+    }
+
     @Test("reminders switched off: no reminder at 21:00 while a neighbour gets hers; back on, the next evening's is scheduled")
     func categorySwitchedOff() async throws {
         try await Self.withStack("notifications-categories") { stack in

@@ -68,6 +68,16 @@ public enum DeliveryRule {
     }
 }
 
+/// A reminder looked at late (the scheduler was down, the clock jumped forward) is worth sending only within a bound
+/// of the moment it was due: a 21:00 reminder at 22:30, yes; at 23:59, no (dropped, even though its day still lasts).
+public enum ReminderLateness {
+    public static let defaultBound: TimeInterval = 2 * 3600
+
+    public static func isTooLate(dueAt: Date, now: Date, bound: TimeInterval) -> Bool {
+        now.timeIntervalSince(dueAt) > bound
+    }
+}
+
 extension LocalCalendar {
     /// The wall-clock time at `instant`, to the minute.
     public func localTime(at instant: Date) -> LocalTime {

@@ -18,6 +18,8 @@ public enum NotificationsService {
     struct Settings {
         var reminderInterval: Duration
         var reminderBatch: Int
+        /// How late a reminder may still be sent (after downtime or a clock jump); later, it is dropped.
+        var reminderMaxLateness: TimeInterval
         var push: PushSettings
         var email: EmailChannel.Settings?
         /// The secret the e-mail provider signs its reports (bounces, complaints) with; without it every report is refused.
@@ -28,6 +30,8 @@ public enum NotificationsService {
             Settings(
                 reminderInterval: .milliseconds(try reader.int("REMINDER_INTERVAL_MS", default: 1000, range: 10...60_000)),
                 reminderBatch: try reader.int("REMINDER_BATCH_SIZE", default: 200, range: 1...10_000),
+                reminderMaxLateness: TimeInterval(
+                    try reader.int("REMINDER_MAX_LATENESS_MINUTES", default: Int(ReminderLateness.defaultBound / 60), range: 1...1440) * 60),
                 push: try PushSettings.from(reader), email: try EmailChannel.Settings.from(reader),
                 emailWebhookSecret: try reader.string("EMAIL_WEBHOOK_SECRET").map { text in
                     guard let secret = WebhookSecret(text), secret.key.count >= 16 else {
@@ -68,7 +72,9 @@ public enum NotificationsService {
         let router = infrastructure.makeRouter(consumers: [consumer])
         let stores = Stores(database: infrastructure.database, logger: logger)
         addRoutes(to: router, stores: stores, settings: notifications, clock: clock, logger: logger)
-        let scheduler = ReminderScheduler(client: infrastructure.database, inbox: inbox, logger: logger, batch: notifications.reminderBatch)
+        let scheduler = ReminderScheduler(
+            client: infrastructure.database, inbox: inbox, logger: logger, batch: notifications.reminderBatch,
+            maxLateness: notifications.reminderMaxLateness)
         let webhooks = notifications.webhooks
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: WebhookDispatcher.clientConfiguration(timeout: webhooks.attemptTimeout))
         let webhookDispatcher = WebhookDispatcher(

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Metrics
 import NotificationsDomain
 import PostgresNIO
 import SurgeCalendar
@@ -9,13 +10,15 @@ import SurgeContracts
 /// due: only those rows, by the index on their fire instant, in batches each replica locks for itself (`SKIP LOCKED`),
 /// so replicas share the work and none is sent twice. Each is for its local day: a reminder or nudge is skipped if the
 /// user already checked in that day or is on vacation; any is deferred to the end of quiet hours while the day lasts
-/// and dropped once the day is over (also after downtime: nothing is sent for a day gone by).
+/// and dropped once the day is over (also after downtime: nothing is sent for a day gone by). A daily or habit reminder
+/// looked at more than `maxLateness` after its time (downtime, a clock jump) is dropped too.
 struct ReminderScheduler: Sendable {
     let client: PostgresClient
     let inbox: Inbox
     let logger: Logger
     /// Rows per transaction: what a crash mid-burst can roll back (and another replica then sends).
     let batch: Int
+    let maxLateness: TimeInterval
 
     /// Handles everything due at `now`; returns how many were looked at.
     @discardableResult
@@ -47,7 +50,6 @@ struct ReminderScheduler: Sendable {
             try await scheduled.remove(notification)
             return
         }
-        let calendar = recipient.calendar
         let day = notification.onDate
         if notification.kind == .habitReminder {
             try await sendHabitReminder(notification, to: recipient, now: now, store: store, scheduled: scheduled, connection: connection)
@@ -62,7 +64,7 @@ struct ReminderScheduler: Sendable {
             try await scheduled.remove(notification)
             return
         }
-        switch DeliveryRule.decide(at: now, quiet: recipient.quiet, usefulUntil: calendar.end(of: day), in: calendar) {
+        switch delivery(notification.kind, dueAt: notification.fireAt, on: day, now: now, to: recipient) {
         case .now:
             if let message = try await message(for: notification, to: recipient, store: store) {
                 try await inbox.deliver(message, kind: notification.kind, key: notification.key, to: recipient.userID, at: now, connection: connection, logger: logger)
@@ -90,7 +92,7 @@ struct ReminderScheduler: Sendable {
         let calendar = recipient.calendar
         let day = notification.onDate
         if HabitReminder.isDue(on: day, lastCheckIn: attempt.lastCheckIn), try await !store.isOnVacation(recipient.userID, on: day) {
-            switch DeliveryRule.decide(at: now, quiet: recipient.quiet, usefulUntil: calendar.end(of: day), in: calendar) {
+            switch delivery(.habitReminder, dueAt: notification.fireAt, on: day, now: now, to: recipient) {
             case .now:
                 try await inbox.deliver(
                     .habitReminder(recipient.language, habit: attempt.name, attemptID: attemptID), kind: .habitReminder, key: notification.key,
@@ -148,7 +150,7 @@ struct ReminderScheduler: Sendable {
         let calendar = recipient.calendar
         let day = calendar.date(at: fireAt)
         if recipient.lastCheckIn.map({ $0 >= day }) != true, try await !store.isOnVacation(recipient.userID, on: day) {
-            switch DeliveryRule.decide(at: now, quiet: recipient.quiet, usefulUntil: calendar.end(of: day), in: calendar) {
+            switch delivery(.dailyReminder, dueAt: fireAt, on: day, now: now, to: recipient) {
             case .now:
                 try await inbox.deliver(
                     .dailyReminder(recipient.language), kind: .dailyReminder, key: "daily-reminder:\(day)", to: recipient.userID, at: now,
@@ -161,5 +163,34 @@ struct ReminderScheduler: Sendable {
             }
         }
         try await store.schedule(recipient, after: max(now, fireAt))
+    }
+
+    /// Sent now, timed out of quiet hours or dropped: dropped (and counted) when looked at too late, after its day or,
+    /// for a reminder at a time of day the user chose, beyond `maxLateness` of that time; or when quiet hours outlast
+    /// its day. The nudges and the digest keep their whole day: they may be made after their time (a day judged late).
+    private func delivery(_ kind: NotificationKind, dueAt: Date, on day: LocalDate, now: Date, to recipient: Recipient) -> Delivery {
+        let calendar = recipient.calendar
+        let endOfDay = calendar.end(of: day)
+        let timed = kind == .dailyReminder || kind == .habitReminder
+        if now >= endOfDay || (timed && ReminderLateness.isTooLate(dueAt: dueAt, now: now, bound: maxLateness)) {
+            ReminderMetrics.dropped(kind, .late)
+            return .dropped
+        }
+        let delivery = DeliveryRule.decide(at: now, quiet: recipient.quiet, usefulUntil: endOfDay, in: calendar)
+        if delivery == .dropped { ReminderMetrics.dropped(kind, .quietHours) }
+        return delivery
+    }
+}
+
+/// `surge_reminders_dropped_total{kind, reason}`: scheduled notifications not sent because they came due too late to
+/// be useful (`late`) or quiet hours outlasted their day (`quiet-hours`).
+enum ReminderMetrics {
+    enum Reason: String {
+        case late
+        case quietHours = "quiet-hours"
+    }
+
+    static func dropped(_ kind: NotificationKind, _ reason: Reason) {
+        Counter(label: "surge_reminders_dropped_total", dimensions: [("kind", kind.rawValue), ("reason", reason.rawValue)]).increment()
     }
 }

@@ -117,7 +117,8 @@ struct HabitReminders {
                 continue
             }
             if let pendingKey, let pendingDate {
-                let fireAt = ReminderTime.instant(of: time, on: pendingDate, in: calendar)
+                // Moved to a moment already past: due now, not late.
+                let fireAt = max(ReminderTime.instant(of: time, on: pendingDate, in: calendar), now)
                 try await connection.query(
                     "UPDATE scheduled_notifications SET fire_at = \(fireAt) WHERE user_id = \(recipient.userID) AND key = \(pendingKey)",
                     logger: logger)
