@@ -7,7 +7,7 @@ public enum EventCatalogue {
         FriendshipChanged.self, GroupChanged.self, GroupMembershipChanged.self, SessionsRevoked.self, UserDeleted.self,
         ChallengePublished.self, ChallengeChanged.self, ChallengeDeleted.self, ChallengeInvitationSent.self, ChallengeLiked.self,
         AttemptStarted.self, AttemptRestarted.self, AttemptEnded.self, AttemptPaused.self, AttemptResumed.self, CheckInRecorded.self,
-        CheckInUndone.self, DayJudged.self, StreakChanged.self, PointsAwarded.self, ChoreOccurrenceChanged.self, RankChanged.self,
+        CheckInUndone.self, DayJudged.self, StreakChanged.self, PointsAwarded.self, ChoreOccurrenceChanged.self, ChoreOccurrenceDueSoon.self, RankChanged.self,
         StandingChanged.self, WindowClosed.self, BadgeAwarded.self, NotificationSent.self, NotificationFailed.self,
     ]
 

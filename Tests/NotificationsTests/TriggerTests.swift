@@ -145,4 +145,22 @@ struct TriggerTests {
         #expect(Message.choreDue(.italian, chore: "Buttare la spazzatura", groupID: household).body == "Promemoria: «Buttare la spazzatura» è da fare adesso.")
         #expect(NotificationKind.choreDue.category == .chores)
     }
+
+    @Test("a chore due soon names the chore and its due time, in both languages")
+    func choreDueSoonWords() {
+        let household = UUID()
+        let english = Message.choreDueSoon(.english, chore: "Take out the bins", dueAt: LocalTime(hour: 18, minute: 0)!, groupID: household)
+        #expect(english.title == "Chore due soon")
+        #expect(english.body == "Reminder: “Take out the bins” is due at 18:00.")
+        #expect(english.deepLink == "surge://groups/\(household.uuidString.lowercased())/chores")
+        #expect(Message.choreDueSoon(.italian, chore: "Buttare la spazzatura", dueAt: LocalTime(hour: 7, minute: 5)!, groupID: household).body
+            == "Promemoria: «Buttare la spazzatura» è da fare entro le 07:05.")
+    }
+
+    @Test("a reminder is late beyond its bound, not at it")
+    func lateness() {
+        let due = Date(timeIntervalSince1970: 1_800_000_000)
+        #expect(!ReminderLateness.isTooLate(dueAt: due, now: due.addingTimeInterval(7200), bound: ReminderLateness.defaultBound))
+        #expect(ReminderLateness.isTooLate(dueAt: due, now: due.addingTimeInterval(7201), bound: ReminderLateness.defaultBound))
+    }
 }

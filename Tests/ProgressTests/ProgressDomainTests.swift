@@ -295,6 +295,19 @@ struct ProgressDomainTests {
         #expect(ChoreSchedule.dueAt(monday, dueTime: nil, calendar: berlin) == berlin.end(of: monday))
     }
 
+    @Test("a chore with a due time is reminded its lead time before it: an hour unless it says otherwise, none for 0 or without a due time")
+    func choreReminderLead() {
+        let due = Date(timeIntervalSince1970: 1_800_000_000)
+        let chore = { (time: LocalTime?, lead: Int?) in
+            ChoreDetails(assigneeID: nil, firstDueOn: LocalDate("2026-11-16")!, dueTime: time, recurrence: ChoreRecurrence(kind: .none), reminderLeadMinutes: lead)
+        }
+        let six = LocalTime(hour: 18, minute: 0)!
+        #expect(ChoreSchedule.remindAt(due, chore: chore(six, nil)) == due.addingTimeInterval(-3600))
+        #expect(ChoreSchedule.remindAt(due, chore: chore(six, 15)) == due.addingTimeInterval(-900))
+        #expect(ChoreSchedule.remindAt(due, chore: chore(six, 0)) == nil)
+        #expect(ChoreSchedule.remindAt(due, chore: chore(nil, nil)) == nil)
+    }
+
     @Test("photos must be an allowed image type whose bytes match, within the size limit")
     func photos() throws {
         let jpeg = Data([0xFF, 0xD8, 0xFF, 0xE0, 1, 2, 3])

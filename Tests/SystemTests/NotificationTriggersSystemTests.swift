@@ -157,7 +157,7 @@ struct NotificationTriggersSystemTests {
         }
     }
 
-    @Test("a weekly chore due Monday 18:00 reminds its assignee at 18:00, not before and nobody else; completed, the next Monday's reminds again at 18:00")
+    @Test("a weekly chore due Monday 18:00 reminds its assignee an hour before (the default lead) and at 18:00, not before and nobody else; completed, the next Monday's does the same; a chore's own lead of 15 minutes, told in the assignee's zone")
     func choreDue() async throws {
         try await withTestStack("notifications-chore-due") { stack in
             try await stack.start("identity")
@@ -169,7 +169,8 @@ struct NotificationTriggersSystemTests {
             var monday = Self.rome.date(at: Date()).adding(days: 7)
             while monday.weekday != .monday { monday = monday.adding(days: 1) }
             try await stage.setClock(Self.rome.instant(of: LocalTime("10:00")!, on: monday))
-            let parent = try await stage.user("Paolo", timeZone: "Europe/Rome")
+            // The parent lives in London; the household's times are Rome's.
+            let parent = try await stage.user("Paolo", timeZone: "Europe/London")
             let teen = try await stage.user("Teo", timeZone: "Europe/Rome")
             let household = try await stage.household(owner: parent, members: [teen], timeZone: "Europe/Rome")
             let chore = try await parent.http.post("/v1/challenges", json: [
@@ -190,36 +191,76 @@ struct NotificationTriggersSystemTests {
                     try await stack.database.count("SELECT count(*) FROM notifications.recipients WHERE user_id = \(user.id)") == 1
                 }
             }
+            let at = { (date: LocalDate, time: String) in Self.rome.instant(of: LocalTime(time)!, on: date) }
+            let createdAt = { (note: [String: Any]) in try #require((note["createdAt"] as? String).flatMap(Timestamp.parse)) }
 
-            // 17:59: not yet (two judgement rounds have looked at that time).
-            try await stage.setClock(monday, "17:59", for: teen)
+            // 16:59: not yet (two judgement rounds have looked at that time). 17:00: an hour before.
+            try await stage.setClock(at(monday, "16:59"))
             try await stage.waitForJudgement()
-            #expect(try await Self.notifications("chore-due", of: teen).isEmpty, "not before the due time")
-            try await stage.setClock(monday, "18:00", for: teen)
-            let reminder = try await Self.waitFor("chore-due", of: teen)
-            #expect(reminder["body"] as? String == "Reminder: “Take out the bins” is due now.")
+            #expect(try await Self.notifications("chore-due", of: teen).isEmpty, "not before the lead time")
+            try await stage.setClock(at(monday, "17:00"))
+            let soon = try await Self.waitFor("chore-due", of: teen)
+            #expect(soon["body"] as? String == "Reminder: “Take out the bins” is due at 18:00.")
+            #expect(soon["deepLink"] as? String == "surge://groups/\(household.lowercased())/chores")
+            let soonAt = try createdAt(soon)
+            #expect(soonAt >= at(monday, "17:00") && soonAt < at(monday, "17:01"), "at 17:00 Rome: \(soonAt)")
+
+            // 17:59: nothing more. 18:00: due now.
+            try await stage.setClock(at(monday, "17:59"))
+            try await stage.waitForJudgement()
+            #expect(try await Self.notifications("chore-due", of: teen).count == 1, "not before the due time")
+            try await stage.setClock(at(monday, "18:00"))
+            let reminder = try await eventually("the reminder at the due time") { () -> [String: Any]? in
+                try await Self.notifications("chore-due", of: teen).first { $0["body"] as? String == "Reminder: “Take out the bins” is due now." }
+            }
             #expect(reminder["deepLink"] as? String == "surge://groups/\(household.lowercased())/chores")
-            let sentAt = try #require((reminder["createdAt"] as? String).flatMap(Timestamp.parse))
-            #expect(sentAt >= Self.rome.instant(of: LocalTime("18:00")!, on: monday) && sentAt < Self.rome.instant(of: LocalTime("18:01")!, on: monday),
-                "at 18:00 Rome: \(sentAt)")
+            let sentAt = try createdAt(reminder)
+            #expect(sentAt >= at(monday, "18:00") && sentAt < at(monday, "18:01"), "at 18:00 Rome: \(sentAt)")
             #expect(try await Self.notifications("chore-due", of: parent).isEmpty, "only the assignee")
 
-            // Done at 18:30: the next occurrence is next Monday's, and reminds at its own 18:00, once.
-            try await stage.setClock(monday, "18:30", for: teen)
+            // A chore with its own lead of 15 minutes, due 20:00 Rome, assigned to the parent in London.
+            let plants = try await parent.http.post("/v1/challenges", json: [
+                "kind": "chore", "name": "Water the plants", "groupID": household,
+                "chore": [
+                    "assigneeID": parent.id.uuidString, "firstDueOn": monday.description, "dueTime": "20:00", "reminderLeadMinutes": 15,
+                    "recurrence": ["kind": "weekly", "weekdays": ["monday"]] as [String: any Sendable],
+                ] as [String: any Sendable],
+            ])
+            #expect(plants.status == 201, "\(plants.text)")
+            #expect(((plants.json["definition"] as? [String: Any])?["chore"] as? [String: Any])?["reminderLeadMinutes"] as? Int == 15, "\(plants.text)")
+            _ = try await eventually("the plants' occurrence") { () -> Bool? in
+                let items = try await parent.http.get("/v1/groups/\(household)/chore-occurrences").json["items"] as? [[String: Any]] ?? []
+                return items.contains { $0["title"] as? String == "Water the plants" } ? true : nil
+            }
+
+            // Done at 18:30: the next occurrence is next Monday's.
+            try await stage.setClock(at(monday, "18:30"))
             #expect(try await teen.http.post("/v1/chore-occurrences/\(firstID)/complete").status == 200)
+            try await stage.setClock(at(monday, "19:44"))
+            try await stage.waitForJudgement()
+            #expect(try await Self.notifications("chore-due", of: parent).isEmpty, "not an hour before: its own lead is 15 minutes")
+            try await stage.setClock(at(monday, "19:45"))
+            let plantsSoon = try await Self.waitFor("chore-due", of: parent)
+            #expect(plantsSoon["body"] as? String == "Reminder: “Water the plants” is due at 19:00.", "London's time")
+            try await stage.setClock(at(monday, "20:00"))
+            _ = try await eventually("the plants' reminder at 20:00") { try await Self.notifications("chore-due", of: parent).count == 2 ? true : nil }
+
+            // Next Monday's occurrence reminds an hour before and at its 18:00, once each.
             let nextMonday = monday.adding(days: 7)
             _ = try await eventually("next Monday's occurrence") { () -> Bool? in
                 let items = try await teen.http.get("/v1/groups/\(household)/chore-occurrences").json["items"] as? [[String: Any]] ?? []
                 return items.contains { $0["dueOn"] as? String == nextMonday.description } ? true : nil
             }
-            try await stage.setClock(nextMonday, "17:59", for: teen)
+            try await stage.setClock(at(nextMonday, "16:59"))
             try await stage.waitForJudgement()
-            #expect(try await Self.notifications("chore-due", of: teen).count == 1, "not before next Monday's 18:00")
-            try await stage.setClock(nextMonday, "18:00", for: teen)
-            _ = try await eventually("next Monday's reminder") { try await Self.notifications("chore-due", of: teen).count == 2 ? true : nil }
-            try await stage.setClock(nextMonday, "18:05", for: teen)
+            #expect(try await Self.notifications("chore-due", of: teen).count == 2, "not before next Monday's 17:00")
+            try await stage.setClock(at(nextMonday, "17:00"))
+            _ = try await eventually("next Monday's early reminder") { try await Self.notifications("chore-due", of: teen).count == 3 ? true : nil }
+            try await stage.setClock(at(nextMonday, "18:00"))
+            _ = try await eventually("next Monday's reminder") { try await Self.notifications("chore-due", of: teen).count == 4 ? true : nil }
+            try await stage.setClock(at(nextMonday, "18:05"))
             try await stage.waitForJudgement()
-            #expect(try await Self.notifications("chore-due", of: teen).count == 2, "each occurrence once")
+            #expect(try await Self.notifications("chore-due", of: teen).count == 4, "each occurrence twice: before and at its due time")
         }
     }
 }

@@ -113,6 +113,9 @@ public struct ChoreDraft: Codable, Sendable, Equatable {
     public var recurrence: ChoreRecurrence
     /// Points for doing the chore once; default 1.
     public var points: Int?
+    /// Minutes before the due time the assignee is reminded, besides at the due time; default 60, 0 for none. Only
+    /// with a `dueTime`.
+    public var reminderLeadMinutes: Int?
 }
 
 extension ChallengeDraft {
@@ -129,7 +132,7 @@ extension ChallengeDraft {
             chore: definition.chore.map { chore in
                 ChoreDraft(
                     assigneeID: chore.assigneeID, firstDueOn: chore.firstDueOn, dueTime: chore.dueTime, recurrence: chore.recurrence,
-                    points: definition.tasks.first?.points)
+                    points: definition.tasks.first?.points, reminderLeadMinutes: chore.reminderLeadMinutes)
             },
             habit: definition.habit, competition: definition.competition, badges: definition.badges)
         self.init(kind: definition.kind, name: definition.name, fields: fields)
@@ -225,7 +228,7 @@ extension ChallengeDraft {
             chore: fields.chore.map {
                 ChoreDetails(
                     assigneeID: $0.assigneeID, firstDueOn: $0.firstDueOn, dueTime: $0.dueTime, recurrence: $0.recurrence,
-                    points: resolvedTasks.first?.points)
+                    points: resolvedTasks.first?.points, reminderLeadMinutes: $0.reminderLeadMinutes)
             },
             habit: fields.habit, competition: competition,
             badges: fields.badges.flatMap { $0.isEmpty ? nil : $0.map(Self.trimmed) })

@@ -57,6 +57,8 @@ public enum DraftLimits {
     public static let graceMinutes = 0...2880
     public static let bonus = 0...1000
     public static let chorePoints = 1...100
+    /// Up to a day before the due time.
+    public static let choreReminderLeadMinutes = 0...1440
     /// Series formula factors (001's push-ups: base 10, ×0.3 a rep, ×0.8 a series).
     public static let seriesBasePoints = 100.0
     public static let seriesMultipliers = 10.0
@@ -489,6 +491,13 @@ struct DraftValidation {
         }
         if let points = chore.points, !DraftLimits.chorePoints.contains(points) {
             fail("chore.points", "must be from 1 to \(DraftLimits.chorePoints.upperBound)")
+        }
+        if let lead = chore.reminderLeadMinutes {
+            if !DraftLimits.choreReminderLeadMinutes.contains(lead) {
+                fail("chore.reminderLeadMinutes", "must be from 0 to \(DraftLimits.choreReminderLeadMinutes.upperBound)")
+            } else if chore.dueTime == nil {
+                fail("chore.reminderLeadMinutes", "is only for a chore with a dueTime")
+            }
         }
         if let assignee = chore.assigneeID, context.checksMembership, draft.groupID != nil, !(context.groupMembers?.contains(assignee) ?? false) {
             fail("chore.assigneeID", "is not a member of the household")

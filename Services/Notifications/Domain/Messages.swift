@@ -1,4 +1,5 @@
 import Foundation
+import SurgeContracts
 
 /// What Surge tells users about, each kind with its own texts and the screen the app opens.
 public enum NotificationKind: String, Sendable, CaseIterable, Codable {
@@ -111,6 +112,15 @@ public struct Message: Sendable, Equatable {
         switch language {
         case .english: return Message(title: "Chore due", body: "Reminder: “\(chore)” is due now.", deepLink: link)
         case .italian: return Message(title: "Faccenda da fare", body: "Promemoria: «\(chore)» è da fare adesso.", deepLink: link)
+        }
+    }
+
+    /// A chore's reminder ahead of its due time (the chore's lead time), the time told in the assignee's zone.
+    public static func choreDueSoon(_ language: Language, chore: String, dueAt time: LocalTime, groupID: UUID) -> Message {
+        let link = "surge://groups/\(groupID.uuidString.lowercased())/chores"
+        switch language {
+        case .english: return Message(title: "Chore due soon", body: "Reminder: “\(chore)” is due at \(time).", deepLink: link)
+        case .italian: return Message(title: "Faccenda in scadenza", body: "Promemoria: «\(chore)» è da fare entro le \(time).", deepLink: link)
         }
     }
 

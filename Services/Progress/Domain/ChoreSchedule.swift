@@ -49,4 +49,18 @@ public enum ChoreSchedule {
     public static func dueAt(_ dueOn: LocalDate, dueTime: LocalTime?, calendar: LocalCalendar) -> Date {
         dueTime.map { calendar.instant(of: $0, on: dueOn) } ?? calendar.end(of: dueOn)
     }
+
+    /// 004's "about an hour before a chore is due", when the chore does not say otherwise.
+    public static let defaultReminderLeadMinutes = 60
+
+    /// The chore's lead time; nil when it has none (no due time, or a lead of 0).
+    public static func reminderLead(of chore: ChoreDetails) -> Int? {
+        let lead = chore.reminderLeadMinutes ?? defaultReminderLeadMinutes
+        return chore.dueTime != nil && lead > 0 ? lead : nil
+    }
+
+    /// When the assignee is reminded ahead of an occurrence due at `dueAt`: the lead time before it; nil for none.
+    public static func remindAt(_ dueAt: Date, chore: ChoreDetails) -> Date? {
+        reminderLead(of: chore).map { dueAt.addingTimeInterval(-Double($0) * 60) }
+    }
 }

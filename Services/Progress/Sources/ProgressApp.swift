@@ -65,6 +65,7 @@ public enum ProgressService {
         let judgementRounds = Counter(label: "surge_judgement_rounds_total")
         let judgement = PeriodicService("day-judgement", every: progress.judgementInterval, logger: infrastructure.logger) {
             try await useCases.judging.judgeAllDue(batchSize: progress.judgementBatchSize)
+            try await useCases.choreScheduling.remindAllDueSoon()
             try await useCases.choreScheduling.flagAllOverdue()
             judgementRounds.increment()
         }

@@ -315,13 +315,20 @@ public struct ChoreDetails: Codable, Sendable, Equatable {
     /// Points for doing the chore once (the same as its one task's `points`); absent in definitions published
     /// before it was carried here.
     public var points: Int?
+    /// How many minutes before its due time the assignee is reminded, besides the reminder at the due time: 60 when
+    /// absent, 0 for none. Only for a chore with a `dueTime`.
+    public var reminderLeadMinutes: Int?
 
-    public init(assigneeID: UUID?, firstDueOn: LocalDate, dueTime: LocalTime?, recurrence: ChoreRecurrence, points: Int? = nil) {
+    public init(
+        assigneeID: UUID?, firstDueOn: LocalDate, dueTime: LocalTime?, recurrence: ChoreRecurrence, points: Int? = nil,
+        reminderLeadMinutes: Int? = nil
+    ) {
         self.assigneeID = assigneeID
         self.firstDueOn = firstDueOn
         self.dueTime = dueTime
         self.recurrence = recurrence
         self.points = points
+        self.reminderLeadMinutes = reminderLeadMinutes
     }
 }
 

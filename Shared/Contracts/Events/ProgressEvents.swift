@@ -573,6 +573,56 @@ public struct ChoreOccurrenceChanged: EventPayload {
     public var subject: String { "chores/\(choreID.key)/occurrences/\(occurrenceID.key)" }
 }
 
+/// A pending chore occurrence with a due time reached its reminder lead time: its assignee is reminded before it is due.
+public struct ChoreOccurrenceDueSoon: EventPayload {
+    public static let descriptor = EventDescriptor(
+        type: "surge.progress.chore.occurrence.due-soon.v1", topic: .progress,
+        summary: "A pending chore occurrence is due within its chore's reminder lead time (an hour by default).",
+        emitted: """
+            When progress's judgement loop (every `JUDGEMENT_INTERVAL_MS`, 5 s by default) finds a pending occurrence of a \
+            chore with a due time whose due instant is `reminderLeadMinutes` away or less (`chore.reminderLeadMinutes`, \
+            60 when absent; none when 0), once per occurrence and due instant; not when the due time has already passed.
+            """)
+
+    public static let example = CloudEvent<ChoreOccurrenceDueSoon>.example(id: "3f0d6a4e-2c1b-4e8a-9b7d-5a6c8e1f2b03", time: "2026-03-14T16:00:00.250Z") {
+        ChoreOccurrenceDueSoon(
+            occurrenceID: Example.id("72e83f46-81ff-4ad8-a7dd-62f5e8e75a00"), choreID: Example.bathroomChore, groupID: Example.flat,
+            title: "Clean the bathroom", assigneeID: Example.marco, dueOn: Example.date("2026-03-14"), dueAt: Example.instant("2026-03-14T17:00:00.000Z"),
+            dueTime: Example.time("18:00"), reminderLeadMinutes: 60, flaggedAt: $0)
+    }
+
+    public var occurrenceID: UUID
+    public var choreID: UUID
+    public var groupID: UUID
+    public var title: String
+    public var assigneeID: UUID?
+    public var dueOn: LocalDate
+    public var dueAt: Date
+    /// The chore's due time on its due dates, in the household's zone.
+    public var dueTime: LocalTime
+    public var reminderLeadMinutes: Int
+    public var flaggedAt: Date
+
+    public init(
+        occurrenceID: UUID, choreID: UUID, groupID: UUID, title: String, assigneeID: UUID?, dueOn: LocalDate, dueAt: Date, dueTime: LocalTime,
+        reminderLeadMinutes: Int, flaggedAt: Date
+    ) {
+        self.occurrenceID = occurrenceID
+        self.choreID = choreID
+        self.groupID = groupID
+        self.title = title
+        self.assigneeID = assigneeID
+        self.dueOn = dueOn
+        self.dueAt = dueAt
+        self.dueTime = dueTime
+        self.reminderLeadMinutes = reminderLeadMinutes
+        self.flaggedAt = flaggedAt
+    }
+
+    public var partitionKey: String { groupID.key }
+    public var subject: String { "chores/\(choreID.key)/occurrences/\(occurrenceID.key)" }
+}
+
 public enum PauseKind: String, Codable, Sendable, JSONSchemaEnum {
     /// One attempt paused.
     case pause

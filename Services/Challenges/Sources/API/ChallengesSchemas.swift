@@ -48,7 +48,9 @@ extension RulesDraft: JSONSchemaRefined {
 }
 
 extension ChoreDraft: JSONSchemaRefined {
-    public static var fieldRefinements: [String: JSONSchema.Refinement] { ["points": .range(DraftLimits.chorePoints, default: 1)] }
+    public static var fieldRefinements: [String: JSONSchema.Refinement] {
+        ["points": .range(DraftLimits.chorePoints, default: 1), "reminderLeadMinutes": .range(DraftLimits.choreReminderLeadMinutes, default: 60)]
+    }
 }
 
 extension ChallengeBadge: JSONSchemaRefined {

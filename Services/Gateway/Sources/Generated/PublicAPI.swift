@@ -1815,6 +1815,9 @@ enum PublicAPI {
           },
           "recurrence" : {
             "$ref" : "#/components/schemas/ChoreRecurrence"
+          },
+          "reminderLeadMinutes" : {
+            "type" : "integer"
           }
         },
         "required" : [
@@ -1844,6 +1847,12 @@ enum PublicAPI {
           },
           "recurrence" : {
             "$ref" : "#/components/schemas/ChoreRecurrenceInput"
+          },
+          "reminderLeadMinutes" : {
+            "default" : 60,
+            "maximum" : 1440,
+            "minimum" : 0,
+            "type" : "integer"
           }
         },
         "required" : [

@@ -174,6 +174,20 @@ enum NotificationsEvents {
                 .choreDue(assignee.language, chore: data.title, groupID: data.groupID), kind: .choreDue, key: "chore-due:\(data.occurrenceID.key)",
                 to: assigneeID, at: data.changedAt, connection: connection, logger: logger)
         }
+        handlers.on(ChoreOccurrenceDueSoon.self) { event, connection, logger in
+            // 004's "about an hour before": progress tells when an occurrence comes within its chore's lead time. The
+            // due time is told in the assignee's zone; the key names the due instant, so a chore moved to another time
+            // reminds again.
+            let data = event.data
+            guard let assigneeID = data.assigneeID,
+                let assignee = try await RecipientStore(connection: connection, logger: logger).recipientOnceKnown(assigneeID),
+                assignee.wants(.choreDue)
+            else { return }
+            try await inbox.deliver(
+                .choreDueSoon(assignee.language, chore: data.title, dueAt: assignee.calendar.localTime(at: data.dueAt), groupID: data.groupID),
+                kind: .choreDue, key: "chore-due-soon:\(data.occurrenceID.key):\(Int(data.dueAt.timeIntervalSince1970))", to: assigneeID,
+                at: data.flaggedAt, connection: connection, logger: logger)
+        }
         handlers.on(BadgeAwarded.self) { event, connection, logger in
             let data = event.data
             // A backfilled badge is filed quietly: not news to congratulate on. A winner whose registration (on another

@@ -35,10 +35,11 @@ protocol ChoreStore {
     func pending(of choreID: UUID) async throws -> ChoreOccurrenceRow?
     func pending(inGroup groupID: UUID) async throws -> [ChoreOccurrenceRow]
     func hasOccurrences(_ choreID: UUID) async throws -> Bool
-    func insert(choreID: UUID, groupID: UUID, title: String, dueOn: LocalDate, dueAt: Date, assigneeID: UUID?, points: Int) async throws
-    /// Brings a pending occurrence in line with its chore's definition.
-    func update(_ occurrenceID: UUID, title: String, assigneeID: UUID?, points: Int, dueAt: Date) async throws
-    func setDueAt(_ dueAt: Date, of occurrenceID: UUID) async throws
+    func insert(choreID: UUID, groupID: UUID, title: String, dueOn: LocalDate, dueAt: Date, remindAt: Date?, assigneeID: UUID?, points: Int) async throws
+    /// Brings a pending occurrence in line with its chore's definition. Its reminder ahead of the due time moves with
+    /// it; one already sent is not sent again unless the due time moved or the new moment is still to come.
+    func update(_ occurrenceID: UUID, title: String, assigneeID: UUID?, points: Int, dueAt: Date, remindAt: Date?, now: Date) async throws
+    func setDueAt(_ dueAt: Date, remindAt: Date?, of occurrenceID: UUID, now: Date) async throws
     func delete(choreID: UUID) async throws
     /// A household's pending occurrences after `after`, by due time.
     func pending(inGroup groupID: UUID, after: ChoreCursor, limit: Int) async throws -> [ChoreOccurrenceRow]
@@ -49,6 +50,8 @@ protocol ChoreStore {
     func complete(_ occurrenceID: UUID, by userID: UUID, at now: Date) async throws
     /// Flags up to `limit` pending occurrences whose due time passed by `now`, and returns them.
     func flagOverdue(at now: Date, limit: Int) async throws -> [ChoreOccurrenceRow]
+    /// Takes up to `limit` pending occurrences whose reminder ahead of the due time came by `now`, and returns them.
+    func takeDueReminders(at now: Date, limit: Int) async throws -> [ChoreOccurrenceRow]
 }
 
 struct PostgresChoreStore: ChoreStore {
@@ -83,24 +86,30 @@ struct PostgresChoreStore: ChoreStore {
         try await !connection.query("SELECT 1 FROM chore_occurrences WHERE chore_id = \(choreID) LIMIT 1", logger: logger).collect().isEmpty
     }
 
-    func insert(choreID: UUID, groupID: UUID, title: String, dueOn: LocalDate, dueAt: Date, assigneeID: UUID?, points: Int) async throws {
+    func insert(choreID: UUID, groupID: UUID, title: String, dueOn: LocalDate, dueAt: Date, remindAt: Date?, assigneeID: UUID?, points: Int) async throws {
         try await connection.query(
             """
-            INSERT INTO chore_occurrences (occurrence_id, chore_id, group_id, title, due_on, due_at, assignee_id, points, status)
-            VALUES (\(UUID()), \(choreID), \(groupID), \(title), \(dueOn), \(dueAt), \(assigneeID), \(points), 'pending')
+            INSERT INTO chore_occurrences (occurrence_id, chore_id, group_id, title, due_on, due_at, remind_at, assignee_id, points, status)
+            VALUES (\(UUID()), \(choreID), \(groupID), \(title), \(dueOn), \(dueAt), \(remindAt), \(assigneeID), \(points), 'pending')
             """, logger: logger)
     }
 
-    func update(_ occurrenceID: UUID, title: String, assigneeID: UUID?, points: Int, dueAt: Date) async throws {
+    func update(_ occurrenceID: UUID, title: String, assigneeID: UUID?, points: Int, dueAt: Date, remindAt: Date?, now: Date) async throws {
         try await connection.query(
             """
-            UPDATE chore_occurrences SET title = \(title), assignee_id = \(assigneeID), points = \(points), due_at = \(dueAt)
+            UPDATE chore_occurrences SET title = \(title), assignee_id = \(assigneeID), points = \(points), due_at = \(dueAt),
+                remind_at = CASE WHEN remind_at IS NOT NULL OR due_at <> \(dueAt) OR \(remindAt) > \(now) THEN \(remindAt) END
             WHERE occurrence_id = \(occurrenceID)
             """, logger: logger)
     }
 
-    func setDueAt(_ dueAt: Date, of occurrenceID: UUID) async throws {
-        try await connection.query("UPDATE chore_occurrences SET due_at = \(dueAt) WHERE occurrence_id = \(occurrenceID)", logger: logger)
+    func setDueAt(_ dueAt: Date, remindAt: Date?, of occurrenceID: UUID, now: Date) async throws {
+        try await connection.query(
+            """
+            UPDATE chore_occurrences SET due_at = \(dueAt),
+                remind_at = CASE WHEN remind_at IS NOT NULL OR due_at <> \(dueAt) OR \(remindAt) > \(now) THEN \(remindAt) END
+            WHERE occurrence_id = \(occurrenceID)
+            """, logger: logger)
     }
 
     func delete(choreID: UUID) async throws {
@@ -135,6 +144,17 @@ struct PostgresChoreStore: ChoreStore {
             UPDATE chore_occurrences SET status = 'completed', completed_by = \(userID), completed_at = \(now)
             WHERE occurrence_id = \(occurrenceID)
             """, logger: logger)
+    }
+
+    func takeDueReminders(at now: Date, limit: Int) async throws -> [ChoreOccurrenceRow] {
+        try await occurrences(
+            """
+            UPDATE chore_occurrences SET remind_at = NULL
+            WHERE occurrence_id IN (
+                SELECT occurrence_id FROM chore_occurrences WHERE status = 'pending' AND remind_at <= \(now)
+                ORDER BY remind_at LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+            RETURNING \(unescaped: Self.columns)
+            """)
     }
 
     func flagOverdue(at now: Date, limit: Int) async throws -> [ChoreOccurrenceRow] {

@@ -168,5 +168,10 @@ enum ProgressMigrations {
             UPDATE attempts SET state = '{"pauses": [], "periodsPaused": 0}'::jsonb || state
             """,
         ]),
+        // When a pending occurrence's assignee is reminded ahead of its due time; NULL once done (or for none).
+        Migration(6, "chore reminders ahead of the due time", [
+            "ALTER TABLE chore_occurrences ADD COLUMN remind_at timestamptz",
+            "CREATE INDEX chore_occurrences_to_remind ON chore_occurrences (remind_at) WHERE status = 'pending' AND remind_at IS NOT NULL",
+        ]),
     ])
 }
