@@ -1,6 +1,7 @@
 import SurgePostgres
 
-/// The outbox and inbox tables every service keeps in its own schema, and its consumers' parked records.
+/// The outbox and inbox tables every service keeps in its own schema, its consumers' parked records, and the answers to
+/// keyed requests.
 public enum MessagingMigrations {
     public static let set = MigrationSet(component: "messaging", migrations: [
         Migration(1, "outbox and processed events", [
@@ -85,6 +86,23 @@ public enum MessagingMigrations {
             "DROP INDEX outbox_published",
             "ALTER TABLE outbox DROP COLUMN published_at",
             "CREATE INDEX outbox_created ON outbox (created_at)",
+        ]),
+        // Written in the keyed command's own transaction (Shared/Runtime's IdempotentRequestMiddleware).
+        Migration(5, "the first answer to each keyed request the gateway forwarded, kept for a day", [
+            """
+            CREATE TABLE request_keys (
+                scope text NOT NULL,
+                key text NOT NULL,
+                fingerprint bytea NOT NULL,
+                status integer NOT NULL,
+                content_type text,
+                location text,
+                body bytea NOT NULL,
+                created_at timestamptz NOT NULL DEFAULT now(),
+                PRIMARY KEY (scope, key)
+            )
+            """,
+            "CREATE INDEX request_keys_age ON request_keys (created_at)",
         ]),
     ])
 }

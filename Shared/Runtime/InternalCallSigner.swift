@@ -7,8 +7,9 @@ import SurgeContracts
 /// target, forwarded caller, request id and time with `INTERNAL_AUTH_SECRET` (HMAC-SHA256); a service accepts the
 /// forwarded caller only with a valid, fresh signature, so a process inside the network cannot pose as a user by
 /// setting `X-Surge-Caller` itself. The caller's roles (`X-Surge-Roles`, e.g. `admin`) are signed too when there are
-/// any, and so is the caller's session (`X-Surge-Session`, the access token's `sid`) when the token names one; a call
-/// without either is signed exactly as before they existed. The body is not signed: a signature cannot be moved to
+/// any, and so is the caller's session (`X-Surge-Session`, the access token's `sid`) when the token names one, and the
+/// client's `Idempotency-Key` on a keyed route (`X-Surge-Idempotency-Key`); a call without them is signed exactly as
+/// before they existed. The body is not signed: a signature cannot be moved to
 /// another route or caller, and it expires after `maximumAge`.
 public struct InternalCallSigner: Sendable {
     public static let header = HTTPField.Name("X-Surge-Signature")!
@@ -39,19 +40,19 @@ public struct InternalCallSigner: Sendable {
     /// The header value for a call. Time is the real clock's, never a simulated one.
     public func signature(
         method: String, target: String, caller: String?, clientAddress: String? = nil, roles: String? = nil, session: String? = nil,
-        requestID: String, at instant: Date = Date()
+        requestID: String, idempotencyKey: String? = nil, at instant: Date = Date()
     ) -> String {
         let seconds = Int64(instant.timeIntervalSince1970.rounded(.down))
         let code = mac(
             seconds: seconds, method: method, target: target, caller: caller, clientAddress: clientAddress, roles: roles, session: session,
-            requestID: requestID)
+            requestID: requestID, idempotencyKey: idempotencyKey)
         return "v1;t=\(seconds);sig=" + Self.base64URL(of: code)
     }
 
     /// Checked on every call a service answers, so the header is read in place rather than split into strings.
     public func isValid(
         _ header: String?, method: String, target: String, caller: String?, clientAddress: String? = nil, roles: String? = nil,
-        session: String? = nil, requestID: String, now: Date = Date()
+        session: String? = nil, requestID: String, idempotencyKey: String? = nil, now: Date = Date()
     ) -> Bool {
         guard var header else { return false }
         return header.withUTF8 { bytes -> Bool in
@@ -74,17 +75,17 @@ public struct InternalCallSigner: Sendable {
             let given = UnsafeBufferPointer(rebasing: bytes[(index + marker.count)...])
             let code = mac(
                 seconds: seconds, method: method, target: target, caller: caller, clientAddress: clientAddress, roles: roles, session: session,
-                requestID: requestID)
+                requestID: requestID, idempotencyKey: idempotencyKey)
             return Self.base64URL(of: code, equalsInConstantTime: given)
         }
     }
 
-    /// HMAC-SHA256 of the call's lines (`v1`, time, method, target, caller, client address, request id, then roles and
-    /// session when there are any), joined by line feeds. The message is gathered into one buffer: `HMAC.update` is
+    /// HMAC-SHA256 of the call's lines (`v1`, time, method, target, caller, client address, request id, then roles,
+    /// session and the forwarded idempotency key when there are any), joined by line feeds. The message is gathered into one buffer: `HMAC.update` is
     /// generic over `DataProtocol`, and each call looks up generic metadata that costs more than hashing a line.
     private func mac(
         seconds: Int64, method: String, target: String, caller: String?, clientAddress: String?, roles: String?, session: String?,
-        requestID: String
+        requestID: String, idempotencyKey: String?
     ) -> HMAC<SHA256>.MAC {
         var message: [UInt8] = []
         message.reserveCapacity(256)
@@ -102,6 +103,7 @@ public struct InternalCallSigner: Sendable {
         // Only a call with roles (a session) has this line, so what the gateway signed before they existed still verifies.
         if let roles, !roles.isEmpty { line("roles=" + roles) }
         if let session, !session.isEmpty { line("session=" + Self.asciiCased(session, upper: false)) }
+        if let idempotencyKey { line("key=" + idempotencyKey) }
         var hmac = keyed
         message.withUnsafeBytes { hmac.update(data: $0) }
         return hmac.finalize()

@@ -16,6 +16,9 @@ public enum InternalHeaders {
     /// The session (refresh-token family) the caller's access token belongs to, its `sid`; absent for a token without
     /// one. Trusted only under a valid signature, which covers it.
     public static let session = HTTPField.Name("X-Surge-Session")!
+    /// The client's `Idempotency-Key` on a keyed route, forwarded so that the service records its answer in the
+    /// command's own transaction (`IdempotentRequestMiddleware`). Trusted only under a valid signature, which covers it.
+    public static let idempotencyKey = HTTPField.Name("X-Surge-Idempotency-Key")!
     public static let requestID = HTTPField.Name("X-Request-ID")!
     public static let traceparent = HTTPField.Name("traceparent")!
     public static let tracestate = HTTPField.Name("tracestate")!
@@ -31,6 +34,8 @@ public struct SurgeRequestContext: RequestContext {
     public var callerRoles: Set<String> = []
     /// The session the caller's access token belongs to, as the gateway forwarded it under its signature.
     public var callerSessionID: UUID?
+    /// The client's `Idempotency-Key`, when the gateway forwarded one under its signature.
+    public var idempotencyKey: String?
     public var trace = TraceContext()
 
     public init(source: ApplicationRequestContextSource) {
@@ -96,10 +101,12 @@ public struct ForwardedContextMiddleware: RouterMiddleware {
             let clientAddress = request.headers[InternalHeaders.clientAddress]
             let roles = request.headers[InternalHeaders.roles]
             let session = request.headers[InternalHeaders.session]
+            let idempotencyKey = request.headers[InternalHeaders.idempotencyKey]
             guard
                 signer.isValid(
                     request.headers[InternalCallSigner.header], method: request.method.rawValue, target: target,
-                    caller: caller, clientAddress: clientAddress, roles: roles, session: session, requestID: forwardedID ?? "")
+                    caller: caller, clientAddress: clientAddress, roles: roles, session: session, requestID: forwardedID ?? "",
+                    idempotencyKey: idempotencyKey)
             else {
                 throw Problem(
                     slug: "unauthenticated-call", title: "Unauthenticated call", status: .unauthorized,
@@ -107,6 +114,7 @@ public struct ForwardedContextMiddleware: RouterMiddleware {
             }
             context.callerID = caller.flatMap { UUID(text: $0) }
             context.clientAddress = clientAddress
+            context.idempotencyKey = idempotencyKey
             // Roles and a session mean something only for a caller.
             if context.callerID != nil { context.callerSessionID = session.flatMap { UUID(text: $0) } }
             if context.callerID != nil, let roles {

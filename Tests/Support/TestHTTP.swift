@@ -105,7 +105,9 @@ public struct TestHTTP: Sendable {
             request.headers.replaceOrAdd(name: InternalHeaders.requestID.rawName, value: requestID)
             request.headers.replaceOrAdd(
                 name: InternalCallSigner.header.rawName,
-                value: signer.signature(method: method.rawValue, target: path, caller: caller, requestID: requestID))
+                value: signer.signature(
+                    method: method.rawValue, target: path, caller: caller, requestID: requestID,
+                    idempotencyKey: request.headers.first(name: InternalHeaders.idempotencyKey.rawName)))
         }
         if let body {
             if !request.headers.contains(name: "content-type") { request.headers.add(name: "content-type", value: contentType) }

@@ -1,7 +1,9 @@
 import Foundation
+import NIOHTTP1
 import SurgeContracts
 import SurgeKafka
 import SurgeMessaging
+import SurgeRuntime
 import SurgeTestSupport
 import Testing
 
@@ -233,6 +235,152 @@ struct ChaosSystemTests {
             print(
                 "chaos: \(accepted.count) check-ins accepted (\(ledger.retries) retried requests) over \(loadTime), lost \(lost), duplicated \(duplicated); "
                     + "\(deadLetters.count) dead letters, all injected poison; recovered \(recovered) after the last fault; faults: \(faults.joined(separator: ", "))")
+        }
+    }
+
+    /// What the clients of the keyed run were told: the ids each accepted request answered with.
+    final class Answers: Sendable {
+        private let state = LockedValue<(logs: [UUID: [String]], habits: [UUID: [String]], groups: [UUID: [String]], refused: [String], retries: Int)>(
+            ([:], [:], [:], [], 0))
+        func log(_ user: UUID, _ id: String) { state.withLock { $0.logs[user, default: []].append(id) } }
+        func habit(_ user: UUID, _ id: String) { state.withLock { $0.habits[user, default: []].append(id) } }
+        func group(_ user: UUID, _ id: String) { state.withLock { $0.groups[user, default: []].append(id) } }
+        func refuse(_ detail: String) { state.withLock { $0.refused.append(detail) } }
+        func retried() { state.withLock { $0.retries += 1 } }
+        var snapshot: (logs: [UUID: [String]], habits: [UUID: [String]], groups: [UUID: [String]], refused: [String], retries: Int) {
+            state.withLock { $0 }
+        }
+    }
+
+    /// Sends one keyed request until a 2xx, with the same `Idempotency-Key` every time and nothing else to tell the
+    /// service that it is a retry (no check-in id); returns the answer.
+    static func keyed(
+        _ user: ProgressStage.User, _ method: HTTPMethod, _ path: String, json: [String: any Sendable], answers: Answers
+    ) async -> TestResponse? {
+        let key = UUID().uuidString
+        var backoff = Duration.milliseconds(50)
+        let deadline = ContinuousClock.now + .seconds(180)
+        let body = try? JSONSerialization.data(withJSONObject: json)
+        while ContinuousClock.now < deadline {
+            let response = try? await user.http.send(method, path, body: body, headers: [("Idempotency-Key", key)])
+            if let response, (200..<300).contains(response.status) { return response }
+            let inFlight = response?.json["type"] as? String == ProblemType.idempotencyKeyInProgress.uri
+            if let response, (400..<500).contains(response.status), response.status != 408, response.status != 429, !inFlight {
+                answers.refuse("\(method) \(path): \(response.status) \(response.text)")
+                return nil
+            }
+            answers.retried()
+            try? await Task.sleep(for: backoff)
+            backoff = min(backoff * 2, .seconds(1))
+        }
+        answers.refuse("no 2xx within 180 s for \(method) \(path)")
+        return nil
+    }
+
+    @Test("keyed requests under kill -9 of progress, challenges and identity, retried by key alone: each accepted one stored once, none lost")
+    func keyedRequestsUnderKills() async throws {
+        try await withTestStack("chaos-keyed") { stack in
+            for service in ["identity", "challenges", "progress", "gateway"] { try await stack.start(service) }
+            let stage = ProgressStage(stack: stack)
+            let users = 16
+            var workers: [(user: ProgressStage.User, attemptID: String)] = []
+            for index in 0..<users {
+                let user = try await stage.user("Keyed \(index)", timeZone: ["Europe/Rome", "Asia/Tokyo", "America/New_York"][index % 3])
+                let habit = try await user.http.post("/v1/challenges", json: [
+                    "kind": "habit", "name": "Read", "description": "Pages a day",
+                    "tasks": [["taskID": "read", "title": "Read", "kind": "quantity", "target": 1000, "unit": "pages"] as [String: any Sendable]],
+                    "habit": ["colour": "#3366FF", "priority": 1] as [String: any Sendable],
+                ])
+                let challengeID = try #require((habit.json["definition"] as? [String: Any])?["challengeID"] as? String, "\(habit.text)")
+                try await stage.waitForDefinition(challengeID)
+                let attempt = try await user.http.post("/v1/attempts", json: ["challengeID": challengeID])
+                workers.append((user, try #require((attempt.json["attempt"] as? [String: Any])?["attemptID"] as? String, "\(attempt.text)")))
+            }
+
+            // Mostly quantity logs (a retry without a check-in id used to log twice), now and then a habit and a group.
+            let total = Self.checkIns
+            let pace = Duration.seconds(24) / ((total + users - 1) / users)
+            let answers = Answers()
+            let keyedWorkers = workers
+            let load = Task {
+                await withTaskGroup(of: Void.self) { group in
+                    for (index, worker) in keyedWorkers.enumerated() {
+                        let share = total / users + (index < total % users ? 1 : 0)
+                        group.addTask {
+                            for step in 0..<share {
+                                let sent = ContinuousClock.now
+                                let id = worker.user.id
+                                if step % 10 == 5 {
+                                    let habit: [String: any Sendable] = [
+                                        "kind": "habit", "name": "Habit \(step)", "description": "Keyed",
+                                        "tasks": [["taskID": "t", "title": "T", "kind": "checkbox"] as [String: any Sendable]],
+                                        "habit": ["colour": "#FF8800", "priority": 2] as [String: any Sendable],
+                                    ]
+                                    if let answer = await Self.keyed(worker.user, .POST, "/v1/challenges", json: habit, answers: answers),
+                                        let created = (answer.json["definition"] as? [String: Any])?["challengeID"] as? String
+                                    { answers.habit(id, created) }
+                                } else if step % 10 == 7 {
+                                    let body: [String: any Sendable] = ["name": "Team \(step)", "kind": "team", "timeZone": "Europe/Rome"]
+                                    if let answer = await Self.keyed(worker.user, .POST, "/v1/groups", json: body, answers: answers),
+                                        let created = answer.json["id"] as? String
+                                    { answers.group(id, created) }
+                                } else {
+                                    let path = "/v1/attempts/\(worker.attemptID)/tasks/read/logs"
+                                    if let answer = await Self.keyed(worker.user, .POST, path, json: ["quantity": 1.0], answers: answers),
+                                        let logID = answer.json["logID"] as? String
+                                    { answers.log(id, logID) }
+                                }
+                                let spent = ContinuousClock.now - sent
+                                if spent < pace { try? await Task.sleep(for: pace - spent) }
+                            }
+                        }
+                    }
+                }
+            }
+            var faults: [String] = []
+            for service in ["progress", "challenges", "progress", "identity", "progress", "progress"] {
+                try await Task.sleep(for: .seconds(3))
+                try await Self.killAndRestart(stack, service)
+                faults.append("kill -9 \(service)")
+            }
+            await load.value
+            let told = answers.snapshot
+            #expect(told.refused.isEmpty, "refused: \(told.refused.prefix(5))")
+
+            // Ground truth: every id a client was given is stored once, and nothing else was stored.
+            var lost = 0
+            var duplicated = 0
+            var accepted = 0
+            for (user, _) in workers {
+                let logs = try await stack.database.withAdmin { client in
+                    try await client.query(
+                        "SELECT checkin_id::text FROM progress.checkins WHERE user_id = \(user.id) AND action = 'logged'", logger: .test("chaos")
+                    ).collect().map { try $0.decode(String.self) }
+                }
+                let habits = try await stack.database.withAdmin { client in
+                    try await client.query(
+                        "SELECT challenge_id::text FROM challenges.challenges WHERE owner_id = \(user.id) AND name <> 'Read'", logger: .test("chaos")
+                    ).collect().map { try $0.decode(String.self) }
+                }
+                let groups = try await stack.database.withAdmin { client in
+                    try await client.query("SELECT id::text FROM identity.groups WHERE owner_id = \(user.id)", logger: .test("chaos"))
+                        .collect().map { try $0.decode(String.self) }
+                }
+                for (stored, given) in [(logs, told.logs[user.id] ?? []), (habits, told.habits[user.id] ?? []), (groups, told.groups[user.id] ?? [])] {
+                    let given = given.map { $0.lowercased() }
+                    accepted += given.count
+                    lost += Set(given).subtracting(stored).count
+                    duplicated += stored.count - Set(stored).intersection(given).count
+                    #expect(Set(stored) == Set(given), "stored \(stored.count), answered \(given.count) for \(user.id)")
+                    #expect(Set(given).count == given.count, "one id answered to two requests")
+                }
+            }
+            #expect(accepted == total)
+            #expect(lost == 0)
+            #expect(duplicated == 0)
+            print(
+                "chaos (keyed): \(accepted) keyed requests accepted (\(told.retries) retried requests), lost \(lost), duplicated \(duplicated); "
+                    + "faults: \(faults.joined(separator: ", "))")
         }
     }
 }

@@ -105,7 +105,9 @@ public struct APIOperation: Sendable {
     public var problems: [ProblemType]
     /// Error statuses worth documenting that no problem type above names.
     public var errors: [HTTPResponse.Status]
-    /// POSTs that create something accept `Idempotency-Key`; the gateway replays the first response to a retry.
+    /// POSTs that create something (and other commands declared so, such as a tick) accept `Idempotency-Key`; the
+    /// gateway replays the first response to a retry, and the service records it with the command
+    /// (`IdempotentRequestMiddleware`).
     public var idempotent: Bool
 
     public init(

@@ -21,6 +21,8 @@ public struct GatewayRequestContext: RequestContext {
     public let peerAddress: String
     /// The client's address as the route pipeline derived it.
     public var clientAddress: String?
+    /// The client's `Idempotency-Key` on a keyed route, forwarded to the service under the signature.
+    public var idempotencyKey: String?
 
     /// The services' dialect (`SurgeJSON.apiEncoder`) for what the gateway answers itself.
     public var responseEncoder: APIResponseEncoder { APIResponseEncoder() }

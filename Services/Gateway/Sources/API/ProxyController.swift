@@ -17,6 +17,7 @@ struct ProxyController {
     static let hopByHopHeaders: Set<String> = [
         "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding",
         "upgrade", "host", "x-surge-caller", "x-surge-client-address", "x-surge-roles", "x-surge-session", "x-surge-signature",
+        "x-surge-idempotency-key",
     ]
 
 
@@ -29,7 +30,7 @@ struct ProxyController {
         }
         signer.sign(
             &outgoing, target: target, caller: context.callerID, clientAddress: context.clientAddress, roles: context.callerRoles,
-            session: context.callerSessionID, requestID: context.requestID)
+            session: context.callerSessionID, requestID: context.requestID, idempotencyKey: context.idempotencyKey)
         outgoing.headers.replaceOrAdd(name: InternalHeaders.traceparent.rawName, value: context.traceParent.header)
         // The pipeline has already read the body into memory: this takes the buffer, it does not read the socket.
         let body = try await request.body.collect(upTo: .max)
@@ -61,10 +62,11 @@ struct ProxyController {
 }
 
 extension InternalCallSigner {
-    /// Sets the caller, its roles and session, the request id and the signature that lets the service trust them.
+    /// Sets the caller, its roles and session, the request id, the idempotency key and the signature that lets the
+    /// service trust them.
     func sign(
         _ request: inout HTTPClientRequest, target: String, caller: UUID?, clientAddress: String? = nil, roles: [String] = [],
-        session: UUID? = nil, requestID: String
+        session: UUID? = nil, requestID: String, idempotencyKey: String? = nil
     ) {
         let roles = caller == nil ? nil : InternalCallSigner.rolesHeader(roles)
         let session = caller == nil ? nil : session?.key
@@ -72,11 +74,12 @@ extension InternalCallSigner {
         if let clientAddress { request.headers.replaceOrAdd(name: InternalHeaders.clientAddress.rawName, value: clientAddress) }
         if let roles { request.headers.replaceOrAdd(name: InternalHeaders.roles.rawName, value: roles) }
         if let session { request.headers.replaceOrAdd(name: InternalHeaders.session.rawName, value: session) }
+        if let idempotencyKey { request.headers.replaceOrAdd(name: InternalHeaders.idempotencyKey.rawName, value: idempotencyKey) }
         request.headers.replaceOrAdd(name: InternalHeaders.requestID.rawName, value: requestID)
         request.headers.replaceOrAdd(
             name: InternalCallSigner.header.rawName,
             value: signature(
                 method: request.method.rawValue, target: target, caller: caller?.key, clientAddress: clientAddress, roles: roles,
-                session: session, requestID: requestID))
+                session: session, requestID: requestID, idempotencyKey: idempotencyKey))
     }
 }

@@ -146,6 +146,10 @@ struct RoutePipeline: Sendable {
             return Response(
                 status: HTTPResponse.Status(code: stored.status), headers: headers, body: .init(byteBuffer: ByteBuffer(data: stored.body)))
         case .claimed:
+            // The service records its answer with its command, under the same key: whether a request whose connection
+            // broke was committed is known there, not here.
+            var context = context
+            context.idempotencyKey = key
             let response: Response
             do {
                 response = try await handler(request, context)

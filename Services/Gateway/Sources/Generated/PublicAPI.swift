@@ -16,7 +16,7 @@ enum PublicAPI {
         PublicRoute(.post, "/v1/attempts/{attemptID}/restart", .progress, .authenticated, .standard, idempotent: true),
         PublicRoute(.post, "/v1/attempts/{attemptID}/resume", .progress, .authenticated, .standard, idempotent: false),
         PublicRoute(.post, "/v1/attempts/{attemptID}/skip-day", .progress, .authenticated, .standard, idempotent: true),
-        PublicRoute(.put, "/v1/attempts/{attemptID}/tasks/{taskID}", .progress, .authenticated, .standard, idempotent: false),
+        PublicRoute(.put, "/v1/attempts/{attemptID}/tasks/{taskID}", .progress, .authenticated, .standard, idempotent: true),
         PublicRoute(.post, "/v1/attempts/{attemptID}/tasks/{taskID}/logs", .progress, .authenticated, .standard, idempotent: true),
         PublicRoute(.put, "/v1/attempts/{attemptID}/tasks/{taskID}/photo", .progress, .authenticated, .standard, idempotent: false, upload: true),
         PublicRoute(.post, "/v1/auth/forgot-password", .identity, .anonymous, .credentials, idempotent: false),
@@ -7093,7 +7093,7 @@ enum PublicAPI {
     },
     "/v1/attempts/{attemptID}/tasks/{taskID}" : {
       "put" : {
-        "description" : "Tick or untick a checkbox task for the local day it happened on (offline clients send happenedAt and a checkInID).\n\nProblem types:\n- 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.\n- 409 `day-off`: The check-in is for a day off (a pause, a vacation, a rest weekday or a skip day): resume the attempt to check in.\n- 422 `check-in-after-end`: The check-in is for a day after the attempt's last day.\n- 422 `check-in-before-start`: The check-in is for a day before the attempt began.\n- 422 `check-in-in-future`: The check-in is for a day that has not begun.\n- 422 `check-in-window-closed`: Too late for that day: its check-in window has closed (`detail` says when).\n- 422 `outside-competition`: The check-in falls outside the competition's time limit.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Tick or untick a checkbox task for the local day it happened on (offline clients send happenedAt and a checkInID).\n\nProblem types:\n- 409 `attempt-not-active`: The attempt has ended (failed, completed or abandoned); restart it to check in again.\n- 409 `day-off`: The check-in is for a day off (a pause, a vacation, a rest weekday or a skip day): resume the attempt to check in.\n- 422 `check-in-after-end`: The check-in is for a day after the attempt's last day.\n- 422 `check-in-before-start`: The check-in is for a day before the attempt began.\n- 422 `check-in-in-future`: The check-in is for a day that has not begun.\n- 422 `check-in-window-closed`: Too late for that day: its check-in window has closed (`detail` says when).\n- 422 `outside-competition`: The check-in falls outside the competition's time limit.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "setTaskDone",
         "parameters" : [
           {
@@ -7298,6 +7298,21 @@ enum PublicAPI {
           "413" : {
             "$ref" : "#/components/responses/ContentTooLarge"
           },
+          {
+            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.",
+            "in" : "header",
+            "name" : "Idempotency-Key",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "2f1c6a0e-start"
+              ],
+              "maxLength" : 255,
+              "minLength" : 1,
+              "pattern" : "^[!-~]+$",
+              "type" : "string"
+            }
+          },
           "415" : {
             "$ref" : "#/components/responses/UnsupportedMediaType"
           },
@@ -7320,6 +7335,9 @@ enum PublicAPI {
         ],
         "summary" : "Log an amount of a quantity task (summed per day); series points and the anti-cheat cap apply.",
         "tags" : [
+              "Idempotent-Replayed" : {
+                "$ref" : "#/components/headers/Idempotent-Replayed"
+              },
           "progress"
         ],
         "x-problem-types" : [
@@ -7373,6 +7391,8 @@ enum PublicAPI {
               "examples" : [
                 "push-ups"
               ],
+          "idempotency-key-in-progress",
+          "idempotency-key-reused",
               "pattern" : "^[a-z0-9-]{1,40}$",
               "type" : "string"
             }

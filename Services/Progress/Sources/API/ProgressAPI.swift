@@ -42,7 +42,7 @@ enum ProgressAPI {
     static let setTask = APIOperation(
         .put, "/v1/attempts/{attemptID}/tasks/{taskID}", id: "setTaskDone", service: .progress,
         summary: "Tick or untick a checkbox task for the local day it happened on (offline clients send happenedAt and a checkInID).",
-        request: CheckIns.TaskRequest.self, response: AttemptResponse.self, problems: checkInProblems)
+        request: CheckIns.TaskRequest.self, response: AttemptResponse.self, problems: checkInProblems, idempotent: true)
     static let logQuantity = APIOperation(
         .post, "/v1/attempts/{attemptID}/tasks/{taskID}/logs", id: "logQuantity", service: .progress,
         summary: "Log an amount of a quantity task (summed per day); series points and the anti-cheat cap apply.",

@@ -2,6 +2,7 @@ import Foundation
 import Metrics
 import ProgressDomain
 import SurgeContracts
+import SurgePostgres
 import SurgeRuntime
 
 /// A check-in as the API received it.
@@ -29,7 +30,7 @@ struct CheckInHandler: Sendable {
     func checkIn(_ command: CheckInCommand, attemptID: UUID, userID: UUID, trace: TraceContext) async throws -> AttemptSnapshot {
         let unsupported = CheckInWindow.unsupportedFields(happenedAt: command.happenedAt, date: command.date)
         guard unsupported.isEmpty else { throw Problem.validation(unsupported) }
-        let (view, recorded) = try await storage.transaction { stores -> (AttemptSnapshot, Bool) in
+        let (view, recorded) = try await Self.againIfBeaten { try await storage.transaction { stores -> (AttemptSnapshot, Bool) in
             guard let context = try await stores.attempts.lockForCheckIn(attemptID, of: userID, checkInID: command.checkInID) else {
                 throw ProgressProblems.noSuchAttempt
             }
@@ -45,10 +46,21 @@ struct CheckInHandler: Sendable {
                 try await apply(command, attempt: &attempt, member: member, timeline: timeline, now: now, trace: trace, days: &days, in: stores)
             }
             return (try await stores.snapshot(attempt, member: member, timeline: timeline, now: now, days: days), !context.alreadyRecorded)
-        }
+        } }
         // Counted once committed; a retried request with the same check-in id is not a second check-in.
         if recorded { Self.checkInsRecorded(command.kind).increment() }
         return view
+    }
+
+    /// Runs `body` again when it lost a race to a concurrent request with the same check-in id: the attempt's lock
+    /// statement read whether the id was recorded before it waited for the other's commit, so this one tried to record
+    /// it too and hit the key. Run again, it sees the id recorded and answers as a retry does (never a 500).
+    static func againIfBeaten<Result>(_ body: () async throws -> Result) async throws -> Result {
+        do {
+            return try await body()
+        } catch where error.isUniqueViolation {
+            return try await body()
+        }
     }
 
     /// Stores a photo and ticks the photo task with it, in one transaction.
