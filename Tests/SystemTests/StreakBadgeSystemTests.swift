@@ -12,7 +12,7 @@ struct StreakBadgeSystemTests {
     typealias User = ProgressStage.User
     static let rome = LocalCalendar(zoneNamed: "Europe/Rome")!
     /// How soon after the check-in's 2xx the badge and the milestone must be readable (a chore's badge takes 0.07-0.6 s).
-    static let bound: Duration = .milliseconds(1500)
+    static let bound: Duration = .seconds(1)
 
     static func streakAwards(_ response: TestResponse) -> [[String: Any]] {
         BadgesSystemTests.earned(response).filter { $0["badgeID"] as? String == "streak" }
@@ -39,7 +39,7 @@ struct StreakBadgeSystemTests {
         }
     }
 
-    @Test("the 7th daily tick earns the 7-day streak badge and its milestone within a second and a half of the 2xx, before day 7 is judged; undone and ticked again the same day, and day 7 judged later, nothing is awarded or told again")
+    @Test("the 7th daily tick earns the 7-day streak badge and its milestone within a second of the 2xx, before day 7 is judged; undone and ticked again the same day, and day 7 judged later, nothing is awarded or told again")
     func seventhTick() async throws {
         try await withTestStack("badges-live-streak") { stack in
             try await stack.start("identity")
@@ -103,7 +103,6 @@ struct StreakBadgeSystemTests {
             let retick = try await ana.http.put(task, json: ["done": true])
             #expect(retick.status == 200 && Self.streak(retick) == 7, "\(retick.text)")
             try await Self.handledEverywhere(stack, "surge.progress.checkin.recorded.v1")
-            try await Self.handledEverywhere(stack, "surge.progress.checkin.undone.v1")
             #expect(Self.streakAwards(try await ana.http.get("/v1/me/badges")).count == 1)
 
             // Day 7 judged: the streak reaches 7 for good, and its streak.changed finds the level held and the milestone told.
