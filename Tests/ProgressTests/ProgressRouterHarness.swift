@@ -24,6 +24,12 @@ struct ProgressRouterHarness: Sendable {
 
     let client: any TestClientProtocol
     let signer: InternalCallSigner
+    /// The service's simulated clock, its use cases (the day judge among them) and its database, for tests that move
+    /// time, judge and look at what was written.
+    let clock: ServiceClock
+    let useCases: ProgressUseCases
+    let storage: PostgresProgressStorage
+    let postgres: PostgresClient
     let user = UUID()
     let stranger = UUID()
     let habitID = UUID()
@@ -44,7 +50,8 @@ struct ProgressRouterHarness: Sendable {
                 let router = RouterTesting.router(signer: signer)
                 ProgressService.addRoutes(to: router, useCases: useCases, maxPhotoBytes: maxPhotoBytes)
                 try await Application(router: router).test(.router) { client in
-                    let harness = ProgressRouterHarness(client: client, signer: signer)
+                    let harness = ProgressRouterHarness(
+                        client: client, signer: signer, clock: clock, useCases: useCases, storage: storage, postgres: postgres)
                     try await harness.seed(storage, chores: useCases.choreScheduling)
                     try await body(harness)
                 }

@@ -236,7 +236,9 @@ struct FromScratch {
                 }
                 outcome = met ? .completed : .missed
             }
-            if outcome == .missed && activity && freezes > 0 {
+            // A freeze is spent only where the miss would cost a streak, or count toward failing the attempt.
+            let missCosts = result.currentStreak > 0 || (definition.kind != .competition && rules.failure.mode != .none)
+            if outcome == .missed && activity && freezes > 0 && missCosts {
                 freezes -= 1
                 outcome = .frozen
             } else if outcome == .missed && activity && rules.streak.period == .week && rules.streak.activityKeepsWeeklyStreak {

@@ -29,6 +29,9 @@ public struct CheckIn: Sendable, Equatable {
 public struct CheckInResult: Sendable, Equatable {
     /// False when an older tick or untick arrived after a newer one: the newer state stands.
     public var applied: Bool
+    /// A tick of a task already done that day: nothing changed, so there is no check-in to record or announce (the
+    /// record only keeps a later `happenedAt` as its last change, so an older untick arriving later still loses).
+    public var unchanged = false
     public var pointsDelta: Int
     public var reason: PointsReason?
     /// Repetitions beyond the daily cap: logged, not rewarded.
@@ -67,6 +70,16 @@ public enum CheckInEngine {
         var reason: PointsReason?
         var excess: Double?
         var rewarded = 0.0
+        if case .setDone(true) = checkIn.action, task.kind == .checkbox, progress.done {
+            let later = progress.changedAt.map { $0 < checkIn.happenedAt } ?? true
+            if later {
+                progress.changedAt = checkIn.happenedAt
+                record.tasks[task.taskID] = progress
+            }
+            return CheckInResult(
+                applied: later, unchanged: true, pointsDelta: 0, reason: nil, excess: nil, rewardedQuantity: 0, taskComplete: true,
+                dayComplete: Requirements.isComplete(record, definition: definition, date: record.date, dailyGoal: context.dailyGoal) ?? false)
+        }
         switch checkIn.action {
         case .setDone, .photo:
             // Ticks, unticks and photos: the latest happenedAt wins, so an older change arriving late loses.

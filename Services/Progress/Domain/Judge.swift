@@ -91,7 +91,7 @@ public enum Judge {
             state.periodsCompleted += 1
             change = .extended
         case false?:
-            if hadActivity && state.freezesLeft > 0 {
+            if hadActivity && state.freezesLeft > 0 && freezeSavesSomething(state, definition: definition) {
                 outcome = .frozen
                 state.freezesLeft -= 1
                 state.periodsFrozen += 1
@@ -178,6 +178,20 @@ public enum Judge {
             state.freezeMonth = month
             state.freezesLeft = perMonth
         }
+    }
+
+    /// The freezes the judge will have for the period ending `periodEnd`: what is left of its month's, or the rule's
+    /// full number when that month has not been judged yet.
+    public static func freezesLeft(_ state: AttemptState, forPeriodEnding periodEnd: LocalDate, perMonth: Int) -> Int {
+        var state = state
+        refreshFreezes(&state, month: periodEnd, perMonth: perMonth)
+        return state.freezesLeft
+    }
+
+    /// A freeze is spent only where a miss would cost something: a streak to keep, or a miss that counts toward
+    /// failing the attempt (strict or tolerant rules; a competition never fails).
+    static func freezeSavesSomething(_ state: AttemptState, definition: JudgingDefinition) -> Bool {
+        state.currentStreak > 0 || (definition.kind != .competition && definition.rules.failure.mode != .none)
     }
 
     static func failureReason(_ missed: [String], definition: JudgingDefinition, date: LocalDate, dayNumber day: Int, allowed: Int?) -> String {

@@ -18,6 +18,8 @@ public enum PauseRefusal: Error, Equatable, Sendable {
     case outsideAttempt(field: String, message: String)
     /// Nothing to resume.
     case notPaused
+    /// The days asked for reach past the last date Surge supports (`field`, `message`).
+    case beyondSupportedDates(field: String, message: String)
 }
 
 /// What a pause asks for.
@@ -59,6 +61,7 @@ public enum PausePolicy {
     public static func pause(
         _ request: PauseRequest, attempt: Attempt, today: LocalDate, now: Date, pauseID: UUID, closes: (LocalDate) -> Date
     ) throws(PauseRefusal) -> AttemptPause {
+        try checkSupported(request)
         let rule = attempt.definition.pauseRule
         let name = attempt.definition.name
         guard rule.mode != .notAllowed else {
@@ -101,10 +104,24 @@ public enum PausePolicy {
             }
         }
         let length = request.kind == .skipDay ? 1 : (request.days ?? rule.maxDaysPerPause)
-        var through = length.map { from.adding(days: $0 - 1) }
+        // A length the rule sets ends by the last supported date; one the user asked for was checked above.
+        var through = length.map { min(from.adding(days: $0 - 1), LocalDate.supportedRange.upperBound) }
         if let endOn = attempt.endOn { through = min(through ?? endOn, endOn) }
         if let clash = existing.first(where: { $0.overlaps(from: from, through: through) }) { throw .overlaps(clash) }
         return AttemptPause(pauseID: pauseID, kind: request.kind, from: from, through: through)
+    }
+
+    /// Refuses days that reach past `LocalDate.supportedRange`, which every service reading the pause's events
+    /// decodes dates by.
+    public static func checkSupported(_ request: PauseRequest) throws(PauseRefusal) {
+        let last = LocalDate.supportedRange.upperBound
+        if request.from > last {
+            throw .beyondSupportedDates(field: "from", message: LocalDate.unsupportedMessage(request.from.description))
+        }
+        if let days = request.days, request.from.adding(days: days - 1) > last {
+            throw .beyondSupportedDates(
+                field: "days", message: "would end time off on \(request.from.adding(days: days - 1)), after \(last), the last date Surge supports")
+        }
     }
 
     /// Ends the pause in progress (or cancels the next one): days count again from today. Returns the pause as it

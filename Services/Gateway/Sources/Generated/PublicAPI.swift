@@ -899,6 +899,7 @@ enum PublicAPI {
               "rest",
               "paused",
               "open",
+              "closed",
               "future",
               "after"
             ],

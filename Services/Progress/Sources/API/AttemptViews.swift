@@ -101,8 +101,9 @@ struct AttemptView: Codable, Sendable {
 }
 
 struct CalendarDay: Codable, Sendable {
-    /// before, completed, missed, frozen, kept, rest, paused, open, future, after. Days off not judged yet (today, or
-    /// planned ones) are paused too.
+    /// before, completed, missed, frozen, kept, rest, paused, open, closed, future, after. Days off not judged yet
+    /// (today, or planned ones) are paused too. `open` only while check-ins for the day are accepted; every day of a
+    /// judged week shows the week's verdict; `closed` is a day past its window without a verdict of its own.
     var date: LocalDate
     var status: String
     var tasksDone: Int
@@ -207,7 +208,7 @@ extension AttemptView {
             currentStreak: active ? liveStreak : state.currentStreak, bestStreak: max(state.bestStreak, active ? liveStreak : 0),
             streakPeriod: period, daysCompleted: completed, daysMissed: state.periodsMissed,
             progressPercent: definition.durationDays.map { min(100, Int((Double(completed) / Double($0) * 100).rounded(.down))) },
-            points: state.points, freezesLeft: state.freezesLeft,
+            points: state.points, freezesLeft: Self.freezesLeft(snapshot),
             freezeActive: state.judgedThrough.flatMap { snapshot.openRecords[$0]?.outcome } == .frozen,
             daysPaused: state.periodsPaused, skipDaysLeft: PausePolicy.skipDaysLeft(state, rule: definition.pauseRule, today: snapshot.today),
             level: level, dailyCap: level.flatMap { level in
@@ -241,6 +242,17 @@ extension AttemptView {
             pauseMode: definition.pauseRule.mode,
             pauses: state.pauses.map { PauseView(pauseID: $0.pauseID, kind: $0.kind, from: $0.from, through: $0.through) },
             restWeekdays: timeOff.restWeekdays.sorted())
+    }
+
+    /// The freezes the judge will have for the next period it judges: a new month's are there from its 1st, before
+    /// anything in it is judged.
+    static func freezesLeft(_ snapshot: AttemptSnapshot) -> Int {
+        let attempt = snapshot.attempt
+        guard attempt.state.status == .active,
+            let next = Judge.nextPeriodEnd(
+                attempt.state, startedOn: attempt.startedOn, endOn: attempt.endsOn, period: snapshot.timeline.latest.rules.streak.period)
+        else { return attempt.state.freezesLeft }
+        return Judge.freezesLeft(attempt.state, forPeriodEnding: next, perMonth: snapshot.timeline.version(on: next).rules.streak.freezesPerMonth)
     }
 
     /// "Day 3 of 7". A competition counts whole days from its start instant in its own zone, so a week from Monday

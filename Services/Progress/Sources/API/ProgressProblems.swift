@@ -62,7 +62,7 @@ enum ProgressProblems {
                 detail: "A pause may last at most \(maximum) days (rules.pause.maxDaysPerPause).")
         case .limitReached(let rule):
             Problem(slug: "pause-limit-reached", title: "No time off left", status: .unprocessableContent, detail: rule)
-        case .outsideAttempt(let field, let message):
+        case .outsideAttempt(let field, let message), .beyondSupportedDates(let field, let message):
             Problem.validation(field: field, message)
         case .notPaused:
             Problem.conflict("not-paused", "This attempt has no pause in progress or to come.")

@@ -23,7 +23,7 @@ extension CalendarDay: JSONSchemaRefined {
     static let fieldRefinements: [String: JSONSchema.Refinement] = [
         "status": .init(
             schema: .named(
-                "CalendarDayStatus", .enumeration(["before"] + PeriodOutcome.schemaCases + ["open", "future", "after"], open: true)))
+                "CalendarDayStatus", .enumeration(["before"] + PeriodOutcome.schemaCases + ["open", "closed", "future", "after"], open: true)))
     ]
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import ProgressDomain
+import SurgeCalendar
 import SurgeContracts
 import SurgeRuntime
 
@@ -42,31 +43,59 @@ struct AttemptQueries: Sendable {
             guard let attempt = try await stores.attempts.find(attemptID, of: userID) else { throw ProgressProblems.noSuchAttempt }
             let member = try await stores.requireMember(userID)
             let timeline = try await stores.projections.timeline(attempt.challengeID)
-            let today = member.calendar.date(at: clock.now())
+            let now = clock.now()
+            let today = member.calendar.date(at: now)
             let first = (month ?? today).startOfMonth
             let last = first.endOfMonth
-            let records = try await stores.attempts.days(attemptID, from: first, through: last)
+            // Through the Sunday of the month's last week: a weekly verdict is kept on the week's last day.
+            let records = try await stores.attempts.days(attemptID, from: first, through: last.startOfWeek.adding(days: 6))
             let days = (0...first.days(until: last)).map { offset in
                 let date = first.adding(days: offset)
                 let record = records[date]
-                let status: String
-                if date < attempt.startedOn {
-                    status = "before"
-                } else if let end = attempt.state.endedOn ?? attempt.endsOn, date > end {
-                    status = "after"
-                } else if let outcome = record?.outcome {
-                    status = outcome.rawValue
-                } else if let timeline, attempt.state.timeOff(timeline.version(on: date)).isOff(date) {
-                    status = PeriodOutcome.paused.rawValue
-                } else if date > today {
-                    status = "future"
-                } else {
-                    status = "open"
-                }
-                return CalendarDay(date: date, status: status, tasksDone: record?.tasks.values.filter(\.hasActivity).count ?? 0)
+                return CalendarDay(
+                    date: date, status: Self.status(of: date, attempt: attempt, timeline: timeline, records: records, calendar: member.calendar, now: now),
+                    tasksDone: record?.tasks.values.filter(\.hasActivity).count ?? 0)
             }
             return (first, days)
         }
+    }
+
+    /// A calendar day's status. A day reads `open` only while check-ins for it are accepted: every day of a judged
+    /// week shows the week's verdict (a day off in it `paused`), and a day whose window has closed without a verdict
+    /// of its own shows `closed`.
+    static func status(
+        of date: LocalDate, attempt: AttemptRow, timeline: DefinitionTimeline?, records: [LocalDate: DayRecord], calendar: LocalCalendar, now: Date
+    ) -> String {
+        let state = attempt.state
+        let closed = "closed"
+        if date < attempt.startedOn { return "before" }
+        if let end = state.endedOn ?? attempt.endsOn, date > end { return "after" }
+        let period = timeline?.latest.rules.streak.period ?? .day
+        let off = timeline.map { state.timeOff($0.version(on: date)).isOff(date) } ?? false
+        let judged = state.judgedThrough.map { date <= $0 } ?? false
+        if period == .week {
+            if off { return PeriodOutcome.paused.rawValue }
+            guard judged else { return unjudged(date, attempt: attempt, timeline: timeline, calendar: calendar, now: now) }
+            let weekEnd = min(date.startOfWeek.adding(days: 6), attempt.endsOn ?? .latest)
+            return records[weekEnd]?.outcome?.rawValue ?? closed
+        }
+        if let outcome = records[date]?.outcome { return outcome.rawValue }
+        if off { return PeriodOutcome.paused.rawValue }
+        return judged ? closed : unjudged(date, attempt: attempt, timeline: timeline, calendar: calendar, now: now)
+    }
+
+    /// A day not judged yet: `future`, `open` while check-ins for it are accepted, else `closed` (its window closed
+    /// a moment before the judge's next run, or the attempt ended before it was judged).
+    private static func unjudged(_ date: LocalDate, attempt: AttemptRow, timeline: DefinitionTimeline?, calendar: LocalCalendar, now: Date) -> String {
+        let today = calendar.date(at: now)
+        if date > today { return "future" }
+        guard attempt.state.status == .active else { return "closed" }
+        guard let timeline else { return "open" }
+        // As a check-in is told: the period in progress stays open until it is judged.
+        let inProgress = Judge.nextPeriodEnd(attempt.state, startedOn: attempt.startedOn, endOn: attempt.endsOn, period: timeline.latest.rules.streak.period)
+        var closes = timeline.windowCloses(date, calendar: calendar)
+        if let inProgress, date <= inProgress, let next = attempt.nextJudgementAt { closes = max(closes, next) }
+        return now < closes ? "open" : "closed"
     }
 
     /// Contribution history: tasks with activity per local day over the last `weeks` weeks, across all attempts or one.

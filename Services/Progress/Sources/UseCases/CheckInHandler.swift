@@ -41,11 +41,12 @@ struct CheckInHandler: Sendable {
             guard let timeline = DefinitionTimeline(context.definitions) else { throw ProgressProblems.challengeGone }
             let open = attempt.openDays(today: member.calendar.date(at: now))
             var days: LoadedDays? = LoadedDays(range: open, records: try await stores.attempts.days(attempt.id, from: open.lowerBound, through: open.upperBound))
+            var recorded = false
             if !context.alreadyRecorded {
                 guard attempt.state.status == .active else { throw ProgressProblems.notActiveForCheckIn(attempt.state.status) }
-                try await apply(command, attempt: &attempt, member: member, timeline: timeline, now: now, trace: trace, days: &days, in: stores)
+                recorded = try await apply(command, attempt: &attempt, member: member, timeline: timeline, now: now, trace: trace, days: &days, in: stores)
             }
-            return (try await stores.snapshot(attempt, member: member, timeline: timeline, now: now, days: days), !context.alreadyRecorded)
+            return (try await stores.snapshot(attempt, member: member, timeline: timeline, now: now, days: days), recorded)
         } }
         // Counted once committed; a retried request with the same check-in id is not a second check-in.
         if recorded { Self.checkInsRecorded(command.kind).increment() }
@@ -105,11 +106,13 @@ struct CheckInHandler: Sendable {
     }
 
     /// Applies one check-in to a locked, active attempt inside the caller's transaction: its row, the day record, the
-    /// points, the events, the week's bonuses and the attempt's totals. `days` holds the records already read.
+    /// points, the events, the week's bonuses and the attempt's totals. `days` holds the records already read. Returns
+    /// false when there was no check-in to record (a tick of a task already done that day).
+    @discardableResult
     private func apply(
         _ command: CheckInCommand, attempt: inout AttemptRow, member: Member, timeline: DefinitionTimeline, now: Date, trace: TraceContext,
         days: inout LoadedDays?, in stores: Stores
-    ) async throws {
+    ) async throws -> Bool {
         let calendar = member.calendar
         let happenedAt = command.happenedAt ?? now
         var taskID = command.taskID
@@ -161,6 +164,13 @@ struct CheckInHandler: Sendable {
                 CheckIn(taskID: taskID, action: action, happenedAt: happenedAt), to: &record,
                 context: .init(definition: definition, dailyGoal: member.effectiveDailyGoal, streak: attempt.state.currentStreak, levelPoints: levelPoints))
         }
+        if result.unchanged {
+            if result.applied {
+                try await stores.attempts.saveDay(attempt.id, record)
+                if days?.range.contains(date) == true { days?.records[date] = record }
+            }
+            return false
+        }
         let actionName: String =
             switch action {
             case .setDone(let done): result.applied ? (done ? "done" : "undone") : "superseded"
@@ -183,7 +193,7 @@ struct CheckInHandler: Sendable {
             id: command.checkInID, userID: attempt.userID, attemptID: attempt.id, date: date, taskID: taskID, action: actionName, done: done,
             quantity: quantity, rewardedQuantity: result.rewardedQuantity, points: result.pointsDelta, photoID: photoID, happenedAt: happenedAt,
             recordedAt: now, removing: result.applied ? removedLog : nil, day: result.applied ? record : nil)
-        guard result.applied else { return }
+        guard result.applied else { return true }
         if days?.range.contains(date) == true { days?.records[date] = record }
         var events: [(EventRecord, topic: String)] = []
         if result.pointsDelta != 0 || (result.excess ?? 0) > 0, let reason = result.reason ?? (result.excess != nil ? .series : nil) {
@@ -229,6 +239,7 @@ struct CheckInHandler: Sendable {
         }
         try await settleWeekBonuses(&attempt, date: date, increased: increased, definition: definition, member: member, now: now, trace: trace, in: stores)
         try await stores.attempts.update(attempt, now: now)
+        return true
     }
 
     /// 001's weekly bonuses, once per week, the moment the week's goal is reached: the weekly-goal bonus and, for a

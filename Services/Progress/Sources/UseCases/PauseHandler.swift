@@ -52,6 +52,9 @@ struct PauseHandler: Sendable {
         try await storage.transaction { stores in
             let now = clock.now()
             let member = try await stores.requireMember(userID)
+            // Refused as a whole (422), not attempt by attempt: the days asked for are the same for every attempt.
+            let request = PauseRequest(kind: command.kind, from: command.from ?? member.calendar.date(at: now), days: command.days)
+            try ProgressProblems.mappingRefusal { () throws(PauseRefusal) in try PausePolicy.checkSupported(request) }
             var paused: [AttemptSnapshot] = []
             var refused: [VacationRefusal] = []
             for var attempt in try await stores.attempts.lockActive(of: userID) {
