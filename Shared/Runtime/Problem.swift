@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import NIOCore
 import SurgeContracts
 import SurgePostgres
 
@@ -118,7 +119,8 @@ extension Problem {
         case .notFound: notFound(detail ?? "No such resource.")
         case .methodNotAllowed: Problem(slug: "method-not-allowed", title: "Method not allowed", status: status, detail: detail)
         case .badRequest: malformedBody(detail ?? "The request could not be read.")
-        case .contentTooLarge: Problem(slug: "payload-too-large", title: "Payload too large", status: status, detail: detail)
+        case .contentTooLarge:
+            Problem(slug: "payload-too-large", title: "Payload too large", status: status, detail: detail ?? "The body is larger than this operation takes.")
         case .unauthorized: unauthorized(detail ?? "A valid access token is required.")
         case .forbidden: forbidden(detail ?? "You may not do this.")
         case .unsupportedMediaType: Problem(slug: "unsupported-media-type", title: "Unsupported media type", status: status, detail: detail)
@@ -147,6 +149,9 @@ extension Problem {
         switch error {
         case let problem as Problem:
             return problem
+        // What every `collect(upTo:)` throws past its limit: Hummingbird answers it as a bare 413.
+        case let error as NIOTooManyBytesError:
+            return error.maxBytes.map(Problem.tooLarge(limit:)) ?? Problem.forStatus(.contentTooLarge, detail: nil)
         case let error as HTTPError:
             return Problem.forStatus(error.status, detail: error.body)
         case let error as any HTTPResponseError:

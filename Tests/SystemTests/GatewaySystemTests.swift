@@ -128,4 +128,23 @@ struct GatewaySystemTests {
             #expect((document.json["paths"] as? [String: Any])?["/v1/auth/guest"] != nil)
         }
     }
+
+    @Test("a body the gateway lets through but the service finds too large is a 413 problem that says why, as the gateway's own is")
+    func tooLargeForTheService() async throws {
+        try await withTestStack("gateway-too-large") { stack in
+            try await stack.start("identity")
+            try await stack.start("gateway", environment: ["MAX_REQUEST_BYTES": String(1 << 20)])
+            let http = try stack.http()
+            // Under the gateway's 1 MiB, over the 256 KiB a service decodes.
+            let tooLong = String(repeating: "x", count: 300 * 1024)
+            for response in [
+                try await http.post("/v1/auth/guest", json: ["displayName": tooLong, "timeZone": "Europe/Rome"]),
+                try await http.sendChunked(.POST, "/v1/auth/guest", body: Data(#"{"displayName": "\#(tooLong)", "timeZone": "UTC"}"#.utf8)),
+            ] {
+                #expect(response.status == 413, "\(response.text.prefix(200))")
+                #expect(response.json["type"] as? String == "https://surge.example/problems/payload-too-large")
+                #expect((response.json["detail"] as? String)?.contains("262144 bytes") == true, "\(response.text.prefix(200))")
+            }
+        }
+    }
 }
