@@ -152,4 +152,26 @@ struct GatewayRouterTests {
             }
         }
     }
+
+    @Test("a stream whose client went away frees its place at once: five streams opened and closed in turn, then a sixth, are all let in")
+    func closedStreamsFreeTheirPlace() async throws {
+        let fixture = try await GatewayRouterFixture()
+        #expect(fixture.hub.settings.connectionsPerUser == 5 && fixture.hub.settings.heartbeatSeconds >= 15)
+        let bearer = try await fixture.bearer(UUID()).map { ($0.name.rawName, $0.value) }
+        try await withUpstreamClient { client in
+            let app = Application(
+                router: try fixture.router(environment: [:], client: client), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+            try await app.test(.live) { gateway in
+                let url = "http://127.0.0.1:\(try #require(gateway.port))/v1/stream"
+                for attempt in 1...6 {
+                    let stream = try await EventStreamClient.connect(url, headers: bearer)
+                    try #require(stream.status == 200, "stream \(attempt) answered \(stream.status)")
+                    try await stream.waitFor("ready") { $0.name == "ready" }
+                    stream.close()
+                }
+                // Well before the first heartbeat (15 s), which used to be what found them gone.
+                try await waitUntil("every closed stream let go of its place", timeout: .seconds(5)) { fixture.hub.connectionCount == 0 }
+            }
+        }
+    }
 }

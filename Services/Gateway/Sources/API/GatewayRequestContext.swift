@@ -23,6 +23,8 @@ public struct GatewayRequestContext: RequestContext {
     public var clientAddress: String?
     /// The client's `Idempotency-Key` on a keyed route, forwarded to the service under the signature.
     public var idempotencyKey: String?
+    /// The client's connection: the live stream watches it to let go of a client that went away.
+    let channel: any Channel
 
     /// The services' dialect (`SurgeJSON.apiEncoder`) for what the gateway answers itself.
     public var responseEncoder: APIResponseEncoder { APIResponseEncoder() }
@@ -30,5 +32,6 @@ public struct GatewayRequestContext: RequestContext {
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         peerAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
+        channel = source.channel
     }
 }

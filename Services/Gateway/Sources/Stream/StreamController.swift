@@ -63,6 +63,11 @@ struct StreamController: Sendable {
             throw Authenticator.invalidToken
         }
         let hub = self.hub
+        // A client that goes away frees its slot now, not when the next heartbeat fails to reach it.
+        let departure = ClientDeparture(subscriber: subscriber)
+        let channel = context.channel
+        try? await channel.pipeline.addHandler(departure, position: .first).get()
+        channel.closeFuture.whenComplete { _ in subscriber.close(.clientGone) }
         let heartbeat = Duration.seconds(hub.settings.heartbeatSeconds)
         let ready = ReadyEvent(userID: callerID.key, boards: requested.map(\.description).sorted(), heartbeatSeconds: Int(hub.settings.heartbeatSeconds))
         var opening = ServerSentEvent.retry(milliseconds: 2000)
@@ -76,7 +81,10 @@ struct StreamController: Sendable {
         opening += ServerSentEvent(name: "ready", data: Self.json(ready)).encoded
         let logger = context.logger
         let body = ResponseBody { [opening] writer in
-            defer { hub.remove(subscriber) }
+            defer {
+                hub.remove(subscriber)
+                channel.pipeline.removeHandler(departure, promise: nil)
+            }
             do {
                 try await writer.write(ByteBuffer(string: opening))
                 try await Self.cutOffWhenTooSlow(subscriber) {
@@ -114,7 +122,7 @@ struct StreamController: Sendable {
             case .closed(.shuttingDown):
                 try await writer.write(ByteBuffer(string: ServerSentEvent(name: "shutdown", data: #"{"reason":"This server is shutting down: reconnect (with Last-Event-ID)."}"#).encoded))
                 return
-            case .closed(.accountDeleted):
+            case .closed(.accountDeleted), .closed(.clientGone):
                 return
             case .closed(.sessionRevoked):
                 try await writer.write(ByteBuffer(string: ServerSentEvent(name: "session-ended", data: #"{"reason":"This session was signed out: sign in again."}"#).encoded))
@@ -126,6 +134,24 @@ struct StreamController: Sendable {
     }
 
     struct StreamCut: Error {}
+
+    /// Closes the subscriber when the client closes its side of the connection (the server allows half-closed
+    /// connections, so the channel itself stays open until the response ends): a stream's client sends nothing after
+    /// its request, so the end of its input means it has gone.
+    final class ClientDeparture: ChannelInboundHandler, RemovableChannelHandler, Sendable {
+        typealias InboundIn = NIOAny
+
+        let subscriber: Subscriber
+
+        init(subscriber: Subscriber) {
+            self.subscriber = subscriber
+        }
+
+        func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+            if let event = event as? ChannelEvent, event == .inputClosed { subscriber.close(.clientGone) }
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
 
     /// Runs `body`, cancelling it if the subscriber falls too far behind while a write is stuck on a client that has
     /// stopped reading: the connection is cut rather than its queue allowed to grow.

@@ -137,7 +137,7 @@ final class StreamHub: Sendable {
 
 /// One connected client: its topics and the events it has yet to send.
 final class Subscriber: Sendable {
-    enum CloseReason: Sendable, Equatable { case tooSlow, shuttingDown, accountDeleted, sessionRevoked }
+    enum CloseReason: Sendable, Equatable { case tooSlow, shuttingDown, accountDeleted, sessionRevoked, clientGone }
 
     enum Next: Sendable {
         case events([StreamEvent], revoked: [StreamTopic])
