@@ -4,7 +4,10 @@ import SurgeContracts
 import Synchronization
 
 /// The service's idea of now. In production it is the system clock. In development and tests it can be simulated
-/// (`SIMULATED_CLOCK=true`): `PUT /internal/clock {"now": "..."}` moves it, so a 75-day challenge runs in seconds.
+/// (`SIMULATED_CLOCK=true`): `PUT /internal/clock {"now": "..."}` moves it forward, so a 75-day challenge runs in
+/// seconds. It refuses to go back (days judged, reminders sent and events stamped would be undone out of order),
+/// unless the body says `"rewind": true`, which only the test harness sends: each test's stack starts its timeline
+/// wherever the test needs it.
 public final class ServiceClock: Sendable {
     private let offset = Mutex<TimeInterval?>(nil)
     public let isSimulated: Bool
@@ -34,6 +37,11 @@ public final class ServiceClock: Sendable {
         offset.withLock { $0 = instant.timeIntervalSinceNow }
     }
 
+    struct ClockMove: Codable {
+        var now: Date
+        var rewind: Bool?
+    }
+
     struct ClockBody: Codable {
         var now: Date
 
@@ -52,8 +60,14 @@ public final class ServiceClock: Sendable {
         guard isSimulated else { return }
         router.get("/internal/clock") { _, _ in try ClockBody(now: self.now()).response }
         router.put("/internal/clock") { request, context -> Response in
-            let body = try await request.decode(as: ClockBody.self, context: context)
-            self.set(body.now)
+            let move = try await request.decode(as: ClockMove.self, context: context)
+            let current = self.now()
+            if move.now < current, move.rewind != true {
+                throw Problem(
+                    slug: "clock-backwards", title: "The clock only moves forward", status: .conflict,
+                    detail: "The simulated clock is at \(Timestamp.format(current)) and only moves forward: \(Timestamp.format(move.now)) is earlier.")
+            }
+            self.set(move.now)
             return try ClockBody(now: self.now()).response
         }
     }

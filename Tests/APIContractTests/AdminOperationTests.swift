@@ -33,7 +33,7 @@ struct AdminOperationTests {
     func noAllowHeader() {
         let route = PublicRoute(.get, Self.kpis.path, .identity, .admin, .standard, idempotent: false)
         #expect(route.access.needsToken)
-        let allowed = AllowedMethods(MethodNotAllowedMiddleware.routes([route], simulatedClock: false))
+        let allowed = AllowedMethods(MethodNotAllowedMiddleware.routes([route]))
         #expect(allowed.allowHeader(for: "/v1/admin/kpis") == nil)
         #expect(allowed.allowHeader(for: "/admin/") == "GET")
     }

@@ -43,7 +43,7 @@ struct GatewayRouterFixture: Sendable {
         let router = Router(context: GatewayRequestContext.self)
         router.add(middleware: ProblemMiddleware())
         GatewayService.addRoutes(
-            to: router, settings: settings, routes: routes, simulatedClock: false, pipeline: pipeline,
+            to: router, settings: settings, routes: routes, pipeline: pipeline,
             upstreams: Upstreams(settings.upstreams, client: client), signer: signer, hub: hub, tickets: tickets)
         return router
     }

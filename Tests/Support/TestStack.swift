@@ -132,12 +132,14 @@ public final class TestStack: Sendable {
     }
 
     /// Moves the simulated clock of every running service that has one to `instant`, as `surge-admin clock set` does
-    /// for a stack started by `make run`: one clock for the whole system.
+    /// for a stack started by `make run`: one clock for the whole system. Unlike the tool it may move the clock back
+    /// (`rewind`): a test starts its stack's timeline wherever it needs, often before the real now.
     public func setClock(_ instant: Date) async throws {
         let running = processes.withLock { $0.values.filter(\.isRunning) }
         var moved = 0
         for process in running {
-            let response = try await TestHTTP(baseURL: try process.baseURL).put("/internal/clock", json: ["now": Timestamp.format(instant)])
+            let response = try await TestHTTP(baseURL: try process.baseURL).put(
+                "/internal/clock", json: ["now": Timestamp.format(instant), "rewind": true])
             if response.status == 200 { moved += 1 } else if response.status != 404 { throw ClockRefused(detail: response.text) }
         }
         if moved == 0 { throw ClockRefused(detail: "no running service has a simulated clock") }

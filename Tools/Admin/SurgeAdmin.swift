@@ -203,7 +203,8 @@ struct Clock: AsyncParsableCommand {
             `surge-admin clock set 2026-12-24T18:00:00Z` moves every service to that instant; `surge-admin clock advance
             36h` (s, m, h, d) moves them all from the first service's now; `surge-admin clock show` prints each one's now.
             All services get the same instant, so days judged, boards and reminders agree. Services started without a
-            simulated clock are listed and left alone.
+            simulated clock are listed and left alone. The clock only moves forward: an earlier instant is refused. The
+            gateway keeps the real clock (its port is the public door, and has no clock to move).
             """)
 
     @Argument(help: "show, set or advance.")
@@ -218,7 +219,7 @@ struct Clock: AsyncParsableCommand {
     struct ClockBody: Codable { var now: Date }
 
     func run() async throws {
-        let urls = SurgeService.deployed.map { service in
+        let urls = SurgeService.deployed.filter { $0 != .gateway }.map { service in
             (service, urlTemplate.replacingOccurrences(of: "{service}", with: service.rawValue)
                 .replacingOccurrences(of: "{port}", with: String(service.entry.port)) + "/internal/clock")
         }
@@ -254,7 +255,10 @@ struct Clock: AsyncParsableCommand {
             request.headers.add(name: "content-type", value: "application/json")
             request.body = .bytes(body)
             let response = try await HTTPClient.shared.execute(request, timeout: .seconds(5))
-            guard response.status == .ok else { throw ValidationError("\(service.rawValue) refused the clock: \(response.status.code)") }
+            guard response.status == .ok else {
+                let problem = String(buffer: try await response.body.collect(upTo: 1 << 16))
+                throw ValidationError("\(service.rawValue) refused the clock (\(response.status.code)): \(problem)")
+            }
         }
         print("clock of \(simulated.map(\.0.rawValue).joined(separator: ", ")) set to \(Timestamp.format(target))")
     }

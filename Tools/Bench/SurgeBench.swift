@@ -103,7 +103,8 @@ enum BenchHabit {
         var request = HTTPClientRequest(url: progress + "/internal/clock")
         request.method = .PUT
         request.headers.add(name: "content-type", value: "application/json")
-        request.body = .bytes(ByteBuffer(string: "{\"now\":\"\(Timestamp.format(instant))\"}"))
+        // `rewind`: back to the real now, whatever an earlier benchmark on this stack left the clock at.
+        request.body = .bytes(ByteBuffer(string: "{\"now\":\"\(Timestamp.format(instant))\",\"rewind\":true}"))
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
         guard response.status == .ok else { throw BenchError("progress refused the clock (is SIMULATED_CLOCK=true?)") }
     }

@@ -15,8 +15,10 @@ public enum GatewayService {
     public static func buildApplication(_ settings: ServiceSettings) async throws -> some ApplicationProtocol {
         let gateway = try GatewaySettings.from(settings.reader)
         let infrastructure = try ServiceInfrastructure(settings, migrations: [GatewayMigrations.set])
-        let (database, logger, clock) = (infrastructure.database, infrastructure.logger, infrastructure.clock)
-        let now: @Sendable () -> Date = { clock.now() }
+        let (database, logger) = (infrastructure.database, infrastructure.logger)
+        // The real clock, even on a simulated stack: the development clock is no route of the public door, and what the
+        // gateway times itself (stream tickets, idempotency keys, purges) needs no simulated days.
+        let now: @Sendable () -> Date = { Date() }
         let client = Upstreams.makeClient()
         // A claim is only taken over once the request that made it must have ended.
         let idempotency = IdempotencyStore(client: database, logger: logger, abandonAfter: .seconds(gateway.upstreamTimeoutSeconds + 30))
@@ -40,9 +42,9 @@ public enum GatewayService {
         let tail = try KafkaTail(configuration: settings.kafka, topics: StreamFeed.topics, logger: logger) { feed.handle($0) }
         let tickets = PostgresStreamTicketStore(client: database, logger: logger)
 
-        let router = infrastructure.makeRouter(context: GatewayRequestContext.self, consumers: [consumer])
+        let router = infrastructure.makeRouter(context: GatewayRequestContext.self, consumers: [consumer], developmentClock: false)
         addRoutes(
-            to: router, settings: gateway, routes: PublicAPI.routes, simulatedClock: clock.isSimulated, pipeline: pipeline,
+            to: router, settings: gateway, routes: PublicAPI.routes, pipeline: pipeline,
             upstreams: Upstreams(gateway.upstreams, client: client), signer: settings.internalCalls, hub: hub, tickets: tickets)
         return infrastructure.makeApplication(
             router: router, consumers: [consumer],
@@ -71,12 +73,12 @@ public enum GatewayService {
     /// Everything the gateway answers besides the operational routes: its OpenAPI document, the dashboard's files and
     /// every public route in `routes`, through the pipeline to its service or to the gateway's own export and stream.
     static func addRoutes(
-        to router: Router<GatewayRequestContext>, settings: GatewaySettings, routes: [PublicRoute], simulatedClock: Bool,
-        pipeline: RoutePipeline, upstreams: Upstreams, signer: InternalCallSigner, hub: StreamHub, tickets: any StreamTicketStore
+        to router: Router<GatewayRequestContext>, settings: GatewaySettings, routes: [PublicRoute], pipeline: RoutePipeline,
+        upstreams: Upstreams, signer: InternalCallSigner, hub: StreamHub, tickets: any StreamTicketStore
     ) {
         if let cors = settings.cors { router.add(middleware: cors) }
         router.add(middleware: TraceMiddleware())
-        router.add(middleware: MethodNotAllowedMiddleware(allowed: AllowedMethods(MethodNotAllowedMiddleware.routes(routes, simulatedClock: simulatedClock))))
+        router.add(middleware: MethodNotAllowedMiddleware(allowed: AllowedMethods(MethodNotAllowedMiddleware.routes(routes))))
         router.get("/openapi.json") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "application/json"],
