@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -71,10 +72,17 @@ public struct ForwardedContextMiddleware: RouterMiddleware {
     public typealias Context = SurgeRequestContext
 
     let signer: InternalCallSigner
+    /// This replica's memory of the calls it accepted: a replayed call is refused.
+    let seen: SeenSignatures
 
-    public init(signer: InternalCallSigner) {
+    public init(signer: InternalCallSigner, seen: SeenSignatures = SeenSignatures()) {
         self.signer = signer
+        self.seen = seen
     }
+
+    static let unauthenticated = Problem(
+        slug: "unauthenticated-call", title: "Unauthenticated call", status: .unauthorized,
+        detail: "Services answer only calls signed by the gateway.")
 
     /// The only routes that answer an unsigned call: health, metrics, the public signing keys, the development clock.
     static let openPaths: Set<String> = ["/healthz", "/readyz", "/metrics", "/internal/jwks.json", "/internal/clock"]
@@ -86,6 +94,11 @@ public struct ForwardedContextMiddleware: RouterMiddleware {
         return !openPaths.contains { $0.utf8.elementsEqual(path) }
     }
 
+    /// Whether an HTTP/1 request has a body: a length other than 0, or a transfer coding.
+    static func mayHaveBody(_ request: Request) -> Bool {
+        request.headers[.transferEncoding] != nil || (request.headers[.contentLength].map { $0 != "0" } ?? false)
+    }
+
     /// Whether the target holds a NUL byte or `%00`.
     static func mayHoldNUL(_ target: String) -> Bool {
         target.utf8.contains(0) || target.contains("%00")
@@ -93,6 +106,7 @@ public struct ForwardedContextMiddleware: RouterMiddleware {
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
+        var request = request
         let forwardedID = request.headers[InternalHeaders.requestID]
         let requestID = forwardedID ?? UUID().key
         let target = request.head.path ?? ""
@@ -103,14 +117,21 @@ public struct ForwardedContextMiddleware: RouterMiddleware {
             let session = request.headers[InternalHeaders.session]
             let idempotencyKey = request.headers[InternalHeaders.idempotencyKey]
             guard
-                signer.isValid(
+                let signature = signer.verify(
                     request.headers[InternalCallSigner.header], method: request.method.rawValue, target: target,
                     caller: caller, clientAddress: clientAddress, roles: roles, session: session, requestID: forwardedID ?? "",
                     idempotencyKey: idempotencyKey)
-            else {
+            else { throw Self.unauthenticated }
+            switch seen.use(signature) {
+            case .first: break
+            case .repeated:
                 throw Problem(
                     slug: "unauthenticated-call", title: "Unauthenticated call", status: .unauthorized,
-                    detail: "Services answer only calls signed by the gateway.")
+                    detail: "This signed call was already answered: the gateway signs each call once.")
+            case .full: throw Problem.unavailable("Too many calls to remember right now.")
+            }
+            if signature.body != .empty || Self.mayHaveBody(request) {
+                request.body = RequestBody(asyncSequence: DigestCheckedBody(base: request.body, expected: signature.body))
             }
             context.callerID = caller.flatMap { UUID(text: $0) }
             context.clientAddress = clientAddress
@@ -136,5 +157,41 @@ public struct ForwardedContextMiddleware: RouterMiddleware {
         var response = try await next(request, context)
         response.headers[InternalHeaders.requestID] = requestID
         return response
+    }
+}
+
+/// A request body checked against the digest the gateway signed as it is read: the end of the body throws when it is
+/// not the signed one. Every handler collects its body whole before using it, so a body that is not the one signed is
+/// refused before anything acts on it.
+struct DigestCheckedBody: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+
+    let base: RequestBody
+    let expected: InternalCallSigner.BodyDigest
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var base: RequestBody.AsyncIterator
+        let expected: InternalCallSigner.BodyDigest
+        var hasher: SHA256? = SHA256()
+
+        mutating func next() async throws -> ByteBuffer? {
+            guard hasher != nil else { return nil }
+            if let chunk = try await base.next() {
+                chunk.withUnsafeReadableBytes { hasher?.update(bufferPointer: $0) }
+                return chunk
+            }
+            let digest = InternalCallSigner.BodyDigest(hasher!.finalize())
+            hasher = nil
+            guard digest == expected else {
+                throw Problem(
+                    slug: "unauthenticated-call", title: "Unauthenticated call", status: .unauthorized,
+                    detail: "The body is not the one the gateway signed.")
+            }
+            return nil
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: base.makeAsyncIterator(), expected: expected)
     }
 }

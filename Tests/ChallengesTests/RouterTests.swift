@@ -35,9 +35,10 @@ struct RouterTests {
         let signer: InternalCallSigner
 
         func send(_ method: HTTPRequest.Method, _ target: String, as caller: UUID?, body: String? = nil) async throws -> Answer {
-            var headers = RouterTesting.signedHeaders(method, target, caller: caller, signer: signer)
+            let body = body.map { ByteBuffer(string: $0) }
+            var headers = RouterTesting.signedHeaders(method, target, caller: caller, body: body, signer: signer)
             if body != nil { headers[.contentType] = "application/json" }
-            return try await client.execute(uri: target, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) }) { response in
+            return try await client.execute(uri: target, method: method, headers: headers, body: body) { response in
                 Answer(status: response.status, headers: response.headers, body: Data(buffer: response.body))
             }
         }

@@ -52,9 +52,11 @@ struct IdentityRouterClient: Sendable {
         let sessionKey = caller == nil ? nil : session?.key
         if let sessionKey { headers[InternalHeaders.session] = sessionKey }
         if json != nil { headers[.contentType] = "application/json" }
+        let body = json.map { ByteBuffer(string: $0) }
         headers[InternalCallSigner.header] = signer.signature(
-            method: method.rawValue, target: path, caller: caller?.key, clientAddress: "203.0.113.7", session: sessionKey, requestID: "r")
-        return try await client.execute(uri: path, method: method, headers: headers, body: json.map { ByteBuffer(string: $0) }) { response in
+            method: method.rawValue, target: path, caller: caller?.key, clientAddress: "203.0.113.7", session: sessionKey, requestID: "r",
+            body: body.map { .init(of: $0) } ?? .empty)
+        return try await client.execute(uri: path, method: method, headers: headers, body: body) { response in
             RouterAnswer(status: response.status, headers: response.headers, body: Data(buffer: response.body))
         }
     }

@@ -44,9 +44,10 @@ struct NotificationsRoutes: Sendable {
         _ method: HTTPRequest.Method, _ target: String, as caller: UUID?, body: Data? = nil, headers: HTTPFields = [:]
     ) async throws -> HummingbirdTesting.TestResponse {
         var headers = headers
-        headers.append(contentsOf: RouterTesting.signedHeaders(method, target, caller: caller, signer: signer))
+        let body = body.map { ByteBuffer(bytes: $0) }
+        headers.append(contentsOf: RouterTesting.signedHeaders(method, target, caller: caller, body: body, signer: signer))
         if body != nil { headers[.contentType] = "application/json" }
-        return try await client.executeRequest(uri: target, method: method, headers: headers, body: body.map { ByteBuffer(bytes: $0) })
+        return try await client.executeRequest(uri: target, method: method, headers: headers, body: body)
     }
 
     func send(

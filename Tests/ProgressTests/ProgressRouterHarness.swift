@@ -97,9 +97,10 @@ struct ProgressRouterHarness: Sendable {
         _ method: HTTPRequest.Method, _ path: String, as caller: UUID? = nil, json: String? = nil, body: ByteBuffer? = nil,
         contentType: String? = nil
     ) async throws -> HummingbirdTesting.TestResponse {
-        var headers = RouterTesting.signedHeaders(method, path, caller: caller ?? user, signer: signer)
+        let body = json.map { ByteBuffer(string: $0) } ?? body
+        var headers = RouterTesting.signedHeaders(method, path, caller: caller ?? user, body: body, signer: signer)
         if let contentType = contentType ?? json.map({ _ in "application/json" }) { headers[.contentType] = contentType }
-        return try await client.executeRequest(uri: path, method: method, headers: headers, body: json.map { ByteBuffer(string: $0) } ?? body)
+        return try await client.executeRequest(uri: path, method: method, headers: headers, body: body)
     }
 
     /// A started attempt at the habit.

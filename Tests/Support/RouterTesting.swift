@@ -20,13 +20,14 @@ public enum RouterTesting {
         return router
     }
 
-    /// The headers of a call as the gateway forwards it, on behalf of `caller` (nil: a call without one).
+    /// The headers of a call as the gateway forwards it, on behalf of `caller` (nil: a call without one), with `body`.
     public static func signedHeaders(
-        _ method: HTTPRequest.Method, _ target: String, caller: UUID?, signer: InternalCallSigner
+        _ method: HTTPRequest.Method, _ target: String, caller: UUID?, body: ByteBuffer? = nil, signer: InternalCallSigner
     ) -> HTTPFields {
         var headers: HTTPFields = [InternalHeaders.requestID: "r"]
         if let caller { headers[InternalHeaders.caller] = caller.key }
-        headers[InternalCallSigner.header] = signer.signature(method: method.rawValue, target: target, caller: caller?.key, requestID: "r")
+        headers[InternalCallSigner.header] = signer.signature(
+            method: method.rawValue, target: target, caller: caller?.key, requestID: "r", body: body.map { .init(of: $0) } ?? .empty)
         return headers
     }
 }

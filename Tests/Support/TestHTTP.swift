@@ -107,7 +107,8 @@ public struct TestHTTP: Sendable {
                 name: InternalCallSigner.header.rawName,
                 value: signer.signature(
                     method: method.rawValue, target: path, caller: caller, requestID: requestID,
-                    idempotencyKey: request.headers.first(name: InternalHeaders.idempotencyKey.rawName)))
+                    idempotencyKey: request.headers.first(name: InternalHeaders.idempotencyKey.rawName),
+                    body: body.map { .init(of: $0) } ?? .empty))
         }
         if let body {
             if !request.headers.contains(name: "content-type") { request.headers.add(name: "content-type", value: contentType) }

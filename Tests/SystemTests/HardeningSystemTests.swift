@@ -449,7 +449,8 @@ struct HardeningSystemTests {
             ("PUT", "/v1/attempts/\(random)/tasks/diet", "application/json"), ("PUT", "/v1/attempts/\(attempt)/tasks/progress-photo/photo", "image/jpeg"),
         ] {
             let requestID = UUID().uuidString.lowercased()
-            let signature = signer.signature(method: method, target: path, caller: fixtures.userID, requestID: requestID)
+            let signature = signer.signature(
+                method: method, target: path, caller: fixtures.userID, requestID: requestID, body: .init(of: Array("{\"quan\":1}".utf8)))
             cases.append(
                 RawCase(
                     name: "progress: signed \(method) \(path) \(type), body 5 + 5 bytes 1.5 s apart", target: progress,
@@ -815,7 +816,9 @@ struct FuzzSender: Sendable {
             http.headers.add(name: InternalHeaders.requestID.rawName, value: requestID)
             http.headers.add(
                 name: InternalCallSigner.header.rawName,
-                value: signer.signature(method: request.method, target: request.uri, caller: caller, requestID: requestID))
+                value: signer.signature(
+                    method: request.method, target: request.uri, caller: caller, requestID: requestID,
+                    body: request.body.map { .init(of: $0) } ?? .empty))
         case .progressUnsigned:
             label = "progress unsigned"
             http = HTTPClientRequest(url: progress + request.uri)

@@ -28,12 +28,13 @@ struct ProxyController {
         for field in request.headers where !Self.hopByHopHeaders.contains(field.name.canonicalName) {
             outgoing.headers.add(name: field.name.rawName, value: field.value)
         }
-        signer.sign(
-            &outgoing, target: target, caller: context.callerID, clientAddress: context.clientAddress, roles: context.callerRoles,
-            session: context.callerSessionID, requestID: context.requestID, idempotencyKey: context.idempotencyKey)
-        outgoing.headers.replaceOrAdd(name: InternalHeaders.traceparent.rawName, value: context.traceParent.header)
         // The pipeline has already read the body into memory: this takes the buffer, it does not read the socket.
         let body = try await request.body.collect(upTo: .max)
+        signer.sign(
+            &outgoing, target: target, caller: context.callerID, clientAddress: context.clientAddress, roles: context.callerRoles,
+            session: context.callerSessionID, requestID: context.requestID, idempotencyKey: context.idempotencyKey,
+            body: InternalCallSigner.BodyDigest(of: body))
+        outgoing.headers.replaceOrAdd(name: InternalHeaders.traceparent.rawName, value: context.traceParent.header)
         if body.readableBytes > 0 || (request.method != .get && request.method != .head) {
             outgoing.body = .bytes(body)
         }
@@ -63,10 +64,10 @@ struct ProxyController {
 
 extension InternalCallSigner {
     /// Sets the caller, its roles and session, the request id, the idempotency key and the signature that lets the
-    /// service trust them.
+    /// service trust them and the body (`body`: the digest of the body the request carries).
     func sign(
         _ request: inout HTTPClientRequest, target: String, caller: UUID?, clientAddress: String? = nil, roles: [String] = [],
-        session: UUID? = nil, requestID: String, idempotencyKey: String? = nil
+        session: UUID? = nil, requestID: String, idempotencyKey: String? = nil, body: BodyDigest = .empty
     ) {
         let roles = caller == nil ? nil : InternalCallSigner.rolesHeader(roles)
         let session = caller == nil ? nil : session?.key
@@ -80,6 +81,6 @@ extension InternalCallSigner {
             name: InternalCallSigner.header.rawName,
             value: signature(
                 method: request.method.rawValue, target: target, caller: caller?.key, clientAddress: clientAddress, roles: roles,
-                session: session, requestID: requestID, idempotencyKey: idempotencyKey))
+                session: session, requestID: requestID, idempotencyKey: idempotencyKey, body: body))
     }
 }

@@ -190,10 +190,12 @@ struct NotificationsMailClient: Sendable {
         let requestID = UUID().key
         request.headers.add(name: "content-type", value: "application/json")
         request.headers.add(name: InternalHeaders.requestID.rawName, value: requestID)
+        let body = try JSONEncoder().encode(mail)
         request.headers.add(
             name: InternalCallSigner.header.rawName,
-            value: signer.signature(method: "POST", target: AccountMail.path, caller: nil, requestID: requestID))
-        request.body = .bytes(ByteBuffer(data: try JSONEncoder().encode(mail)))
+            value: signer.signature(
+                method: "POST", target: AccountMail.path, caller: nil, requestID: requestID, body: InternalCallSigner.BodyDigest(of: body)))
+        request.body = .bytes(ByteBuffer(data: body))
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
         _ = try await response.body.collect(upTo: 64 * 1024)
         guard (200..<300).contains(Int(response.status.code)) else { throw Refused(status: Int(response.status.code)) }
