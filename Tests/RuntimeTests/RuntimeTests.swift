@@ -174,6 +174,28 @@ struct RuntimeTests {
         #expect(try StrictJSONDecoder.decode(Timed.self, from: Data(edges.utf8)).day == LocalDate("2200-12-31"))
     }
 
+    @Test("a leap second, or another instant the format style would roll over, is a 422 naming the field", arguments: [
+        (#"{"name":"a","count":1,"at":"2026-06-30T23:59:60Z"}"#, "at"), (#"{"name":"a","count":1,"at":"2026-09-21T12:00:60.250+02:00"}"#, "at"),
+        (#"{"name":"a","count":1,"events":[{"at":"2026-09-21T24:00:00Z"}]}"#, "events[0].at"),
+    ])
+    func rolledOverInstants(_ json: String, _ field: String) throws {
+        struct Event: Codable { var at: Date }
+        struct Timed: Codable {
+            var name: String
+            var count: Int
+            var at: Date?
+            var events: [Event]?
+        }
+        do {
+            _ = try StrictJSONDecoder.decode(Timed.self, from: Data(json.utf8))
+            Issue.record("accepted \(json)")
+        } catch let problem as Problem {
+            #expect(problem.status == .unprocessableContent)
+            #expect(problem.errors?.map(\.field) == [field])
+            #expect(problem.errors?.first?.message.hasPrefix("expected an RFC 3339 timestamp") == true)
+        }
+    }
+
     @Test("cursors round-trip and refuse what the API did not issue")
     func cursors() {
         struct Position: Codable, Equatable { var at: Date; var id: UUID }
@@ -187,6 +209,10 @@ struct RuntimeTests {
             let text = Base64URL.encode(Data(#"{"at":\#(forged),"id":"\#(position.id.uuidString)"}"#.utf8))
             #expect(Cursor.decode(Position.self, from: text) == nil, "\(forged)")
         }
+        // PostgreSQL cannot compare text holding U+0000: such a position names no row of any list.
+        struct Named: Codable { var name: String; var id: UUID }
+        #expect(Cursor.decode(Named.self, from: Cursor.encode(Named(name: "a b", id: position.id))) != nil)
+        #expect(Cursor.decode(Named.self, from: Cursor.encode(Named(name: "a\u{0}b", id: position.id))) == nil)
         let request = PageRequest<Position>(limit: 2, after: nil)
         let page = request.page([1, 2, 3].map { Position(at: Date(timeIntervalSince1970: Double($0)), id: position.id) }) { $0 }
         #expect(page.items.count == 2)

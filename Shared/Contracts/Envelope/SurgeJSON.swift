@@ -62,7 +62,9 @@ public enum SurgeJSON {
 ///
 /// The two forms Surge writes (`…:20Z` and `…:20.375Z`, years 1000 to 9999) are formatted and parsed by hand, to the
 /// same bits as `Date.ISO8601FormatStyle` (whose Calendar round trips cost more than the rest of an event's decoding);
-/// any other text goes to the format style, so what is accepted is unchanged.
+/// other RFC 3339 text goes to the format style once its fields are checked: the style rolls a leap second
+/// (`23:59:60`), `24:00`, a 60th minute or a 30 February over into the next minute, day or month, and reads offsets
+/// without their colon, where Surge refuses them all (its clocks have no leap seconds).
 public enum Timestamp {
     private static let withFraction = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
     private static let withoutFraction = Date.ISO8601FormatStyle()
@@ -81,7 +83,42 @@ public enum Timestamp {
     public static func parse(_ text: String) -> Date? {
         var text = text
         if let date = text.withUTF8({ fastParse($0) }) { return date }
+        guard text.withUTF8({ isWellFormed($0) }) else { return nil }
         return (try? withFraction.parse(text)) ?? (try? withoutFraction.parse(text))
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)` naming a real date (a year of four digits or more: what is out of
+    /// range is the caller's to refuse, naming its field), hours 00-23, minutes and seconds 00-59.
+    private static func isWellFormed(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        func isDigit(_ index: Int) -> Bool { index < text.count && (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(text[index]) }
+        func number(_ start: Int, _ digits: Int) -> Int? {
+            guard (start..<start + digits).allSatisfy(isDigit) else { return nil }
+            return (start..<start + digits).reduce(0) { $0 * 10 + Int(text[$1] - UInt8(ascii: "0")) }
+        }
+        func separator(_ index: Int, _ character: Unicode.Scalar) -> Bool { index < text.count && text[index] == UInt8(ascii: character) }
+        var yearDigits = 0
+        while isDigit(yearDigits) { yearDigits += 1 }
+        guard (4...9).contains(yearDigits), let year = number(0, yearDigits) else { return false }
+        let shift = yearDigits - 4
+        guard separator(4 + shift, "-"), separator(7 + shift, "-"), separator(10 + shift, "T"), separator(13 + shift, ":"),
+            separator(16 + shift, ":"), let month = number(5 + shift, 2), let day = number(8 + shift, 2),
+            let hour = number(11 + shift, 2), let minute = number(14 + shift, 2), let second = number(17 + shift, 2),
+            hour < 24, minute < 60, second < 60, (1...12).contains(month), day >= 1
+        else { return false }
+        let isLeap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let daysInMonth = month == 2 ? (isLeap ? 29 : 28) : [4, 6, 9, 11].contains(month) ? 30 : 31
+        guard day <= daysInMonth else { return false }
+        var index = 19 + shift
+        if separator(index, ".") {
+            index += 1
+            guard isDigit(index) else { return false }
+            while isDigit(index) { index += 1 }
+        }
+        if separator(index, "Z") { return index == text.count - 1 }
+        guard separator(index, "+") || separator(index, "-"), text.count == index + 6, separator(index + 3, ":"),
+            let offsetHours = number(index + 1, 2), let offsetMinutes = number(index + 4, 2)
+        else { return false }
+        return offsetHours < 24 && offsetMinutes < 60
     }
 
     /// Seconds from 1970 to 2001, Foundation's reference date.

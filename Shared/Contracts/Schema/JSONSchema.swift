@@ -147,9 +147,10 @@ extension JSONSchema {
 
     /// An instant: RFC 3339 as the server reads it (`Timestamp.parse`: upper-case `T` and `Z`, offsets up to ±18:00),
     /// in the years Surge supports (UTC 1970 to 2200, as `Timestamp.supportedRange`). The pattern says what the
-    /// format alone does not: years 0001 to 9999, lower case and offsets to ±23:59 are RFC 3339 too.
+    /// format alone does not: years 0001 to 9999, lower case, offsets to ±23:59 and a leap second (`23:59:60`) are
+    /// RFC 3339 too.
     public static let instant = JSONSchema.string(format: "date-time").refined(.init(
-        pattern: "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?"
+        pattern: "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?"
             + "(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$"))
 
     /// An integer from `range`, and the value an omitted one takes.

@@ -79,8 +79,13 @@ public enum Cursor {
         Base64URL.encode(Data((try? SurgeJSONWriter(instants: .milliseconds).write(position)) ?? []))
     }
 
+    /// Nil for text that is not a position of `type`, including one with a U+0000 in any string: PostgreSQL cannot
+    /// compare text with it, so a forged position would fail its query instead of naming no row.
     public static func decode<Position: Decodable>(_ type: Position.Type, from text: String) -> Position? {
-        guard let data = Base64URL.decode(text) else { return nil }
+        guard let data = Base64URL.decode(text),
+            let json = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),
+            StrictJSONDecoder.stringsWithNUL(in: json, path: "").isEmpty
+        else { return nil }
         let decoder = SurgeJSON.decoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             let container = try decoder.singleValueContainer()
