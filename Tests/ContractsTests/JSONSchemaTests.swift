@@ -100,4 +100,23 @@ struct JSONSchemaTests {
         #expect(otherwise["else"] == nil)
         #expect(try JSONSchema.derived(from: Shape.self).jsonObject["if"] == nil)
     }
+
+    @Test("a case may ask for exactly one of two fields, constrain fields inside object fields and array elements, and hold cases of each element")
+    func casesReachInside() throws {
+        let quantity = JSONSchema.Case(when: "kind", is: ["quantity"], exactlyOne: ["target", "fromGoal"])
+        let weekly = JSONSchema.Case(
+            when: "kind", is: ["weekly"], absent: ["rule.window"], allowed: ["badges[].rule.kind": ["streak"], "rule.kind": ["a", "b"]],
+            each: ["tasks": [quantity]])
+        let rendered = JSONSchema.cased(.object([]), [weekly]).jsonObject
+        let then = try #require(rendered["then"] as? [String: Any])
+        let properties = try #require(then["properties"] as? [String: Any])
+        let rule = try #require((properties["rule"] as? [String: Any])?["properties"] as? [String: Any])
+        #expect(rule["window"] as? Bool == false && (rule["kind"] as? [String: [String]])?["enum"] == ["a", "b"])
+        let badge = try #require(((properties["badges"] as? [String: Any])?["items"] as? [String: Any])?["properties"] as? [String: Any])
+        #expect((((badge["rule"] as? [String: Any])?["properties"] as? [String: Any])?["kind"] as? [String: [String]])?["enum"] == ["streak"])
+        let task = try #require((properties["tasks"] as? [String: Any])?["items"] as? [String: Any])
+        #expect(((task["if"] as? [String: Any])?["properties"] as? [String: [String: String]])?["kind"]?["const"] == "quantity")
+        let oneOf = try #require((task["then"] as? [String: Any])?["oneOf"] as? [[String: [String]]])
+        #expect(oneOf == [["required": ["target"]], ["required": ["fromGoal"]]])
+    }
 }

@@ -146,9 +146,10 @@ extension CompetitionDetails: JSONSchemaRefined {
     }
 }
 
-// The rules `DraftValidation` applies across the fields of one object, by cases of one field's value. Rules across
-// objects (a quantity task's target depends on the challenge's kind, task points on the points rule, a competition's
-// window on its own instants) are in the fields' descriptions and the problem the server answers.
+// The rules `DraftValidation` applies across the fields of one object, by cases of one field's value, and those of a
+// challenge's kind on its tasks and badges. Other rules across objects (task points on the points rule, a competition's
+// window on its own instants, its task's unit on its own) are in the fields' descriptions and the problem the server
+// answers.
 
 extension ChallengeDraft: JSONSchemaCased {
     public static var fieldCases: [JSONSchema.Case] {
@@ -157,14 +158,28 @@ extension ChallengeDraft: JSONSchemaCased {
             .weekly: ["chore", "habit", "competition", "groupID"], .competition: ["chore", "habit", "durationDays"],
         ]
         func others(_ kind: ChallengeKind) -> [String] { kinds[kind] ?? [] }
+        // A quantity task's target: fixed in a habit, fixed or from the participant's daily goal in a weekly challenge,
+        // optional in a competition (the most wins); `DraftValidation.checkQuantity`.
+        func quantity(required: [String] = [], exactlyOne: [String] = []) -> [String: [JSONSchema.Case]] {
+            ["tasks": [.init(when: "kind", is: ["quantity"], required: required, exactlyOne: exactlyOne, absent: exactlyOne.isEmpty ? ["targetFromDailyGoal"] : [])]]
+        }
+        // The badge rules that can be about a challenge of the kind (`DraftValidation.checkBadgeRule`).
+        func badges(_ kinds: [ChallengeBadgeRule.Kind]) -> [String: [JSONSchema.Value]] { ["badges[].rule.kind": kinds.map { .string($0.rawValue) }] }
         return [
             .init(when: "kind", is: [ChallengeKind.curated.rawValue], refused: true),
-            .init(when: "kind", is: ["chore"], required: ["groupID", "chore"], absent: ["tasks", "durationDays"] + others(.chore), allowed: ["visibility": ["group"]]),
-            .init(when: "kind", is: ["habit"], absent: others(.habit), allowed: ["visibility": ["private"]]),
-            .init(when: "kind", is: ["weekly"], required: ["tasks"], absent: others(.weekly), allowed: ["visibility": ["private"]]),
+            .init(
+                when: "kind", is: ["chore"], required: ["groupID", "chore"], absent: ["tasks", "durationDays"] + others(.chore),
+                allowed: ["visibility": ["group"]].merging(badges([.streak])) { $1 }),
+            .init(
+                when: "kind", is: ["habit"], absent: others(.habit),
+                allowed: ["visibility": ["private"]].merging(badges([.streak, .challengeCompleted])) { $1 }, each: quantity(required: ["target"])),
+            .init(
+                when: "kind", is: ["weekly"], required: ["tasks"], absent: others(.weekly),
+                allowed: ["visibility": ["private"]].merging(badges([.streak, .challengeCompleted])) { $1 },
+                each: quantity(exactlyOne: ["target", "targetFromDailyGoal"])),
             .init(
                 when: "kind", is: ["competition"], required: ["competition"], absent: others(.competition),
-                allowed: ["visibility": ["public", "private", "group"]],
+                allowed: ["visibility": ["public", "private", "group"]], each: quantity(),
                 nested: [
                     .init(when: "visibility", is: ["group"], required: ["groupID"]),
                     .init(when: "visibility", is: ["public", "private"], byDefault: true, absent: ["groupID"]),
@@ -178,6 +193,16 @@ extension TaskDraft: JSONSchemaCased {
         [
             .init(when: "kind", is: ["checkbox", "photo"], absent: ["target", "targetFromDailyGoal", "unit"]),
             .init(when: "kind", is: ["quantity"], required: ["unit"]),
+        ]
+    }
+}
+
+extension ChallengeBadgeRule: JSONSchemaCased {
+    public static var fieldCases: [JSONSchema.Case] {
+        [
+            .init(when: "kind", is: ["streak"], required: ["threshold"], absent: ["window"]),
+            .init(when: "kind", is: ["firstPlace"], absent: ["threshold"]),
+            .init(when: "kind", is: ["challengeCompleted"], absent: ["threshold", "window"]),
         ]
     }
 }
