@@ -84,4 +84,50 @@ struct AuthRouterTests {
             }
         }
     }
+
+    @Test("20 IPv6 /64s × 5 wrong passwords lock the account against new devices, never the owner's: her device token signs her in from a new address")
+    func lockoutAttack() async throws {
+        try await withIdentityFixture { store in
+            try await store.withRouter { client in
+                let owner = try await client.register("owner@example.com", name: "Owner")
+                let registered = try #require(owner.deviceToken)
+                // Her phone signs in again: the token it presents is replaced by a new one.
+                let again = try await client.call(
+                    .post, "/v1/auth/sign-in", json: #"{"email":"owner@example.com","password":"a fine passphrase","deviceToken":"\#(registered)"}"#)
+                #expect(again.status == .ok, "\(again.text)")
+                let phone = try #require(try again.decode(SessionResponse.self).deviceToken)
+                #expect(phone != registered)
+
+                let wrong = #"{"email":"owner@example.com","password":"guess"}"#
+                for network in 0..<20 {
+                    for _ in 0..<5 {
+                        let guess = try await client.call(.post, "/v1/auth/sign-in", json: wrong, from: "2001:db8:\(String(network, radix: 16))::1")
+                        #expect(guess.status == .unauthorized && guess.problem == "invalid-credentials", "\(network): \(guess.text)")
+                    }
+                }
+                let right = #"{"email":"owner@example.com","password":"a fine passphrase""#
+                // A new device (or the registration's replaced token) from a new address: the account-wide limit holds.
+                for body in [right + "}", right + #","deviceToken":"\#(registered)"}"#] {
+                    let refused = try await client.call(.post, "/v1/auth/sign-in", json: body, from: "192.0.2.44")
+                    #expect(refused.status == .tooManyRequests && refused.problem == "sign-in-throttled", "\(refused.text)")
+                }
+                // Her phone, from an address it never used: signed in.
+                let signedIn = try await client.call(.post, "/v1/auth/sign-in", json: right + #","deviceToken":"\#(phone)"}"#, from: "198.51.100.9")
+                #expect(signedIn.status == .ok, "\(signedIn.text)")
+                let next = try #require(try signedIn.decode(SessionResponse.self).deviceToken)
+
+                // A stolen device token is worth a few guesses: five wrong passwords with it and it is a new device again.
+                for _ in 0..<5 {
+                    let guess = try await client.call(.post, "/v1/auth/sign-in", json: #"{"email":"owner@example.com","password":"guess","deviceToken":"\#(next)"}"#, from: "198.51.100.10")
+                    #expect(guess.status == .unauthorized, "\(guess.text)")
+                }
+                let spent = try await client.call(.post, "/v1/auth/sign-in", json: right + #","deviceToken":"\#(next)"}"#, from: "198.51.100.11")
+                #expect(spent.status == .tooManyRequests && spent.problem == "sign-in-throttled", "\(spent.text)")
+                // Another account's token makes no device known for this one.
+                let other = try #require(try await client.register("other@example.com", name: "Other").deviceToken)
+                let foreign = try await client.call(.post, "/v1/auth/sign-in", json: right + #","deviceToken":"\#(other)"}"#, from: "198.51.100.12")
+                #expect(foreign.status == .tooManyRequests, "\(foreign.text)")
+            }
+        }
+    }
 }

@@ -42,19 +42,21 @@ struct IdentityRouterClient: Sendable {
     let client: any TestClientProtocol
     let signer: InternalCallSigner
 
-    /// `caller` nil is an anonymous call (sign-up, sign-in); `session` is the access token's `sid` the gateway forwards.
+    /// `caller` nil is an anonymous call (sign-up, sign-in); `session` is the access token's `sid` the gateway forwards;
+    /// `address` the client address it determined.
     func call(
-        _ method: HTTPRequest.Method, _ path: String, as caller: UUID? = nil, session: UUID? = nil, json: String? = nil
+        _ method: HTTPRequest.Method, _ path: String, as caller: UUID? = nil, session: UUID? = nil, json: String? = nil,
+        from address: String = "203.0.113.7"
     ) async throws -> RouterAnswer {
         var headers: HTTPFields = [InternalHeaders.requestID: "r"]
-        headers[InternalHeaders.clientAddress] = "203.0.113.7"
+        headers[InternalHeaders.clientAddress] = address
         if let caller { headers[InternalHeaders.caller] = caller.key }
         let sessionKey = caller == nil ? nil : session?.key
         if let sessionKey { headers[InternalHeaders.session] = sessionKey }
         if json != nil { headers[.contentType] = "application/json" }
         let body = json.map { ByteBuffer(string: $0) }
         headers[InternalCallSigner.header] = signer.signature(
-            method: method.rawValue, target: path, caller: caller?.key, clientAddress: "203.0.113.7", session: sessionKey, requestID: "r",
+            method: method.rawValue, target: path, caller: caller?.key, clientAddress: address, session: sessionKey, requestID: "r",
             body: body.map { .init(of: $0) } ?? .empty)
         return try await client.execute(uri: path, method: method, headers: headers, body: body) { response in
             RouterAnswer(status: response.status, headers: response.headers, body: Data(buffer: response.body))

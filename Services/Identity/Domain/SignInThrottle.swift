@@ -92,6 +92,10 @@ public struct FailureLimit: Sendable, Equatable {
 /// - Per account, across sources (`perAccount`): a backstop against guessing from very many sources (a botnet, or a
 ///   forged source), far above what one source can reach on its own. Only this one refuses a correct password from
 ///   a source that has not failed.
+/// - A known device is exempt from both limits across pairs: one presenting the device token a successful sign-in to
+///   this account gave it (within `deviceLifetime`), with fewer than `freeFailures` wrong passwords since. Twenty
+///   IPv6 /64s can lock the account against new devices for an hour, never its owner's phone on a new address; a
+///   stolen device token buys a few guesses, no more.
 ///
 /// Failures are counted per e-mail as typed (normalised), whether or not an account has it, so refusals reveal
 /// nothing about which e-mails exist.
@@ -102,20 +106,26 @@ public struct SignInThrottle: Sendable, Equatable {
     public var memory: TimeInterval
     public var perSource: FailureLimit
     public var perAccount: FailureLimit
+    /// How long a device token is honoured after the sign-in that gave it.
+    public var deviceLifetime: TimeInterval
 
     public init(
         freeFailures: Int = 5, firstBackoff: TimeInterval = 60, maxBackoff: TimeInterval = 15 * 60, memory: TimeInterval = 24 * 3600,
         perSource: FailureLimit = FailureLimit(maxFailures: 20, window: 15 * 60),
-        perAccount: FailureLimit = FailureLimit(maxFailures: 100, window: 3600)
+        perAccount: FailureLimit = FailureLimit(maxFailures: 100, window: 3600), deviceLifetime: TimeInterval = 365 * 86_400
     ) {
-        precondition(freeFailures >= 1 && firstBackoff > 0 && maxBackoff >= firstBackoff && memory > 0)
+        precondition(freeFailures >= 1 && firstBackoff > 0 && maxBackoff >= firstBackoff && memory > 0 && deviceLifetime > 0)
         self.freeFailures = freeFailures
         self.firstBackoff = firstBackoff
         self.maxBackoff = maxBackoff
         self.memory = memory
         self.perSource = perSource
         self.perAccount = perAccount
+        self.deviceLifetime = deviceLifetime
     }
+
+    /// Whether a device token with `failures` wrong passwords since it was given still makes its device known.
+    public func honoursDevice(failures: Int) -> Bool { failures < freeFailures }
 
     /// What refused an attempt.
     public enum Limit: String, Sendable, Equatable {
@@ -153,13 +163,13 @@ public struct SignInThrottle: Sendable, Equatable {
 
     /// Whether an attempt may be made now. `pair` are this (account, source)'s failures (at least the
     /// `pairFailuresConsidered` most recent within `memory`), `source` this source's across accounts (none for the
-    /// unknown source), `account` this account's across sources; times in any order. When several limits refuse,
-    /// the longest wait is the answer.
-    public func decide(pair: [Date], source: [Date], account: [Date], now: Date) -> Decision {
+    /// unknown source), `account` this account's across sources; times in any order. A `knownDevice` answers to its
+    /// pair's limit only. When several limits refuse, the longest wait is the answer.
+    public func decide(pair: [Date], source: [Date], account: [Date], now: Date, knownDevice: Bool = false) -> Decision {
         let waits: [(Int, Limit)] = [
             pairRetryAfter(failures: pair, now: now).map { ($0, .pair) },
-            perSource.retryAfter(failures: source, now: now).map { ($0, .source) },
-            perAccount.retryAfter(failures: account, now: now).map { ($0, .account) },
+            knownDevice ? nil : perSource.retryAfter(failures: source, now: now).map { ($0, .source) },
+            knownDevice ? nil : perAccount.retryAfter(failures: account, now: now).map { ($0, .account) },
         ].compactMap { $0 }
         guard let longest = waits.max(by: { $0.0 < $1.0 }) else { return .admit }
         return .refuse(retryAfter: longest.0, limit: longest.1)

@@ -89,21 +89,24 @@ struct AuthController {
         }
         let hash = try await passwords.hash(registration.password)
         let account = try await accounts.registerWithPassword(registration, passwordHash: hash, trace: context.trace)
-        return EditedResponse(status: .created, response: try await session(for: account, device: device))
+        var response = try await session(for: account, device: device)
+        response.deviceToken = try await sessions.rememberDevice(userID: account.id, replacing: nil)
+        return EditedResponse(status: .created, response: response)
     }
 
     /// A wrong e-mail and a wrong password look the same (same answer, same bcrypt work). Throttling (see
     /// `SignInThrottle`) is per (e-mail, source): after five failures from one source, that source waits 1 minute,
     /// doubling per further failure up to 15; a source with no failures is let through. A source failing across
-    /// many e-mails, and an e-mail failing from very many sources, are refused too. Refusals are 429 with
-    /// Retry-After, decided before the password is checked.
+    /// many e-mails, and an e-mail failing from very many sources, are refused too, except on a device presenting the
+    /// device token of an earlier sign-in (each sign-in answers a new one). Refusals are 429 with Retry-After, decided
+    /// before the password is checked.
     @Sendable func signIn(request: Request, context: SurgeRequestContext) async throws -> SessionResponse {
         let body = try await request.decode(as: SignInRequest.self, context: context)
         let device = try Self.deviceName(body.deviceName, request: request)
         let email = EmailAddress.normalise(body.email)
         guard !email.isEmpty, email.count <= EmailAddress.maxLength else { throw Self.invalidCredentials }
         let source = SignInSource(address: context.clientAddress)
-        switch try await sessions.admitAttempt(email: email, source: source) {
+        switch try await sessions.admitAttempt(email: email, source: source, deviceToken: body.deviceToken) {
         case .refused(let retryAfter, let limit):
             context.logger.info("Sign-in throttled", metadata: ["limit": "\(limit.rawValue)", "source": "\(source)"])
             throw Self.throttled(limit, retryAfter: retryAfter)
@@ -116,7 +119,9 @@ struct AuthController {
             throw Self.invalidCredentials
         }
         try await sessions.succeeded(email: email, source: source)
-        return try await session(for: account, device: device)
+        var response = try await session(for: account, device: device)
+        response.deviceToken = try await sessions.rememberDevice(userID: account.id, replacing: body.deviceToken)
+        return response
     }
 
     /// The name a device goes by in the session list: the one the client gave (the rules of a display name, up to 100

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NIOCore
 import IdentityDomain
 import NIOFoundationCompat
 import SurgeContracts
@@ -30,6 +31,8 @@ struct SignInRequest: Codable, Sendable {
     var email: String
     var password: String
     var deviceName: String?
+    /// The `deviceToken` of this device's last sign-in to the account.
+    var deviceToken: String?
 }
 
 struct SocialSignInRequest: Codable, Sendable {
@@ -57,6 +60,8 @@ struct Tokens: Codable, Sendable {
 struct SessionResponse: ResponseCodable, Sendable {
     var user: Account
     var tokens: Tokens
+    /// After a password sign-in or registration: what the device presents at its next sign-in.
+    var deviceToken: String?
 }
 
 struct SocialSessionResponse: ResponseCodable, Sendable {
@@ -246,7 +251,8 @@ extension Request {
         let buffer: ByteBuffer
         do {
             buffer = try await body.collect(upTo: context.maxUploadSize)
-        } catch let error as HTTPError where error.status == .contentTooLarge {
+        } catch let error where (error as? HTTPError)?.status == .contentTooLarge || error is NIOTooManyBytesError {
+            // The second from a body read as a sequence (checked against the signed digest as it arrives).
             throw Problem.tooLarge(limit: context.maxUploadSize)
         }
         guard buffer.readableBytes > 0 else { return nil }

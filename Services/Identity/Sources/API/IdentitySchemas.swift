@@ -57,6 +57,17 @@ extension CredentialsRequest: JSONSchemaRefined {
 extension SignInRequest: JSONSchemaRefined {
     static let fieldRefinements: [String: JSONSchema.Refinement] = [
         "email": .init(example: "ann@example.com"), "deviceName": IdentitySchemas.deviceName,
+        "deviceToken": .init(
+            description: "The `deviceToken` this device got at its last sign-in to the account (or its registration): the device is known, so "
+                + "failures from other addresses do not refuse it (docs/accounts.md, \"Sign-in throttling\"). An unknown token is ignored."),
+    ]
+}
+
+extension SessionResponse: JSONSchemaRefined {
+    static let fieldRefinements: [String: JSONSchema.Refinement] = [
+        "deviceToken": .init(
+            description: "After a password sign-in or registration: keep it on this device and send it with the next sign-in "
+                + "(`deviceToken`); each sign-in answers a new one. Valid a year.")
     ]
 }
 

@@ -234,5 +234,19 @@ enum IdentityMigrations {
         Migration(7, "admin role on accounts", [
             "ALTER TABLE users ADD COLUMN is_admin boolean NOT NULL DEFAULT false"
         ]),
+        // Device tokens (`SignInThrottle`: a known device is exempt from the limits across sources), kept as hashes.
+        Migration(8, "known devices", [
+            """
+            CREATE TABLE known_devices (
+                token_hash bytea PRIMARY KEY,
+                user_id uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                issued_at timestamptz NOT NULL,
+                expires_at timestamptz NOT NULL,
+                failures integer NOT NULL DEFAULT 0
+            )
+            """,
+            "CREATE INDEX known_devices_user ON known_devices (user_id)",
+            "CREATE INDEX known_devices_expiry ON known_devices (expires_at)",
+        ]),
     ])
 }

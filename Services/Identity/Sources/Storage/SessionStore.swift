@@ -250,7 +250,9 @@ struct SessionStore: Sendable {
         case admitted
     }
 
-    func admitAttempt(email: String, source: SignInSource) async throws -> AttemptAdmission {
+    /// `deviceToken` is what the client presented as its device token (`rememberDevice`), if anything: a wrong
+    /// password counts against it, in advance as well.
+    func admitAttempt(email: String, source: SignInSource, deviceToken: String? = nil) async throws -> AttemptAdmission {
         let now = clock.now()
         return try await client.transaction(logger: logger) { connection in
             // Serialises attempts on one e-mail, then on one source (always in this order, so never a deadlock), for
@@ -279,12 +281,28 @@ struct SessionStore: Sendable {
                 WHERE email = \(email) AND failed_at > \(now.addingTimeInterval(-throttle.perAccount.window))
                 ORDER BY failed_at DESC LIMIT \(throttle.perAccount.maxFailures)
                 """, on: connection)
-            if case .refuse(let retryAfter, let limit) = throttle.decide(pair: pair, source: bySource, account: byAccount, now: now) {
+            let deviceHash = deviceToken.map(RefreshTokenSecret.hash)
+            var deviceFailures: Int?
+            if let deviceHash {
+                deviceFailures = try await connection.run(
+                    """
+                    SELECT d.failures FROM known_devices d JOIN users u ON u.id = d.user_id
+                    WHERE d.token_hash = \(deviceHash) AND lower(u.email) = \(email) AND d.expires_at > \(now)
+                    """, logger: logger
+                ).collect().first?.decode(Int.self)
+            }
+            let knownDevice = deviceFailures.map(throttle.honoursDevice(failures:)) ?? false
+            if case .refuse(let retryAfter, let limit) = throttle.decide(
+                pair: pair, source: bySource, account: byAccount, now: now, knownDevice: knownDevice)
+            {
                 return .refused(retryAfter: retryAfter, limit: limit)
             }
             try await connection.execute(
                 "INSERT INTO sign_in_failures (id, email, source, failed_at) VALUES (\(UUID()), \(email), \(source.key), \(now))",
                 logger: logger)
+            if let deviceHash, deviceFailures != nil {
+                try await connection.execute("UPDATE known_devices SET failures = failures + 1 WHERE token_hash = \(deviceHash)", logger: logger)
+            }
             return .admitted
         }
     }
@@ -295,11 +313,33 @@ struct SessionStore: Sendable {
         try await client.execute("DELETE FROM sign_in_failures WHERE email = \(email) AND source = \(source.key)", logger: logger)
     }
 
-    /// Drops failures too old to matter to any limit; returns how many went. Idempotent, so every replica may run it.
+    /// A new device token for a device that has just proved the account's password, in place of the one it presented
+    /// (if that was the account's): 32 random bytes, base64url, of which only the SHA-256 is kept.
+    func rememberDevice(userID: UUID, replacing presented: String?) async throws -> String {
+        let now = clock.now()
+        let secret = RefreshTokenSecret.generate()
+        try await client.transaction(logger: logger) { connection in
+            if let presented {
+                try await connection.execute(
+                    "DELETE FROM known_devices WHERE token_hash = \(RefreshTokenSecret.hash(presented)) AND user_id = \(userID)", logger: logger)
+            }
+            try await connection.execute(
+                """
+                INSERT INTO known_devices (token_hash, user_id, issued_at, expires_at)
+                VALUES (\(secret.hash), \(userID), \(now), \(now.addingTimeInterval(throttle.deviceLifetime)))
+                """, logger: logger)
+        }
+        return secret.token
+    }
+
+    /// Drops failures too old to matter to any limit, and expired device tokens; returns how many failures went.
+    /// Idempotent, so every replica may run it.
     @discardableResult
     func pruneSignInFailures() async throws -> Int {
+        let now = clock.now()
+        try await client.execute("DELETE FROM known_devices WHERE expires_at <= \(now)", logger: logger)
         let rows = try await client.query(
-            "DELETE FROM sign_in_failures WHERE failed_at < \(clock.now().addingTimeInterval(-throttle.retention)) RETURNING 1", logger: logger)
+            "DELETE FROM sign_in_failures WHERE failed_at < \(now.addingTimeInterval(-throttle.retention)) RETURNING 1", logger: logger)
         return try await rows.collect().count
     }
 
