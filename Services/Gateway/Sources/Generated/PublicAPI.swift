@@ -368,7 +368,7 @@ enum PublicAPI {
           },
           "createdAt" : {
             "format" : "date-time",
-            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "displayName" : {
@@ -1097,6 +1097,51 @@ enum PublicAPI {
       },
       "ChallengeBadgeRuleInput" : {
         "additionalProperties" : false,
+        "else" : {
+          "else" : {
+            "if" : {
+              "properties" : {
+                "kind" : {
+                  "const" : "challengeCompleted"
+                }
+              },
+              "required" : [
+                "kind"
+              ]
+            },
+            "then" : {
+              "properties" : {
+                "threshold" : false,
+                "window" : false
+              }
+            }
+          },
+          "if" : {
+            "properties" : {
+              "kind" : {
+                "const" : "firstPlace"
+              }
+            },
+            "required" : [
+              "kind"
+            ]
+          },
+          "then" : {
+            "properties" : {
+              "threshold" : false
+            }
+          }
+        },
+        "if" : {
+          "properties" : {
+            "kind" : {
+              "const" : "streak"
+            }
+          },
+          "required" : [
+            "kind"
+          ]
+        },
         "properties" : {
           "kind" : {
             "$ref" : "#/components/schemas/KnownKind"
@@ -1113,6 +1158,14 @@ enum PublicAPI {
         "required" : [
           "kind"
         ],
+        "then" : {
+          "properties" : {
+            "window" : false
+          },
+          "required" : [
+            "threshold"
+          ]
+        },
         "type" : "object"
       },
       "ChallengeDefinition" : {
@@ -1205,7 +1258,7 @@ enum PublicAPI {
           },
           "createdAt" : {
             "format" : "date-time",
-            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "definition" : {
@@ -1237,7 +1290,7 @@ enum PublicAPI {
           },
           "updatedAt" : {
             "format" : "date-time",
-            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "versions" : {
@@ -1310,6 +1363,25 @@ enum PublicAPI {
                     "chore" : false,
                     "durationDays" : false,
                     "habit" : false,
+                    "tasks" : {
+                      "items" : {
+                        "if" : {
+                          "properties" : {
+                            "kind" : {
+                              "const" : "quantity"
+                            }
+                          },
+                          "required" : [
+                            "kind"
+                          ]
+                        },
+                        "then" : {
+                          "properties" : {
+                            "targetFromDailyGoal" : false
+                          }
+                        }
+                      }
+                    },
                     "visibility" : {
                       "enum" : [
                         "public",
@@ -1340,10 +1412,54 @@ enum PublicAPI {
               },
               "then" : {
                 "properties" : {
+                  "badges" : {
+                    "items" : {
+                      "properties" : {
+                        "rule" : {
+                          "properties" : {
+                            "kind" : {
+                              "enum" : [
+                                "streak",
+                                "challengeCompleted"
+                              ]
+                            }
+                          }
+                        }
+                      }
+                    }
+                  },
                   "chore" : false,
                   "competition" : false,
                   "groupID" : false,
                   "habit" : false,
+                  "tasks" : {
+                    "items" : {
+                      "if" : {
+                        "properties" : {
+                          "kind" : {
+                            "const" : "quantity"
+                          }
+                        },
+                        "required" : [
+                          "kind"
+                        ]
+                      },
+                      "then" : {
+                        "oneOf" : [
+                          {
+                            "required" : [
+                              "target"
+                            ]
+                          },
+                          {
+                            "required" : [
+                              "targetFromDailyGoal"
+                            ]
+                          }
+                        ]
+                      }
+                    }
+                  },
                   "visibility" : {
                     "enum" : [
                       "private"
@@ -1367,9 +1483,47 @@ enum PublicAPI {
             },
             "then" : {
               "properties" : {
+                "badges" : {
+                  "items" : {
+                    "properties" : {
+                      "rule" : {
+                        "properties" : {
+                          "kind" : {
+                            "enum" : [
+                              "streak",
+                              "challengeCompleted"
+                            ]
+                          }
+                        }
+                      }
+                    }
+                  }
+                },
                 "chore" : false,
                 "competition" : false,
                 "groupID" : false,
+                "tasks" : {
+                  "items" : {
+                    "if" : {
+                      "properties" : {
+                        "kind" : {
+                          "const" : "quantity"
+                        }
+                      },
+                      "required" : [
+                        "kind"
+                      ]
+                    },
+                    "then" : {
+                      "properties" : {
+                        "targetFromDailyGoal" : false
+                      },
+                      "required" : [
+                        "target"
+                      ]
+                    }
+                  }
+                },
                 "visibility" : {
                   "enum" : [
                     "private"
@@ -1390,6 +1544,21 @@ enum PublicAPI {
           },
           "then" : {
             "properties" : {
+              "badges" : {
+                "items" : {
+                  "properties" : {
+                    "rule" : {
+                      "properties" : {
+                        "kind" : {
+                          "enum" : [
+                            "streak"
+                          ]
+                        }
+                      }
+                    }
+                  }
+                }
+              },
               "competition" : false,
               "durationDays" : false,
               "habit" : false,
@@ -1626,7 +1795,7 @@ enum PublicAPI {
           },
           "createdAt" : {
             "format" : "date-time",
-            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "description" : {
@@ -1874,7 +2043,7 @@ enum PublicAPI {
           },
           "completedAt" : {
             "format" : "date-time",
-            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "completedBy" : {
@@ -1883,7 +2052,7 @@ enum PublicAPI {
           },
           "dueAt" : {
             "format" : "date-time",
-            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "dueOn" : {
@@ -2076,12 +2245,12 @@ enum PublicAPI {
         "properties" : {
           "endsAt" : {
             "format" : "date-time",
-            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "startsAt" : {
             "format" : "date-time",
-            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "timeZone" : {
@@ -2115,12 +2284,12 @@ enum PublicAPI {
         "properties" : {
           "endsAt" : {
             "format" : "date-time",
-            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "startsAt" : {
             "format" : "date-time",
-            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "timeZone" : {
@@ -2168,12 +2337,12 @@ enum PublicAPI {
             "type" : "string"
           },
           "url" : {
-            "description" : "An https URL whose host name resolves to public addresses only (an address literal is taken too, under the same rule).",
+            "description" : "An absolute https URL (http too where the operator sets WEBHOOKS_ALLOW_HTTP), without user name, password or fragment, whose host is a name or an address literal that resolves to public addresses only (format `webhook-url`); a loopback, private, link-local or metadata address is refused with 422.",
             "examples" : [
               "https://hooks.example.com/surge"
             ],
+            "format" : "webhook-url",
             "maxLength" : 2048,
-            "pattern" : "^https://([A-Za-z0-9_~-]+\\.)*[A-Za-z][A-Za-z0-9_~-]*\\.?(:[0-9]{1,5})?([/?](%[0-9A-Fa-f]{2}|[A-Za-z0-9._~!$&'()*+,;=:@/?-])*)?$",
             "type" : "string"
           }
         },
@@ -2321,7 +2490,7 @@ enum PublicAPI {
         "properties" : {
           "createdAt" : {
             "format" : "date-time",
-            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "current" : {
@@ -2329,7 +2498,7 @@ enum PublicAPI {
           },
           "lastUsedAt" : {
             "format" : "date-time",
-            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "name" : {
@@ -2389,7 +2558,7 @@ enum PublicAPI {
           },
           "earnedAt" : {
             "format" : "date-time",
-            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "icon" : {
@@ -2449,7 +2618,7 @@ enum PublicAPI {
         "properties" : {
           "exportedAt" : {
             "format" : "date-time",
-            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "services" : {
@@ -2580,7 +2749,7 @@ enum PublicAPI {
         "properties" : {
           "since" : {
             "format" : "date-time",
-            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "user" : {
@@ -2617,7 +2786,7 @@ enum PublicAPI {
           },
           "createdAt" : {
             "format" : "date-time",
-            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "id" : {
@@ -2711,7 +2880,7 @@ enum PublicAPI {
           },
           "createdAt" : {
             "format" : "date-time",
-            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "createdBy" : {
@@ -2720,7 +2889,7 @@ enum PublicAPI {
           },
           "expiresAt" : {
             "format" : "date-time",
-            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "groupID" : {
@@ -2772,7 +2941,7 @@ enum PublicAPI {
         "properties" : {
           "joinedAt" : {
             "format" : "date-time",
-            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "role" : {
@@ -2825,7 +2994,7 @@ enum PublicAPI {
         "properties" : {
           "createdAt" : {
             "format" : "date-time",
-            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "id" : {
@@ -3056,7 +3225,7 @@ enum PublicAPI {
           },
           "sentAt" : {
             "format" : "date-time",
-            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           }
         },
@@ -3348,7 +3517,7 @@ enum PublicAPI {
           },
           "awardedAt" : {
             "format" : "date-time",
-            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "challengeID" : {
@@ -3522,7 +3691,7 @@ enum PublicAPI {
           },
           "happenedAt" : {
             "format" : "date-time",
-            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "quantity" : {
@@ -3644,7 +3813,7 @@ enum PublicAPI {
           },
           "createdAt" : {
             "format" : "date-time",
-            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "deepLink" : {
@@ -3911,7 +4080,7 @@ enum PublicAPI {
           },
           "createdAt" : {
             "format" : "date-time",
-            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "localDate" : {
@@ -4191,7 +4360,7 @@ enum PublicAPI {
           },
           "updatedAt" : {
             "format" : "date-time",
-            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           }
         },
@@ -4373,7 +4542,7 @@ enum PublicAPI {
           },
           "registeredAt" : {
             "format" : "date-time",
-            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "token" : {
@@ -4523,7 +4692,7 @@ enum PublicAPI {
           },
           "generatedAt" : {
             "format" : "date-time",
-            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "kpis" : {
@@ -4707,6 +4876,10 @@ enum PublicAPI {
       },
       "SessionResponse" : {
         "properties" : {
+          "deviceToken" : {
+            "description" : "After a password sign-in or registration: keep it on this device and send it with the next sign-in (`deviceToken`); each sign-in answers a new one. Valid a year.",
+            "type" : "string"
+          },
           "tokens" : {
             "$ref" : "#/components/schemas/Tokens"
           },
@@ -4729,6 +4902,11 @@ enum PublicAPI {
             ],
             "maxLength" : 100,
             "pattern" : "^(?=[\\s\\S]*\\S)[^\\u0000-\\u001F\\u007F-\\u009F]*$",
+            "type" : "string"
+          },
+          "deviceToken" : {
+            "description" : "The `deviceToken` this device got at its last sign-in to the account (or its registration): the device is known, so failures from other addresses do not refuse it (docs/accounts.md, \"Sign-in throttling\"). An unknown token is ignored.",
+            "pattern" : "^[^\\u0000]*$",
             "type" : "string"
           },
           "email" : {
@@ -5163,7 +5341,7 @@ enum PublicAPI {
           },
           "happenedAt" : {
             "format" : "date-time",
-            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           }
         },
@@ -5216,7 +5394,7 @@ enum PublicAPI {
         "properties" : {
           "expiresAt" : {
             "format" : "date-time",
-            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "ticket" : {
@@ -5236,7 +5414,7 @@ enum PublicAPI {
           },
           "accessTokenExpiresAt" : {
             "format" : "date-time",
-            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "refreshToken" : {
@@ -5244,7 +5422,7 @@ enum PublicAPI {
           },
           "refreshTokenExpiresAt" : {
             "format" : "date-time",
-            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           }
         },
@@ -5320,7 +5498,7 @@ enum PublicAPI {
           },
           "updatedAt" : {
             "format" : "date-time",
-            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           }
         },
@@ -5490,7 +5668,7 @@ enum PublicAPI {
         "properties" : {
           "createdAt" : {
             "format" : "date-time",
-            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "effectiveFrom" : {
@@ -5524,7 +5702,7 @@ enum PublicAPI {
           },
           "attemptedAt" : {
             "format" : "date-time",
-            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "deliveryID" : {
@@ -5594,12 +5772,12 @@ enum PublicAPI {
         "properties" : {
           "createdAt" : {
             "format" : "date-time",
-            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "disabledAt" : {
             "format" : "date-time",
-            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "disabledReason" : {
@@ -5607,7 +5785,7 @@ enum PublicAPI {
           },
           "failingSince" : {
             "format" : "date-time",
-            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "groupID" : {
@@ -5619,12 +5797,12 @@ enum PublicAPI {
           },
           "lastFailureAt" : {
             "format" : "date-time",
-            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "previousSecretValidUntil" : {
             "format" : "date-time",
-            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "recentAttempts" : {
@@ -5748,7 +5926,7 @@ enum PublicAPI {
           },
           "endsAt" : {
             "format" : "date-time",
-            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "key" : {
@@ -5759,12 +5937,12 @@ enum PublicAPI {
           },
           "nextResetAt" : {
             "format" : "date-time",
-            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "startsAt" : {
             "format" : "date-time",
-            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+            "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
             "type" : "string"
           },
           "timeZone" : {
@@ -7119,6 +7297,21 @@ enum PublicAPI {
               "pattern" : "^[a-z0-9-]{1,40}$",
               "type" : "string"
             }
+          },
+          {
+            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.",
+            "in" : "header",
+            "name" : "Idempotency-Key",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "2f1c6a0e-start"
+              ],
+              "maxLength" : 255,
+              "minLength" : 1,
+              "pattern" : "^[!-~]+$",
+              "type" : "string"
+            }
           }
         ],
         "requestBody" : {
@@ -7142,6 +7335,9 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "Idempotent-Replayed" : {
+                "$ref" : "#/components/headers/Idempotent-Replayed"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -7195,6 +7391,8 @@ enum PublicAPI {
           "not-found",
           "attempt-not-active",
           "day-off",
+          "idempotency-key-in-progress",
+          "idempotency-key-reused",
           "payload-too-large",
           "unsupported-media-type",
           "check-in-after-end",
@@ -7299,21 +7497,6 @@ enum PublicAPI {
           "413" : {
             "$ref" : "#/components/responses/ContentTooLarge"
           },
-          {
-            "description" : "A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.",
-            "in" : "header",
-            "name" : "Idempotency-Key",
-            "required" : false,
-            "schema" : {
-              "examples" : [
-                "2f1c6a0e-start"
-              ],
-              "maxLength" : 255,
-              "minLength" : 1,
-              "pattern" : "^[!-~]+$",
-              "type" : "string"
-            }
-          },
           "415" : {
             "$ref" : "#/components/responses/UnsupportedMediaType"
           },
@@ -7336,9 +7519,6 @@ enum PublicAPI {
         ],
         "summary" : "Log an amount of a quantity task (summed per day); series points and the anti-cheat cap apply.",
         "tags" : [
-              "Idempotent-Replayed" : {
-                "$ref" : "#/components/headers/Idempotent-Replayed"
-              },
           "progress"
         ],
         "x-problem-types" : [
@@ -7392,8 +7572,6 @@ enum PublicAPI {
               "examples" : [
                 "push-ups"
               ],
-          "idempotency-key-in-progress",
-          "idempotency-key-reused",
               "pattern" : "^[a-z0-9-]{1,40}$",
               "type" : "string"
             }
@@ -7405,7 +7583,7 @@ enum PublicAPI {
             "required" : false,
             "schema" : {
               "format" : "date-time",
-              "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
+              "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?(Z|[+-](0[0-9]|1[0-7]):[0-5][0-9]|[+-]18:00)$",
               "type" : "string"
             }
           },
@@ -7922,7 +8100,7 @@ enum PublicAPI {
     },
     "/v1/auth/sign-in" : {
       "post" : {
-        "description" : "Sign in with e-mail and password. Wrong e-mail or password: 401 invalid-credentials; after 5 failures from one address: 429 with Retry-After (1 minute, doubling up to 15); other addresses are not locked out.\n\nProblem types:\n- 401 `invalid-credentials`: The e-mail or the password is wrong.\n- 429 `sign-in-throttled`: Too many failed sign-ins from this address; retry after `Retry-After` seconds.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).",
+        "description" : "Sign in with e-mail and password. Wrong e-mail or password: 401 invalid-credentials; after 5 failures from one address: 429 with Retry-After (1 minute, doubling up to 15); other addresses are not locked out, and a device sending its deviceToken is not refused for failures from other addresses (docs/accounts.md, \"Sign-in throttling\").\n\nProblem types:\n- 401 `invalid-credentials`: The e-mail or the password is wrong.\n- 429 `sign-in-throttled`: Too many failed sign-ins from this address; retry after `Retry-After` seconds.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "signIn",
         "requestBody" : {
           "content" : {
@@ -13734,7 +13912,7 @@ enum PublicAPI {
     },
     "/v1/me/sessions/{sessionID}" : {
       "delete" : {
-        "description" : "Sign one device out: its refresh token is refused from now on (its access token lives out its minutes).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `unavailable` (503).",
+        "description" : "Sign one device out: its refresh token is refused from now on, and its access tokens once the gateway has heard of it (on a settled stack well under a second; docs/accounts.md, \"Ending a session ends its access tokens\").\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "endSession",
         "parameters" : [
           {
@@ -13777,7 +13955,7 @@ enum PublicAPI {
             ]
           }
         ],
-        "summary" : "Sign one device out: its refresh token is refused from now on (its access token lives out its minutes).",
+        "summary" : "Sign one device out: its refresh token is refused from now on, and its access tokens once the gateway has heard of it (on a settled stack well under a second; docs/accounts.md, \"Ending a session ends its access tokens\").",
         "tags" : [
           "identity"
         ],

@@ -19,7 +19,8 @@ enum IdentityAPI {
 
     static let signIn = APIOperation(
         .post, "/v1/auth/sign-in", id: "signIn", service: .identity,
-        summary: "Sign in with e-mail and password. Wrong e-mail or password: 401 invalid-credentials; after 5 failures from one address: 429 with Retry-After (1 minute, doubling up to 15); other addresses are not locked out.",
+        summary: "Sign in with e-mail and password. Wrong e-mail or password: 401 invalid-credentials; after 5 failures from one address: 429 with Retry-After (1 minute, doubling up to 15); other addresses are not locked out, "
+            + "and a device sending its deviceToken is not refused for failures from other addresses (docs/accounts.md, \"Sign-in throttling\").",
         access: .anonymous, throttle: .credentials, request: SignInRequest.self, response: SessionResponse.self,
         problems: [.invalidCredentials, .signInThrottled])
 
