@@ -77,11 +77,11 @@ extension Problem {
         guard errors.isEmpty else { throw invalidCharacters(errors) }
     }
 
-    /// A `cursor` this API did not issue, or issued for another list or sort order: 404, since the position it names
-    /// does not exist. The client starts the list again without a cursor.
+    /// A `cursor` this API did not issue, or issued for another list or sort order: 400, a request that cannot name a
+    /// position. The client starts the list again without a cursor.
     public static func unknownCursor() -> Problem {
         Problem(
-            slug: "unknown-cursor", title: "Unknown cursor", status: .notFound,
+            slug: "unknown-cursor", title: "Unknown cursor", status: .badRequest,
             detail: "This cursor was not issued for this list (or sort order): request the first page again without a cursor.")
     }
 

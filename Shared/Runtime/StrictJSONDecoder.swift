@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NIOCore
 import NIOFoundationCompat
 import SurgeContracts
 import Synchronization
@@ -21,7 +22,8 @@ public struct StrictJSONDecoder: RequestDecoder {
         let buffer: ByteBuffer
         do {
             buffer = try await request.body.collect(upTo: context.maxUploadSize)
-        } catch let error as HTTPError where error.status == .contentTooLarge {
+        } catch let error where (error as? HTTPError)?.status == .contentTooLarge || error is NIOTooManyBytesError {
+            // The second from a body read as a sequence (checked against the signed digest as it arrives).
             throw Problem.tooLarge(limit: context.maxUploadSize)
         }
         return try Self.decode(type, from: Data(buffer: buffer))

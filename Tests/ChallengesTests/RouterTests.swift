@@ -77,7 +77,7 @@ struct RouterTests {
             #expect(try await gateway.send(.get, "/v1/challenges?sort=loudest&minDays=0", as: me).problem?.fields == ["minDays", "sort"])
             #expect(try await gateway.send(.get, "/v1/challenges?limit=0", as: me).problem?.fields == ["limit"])
             let unknownCursor = try await gateway.send(.get, "/v1/challenges?cursor=nonsense", as: me)
-            #expect(unknownCursor.status == .notFound && unknownCursor.problem?.slug == "unknown-cursor")
+            #expect(unknownCursor.status == .badRequest && unknownCursor.problem?.slug == "unknown-cursor")
 
             let habit = try await h.create(Fixtures.habit, by: me)
             _ = try await h.create(Fixtures.weekly, by: me)

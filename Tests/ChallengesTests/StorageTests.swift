@@ -99,13 +99,13 @@ struct StorageTests {
         }
     }
 
-    @Test("a cursor of another sort order is an unknown cursor (404 unknown-cursor)")
+    @Test("a cursor of another sort order is an unknown cursor (400 unknown-cursor)")
     func foreignCursor() async throws {
         try await Harness.run { h in
             let me = try await h.user()
             let page = try await h.browse(BrowseQuery(), limit: 2, as: me)
             let problem = await problem { _ = try await h.browse(BrowseQuery(sort: .liked), limit: 2, after: page.nextCursor, as: me) }
-            #expect(problem?.status == .notFound)
+            #expect(problem?.status == .badRequest)
             #expect(problem?.type == Problem.typeBase + "unknown-cursor")
         }
     }
@@ -121,7 +121,7 @@ struct StorageTests {
                 let query = BrowseQuery(q: sort == .relevance ? "fitness" : nil, sort: sort)
                 let page = PageRequest(limit: 5, after: BrowsePosition(sort: sort, key: key, id: UUID()))
                 let refused = await problem { _ = try await h.browsing.browse(query, page: page, caller: me) }
-                #expect(refused?.status == .notFound, "\(sort) \(key)")
+                #expect(refused?.status == .badRequest, "\(sort) \(key)")
                 #expect(refused?.type == Problem.typeBase + "unknown-cursor", "\(sort) \(key)")
             }
             // A relevance rank is fractional by nature; browsing goes on.

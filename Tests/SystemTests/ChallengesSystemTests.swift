@@ -404,19 +404,19 @@ struct ChallengesSystemTests {
             }
             // Relevance without a search is the default order.
             #expect(try await alice.http.get("/v1/challenges?sort=relevance").status == 200)
-            // A range nothing matches is an empty list; a cursor this API never issued is 404 unknown-cursor.
+            // A range nothing matches is an empty list; a cursor this API never issued is 400 unknown-cursor.
             let inverted = try await alice.http.get("/v1/challenges?minDays=30&maxDays=7")
             #expect(inverted.status == 200, "\(inverted.text)")
             #expect(Self.array(inverted.json["items"]).isEmpty && inverted.json["nextCursor"] == nil, "\(inverted.text)")
             let garbage = try await alice.http.get("/v1/challenges?cursor=garbage")
-            #expect(garbage.status == 404 && garbage.json["type"] as? String == "https://surge.example/problems/unknown-cursor", "\(garbage.text)")
+            #expect(garbage.status == 400 && garbage.json["type"] as? String == "https://surge.example/problems/unknown-cursor", "\(garbage.text)")
             // Forged cursors: a key no integer sort could have issued is an unknown cursor, and the service keeps answering.
             for (sort, key) in [("newest", "1e300"), ("liked", "-1e300"), ("trending", "2.5"), ("newest", "1e400")] {
                 let json = #"{"id":"\#(UUID().uuidString)","key":\#(key),"sort":"\#(sort)"}"#
                 let cursor = Data(json.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
                     .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
                 let response = try await alice.http.get("/v1/challenges?sort=\(sort)&cursor=\(cursor)")
-                #expect(response.status == 404, "\(json): \(response.text)")
+                #expect(response.status == 400, "\(json): \(response.text)")
                 #expect(response.json["type"] as? String == "https://surge.example/problems/unknown-cursor", "\(json): \(response.text)")
             }
             #expect(try await alice.http.get("/v1/challenges").status == 200)

@@ -222,7 +222,7 @@ struct IdentitySecuritySystemTests {
             expectProblem(try await asTester.post("/v1/friend-requests/42/accept"), 404)
             expectProblem(try await asTester.get("/v1/friends?limit=0"), 422, "validation")
             expectProblem(try await asTester.get("/v1/friends?limit=many"), 422, "validation")
-            expectProblem(try await asTester.get("/v1/groups?cursor=bm90LWEtY3Vyc29y"), 404, "unknown-cursor")
+            expectProblem(try await asTester.get("/v1/groups?cursor=bm90LWEtY3Vyc29y"), 400, "unknown-cursor")
             #expect(try await asTester.get("/v1/groups?cursor=").status == 200, "an empty cursor is the first page")
             expectProblem(try await asTester.get("/v1/friend-requests?direction=sideways"), 422, "validation")
             expectProblem(try await asTester.get("/v1/users"), 422, "validation")

@@ -135,8 +135,9 @@ struct ScalingSystemTests {
                 // The broker notices the dead member when its session times out; a rebalance then hands its partitions
                 // over. librdkafka's mock broker lets each rebalance round wait about 3 s for members to rejoin, and a
                 // survivor busy with a batch joins a round late (measured here: revoked 6 s after the kill, reassigned
-                // 5-10 s later); a real broker does not wait. The bound allows three such rounds.
-                #expect(took < Self.sessionTimeout + .seconds(14), "\(group) took \(took)")
+                // 5-10 s later, up to 15 s with the whole suite on two cores); a real broker does not wait. The bound
+                // allows four such rounds.
+                #expect(took < Self.sessionTimeout + .seconds(18), "\(group) took \(took)")
             }
 
             let all = expected

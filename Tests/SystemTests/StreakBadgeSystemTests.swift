@@ -11,8 +11,10 @@ import Testing
 struct StreakBadgeSystemTests {
     typealias User = ProgressStage.User
     static let rome = LocalCalendar(zoneNamed: "Europe/Rome")!
-    /// How soon after the check-in's 2xx the badge and the milestone must be readable (a chore's badge takes 0.07-0.6 s).
-    static let bound: Duration = .seconds(1)
+    /// How soon after the check-in's 2xx the badge and the milestone must be readable. Measured 0.09 s on a settled stack
+    /// (a chore's badge takes 0.07-0.6 s); the bound leaves room for a test run with five other stacks on two cores,
+    /// where the milestone's hop through notifications took 1.0-1.5 s. Judging day 7 takes a day of simulated clock.
+    static let bound: Duration = .seconds(3)
 
     static func streakAwards(_ response: TestResponse) -> [[String: Any]] {
         BadgesSystemTests.earned(response).filter { $0["badgeID"] as? String == "streak" }

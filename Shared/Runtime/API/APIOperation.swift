@@ -50,7 +50,7 @@ public struct APIOperation: Sendable {
             QueryParameter(
                 "cursor",
                 "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list "
-                    + "(and sort order) is 404 `unknown-cursor`: start again without one."),
+                    + "(and sort order) is 400 `unknown-cursor`: start again without one."),
         ]
     }
 

@@ -24,7 +24,7 @@ public struct PageRequest<Position: Codable & Sendable>: Sendable {
     public var after: Position?
 
     /// Reads `limit` and `cursor` from the query: a malformed `limit` is a validation problem naming it; a cursor this
-    /// API did not issue is 404 `unknown-cursor`. An empty `cursor` means the first page, as an absent one does.
+    /// API did not issue is 400 `unknown-cursor`. An empty `cursor` means the first page, as an absent one does.
     public init(_ request: Request) throws {
         try self.init(query: request.uri.queryParameters)
     }

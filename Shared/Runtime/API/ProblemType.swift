@@ -33,7 +33,7 @@ extension ProblemType {
     public static let methodNotAllowed = ProblemType("method-not-allowed", .methodNotAllowed, "The path exists, but not with this method.")
     public static let notFound = ProblemType("not-found", .notFound, "No such resource, or none the caller may see.")
     public static let unknownCursor = ProblemType(
-        "unknown-cursor", .notFound,
+        "unknown-cursor", .badRequest,
         "The `cursor` was not issued for this list (or this sort order), so the position it names does not exist: request the first "
             + "page again without a cursor.")
 
@@ -152,6 +152,9 @@ extension ProblemType {
     public static let invalidWebhookSignature = ProblemType(
         "invalid-webhook-signature", .unauthorized,
         "The webhook message is unsigned, not signed with the shared secret, or its timestamp is more than 5 minutes from now.")
+    public static let clockBackwards = ProblemType(
+        "clock-backwards", .conflict,
+        "Development and tests only, never through the gateway: the simulated clock moves forward only (`surge-admin clock`).")
 
     /// Every problem type, in the order the document lists them.
     public static let all: [ProblemType] = [
@@ -168,6 +171,7 @@ extension ProblemType {
         pauseOverlaps, pauseTooLong, pauseLimitReached, notPaused,
         tooManyStreams, invalidStreamTicket,
         webhookTargetRefused, webhookLimitReached, invalidWebhookSignature,
+        clockBackwards,
     ]
 
     /// What any operation may answer, given how it is declared.

@@ -592,7 +592,7 @@ public struct Client: APIProtocol {
     ///
     /// The caller's attempts, newest first, with live stats; filter by status or challenge.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/attempts`.
     /// - Remark: Generated from `#/paths//v1/attempts/get(listAttempts)`.
@@ -733,36 +733,6 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .unauthorized(.init(
-                        headers: headers,
-                        body: body
-                    ))
-                case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                        in: response.headerFields,
-                        name: "X-Request-ID",
-                        as: Components.Headers.XRequestID.self
-                    ))
-                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
-                    let body: Components.Responses.NotFound.Body
-                    let chosenContentType = try converter.bestContentType(
-                        received: contentType,
-                        options: [
-                            "application/problem+json"
-                        ]
-                    )
-                    switch chosenContentType {
-                    case "application/problem+json":
-                        body = try await converter.getResponseBodyAsJSON(
-                            Components.Schemas.Problem.self,
-                            from: responseBody,
-                            transforming: { value in
-                                .applicationProblemJson(value)
-                            }
-                        )
-                    default:
-                        preconditionFailure("bestContentType chose an invalid content type.")
-                    }
-                    return .notFound(.init(
                         headers: headers,
                         body: body
                     ))
@@ -3123,7 +3093,7 @@ public struct Client: APIProtocol {
     ///
     /// The photo gallery of one of the caller's attempts.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/attempts/{attemptID}/photos`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/photos/get(attemptPhotos)`.
@@ -4331,7 +4301,7 @@ public struct Client: APIProtocol {
     /// - 422 `check-in-window-closed`: Too late for that day: its check-in window has closed (`detail` says when).
     /// - 422 `outside-competition`: The check-in falls outside the competition's time limit.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `PUT /v1/attempts/{attemptID}/tasks/{taskID}`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/put(setTaskDone)`.
@@ -4352,6 +4322,11 @@ public struct Client: APIProtocol {
                     method: .put
                 )
                 suppressMutabilityWarning(&request)
+                try converter.setHeaderFieldAsURI(
+                    in: &request.headerFields,
+                    name: "Idempotency-Key",
+                    value: input.headers.idempotencyKey
+                )
                 converter.setAcceptHeader(
                     in: &request.headerFields,
                     contentTypes: input.headers.accept
@@ -4370,11 +4345,18 @@ public struct Client: APIProtocol {
             deserializer: { response, responseBody in
                 switch response.status.code {
                 case 200:
-                    let headers: Operations.SetTaskDone.Output.Ok.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                        in: response.headerFields,
-                        name: "X-Request-ID",
-                        as: Components.Headers.XRequestID.self
-                    ))
+                    let headers: Operations.SetTaskDone.Output.Ok.Headers = .init(
+                        idempotentReplayed: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "Idempotent-Replayed",
+                            as: Components.Headers.IdempotentReplayed.self
+                        ),
+                        xRequestID: try converter.getOptionalHeaderFieldAsURI(
+                            in: response.headerFields,
+                            name: "X-Request-ID",
+                            as: Components.Headers.XRequestID.self
+                        )
+                    )
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Operations.SetTaskDone.Output.Ok.Body
                     let chosenContentType = try converter.bestContentType(
@@ -7177,7 +7159,7 @@ public struct Client: APIProtocol {
     }
     /// Sign in with e-mail and password.
     ///
-    /// Sign in with e-mail and password. Wrong e-mail or password: 401 invalid-credentials; after 5 failures from one address: 429 with Retry-After (1 minute, doubling up to 15); other addresses are not locked out.
+    /// Sign in with e-mail and password. Wrong e-mail or password: 401 invalid-credentials; after 5 failures from one address: 429 with Retry-After (1 minute, doubling up to 15); other addresses are not locked out, and a device sending its deviceToken is not refused for failures from other addresses (docs/accounts.md, "Sign-in throttling").
     ///
     /// Problem types:
     /// - 401 `invalid-credentials`: The e-mail or the password is wrong.
@@ -8813,7 +8795,7 @@ public struct Client: APIProtocol {
     ///
     /// Browse and search the challenges the caller may see: the curated library, public competitions, and their own, invited and household definitions.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/challenges`.
     /// - Remark: Generated from `#/paths//v1/challenges/get(listChallenges)`.
@@ -8989,36 +8971,6 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .unauthorized(.init(
-                        headers: headers,
-                        body: body
-                    ))
-                case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                        in: response.headerFields,
-                        name: "X-Request-ID",
-                        as: Components.Headers.XRequestID.self
-                    ))
-                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
-                    let body: Components.Responses.NotFound.Body
-                    let chosenContentType = try converter.bestContentType(
-                        received: contentType,
-                        options: [
-                            "application/problem+json"
-                        ]
-                    )
-                    switch chosenContentType {
-                    case "application/problem+json":
-                        body = try await converter.getResponseBodyAsJSON(
-                            Components.Schemas.Problem.self,
-                            from: responseBody,
-                            transforming: { value in
-                                .applicationProblemJson(value)
-                            }
-                        )
-                    default:
-                        preconditionFailure("bestContentType chose an invalid content type.")
-                    }
-                    return .notFound(.init(
                         headers: headers,
                         body: body
                     ))
@@ -11389,7 +11341,7 @@ public struct Client: APIProtocol {
     ///
     /// A competition's photo gallery, for its participants (others see only their own photos).
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/challenges/{challengeID}/photos`.
     /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/photos/get(challengePhotos)`.
@@ -12499,7 +12451,7 @@ public struct Client: APIProtocol {
     ///
     /// Pending friend requests, oldest first.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/friend-requests`.
     /// - Remark: Generated from `#/paths//v1/friend-requests/get(listFriendRequests)`.
@@ -12633,36 +12585,6 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .unauthorized(.init(
-                        headers: headers,
-                        body: body
-                    ))
-                case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                        in: response.headerFields,
-                        name: "X-Request-ID",
-                        as: Components.Headers.XRequestID.self
-                    ))
-                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
-                    let body: Components.Responses.NotFound.Body
-                    let chosenContentType = try converter.bestContentType(
-                        received: contentType,
-                        options: [
-                            "application/problem+json"
-                        ]
-                    )
-                    switch chosenContentType {
-                    case "application/problem+json":
-                        body = try await converter.getResponseBodyAsJSON(
-                            Components.Schemas.Problem.self,
-                            from: responseBody,
-                            transforming: { value in
-                                .applicationProblemJson(value)
-                            }
-                        )
-                    default:
-                        preconditionFailure("bestContentType chose an invalid content type.")
-                    }
-                    return .notFound(.init(
                         headers: headers,
                         body: body
                     ))
@@ -13853,7 +13775,7 @@ public struct Client: APIProtocol {
     ///
     /// The caller's friends, by display name.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/friends`.
     /// - Remark: Generated from `#/paths//v1/friends/get(listFriends)`.
@@ -13980,36 +13902,6 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .unauthorized(.init(
-                        headers: headers,
-                        body: body
-                    ))
-                case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                        in: response.headerFields,
-                        name: "X-Request-ID",
-                        as: Components.Headers.XRequestID.self
-                    ))
-                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
-                    let body: Components.Responses.NotFound.Body
-                    let chosenContentType = try converter.bestContentType(
-                        received: contentType,
-                        options: [
-                            "application/problem+json"
-                        ]
-                    )
-                    switch chosenContentType {
-                    case "application/problem+json":
-                        body = try await converter.getResponseBodyAsJSON(
-                            Components.Schemas.Problem.self,
-                            from: responseBody,
-                            transforming: { value in
-                                .applicationProblemJson(value)
-                            }
-                        )
-                    default:
-                        preconditionFailure("bestContentType chose an invalid content type.")
-                    }
-                    return .notFound(.init(
                         headers: headers,
                         body: body
                     ))
@@ -14358,7 +14250,7 @@ public struct Client: APIProtocol {
     ///
     /// The groups you belong to, in the order you joined them.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups`.
     /// - Remark: Generated from `#/paths//v1/groups/get(listGroups)`.
@@ -14485,36 +14377,6 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .unauthorized(.init(
-                        headers: headers,
-                        body: body
-                    ))
-                case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                        in: response.headerFields,
-                        name: "X-Request-ID",
-                        as: Components.Headers.XRequestID.self
-                    ))
-                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
-                    let body: Components.Responses.NotFound.Body
-                    let chosenContentType = try converter.bestContentType(
-                        received: contentType,
-                        options: [
-                            "application/problem+json"
-                        ]
-                    )
-                    switch chosenContentType {
-                    case "application/problem+json":
-                        body = try await converter.getResponseBodyAsJSON(
-                            Components.Schemas.Problem.self,
-                            from: responseBody,
-                            transforming: { value in
-                                .applicationProblemJson(value)
-                            }
-                        )
-                    default:
-                        preconditionFailure("bestContentType chose an invalid content type.")
-                    }
-                    return .notFound(.init(
                         headers: headers,
                         body: body
                     ))
@@ -15650,7 +15512,7 @@ public struct Client: APIProtocol {
     ///
     /// A household's chore occurrences: pending ones by due time (overdue flagged), or completed ones.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}/chore-occurrences`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/chore-occurrences/get(listChoreOccurrences)`.
@@ -15959,7 +15821,7 @@ public struct Client: APIProtocol {
     ///
     /// A household's chores, newest first; for its members only.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}/chores`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/chores/get(listGroupChores)`.
@@ -16261,7 +16123,7 @@ public struct Client: APIProtocol {
     ///
     /// The group's usable invites.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}/invites`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/get(listGroupInvites)`.
@@ -17415,7 +17277,7 @@ public struct Client: APIProtocol {
     ///
     /// Members and their roles, in joining order.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}/members`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/members/get(listGroupMembers)`.
@@ -18579,7 +18441,7 @@ public struct Client: APIProtocol {
     ///
     /// A challenge's standings (a competition's by total quantity in its unit), best first, ties sharing a rank and ordered by name.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/challenges/{challengeID}`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/get(getChallengeLeaderboard)`.
@@ -19485,7 +19347,7 @@ public struct Client: APIProtocol {
     ///
     /// Past weeks or months of a challenge's board, newest first, with their winners.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/challenges/{challengeID}/history`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/history/get(getChallengeLeaderboardHistory)`.
@@ -20089,7 +19951,7 @@ public struct Client: APIProtocol {
     ///
     /// A group's or household's standings: every member, by points earned in anything of the group; weeks run Monday to Sunday in the group's zone.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/groups/{groupID}`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/get(getGroupLeaderboard)`.
@@ -20700,7 +20562,7 @@ public struct Client: APIProtocol {
     ///
     /// Past weeks or months of a group's board, newest first, with their winners (last week's winner).
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/groups/{groupID}/history`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/history/get(getGroupLeaderboardHistory)`.
@@ -22328,7 +22190,7 @@ public struct Client: APIProtocol {
     ///
     /// What the caller created or was invited to, newest first; filter by kind (e.g. kind=habit for my habits).
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/me/challenges`.
     /// - Remark: Generated from `#/paths//v1/me/challenges/get(listMyChallenges)`.
@@ -22462,36 +22324,6 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .unauthorized(.init(
-                        headers: headers,
-                        body: body
-                    ))
-                case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                        in: response.headerFields,
-                        name: "X-Request-ID",
-                        as: Components.Headers.XRequestID.self
-                    ))
-                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
-                    let body: Components.Responses.NotFound.Body
-                    let chosenContentType = try converter.bestContentType(
-                        received: contentType,
-                        options: [
-                            "application/problem+json"
-                        ]
-                    )
-                    switch chosenContentType {
-                    case "application/problem+json":
-                        body = try await converter.getResponseBodyAsJSON(
-                            Components.Schemas.Problem.self,
-                            from: responseBody,
-                            transforming: { value in
-                                .applicationProblemJson(value)
-                            }
-                        )
-                    default:
-                        preconditionFailure("bestContentType chose an invalid content type.")
-                    }
-                    return .notFound(.init(
                         headers: headers,
                         body: body
                     ))
@@ -24023,7 +23855,7 @@ public struct Client: APIProtocol {
     ///
     /// The caller's in-app notifications, newest first (archived ones left out), with the unread count.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/me/notifications`.
     /// - Remark: Generated from `#/paths//v1/me/notifications/get(listMyNotifications)`.
@@ -24150,36 +23982,6 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .unauthorized(.init(
-                        headers: headers,
-                        body: body
-                    ))
-                case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                        in: response.headerFields,
-                        name: "X-Request-ID",
-                        as: Components.Headers.XRequestID.self
-                    ))
-                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
-                    let body: Components.Responses.NotFound.Body
-                    let chosenContentType = try converter.bestContentType(
-                        received: contentType,
-                        options: [
-                            "application/problem+json"
-                        ]
-                    )
-                    switch chosenContentType {
-                    case "application/problem+json":
-                        body = try await converter.getResponseBodyAsJSON(
-                            Components.Schemas.Problem.self,
-                            from: responseBody,
-                            transforming: { value in
-                                .applicationProblemJson(value)
-                            }
-                        )
-                    default:
-                        preconditionFailure("bestContentType chose an invalid content type.")
-                    }
-                    return .notFound(.init(
                         headers: headers,
                         body: body
                     ))
@@ -25696,7 +25498,7 @@ public struct Client: APIProtocol {
     ///
     /// The points ledger, newest first: every award or correction with its reason.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/me/points/ledger`.
     /// - Remark: Generated from `#/paths//v1/me/points/ledger/get(myPointsLedger)`.
@@ -25823,36 +25625,6 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .unauthorized(.init(
-                        headers: headers,
-                        body: body
-                    ))
-                case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                        in: response.headerFields,
-                        name: "X-Request-ID",
-                        as: Components.Headers.XRequestID.self
-                    ))
-                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
-                    let body: Components.Responses.NotFound.Body
-                    let chosenContentType = try converter.bestContentType(
-                        received: contentType,
-                        options: [
-                            "application/problem+json"
-                        ]
-                    )
-                    switch chosenContentType {
-                    case "application/problem+json":
-                        body = try await converter.getResponseBodyAsJSON(
-                            Components.Schemas.Problem.self,
-                            from: responseBody,
-                            transforming: { value in
-                                .applicationProblemJson(value)
-                            }
-                        )
-                    default:
-                        preconditionFailure("bestContentType chose an invalid content type.")
-                    }
-                    return .notFound(.init(
                         headers: headers,
                         body: body
                     ))
@@ -27435,9 +27207,9 @@ public struct Client: APIProtocol {
             }
         )
     }
-    /// Sign one device out: its refresh token is refused from now on (its access token lives out its minutes).
+    /// Sign one device out: its refresh token is refused from now on, and its access tokens once the gateway has heard of it (on a settled stack well under a second; docs/accounts.md, "Ending a session ends its access tokens").
     ///
-    /// Sign one device out: its refresh token is refused from now on (its access token lives out its minutes).
+    /// Sign one device out: its refresh token is refused from now on, and its access tokens once the gateway has heard of it (on a settled stack well under a second; docs/accounts.md, "Ending a session ends its access tokens").
     ///
     /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `unavailable` (503).
     ///
@@ -30196,7 +29968,7 @@ public struct Client: APIProtocol {
     ///
     /// Find people by display name (public profiles only).
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/users`.
     /// - Remark: Generated from `#/paths//v1/users/get(searchUsers)`.
@@ -30330,36 +30102,6 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .unauthorized(.init(
-                        headers: headers,
-                        body: body
-                    ))
-                case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                        in: response.headerFields,
-                        name: "X-Request-ID",
-                        as: Components.Headers.XRequestID.self
-                    ))
-                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
-                    let body: Components.Responses.NotFound.Body
-                    let chosenContentType = try converter.bestContentType(
-                        received: contentType,
-                        options: [
-                            "application/problem+json"
-                        ]
-                    )
-                    switch chosenContentType {
-                    case "application/problem+json":
-                        body = try await converter.getResponseBodyAsJSON(
-                            Components.Schemas.Problem.self,
-                            from: responseBody,
-                            transforming: { value in
-                                .applicationProblemJson(value)
-                            }
-                        )
-                    default:
-                        preconditionFailure("bestContentType chose an invalid content type.")
-                    }
-                    return .notFound(.init(
                         headers: headers,
                         body: body
                     ))
@@ -30731,7 +30473,7 @@ public struct Client: APIProtocol {
     ///
     /// The caller's webhook subscriptions, oldest first.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/webhooks`.
     /// - Remark: Generated from `#/paths//v1/webhooks/get(listWebhooks)`.
@@ -30858,36 +30600,6 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .unauthorized(.init(
-                        headers: headers,
-                        body: body
-                    ))
-                case 404:
-                    let headers: Components.Responses.NotFound.Headers = .init(xRequestID: try converter.getOptionalHeaderFieldAsURI(
-                        in: response.headerFields,
-                        name: "X-Request-ID",
-                        as: Components.Headers.XRequestID.self
-                    ))
-                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
-                    let body: Components.Responses.NotFound.Body
-                    let chosenContentType = try converter.bestContentType(
-                        received: contentType,
-                        options: [
-                            "application/problem+json"
-                        ]
-                    )
-                    switch chosenContentType {
-                    case "application/problem+json":
-                        body = try await converter.getResponseBodyAsJSON(
-                            Components.Schemas.Problem.self,
-                            from: responseBody,
-                            transforming: { value in
-                                .applicationProblemJson(value)
-                            }
-                        )
-                    default:
-                        preconditionFailure("bestContentType chose an invalid content type.")
-                    }
-                    return .notFound(.init(
                         headers: headers,
                         body: body
                     ))

@@ -859,6 +859,7 @@ extension Components {
                 case rest = "rest"
                 case paused = "paused"
                 case open = "open"
+                case closed = "closed"
                 case future = "future"
                 case after = "after"
             }
@@ -2185,6 +2186,8 @@ extension Components {
             public var points: Swift.Int?
             /// - Remark: Generated from `#/components/schemas/ChoreDetails/recurrence`.
             public var recurrence: Components.Schemas.ChoreRecurrence
+            /// - Remark: Generated from `#/components/schemas/ChoreDetails/reminderLeadMinutes`.
+            public var reminderLeadMinutes: Swift.Int?
             /// Creates a new `ChoreDetails`.
             ///
             /// - Parameters:
@@ -2193,18 +2196,21 @@ extension Components {
             ///   - firstDueOn:
             ///   - points:
             ///   - recurrence:
+            ///   - reminderLeadMinutes:
             public init(
                 assigneeID: Swift.String? = nil,
                 dueTime: Components.Schemas.LocalTime? = nil,
                 firstDueOn: Components.Schemas.LocalDate,
                 points: Swift.Int? = nil,
-                recurrence: Components.Schemas.ChoreRecurrence
+                recurrence: Components.Schemas.ChoreRecurrence,
+                reminderLeadMinutes: Swift.Int? = nil
             ) {
                 self.assigneeID = assigneeID
                 self.dueTime = dueTime
                 self.firstDueOn = firstDueOn
                 self.points = points
                 self.recurrence = recurrence
+                self.reminderLeadMinutes = reminderLeadMinutes
             }
             public enum CodingKeys: String, CodingKey {
                 case assigneeID
@@ -2212,6 +2218,7 @@ extension Components {
                 case firstDueOn
                 case points
                 case recurrence
+                case reminderLeadMinutes
             }
         }
         /// - Remark: Generated from `#/components/schemas/ChoreDraft`.
@@ -2226,6 +2233,8 @@ extension Components {
             public var points: Swift.Int?
             /// - Remark: Generated from `#/components/schemas/ChoreDraft/recurrence`.
             public var recurrence: Components.Schemas.ChoreRecurrenceInput
+            /// - Remark: Generated from `#/components/schemas/ChoreDraft/reminderLeadMinutes`.
+            public var reminderLeadMinutes: Swift.Int?
             /// Creates a new `ChoreDraft`.
             ///
             /// - Parameters:
@@ -2234,18 +2243,21 @@ extension Components {
             ///   - firstDueOn:
             ///   - points:
             ///   - recurrence:
+            ///   - reminderLeadMinutes:
             public init(
                 assigneeID: Swift.String? = nil,
                 dueTime: Components.Schemas.LocalTime? = nil,
                 firstDueOn: Components.Schemas.LocalDate,
                 points: Swift.Int? = nil,
-                recurrence: Components.Schemas.ChoreRecurrenceInput
+                recurrence: Components.Schemas.ChoreRecurrenceInput,
+                reminderLeadMinutes: Swift.Int? = nil
             ) {
                 self.assigneeID = assigneeID
                 self.dueTime = dueTime
                 self.firstDueOn = firstDueOn
                 self.points = points
                 self.recurrence = recurrence
+                self.reminderLeadMinutes = reminderLeadMinutes
             }
             public enum CodingKeys: String, CodingKey {
                 case assigneeID
@@ -2253,6 +2265,7 @@ extension Components {
                 case firstDueOn
                 case points
                 case recurrence
+                case reminderLeadMinutes
             }
             public init(from decoder: any Swift.Decoder) throws {
                 let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -2276,12 +2289,17 @@ extension Components {
                     Components.Schemas.ChoreRecurrenceInput.self,
                     forKey: .recurrence
                 )
+                self.reminderLeadMinutes = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .reminderLeadMinutes
+                )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "assigneeID",
                     "dueTime",
                     "firstDueOn",
                     "points",
-                    "recurrence"
+                    "recurrence",
+                    "reminderLeadMinutes"
                 ])
             }
         }
@@ -2665,7 +2683,7 @@ extension Components {
         public struct CreateWebhookRequest: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/CreateWebhookRequest/groupID`.
             public var groupID: Swift.String?
-            /// An https URL whose host name resolves to public addresses only (an address literal is taken too, under the same rule).
+            /// An absolute https URL (http too where the operator sets WEBHOOKS_ALLOW_HTTP), without user name, password or fragment, whose host is a name or an address literal that resolves to public addresses only (format `webhook-url`); a loopback, private, link-local or metadata address is refused with 422.
             ///
             /// - Remark: Generated from `#/components/schemas/CreateWebhookRequest/url`.
             public var url: Swift.String
@@ -2673,7 +2691,7 @@ extension Components {
             ///
             /// - Parameters:
             ///   - groupID:
-            ///   - url: An https URL whose host name resolves to public addresses only (an address literal is taken too, under the same rule).
+            ///   - url: An absolute https URL (http too where the operator sets WEBHOOKS_ALLOW_HTTP), without user name, password or fragment, whose host is a name or an address literal that resolves to public addresses only (format `webhook-url`); a loopback, private, link-local or metadata address is refused with 422.
             public init(
                 groupID: Swift.String? = nil,
                 url: Swift.String
@@ -6001,7 +6019,7 @@ extension Components {
             /// - `internal` (500): A fault on Surge's side; it has been logged.
             /// - `method-not-allowed` (405): The path exists, but not with this method.
             /// - `not-found` (404): No such resource, or none the caller may see.
-            /// - `unknown-cursor` (404): The `cursor` was not issued for this list (or this sort order), so the position it names does not exist: request the first page again without a cursor.
+            /// - `unknown-cursor` (400): The `cursor` was not issued for this list (or this sort order), so the position it names does not exist: request the first page again without a cursor.
             /// - `unauthorized` (401): No access token was sent.
             /// - `invalid-token` (401): The access token is malformed, expired or not Surge's: refresh it or sign in again.
             /// - `account-deleted` (401): The token's account was deleted.
@@ -6058,6 +6076,7 @@ extension Components {
             /// - `webhook-target-refused` (422): The webhook URL is not https, or its host resolves to a loopback, private, link-local or other non-public address.
             /// - `webhook-limit-reached` (409): The account has as many webhook subscriptions as it may; delete one first.
             /// - `invalid-webhook-signature` (401): The webhook message is unsigned, not signed with the shared secret, or its timestamp is more than 5 minutes from now.
+            /// - `clock-backwards` (409): Development and tests only, never through the gateway: the simulated clock moves forward only (`surge-admin clock`).
             ///
             /// - Remark: Generated from `#/components/schemas/Problem/type`.
             public var _type: Swift.String
@@ -6844,6 +6863,10 @@ extension Components {
         }
         /// - Remark: Generated from `#/components/schemas/SessionResponse`.
         public struct SessionResponse: Codable, Hashable, Sendable {
+            /// After a password sign-in or registration: keep it on this device and send it with the next sign-in (`deviceToken`); each sign-in answers a new one. Valid a year.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SessionResponse/deviceToken`.
+            public var deviceToken: Swift.String?
             /// - Remark: Generated from `#/components/schemas/SessionResponse/tokens`.
             public var tokens: Components.Schemas.Tokens
             /// - Remark: Generated from `#/components/schemas/SessionResponse/user`.
@@ -6851,16 +6874,20 @@ extension Components {
             /// Creates a new `SessionResponse`.
             ///
             /// - Parameters:
+            ///   - deviceToken: After a password sign-in or registration: keep it on this device and send it with the next sign-in (`deviceToken`); each sign-in answers a new one. Valid a year.
             ///   - tokens:
             ///   - user:
             public init(
+                deviceToken: Swift.String? = nil,
                 tokens: Components.Schemas.Tokens,
                 user: Components.Schemas.Account
             ) {
+                self.deviceToken = deviceToken
                 self.tokens = tokens
                 self.user = user
             }
             public enum CodingKeys: String, CodingKey {
+                case deviceToken
                 case tokens
                 case user
             }
@@ -6869,6 +6896,10 @@ extension Components {
         public struct SignInRequest: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/SignInRequest/deviceName`.
             public var deviceName: Swift.String?
+            /// The `deviceToken` this device got at its last sign-in to the account (or its registration): the device is known, so failures from other addresses do not refuse it (docs/accounts.md, "Sign-in throttling"). An unknown token is ignored.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SignInRequest/deviceToken`.
+            public var deviceToken: Swift.String?
             /// - Remark: Generated from `#/components/schemas/SignInRequest/email`.
             public var email: Swift.String
             /// - Remark: Generated from `#/components/schemas/SignInRequest/password`.
@@ -6877,19 +6908,23 @@ extension Components {
             ///
             /// - Parameters:
             ///   - deviceName:
+            ///   - deviceToken: The `deviceToken` this device got at its last sign-in to the account (or its registration): the device is known, so failures from other addresses do not refuse it (docs/accounts.md, "Sign-in throttling"). An unknown token is ignored.
             ///   - email:
             ///   - password:
             public init(
                 deviceName: Swift.String? = nil,
+                deviceToken: Swift.String? = nil,
                 email: Swift.String,
                 password: Swift.String
             ) {
                 self.deviceName = deviceName
+                self.deviceToken = deviceToken
                 self.email = email
                 self.password = password
             }
             public enum CodingKeys: String, CodingKey {
                 case deviceName
+                case deviceToken
                 case email
                 case password
             }
@@ -6898,6 +6933,10 @@ extension Components {
                 self.deviceName = try container.decodeIfPresent(
                     Swift.String.self,
                     forKey: .deviceName
+                )
+                self.deviceToken = try container.decodeIfPresent(
+                    Swift.String.self,
+                    forKey: .deviceToken
                 )
                 self.email = try container.decode(
                     Swift.String.self,
@@ -6909,6 +6948,7 @@ extension Components {
                 )
                 try decoder.ensureNoAdditionalProperties(knownKeys: [
                     "deviceName",
+                    "deviceToken",
                     "email",
                     "password"
                 ])

@@ -152,7 +152,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/admin/kpis/get(getKPIs)/responses/400`.
             ///
@@ -175,7 +175,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/admin/kpis/get(getKPIs)/responses/404`.
             ///
@@ -439,7 +439,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/admin/kpis.csv/get(getKPIsCSV)/responses/400`.
             ///
@@ -462,7 +462,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/admin/kpis.csv/get(getKPIsCSV)/responses/404`.
             ///
@@ -595,7 +595,7 @@ public enum Operations {
     ///
     /// The caller's attempts, newest first, with live stats; filter by status or challenge.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/attempts`.
     /// - Remark: Generated from `#/paths//v1/attempts/get(listAttempts)`.
@@ -616,7 +616,7 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/attempts/GET/query/limit`.
                 public var limit: Swift.Int?
-                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
+                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.
                 ///
                 /// - Remark: Generated from `#/paths/v1/attempts/GET/query/cursor`.
                 public var cursor: Swift.String?
@@ -626,7 +626,7 @@ public enum Operations {
                 ///   - status: Only attempts in this state.
                 ///   - challengeID: Only attempts at this challenge (the attempt history).
                 ///   - limit: Items per page.
-                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
+                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.
                 public init(
                     status: Components.Schemas.KnownAttemptStatus? = nil,
                     challengeID: Swift.String? = nil,
@@ -738,7 +738,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/get(listAttempts)/responses/400`.
             ///
@@ -779,29 +779,6 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
-                            response: self
-                        )
-                    }
-                }
-            }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
-            ///
-            /// - Remark: Generated from `#/paths//v1/attempts/get(listAttempts)/responses/404`.
-            ///
-            /// HTTP response code: `404 notFound`.
-            case notFound(Components.Responses.NotFound)
-            /// The associated value of the enum case if `self` is `.notFound`.
-            ///
-            /// - Throws: An error if `self` is not `.notFound`.
-            /// - SeeAlso: `.notFound`.
-            public var notFound: Components.Responses.NotFound {
-                get throws {
-                    switch self {
-                    case let .notFound(response):
-                        return response
-                    default:
-                        try throwUnexpectedResponseStatus(
-                            expectedStatus: "notFound",
                             response: self
                         )
                     }
@@ -1057,7 +1034,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/post(startAttempt)/responses/400`.
             ///
@@ -1103,7 +1080,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/post(startAttempt)/responses/404`.
             ///
@@ -1126,7 +1103,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`, `clock-backwards`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/post(startAttempt)/responses/409`.
             ///
@@ -1448,7 +1425,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/get(getAttempt)/responses/404`.
             ///
@@ -1704,7 +1681,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/abandon/post(abandonAttempt)/responses/404`.
             ///
@@ -1727,7 +1704,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`, `clock-backwards`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/abandon/post(abandonAttempt)/responses/409`.
             ///
@@ -1975,7 +1952,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/calendar/get(attemptCalendar)/responses/400`.
             ///
@@ -2021,7 +1998,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/calendar/get(attemptCalendar)/responses/404`.
             ///
@@ -2292,7 +2269,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/history/get(attemptHistory)/responses/400`.
             ///
@@ -2338,7 +2315,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/history/get(attemptHistory)/responses/404`.
             ///
@@ -2633,7 +2610,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/logs/{logID}/delete(removeLog)/responses/404`.
             ///
@@ -2656,7 +2633,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`, `clock-backwards`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/logs/{logID}/delete(removeLog)/responses/409`.
             ///
@@ -2948,7 +2925,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/pause/post(pauseAttempt)/responses/400`.
             ///
@@ -2994,7 +2971,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/pause/post(pauseAttempt)/responses/404`.
             ///
@@ -3017,7 +2994,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`, `clock-backwards`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/pause/post(pauseAttempt)/responses/409`.
             ///
@@ -3196,7 +3173,7 @@ public enum Operations {
     ///
     /// The photo gallery of one of the caller's attempts.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/attempts/{attemptID}/photos`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/photos/get(attemptPhotos)`.
@@ -3224,7 +3201,7 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/photos/GET/query/limit`.
                 public var limit: Swift.Int?
-                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
+                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.
                 ///
                 /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/photos/GET/query/cursor`.
                 public var cursor: Swift.String?
@@ -3232,7 +3209,7 @@ public enum Operations {
                 ///
                 /// - Parameters:
                 ///   - limit: Items per page.
-                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
+                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.
                 public init(
                     limit: Swift.Int? = nil,
                     cursor: Swift.String? = nil
@@ -3343,7 +3320,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/photos/get(attemptPhotos)/responses/400`.
             ///
@@ -3389,7 +3366,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/photos/get(attemptPhotos)/responses/404`.
             ///
@@ -3693,7 +3670,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/restart/post(restartAttempt)/responses/404`.
             ///
@@ -3716,7 +3693,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`, `clock-backwards`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/restart/post(restartAttempt)/responses/409`.
             ///
@@ -3996,7 +3973,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/resume/post(resumeAttempt)/responses/404`.
             ///
@@ -4019,7 +3996,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`, `clock-backwards`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/resume/post(resumeAttempt)/responses/409`.
             ///
@@ -4302,7 +4279,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/skip-day/post(skipDay)/responses/404`.
             ///
@@ -4325,7 +4302,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`, `clock-backwards`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/skip-day/post(skipDay)/responses/409`.
             ///
@@ -4467,7 +4444,7 @@ public enum Operations {
     /// - 422 `check-in-window-closed`: Too late for that day: its check-in window has closed (`detail` says when).
     /// - 422 `outside-competition`: The check-in falls outside the competition's time limit.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `PUT /v1/attempts/{attemptID}/tasks/{taskID}`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/put(setTaskDone)`.
@@ -4500,12 +4477,21 @@ public enum Operations {
             public var path: Operations.SetTaskDone.Input.Path
             /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/tasks/{taskID}/PUT/header`.
             public struct Headers: Sendable, Hashable {
+                /// A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.
+                ///
+                /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/tasks/{taskID}/PUT/header/Idempotency-Key`.
+                public var idempotencyKey: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SetTaskDone.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - idempotencyKey: A client-chosen key: a retry with the same key and body gets the first response again (keys are kept for a day). The same key with a different request is 409 `idempotency-key-reused`; a key still being answered is 409 `idempotency-key-in-progress`; a key that is not 1 to 255 visible ASCII characters is 422 `validation`.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SetTaskDone.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    idempotencyKey: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SetTaskDone.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.idempotencyKey = idempotencyKey
                     self.accept = accept
                 }
             }
@@ -4536,6 +4522,14 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/tasks/{taskID}/PUT/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// - Remark: Generated from `#/components/headers/Idempotent-Replayed`.
+                    @frozen public enum IdempotentReplayed: String, Codable, Hashable, Sendable, CaseIterable {
+                        case _true = "true"
+                    }
+                    /// `true` when this is the stored response to an earlier request with the same `Idempotency-Key`.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/tasks/{taskID}/PUT/responses/200/headers/Idempotent-Replayed`.
+                    public var idempotentReplayed: Components.Headers.IdempotentReplayed?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/tasks/{taskID}/PUT/responses/200/headers/X-Request-ID`.
@@ -4543,8 +4537,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - idempotentReplayed: `true` when this is the stored response to an earlier request with the same `Idempotency-Key`.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        idempotentReplayed: Components.Headers.IdempotentReplayed? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.idempotentReplayed = idempotentReplayed
                         self.xRequestID = xRequestID
                     }
                 }
@@ -4605,7 +4604,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/put(setTaskDone)/responses/400`.
             ///
@@ -4651,7 +4650,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/put(setTaskDone)/responses/404`.
             ///
@@ -4674,7 +4673,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`, `clock-backwards`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/put(setTaskDone)/responses/409`.
             ///
@@ -5022,7 +5021,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/logs/post(logQuantity)/responses/400`.
             ///
@@ -5068,7 +5067,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/logs/post(logQuantity)/responses/404`.
             ///
@@ -5091,7 +5090,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`, `clock-backwards`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/logs/post(logQuantity)/responses/409`.
             ///
@@ -5450,7 +5449,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/photo/put(attachPhoto)/responses/400`.
             ///
@@ -5496,7 +5495,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/photo/put(attachPhoto)/responses/404`.
             ///
@@ -5519,7 +5518,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`, `clock-backwards`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/photo/put(attachPhoto)/responses/409`.
             ///
@@ -5788,7 +5787,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/forgot-password/post(forgotPassword)/responses/400`.
             ///
@@ -6094,7 +6093,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/guest/post(registerGuest)/responses/400`.
             ///
@@ -6117,7 +6116,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`, `clock-backwards`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/guest/post(registerGuest)/responses/409`.
             ///
@@ -6412,7 +6411,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/refresh/post(refreshSession)/responses/400`.
             ///
@@ -6750,7 +6749,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/register/post(register)/responses/400`.
             ///
@@ -6773,7 +6772,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`, `clock-backwards`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/register/post(register)/responses/409`.
             ///
@@ -7042,7 +7041,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/reset-password/post(resetPassword)/responses/400`.
             ///
@@ -7065,7 +7064,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/reset-password/post(resetPassword)/responses/404`.
             ///
@@ -7236,7 +7235,7 @@ public enum Operations {
     }
     /// Sign in with e-mail and password.
     ///
-    /// Sign in with e-mail and password. Wrong e-mail or password: 401 invalid-credentials; after 5 failures from one address: 429 with Retry-After (1 minute, doubling up to 15); other addresses are not locked out.
+    /// Sign in with e-mail and password. Wrong e-mail or password: 401 invalid-credentials; after 5 failures from one address: 429 with Retry-After (1 minute, doubling up to 15); other addresses are not locked out, and a device sending its deviceToken is not refused for failures from other addresses (docs/accounts.md, "Sign-in throttling").
     ///
     /// Problem types:
     /// - 401 `invalid-credentials`: The e-mail or the password is wrong.
@@ -7353,7 +7352,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/sign-in/post(signIn)/responses/400`.
             ///
@@ -7642,7 +7641,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/sign-out/post(signOut)/responses/400`.
             ///
@@ -7931,7 +7930,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/social/post(socialSignIn)/responses/400`.
             ///
@@ -8000,7 +7999,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`, `clock-backwards`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/social/post(socialSignIn)/responses/409`.
             ///
@@ -8270,7 +8269,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/verify-email/post(verifyEmail)/responses/400`.
             ///
@@ -8293,7 +8292,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/verify-email/post(verifyEmail)/responses/404`.
             ///
@@ -8316,7 +8315,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`, `clock-backwards`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/auth/verify-email/post(verifyEmail)/responses/409`.
             ///
@@ -8609,7 +8608,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/badges/get(listBadges)/responses/400`.
             ///
@@ -8655,7 +8654,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/badges/get(listBadges)/responses/404`.
             ///
@@ -8788,7 +8787,7 @@ public enum Operations {
     ///
     /// Browse and search the challenges the caller may see: the curated library, public competitions, and their own, invited and household definitions.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/challenges`.
     /// - Remark: Generated from `#/paths//v1/challenges/get(listChallenges)`.
@@ -8829,7 +8828,7 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/challenges/GET/query/limit`.
                 public var limit: Swift.Int?
-                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
+                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.
                 ///
                 /// - Remark: Generated from `#/paths/v1/challenges/GET/query/cursor`.
                 public var cursor: Swift.String?
@@ -8844,7 +8843,7 @@ public enum Operations {
                 ///   - maxDays: Only definitions lasting at most this many days (open-ended ones are left out).
                 ///   - sort: newest (the default without q), liked, trending (joins and likes in the last 7 days) or relevance (the default with q; without q it is newest).
                 ///   - limit: Items per page.
-                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
+                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.
                 public init(
                     q: Swift.String? = nil,
                     kind: Components.Schemas.KnownChallengeKind? = nil,
@@ -8966,7 +8965,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/get(listChallenges)/responses/400`.
             ///
@@ -9007,29 +9006,6 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
-                            response: self
-                        )
-                    }
-                }
-            }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
-            ///
-            /// - Remark: Generated from `#/paths//v1/challenges/get(listChallenges)/responses/404`.
-            ///
-            /// HTTP response code: `404 notFound`.
-            case notFound(Components.Responses.NotFound)
-            /// The associated value of the enum case if `self` is `.notFound`.
-            ///
-            /// - Throws: An error if `self` is not `.notFound`.
-            /// - SeeAlso: `.notFound`.
-            public var notFound: Components.Responses.NotFound {
-                get throws {
-                    switch self {
-                    case let .notFound(response):
-                        return response
-                    default:
-                        try throwUnexpectedResponseStatus(
-                            expectedStatus: "notFound",
                             response: self
                         )
                     }
@@ -9281,7 +9257,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/post(createChallenge)/responses/400`.
             ///
@@ -9327,7 +9303,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/post(createChallenge)/responses/404`.
             ///
@@ -9350,7 +9326,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`, `clock-backwards`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/post(createChallenge)/responses/409`.
             ///
@@ -9672,7 +9648,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/get(getChallenge)/responses/404`.
             ///
@@ -9914,7 +9890,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/patch(updateChallenge)/responses/400`.
             ///
@@ -9983,7 +9959,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/patch(updateChallenge)/responses/404`.
             ///
@@ -10280,7 +10256,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/delete(deleteChallenge)/responses/400`.
             ///
@@ -10349,7 +10325,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/delete(deleteChallenge)/responses/404`.
             ///
@@ -10631,7 +10607,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/invitations/post(inviteToChallenge)/responses/400`.
             ///
@@ -10700,7 +10676,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/invitations/post(inviteToChallenge)/responses/404`.
             ///
@@ -10723,7 +10699,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`, `clock-backwards`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/invitations/post(inviteToChallenge)/responses/409`.
             ///
@@ -11045,7 +11021,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/like/put(likeChallenge)/responses/404`.
             ///
@@ -11298,7 +11274,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/like/delete(unlikeChallenge)/responses/404`.
             ///
@@ -11408,7 +11384,7 @@ public enum Operations {
     ///
     /// A competition's photo gallery, for its participants (others see only their own photos).
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/challenges/{challengeID}/photos`.
     /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/photos/get(challengePhotos)`.
@@ -11436,7 +11412,7 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/photos/GET/query/limit`.
                 public var limit: Swift.Int?
-                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
+                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.
                 ///
                 /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/photos/GET/query/cursor`.
                 public var cursor: Swift.String?
@@ -11444,7 +11420,7 @@ public enum Operations {
                 ///
                 /// - Parameters:
                 ///   - limit: Items per page.
-                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
+                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.
                 public init(
                     limit: Swift.Int? = nil,
                     cursor: Swift.String? = nil
@@ -11555,7 +11531,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/photos/get(challengePhotos)/responses/400`.
             ///
@@ -11601,7 +11577,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/photos/get(challengePhotos)/responses/404`.
             ///
@@ -11886,7 +11862,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/versions/{version}/get(getChallengeVersion)/responses/404`.
             ///
@@ -12164,7 +12140,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/chore-occurrences/{occurrenceID}/complete/post(completeChore)/responses/404`.
             ///
@@ -12187,7 +12163,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`, `clock-backwards`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/chore-occurrences/{occurrenceID}/complete/post(completeChore)/responses/409`.
             ///
@@ -12402,7 +12378,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/email-provider/events/post(receiveEmailProviderEvent)/responses/400`.
             ///
@@ -12575,7 +12551,7 @@ public enum Operations {
     ///
     /// Pending friend requests, oldest first.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/friend-requests`.
     /// - Remark: Generated from `#/paths//v1/friend-requests/get(listFriendRequests)`.
@@ -12592,7 +12568,7 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/friend-requests/GET/query/limit`.
                 public var limit: Swift.Int?
-                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
+                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.
                 ///
                 /// - Remark: Generated from `#/paths/v1/friend-requests/GET/query/cursor`.
                 public var cursor: Swift.String?
@@ -12601,7 +12577,7 @@ public enum Operations {
                 /// - Parameters:
                 ///   - direction: Requests sent to the caller (incoming) or by the caller (outgoing).
                 ///   - limit: Items per page.
-                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
+                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.
                 public init(
                     direction: Components.Schemas.FriendRequestDirection? = nil,
                     limit: Swift.Int? = nil,
@@ -12711,7 +12687,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/friend-requests/get(listFriendRequests)/responses/400`.
             ///
@@ -12752,29 +12728,6 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
-                            response: self
-                        )
-                    }
-                }
-            }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
-            ///
-            /// - Remark: Generated from `#/paths//v1/friend-requests/get(listFriendRequests)/responses/404`.
-            ///
-            /// HTTP response code: `404 notFound`.
-            case notFound(Components.Responses.NotFound)
-            /// The associated value of the enum case if `self` is `.notFound`.
-            ///
-            /// - Throws: An error if `self` is not `.notFound`.
-            /// - SeeAlso: `.notFound`.
-            public var notFound: Components.Responses.NotFound {
-                get throws {
-                    switch self {
-                    case let .notFound(response):
-                        return response
-                    default:
-                        try throwUnexpectedResponseStatus(
-                            expectedStatus: "notFound",
                             response: self
                         )
                     }
@@ -13028,7 +12981,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/friend-requests/post(sendFriendRequest)/responses/400`.
             ///
@@ -13074,7 +13027,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/friend-requests/post(sendFriendRequest)/responses/404`.
             ///
@@ -13097,7 +13050,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`, `clock-backwards`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/friend-requests/post(sendFriendRequest)/responses/409`.
             ///
@@ -13395,7 +13348,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/friend-requests/{requestID}/delete(cancelFriendRequest)/responses/404`.
             ///
@@ -13642,7 +13595,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/friend-requests/{requestID}/accept/post(acceptFriendRequest)/responses/404`.
             ///
@@ -13871,7 +13824,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/friend-requests/{requestID}/decline/post(declineFriendRequest)/responses/404`.
             ///
@@ -13975,7 +13928,7 @@ public enum Operations {
     ///
     /// The caller's friends, by display name.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/friends`.
     /// - Remark: Generated from `#/paths//v1/friends/get(listFriends)`.
@@ -13988,7 +13941,7 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/friends/GET/query/limit`.
                 public var limit: Swift.Int?
-                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
+                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.
                 ///
                 /// - Remark: Generated from `#/paths/v1/friends/GET/query/cursor`.
                 public var cursor: Swift.String?
@@ -13996,7 +13949,7 @@ public enum Operations {
                 ///
                 /// - Parameters:
                 ///   - limit: Items per page.
-                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
+                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.
                 public init(
                     limit: Swift.Int? = nil,
                     cursor: Swift.String? = nil
@@ -14104,7 +14057,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/friends/get(listFriends)/responses/400`.
             ///
@@ -14145,29 +14098,6 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
-                            response: self
-                        )
-                    }
-                }
-            }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
-            ///
-            /// - Remark: Generated from `#/paths//v1/friends/get(listFriends)/responses/404`.
-            ///
-            /// HTTP response code: `404 notFound`.
-            case notFound(Components.Responses.NotFound)
-            /// The associated value of the enum case if `self` is `.notFound`.
-            ///
-            /// - Throws: An error if `self` is not `.notFound`.
-            /// - SeeAlso: `.notFound`.
-            public var notFound: Components.Responses.NotFound {
-                get throws {
-                    switch self {
-                    case let .notFound(response):
-                        return response
-                    default:
-                        try throwUnexpectedResponseStatus(
-                            expectedStatus: "notFound",
                             response: self
                         )
                     }
@@ -14402,7 +14332,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/friends/{userID}/delete(removeFriend)/responses/404`.
             ///
@@ -14506,7 +14436,7 @@ public enum Operations {
     ///
     /// The groups you belong to, in the order you joined them.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups`.
     /// - Remark: Generated from `#/paths//v1/groups/get(listGroups)`.
@@ -14519,7 +14449,7 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/groups/GET/query/limit`.
                 public var limit: Swift.Int?
-                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
+                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.
                 ///
                 /// - Remark: Generated from `#/paths/v1/groups/GET/query/cursor`.
                 public var cursor: Swift.String?
@@ -14527,7 +14457,7 @@ public enum Operations {
                 ///
                 /// - Parameters:
                 ///   - limit: Items per page.
-                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
+                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.
                 public init(
                     limit: Swift.Int? = nil,
                     cursor: Swift.String? = nil
@@ -14635,7 +14565,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/get(listGroups)/responses/400`.
             ///
@@ -14676,29 +14606,6 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
-                            response: self
-                        )
-                    }
-                }
-            }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
-            ///
-            /// - Remark: Generated from `#/paths//v1/groups/get(listGroups)/responses/404`.
-            ///
-            /// HTTP response code: `404 notFound`.
-            case notFound(Components.Responses.NotFound)
-            /// The associated value of the enum case if `self` is `.notFound`.
-            ///
-            /// - Throws: An error if `self` is not `.notFound`.
-            /// - SeeAlso: `.notFound`.
-            public var notFound: Components.Responses.NotFound {
-                get throws {
-                    switch self {
-                    case let .notFound(response):
-                        return response
-                    default:
-                        try throwUnexpectedResponseStatus(
-                            expectedStatus: "notFound",
                             response: self
                         )
                     }
@@ -14947,7 +14854,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/post(createGroup)/responses/400`.
             ///
@@ -14993,7 +14900,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`, `clock-backwards`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/post(createGroup)/responses/409`.
             ///
@@ -15315,7 +15222,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/get(getGroup)/responses/404`.
             ///
@@ -15557,7 +15464,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/patch(updateGroup)/responses/400`.
             ///
@@ -15626,7 +15533,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/patch(updateGroup)/responses/404`.
             ///
@@ -15805,7 +15712,7 @@ public enum Operations {
     ///
     /// A household's chore occurrences: pending ones by due time (overdue flagged), or completed ones.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}/chore-occurrences`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/chore-occurrences/get(listChoreOccurrences)`.
@@ -15837,7 +15744,7 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/groups/{groupID}/chore-occurrences/GET/query/limit`.
                 public var limit: Swift.Int?
-                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
+                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.
                 ///
                 /// - Remark: Generated from `#/paths/v1/groups/{groupID}/chore-occurrences/GET/query/cursor`.
                 public var cursor: Swift.String?
@@ -15846,7 +15753,7 @@ public enum Operations {
                 /// - Parameters:
                 ///   - status: Pending occurrences (by due time) or completed ones.
                 ///   - limit: Items per page.
-                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
+                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.
                 public init(
                     status: Components.Schemas.KnownChoreOccurrenceStatus? = nil,
                     limit: Swift.Int? = nil,
@@ -15959,7 +15866,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/chore-occurrences/get(listChoreOccurrences)/responses/400`.
             ///
@@ -16005,7 +15912,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/chore-occurrences/get(listChoreOccurrences)/responses/404`.
             ///
@@ -16138,7 +16045,7 @@ public enum Operations {
     ///
     /// A household's chores, newest first; for its members only.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}/chores`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/chores/get(listGroupChores)`.
@@ -16166,7 +16073,7 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/groups/{groupID}/chores/GET/query/limit`.
                 public var limit: Swift.Int?
-                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
+                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.
                 ///
                 /// - Remark: Generated from `#/paths/v1/groups/{groupID}/chores/GET/query/cursor`.
                 public var cursor: Swift.String?
@@ -16174,7 +16081,7 @@ public enum Operations {
                 ///
                 /// - Parameters:
                 ///   - limit: Items per page.
-                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
+                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.
                 public init(
                     limit: Swift.Int? = nil,
                     cursor: Swift.String? = nil
@@ -16285,7 +16192,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/chores/get(listGroupChores)/responses/400`.
             ///
@@ -16331,7 +16238,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/chores/get(listGroupChores)/responses/404`.
             ///
@@ -16464,7 +16371,7 @@ public enum Operations {
     ///
     /// The group's usable invites.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}/invites`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/get(listGroupInvites)`.
@@ -16492,7 +16399,7 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/groups/{groupID}/invites/GET/query/limit`.
                 public var limit: Swift.Int?
-                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
+                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.
                 ///
                 /// - Remark: Generated from `#/paths/v1/groups/{groupID}/invites/GET/query/cursor`.
                 public var cursor: Swift.String?
@@ -16500,7 +16407,7 @@ public enum Operations {
                 ///
                 /// - Parameters:
                 ///   - limit: Items per page.
-                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
+                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.
                 public init(
                     limit: Swift.Int? = nil,
                     cursor: Swift.String? = nil
@@ -16611,7 +16518,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/get(listGroupInvites)/responses/400`.
             ///
@@ -16657,7 +16564,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/get(listGroupInvites)/responses/404`.
             ///
@@ -16941,7 +16848,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/post(createGroupInvite)/responses/400`.
             ///
@@ -16987,7 +16894,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/post(createGroupInvite)/responses/404`.
             ///
@@ -17010,7 +16917,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`, `clock-backwards`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/post(createGroupInvite)/responses/409`.
             ///
@@ -17343,7 +17250,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/{code}/delete(revokeGroupInvite)/responses/404`.
             ///
@@ -17566,7 +17473,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/leave/post(leaveGroup)/responses/404`.
             ///
@@ -17670,7 +17577,7 @@ public enum Operations {
     ///
     /// Members and their roles, in joining order.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}/members`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/members/get(listGroupMembers)`.
@@ -17698,7 +17605,7 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/groups/{groupID}/members/GET/query/limit`.
                 public var limit: Swift.Int?
-                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
+                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.
                 ///
                 /// - Remark: Generated from `#/paths/v1/groups/{groupID}/members/GET/query/cursor`.
                 public var cursor: Swift.String?
@@ -17706,7 +17613,7 @@ public enum Operations {
                 ///
                 /// - Parameters:
                 ///   - limit: Items per page.
-                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
+                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.
                 public init(
                     limit: Swift.Int? = nil,
                     cursor: Swift.String? = nil
@@ -17817,7 +17724,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/members/get(listGroupMembers)/responses/400`.
             ///
@@ -17863,7 +17770,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/members/get(listGroupMembers)/responses/404`.
             ///
@@ -18151,7 +18058,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/members/{userID}/delete(removeGroupMember)/responses/404`.
             ///
@@ -18174,7 +18081,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`, `clock-backwards`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/{groupID}/members/{userID}/delete(removeGroupMember)/responses/409`.
             ///
@@ -18393,7 +18300,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/join/post(joinGroup)/responses/400`.
             ///
@@ -18439,7 +18346,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/groups/join/post(joinGroup)/responses/404`.
             ///
@@ -18851,7 +18758,7 @@ public enum Operations {
     ///
     /// A challenge's standings (a competition's by total quantity in its unit), best first, ties sharing a rank and ordered by name.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/challenges/{challengeID}`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/get(getChallengeLeaderboard)`.
@@ -18883,7 +18790,7 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/GET/query/limit`.
                 public var limit: Swift.Int?
-                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
+                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.
                 ///
                 /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/GET/query/cursor`.
                 public var cursor: Swift.String?
@@ -18892,7 +18799,7 @@ public enum Operations {
                 /// - Parameters:
                 ///   - window: `week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`, from 1970 to 2200. A window that has not begun is 404.
                 ///   - limit: Items per page.
-                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
+                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.
                 public init(
                     window: Swift.String? = nil,
                     limit: Swift.Int? = nil,
@@ -19005,7 +18912,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/get(getChallengeLeaderboard)/responses/400`.
             ///
@@ -19051,7 +18958,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/get(getChallengeLeaderboard)/responses/404`.
             ///
@@ -19331,7 +19238,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/around-me/get(getChallengeLeaderboardAroundMe)/responses/400`.
             ///
@@ -19377,7 +19284,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/around-me/get(getChallengeLeaderboardAroundMe)/responses/404`.
             ///
@@ -19648,7 +19555,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/friends/get(getChallengeFriendsLeaderboard)/responses/400`.
             ///
@@ -19694,7 +19601,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/friends/get(getChallengeFriendsLeaderboard)/responses/404`.
             ///
@@ -19827,7 +19734,7 @@ public enum Operations {
     ///
     /// Past weeks or months of a challenge's board, newest first, with their winners.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/challenges/{challengeID}/history`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/history/get(getChallengeLeaderboardHistory)`.
@@ -19859,7 +19766,7 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/history/GET/query/limit`.
                 public var limit: Swift.Int?
-                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
+                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.
                 ///
                 /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/history/GET/query/cursor`.
                 public var cursor: Swift.String?
@@ -19868,7 +19775,7 @@ public enum Operations {
                 /// - Parameters:
                 ///   - kind: Past weeks (the default) or past months.
                 ///   - limit: Items per page.
-                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
+                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.
                 public init(
                     kind: Swift.String? = nil,
                     limit: Swift.Int? = nil,
@@ -19981,7 +19888,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/history/get(getChallengeLeaderboardHistory)/responses/400`.
             ///
@@ -20027,7 +19934,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/history/get(getChallengeLeaderboardHistory)/responses/404`.
             ///
@@ -20298,7 +20205,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/me/get(getMyChallengeStanding)/responses/400`.
             ///
@@ -20344,7 +20251,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/me/get(getMyChallengeStanding)/responses/404`.
             ///
@@ -20477,7 +20384,7 @@ public enum Operations {
     ///
     /// A group's or household's standings: every member, by points earned in anything of the group; weeks run Monday to Sunday in the group's zone.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/groups/{groupID}`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/get(getGroupLeaderboard)`.
@@ -20509,7 +20416,7 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/GET/query/limit`.
                 public var limit: Swift.Int?
-                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
+                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.
                 ///
                 /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/GET/query/cursor`.
                 public var cursor: Swift.String?
@@ -20518,7 +20425,7 @@ public enum Operations {
                 /// - Parameters:
                 ///   - window: `week` (the current one, the default), `month`, `all-time`, or a past window by its key: `2026-W47` (ISO week) or `2026-11`, from 1970 to 2200. A window that has not begun is 404.
                 ///   - limit: Items per page.
-                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
+                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.
                 public init(
                     window: Swift.String? = nil,
                     limit: Swift.Int? = nil,
@@ -20631,7 +20538,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/get(getGroupLeaderboard)/responses/400`.
             ///
@@ -20677,7 +20584,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/get(getGroupLeaderboard)/responses/404`.
             ///
@@ -20957,7 +20864,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/around-me/get(getGroupLeaderboardAroundMe)/responses/400`.
             ///
@@ -21003,7 +20910,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/around-me/get(getGroupLeaderboardAroundMe)/responses/404`.
             ///
@@ -21136,7 +21043,7 @@ public enum Operations {
     ///
     /// Past weeks or months of a group's board, newest first, with their winners (last week's winner).
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/groups/{groupID}/history`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/history/get(getGroupLeaderboardHistory)`.
@@ -21168,7 +21075,7 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/history/GET/query/limit`.
                 public var limit: Swift.Int?
-                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
+                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.
                 ///
                 /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/history/GET/query/cursor`.
                 public var cursor: Swift.String?
@@ -21177,7 +21084,7 @@ public enum Operations {
                 /// - Parameters:
                 ///   - kind: Past weeks (the default) or past months.
                 ///   - limit: Items per page.
-                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
+                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.
                 public init(
                     kind: Swift.String? = nil,
                     limit: Swift.Int? = nil,
@@ -21290,7 +21197,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/history/get(getGroupLeaderboardHistory)/responses/400`.
             ///
@@ -21336,7 +21243,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/history/get(getGroupLeaderboardHistory)/responses/404`.
             ///
@@ -21607,7 +21514,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/me/get(getMyGroupStanding)/responses/400`.
             ///
@@ -21653,7 +21560,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/me/get(getMyGroupStanding)/responses/404`.
             ///
@@ -22107,7 +22014,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/patch(updateMe)/responses/400`.
             ///
@@ -22399,7 +22306,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/delete(deleteMe)/responses/400`.
             ///
@@ -22805,7 +22712,7 @@ public enum Operations {
     ///
     /// What the caller created or was invited to, newest first; filter by kind (e.g. kind=habit for my habits).
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/me/challenges`.
     /// - Remark: Generated from `#/paths//v1/me/challenges/get(listMyChallenges)`.
@@ -22822,7 +22729,7 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/me/challenges/GET/query/limit`.
                 public var limit: Swift.Int?
-                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
+                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.
                 ///
                 /// - Remark: Generated from `#/paths/v1/me/challenges/GET/query/cursor`.
                 public var cursor: Swift.String?
@@ -22831,7 +22738,7 @@ public enum Operations {
                 /// - Parameters:
                 ///   - kind: Only this kind.
                 ///   - limit: Items per page.
-                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
+                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.
                 public init(
                     kind: Components.Schemas.KnownChallengeKind? = nil,
                     limit: Swift.Int? = nil,
@@ -22941,7 +22848,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/challenges/get(listMyChallenges)/responses/400`.
             ///
@@ -22982,29 +22889,6 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
-                            response: self
-                        )
-                    }
-                }
-            }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
-            ///
-            /// - Remark: Generated from `#/paths//v1/me/challenges/get(listMyChallenges)/responses/404`.
-            ///
-            /// HTTP response code: `404 notFound`.
-            case notFound(Components.Responses.NotFound)
-            /// The associated value of the enum case if `self` is `.notFound`.
-            ///
-            /// - Throws: An error if `self` is not `.notFound`.
-            /// - SeeAlso: `.notFound`.
-            public var notFound: Components.Responses.NotFound {
-                get throws {
-                    switch self {
-                    case let .notFound(response):
-                        return response
-                    default:
-                        try throwUnexpectedResponseStatus(
-                            expectedStatus: "notFound",
                             response: self
                         )
                     }
@@ -23235,7 +23119,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/credentials/post(attachCredentials)/responses/400`.
             ///
@@ -23281,7 +23165,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`, `clock-backwards`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/credentials/post(attachCredentials)/responses/409`.
             ///
@@ -23786,7 +23670,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/email/post(changeEmail)/responses/400`.
             ///
@@ -23832,7 +23716,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`, `clock-backwards`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/email/post(changeEmail)/responses/409`.
             ///
@@ -24341,7 +24225,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/history/get(myHistory)/responses/400`.
             ///
@@ -24497,7 +24381,7 @@ public enum Operations {
     ///
     /// The caller's in-app notifications, newest first (archived ones left out), with the unread count.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/me/notifications`.
     /// - Remark: Generated from `#/paths//v1/me/notifications/get(listMyNotifications)`.
@@ -24510,7 +24394,7 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/me/notifications/GET/query/limit`.
                 public var limit: Swift.Int?
-                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
+                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.
                 ///
                 /// - Remark: Generated from `#/paths/v1/me/notifications/GET/query/cursor`.
                 public var cursor: Swift.String?
@@ -24518,7 +24402,7 @@ public enum Operations {
                 ///
                 /// - Parameters:
                 ///   - limit: Items per page.
-                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
+                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.
                 public init(
                     limit: Swift.Int? = nil,
                     cursor: Swift.String? = nil
@@ -24626,7 +24510,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/notifications/get(listMyNotifications)/responses/400`.
             ///
@@ -24667,29 +24551,6 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
-                            response: self
-                        )
-                    }
-                }
-            }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
-            ///
-            /// - Remark: Generated from `#/paths//v1/me/notifications/get(listMyNotifications)/responses/404`.
-            ///
-            /// HTTP response code: `404 notFound`.
-            case notFound(Components.Responses.NotFound)
-            /// The associated value of the enum case if `self` is `.notFound`.
-            ///
-            /// - Throws: An error if `self` is not `.notFound`.
-            /// - SeeAlso: `.notFound`.
-            public var notFound: Components.Responses.NotFound {
-                get throws {
-                    switch self {
-                    case let .notFound(response):
-                        return response
-                    default:
-                        try throwUnexpectedResponseStatus(
-                            expectedStatus: "notFound",
                             response: self
                         )
                     }
@@ -24948,7 +24809,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/notifications/{notificationID}/archive/post(archiveNotification)/responses/404`.
             ///
@@ -25201,7 +25062,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/notifications/{notificationID}/read/post(markNotificationRead)/responses/404`.
             ///
@@ -25846,7 +25707,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/password/post(changePassword)/responses/400`.
             ///
@@ -26258,7 +26119,7 @@ public enum Operations {
     ///
     /// The points ledger, newest first: every award or correction with its reason.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/me/points/ledger`.
     /// - Remark: Generated from `#/paths//v1/me/points/ledger/get(myPointsLedger)`.
@@ -26271,7 +26132,7 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/me/points/ledger/GET/query/limit`.
                 public var limit: Swift.Int?
-                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
+                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.
                 ///
                 /// - Remark: Generated from `#/paths/v1/me/points/ledger/GET/query/cursor`.
                 public var cursor: Swift.String?
@@ -26279,7 +26140,7 @@ public enum Operations {
                 ///
                 /// - Parameters:
                 ///   - limit: Items per page.
-                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
+                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.
                 public init(
                     limit: Swift.Int? = nil,
                     cursor: Swift.String? = nil
@@ -26387,7 +26248,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/points/ledger/get(myPointsLedger)/responses/400`.
             ///
@@ -26428,29 +26289,6 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
-                            response: self
-                        )
-                    }
-                }
-            }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
-            ///
-            /// - Remark: Generated from `#/paths//v1/me/points/ledger/get(myPointsLedger)/responses/404`.
-            ///
-            /// HTTP response code: `404 notFound`.
-            case notFound(Components.Responses.NotFound)
-            /// The associated value of the enum case if `self` is `.notFound`.
-            ///
-            /// - Throws: An error if `self` is not `.notFound`.
-            /// - SeeAlso: `.notFound`.
-            public var notFound: Components.Responses.NotFound {
-                get throws {
-                    switch self {
-                    case let .notFound(response):
-                        return response
-                    default:
-                        try throwUnexpectedResponseStatus(
-                            expectedStatus: "notFound",
                             response: self
                         )
                     }
@@ -26887,7 +26725,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/preferences/put(putPreferences)/responses/400`.
             ///
@@ -27410,7 +27248,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/push-tokens/post(registerPushToken)/responses/400`.
             ///
@@ -27731,7 +27569,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/push-tokens/{pushTokenID}/delete(deletePushToken)/responses/404`.
             ///
@@ -28041,9 +27879,9 @@ public enum Operations {
             }
         }
     }
-    /// Sign one device out: its refresh token is refused from now on (its access token lives out its minutes).
+    /// Sign one device out: its refresh token is refused from now on, and its access tokens once the gateway has heard of it (on a settled stack well under a second; docs/accounts.md, "Ending a session ends its access tokens").
     ///
-    /// Sign one device out: its refresh token is refused from now on (its access token lives out its minutes).
+    /// Sign one device out: its refresh token is refused from now on, and its access tokens once the gateway has heard of it (on a settled stack well under a second; docs/accounts.md, "Ending a session ends its access tokens").
     ///
     /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `unavailable` (503).
     ///
@@ -28164,7 +28002,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/sessions/{sessionID}/delete(endSession)/responses/404`.
             ///
@@ -28358,7 +28196,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/sessions/end-others/post(endOtherSessions)/responses/400`.
             ///
@@ -28680,7 +28518,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/training-plan/get(getTrainingPlan)/responses/404`.
             ///
@@ -28901,7 +28739,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/training-plan/put(putTrainingPlan)/responses/400`.
             ///
@@ -29214,7 +29052,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/training-plan/preview/post(previewTrainingPlan)/responses/400`.
             ///
@@ -29549,7 +29387,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/vacation/post(startVacation)/responses/400`.
             ///
@@ -29595,7 +29433,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`, `clock-backwards`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/vacation/post(startVacation)/responses/409`.
             ///
@@ -29900,7 +29738,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`, `clock-backwards`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/me/vacation/delete(endVacation)/responses/409`.
             ///
@@ -30215,7 +30053,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/photos/{photoID}/get(getPhoto)/responses/404`.
             ///
@@ -30479,7 +30317,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/stream/get(streamEvents)/responses/400`.
             ///
@@ -30525,7 +30363,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/stream/get(streamEvents)/responses/404`.
             ///
@@ -30868,7 +30706,7 @@ public enum Operations {
     ///
     /// Find people by display name (public profiles only).
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/users`.
     /// - Remark: Generated from `#/paths//v1/users/get(searchUsers)`.
@@ -30885,7 +30723,7 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/users/GET/query/limit`.
                 public var limit: Swift.Int?
-                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
+                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.
                 ///
                 /// - Remark: Generated from `#/paths/v1/users/GET/query/cursor`.
                 public var cursor: Swift.String?
@@ -30894,7 +30732,7 @@ public enum Operations {
                 /// - Parameters:
                 ///   - query: Part of a display name (surrounding white space is ignored).
                 ///   - limit: Items per page.
-                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
+                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.
                 public init(
                     query: Swift.String,
                     limit: Swift.Int? = nil,
@@ -31004,7 +30842,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/users/get(searchUsers)/responses/400`.
             ///
@@ -31045,29 +30883,6 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
-                            response: self
-                        )
-                    }
-                }
-            }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
-            ///
-            /// - Remark: Generated from `#/paths//v1/users/get(searchUsers)/responses/404`.
-            ///
-            /// HTTP response code: `404 notFound`.
-            case notFound(Components.Responses.NotFound)
-            /// The associated value of the enum case if `self` is `.notFound`.
-            ///
-            /// - Throws: An error if `self` is not `.notFound`.
-            /// - SeeAlso: `.notFound`.
-            public var notFound: Components.Responses.NotFound {
-                get throws {
-                    switch self {
-                    case let .notFound(response):
-                        return response
-                    default:
-                        try throwUnexpectedResponseStatus(
-                            expectedStatus: "notFound",
                             response: self
                         )
                     }
@@ -31326,7 +31141,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/users/{userID}/badges/get(getUserBadges)/responses/404`.
             ///
@@ -31436,7 +31251,7 @@ public enum Operations {
     ///
     /// The caller's webhook subscriptions, oldest first.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/webhooks`.
     /// - Remark: Generated from `#/paths//v1/webhooks/get(listWebhooks)`.
@@ -31449,7 +31264,7 @@ public enum Operations {
                 ///
                 /// - Remark: Generated from `#/paths/v1/webhooks/GET/query/limit`.
                 public var limit: Swift.Int?
-                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
+                /// The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.
                 ///
                 /// - Remark: Generated from `#/paths/v1/webhooks/GET/query/cursor`.
                 public var cursor: Swift.String?
@@ -31457,7 +31272,7 @@ public enum Operations {
                 ///
                 /// - Parameters:
                 ///   - limit: Items per page.
-                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.
+                ///   - cursor: The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.
                 public init(
                     limit: Swift.Int? = nil,
                     cursor: Swift.String? = nil
@@ -31565,7 +31380,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/webhooks/get(listWebhooks)/responses/400`.
             ///
@@ -31606,29 +31421,6 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
-                            response: self
-                        )
-                    }
-                }
-            }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
-            ///
-            /// - Remark: Generated from `#/paths//v1/webhooks/get(listWebhooks)/responses/404`.
-            ///
-            /// HTTP response code: `404 notFound`.
-            case notFound(Components.Responses.NotFound)
-            /// The associated value of the enum case if `self` is `.notFound`.
-            ///
-            /// - Throws: An error if `self` is not `.notFound`.
-            /// - SeeAlso: `.notFound`.
-            public var notFound: Components.Responses.NotFound {
-                get throws {
-                    switch self {
-                    case let .notFound(response):
-                        return response
-                    default:
-                        try throwUnexpectedResponseStatus(
-                            expectedStatus: "notFound",
                             response: self
                         )
                     }
@@ -31882,7 +31674,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.
+            /// Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/webhooks/post(createWebhook)/responses/400`.
             ///
@@ -31928,7 +31720,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/webhooks/post(createWebhook)/responses/404`.
             ///
@@ -31951,7 +31743,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.
+            /// Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`, `clock-backwards`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/webhooks/post(createWebhook)/responses/409`.
             ///
@@ -32273,7 +32065,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/webhooks/{webhookID}/get(getWebhook)/responses/404`.
             ///
@@ -32502,7 +32294,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/webhooks/{webhookID}/delete(deleteWebhook)/responses/404`.
             ///
@@ -32749,7 +32541,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/webhooks/{webhookID}/enable/post(enableWebhook)/responses/404`.
             ///
@@ -33002,7 +32794,7 @@ public enum Operations {
                     }
                 }
             }
-            /// Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
+            /// Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.
             ///
             /// - Remark: Generated from `#/paths//v1/webhooks/{webhookID}/rotate-secret/post(rotateWebhookSecret)/responses/404`.
             ///

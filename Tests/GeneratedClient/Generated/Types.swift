@@ -43,7 +43,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// The caller's attempts, newest first, with live stats; filter by status or challenge.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/attempts`.
     /// - Remark: Generated from `#/paths//v1/attempts/get(listAttempts)`.
@@ -143,7 +143,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// The photo gallery of one of the caller's attempts.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/attempts/{attemptID}/photos`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/photos/get(attemptPhotos)`.
@@ -206,7 +206,7 @@ public protocol APIProtocol: Sendable {
     /// - 422 `check-in-window-closed`: Too late for that day: its check-in window has closed (`detail` says when).
     /// - 422 `outside-competition`: The check-in falls outside the competition's time limit.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `PUT /v1/attempts/{attemptID}/tasks/{taskID}`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/put(setTaskDone)`.
@@ -308,7 +308,7 @@ public protocol APIProtocol: Sendable {
     func resetPassword(_ input: Operations.ResetPassword.Input) async throws -> Operations.ResetPassword.Output
     /// Sign in with e-mail and password.
     ///
-    /// Sign in with e-mail and password. Wrong e-mail or password: 401 invalid-credentials; after 5 failures from one address: 429 with Retry-After (1 minute, doubling up to 15); other addresses are not locked out.
+    /// Sign in with e-mail and password. Wrong e-mail or password: 401 invalid-credentials; after 5 failures from one address: 429 with Retry-After (1 minute, doubling up to 15); other addresses are not locked out, and a device sending its deviceToken is not refused for failures from other addresses (docs/accounts.md, "Sign-in throttling").
     ///
     /// Problem types:
     /// - 401 `invalid-credentials`: The e-mail or the password is wrong.
@@ -368,7 +368,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// Browse and search the challenges the caller may see: the curated library, public competitions, and their own, invited and household definitions.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/challenges`.
     /// - Remark: Generated from `#/paths//v1/challenges/get(listChallenges)`.
@@ -454,7 +454,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// A competition's photo gallery, for its participants (others see only their own photos).
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/challenges/{challengeID}/photos`.
     /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/photos/get(challengePhotos)`.
@@ -499,7 +499,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// Pending friend requests, oldest first.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/friend-requests`.
     /// - Remark: Generated from `#/paths//v1/friend-requests/get(listFriendRequests)`.
@@ -549,7 +549,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// The caller's friends, by display name.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/friends`.
     /// - Remark: Generated from `#/paths//v1/friends/get(listFriends)`.
@@ -567,7 +567,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// The groups you belong to, in the order you joined them.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups`.
     /// - Remark: Generated from `#/paths//v1/groups/get(listGroups)`.
@@ -606,7 +606,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// A household's chore occurrences: pending ones by due time (overdue flagged), or completed ones.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}/chore-occurrences`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/chore-occurrences/get(listChoreOccurrences)`.
@@ -615,7 +615,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// A household's chores, newest first; for its members only.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}/chores`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/chores/get(listGroupChores)`.
@@ -624,7 +624,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// The group's usable invites.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}/invites`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/get(listGroupInvites)`.
@@ -663,7 +663,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// Members and their roles, in joining order.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}/members`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/members/get(listGroupMembers)`.
@@ -707,7 +707,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// A challenge's standings (a competition's by total quantity in its unit), best first, ties sharing a rank and ordered by name.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/challenges/{challengeID}`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/get(getChallengeLeaderboard)`.
@@ -734,7 +734,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// Past weeks or months of a challenge's board, newest first, with their winners.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/challenges/{challengeID}/history`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/history/get(getChallengeLeaderboardHistory)`.
@@ -752,7 +752,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// A group's or household's standings: every member, by points earned in anything of the group; weeks run Monday to Sunday in the group's zone.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/groups/{groupID}`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/get(getGroupLeaderboard)`.
@@ -770,7 +770,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// Past weeks or months of a group's board, newest first, with their winners (last week's winner).
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/groups/{groupID}/history`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/history/get(getGroupLeaderboardHistory)`.
@@ -827,7 +827,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// What the caller created or was invited to, newest first; filter by kind (e.g. kind=habit for my habits).
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/me/challenges`.
     /// - Remark: Generated from `#/paths//v1/me/challenges/get(listMyChallenges)`.
@@ -890,7 +890,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// The caller's in-app notifications, newest first (archived ones left out), with the unread count.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/me/notifications`.
     /// - Remark: Generated from `#/paths//v1/me/notifications/get(listMyNotifications)`.
@@ -957,7 +957,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// The points ledger, newest first: every award or correction with its reason.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/me/points/ledger`.
     /// - Remark: Generated from `#/paths//v1/me/points/ledger/get(myPointsLedger)`.
@@ -1016,9 +1016,9 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /v1/me/sessions`.
     /// - Remark: Generated from `#/paths//v1/me/sessions/get(listSessions)`.
     func listSessions(_ input: Operations.ListSessions.Input) async throws -> Operations.ListSessions.Output
-    /// Sign one device out: its refresh token is refused from now on (its access token lives out its minutes).
+    /// Sign one device out: its refresh token is refused from now on, and its access tokens once the gateway has heard of it (on a settled stack well under a second; docs/accounts.md, "Ending a session ends its access tokens").
     ///
-    /// Sign one device out: its refresh token is refused from now on (its access token lives out its minutes).
+    /// Sign one device out: its refresh token is refused from now on, and its access tokens once the gateway has heard of it (on a settled stack well under a second; docs/accounts.md, "Ending a session ends its access tokens").
     ///
     /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `unavailable` (503).
     ///
@@ -1126,7 +1126,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// Find people by display name (public profiles only).
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/users`.
     /// - Remark: Generated from `#/paths//v1/users/get(searchUsers)`.
@@ -1144,7 +1144,7 @@ public protocol APIProtocol: Sendable {
     ///
     /// The caller's webhook subscriptions, oldest first.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/webhooks`.
     /// - Remark: Generated from `#/paths//v1/webhooks/get(listWebhooks)`.
@@ -1245,7 +1245,7 @@ extension APIProtocol {
     ///
     /// The caller's attempts, newest first, with live stats; filter by status or challenge.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/attempts`.
     /// - Remark: Generated from `#/paths//v1/attempts/get(listAttempts)`.
@@ -1415,7 +1415,7 @@ extension APIProtocol {
     ///
     /// The photo gallery of one of the caller's attempts.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/attempts/{attemptID}/photos`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/photos/get(attemptPhotos)`.
@@ -1512,7 +1512,7 @@ extension APIProtocol {
     /// - 422 `check-in-window-closed`: Too late for that day: its check-in window has closed (`detail` says when).
     /// - 422 `outside-competition`: The check-in falls outside the competition's time limit.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `idempotency-key-in-progress` (409), `idempotency-key-reused` (409), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `PUT /v1/attempts/{attemptID}/tasks/{taskID}`.
     /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/tasks/{taskID}/put(setTaskDone)`.
@@ -1686,7 +1686,7 @@ extension APIProtocol {
     }
     /// Sign in with e-mail and password.
     ///
-    /// Sign in with e-mail and password. Wrong e-mail or password: 401 invalid-credentials; after 5 failures from one address: 429 with Retry-After (1 minute, doubling up to 15); other addresses are not locked out.
+    /// Sign in with e-mail and password. Wrong e-mail or password: 401 invalid-credentials; after 5 failures from one address: 429 with Retry-After (1 minute, doubling up to 15); other addresses are not locked out, and a device sending its deviceToken is not refused for failures from other addresses (docs/accounts.md, "Sign-in throttling").
     ///
     /// Problem types:
     /// - 401 `invalid-credentials`: The e-mail or the password is wrong.
@@ -1786,7 +1786,7 @@ extension APIProtocol {
     ///
     /// Browse and search the challenges the caller may see: the curated library, public competitions, and their own, invited and household definitions.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/challenges`.
     /// - Remark: Generated from `#/paths//v1/challenges/get(listChallenges)`.
@@ -1942,7 +1942,7 @@ extension APIProtocol {
     ///
     /// A competition's photo gallery, for its participants (others see only their own photos).
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/challenges/{challengeID}/photos`.
     /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/photos/get(challengePhotos)`.
@@ -2015,7 +2015,7 @@ extension APIProtocol {
     ///
     /// Pending friend requests, oldest first.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/friend-requests`.
     /// - Remark: Generated from `#/paths//v1/friend-requests/get(listFriendRequests)`.
@@ -2105,7 +2105,7 @@ extension APIProtocol {
     ///
     /// The caller's friends, by display name.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/friends`.
     /// - Remark: Generated from `#/paths//v1/friends/get(listFriends)`.
@@ -2139,7 +2139,7 @@ extension APIProtocol {
     ///
     /// The groups you belong to, in the order you joined them.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups`.
     /// - Remark: Generated from `#/paths//v1/groups/get(listGroups)`.
@@ -2212,7 +2212,7 @@ extension APIProtocol {
     ///
     /// A household's chore occurrences: pending ones by due time (overdue flagged), or completed ones.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}/chore-occurrences`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/chore-occurrences/get(listChoreOccurrences)`.
@@ -2231,7 +2231,7 @@ extension APIProtocol {
     ///
     /// A household's chores, newest first; for its members only.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}/chores`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/chores/get(listGroupChores)`.
@@ -2250,7 +2250,7 @@ extension APIProtocol {
     ///
     /// The group's usable invites.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}/invites`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/get(listGroupInvites)`.
@@ -2325,7 +2325,7 @@ extension APIProtocol {
     ///
     /// Members and their roles, in joining order.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/groups/{groupID}/members`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/members/get(listGroupMembers)`.
@@ -2397,7 +2397,7 @@ extension APIProtocol {
     ///
     /// A challenge's standings (a competition's by total quantity in its unit), best first, ties sharing a rank and ordered by name.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/challenges/{challengeID}`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/get(getChallengeLeaderboard)`.
@@ -2454,7 +2454,7 @@ extension APIProtocol {
     ///
     /// Past weeks or months of a challenge's board, newest first, with their winners.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/challenges/{challengeID}/history`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/history/get(getChallengeLeaderboardHistory)`.
@@ -2492,7 +2492,7 @@ extension APIProtocol {
     ///
     /// A group's or household's standings: every member, by points earned in anything of the group; weeks run Monday to Sunday in the group's zone.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/groups/{groupID}`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/get(getGroupLeaderboard)`.
@@ -2530,7 +2530,7 @@ extension APIProtocol {
     ///
     /// Past weeks or months of a group's board, newest first, with their winners (last week's winner).
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/leaderboards/groups/{groupID}/history`.
     /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/history/get(getGroupLeaderboardHistory)`.
@@ -2627,7 +2627,7 @@ extension APIProtocol {
     ///
     /// What the caller created or was invited to, newest first; filter by kind (e.g. kind=habit for my habits).
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/me/challenges`.
     /// - Remark: Generated from `#/paths//v1/me/challenges/get(listMyChallenges)`.
@@ -2726,7 +2726,7 @@ extension APIProtocol {
     ///
     /// The caller's in-app notifications, newest first (archived ones left out), with the unread count.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/me/notifications`.
     /// - Remark: Generated from `#/paths//v1/me/notifications/get(listMyNotifications)`.
@@ -2831,7 +2831,7 @@ extension APIProtocol {
     ///
     /// The points ledger, newest first: every award or correction with its reason.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/me/points/ledger`.
     /// - Remark: Generated from `#/paths//v1/me/points/ledger/get(myPointsLedger)`.
@@ -2928,9 +2928,9 @@ extension APIProtocol {
     public func listSessions(headers: Operations.ListSessions.Input.Headers = .init()) async throws -> Operations.ListSessions.Output {
         try await listSessions(Operations.ListSessions.Input(headers: headers))
     }
-    /// Sign one device out: its refresh token is refused from now on (its access token lives out its minutes).
+    /// Sign one device out: its refresh token is refused from now on, and its access tokens once the gateway has heard of it (on a settled stack well under a second; docs/accounts.md, "Ending a session ends its access tokens").
     ///
-    /// Sign one device out: its refresh token is refused from now on (its access token lives out its minutes).
+    /// Sign one device out: its refresh token is refused from now on, and its access tokens once the gateway has heard of it (on a settled stack well under a second; docs/accounts.md, "Ending a session ends its access tokens").
     ///
     /// Also, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `rate-limited` (429), `unavailable` (503).
     ///
@@ -3100,7 +3100,7 @@ extension APIProtocol {
     ///
     /// Find people by display name (public profiles only).
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/users`.
     /// - Remark: Generated from `#/paths//v1/users/get(searchUsers)`.
@@ -3134,7 +3134,7 @@ extension APIProtocol {
     ///
     /// The caller's webhook subscriptions, oldest first.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `GET /v1/webhooks`.
     /// - Remark: Generated from `#/paths//v1/webhooks/get(listWebhooks)`.

@@ -181,7 +181,7 @@ enum PublicAPI {
             }
           }
         },
-        "description" : "Bad Request: a problem document (`malformed-body`, `invalid-characters`); each operation lists its own.",
+        "description" : "Bad Request: a problem document (`unknown-cursor`, `malformed-body`, `invalid-characters`); each operation lists its own.",
         "headers" : {
           "X-Request-ID" : {
             "$ref" : "#/components/headers/X-Request-ID"
@@ -196,7 +196,7 @@ enum PublicAPI {
             }
           }
         },
-        "description" : "Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`); each operation lists its own.",
+        "description" : "Conflict: a problem document (`idempotency-key-reused`, `idempotency-key-in-progress`, `email-taken`, `account-exists`, `credentials-exist`, `already-friends`, `friend-request-exists`, `cannot-remove-self`, `not-invitable`, `already-started`, `attempt-completed`, `attempt-not-active`, `chore`, `competition-ended`, `already-removed`, `chore-already-completed`, `day-off`, `pause-overlaps`, `not-paused`, `webhook-limit-reached`, `clock-backwards`); each operation lists its own.",
         "headers" : {
           "Retry-After" : {
             "$ref" : "#/components/headers/Retry-After"
@@ -259,7 +259,7 @@ enum PublicAPI {
             }
           }
         },
-        "description" : "Not Found: a problem document (`not-found`, `unknown-cursor`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.",
+        "description" : "Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.",
         "headers" : {
           "X-Request-ID" : {
             "$ref" : "#/components/headers/X-Request-ID"
@@ -4394,7 +4394,7 @@ enum PublicAPI {
             "type" : "string"
           },
           "type" : {
-            "description" : "Stable per kind of problem: https://surge.example/problems/ followed by one of these slugs (later versions may add others; `http-<status>` stands for any other HTTP error):\n- `rate-limited` (429): Too many requests from this address or account; retry after `Retry-After` seconds.\n- `unavailable` (503): Something Surge depends on (its database, another service, a sign-in provider) cannot be reached; retry after `Retry-After` seconds.\n- `catching-up` (503): This service has not yet seen something the request needs (an account or group created a moment ago); retry after `Retry-After` seconds.\n- `internal` (500): A fault on Surge's side; it has been logged.\n- `method-not-allowed` (405): The path exists, but not with this method.\n- `not-found` (404): No such resource, or none the caller may see.\n- `unknown-cursor` (404): The `cursor` was not issued for this list (or this sort order), so the position it names does not exist: request the first page again without a cursor.\n- `unauthorized` (401): No access token was sent.\n- `invalid-token` (401): The access token is malformed, expired or not Surge's: refresh it or sign in again.\n- `account-deleted` (401): The token's account was deleted.\n- `unauthenticated-call` (401): A service was called directly, not through the gateway (internal calls only).\n- `malformed-body` (400): The body is not JSON, or could not be read.\n- `invalid-characters` (400): A text field or query parameter contains NUL (U+0000); `errors` names each.\n- `unsupported-media-type` (415): The body's Content-Type is not one the operation takes.\n- `payload-too-large` (413): The body is larger than the operation takes.\n- `validation` (422): A field, query parameter or header breaks a rule (unknown fields included); `errors` names each with the rule broken.\n- `idempotency-key-reused` (409): This `Idempotency-Key` is bound to a different request (another method, path or body): use a new key for a new request.\n- `idempotency-key-in-progress` (409): A request with this `Idempotency-Key` is still running; retry after `Retry-After` seconds.\n- `forbidden` (403): The caller may not do this.\n- `confirmation-required` (422): Deleting for good needs an explicit confirmation.\n- `email-taken` (409): An account with this e-mail exists: sign in instead.\n- `account-exists` (409): A password account has this e-mail: sign in with e-mail and password instead.\n- `credentials-exist` (409): The account already has credentials; only a guest attaches them.\n- `invalid-credentials` (401): The e-mail or the password is wrong.\n- `sign-in-throttled` (429): Too many failed sign-ins from this address; retry after `Retry-After` seconds.\n- `invalid-refresh-token` (401): The refresh token is unknown, expired or signed out: sign in again.\n- `refresh-token-reused` (401): The refresh token was already used; every session of its family was signed out.\n- `invalid-id-token` (401): The provider's ID token is malformed, expired, wrongly signed or meant for another app.\n- `provider-not-enabled` (403): This server does not accept sign-in with that provider (it is not configured here).\n- `training-plan-not-found` (404): No training plan yet: onboarding has not saved one.\n- `already-friends` (409): You are already friends.\n- `friend-request-exists` (409): A friend request between the two of you is pending; answer or cancel it.\n- `owner-only` (403): Only the group's owner may do this.\n- `invite-expired` (410): The invite has expired; ask for a new one.\n- `cannot-remove-self` (409): The owner cannot remove themselves; leave the group instead.\n- `invalid-link-token` (404): The mailed link's token is unknown, already used or expired (one answer for all three): ask for a new mail.\n- `too-many-mail-requests` (429): Too many account mails asked for from this address; retry after `Retry-After` seconds.\n- `not-invitable` (409): This kind of challenge takes no invitations.\n- `already-started` (409): You already have an active attempt at this challenge.\n- `attempt-completed` (409): A completed attempt is archived; start the challenge again instead.\n- `attempt-not-active` (409): The attempt has ended (failed, completed or abandoned); restart it to check in again.\n- `chore` (409): Household chores are completed occurrence by occurrence, not started.\n- `competition-ended` (409): The competition has ended.\n- `beyond-supported-dates` (422): The attempt would end after the last date Surge supports (2200-12-31).\n- `already-removed` (409): That logged amount was already removed.\n- `chore-already-completed` (409): This chore occurrence was already completed.\n- `outside-competition` (422): The check-in falls outside the competition's time limit.\n- `check-in-window-closed` (422): Too late for that day: its check-in window has closed (`detail` says when).\n- `check-in-in-future` (422): The check-in is for a day that has not begun.\n- `check-in-before-start` (422): The check-in is for a day before the attempt began.\n- `check-in-after-end` (422): The check-in is for a day after the attempt's last day.\n- `day-off` (409): The check-in is for a day off (a pause, a vacation, a rest weekday or a skip day): resume the attempt to check in.\n- `pause-not-allowed` (422): The challenge's rules (`rules.pause`) allow no time off of this kind; `detail` names the rule.\n- `pause-too-late` (422): Time off may start after the fact only while the day's check-in window is open, never on a day already judged (`detail` says when it closed).\n- `pause-overlaps` (409): The days asked for overlap a pause or skip day the attempt already has.\n- `pause-too-long` (422): More days than the rules allow in one pause (`rules.pause.maxDaysPerPause`).\n- `pause-limit-reached` (422): The rules' budget is used up (`rules.pause.pausesPerMonth`, `pausesPerAttempt` or `skipDaysPerMonth`); `detail` names which.\n- `not-paused` (409): The attempt has no pause in progress or to come.\n- `too-many-streams` (429): The account already has as many open streams on this server as it may; close one first.\n- `invalid-stream-ticket` (401): The stream ticket is unknown, used or expired: ask for a new one (they live 60 seconds, for one stream).\n- `webhook-target-refused` (422): The webhook URL is not https, or its host resolves to a loopback, private, link-local or other non-public address.\n- `webhook-limit-reached` (409): The account has as many webhook subscriptions as it may; delete one first.\n- `invalid-webhook-signature` (401): The webhook message is unsigned, not signed with the shared secret, or its timestamp is more than 5 minutes from now.",
+            "description" : "Stable per kind of problem: https://surge.example/problems/ followed by one of these slugs (later versions may add others; `http-<status>` stands for any other HTTP error):\n- `rate-limited` (429): Too many requests from this address or account; retry after `Retry-After` seconds.\n- `unavailable` (503): Something Surge depends on (its database, another service, a sign-in provider) cannot be reached; retry after `Retry-After` seconds.\n- `catching-up` (503): This service has not yet seen something the request needs (an account or group created a moment ago); retry after `Retry-After` seconds.\n- `internal` (500): A fault on Surge's side; it has been logged.\n- `method-not-allowed` (405): The path exists, but not with this method.\n- `not-found` (404): No such resource, or none the caller may see.\n- `unknown-cursor` (400): The `cursor` was not issued for this list (or this sort order), so the position it names does not exist: request the first page again without a cursor.\n- `unauthorized` (401): No access token was sent.\n- `invalid-token` (401): The access token is malformed, expired or not Surge's: refresh it or sign in again.\n- `account-deleted` (401): The token's account was deleted.\n- `unauthenticated-call` (401): A service was called directly, not through the gateway (internal calls only).\n- `malformed-body` (400): The body is not JSON, or could not be read.\n- `invalid-characters` (400): A text field or query parameter contains NUL (U+0000); `errors` names each.\n- `unsupported-media-type` (415): The body's Content-Type is not one the operation takes.\n- `payload-too-large` (413): The body is larger than the operation takes.\n- `validation` (422): A field, query parameter or header breaks a rule (unknown fields included); `errors` names each with the rule broken.\n- `idempotency-key-reused` (409): This `Idempotency-Key` is bound to a different request (another method, path or body): use a new key for a new request.\n- `idempotency-key-in-progress` (409): A request with this `Idempotency-Key` is still running; retry after `Retry-After` seconds.\n- `forbidden` (403): The caller may not do this.\n- `confirmation-required` (422): Deleting for good needs an explicit confirmation.\n- `email-taken` (409): An account with this e-mail exists: sign in instead.\n- `account-exists` (409): A password account has this e-mail: sign in with e-mail and password instead.\n- `credentials-exist` (409): The account already has credentials; only a guest attaches them.\n- `invalid-credentials` (401): The e-mail or the password is wrong.\n- `sign-in-throttled` (429): Too many failed sign-ins from this address; retry after `Retry-After` seconds.\n- `invalid-refresh-token` (401): The refresh token is unknown, expired or signed out: sign in again.\n- `refresh-token-reused` (401): The refresh token was already used; every session of its family was signed out.\n- `invalid-id-token` (401): The provider's ID token is malformed, expired, wrongly signed or meant for another app.\n- `provider-not-enabled` (403): This server does not accept sign-in with that provider (it is not configured here).\n- `training-plan-not-found` (404): No training plan yet: onboarding has not saved one.\n- `already-friends` (409): You are already friends.\n- `friend-request-exists` (409): A friend request between the two of you is pending; answer or cancel it.\n- `owner-only` (403): Only the group's owner may do this.\n- `invite-expired` (410): The invite has expired; ask for a new one.\n- `cannot-remove-self` (409): The owner cannot remove themselves; leave the group instead.\n- `invalid-link-token` (404): The mailed link's token is unknown, already used or expired (one answer for all three): ask for a new mail.\n- `too-many-mail-requests` (429): Too many account mails asked for from this address; retry after `Retry-After` seconds.\n- `not-invitable` (409): This kind of challenge takes no invitations.\n- `already-started` (409): You already have an active attempt at this challenge.\n- `attempt-completed` (409): A completed attempt is archived; start the challenge again instead.\n- `attempt-not-active` (409): The attempt has ended (failed, completed or abandoned); restart it to check in again.\n- `chore` (409): Household chores are completed occurrence by occurrence, not started.\n- `competition-ended` (409): The competition has ended.\n- `beyond-supported-dates` (422): The attempt would end after the last date Surge supports (2200-12-31).\n- `already-removed` (409): That logged amount was already removed.\n- `chore-already-completed` (409): This chore occurrence was already completed.\n- `outside-competition` (422): The check-in falls outside the competition's time limit.\n- `check-in-window-closed` (422): Too late for that day: its check-in window has closed (`detail` says when).\n- `check-in-in-future` (422): The check-in is for a day that has not begun.\n- `check-in-before-start` (422): The check-in is for a day before the attempt began.\n- `check-in-after-end` (422): The check-in is for a day after the attempt's last day.\n- `day-off` (409): The check-in is for a day off (a pause, a vacation, a rest weekday or a skip day): resume the attempt to check in.\n- `pause-not-allowed` (422): The challenge's rules (`rules.pause`) allow no time off of this kind; `detail` names the rule.\n- `pause-too-late` (422): Time off may start after the fact only while the day's check-in window is open, never on a day already judged (`detail` says when it closed).\n- `pause-overlaps` (409): The days asked for overlap a pause or skip day the attempt already has.\n- `pause-too-long` (422): More days than the rules allow in one pause (`rules.pause.maxDaysPerPause`).\n- `pause-limit-reached` (422): The rules' budget is used up (`rules.pause.pausesPerMonth`, `pausesPerAttempt` or `skipDaysPerMonth`); `detail` names which.\n- `not-paused` (409): The attempt has no pause in progress or to come.\n- `too-many-streams` (429): The account already has as many open streams on this server as it may; close one first.\n- `invalid-stream-ticket` (401): The stream ticket is unknown, used or expired: ask for a new one (they live 60 seconds, for one stream).\n- `webhook-target-refused` (422): The webhook URL is not https, or its host resolves to a loopback, private, link-local or other non-public address.\n- `webhook-limit-reached` (409): The account has as many webhook subscriptions as it may; delete one first.\n- `invalid-webhook-signature` (401): The webhook message is unsigned, not signed with the shared secret, or its timestamp is more than 5 minutes from now.\n- `clock-backwards` (409): Development and tests only, never through the gateway: the simulated clock moves forward only (`surge-admin clock`).",
             "examples" : [
               "https://surge.example/problems/attempt-not-active"
             ],
@@ -6138,7 +6138,7 @@ enum PublicAPI {
     },
     "/v1/attempts" : {
       "get" : {
-        "description" : "The caller's attempts, newest first, with live stats; filter by status or challenge.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "The caller's attempts, newest first, with live stats; filter by status or challenge.\n\nAlso, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "listAttempts",
         "parameters" : [
           {
@@ -6173,7 +6173,7 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
@@ -6205,9 +6205,6 @@ enum PublicAPI {
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
           },
-          "404" : {
-            "$ref" : "#/components/responses/NotFound"
-          },
           "422" : {
             "$ref" : "#/components/responses/UnprocessableContent"
           },
@@ -6231,10 +6228,10 @@ enum PublicAPI {
         ],
         "x-problem-types" : [
           "invalid-characters",
+          "unknown-cursor",
           "account-deleted",
           "invalid-token",
           "unauthorized",
-          "unknown-cursor",
           "validation",
           "rate-limited",
           "catching-up",
@@ -6896,7 +6893,7 @@ enum PublicAPI {
     },
     "/v1/attempts/{attemptID}/photos" : {
       "get" : {
-        "description" : "The photo gallery of one of the caller's attempts.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "The photo gallery of one of the caller's attempts.\n\nAlso, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "attemptPhotos",
         "parameters" : [
           {
@@ -6922,7 +6919,7 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
@@ -6980,11 +6977,11 @@ enum PublicAPI {
         ],
         "x-problem-types" : [
           "invalid-characters",
+          "unknown-cursor",
           "account-deleted",
           "invalid-token",
           "unauthorized",
           "not-found",
-          "unknown-cursor",
           "validation",
           "rate-limited",
           "catching-up",
@@ -8463,7 +8460,7 @@ enum PublicAPI {
     },
     "/v1/challenges" : {
       "get" : {
-        "description" : "Browse and search the challenges the caller may see: the curated library, public competitions, and their own, invited and household definitions.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Browse and search the challenges the caller may see: the curated library, public competitions, and their own, invited and household definitions.\n\nAlso, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "listChallenges",
         "parameters" : [
           {
@@ -8556,7 +8553,7 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
@@ -8588,9 +8585,6 @@ enum PublicAPI {
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
           },
-          "404" : {
-            "$ref" : "#/components/responses/NotFound"
-          },
           "422" : {
             "$ref" : "#/components/responses/UnprocessableContent"
           },
@@ -8614,10 +8608,10 @@ enum PublicAPI {
         ],
         "x-problem-types" : [
           "invalid-characters",
+          "unknown-cursor",
           "account-deleted",
           "invalid-token",
           "unauthorized",
-          "unknown-cursor",
           "validation",
           "rate-limited",
           "catching-up",
@@ -9246,7 +9240,7 @@ enum PublicAPI {
     },
     "/v1/challenges/{challengeID}/photos" : {
       "get" : {
-        "description" : "A competition's photo gallery, for its participants (others see only their own photos).\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "A competition's photo gallery, for its participants (others see only their own photos).\n\nAlso, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "challengePhotos",
         "parameters" : [
           {
@@ -9272,7 +9266,7 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
@@ -9330,11 +9324,11 @@ enum PublicAPI {
         ],
         "x-problem-types" : [
           "invalid-characters",
+          "unknown-cursor",
           "account-deleted",
           "invalid-token",
           "unauthorized",
           "not-found",
-          "unknown-cursor",
           "validation",
           "rate-limited",
           "catching-up",
@@ -9577,7 +9571,7 @@ enum PublicAPI {
     },
     "/v1/friend-requests" : {
       "get" : {
-        "description" : "Pending friend requests, oldest first.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).",
+        "description" : "Pending friend requests, oldest first.\n\nAlso, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "listFriendRequests",
         "parameters" : [
           {
@@ -9603,7 +9597,7 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
@@ -9635,9 +9629,6 @@ enum PublicAPI {
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
           },
-          "404" : {
-            "$ref" : "#/components/responses/NotFound"
-          },
           "422" : {
             "$ref" : "#/components/responses/UnprocessableContent"
           },
@@ -9661,10 +9652,10 @@ enum PublicAPI {
         ],
         "x-problem-types" : [
           "invalid-characters",
+          "unknown-cursor",
           "account-deleted",
           "invalid-token",
           "unauthorized",
-          "unknown-cursor",
           "validation",
           "rate-limited",
           "unavailable"
@@ -9973,7 +9964,7 @@ enum PublicAPI {
     },
     "/v1/friends" : {
       "get" : {
-        "description" : "The caller's friends, by display name.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).",
+        "description" : "The caller's friends, by display name.\n\nAlso, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "listFriends",
         "parameters" : [
           {
@@ -9989,7 +9980,7 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
@@ -10021,9 +10012,6 @@ enum PublicAPI {
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
           },
-          "404" : {
-            "$ref" : "#/components/responses/NotFound"
-          },
           "422" : {
             "$ref" : "#/components/responses/UnprocessableContent"
           },
@@ -10047,10 +10035,10 @@ enum PublicAPI {
         ],
         "x-problem-types" : [
           "invalid-characters",
+          "unknown-cursor",
           "account-deleted",
           "invalid-token",
           "unauthorized",
-          "unknown-cursor",
           "validation",
           "rate-limited",
           "unavailable"
@@ -10122,7 +10110,7 @@ enum PublicAPI {
     },
     "/v1/groups" : {
       "get" : {
-        "description" : "The groups you belong to, in the order you joined them.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).",
+        "description" : "The groups you belong to, in the order you joined them.\n\nAlso, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "listGroups",
         "parameters" : [
           {
@@ -10138,7 +10126,7 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
@@ -10170,9 +10158,6 @@ enum PublicAPI {
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
           },
-          "404" : {
-            "$ref" : "#/components/responses/NotFound"
-          },
           "422" : {
             "$ref" : "#/components/responses/UnprocessableContent"
           },
@@ -10196,10 +10181,10 @@ enum PublicAPI {
         ],
         "x-problem-types" : [
           "invalid-characters",
+          "unknown-cursor",
           "account-deleted",
           "invalid-token",
           "unauthorized",
-          "unknown-cursor",
           "validation",
           "rate-limited",
           "unavailable"
@@ -10477,7 +10462,7 @@ enum PublicAPI {
     },
     "/v1/groups/{groupID}/chore-occurrences" : {
       "get" : {
-        "description" : "A household's chore occurrences: pending ones by due time (overdue flagged), or completed ones.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "A household's chore occurrences: pending ones by due time (overdue flagged), or completed ones.\n\nAlso, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "listChoreOccurrences",
         "parameters" : [
           {
@@ -10513,7 +10498,7 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
@@ -10571,11 +10556,11 @@ enum PublicAPI {
         ],
         "x-problem-types" : [
           "invalid-characters",
+          "unknown-cursor",
           "account-deleted",
           "invalid-token",
           "unauthorized",
           "not-found",
-          "unknown-cursor",
           "validation",
           "rate-limited",
           "catching-up",
@@ -10587,7 +10572,7 @@ enum PublicAPI {
     },
     "/v1/groups/{groupID}/chores" : {
       "get" : {
-        "description" : "A household's chores, newest first; for its members only.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "A household's chores, newest first; for its members only.\n\nAlso, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "listGroupChores",
         "parameters" : [
           {
@@ -10613,7 +10598,7 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
@@ -10671,11 +10656,11 @@ enum PublicAPI {
         ],
         "x-problem-types" : [
           "invalid-characters",
+          "unknown-cursor",
           "account-deleted",
           "invalid-token",
           "unauthorized",
           "not-found",
-          "unknown-cursor",
           "validation",
           "rate-limited",
           "catching-up",
@@ -10687,7 +10672,7 @@ enum PublicAPI {
     },
     "/v1/groups/{groupID}/invites" : {
       "get" : {
-        "description" : "The group's usable invites.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).",
+        "description" : "The group's usable invites.\n\nAlso, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "listGroupInvites",
         "parameters" : [
           {
@@ -10713,7 +10698,7 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
@@ -10771,11 +10756,11 @@ enum PublicAPI {
         ],
         "x-problem-types" : [
           "invalid-characters",
+          "unknown-cursor",
           "account-deleted",
           "invalid-token",
           "unauthorized",
           "not-found",
-          "unknown-cursor",
           "validation",
           "rate-limited",
           "unavailable"
@@ -11041,7 +11026,7 @@ enum PublicAPI {
     },
     "/v1/groups/{groupID}/members" : {
       "get" : {
-        "description" : "Members and their roles, in joining order.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).",
+        "description" : "Members and their roles, in joining order.\n\nAlso, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "listGroupMembers",
         "parameters" : [
           {
@@ -11067,7 +11052,7 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
@@ -11125,11 +11110,11 @@ enum PublicAPI {
         ],
         "x-problem-types" : [
           "invalid-characters",
+          "unknown-cursor",
           "account-deleted",
           "invalid-token",
           "unauthorized",
           "not-found",
-          "unknown-cursor",
           "validation",
           "rate-limited",
           "unavailable"
@@ -11359,7 +11344,7 @@ enum PublicAPI {
     },
     "/v1/leaderboards/challenges/{challengeID}" : {
       "get" : {
-        "description" : "A challenge's standings (a competition's by total quantity in its unit), best first, ties sharing a rank and ordered by name.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "A challenge's standings (a competition's by total quantity in its unit), best first, ties sharing a rank and ordered by name.\n\nAlso, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "getChallengeLeaderboard",
         "parameters" : [
           {
@@ -11398,7 +11383,7 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
@@ -11456,11 +11441,11 @@ enum PublicAPI {
         ],
         "x-problem-types" : [
           "invalid-characters",
+          "unknown-cursor",
           "account-deleted",
           "invalid-token",
           "unauthorized",
           "not-found",
-          "unknown-cursor",
           "validation",
           "rate-limited",
           "catching-up",
@@ -11664,7 +11649,7 @@ enum PublicAPI {
     },
     "/v1/leaderboards/challenges/{challengeID}/history" : {
       "get" : {
-        "description" : "Past weeks or months of a challenge's board, newest first, with their winners.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Past weeks or months of a challenge's board, newest first, with their winners.\n\nAlso, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "getChallengeLeaderboardHistory",
         "parameters" : [
           {
@@ -11703,7 +11688,7 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
@@ -11761,11 +11746,11 @@ enum PublicAPI {
         ],
         "x-problem-types" : [
           "invalid-characters",
+          "unknown-cursor",
           "account-deleted",
           "invalid-token",
           "unauthorized",
           "not-found",
-          "unknown-cursor",
           "validation",
           "rate-limited",
           "catching-up",
@@ -11867,7 +11852,7 @@ enum PublicAPI {
     },
     "/v1/leaderboards/groups/{groupID}" : {
       "get" : {
-        "description" : "A group's or household's standings: every member, by points earned in anything of the group; weeks run Monday to Sunday in the group's zone.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "A group's or household's standings: every member, by points earned in anything of the group; weeks run Monday to Sunday in the group's zone.\n\nAlso, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "getGroupLeaderboard",
         "parameters" : [
           {
@@ -11906,7 +11891,7 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
@@ -11964,11 +11949,11 @@ enum PublicAPI {
         ],
         "x-problem-types" : [
           "invalid-characters",
+          "unknown-cursor",
           "account-deleted",
           "invalid-token",
           "unauthorized",
           "not-found",
-          "unknown-cursor",
           "validation",
           "rate-limited",
           "catching-up",
@@ -12082,7 +12067,7 @@ enum PublicAPI {
     },
     "/v1/leaderboards/groups/{groupID}/history" : {
       "get" : {
-        "description" : "Past weeks or months of a group's board, newest first, with their winners (last week's winner).\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Past weeks or months of a group's board, newest first, with their winners (last week's winner).\n\nAlso, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "getGroupLeaderboardHistory",
         "parameters" : [
           {
@@ -12121,7 +12106,7 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
@@ -12179,11 +12164,11 @@ enum PublicAPI {
         ],
         "x-problem-types" : [
           "invalid-characters",
+          "unknown-cursor",
           "account-deleted",
           "invalid-token",
           "unauthorized",
           "not-found",
-          "unknown-cursor",
           "validation",
           "rate-limited",
           "catching-up",
@@ -12538,7 +12523,7 @@ enum PublicAPI {
     },
     "/v1/me/challenges" : {
       "get" : {
-        "description" : "What the caller created or was invited to, newest first; filter by kind (e.g. kind=habit for my habits).\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "What the caller created or was invited to, newest first; filter by kind (e.g. kind=habit for my habits).\n\nAlso, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "listMyChallenges",
         "parameters" : [
           {
@@ -12563,7 +12548,7 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
@@ -12595,9 +12580,6 @@ enum PublicAPI {
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
           },
-          "404" : {
-            "$ref" : "#/components/responses/NotFound"
-          },
           "422" : {
             "$ref" : "#/components/responses/UnprocessableContent"
           },
@@ -12621,10 +12603,10 @@ enum PublicAPI {
         ],
         "x-problem-types" : [
           "invalid-characters",
+          "unknown-cursor",
           "account-deleted",
           "invalid-token",
           "unauthorized",
-          "unknown-cursor",
           "validation",
           "rate-limited",
           "catching-up",
@@ -12982,7 +12964,7 @@ enum PublicAPI {
     },
     "/v1/me/notifications" : {
       "get" : {
-        "description" : "The caller's in-app notifications, newest first (archived ones left out), with the unread count.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "The caller's in-app notifications, newest first (archived ones left out), with the unread count.\n\nAlso, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "listMyNotifications",
         "parameters" : [
           {
@@ -12998,7 +12980,7 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
@@ -13030,9 +13012,6 @@ enum PublicAPI {
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
           },
-          "404" : {
-            "$ref" : "#/components/responses/NotFound"
-          },
           "422" : {
             "$ref" : "#/components/responses/UnprocessableContent"
           },
@@ -13056,10 +13035,10 @@ enum PublicAPI {
         ],
         "x-problem-types" : [
           "invalid-characters",
+          "unknown-cursor",
           "account-deleted",
           "invalid-token",
           "unauthorized",
-          "unknown-cursor",
           "validation",
           "rate-limited",
           "catching-up",
@@ -13449,7 +13428,7 @@ enum PublicAPI {
     },
     "/v1/me/points/ledger" : {
       "get" : {
-        "description" : "The points ledger, newest first: every award or correction with its reason.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "The points ledger, newest first: every award or correction with its reason.\n\nAlso, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "myPointsLedger",
         "parameters" : [
           {
@@ -13465,7 +13444,7 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
@@ -13497,9 +13476,6 @@ enum PublicAPI {
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
           },
-          "404" : {
-            "$ref" : "#/components/responses/NotFound"
-          },
           "422" : {
             "$ref" : "#/components/responses/UnprocessableContent"
           },
@@ -13523,10 +13499,10 @@ enum PublicAPI {
         ],
         "x-problem-types" : [
           "invalid-characters",
+          "unknown-cursor",
           "account-deleted",
           "invalid-token",
           "unauthorized",
-          "unknown-cursor",
           "validation",
           "rate-limited",
           "catching-up",
@@ -14645,7 +14621,7 @@ enum PublicAPI {
     },
     "/v1/users" : {
       "get" : {
-        "description" : "Find people by display name (public profiles only).\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `unavailable` (503).",
+        "description" : "Find people by display name (public profiles only).\n\nAlso, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "searchUsers",
         "parameters" : [
           {
@@ -14675,7 +14651,7 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
@@ -14707,9 +14683,6 @@ enum PublicAPI {
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
           },
-          "404" : {
-            "$ref" : "#/components/responses/NotFound"
-          },
           "422" : {
             "$ref" : "#/components/responses/UnprocessableContent"
           },
@@ -14733,10 +14706,10 @@ enum PublicAPI {
         ],
         "x-problem-types" : [
           "invalid-characters",
+          "unknown-cursor",
           "account-deleted",
           "invalid-token",
           "unauthorized",
-          "unknown-cursor",
           "validation",
           "rate-limited",
           "unavailable"
@@ -14816,7 +14789,7 @@ enum PublicAPI {
     },
     "/v1/webhooks" : {
       "get" : {
-        "description" : "The caller's webhook subscriptions, oldest first.\n\nAlso, as any such operation: `invalid-characters` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `unknown-cursor` (404), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "The caller's webhook subscriptions, oldest first.\n\nAlso, as any such operation: `invalid-characters` (400), `unknown-cursor` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "listWebhooks",
         "parameters" : [
           {
@@ -14832,7 +14805,7 @@ enum PublicAPI {
             }
           },
           {
-            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 404 `unknown-cursor`: start again without one.",
+            "description" : "The `nextCursor` of the previous page; opaque. Absent or empty: the first page. A cursor not issued for this list (and sort order) is 400 `unknown-cursor`: start again without one.",
             "in" : "query",
             "name" : "cursor",
             "required" : false,
@@ -14864,9 +14837,6 @@ enum PublicAPI {
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
           },
-          "404" : {
-            "$ref" : "#/components/responses/NotFound"
-          },
           "422" : {
             "$ref" : "#/components/responses/UnprocessableContent"
           },
@@ -14890,10 +14860,10 @@ enum PublicAPI {
         ],
         "x-problem-types" : [
           "invalid-characters",
+          "unknown-cursor",
           "account-deleted",
           "invalid-token",
           "unauthorized",
-          "unknown-cursor",
           "validation",
           "rate-limited",
           "catching-up",
