@@ -2,7 +2,8 @@
 # `make bench`: a release build of Surge on a private PostgreSQL and the dev broker, progress on a simulated clock,
 # then the benchmarks. Stops everything it started.
 #   scripts/bench.sh                             every benchmark
-#   SURGE_BENCHES=checkin-throughput scripts/bench.sh   only check-ins per second beside pgbench -N (SURGE_BENCH_USERS=N)
+#   SURGE_BENCHES=checkin-throughput scripts/bench.sh   only the check-in's cost, sustained rate and tail beside pgbench -N
+#                                                 (SURGE_BENCH_USERS=N; SURGE_BENCH_SUSTAIN_SECONDS=0 skips the rate search)
 #   SURGE_BENCHES=checkin-latency scripts/bench.sh [--days N --samples M]   only check-in latency versus history
 #   SURGE_BENCHES=leaderboard scripts/bench.sh   only the leaderboard's (SURGE_BENCH_MEMBERS=N for a smaller board)
 #   SURGE_BENCHES=stream scripts/bench.sh        only the live stream's (check-in → stream and → leaderboard)
@@ -156,7 +157,7 @@ for bench in $BENCHES; do
       log "Check-in throughput beside pgbench -N on the same PostgreSQL"
       "$RELEASE/surge-bench" checkin-throughput --results "$RESULTS" --gateway http://127.0.0.1:$(bench_port gateway) --progress http://127.0.0.1:$(bench_port progress) --kafka "$bootstrap" \
         --database "postgres://surge_admin:$(cat "$BENCH/admin-password")@127.0.0.1:$PG_PORT/postgres" --pid-directory "$BENCH" \
-        --pgdata "$BENCH/pgdata" --users "${SURGE_BENCH_USERS:-256}" "${metrics[@]/#/--settle-url=}"
+        --pgdata "$BENCH/pgdata" --users "${SURGE_BENCH_USERS:-256}" --sustain-seconds "${SURGE_BENCH_SUSTAIN_SECONDS:-60}" "${metrics[@]/#/--settle-url=}"
       ;;
     checkin-latency)
       log "Check-in latency versus history length"

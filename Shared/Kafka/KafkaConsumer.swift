@@ -27,6 +27,9 @@ public final class KafkaConsumer: Service, Sendable {
     /// Handles one partition's records of a poll, in order, and returns how many of them (from the first) were
     /// handled; the record after those is abandoned.
     public typealias PartitionHandler = @Sendable ([KafkaMessage]) async -> Int
+    /// Handles a whole poll at once: each element is one partition's records, in order; returns, per element, how
+    /// many of its records (from the first) were handled.
+    public typealias BatchHandler = @Sendable ([[KafkaMessage]]) async -> [Int]
 
     public static let defaultProperties: [String: String] = [
         "enable.auto.commit": "true",
@@ -45,9 +48,10 @@ public final class KafkaConsumer: Service, Sendable {
     private let handle: KafkaHandle
     private let context: ConsumerCallbackContext
     private let queue: DispatchQueue
-    private let handler: PartitionHandler
+    private let handler: BatchHandler
     private let maxBatchSize: Int
     private let logger: Logger
+    private let delays = HandlingDelays()
 
     public convenience init(
         configuration: KafkaConfiguration, groupID: String, topics: [String], maxBatchSize: Int = 256,
@@ -61,9 +65,28 @@ public final class KafkaConsumer: Service, Sendable {
             })
     }
 
-    public init(
+    /// The partitions of a poll are handled concurrently, each by `handler`.
+    public convenience init(
         configuration: KafkaConfiguration, groupID: String, topics: [String], maxBatchSize: Int = 256,
         logger: Logger, partitionHandler handler: @escaping PartitionHandler
+    ) throws {
+        try self.init(
+            configuration: configuration, groupID: groupID, topics: topics, maxBatchSize: maxBatchSize, logger: logger,
+            batchHandler: { partitions in
+                await withTaskGroup(of: (Int, Int).self) { group in
+                    for (index, messages) in partitions.enumerated() {
+                        group.addTask { (index, await handler(messages)) }
+                    }
+                    var counts = [Int](repeating: 0, count: partitions.count)
+                    for await (index, count) in group { counts[index] = count }
+                    return counts
+                }
+            })
+    }
+
+    public init(
+        configuration: KafkaConfiguration, groupID: String, topics: [String], maxBatchSize: Int = 256,
+        logger: Logger, batchHandler handler: @escaping BatchHandler
     ) throws {
         var properties = try configuration.merged(over: Self.defaultProperties, configuration.consumerProperties)
         properties["group.id"] = groupID
@@ -175,29 +198,27 @@ public final class KafkaConsumer: Service, Sendable {
     }
 
     private func handle(_ batch: [KafkaMessage]) async -> BatchProgress {
-        let byPartition = Dictionary(grouping: batch) { PartitionID(topic: $0.topic, partition: $0.partition) }
-        let handler = self.handler
-        let groupID = self.groupID
-        return await withTaskGroup(of: (PartitionID, handled: Int64?, abandoned: Int64?).self) { group in
-            for (partition, messages) in byPartition {
-                group.addTask {
-                    let count = await handler(messages)
-                    let handled = count > 0 ? messages[count - 1].offset + 1 : nil
-                    let abandoned = count < messages.count ? messages[count].offset : nil
-                    Counter(label: "surge_kafka_consumed_total", dimensions: [("topic", partition.topic), ("group", groupID)]).increment(by: count)
-                    return (partition, handled, abandoned)
-                }
-            }
-            var progress = BatchProgress()
-            for await (partition, handled, abandoned) in group {
-                progress.handled[partition] = handled
-                progress.abandoned[partition] = abandoned
-            }
-            return progress
+        var order: [PartitionID] = []
+        var byPartition: [PartitionID: [KafkaMessage]] = [:]
+        for message in batch {
+            let partition = PartitionID(topic: message.topic, partition: message.partition)
+            if byPartition[partition] == nil { order.append(partition) }
+            byPartition[partition, default: []].append(message)
         }
+        let partitions = order.map { byPartition[$0]! }
+        let counts = await handler(partitions)
+        var progress = BatchProgress()
+        for (partition, (messages, count)) in zip(order, zip(partitions, counts)) {
+            if let produced = messages.first?.timestampMilliseconds { delays.recordHandled(topic: partition.topic, producedMilliseconds: produced) }
+            Counter(label: "surge_kafka_consumed_total", dimensions: [("topic", partition.topic), ("group", groupID)]).increment(by: count)
+            progress.handled[partition] = count > 0 ? messages[count - 1].offset + 1 : nil
+            progress.abandoned[partition] = count < messages.count ? messages[count].offset : nil
+        }
+        return progress
     }
 
-    /// Every second until cancelled: `surge_kafka_consumer_lag{group, topic}`, as Kafka's own tools count it: the
+    /// Every second until cancelled: `surge_kafka_consumer_lag_seconds{group, topic}` (see `HandlingDelays`) and
+    /// `surge_kafka_consumer_lag{group, topic}`, as Kafka's own tools count it: the
     /// records on this member's partitions after the group's committed offset (the partition's end as last fetched,
     /// minus the committed offset; the whole partition when nothing is committed). Offsets are committed every second
     /// once handled, so the gauge trails by about that. It runs beside the poll loop, so a stuck handler shows as
@@ -210,8 +231,12 @@ public final class KafkaConsumer: Service, Sendable {
                 try? await Task.sleep(for: .seconds(1))
                 continue
             }
+            let waited = delays.takeWaits()
             for topic in reported.union(lag.keys) {
-                Gauge(label: "surge_kafka_consumer_lag", dimensions: [("group", groupID), ("topic", topic)]).record(lag[topic] ?? 0)
+                let records = lag[topic] ?? 0
+                Gauge(label: "surge_kafka_consumer_lag", dimensions: [("group", groupID), ("topic", topic)]).record(records)
+                Gauge(label: "surge_kafka_consumer_lag_seconds", dimensions: [("group", groupID), ("topic", topic)])
+                    .record(records > 0 ? waited[topic] ?? 0 : 0)
             }
             reported.formUnion(lag.keys)
             try? await Task.sleep(for: .seconds(1))
@@ -409,5 +434,46 @@ private let consumerRebalanceCallback: @convention(c) (
     default:
         context.logger.error("Kafka rebalance error", metadata: ["error": "\(KafkaError(reason))"])
         context.assign(handle, nil, count: 0)
+    }
+}
+
+/// How far behind the producers a consumer runs, in time: for each topic, the longest a record handled since the last
+/// report had waited since it was produced (the first of each partition's batch, the oldest). When nothing was handled
+/// since, the time since the last handling, so a stuck handler shows as growing seconds.
+private final class HandlingDelays: Sendable {
+    private struct Topic {
+        var longestWait: Double = 0
+        var lastHandled = ContinuousClock.now
+        var handledSinceReport = false
+    }
+
+    private let topics = Mutex<[String: Topic]>([:])
+
+    func recordHandled(topic: String, producedMilliseconds: Int64) {
+        let waited = max(0, Date().timeIntervalSince1970 - Double(producedMilliseconds) / 1000)
+        topics.withLock { topics in
+            var entry = topics[topic] ?? Topic()
+            entry.longestWait = entry.handledSinceReport ? max(entry.longestWait, waited) : waited
+            entry.lastHandled = .now
+            entry.handledSinceReport = true
+            topics[topic] = entry
+        }
+    }
+
+    /// Per topic, the seconds to report now; starts the next reporting interval.
+    func takeWaits() -> [String: Double] {
+        topics.withLock { topics in
+            var waits: [String: Double] = [:]
+            for (name, entry) in topics {
+                if entry.handledSinceReport {
+                    waits[name] = entry.longestWait
+                } else {
+                    let idle = ContinuousClock.now - entry.lastHandled
+                    waits[name] = Double(idle.components.seconds) + Double(idle.components.attoseconds) / 1e18
+                }
+                topics[name]?.handledSinceReport = false
+            }
+            return waits
+        }
     }
 }

@@ -45,14 +45,19 @@ public struct KafkaMessage: Sendable, Equatable {
     public var key: Data?
     public var value: Data?
     public var headers: [KafkaHeader]
+    /// When the record was produced (its CreateTime), in milliseconds since 1970; nil when the broker gave none.
+    public var timestampMilliseconds: Int64?
 
-    public init(topic: String, partition: Int32, offset: Int64, key: Data?, value: Data?, headers: [KafkaHeader]) {
+    public init(
+        topic: String, partition: Int32, offset: Int64, key: Data?, value: Data?, headers: [KafkaHeader], timestampMilliseconds: Int64? = nil
+    ) {
         self.topic = topic
         self.partition = partition
         self.offset = offset
         self.key = key
         self.value = value
         self.headers = headers
+        self.timestampMilliseconds = timestampMilliseconds
     }
 
     public func header(_ name: String) -> String? {
@@ -67,6 +72,8 @@ public struct KafkaMessage: Sendable, Equatable {
         offset = raw.offset
         key = raw.key.map { Data(bytes: $0, count: raw.key_len) }
         value = raw.payload.map { Data(bytes: $0, count: raw.len) }
+        let timestamp = rd_kafka_message_timestamp(message, nil)
+        timestampMilliseconds = timestamp >= 0 ? timestamp : nil
         var headers: [KafkaHeader] = []
         var list: OpaquePointer?
         if rd_kafka_message_headers(message, &list) == RD_KAFKA_RESP_ERR_NO_ERROR, let list {

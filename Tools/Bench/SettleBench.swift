@@ -45,3 +45,31 @@ struct SettleBench: AsyncParsableCommand {
         }
     }
 }
+
+extension SettleBench {
+    /// The worst of a service's `surge_kafka_consumer_lag_seconds` and `surge_outbox_lag_seconds` gauges, in seconds,
+    /// and the series it came from.
+    static func worstLag(_ metrics: String) async throws -> (seconds: Double, series: String) {
+        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: metrics), timeout: .seconds(10))
+        let text = String(buffer: try await response.body.collect(upTo: 16 << 20))
+        return text.split(separator: "\n").reduce((0, "")) { worst, line in
+            guard line.hasPrefix("surge_kafka_consumer_lag_seconds{") || line.hasPrefix("surge_outbox_lag_seconds{"),
+                let value = line.split(separator: " ").last.flatMap({ Double($0) }), value > worst.0
+            else { return worst }
+            return (value, String(line.split(separator: " ").dropLast().joined(separator: " ")))
+        }
+    }
+}
+
+/// The machine's busy CPU seconds so far, every process together (exited ones included), from the first line of
+/// /proc/stat: user + nice + system + irq + softirq. Both sides of a ratio are measured this way.
+enum MachineCPU {
+    static func busySeconds() throws -> Double {
+        let text = try String(contentsOfFile: "/proc/stat", encoding: .utf8)
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("cpu ") }) else { throw BenchError("no cpu line in /proc/stat") }
+        let ticks = line.split(separator: " ").dropFirst().compactMap { Double($0) }
+        guard ticks.count >= 7 else { throw BenchError("short cpu line in /proc/stat: \(line)") }
+        // user, nice, system, idle, iowait, irq, softirq
+        return (ticks[0] + ticks[1] + ticks[2] + ticks[5] + ticks[6]) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+}
