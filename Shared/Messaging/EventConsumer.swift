@@ -77,7 +77,7 @@ public final class EventConsumer: Service, Sendable {
         self.processor = processor
         self.consumer = try KafkaConsumer(
             configuration: kafka, groupID: configuration.group, topics: handlers.topics.sorted(), logger: logger,
-            partitionHandler: processor.handle(partition:))
+            batchHandler: processor.handle(partitions:))
     }
 
     public var assignedPartitionCount: Int { consumer.assignedPartitionCount }
@@ -163,6 +163,40 @@ struct EventProcessor: Sendable {
             }
         }
         return handled
+    }
+
+    /// Handles a poll's records. When they are spread over several partitions but fit in one batch, the records with
+    /// an effect are applied in one transaction across the partitions (each partition's still in order); otherwise,
+    /// and when that transaction fails, each partition is handled on its own (`handle(partition:)`), concurrently.
+    @Sendable func handle(partitions: [[KafkaMessage]]) async -> [Int] {
+        if partitions.count > 1, partitions.reduce(0, { $0 + $1.count }) <= configuration.batchLimit {
+            let preparations = partitions.map { $0.map(prepare) }
+            let records = zip(partitions, preparations).flatMap { zip($0, $1) }
+            if records.count(where: { if case .apply = $1 { true } else { false } }) > 1, await applyTogether(records) {
+                var counts: [Int] = []
+                for (messages, prepared) in zip(partitions, preparations) {
+                    var handled = 0
+                    for (message, preparation) in zip(messages, prepared) {
+                        if case .apply = preparation {
+                            handled += 1
+                            continue
+                        }
+                        guard await handle(message, preparation) == .handled else { break }
+                        handled += 1
+                    }
+                    counts.append(handled)
+                }
+                return counts
+            }
+        }
+        return await withTaskGroup(of: (Int, Int).self) { group in
+            for (index, messages) in partitions.enumerated() {
+                group.addTask { (index, await handle(partition: messages)) }
+            }
+            var counts = [Int](repeating: 0, count: partitions.count)
+            for await (index, count) in group { counts[index] = count }
+            return counts
+        }
     }
 
     private func handle(_ message: KafkaMessage, _ preparation: Preparation) async -> KafkaConsumer.Outcome {
@@ -268,13 +302,27 @@ struct EventProcessor: Sendable {
         let start = ContinuousClock.now
         do {
             let results = try await client.transaction(logger: logger) { connection in
+                let batch = records.compactMap { message, preparation -> (KafkaMessage, EventRecord, EventHandlers.Prepared)? in
+                    if case .apply(let record, let effect) = preparation { (message, record, effect) } else { nil }
+                }
+                // One inbox statement for the whole batch; a record of a parked key sends the batch one at a time.
+                let statement = RecordProcessedBatch(
+                    consumer: configuration.group, eventIDs: batch.map(\.1.id), types: batch.map(\.1.type), topics: batch.map(\.0.topic),
+                    keys: batch.map(\.0.key))
+                var fresh: Set<UUID> = []
+                for try await (eventID, parked) in try await connection.execute(statement, logger: logger) {
+                    if parked { throw BatchInterrupted() }
+                    if let eventID { fresh.insert(eventID) }
+                }
                 var results: [(type: String, applied: Bool)] = []
-                for case (let message, .apply(let record, let effect)) in records {
-                    switch try await recordAndApply(record, message, effect, on: connection) {
-                    case .applied: results.append((record.type, true))
-                    case .duplicate: results.append((record.type, false))
-                    case .behind: throw BatchInterrupted()
+                for (_, record, effect) in batch {
+                    // A record twice in one batch is applied once.
+                    guard fresh.remove(record.id) != nil else {
+                        results.append((record.type, false))
+                        continue
                     }
+                    try await effect(connection, logger)
+                    results.append((record.type, true))
                 }
                 return results
             }
@@ -288,6 +336,7 @@ struct EventProcessor: Sendable {
             return true
         } catch {
             logger.debug("Batch rolled back; applying its records one at a time", metadata: ["error": "\(error)"])
+            metrics.batchRolledBack()
             return false
         }
     }
@@ -366,6 +415,55 @@ struct RecordProcessed: PostgresPreparedStatement {
     }
 }
 
+/// The inbox insert of a batch's records in one statement: the ids it inserted (those not processed before), or a
+/// single row with `parked` true, and nothing inserted, when a record of the same consumer, topic and Kafka key as one
+/// of them is parked (`RecordProcessed` checks the same one record at a time).
+struct RecordProcessedBatch: PostgresPreparedStatement {
+    static let sql = """
+        WITH batch AS (
+            SELECT * FROM unnest($2::uuid[], $3::text[], $4::text[], $5::bytea[], $6::bool[]) AS b(event_id, event_type, topic, kafka_key, keyed)
+        ), parked AS (
+            SELECT EXISTS (
+                SELECT 1 FROM batch b
+                WHERE b.keyed
+                  AND EXISTS (SELECT 1 FROM deferred_events d WHERE d.consumer = $1 AND d.topic = b.topic AND d.kafka_key = b.kafka_key)
+            ) AS found
+        ), inserted AS (
+            INSERT INTO processed_events (consumer, event_id, event_type)
+            SELECT DISTINCT ON (event_id) $1, event_id, event_type FROM batch WHERE NOT (SELECT found FROM parked)
+            ON CONFLICT DO NOTHING RETURNING event_id
+        )
+        SELECT event_id, false FROM inserted
+        UNION ALL
+        SELECT NULL::uuid, true FROM parked WHERE parked.found
+        """
+    static var bindingDataTypes: [PostgresDataType] { [.text, .uuidArray, .textArray, .textArray, .byteaArray, .boolArray] }
+    typealias Row = (eventID: UUID?, parked: Bool)
+
+    var consumer: String
+    var eventIDs: [UUID]
+    var types: [String]
+    var topics: [String]
+    var keys: [Data?]
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 6)
+        bindings.append(consumer)
+        bindings.append(eventIDs)
+        bindings.append(types)
+        bindings.append(topics)
+        // PostgresNIO encodes no NULL inside an array: an absent key travels as empty bytes, flagged unkeyed.
+        bindings.append(keys.map { ByteBuffer(bytes: $0 ?? Data()) })
+        bindings.append(keys.map { $0 != nil })
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row {
+        let (eventID, parked) = try row.decode((UUID?, Bool).self)
+        return (eventID, parked)
+    }
+}
+
 /// A consumer group's metrics per event type, made once rather than per record.
 final class EventMetrics: Sendable {
     private let group: String
@@ -375,12 +473,19 @@ final class EventMetrics: Sendable {
     private let parkedGauge: Gauge
     private let batchedCounter: Counter
     private let batchesCounter: Counter
+    private let rolledBackCounter: Counter
 
     init(group: String) {
         self.group = group
         self.parkedGauge = Gauge(label: "surge_events_deferred", dimensions: [("consumer", group)])
         self.batchesCounter = Counter(label: "surge_event_batches_total", dimensions: [("consumer", group)])
         self.batchedCounter = Counter(label: "surge_events_batched_total", dimensions: [("consumer", group)])
+        self.rolledBackCounter = Counter(label: "surge_event_batches_rolled_back_total", dimensions: [("consumer", group)])
+    }
+
+    /// A batch whose transaction failed: its records are applied one at a time.
+    func batchRolledBack() {
+        rolledBackCounter.increment()
     }
 
     /// A transaction that applied `records` records together.

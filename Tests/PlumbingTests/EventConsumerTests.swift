@@ -183,6 +183,33 @@ struct EventConsumerTests {
         }
     }
 
+    @Test("records of several partitions polled together share a transaction, each applied once, and a redelivered one is not applied again")
+    func batchedAcrossPartitions() async throws {
+        try await MessagingHarness.with { harness in
+            // One user each, until their keys cover all four partitions of the topic.
+            var payloads: [UserRegistered] = []
+            var partitions: Set<Int32> = []
+            while payloads.count < 12 || partitions.count < 4 {
+                let payload = harness.registration("spread \(payloads.count + 1)")
+                payloads.append(payload)
+                partitions.insert(KafkaPartitioner.murmur2(Data(payload.partitionKey.utf8), partitions: 4))
+            }
+            let names = payloads.map(\.displayName)
+            let repeated = UUID()
+            try await publish(payloads[0], id: repeated, via: harness.producer)
+            for payload in payloads.dropFirst() { try await publish(payload, via: harness.producer) }
+            try await publish(payloads[0], id: repeated, via: harness.producer)
+            try await running([harness.consumer(batchLimit: 32)]) {
+                try await waitUntil("every record applied") { try await harness.effectLog().count == names.count }
+            }
+            for name in names { #expect(try await harness.applied(name) == 1, "\(name)") }
+            let transactions = try await harness.effectTransactions()
+            // One transaction for all four partitions, two should the first poll not bring them all.
+            #expect(transactions <= 2, "\(transactions) transactions for records on \(partitions.count) partitions")
+            #expect(try await harness.database.count("SELECT count(*) FROM identity.processed_events") == names.count)
+        }
+    }
+
     @Test("a record that fails in a batch rolls it back: the others are applied once, the failing one retried alone, then dead-lettered")
     func failureInBatch() async throws {
         try await MessagingHarness.with { harness in
