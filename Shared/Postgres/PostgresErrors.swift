@@ -58,7 +58,8 @@ extension Error {
 
 extension PostgresClient {
     /// A transaction whose errors reach the caller as thrown inside it (unique violations stay recognisable). What the
-    /// body registered with `AfterCommit.current` runs once it has committed. Inside a `SharedTransaction` of this
+    /// body registered with `AfterCommit.current` runs once it has committed, or, for `ifRolledBack`, once it has
+    /// failed. Inside a `SharedTransaction` of this
     /// client, the body runs in that one instead.
     ///
     /// Not PostgresNIO's `withTransaction`: on a connection the server has closed (a restart, `pg_terminate_backend`),
@@ -73,12 +74,17 @@ extension PostgresClient {
         let afterCommit = shared?.afterCommit ?? AfterCommit()
         // Handed out of the task-local scope unchanged: `withValue` cannot pass a `sending` result through.
         nonisolated(unsafe) var result: Result?
-        try await AfterCommit.$current.withValue(afterCommit) {
-            if let shared {
-                result = try await shared.join(isolation: isolation, body)
-            } else {
-                result = try await guardedTransaction(logger: logger, isolation: isolation, body)
+        do {
+            try await AfterCommit.$current.withValue(afterCommit) {
+                if let shared {
+                    result = try await shared.join(isolation: isolation, body)
+                } else {
+                    result = try await guardedTransaction(logger: logger, isolation: isolation, body)
+                }
             }
+        } catch {
+            if shared == nil { afterCommit.rolledBack() }
+            throw error
         }
         if shared == nil { afterCommit.run() }
         return result!
@@ -144,12 +150,23 @@ public final class AfterCommit: Sendable {
     @TaskLocal public static var current: AfterCommit?
 
     private let actions = Mutex<[@Sendable () -> Void]>([])
+    private let undoActions = Mutex<[@Sendable () -> Void]>([])
 
     public func add(_ action: @escaping @Sendable () -> Void) {
         actions.withLock { $0.append(action) }
     }
 
+    /// Undoes in memory what the transaction did there ahead of its commit, should it roll back instead: the undos
+    /// run newest first.
+    public func ifRolledBack(_ undo: @escaping @Sendable () -> Void) {
+        undoActions.withLock { $0.append(undo) }
+    }
+
     func run() {
         for action in actions.withLock({ $0 }) { action() }
+    }
+
+    func rolledBack() {
+        for undo in undoActions.withLock({ $0 }).reversed() { undo() }
     }
 }

@@ -32,6 +32,12 @@ public final class SharedTransaction: Sendable {
         afterCommit.run()
     }
 
+    /// Runs the undos the joined transactions registered with `AfterCommit.ifRolledBack`; call once it has rolled back.
+    public func rolledBack() {
+        end()
+        afterCommit.rolledBack()
+    }
+
     /// No transaction joins it any more (a task that outlives the request runs its own).
     public func end() {
         state.withLock { $0.open = false }

@@ -158,6 +158,7 @@ struct RequestKeyStore: Sendable {
             func rollBack() async {
                 shared.end()
                 if !connection.isClosed { _ = try? await connection.query("ROLLBACK", logger: logger) }
+                shared.rolledBack()
             }
             let response: Response
             do {

@@ -72,13 +72,13 @@ public struct ServiceInfrastructure: Sendable {
     }
 
     /// A consumer for this service's consumer group (`surge-<service>`), applying up to `CONSUMER_BATCH_LIMIT` records
-    /// of a partition per transaction, or one when `oneRecordPerTransaction` (`EventConsumer.Configuration.batchLimit`).
-    public func consumer(_ handlers: EventHandlers, oneRecordPerTransaction: Bool = false) throws -> EventConsumer {
+    /// per transaction (`EventConsumer.Configuration.batchLimit`).
+    public func consumer(_ handlers: EventHandlers) throws -> EventConsumer {
         try EventConsumer(
             configuration: .init(
                 group: "surge-\(settings.service)", maxAttempts: settings.consumerMaxAttempts,
                 initialBackoff: settings.consumerInitialBackoff,
-                batchLimit: oneRecordPerTransaction ? 1 : settings.consumerBatchLimit),
+                batchLimit: settings.consumerBatchLimit),
             kafka: settings.kafka, client: database, producer: producer, handlers: handlers, logger: logger)
     }
 

@@ -42,10 +42,7 @@ public enum LeaderboardService {
         let scoring = Scoring(cache: cache, outbox: infrastructure.outbox)
         var routes = ConsumerRoutes { connection, logger in PostgresLeaderboardStore(connection: connection, logger: logger, scoring: scoring) }
         LeaderboardEvents.visit(&routes)
-        // One transaction per record: `Scoring` reads a user's standing before a change from the replica's index, which
-        // holds only committed changes, so a second change of the same board in one transaction would start from a
-        // standing that misses the first.
-        let consumer = try infrastructure.consumer(routes.handlers, oneRecordPerTransaction: true)
+        let consumer = try infrastructure.consumer(routes.handlers)
         let router = infrastructure.makeRouter(consumers: [consumer])
         let clock = infrastructure.clock
         addRoutes(to: router, queries: BoardQueries(client: infrastructure.database, cache: cache, directory: directory, clock: clock, logger: logger))

@@ -7,7 +7,9 @@ import SurgeMessaging
 
 /// Applies a score change to a board's windows and says whom it moved past: a `RankChanged` for the user on each
 /// window where their rank actually changed, and one `StandingChanged` with the user's new score and rank in every
-/// window, written to the outbox in the same transaction.
+/// window, written to the outbox in the same transaction. Several events are applied in one transaction (a consumer
+/// batch): each change enters the replica's standings at once (`BoardCache.applyUncommitted`), so the next ranks
+/// against it.
 struct Scoring: Sendable {
     let cache: BoardCache
     let outbox: Outbox
@@ -31,6 +33,8 @@ struct Scoring: Sendable {
             let moved = try await cache.readHeld(BoardWindow(board: board, window: window)) {
                 $0.move(userID, from: previous, to: score, naming: Self.namedUsers)
             }
+            // Later events of the same batch rank against this change.
+            cache.applyUncommitted(BoardWindow(board: board, window: window), userID: userID, score: score)
             if let rank = moved?.rank ?? previous.rank { standings.append(.init(window: window.description, rank: rank, score: score)) }
             guard let moved else { continue }
             events.append(try outbox.record(

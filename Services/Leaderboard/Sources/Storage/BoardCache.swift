@@ -5,6 +5,7 @@ import Glibc
 #endif
 import Logging
 import PostgresNIO
+import SurgePostgres
 import Synchronization
 
 /// The standings of board windows in memory, one `RankIndex` each, caught up from the rows changed in PostgreSQL
@@ -75,6 +76,28 @@ final class BoardCache: Sendable {
             return result
         }
         return try await read(boardWindow, body)
+    }
+
+    /// Puts a score the caller's transaction has written, not yet committed, into the held standings, so the next
+    /// event of the same batch ranks against it (the commit's notice later re-reads the row, with the same score). If
+    /// the transaction rolls back, the user's entry is put back as it was.
+    func applyUncommitted(_ boardWindow: BoardWindow, userID: UUID, score: Double) {
+        let previous = state.withLock { state -> RankEntry?? in
+            guard state.boards[boardWindow] != nil else { return nil }
+            let entry = state.boards[boardWindow]?.index.entry(userID)
+            state.boards[boardWindow]?.index.set(userID, score: score, name: entry?.name ?? "")
+            return .some(entry)
+        }
+        guard let previous else { return }
+        AfterCommit.current?.ifRolledBack { [self] in
+            state.withLock { state in
+                if let previous {
+                    state.boards[boardWindow]?.index.set(userID, score: previous.score, name: previous.name)
+                } else {
+                    state.boards[boardWindow]?.index.remove(userID)
+                }
+            }
+        }
     }
 
     func catchUp(_ boardWindow: BoardWindow) async throws {

@@ -1,0 +1,58 @@
+import Foundation
+import LeaderboardDomain
+import PostgresNIO
+import SurgeContracts
+import SurgeMessaging
+import SurgePostgres
+import SurgeTestSupport
+import Testing
+
+@testable import LeaderboardService
+
+/// Several score changes of one board in one transaction (a consumer batch): each ranks against the ones before it,
+/// although none has committed, and a batch that rolls back leaves the replica's standings as they were.
+@Suite("Leaderboard: score changes batched in one transaction", .tags(.integration), .kind(.integration, needsDatabase: true))
+struct BatchedScoringTests {
+    let ana = UUID(), ben = UUID(), cy = UUID()
+    let board = Board(.challenge, UUID())
+
+    @Test("the second and third change of one transaction rank against the first; a rolled-back change leaves no trace in memory")
+    func batchRanksAgainstItself() async throws {
+        try await LeaderboardRoutes.run { routes in
+            try await routes.profiles([ana: "Ana", ben: "Ben", cy: "Cy"])
+            let cache = BoardCache(client: routes.database, logger: routes.logger)
+            let scoring = Scoring(cache: cache, outbox: Outbox(service: "leaderboard"))
+            let windows = Windows.of(LeaderboardRoutes.today)
+            let (ana, ben, cy, board) = (self.ana, self.ben, self.cy, self.board)
+            try await routes.record { connection, logger in
+                for (points, userID) in [(10.0, ana), (20, ben), (15, ana)] {
+                    try await scoring.apply(
+                        points, userID: userID, board: board, windows: windows, at: LeaderboardRoutes.now, trace: nil, connection: connection,
+                        logger: logger)
+                }
+            }
+            let moves = try await routes.database.query(
+                "SELECT payload::text FROM leaderboard.outbox WHERE type = 'surge.leaderboard.rank.changed.v1' ORDER BY position",
+                logger: routes.logger
+            ).collect().map { try SurgeJSON.decoder().decode(RankChanged.self, from: Data(try $0.decode(String.self).utf8)) }
+                .filter { $0.window == "all-time" }
+            #expect(moves.map(\.userID) == [ana, ben, ana])
+            #expect(moves.map(\.rank) == [1, 1, 1])
+            #expect(moves[1].overtook == [ana], "Ben passes Ana's uncommitted 10")
+            #expect(moves[2].overtook == [ben], "Ana's 25 passes Ben's uncommitted 20")
+
+            struct Abandoned: Error {}
+            await #expect(throws: Abandoned.self) {
+                try await routes.database.transaction(logger: routes.logger) { connection in
+                    try await scoring.apply(
+                        100, userID: cy, board: board, windows: windows, at: LeaderboardRoutes.now, trace: nil, connection: connection,
+                        logger: routes.logger)
+                    throw Abandoned()
+                }
+            }
+            let allTime = BoardWindow(board: board, window: .allTime)
+            #expect(try await cache.read(allTime) { $0.entry(cy) } == nil)
+            #expect(try await cache.read(allTime) { [$0.rank(of: ana), $0.rank(of: ben)] } == [1, 2])
+        }
+    }
+}
