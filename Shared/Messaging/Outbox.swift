@@ -54,7 +54,7 @@ struct InsertEvents: PostgresPreparedStatement {
         WITH written AS (
             INSERT INTO outbox (event_id, topic, partition_key, type, source, subject, occurred_at, traceparent, tracestate, request_id, payload)
             SELECT id, topic, key, type, source, subject, time, NULLIF(traceparent, ''), NULLIF(tracestate, ''), NULLIF(request_id, ''),
-                   payload::jsonb
+                   payload::json
             FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::text[], $9::text[],
                         $10::text[], $11::text[])
                  WITH ORDINALITY AS event(id, topic, key, type, source, subject, time, traceparent, tracestate, request_id, payload, position)

@@ -296,7 +296,7 @@ struct BadgesSystemTests {
                 let read = try await stage.stack.database.withAdmin { client in
                     try await client.query(
                         """
-                        SELECT DISTINCT o.payload->>'board', o.payload->'winners'->>0, jsonb_array_length(o.payload->'winners')
+                        SELECT DISTINCT o.payload->>'board', o.payload->'winners'->>0, json_array_length(o.payload->'winners')
                         FROM leaderboard.outbox o JOIN badges.processed_events p USING (event_id)
                         WHERE o.type = 'surge.leaderboard.window.closed.v1' AND o.payload->>'window' = '2026-W48' ORDER BY 1
                         """, logger: .test("closes")

@@ -11,8 +11,8 @@ import Foundation
 ///   must resume exactly after the last row it saw.
 ///
 /// Decoding accepts both forms everywhere, so clients may send fractional seconds. HTTP bodies have sorted keys; event
-/// payloads reach Kafka through the outbox's `jsonb` column, so their key order and spacing are PostgreSQL's, and no
-/// reader may depend on either.
+/// payloads reach Kafka as encoded here (the outbox keeps them as `json` text), but no reader may depend on their key
+/// order or spacing.
 public enum SurgeJSON {
     /// Events, storage and cursors: instants with milliseconds.
     public static func encoder() -> JSONEncoder {
