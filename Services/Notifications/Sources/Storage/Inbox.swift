@@ -31,7 +31,7 @@ struct Inbox: Sendable {
             """, logger: logger
         ).collect().isEmpty == false
         guard inserted else { return false }
-        try await announce(id, message, kind: kind, key: key, to: userID, at: time, connection: connection, logger: logger)
+        try await announce([(id, userID, message)], kind: kind, key: key, at: time, connection: connection, logger: logger)
         return true
     }
 
@@ -58,22 +58,25 @@ struct Inbox: Sendable {
             """, logger: logger
         ).collect()
         let returned = Set(try rows.map { try $0.decode(UUID.self) })
-        for notification in written where returned.contains(notification.id) {
-            try await announce(
-                notification.id, notification.message, kind: kind, key: key, to: notification.userID, at: time, connection: connection, logger: logger)
-        }
+        try await announce(written.filter { returned.contains($0.id) }, kind: kind, key: key, at: time, connection: connection, logger: logger)
     }
 
+    /// `notification.sent` for each, in one outbox insert; their pushes and webhook messages queued, each in one pass.
     private func announce(
-        _ id: UUID, _ message: Message, kind: NotificationKind, key: String, to userID: UUID, at time: Date, connection: PostgresConnection,
-        logger: Logger
+        _ notifications: [(id: UUID, userID: UUID, message: Message)], kind: NotificationKind, key: String, at time: Date,
+        connection: PostgresConnection, logger: Logger
     ) async throws {
-        _ = try await outbox.append(
-            NotificationSent(notificationID: id, userID: userID, kind: kind.rawValue, channel: "inbox", key: key, sentAt: time), on: connection,
-            at: time, logger: logger)
+        guard !notifications.isEmpty else { return }
+        try await outbox.append(
+            notifications.map { notification in
+                try outbox.record(
+                    NotificationSent(
+                        notificationID: notification.id, userID: notification.userID, kind: kind.rawValue, channel: "inbox", key: key, sentAt: time),
+                    at: time)
+            }, on: connection, logger: logger)
         try await PushDeliveryStore.enqueue(
-            id, kind: kind, to: userID, platforms: pushPlatforms, at: time, now: clock.now(), connection: connection, logger: logger)
-        try await webhooks.enqueue(
-            message, notificationID: id, kind: kind, key: key, to: userID, createdAt: time, connection: connection, logger: logger)
+            notifications.map { ($0.id, $0.userID) }, kind: kind, platforms: pushPlatforms, at: time, now: clock.now(), connection: connection,
+            logger: logger)
+        try await webhooks.enqueue(notifications, kind: kind, key: key, createdAt: time, connection: connection, logger: logger)
     }
 }

@@ -29,30 +29,33 @@ struct PushDeliveryStore: Sendable {
     let outbox: Outbox
     let logger: Logger
 
-    /// Queues a push of the notification made at `time` to each of the user's devices on `platforms`, unless the user
-    /// turned notifications or this kind's category off; inside the transaction that writes the inbox row. Inside the
+    /// Queues a push of each notification made at `time` to each of its user's devices on `platforms`, unless the user
+    /// turned notifications or this kind's category off (one read of the users, one insert for all); inside the transaction that writes the inbox row. Inside the
     /// user's quiet hours (at `now`) it is due when they end, or not queued once it would no longer be useful then
     /// (`QuietPush`).
     static func enqueue(
-        _ notificationID: UUID, kind: NotificationKind, to userID: UUID, platforms: [PushPlatform], at time: Date, now: Date,
+        _ notifications: [(notificationID: UUID, userID: UUID)], kind: NotificationKind, platforms: [PushPlatform], at time: Date, now: Date,
         connection: PostgresConnection, logger: Logger
     ) async throws {
-        guard !platforms.isEmpty, let recipient = try await RecipientStore(connection: connection, logger: logger).recipient(userID),
-            recipient.wants(kind)
-        else { return }
-        let due: Date
-        switch QuietPush.decide(kind, createdAt: time, now: now, quiet: recipient.quiet, in: recipient.calendar) {
-        case .now: due = min(time, now)
-        case .deferred(let until): due = until
-        case .dropped:
-            logger.debug("Push not queued: quiet hours outlast its use", metadata: ["notification": "\(notificationID)", "kind": "\(kind.rawValue)"])
-            return
+        guard !platforms.isEmpty, !notifications.isEmpty else { return }
+        let recipients = try await RecipientStore(connection: connection, logger: logger).recipients(notifications.map(\.userID))
+        var queued: [(notificationID: UUID, userID: UUID, due: Date)] = []
+        for (notificationID, userID) in notifications {
+            guard let recipient = recipients[userID], recipient.wants(kind) else { continue }
+            switch QuietPush.decide(kind, createdAt: time, now: now, quiet: recipient.quiet, in: recipient.calendar) {
+            case .now: queued.append((notificationID, userID, min(time, now)))
+            case .deferred(let until): queued.append((notificationID, userID, until))
+            case .dropped:
+                logger.debug("Push not queued: quiet hours outlast its use", metadata: ["notification": "\(notificationID)", "kind": "\(kind.rawValue)"])
+            }
         }
+        guard !queued.isEmpty else { return }
         try await connection.query(
             """
             INSERT INTO push_deliveries (delivery_id, notification_id, token_id, created_at, next_attempt_at)
-            SELECT gen_random_uuid(), \(notificationID), t.token_id, \(time), \(due) FROM push_tokens t
-            WHERE t.user_id = \(userID) AND t.platform = ANY(\(platforms.map(\.rawValue)))
+            SELECT gen_random_uuid(), q.notification_id, t.token_id, \(time), q.due
+            FROM unnest(\(queued.map(\.notificationID)), \(queued.map(\.userID)), \(queued.map(\.due))) AS q (notification_id, user_id, due)
+            JOIN push_tokens t ON t.user_id = q.user_id AND t.platform = ANY(\(platforms.map(\.rawValue)))
             """, logger: logger)
     }
 

@@ -164,22 +164,25 @@ struct WebhookStore {
         }
     }
 
-    /// Queues the notification for every active subscription that hears it: the user's own, and those of the groups
-    /// the user belongs to. Returns how many messages were queued.
+    /// Queues each notification for every active subscription that hears it: its user's own, and those of the groups
+    /// the user belongs to (one read for all of them). Returns how many messages were queued.
     @discardableResult
     func enqueue(
-        notificationID: UUID, userID: UUID, kind: String, key: String, body: (UUID?) throws -> String, at now: Date
+        _ notifications: [(notificationID: UUID, userID: UUID)], kind: String, key: String,
+        body: (_ notificationID: UUID, _ userID: UUID, _ groupID: UUID?) throws -> String, at now: Date
     ) async throws -> Int {
+        guard !notifications.isEmpty else { return 0 }
         let targets = try await connection.query(
             """
-            SELECT webhook_id, group_id FROM webhook_subscriptions
-            WHERE disabled_at IS NULL
-              AND ((group_id IS NULL AND owner_id = \(userID))
-                OR group_id IN (SELECT group_id FROM group_members WHERE user_id = \(userID)))
+            SELECT n.notification_id, n.user_id, s.webhook_id, s.group_id
+            FROM unnest(\(notifications.map(\.notificationID)), \(notifications.map(\.userID))) AS n (notification_id, user_id)
+            JOIN webhook_subscriptions s ON s.disabled_at IS NULL
+              AND ((s.group_id IS NULL AND s.owner_id = n.user_id)
+                OR s.group_id IN (SELECT group_id FROM group_members WHERE user_id = n.user_id))
             """, logger: logger
-        ).collect().map { try $0.decode((UUID, UUID?).self) }
-        for (webhookID, groupID) in targets {
-            let message = try body(groupID)
+        ).collect().map { try $0.decode((UUID, UUID, UUID, UUID?).self) }
+        for (notificationID, userID, webhookID, groupID) in targets {
+            let message = try body(notificationID, userID, groupID)
             try await connection.query(
                 """
                 INSERT INTO webhook_deliveries (delivery_id, webhook_id, notification_id, user_id, kind, key, body, next_attempt_at, created_at)

@@ -27,19 +27,21 @@ struct WebhookMessage: Encodable {
     var data: Notification
 }
 
-/// Queues a new notification for the webhooks that hear it, in the transaction that writes it to the inbox; the
+/// Queues new notifications for the webhooks that hear them, in the transaction that writes it to the inbox; the
 /// first attempt is due at once on the service's clock.
 struct WebhookQueue: Sendable {
     let clock: ServiceClock
 
     func enqueue(
-        _ message: Message, notificationID: UUID, kind: NotificationKind, key: String, to userID: UUID, createdAt: Date,
+        _ notifications: [(id: UUID, userID: UUID, message: Message)], kind: NotificationKind, key: String, createdAt: Date,
         connection: PostgresConnection, logger: Logger
     ) async throws {
         let now = clock.now()
+        let messages = Dictionary(notifications.map { ($0.id, $0.message) }, uniquingKeysWith: { first, _ in first })
         try await WebhookStore(connection: connection, logger: logger).enqueue(
-            notificationID: notificationID, userID: userID, kind: kind.rawValue, key: key,
-            body: { groupID in
+            notifications.map { ($0.id, $0.userID) }, kind: kind.rawValue, key: key,
+            body: { notificationID, userID, groupID in
+                let message = messages[notificationID]!
                 let notification = WebhookMessage.Notification(
                     notificationID: notificationID, userID: userID, groupID: groupID, kind: kind.rawValue, key: key, title: message.title,
                     body: message.body, deepLink: message.deepLink, createdAt: createdAt)
