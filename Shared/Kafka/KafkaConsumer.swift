@@ -231,12 +231,12 @@ public final class KafkaConsumer: Service, Sendable {
                 try? await Task.sleep(for: .seconds(1))
                 continue
             }
-            let waited = delays.takeWaits()
+            let waited = delays.takeWaits(waiting: Set(lag.filter { $0.value > 0 }.keys))
             for topic in reported.union(lag.keys) {
                 let records = lag[topic] ?? 0
                 Gauge(label: "surge_kafka_consumer_lag", dimensions: [("group", groupID), ("topic", topic)]).record(records)
                 Gauge(label: "surge_kafka_consumer_lag_seconds", dimensions: [("group", groupID), ("topic", topic)])
-                    .record(records > 0 ? waited[topic] ?? 0 : 0)
+                    .record(waited[topic] ?? 0)
             }
             reported.formUnion(lag.keys)
             try? await Task.sleep(for: .seconds(1))
@@ -439,12 +439,13 @@ private let consumerRebalanceCallback: @convention(c) (
 
 /// How far behind the producers a consumer runs, in time: for each topic, the longest a record handled since the last
 /// report had waited since it was produced (the first of each partition's batch, the oldest). When nothing was handled
-/// since, the time since the last handling, so a stuck handler shows as growing seconds.
+/// since and records wait, how long they have been waiting unhandled (from the first report that saw them), so a stuck
+/// handler shows as growing seconds; 0 when nothing waits.
 private final class HandlingDelays: Sendable {
     private struct Topic {
         var longestWait: Double = 0
-        var lastHandled = ContinuousClock.now
         var handledSinceReport = false
+        var waitingSince: ContinuousClock.Instant?
     }
 
     private let topics = Mutex<[String: Topic]>([:])
@@ -454,24 +455,32 @@ private final class HandlingDelays: Sendable {
         topics.withLock { topics in
             var entry = topics[topic] ?? Topic()
             entry.longestWait = entry.handledSinceReport ? max(entry.longestWait, waited) : waited
-            entry.lastHandled = .now
             entry.handledSinceReport = true
             topics[topic] = entry
         }
     }
 
-    /// Per topic, the seconds to report now; starts the next reporting interval.
-    func takeWaits() -> [String: Double] {
-        topics.withLock { topics in
+    /// Per topic, the seconds to report now, given the topics whose records wait; starts the next reporting interval.
+    func takeWaits(waiting: Set<String>) -> [String: Double] {
+        let now = ContinuousClock.now
+        return topics.withLock { topics in
             var waits: [String: Double] = [:]
-            for (name, entry) in topics {
+            for name in Set(topics.keys).union(waiting) {
+                var entry = topics[name] ?? Topic()
                 if entry.handledSinceReport {
                     waits[name] = entry.longestWait
-                } else {
-                    let idle = ContinuousClock.now - entry.lastHandled
+                    entry.waitingSince = nil
+                } else if waiting.contains(name) {
+                    let since = entry.waitingSince ?? now
+                    entry.waitingSince = since
+                    let idle = now - since
                     waits[name] = Double(idle.components.seconds) + Double(idle.components.attoseconds) / 1e18
+                } else {
+                    waits[name] = 0
+                    entry.waitingSince = nil
                 }
-                topics[name]?.handledSinceReport = false
+                entry.handledSinceReport = false
+                topics[name] = entry
             }
             return waits
         }

@@ -335,7 +335,7 @@ struct EventProcessor: Sendable {
             metrics.batch(results.count)
             return true
         } catch {
-            logger.debug("Batch rolled back; applying its records one at a time", metadata: ["error": "\(error)"])
+            logger.info("Batch rolled back; applying its records one at a time", metadata: ["error": "\(String(describing: error.unwrappingTransaction).prefix(300))"])
             metrics.batchRolledBack()
             return false
         }

@@ -72,7 +72,7 @@ public struct ServiceSettings: Sendable {
                 inboxRetention: .seconds(3600 * (try reader.int("INBOX_RETENTION_HOURS", default: 720, range: 1...100_000)))),
             consumerMaxAttempts: try reader.int("CONSUMER_MAX_ATTEMPTS", default: 5, range: 1...100),
             consumerInitialBackoff: try reader.milliseconds("CONSUMER_RETRY_BACKOFF_MS", default: 100),
-            consumerBatchLimit: try reader.int("CONSUMER_BATCH_LIMIT", default: 32, range: 1...1000),
+            consumerBatchLimit: try reader.int("CONSUMER_BATCH_LIMIT", default: 256, range: 1...1000),
             internalCalls: try InternalCallSigner.from(reader),
             shutdownTimeout: .seconds(try reader.int("SHUTDOWN_TIMEOUT_SECONDS", default: 10, range: 1...600)),
             reader: reader)

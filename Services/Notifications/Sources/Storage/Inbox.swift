@@ -36,7 +36,8 @@ struct Inbox: Sendable {
     }
 
     /// Writes each user's notification, or replaces their earlier one with this key (the latest standing wins), in one
-    /// statement; a notification that would not change is not rewritten. Only the new ones are announced, in the order
+    /// statement, the rows in user order (two consumer transactions naming the same users lock them in the same order,
+    /// so they never deadlock); a notification that would not change is not rewritten. Only the new ones are announced, in the order
     /// given (a user named twice gets the first message).
     func replace(
         _ messages: [(userID: UUID, message: Message)], kind: NotificationKind, key: String, at time: Date, connection: PostgresConnection,
@@ -51,6 +52,7 @@ struct Inbox: Sendable {
             SELECT notification_id, user_id, \(kind.rawValue), \(key), title, body, deep_link, \(time)
             FROM unnest(\(written.map(\.id)), \(written.map(\.userID)), \(written.map(\.message.title)), \(written.map(\.message.body)),
                         \(written.map(\.message.deepLink))) AS new (notification_id, user_id, title, body, deep_link)
+            ORDER BY user_id
             ON CONFLICT (user_id, key) DO UPDATE SET title = EXCLUDED.title, body = EXCLUDED.body, deep_link = EXCLUDED.deep_link
             WHERE inbox.created_at <= EXCLUDED.created_at
               AND (inbox.title, inbox.body, inbox.deep_link) IS DISTINCT FROM (EXCLUDED.title, EXCLUDED.body, EXCLUDED.deep_link)
