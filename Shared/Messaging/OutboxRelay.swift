@@ -71,6 +71,8 @@ public final class OutboxRelay: Service {
 
     private func publishUntilCancelled() async {
         var lastPurge = ContinuousClock.now
+        var lastVacuum = ContinuousClock.now
+        var publishedSinceVacuum = 0
         while !Task.isCancelled {
             do {
                 guard let published = try await publishBatch() else {
@@ -81,6 +83,14 @@ public final class OutboxRelay: Service {
                 if ContinuousClock.now - lastPurge > .seconds(600) {
                     try await purge()
                     lastPurge = .now
+                }
+                // Every published event leaves a dead row at the low end of `outbox_pending`, which each batch's read
+                // walks past until a vacuum clears it: under load autovacuum (a pass a minute at most) let each read
+                // walk tens of thousands. A vacuum of the small table costs a few milliseconds.
+                publishedSinceVacuum += published
+                if publishedSinceVacuum >= 2_000, ContinuousClock.now - lastVacuum > .seconds(5) {
+                    try await client.query("VACUUM outbox_pending", logger: logger)
+                    (publishedSinceVacuum, lastVacuum) = (0, .now)
                 }
                 if published == configuration.batchSize { continue }
             } catch {
