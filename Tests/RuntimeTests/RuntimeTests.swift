@@ -32,7 +32,7 @@ struct RuntimeTests {
         #expect(settings.outbox.outboxRetention == .seconds(168 * 3600))
         #expect(settings.outbox.inboxRetention == .seconds(720 * 3600))
         #expect(settings.consumerMaxAttempts == 5)
-        #expect(settings.consumerBatchLimit == 32)
+        #expect(settings.consumerBatchLimit == 256)
         #expect(settings.shutdownTimeout == .seconds(10))
     }
 
