@@ -75,10 +75,8 @@ enum NotificationsEvents {
         handlers.on(CheckInRecorded.self) { event, connection, logger in
             let data = event.data
             let store = RecipientStore(connection: connection, logger: logger)
-            guard var recipient = try await store.recipientOnceKnown(data.userID) else { return }
-            // Only a later day moves the user's latest check-in (the day's first check-in writes it).
-            if recipient.lastCheckIn.map({ $0 < data.localDate }) ?? true { try await store.noteCheckIn(data.userID, on: data.localDate) }
-            try await HabitReminders(connection: connection, logger: logger).noteCheckIn(data.attemptID, on: data.localDate)
+            // Only a later day moves the user's and the habit's latest check-in (the day's first check-in writes them).
+            guard var recipient = try await store.noteCheckIn(data.userID, attemptID: data.attemptID, on: data.localDate) else { return }
             recipient.lastCheckIn = max(recipient.lastCheckIn ?? data.localDate, data.localDate)
             // Two idle days from the latest day with a check-in: the nudge waits for that.
             let lastActive = recipient.lastCheckIn ?? data.localDate

@@ -54,14 +54,6 @@ struct HabitReminders {
         try await connection.query("DELETE FROM habit_attempts WHERE attempt_id = \(attemptID)", logger: logger)
     }
 
-    func noteCheckIn(_ attemptID: UUID, on date: LocalDate) async throws {
-        try await connection.query(
-            """
-            UPDATE habit_attempts SET last_check_in = \(date)
-            WHERE attempt_id = \(attemptID) AND (last_check_in IS NULL OR last_check_in < \(date))
-            """, logger: logger)
-    }
-
     /// The users with an active attempt at this habit.
     func users(of challengeID: UUID) async throws -> [UUID] {
         try await connection.query(

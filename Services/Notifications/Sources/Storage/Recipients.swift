@@ -48,12 +48,34 @@ struct RecipientStore {
 
     /// The known ones among `userIDs`, in one query.
     func recipients(_ userIDs: [UUID]) async throws -> [UUID: Recipient] {
+        try await decode(connection.query("SELECT \(unescaped: Self.columns) FROM recipients WHERE user_id = ANY(\(userIDs))", logger: logger))
+    }
+
+    /// A check-in of `date` noted in one statement: the user's and the habit attempt's latest check-in day move to it
+    /// when it is later. Returns the recipient as it was before (as `recipientOnceKnown` does: nil for an erased user,
+    /// `DirectoryLag` for one not known yet, which rolls the notes back with the transaction).
+    func noteCheckIn(_ userID: UUID, attemptID: UUID, on date: LocalDate) async throws -> Recipient? {
         let rows = try await connection.query(
             """
-            SELECT user_id, display_name, time_zone, locale, enabled, reminder_time, quiet_start, quiet_end, last_check_in, personalised_time,
-                   disabled_categories
-            FROM recipients WHERE user_id = ANY(\(userIDs))
+            WITH noted AS (
+                UPDATE recipients SET last_check_in = \(date) WHERE user_id = \(userID) AND (last_check_in IS NULL OR last_check_in < \(date))
+            ), habit AS (
+                UPDATE habit_attempts SET last_check_in = \(date)
+                WHERE attempt_id = \(attemptID) AND (last_check_in IS NULL OR last_check_in < \(date))
+            )
+            SELECT \(unescaped: Self.columns) FROM recipients WHERE user_id = \(userID)
             """, logger: logger)
+        if let recipient = try await decode(rows)[userID] { return recipient }
+        if try await isErased(userID) { return nil }
+        throw DirectoryLag(userID: userID)
+    }
+
+    private static let columns = """
+        user_id, display_name, time_zone, locale, enabled, reminder_time, quiet_start, quiet_end, last_check_in, personalised_time,
+        disabled_categories
+        """
+
+    private func decode(_ rows: PostgresRowSequence) async throws -> [UUID: Recipient] {
         var recipients: [UUID: Recipient] = [:]
         for try await (userID, name, zone, locale, enabled, reminder, quietStart, quietEnd, lastCheckIn, personalised, disabled) in rows.decode(
             (UUID, String, String, String?, Bool, String?, String?, String?, LocalDate?, String?, [String]).self)
@@ -106,12 +128,6 @@ struct RecipientStore {
             INSERT INTO reminders (user_id, fire_at) VALUES (\(recipient.userID), \(fireAt))
             ON CONFLICT (user_id) DO UPDATE SET fire_at = EXCLUDED.fire_at
             """, logger: logger)
-    }
-
-    func noteCheckIn(_ userID: UUID, on date: LocalDate) async throws {
-        try await connection.query(
-            "UPDATE recipients SET last_check_in = \(date) WHERE user_id = \(userID) AND (last_check_in IS NULL OR last_check_in < \(date))",
-            logger: logger)
     }
 
     /// Records the minute of the day's first completion; returns the last `PersonalisedTime.window` days' minutes.
