@@ -286,14 +286,28 @@ struct EventProcessor: Sendable {
     private func recordAndApply(
         _ record: EventRecord, _ message: KafkaMessage, _ apply: EventHandlers.Prepared, on connection: PostgresConnection
     ) async throws -> Applied {
-        let statement = RecordProcessed(consumer: configuration.group, eventID: record.id, type: record.type, topic: message.topic, key: message.key)
-        var result: (parked: UUID?, inserted: Bool)?
-        for try await row in try await connection.execute(statement, logger: logger) { result = row }
-        guard let result else { return .duplicate }
-        if let parked = result.parked { return .behind(parked) }
-        guard result.inserted else { return .duplicate }
+        switch try await recordProcessed([(message, record)], on: connection) {
+        case .behind(let parked): return .behind(parked)
+        case .fresh(let ids): guard ids.contains(record.id) else { return .duplicate }
+        }
         try await apply(connection, logger)
         return .applied
+    }
+
+    enum Inbox { case fresh(Set<UUID>), behind(UUID) }
+
+    /// The inbox insert of the records, in one statement: the ids not processed before, or, with nothing inserted, the
+    /// oldest parked event of a key one of them has.
+    private func recordProcessed(_ records: [(KafkaMessage, EventRecord)], on connection: PostgresConnection) async throws -> Inbox {
+        let statement = RecordProcessed(
+            consumer: configuration.group, eventIDs: records.map(\.1.id), types: records.map(\.1.type), topics: records.map(\.0.topic),
+            keys: records.map(\.0.key))
+        var fresh: Set<UUID> = []
+        for try await (eventID, parked) in try await connection.execute(statement, logger: logger) {
+            if let parked { return .behind(parked) }
+            if let eventID { fresh.insert(eventID) }
+        }
+        return .fresh(fresh)
     }
 
     /// Applies the records with an effect in one transaction; false, with nothing applied, when any of them fails
@@ -306,13 +320,8 @@ struct EventProcessor: Sendable {
                     if case .apply(let record, let effect) = preparation { (message, record, effect) } else { nil }
                 }
                 // One inbox statement for the whole batch; a record of a parked key sends the batch one at a time.
-                let statement = RecordProcessedBatch(
-                    consumer: configuration.group, eventIDs: batch.map(\.1.id), types: batch.map(\.1.type), topics: batch.map(\.0.topic),
-                    keys: batch.map(\.0.key))
-                var fresh: Set<UUID> = []
-                for try await (eventID, parked) in try await connection.execute(statement, logger: logger) {
-                    if parked { throw BatchInterrupted() }
-                    if let eventID { fresh.insert(eventID) }
+                guard case .fresh(var fresh) = try await recordProcessed(batch.map { ($0.0, $0.1) }, on: connection) else {
+                    throw BatchInterrupted()
                 }
                 var results: [(type: String, applied: Bool)] = []
                 for (_, record, effect) in batch {
@@ -376,69 +385,29 @@ struct EventProcessor: Sendable {
     }
 }
 
-/// The inbox insert of every applied record (prepared once per connection), with the per-key check in the same
-/// statement: if a record of the same consumer, topic and Kafka key is parked, nothing is inserted and the oldest
-/// such parked event is returned. With nothing parked the check is one probe of an empty index range.
+/// The inbox insert of records (prepared once per connection), with the per-key check in the same statement: if a record
+/// of the same consumer, topic and Kafka key as one of them is parked, nothing is inserted and a single row names the
+/// oldest such parked event; otherwise a row per event id inserted (those not processed before). With nothing parked
+/// the check is one probe of an empty index range per record.
 struct RecordProcessed: PostgresPreparedStatement {
-    static let sql = """
-        WITH ahead AS (
-            SELECT (SELECT event_id FROM deferred_events WHERE consumer = $1 AND topic = $4 AND kafka_key = $5::bytea ORDER BY id LIMIT 1) AS parked
-        ), inserted AS (
-            INSERT INTO processed_events (consumer, event_id, event_type)
-            SELECT $1, $2, $3 FROM ahead WHERE ahead.parked IS NULL
-            ON CONFLICT DO NOTHING RETURNING 1
-        )
-        SELECT parked, EXISTS (SELECT 1 FROM inserted) FROM ahead
-        """
-    static var bindingDataTypes: [PostgresDataType] { [.text, .uuid, .text, .text, .bytea] }
-    typealias Row = (parked: UUID?, inserted: Bool)
-
-    var consumer: String
-    var eventID: UUID
-    var type: String
-    var topic: String
-    var key: Data?
-
-    func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 5)
-        bindings.append(consumer)
-        bindings.append(eventID)
-        bindings.append(type)
-        bindings.append(topic)
-        try bindings.append(key)
-        return bindings
-    }
-
-    func decodeRow(_ row: PostgresRow) throws -> Row {
-        let (parked, inserted) = try row.decode((UUID?, Bool).self)
-        return (parked, inserted)
-    }
-}
-
-/// The inbox insert of a batch's records in one statement: the ids it inserted (those not processed before), or a
-/// single row with `parked` true, and nothing inserted, when a record of the same consumer, topic and Kafka key as one
-/// of them is parked (`RecordProcessed` checks the same one record at a time).
-struct RecordProcessedBatch: PostgresPreparedStatement {
     static let sql = """
         WITH batch AS (
             SELECT * FROM unnest($2::uuid[], $3::text[], $4::text[], $5::bytea[], $6::bool[]) AS b(event_id, event_type, topic, kafka_key, keyed)
         ), parked AS (
-            SELECT EXISTS (
-                SELECT 1 FROM batch b
-                WHERE b.keyed
-                  AND EXISTS (SELECT 1 FROM deferred_events d WHERE d.consumer = $1 AND d.topic = b.topic AND d.kafka_key = b.kafka_key)
-            ) AS found
+            SELECT d.event_id FROM batch b
+            JOIN deferred_events d ON d.consumer = $1 AND d.topic = b.topic AND d.kafka_key = b.kafka_key
+            WHERE b.keyed ORDER BY d.id LIMIT 1
         ), inserted AS (
             INSERT INTO processed_events (consumer, event_id, event_type)
-            SELECT DISTINCT ON (event_id) $1, event_id, event_type FROM batch WHERE NOT (SELECT found FROM parked)
+            SELECT DISTINCT ON (event_id) $1, event_id, event_type FROM batch WHERE NOT EXISTS (SELECT 1 FROM parked)
             ON CONFLICT DO NOTHING RETURNING event_id
         )
-        SELECT event_id, false FROM inserted
+        SELECT event_id, NULL::uuid FROM inserted
         UNION ALL
-        SELECT NULL::uuid, true FROM parked WHERE parked.found
+        SELECT NULL::uuid, event_id FROM parked
         """
     static var bindingDataTypes: [PostgresDataType] { [.text, .uuidArray, .textArray, .textArray, .byteaArray, .boolArray] }
-    typealias Row = (eventID: UUID?, parked: Bool)
+    typealias Row = (eventID: UUID?, parked: UUID?)
 
     var consumer: String
     var eventIDs: [UUID]
@@ -459,7 +428,7 @@ struct RecordProcessedBatch: PostgresPreparedStatement {
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
-        let (eventID, parked) = try row.decode((UUID?, Bool).self)
+        let (eventID, parked) = try row.decode((UUID?, UUID?).self)
         return (eventID, parked)
     }
 }
