@@ -22,3 +22,8 @@ extension LocalDate: PostgresNonThrowingEncodable, PostgresDecodable {
         self.init(dayNumber: Int(days) + Self.postgresEpochDayNumber)
     }
 }
+
+/// A `date[]`: a column of days passed in one parameter (`unnest`), for statements that write a batch at once.
+extension LocalDate: PostgresArrayEncodable, PostgresArrayDecodable {
+    public static var psqlArrayType: PostgresDataType { .dateArray }
+}

@@ -67,17 +67,20 @@ struct HabitReminders {
         var lastCheckIn: LocalDate?
     }
 
-    /// An active habit attempt with its habit's name and reminder time; nil once it ended or its habit is unknown.
-    func attempt(_ attemptID: UUID) async throws -> Attempt? {
+    /// The active ones among `attemptIDs` with their habit's name and reminder time, in one query; an attempt that
+    /// ended or whose habit is unknown is not among them.
+    func attempts(_ attemptIDs: [UUID]) async throws -> [UUID: Attempt] {
+        guard !attemptIDs.isEmpty else { return [:] }
         let rows = try await connection.query(
             """
-            SELECT d.name, d.reminder_time, a.last_check_in FROM habit_attempts a JOIN habit_definitions d ON d.challenge_id = a.challenge_id
-            WHERE a.attempt_id = \(attemptID)
+            SELECT a.attempt_id, d.name, d.reminder_time, a.last_check_in FROM habit_attempts a JOIN habit_definitions d ON d.challenge_id = a.challenge_id
+            WHERE a.attempt_id = ANY(\(attemptIDs))
             """, logger: logger)
-        for try await (name, time, lastCheckIn) in rows.decode((String, String?, LocalDate?).self) {
-            return Attempt(name: name, reminderTime: time.flatMap(LocalTime.init), lastCheckIn: lastCheckIn)
+        var attempts: [UUID: Attempt] = [:]
+        for try await (attemptID, name, time, lastCheckIn) in rows.decode((UUID, String, String?, LocalDate?).self) {
+            attempts[attemptID] = Attempt(name: name, reminderTime: time.flatMap(LocalTime.init), lastCheckIn: lastCheckIn)
         }
-        return nil
+        return attempts
     }
 
     /// Follows a change of anything a user's habit reminders depend on (an attempt started, a habit's reminder time,
@@ -122,12 +125,34 @@ struct HabitReminders {
 
     /// The attempt's next reminder strictly after `instant`.
     func schedule(_ attemptID: UUID, of userID: UUID, at time: LocalTime, after instant: Date, in calendar: LocalCalendar) async throws {
-        let next = HabitReminder.next(time, after: instant, in: calendar)
+        try await schedule([Next(attemptID: attemptID, userID: userID, time: time, after: instant, calendar: calendar)])
+    }
+
+    struct Next {
+        var attemptID: UUID
+        var userID: UUID
+        var time: LocalTime
+        var after: Date
+        var calendar: LocalCalendar
+    }
+
+    /// Each attempt's next reminder strictly after its instant, in one statement (an attempt named twice gets one).
+    func schedule(_ next: [Next]) async throws {
+        var rows: [String: (userID: UUID, attemptID: UUID, date: LocalDate, fireAt: Date)] = [:]
+        for reminder in next {
+            let (date, fireAt) = HabitReminder.next(reminder.time, after: reminder.after, in: reminder.calendar)
+            rows[HabitReminder.key(attemptID: reminder.attemptID, on: date)] = (reminder.userID, reminder.attemptID, date, fireAt)
+        }
+        guard !rows.isEmpty else { return }
+        let keys = Array(rows.keys)
+        let values = keys.map { rows[$0]! }
         try await connection.query(
             """
             INSERT INTO scheduled_notifications (user_id, key, kind, attempt_id, on_date, at_reminder_time, fire_at)
-            VALUES (\(userID), \(HabitReminder.key(attemptID: attemptID, on: next.date)), \(NotificationKind.habitReminder.rawValue),
-                    \(attemptID), \(next.date), false, \(next.fireAt))
+            SELECT user_id, key, \(NotificationKind.habitReminder.rawValue), attempt_id, on_date, false, fire_at
+            FROM unnest(\(values.map(\.userID)), \(keys), \(values.map(\.attemptID)), \(values.map(\.date)), \(values.map(\.fireAt)))
+                 AS new (user_id, key, attempt_id, on_date, fire_at)
+            ORDER BY user_id
             ON CONFLICT (user_id, key) DO UPDATE SET fire_at = EXCLUDED.fire_at
             """, logger: logger)
     }

@@ -6,6 +6,15 @@ import SurgeContracts
 import SurgeMessaging
 import SurgeRuntime
 
+/// A notification about to be written to a user's inbox, under the key that makes it once-only.
+struct NewNotification: Sendable {
+    var id = UUID()
+    var userID: UUID
+    var kind: NotificationKind
+    var key: String
+    var message: Message
+}
+
 /// The in-app inbox: one row per (user, key), so a notification is written once whatever the redeliveries; each
 /// new row is announced as `notification.sent` through the outbox, queued for the user's push devices and for the
 /// webhooks that hear it, in the same transaction.
@@ -22,17 +31,35 @@ struct Inbox: Sendable {
     func deliver(
         _ message: Message, kind: NotificationKind, key: String, to userID: UUID, at time: Date, connection: PostgresConnection, logger: Logger
     ) async throws -> Bool {
-        let id = UUID()
-        let inserted = try await connection.query(
+        try await deliver([NewNotification(userID: userID, kind: kind, key: key, message: message)], at: time, connection: connection, logger: logger)
+            .isEmpty == false
+    }
+
+    /// Writes each notification unless its user already has one with its key, in one statement (the rows in user
+    /// order: transactions naming the same users lock them in the same order, so they never deadlock), and announces
+    /// the new ones; returns them. `recipients` may hold what the caller already read of the users (their push
+    /// settings are read only for the others).
+    @discardableResult
+    func deliver(
+        _ notifications: [NewNotification], at time: Date, recipients: [UUID: Recipient] = [:], connection: PostgresConnection, logger: Logger
+    ) async throws -> [NewNotification] {
+        guard !notifications.isEmpty else { return [] }
+        let rows = try await connection.query(
             """
             INSERT INTO inbox (notification_id, user_id, kind, key, title, body, deep_link, created_at)
-            VALUES (\(id), \(userID), \(kind.rawValue), \(key), \(message.title), \(message.body), \(message.deepLink), \(time))
-            ON CONFLICT (user_id, key) DO NOTHING RETURNING 1
+            SELECT notification_id, user_id, kind, key, title, body, deep_link, \(time)
+            FROM unnest(\(notifications.map(\.id)), \(notifications.map(\.userID)), \(notifications.map(\.kind.rawValue)), \(notifications.map(\.key)),
+                        \(notifications.map(\.message.title)), \(notifications.map(\.message.body)), \(notifications.map(\.message.deepLink)))
+                 AS new (notification_id, user_id, kind, key, title, body, deep_link)
+            ORDER BY user_id
+            ON CONFLICT (user_id, key) DO NOTHING
+            RETURNING notification_id
             """, logger: logger
-        ).collect().isEmpty == false
-        guard inserted else { return false }
-        try await announce([(id, userID, message)], kind: kind, key: key, at: time, connection: connection, logger: logger)
-        return true
+        ).collect()
+        let inserted = Set(try rows.map { try $0.decode(UUID.self) })
+        let new = notifications.filter { inserted.contains($0.id) }
+        try await announce(new, at: time, recipients: recipients, connection: connection, logger: logger)
+        return new
     }
 
     /// Writes each user's notification, or replaces their earlier one with this key (the latest standing wins), in one
@@ -44,7 +71,9 @@ struct Inbox: Sendable {
         logger: Logger
     ) async throws {
         var seen = Set<UUID>()
-        let written = messages.filter { seen.insert($0.userID).inserted }.map { (id: UUID(), userID: $0.userID, message: $0.message) }
+        let written = messages.filter { seen.insert($0.userID).inserted }.map {
+            NewNotification(userID: $0.userID, kind: kind, key: key, message: $0.message)
+        }
         guard !written.isEmpty else { return }
         let rows = try await connection.query(
             """
@@ -60,25 +89,24 @@ struct Inbox: Sendable {
             """, logger: logger
         ).collect()
         let returned = Set(try rows.map { try $0.decode(UUID.self) })
-        try await announce(written.filter { returned.contains($0.id) }, kind: kind, key: key, at: time, connection: connection, logger: logger)
+        try await announce(written.filter { returned.contains($0.id) }, at: time, connection: connection, logger: logger)
     }
 
     /// `notification.sent` for each, in one outbox insert; their pushes and webhook messages queued, each in one pass.
     private func announce(
-        _ notifications: [(id: UUID, userID: UUID, message: Message)], kind: NotificationKind, key: String, at time: Date,
-        connection: PostgresConnection, logger: Logger
+        _ notifications: [NewNotification], at time: Date, recipients: [UUID: Recipient] = [:], connection: PostgresConnection, logger: Logger
     ) async throws {
         guard !notifications.isEmpty else { return }
         try await outbox.append(
             notifications.map { notification in
                 try outbox.record(
                     NotificationSent(
-                        notificationID: notification.id, userID: notification.userID, kind: kind.rawValue, channel: "inbox", key: key, sentAt: time),
+                        notificationID: notification.id, userID: notification.userID, kind: notification.kind.rawValue, channel: "inbox",
+                        key: notification.key, sentAt: time),
                     at: time)
             }, on: connection, logger: logger)
         try await PushDeliveryStore.enqueue(
-            notifications.map { ($0.id, $0.userID) }, kind: kind, platforms: pushPlatforms, at: time, now: clock.now(), connection: connection,
-            logger: logger)
-        try await webhooks.enqueue(notifications, kind: kind, key: key, createdAt: time, connection: connection, logger: logger)
+            notifications, platforms: pushPlatforms, at: time, now: clock.now(), recipients: recipients, connection: connection, logger: logger)
+        try await webhooks.enqueue(notifications, createdAt: time, connection: connection, logger: logger)
     }
 }

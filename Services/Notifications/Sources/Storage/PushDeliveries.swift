@@ -30,23 +30,26 @@ struct PushDeliveryStore: Sendable {
     let logger: Logger
 
     /// Queues a push of each notification made at `time` to each of its user's devices on `platforms`, unless the user
-    /// turned notifications or this kind's category off (one read of the users, one insert for all); inside the transaction that writes the inbox row. Inside the
-    /// user's quiet hours (at `now`) it is due when they end, or not queued once it would no longer be useful then
-    /// (`QuietPush`).
+    /// turned notifications or its kind's category off (one read of the users not in `recipients`, one insert for
+    /// all); inside the transaction that writes the inbox rows. Inside the user's quiet hours (at `now`) it is due when
+    /// they end, or not queued once it would no longer be useful then (`QuietPush`).
     static func enqueue(
-        _ notifications: [(notificationID: UUID, userID: UUID)], kind: NotificationKind, platforms: [PushPlatform], at time: Date, now: Date,
+        _ notifications: [NewNotification], platforms: [PushPlatform], at time: Date, now: Date, recipients known: [UUID: Recipient] = [:],
         connection: PostgresConnection, logger: Logger
     ) async throws {
         guard !platforms.isEmpty, !notifications.isEmpty else { return }
-        let recipients = try await RecipientStore(connection: connection, logger: logger).recipients(notifications.map(\.userID))
+        let unknown = Set(notifications.map(\.userID)).filter { known[$0] == nil }
+        let recipients = unknown.isEmpty
+            ? known : known.merging(try await RecipientStore(connection: connection, logger: logger).recipients(Array(unknown))) { $1 }
         var queued: [(notificationID: UUID, userID: UUID, due: Date)] = []
-        for (notificationID, userID) in notifications {
-            guard let recipient = recipients[userID], recipient.wants(kind) else { continue }
-            switch QuietPush.decide(kind, createdAt: time, now: now, quiet: recipient.quiet, in: recipient.calendar) {
-            case .now: queued.append((notificationID, userID, min(time, now)))
-            case .deferred(let until): queued.append((notificationID, userID, until))
+        for notification in notifications {
+            guard let recipient = recipients[notification.userID], recipient.wants(notification.kind) else { continue }
+            switch QuietPush.decide(notification.kind, createdAt: time, now: now, quiet: recipient.quiet, in: recipient.calendar) {
+            case .now: queued.append((notification.id, notification.userID, min(time, now)))
+            case .deferred(let until): queued.append((notification.id, notification.userID, until))
             case .dropped:
-                logger.debug("Push not queued: quiet hours outlast its use", metadata: ["notification": "\(notificationID)", "kind": "\(kind.rawValue)"])
+                logger.debug(
+                    "Push not queued: quiet hours outlast its use", metadata: ["notification": "\(notification.id)", "kind": "\(notification.kind.rawValue)"])
             }
         }
         guard !queued.isEmpty else { return }

@@ -32,6 +32,17 @@ struct Recipient: Sendable {
 
     var calendar: LocalCalendar { LocalCalendar(zoneNamedOrUTC: timeZone) }
     var language: Message.Language { Message.Language(locale: locale) }
+
+    /// The next daily reminder strictly after `instant`, or none while notifications or reminders are off.
+    func nextDailyReminder(after instant: Date, in calendar: LocalCalendar) -> Date? {
+        wants(.dailyReminder) ? ReminderTime.next(dailyTime, after: instant, in: calendar) : nil
+    }
+}
+
+/// A user's local day.
+struct UserDay: Hashable, Sendable {
+    var userID: UUID
+    var date: LocalDate
 }
 
 struct RecipientStore {
@@ -118,16 +129,12 @@ struct RecipientStore {
 
     /// The next daily reminder strictly after `instant`, or none while notifications or reminders are off.
     func schedule(_ recipient: Recipient, after instant: Date) async throws {
-        guard recipient.wants(.dailyReminder) else {
-            try await connection.query("DELETE FROM reminders WHERE user_id = \(recipient.userID)", logger: logger)
-            return
+        let reminders = DailyReminders(connection: connection, logger: logger)
+        if let fireAt = recipient.nextDailyReminder(after: instant, in: recipient.calendar) {
+            try await reminders.move([(recipient.userID, fireAt)])
+        } else {
+            try await reminders.remove([recipient.userID])
         }
-        let fireAt = ReminderTime.next(recipient.dailyTime, after: instant, in: recipient.calendar)
-        try await connection.query(
-            """
-            INSERT INTO reminders (user_id, fire_at) VALUES (\(recipient.userID), \(fireAt))
-            ON CONFLICT (user_id) DO UPDATE SET fire_at = EXCLUDED.fire_at
-            """, logger: logger)
     }
 
     /// Records the minute of the day's first completion; returns the last `PersonalisedTime.window` days' minutes.
@@ -143,11 +150,19 @@ struct RecipientStore {
             .collect().map { try $0.decode(Int.self) }
     }
 
-    /// How many of the days `first`...`last` had a completion.
-    func completedDays(_ userID: UUID, from first: LocalDate, through last: LocalDate) async throws -> Int {
-        try await connection.query(
-            "SELECT count(*) FROM completion_times WHERE user_id = \(userID) AND local_date BETWEEN \(first) AND \(last)", logger: logger
-        ).collect().first?.decode(Int.self) ?? 0
+    /// How many of the days `first`...`last` had a completion, for each range in the order given, in one query.
+    func completedDays(_ ranges: [(userID: UUID, first: LocalDate, last: LocalDate)]) async throws -> [Int] {
+        guard !ranges.isEmpty else { return [] }
+        var counts = [Int](repeating: 0, count: ranges.count)
+        let rows = try await connection.query(
+            """
+            SELECT r.ordinal, count(c.local_date)
+            FROM unnest(\(ranges.map(\.userID)), \(ranges.map(\.first)), \(ranges.map(\.last))) WITH ORDINALITY AS r (user_id, first, last, ordinal)
+            LEFT JOIN completion_times c ON c.user_id = r.user_id AND c.local_date BETWEEN r.first AND r.last
+            GROUP BY r.ordinal
+            """, logger: logger)
+        for try await (ordinal, count) in rows.decode((Int, Int).self) { counts[ordinal - 1] = count }
+        return counts
     }
 
     /// The attempt's run of missed days so far (`StreakRisk`).
@@ -188,12 +203,17 @@ struct RecipientStore {
         }
     }
 
-    func isOnVacation(_ userID: UUID, on date: LocalDate) async throws -> Bool {
-        try await connection.query(
+    /// Those of the users' days that fall in one of their vacations, in one query.
+    func onVacation(_ days: [UserDay]) async throws -> Set<UserDay> {
+        guard !days.isEmpty else { return [] }
+        let rows = try await connection.query(
             """
-            SELECT 1 FROM vacations WHERE user_id = \(userID) AND from_date <= \(date) AND (through_date IS NULL OR through_date >= \(date))
-            """, logger: logger
-        ).collect().isEmpty == false
+            SELECT DISTINCT d.user_id, d.on_date FROM unnest(\(days.map(\.userID)), \(days.map(\.date))) AS d (user_id, on_date)
+            JOIN vacations v ON v.user_id = d.user_id AND v.from_date <= d.on_date AND (v.through_date IS NULL OR v.through_date >= d.on_date)
+            """, logger: logger)
+        var found = Set<UserDay>()
+        for try await (userID, date) in rows.decode((UUID, LocalDate).self) { found.insert(UserDay(userID: userID, date: date)) }
+        return found
     }
 
     func erase(_ userID: UUID) async throws {

@@ -96,11 +96,39 @@ struct ScheduledNotifications {
 
     /// The next weekly digest after `instant`, replacing any pending one.
     func scheduleDigest(for recipient: Recipient, after instant: Date) async throws {
-        let sunday = recipient.calendar.date(at: WeeklyDigest.next(after: instant, in: recipient.calendar))
-        try await replace(.weeklyDigest, key: "weekly-digest:\(sunday)", for: recipient, on: sunday)
+        guard recipient.wants(.weeklyDigest) else { return try await cancel(.weeklyDigest, of: recipient.userID) }
+        try await scheduleDigests([(recipient, instant)])
     }
 
-    /// Those due at `now`, locked for this replica.
+    /// Each recipient's next weekly digest after its instant, replacing their pending one, in one statement. Each
+    /// recipient must want the digest; one named twice gets the later of the two.
+    func scheduleDigests(_ next: [(recipient: Recipient, after: Date)]) async throws {
+        var digests: [UUID: (key: String, date: LocalDate, fireAt: Date)] = [:]
+        for (recipient, instant) in next {
+            let calendar = recipient.calendar
+            let fireAt = WeeklyDigest.next(after: instant, in: calendar)
+            let sunday = calendar.date(at: fireAt)
+            if let known = digests[recipient.userID], known.fireAt >= fireAt { continue }
+            digests[recipient.userID] = ("weekly-digest:\(sunday)", sunday, fireAt)
+        }
+        guard !digests.isEmpty else { return }
+        let users = Array(digests.keys)
+        let rows = users.map { digests[$0]! }
+        try await connection.query(
+            """
+            WITH new AS (
+                SELECT * FROM unnest(\(users), \(rows.map(\.key)), \(rows.map(\.date)), \(rows.map(\.fireAt))) AS new (user_id, key, on_date, fire_at)
+            ), others AS (
+                DELETE FROM scheduled_notifications s USING new
+                WHERE s.user_id = new.user_id AND s.kind = \(NotificationKind.weeklyDigest.rawValue) AND s.key <> new.key
+            )
+            INSERT INTO scheduled_notifications (user_id, key, kind, on_date, at_reminder_time, fire_at)
+            SELECT user_id, key, \(NotificationKind.weeklyDigest.rawValue), on_date, false, fire_at FROM new ORDER BY user_id
+            ON CONFLICT (user_id, key) DO UPDATE SET fire_at = EXCLUDED.fire_at WHERE scheduled_notifications.fire_at <> EXCLUDED.fire_at
+            """, logger: logger)
+    }
+
+    /// Those due at `now`, oldest first, locked for this transaction (other replicas skip them).
     func due(at now: Date, limit: Int) async throws -> [ScheduledNotification] {
         try await connection.query(
             """
@@ -115,13 +143,24 @@ struct ScheduledNotifications {
         }
     }
 
-    func remove(_ scheduled: ScheduledNotification) async throws {
+    /// Deletes them, in one statement.
+    func remove(_ notifications: [ScheduledNotification]) async throws {
+        guard !notifications.isEmpty else { return }
         try await connection.query(
-            "DELETE FROM scheduled_notifications WHERE user_id = \(scheduled.userID) AND key = \(scheduled.key)", logger: logger)
+            """
+            DELETE FROM scheduled_notifications s USING unnest(\(notifications.map(\.userID)), \(notifications.map(\.key))) AS gone (user_id, key)
+            WHERE s.user_id = gone.user_id AND s.key = gone.key
+            """, logger: logger)
     }
 
-    func postpone(_ scheduled: ScheduledNotification, until instant: Date) async throws {
+    /// Moves each to its instant, in one statement.
+    func postpone(_ moves: [(notification: ScheduledNotification, until: Date)]) async throws {
+        guard !moves.isEmpty else { return }
         try await connection.query(
-            "UPDATE scheduled_notifications SET fire_at = \(instant) WHERE user_id = \(scheduled.userID) AND key = \(scheduled.key)", logger: logger)
+            """
+            UPDATE scheduled_notifications s SET fire_at = moved.fire_at
+            FROM unnest(\(moves.map(\.notification.userID)), \(moves.map(\.notification.key)), \(moves.map(\.until))) AS moved (user_id, key, fire_at)
+            WHERE s.user_id = moved.user_id AND s.key = moved.key
+            """, logger: logger)
     }
 }

@@ -165,11 +165,12 @@ struct WebhookStore {
     }
 
     /// Queues each notification for every active subscription that hears it: its user's own, and those of the groups
-    /// the user belongs to (one read for all of them). Returns how many messages were queued.
+    /// the user belongs to (one read for all of them, one insert). `message` gives each its kind, key and body.
+    /// Returns how many messages were queued.
     @discardableResult
     func enqueue(
-        _ notifications: [(notificationID: UUID, userID: UUID)], kind: String, key: String,
-        body: (_ notificationID: UUID, _ userID: UUID, _ groupID: UUID?) throws -> String, at now: Date
+        _ notifications: [(notificationID: UUID, userID: UUID)],
+        body message: (_ notificationID: UUID, _ userID: UUID, _ groupID: UUID?) throws -> (kind: String, key: String, body: String), at now: Date
     ) async throws -> Int {
         guard !notifications.isEmpty else { return 0 }
         let targets = try await connection.query(
@@ -181,15 +182,16 @@ struct WebhookStore {
                 OR s.group_id IN (SELECT group_id FROM group_members WHERE user_id = n.user_id))
             """, logger: logger
         ).collect().map { try $0.decode((UUID, UUID, UUID, UUID?).self) }
-        for (notificationID, userID, webhookID, groupID) in targets {
-            let message = try body(notificationID, userID, groupID)
-            try await connection.query(
-                """
-                INSERT INTO webhook_deliveries (delivery_id, webhook_id, notification_id, user_id, kind, key, body, next_attempt_at, created_at)
-                VALUES (\(UUID()), \(webhookID), \(notificationID), \(userID), \(kind), \(key), \(message), \(now), \(now))
-                ON CONFLICT (webhook_id, notification_id) DO NOTHING
-                """, logger: logger)
-        }
+        guard !targets.isEmpty else { return 0 }
+        let messages = try targets.map { try message($0.0, $0.1, $0.3) }
+        try await connection.query(
+            """
+            INSERT INTO webhook_deliveries (delivery_id, webhook_id, notification_id, user_id, kind, key, body, next_attempt_at, created_at)
+            SELECT gen_random_uuid(), webhook_id, notification_id, user_id, kind, key, body, \(now), \(now)
+            FROM unnest(\(targets.map(\.2)), \(targets.map(\.0)), \(targets.map(\.1)), \(messages.map(\.kind)), \(messages.map(\.key)),
+                        \(messages.map(\.body))) AS new (webhook_id, notification_id, user_id, kind, key, body)
+            ON CONFLICT (webhook_id, notification_id) DO NOTHING
+            """, logger: logger)
         return targets.count
     }
 

@@ -32,20 +32,17 @@ struct WebhookMessage: Encodable {
 struct WebhookQueue: Sendable {
     let clock: ServiceClock
 
-    func enqueue(
-        _ notifications: [(id: UUID, userID: UUID, message: Message)], kind: NotificationKind, key: String, createdAt: Date,
-        connection: PostgresConnection, logger: Logger
-    ) async throws {
+    func enqueue(_ notifications: [NewNotification], createdAt: Date, connection: PostgresConnection, logger: Logger) async throws {
         let now = clock.now()
-        let messages = Dictionary(notifications.map { ($0.id, $0.message) }, uniquingKeysWith: { first, _ in first })
+        let byID = Dictionary(notifications.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         try await WebhookStore(connection: connection, logger: logger).enqueue(
-            notifications.map { ($0.id, $0.userID) }, kind: kind.rawValue, key: key,
+            notifications.map { ($0.id, $0.userID) },
             body: { notificationID, userID, groupID in
-                let message = messages[notificationID]!
+                let new = byID[notificationID]!
                 let notification = WebhookMessage.Notification(
-                    notificationID: notificationID, userID: userID, groupID: groupID, kind: kind.rawValue, key: key, title: message.title,
-                    body: message.body, deepLink: message.deepLink, createdAt: createdAt)
-                return String(decoding: try SurgeJSON.encode(WebhookMessage(timestamp: now, data: notification)), as: UTF8.self)
+                    notificationID: notificationID, userID: userID, groupID: groupID, kind: new.kind.rawValue, key: new.key, title: new.message.title,
+                    body: new.message.body, deepLink: new.message.deepLink, createdAt: createdAt)
+                return (new.kind.rawValue, new.key, String(decoding: try SurgeJSON.encode(WebhookMessage(timestamp: now, data: notification)), as: UTF8.self))
             }, at: now)
     }
 }
