@@ -233,7 +233,8 @@ enum NotificationsEvents {
             }
             let slot = Int(data.changedAt.timeIntervalSince1970 / overtakenWindow)
             try await inbox.replace(
-                messages, kind: .overtaken, key: "overtaken:\(data.board):\(slot)", at: data.changedAt, connection: connection, logger: logger)
+                messages, kind: .overtaken, key: "overtaken:\(data.board):\(slot)", at: data.changedAt, recipients: recipients, connection: connection,
+                logger: logger)
         }
     }
 }

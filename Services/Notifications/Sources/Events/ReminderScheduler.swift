@@ -5,6 +5,7 @@ import NotificationsDomain
 import PostgresNIO
 import SurgeCalendar
 import SurgeContracts
+import SurgePostgres
 
 /// Sends the daily reminders and the one-off notifications (streak at risk, re-engagement, weekly digest, habit
 /// reminders) that are due, a batch at a time: each batch claims up to `batch` due rows by the index on their fire
@@ -80,8 +81,8 @@ struct ReminderScheduler: Sendable {
                 forgotten.append(userID)
             }
         }
-        try await inbox.deliver(sent, at: now, recipients: recipients, connection: connection, logger: logger)
-        try await reminders.move(next)
+        ReminderMetrics.sent(try await inbox.deliver(sent, at: now, recipients: recipients, connection: connection, logger: logger))
+        try await reminders.moveClaimed(next)
         try await reminders.remove(forgotten)
         return due.count
     }
@@ -137,7 +138,7 @@ struct ReminderScheduler: Sendable {
                 }
             }
         }
-        try await inbox.deliver(outcome.sent, at: now, recipients: recipients, connection: connection, logger: logger)
+        ReminderMetrics.sent(try await inbox.deliver(outcome.sent, at: now, recipients: recipients, connection: connection, logger: logger))
         try await scheduled.remove(outcome.removed)
         try await scheduled.postpone(outcome.postponed)
         try await scheduled.scheduleDigests(outcome.digests)
@@ -239,12 +240,21 @@ private struct Calendars {
     }
 }
 
-/// `surge_reminders_dropped_total{kind, reason}`: scheduled notifications not sent because they came due too late to
-/// be useful (`late`) or quiet hours outlasted their day (`quiet-hours`).
+/// `surge_reminders_sent_total{kind}`: reminders and scheduled notifications this replica wrote to the inbox (counted
+/// once their batch commits). `surge_reminders_dropped_total{kind, reason}`: those not sent because they came due too
+/// late to be useful (`late`) or quiet hours outlasted their day (`quiet-hours`).
 enum ReminderMetrics {
     enum Reason: String {
         case late
         case quietHours = "quiet-hours"
+    }
+
+    static func sent(_ notifications: [NewNotification]) {
+        let counts = Dictionary(notifications.map { ($0.kind, 1) }, uniquingKeysWith: +)
+        guard !counts.isEmpty else { return }
+        AfterCommit.current?.add {
+            for (kind, count) in counts { Counter(label: "surge_reminders_sent_total", dimensions: [("kind", kind.rawValue)]).increment(by: count) }
+        }
     }
 
     static func dropped(_ kind: NotificationKind, _ reason: Reason) {

@@ -67,8 +67,8 @@ struct Inbox: Sendable {
     /// so they never deadlock); a notification that would not change is not rewritten. Only the new ones are announced, in the order
     /// given (a user named twice gets the first message).
     func replace(
-        _ messages: [(userID: UUID, message: Message)], kind: NotificationKind, key: String, at time: Date, connection: PostgresConnection,
-        logger: Logger
+        _ messages: [(userID: UUID, message: Message)], kind: NotificationKind, key: String, at time: Date, recipients: [UUID: Recipient] = [:],
+        connection: PostgresConnection, logger: Logger
     ) async throws {
         var seen = Set<UUID>()
         let written = messages.filter { seen.insert($0.userID).inserted }.map {
@@ -89,7 +89,7 @@ struct Inbox: Sendable {
             """, logger: logger
         ).collect()
         let returned = Set(try rows.map { try $0.decode(UUID.self) })
-        try await announce(written.filter { returned.contains($0.id) }, at: time, connection: connection, logger: logger)
+        try await announce(written.filter { returned.contains($0.id) }, at: time, recipients: recipients, connection: connection, logger: logger)
     }
 
     /// `notification.sent` for each, in one outbox insert; their pushes and webhook messages queued, each in one pass.
