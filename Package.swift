@@ -18,6 +18,7 @@ let executableLinkerSettings: [LinkerSetting] = [
 
 extension Target.Dependency {
     static let hummingbird = Target.Dependency.product(name: "Hummingbird", package: "hummingbird")
+    static let hummingbirdHTTP2 = Target.Dependency.product(name: "HummingbirdHTTP2", package: "hummingbird")
     static let hummingbirdTesting = Target.Dependency.product(name: "HummingbirdTesting", package: "hummingbird")
     static let postgres = Target.Dependency.product(name: "PostgresNIO", package: "postgres-nio")
     static let connectionPool = Target.Dependency.product(name: "_ConnectionPoolModule", package: "postgres-nio")
@@ -96,7 +97,7 @@ let serviceTargets: [Target] =
     + service("Progress", module: "ProgressService", domain: true)
     + service("Leaderboard", module: "LeaderboardService", domain: true, dependencies: [.lifecycle])
     + service("Badges", module: "BadgesService", domain: true, dependencies: ["SurgeKafka", .lifecycle])
-    + service("Notifications", module: "NotificationsService", domain: true, dependencies: [.httpClient, .jwt, .crypto])
+    + service("Notifications", module: "NotificationsService", domain: true, dependencies: [.httpClient, .jwt, .crypto, .nioSSL])
     + service("Analytics", module: "AnalyticsService", domain: true)
     + service("Template", module: "TemplateService", domain: true)
 
@@ -112,7 +113,7 @@ let toolTargets: [Target] = [
         name: "surge-bench",
         dependencies: [
             "SurgeKafka", "SurgeMessaging", "SurgeContracts", "SurgeCalendar", "SurgePostgres", "SurgeRuntime", .argumentParser, .httpClient, .logging,
-            .postgres,
+            .postgres, .hummingbird, .hummingbirdHTTP2, .nioSSL, .lifecycle,
         ],
         path: "Tools/Bench",
         swiftSettings: swiftSettings,

@@ -28,8 +28,8 @@ public enum NotificationsService {
 
         static func from(_ reader: EnvironmentReader) throws -> Settings {
             Settings(
-                reminderInterval: .milliseconds(try reader.int("REMINDER_INTERVAL_MS", default: 1000, range: 10...60_000)),
-                reminderBatch: try reader.int("REMINDER_BATCH_SIZE", default: 200, range: 1...10_000),
+                reminderInterval: .milliseconds(try reader.int("REMINDER_INTERVAL_MS", default: 250, range: 10...60_000)),
+                reminderBatch: try reader.int("REMINDER_BATCH_SIZE", default: 1000, range: 1...10_000),
                 reminderMaxLateness: TimeInterval(
                     try reader.int("REMINDER_MAX_LATENESS_MINUTES", default: Int(ReminderLateness.defaultBound / 60), range: 1...1440) * 60),
                 push: try PushSettings.from(reader), email: try EmailChannel.Settings.from(reader),
@@ -62,7 +62,9 @@ public enum NotificationsService {
         let notifications = try Settings.from(settings.reader)
         let infrastructure = try ServiceInfrastructure(settings, migrations: [NotificationsMigrations.set])
         let logger = infrastructure.logger
-        let channels = try pushChannels(notifications.push, logger: logger)
+        let push = ProviderHTTP(connections: notifications.push.concurrency, extraTrustRoots: notifications.push.extraTrustRoots)
+        let mail = ProviderHTTP(connections: 8)
+        let channels = try pushChannels(notifications.push, http: push, logger: logger)
         let clock = infrastructure.clock
         let inbox = Inbox(
             outbox: infrastructure.outbox, pushPlatforms: PushPlatform.allCases.filter { channels[$0] != nil }, webhooks: WebhookQueue(clock: clock), clock: clock)
@@ -80,19 +82,19 @@ public enum NotificationsService {
         let webhookDispatcher = WebhookDispatcher(
             client: infrastructure.database, outbox: infrastructure.outbox, http: http, settings: webhooks, clock: clock, logger: logger)
         var services: [any Service] = [
-            HTTPClientService(client: http),
+            HTTPClientService(client: http), HTTPClientService(client: push.client), HTTPClientService(client: mail.client),
             PeriodicService("reminders", every: notifications.reminderInterval, logger: logger) { try await scheduler.sendDue(now: clock.now()) },
             PeriodicService("webhooks", every: webhooks.interval, logger: logger) { try await webhookDispatcher.sendDue() },
         ]
         if !channels.isEmpty {
             let dispatcher = PushDispatcher(
                 store: PushDeliveryStore(client: infrastructure.database, outbox: infrastructure.outbox, logger: logger), channels: channels,
-                retry: notifications.push.retry, now: { clock.now() }, logger: logger)
+                retry: notifications.push.retry, concurrency: notifications.push.concurrency, now: { clock.now() }, logger: logger)
             services.append(PeriodicService("push", every: notifications.push.interval, logger: logger) { try await dispatcher.sendDue() })
         }
         logger.info("Push channels", metadata: ["on": "\(channels.keys.map(\.rawValue).sorted())"])
         let emailDispatcher = EmailDispatcher(
-            store: stores.emails, channel: notifications.email.map { EmailChannel(settings: $0, logger: logger) }, retry: EmailDispatcher.defaultRetry,
+            store: stores.emails, channel: notifications.email.map { EmailChannel(settings: $0, http: mail, logger: logger) }, retry: EmailDispatcher.defaultRetry,
             now: { clock.now() }, logger: logger)
         services.append(PeriodicService("email", every: notifications.email?.interval ?? .seconds(1), logger: logger) { try await emailDispatcher.sendDue() })
         services.append(
@@ -116,10 +118,10 @@ public enum NotificationsService {
     }
 
     /// The providers whose credentials are configured; the others are off.
-    static func pushChannels(_ settings: PushSettings, logger: Logger) throws -> [PushPlatform: any DeliveryChannel<PushMessage>] {
+    static func pushChannels(_ settings: PushSettings, http: ProviderHTTP, logger: Logger) throws -> [PushPlatform: any DeliveryChannel<PushMessage>] {
         var channels: [PushPlatform: any DeliveryChannel<PushMessage>] = [:]
-        if let fcm = settings.fcm { channels[.fcm] = try FCMChannel(settings: fcm, logger: logger) }
-        if let apns = settings.apns { channels[.apns] = try APNsChannel(settings: apns, logger: logger) }
+        if let fcm = settings.fcm { channels[.fcm] = try FCMChannel(settings: fcm, http: http, logger: logger) }
+        if let apns = settings.apns { channels[.apns] = try APNsChannel(settings: apns, http: http, logger: logger) }
         return channels
     }
 }

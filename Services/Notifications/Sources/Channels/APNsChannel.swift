@@ -17,11 +17,13 @@ struct APNsChannel: DeliveryChannel {
     }
 
     let settings: Settings
+    let http: ProviderHTTP
     let providerTokens: ProviderTokenCache
     let logger: Logger
 
-    init(settings: Settings, logger: Logger) throws {
+    init(settings: Settings, http: ProviderHTTP, logger: Logger) throws {
         self.settings = settings
+        self.http = http
         self.providerTokens = ProviderTokenCache(
             key: try ES256PrivateKey(pem: settings.privateKeyPEM), keyID: settings.keyID, teamID: settings.teamID)
         self.logger = logger
@@ -30,7 +32,7 @@ struct APNsChannel: DeliveryChannel {
     func send(_ message: PushMessage, to token: String) async -> DeliveryOutcome {
         do {
             let providerToken = try await providerTokens.current()
-            let answer = try await ProviderHTTP.post(
+            let answer = try await http.post(
                 "\(settings.endpoint)/3/device/\(token)",
                 headers: [
                     "authorization": "bearer \(providerToken)", "apns-topic": settings.topic, "apns-push-type": "alert", "apns-priority": "10",

@@ -39,6 +39,7 @@ struct EmailChannel: DeliveryChannel {
     }
 
     let settings: Settings
+    let http: ProviderHTTP
     let logger: Logger
 
     func send(_ message: Addressed, to address: String) async -> DeliveryOutcome {
@@ -52,7 +53,7 @@ struct EmailChannel: DeliveryChannel {
         do {
             let body = try JSONEncoder().encode(
                 Body(from: settings.from, to: [address], subject: message.mail.subject, text: message.mail.text, html: message.mail.html))
-            let answer = try await ProviderHTTP.post(
+            let answer = try await http.post(
                 settings.endpoint,
                 headers: [
                     "authorization": "Bearer \(settings.token)", "content-type": "application/json",

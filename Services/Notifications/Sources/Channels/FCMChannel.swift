@@ -18,13 +18,15 @@ struct FCMChannel: DeliveryChannel {
     }
 
     let settings: Settings
+    let http: ProviderHTTP
     let accessTokens: AccessTokenCache
     let logger: Logger
 
-    init(settings: Settings, logger: Logger) throws {
+    init(settings: Settings, http: ProviderHTTP, logger: Logger) throws {
         self.settings = settings
+        self.http = http
         self.accessTokens = AccessTokenCache(
-            assertion: try ServiceAccountAssertion(settings: settings), tokenURI: settings.tokenURI)
+            assertion: try ServiceAccountAssertion(settings: settings), tokenURI: settings.tokenURI, http: http)
         self.logger = logger
     }
 
@@ -42,7 +44,7 @@ struct FCMChannel: DeliveryChannel {
             return .retry(after: nil, reason: "fcm-auth-unreachable")
         }
         do {
-            let answer = try await ProviderHTTP.post(
+            let answer = try await http.post(
                 "\(settings.endpoint)/v1/projects/\(settings.projectID)/messages:send",
                 headers: ["authorization": "Bearer \(accessToken)", "content-type": "application/json"], body: try message.fcmBody(token: token))
             let outcome = ProviderResponse.fcm(
@@ -68,12 +70,14 @@ actor AccessTokenCache {
 
     private let assertion: ServiceAccountAssertion
     private let tokenURI: String
+    private let http: ProviderHTTP
     private var cached: (token: String, expiresAt: Date)?
     private var inFlight: Task<(token: String, expiresAt: Date), any Error>?
 
-    init(assertion: ServiceAccountAssertion, tokenURI: String) {
+    init(assertion: ServiceAccountAssertion, tokenURI: String, http: ProviderHTTP) {
         self.assertion = assertion
         self.tokenURI = tokenURI
+        self.http = http
     }
 
     func current() async throws -> String {
@@ -94,7 +98,7 @@ actor AccessTokenCache {
         let jwt = try await assertion.signed(at: issuedAt)
         var form = URLComponents()
         form.queryItems = [URLQueryItem(name: "grant_type", value: "urn:ietf:params:oauth:grant-type:jwt-bearer"), URLQueryItem(name: "assertion", value: jwt)]
-        let answer = try await ProviderHTTP.post(
+        let answer = try await http.post(
             tokenURI, headers: ["content-type": "application/x-www-form-urlencoded"], body: Data((form.percentEncodedQuery ?? "").utf8))
         guard answer.status == 200 else { throw Refused(status: answer.status) }
         let grant = try JSONDecoder().decode(Grant.self, from: answer.body)

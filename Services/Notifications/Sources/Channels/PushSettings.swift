@@ -7,6 +7,10 @@ import SurgeRuntime
 /// configuration error, so a typo does not silently switch push off.
 struct PushSettings: Sendable {
     var interval: Duration
+    /// Pushes in flight at once per replica (one request each: FCM HTTP v1 and APNs send one message per request).
+    var concurrency: Int
+    /// A PEM file of certificates trusted beside the system's for the provider endpoints (a private relay, a test double).
+    var extraTrustRoots: String?
     var retry: RetryPolicy
     var fcm: FCMChannel.Settings?
     var apns: APNsChannel.Settings?
@@ -14,6 +18,8 @@ struct PushSettings: Sendable {
     static func from(_ reader: EnvironmentReader) throws -> PushSettings {
         PushSettings(
             interval: .milliseconds(try reader.int("PUSH_INTERVAL_MS", default: 1000, range: 10...60_000)),
+            concurrency: try reader.int("PUSH_CONCURRENCY", default: 64, range: 1...1000),
+            extraTrustRoots: try readableFile(reader, "PUSH_CA_FILE"),
             retry: RetryPolicy(
                 maxAttempts: try reader.int("PUSH_MAX_ATTEMPTS", default: 8, range: 1...50),
                 baseDelay: TimeInterval(try reader.int("PUSH_RETRY_BASE_MS", default: 2000, range: 10...600_000)) / 1000,
@@ -80,6 +86,12 @@ struct PushSettings: Sendable {
             return text
         case (_?, _?): throw ConfigurationError(variable: file, problem: "and \(value) are both set: give one")
         }
+    }
+
+    private static func readableFile(_ reader: EnvironmentReader, _ name: String) throws -> String? {
+        guard let path = reader.string(name) else { return nil }
+        guard FileManager.default.isReadableFile(atPath: path) else { throw ConfigurationError(variable: name, problem: "cannot read \(path)") }
+        return path
     }
 
     private static func url(_ reader: EnvironmentReader, _ name: String, default fallback: String) throws -> String {

@@ -25,7 +25,9 @@ struct EmailDispatcher: Sendable {
         try await handleDue(batch: Self.batch) {
             let start = now()
             return try await store.claimDue(now: start, leaseEnd: start.addingTimeInterval(Self.lease), limit: Self.batch)
-        } handle: { try await send($0) }
+        } handle: { claimed in
+            _ = try await mapConcurrently(claimed, limit: Self.batch) { try await send($0) }
+        }
     }
 
     private func send(_ email: ClaimedEmail) async throws {

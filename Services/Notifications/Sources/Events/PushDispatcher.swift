@@ -2,68 +2,74 @@ import Foundation
 import Logging
 import NotificationsDomain
 
-/// Sends the pushes that are due: claims a batch (no other replica takes it while the lease runs), sends each to its
-/// platform's channel at once, and records what came of it. Delivered: announced as `notification.sent` on channel
-/// `push`. A device gone: the token is forgotten. A transient failure: tried again after the `RetryPolicy`'s backoff
-/// (never sooner than the provider's `Retry-After`) until it gives up. Given up or refused: `notification.failed`.
+/// Sends the pushes that are due: claims a batch (no other replica takes it while the lease runs), sends up to
+/// `concurrency` at a time to their platforms' channels (over HTTP/2, many requests share a connection), and records
+/// what came of the whole batch in one transaction. Delivered: announced as `notification.sent` on channel `push`. A
+/// device gone: the token is forgotten. A transient failure: tried again after the `RetryPolicy`'s backoff (never
+/// sooner than the provider's `Retry-After`) until it gives up. Given up or refused: `notification.failed`.
 struct PushDispatcher: Sendable {
     let store: PushDeliveryStore
     let channels: [PushPlatform: any DeliveryChannel<PushMessage>]
     let retry: RetryPolicy
+    let concurrency: Int
     let now: @Sendable () -> Date
     let logger: Logger
 
-    static let batch = 32
-    /// Longer than a send can take (the provider calls time out after 10 s), so a live claim never lapses.
+    /// Longer than a batch's sends can take (each provider call times out after 10 s, and a batch is four rounds of
+    /// `concurrency`), so a live claim never lapses.
     static let lease: TimeInterval = 60
+
+    var batch: Int { concurrency * 4 }
 
     /// Sends every push due now; returns how many were tried.
     @discardableResult
     func sendDue() async throws -> Int {
-        try await handleDue(batch: Self.batch) {
+        try await handleDue(batch: batch) {
             let start = now()
-            return try await store.claimDue(now: start, leaseEnd: start.addingTimeInterval(Self.lease), limit: Self.batch)
-        } handle: { try await send($0) }
+            return try await store.claimDue(now: start, leaseEnd: start.addingTimeInterval(Self.lease), limit: batch)
+        } handle: { claimed in
+            let resolutions = try await mapConcurrently(claimed, limit: concurrency) { ($0, await send($0)) }
+            try await store.record(resolutions, at: now())
+        }
     }
 
-    private func send(_ delivery: ClaimedDelivery) async throws {
+    private func send(_ delivery: ClaimedDelivery) async -> PushResolution {
         let outcome: DeliveryOutcome
         if let platform = PushPlatform(rawValue: delivery.platform), let channel = channels[platform] {
             outcome = await channel.send(delivery.message, to: delivery.token)
         } else {
             outcome = .failed(reason: "\(delivery.platform)-not-configured")
         }
-        let at = now()
         var metadata: Logger.Metadata = [
             "delivery": "\(delivery.deliveryID)", "notification": "\(delivery.message.notificationID)", "platform": "\(delivery.platform)",
             "attempt": "\(delivery.attempts)",
         ]
         switch outcome {
         case .delivered, .accepted:
-            try await store.delivered(delivery, at: at)
             DeliveryMetrics.record("push", .delivered)
             logger.debug("Push delivered", metadata: metadata)
+            return .delivered
         case .targetGone(let reason):
             metadata["reason"] = "\(reason)"
-            try await store.failed(delivery, reason: reason, forgettingDevice: true, at: at)
             DeliveryMetrics.record("push", .failed)
             logger.info("Push device gone: token forgotten", metadata: metadata)
+            return .failed(reason: reason, forgettingDevice: true)
         case .failed(let reason):
             metadata["reason"] = "\(reason)"
-            try await store.failed(delivery, reason: reason, forgettingDevice: false, at: at)
             DeliveryMetrics.record("push", .failed)
             logger.warning("Push refused", metadata: metadata)
+            return .failed(reason: reason, forgettingDevice: false)
         case .retry(let after, let reason):
             metadata["reason"] = "\(reason)"
-            switch retry.decide(afterAttempts: delivery.attempts, createdAt: delivery.createdAt, now: at, retryAfter: after, jitter: .random(in: 0..<1)) {
+            switch retry.decide(afterAttempts: delivery.attempts, createdAt: delivery.createdAt, now: now(), retryAfter: after, jitter: .random(in: 0..<1)) {
             case .retry(let next):
-                try await store.retry(delivery, at: next, reason: reason)
                 DeliveryMetrics.record("push", .retried)
                 logger.info("Push will be retried", metadata: metadata)
+                return .retry(at: next, reason: reason)
             case .giveUp:
-                try await store.failed(delivery, reason: "gave-up: \(reason)", forgettingDevice: false, at: at)
                 DeliveryMetrics.record("push", .failed)
                 logger.warning("Push given up", metadata: metadata)
+                return .failed(reason: "gave-up: \(reason)", forgettingDevice: false)
             }
         }
     }

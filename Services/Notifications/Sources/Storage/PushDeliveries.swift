@@ -98,46 +98,76 @@ struct PushDeliveryStore: Sendable {
         }
     }
 
-    func delivered(_ delivery: ClaimedDelivery, at now: Date) async throws {
+    /// What each claimed push came to, written in one transaction: each delivered or finally failed one deleted (if
+    /// its claim still holds: another worker may have taken it over after the lease) and announced, the devices gone
+    /// forgotten (with every push still queued for them), the others due again at their retry time.
+    func record(_ resolutions: [(delivery: ClaimedDelivery, resolution: PushResolution)], at now: Date) async throws {
+        guard !resolutions.isEmpty else { return }
         try await client.transaction(logger: logger) { connection in
-            guard try await release(delivery, connection: connection) else { return }
-            let message = delivery.message
-            _ = try await outbox.append(
-                NotificationSent(
-                    notificationID: message.notificationID, userID: delivery.userID, kind: message.kind, channel: "push", key: delivery.key, sentAt: now),
-                on: connection, at: now, logger: logger)
-        }
-    }
-
-    func retry(_ delivery: ClaimedDelivery, at instant: Date, reason: String) async throws {
-        try await client.query(
-            """
-            UPDATE push_deliveries SET next_attempt_at = \(instant), claim = NULL, last_error = \(reason)
-            WHERE delivery_id = \(delivery.deliveryID) AND claim = \(delivery.claim)
-            """, logger: logger)
-    }
-
-    /// Gives the push up; when the device is gone, forgets the token (and every push still queued for it).
-    func failed(_ delivery: ClaimedDelivery, reason: String, forgettingDevice: Bool, at now: Date) async throws {
-        try await client.transaction(logger: logger) { connection in
-            guard try await release(delivery, connection: connection) else { return }
-            if forgettingDevice {
-                try await connection.query(
-                    "DELETE FROM push_tokens WHERE token_id = \(delivery.tokenID) AND user_id = \(delivery.userID)", logger: logger)
+            var finished: [(delivery: ClaimedDelivery, resolution: PushResolution)] = []
+            var retries: [(delivery: ClaimedDelivery, at: Date, reason: String)] = []
+            for (delivery, resolution) in resolutions {
+                if case .retry(let at, let reason) = resolution { retries.append((delivery, at, reason)) } else { finished.append((delivery, resolution)) }
             }
-            let message = delivery.message
-            _ = try await outbox.append(
-                NotificationFailed(
-                    notificationID: message.notificationID, userID: delivery.userID, kind: message.kind, channel: "push", key: delivery.key,
-                    reason: reason, attempts: delivery.attempts, failedAt: now),
-                on: connection, at: now, logger: logger)
+            if !finished.isEmpty {
+                let released = Set(
+                    try await connection.query(
+                        """
+                        DELETE FROM push_deliveries d
+                        USING unnest(\(finished.map(\.delivery.deliveryID)), \(finished.map(\.delivery.claim))) AS done (delivery_id, claim)
+                        WHERE d.delivery_id = done.delivery_id AND d.claim = done.claim
+                        RETURNING d.delivery_id
+                        """, logger: logger
+                    ).collect().map { try $0.decode(UUID.self) })
+                var events: [(EventRecord, topic: String)] = []
+                var gone: [ClaimedDelivery] = []
+                for (delivery, resolution) in finished where released.contains(delivery.deliveryID) {
+                    let message = delivery.message
+                    switch resolution {
+                    case .delivered:
+                        events.append(
+                            try outbox.record(
+                                NotificationSent(
+                                    notificationID: message.notificationID, userID: delivery.userID, kind: message.kind, channel: "push", key: delivery.key,
+                                    sentAt: now),
+                                at: now))
+                    case .failed(let reason, let forgettingDevice):
+                        if forgettingDevice { gone.append(delivery) }
+                        events.append(
+                            try outbox.record(
+                                NotificationFailed(
+                                    notificationID: message.notificationID, userID: delivery.userID, kind: message.kind, channel: "push",
+                                    key: delivery.key, reason: reason, attempts: delivery.attempts, failedAt: now),
+                                at: now))
+                    case .retry:
+                        break
+                    }
+                }
+                if !gone.isEmpty {
+                    try await connection.query(
+                        """
+                        DELETE FROM push_tokens t USING unnest(\(gone.map(\.tokenID)), \(gone.map(\.userID))) AS gone (token_id, user_id)
+                        WHERE t.token_id = gone.token_id AND t.user_id = gone.user_id
+                        """, logger: logger)
+                }
+                try await outbox.append(events, on: connection, logger: logger)
+            }
+            if !retries.isEmpty {
+                try await connection.query(
+                    """
+                    UPDATE push_deliveries d SET next_attempt_at = again.at, claim = NULL, last_error = again.reason
+                    FROM unnest(\(retries.map(\.delivery.deliveryID)), \(retries.map(\.delivery.claim)), \(retries.map(\.at)), \(retries.map(\.reason)))
+                         AS again (delivery_id, claim, at, reason)
+                    WHERE d.delivery_id = again.delivery_id AND d.claim = again.claim
+                    """, logger: logger)
+            }
         }
     }
+}
 
-    /// Deletes the row if this attempt's claim still holds; false when another worker took it over after the lease.
-    private func release(_ delivery: ClaimedDelivery, connection: PostgresConnection) async throws -> Bool {
-        try await connection.query(
-            "DELETE FROM push_deliveries WHERE delivery_id = \(delivery.deliveryID) AND claim = \(delivery.claim) RETURNING 1", logger: logger
-        ).collect().isEmpty == false
-    }
+/// What a claimed push came to, as the dispatcher decided it.
+enum PushResolution: Sendable {
+    case delivered
+    case failed(reason: String, forgettingDevice: Bool)
+    case retry(at: Date, reason: String)
 }
