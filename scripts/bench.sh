@@ -7,7 +7,7 @@
 #   SURGE_BENCHES=checkin-latency scripts/bench.sh [--days N --samples M]   only check-in latency versus history
 #   SURGE_BENCHES=leaderboard scripts/bench.sh   only the leaderboard's (SURGE_BENCH_MEMBERS=N for a smaller board)
 #   SURGE_BENCHES=stream scripts/bench.sh        only the live stream's (check-in → stream and → leaderboard)
-#   SURGE_BENCHES=reminders scripts/bench.sh     only the daily reminders' (SURGE_BENCH_REMINDER_USERS=N due at one instant)
+#   SURGE_BENCHES=reminders scripts/bench.sh     only the daily reminders' wave (SURGE_BENCH_REMINDER_USERS=N due at one instant)
 #   SURGE_BENCHES=badges-rebuild scripts/bench.sh   only the badges' rebuild from offset zero
 #   SURGE_BENCHES=leaderboard-rebuild scripts/bench.sh   only the leaderboard's rebuild (a full run times it within the
 #                                                 leaderboard's benchmark, after the large board)
@@ -102,6 +102,15 @@ write_start_script() {
     printf ' >>%q 2>&1\n' "$BENCH/logs/$service.log"
   } >"$BENCH/start-$service.sh"
 }
+# The FCM fake's certificate and a service account for it (the fake grants any assertion a token).
+FCM_FAKE_PORT=18443
+openssl req -x509 -newkey rsa:2048 -nodes -keyout "$BENCH/fcm-fake-key.pem" -out "$BENCH/fcm-fake-cert.pem" -days 2 -subj /CN=127.0.0.1 \
+  -addext "subjectAltName=IP:127.0.0.1" 2>/dev/null
+openssl genrsa -out "$BENCH/fcm-account.key" 2048 2>/dev/null
+python3 -c 'import json, sys; print(json.dumps({"project_id": "surge-bench", "client_email": "bench@surge-bench.iam.gserviceaccount.com",
+  "private_key": open(sys.argv[1]).read(), "token_uri": "https://127.0.0.1:" + sys.argv[2] + "/token"}))' \
+  "$BENCH/fcm-account.key" "$FCM_FAKE_PORT" >"$BENCH/fcm-account.json"
+
 upstreams=()
 for service in "${SERVICES[@]}"; do
   [ "$service" = gateway ] || upstreams+=("UPSTREAM_${service^^}_URL=http://127.0.0.1:$(bench_port "$service")")
@@ -111,11 +120,19 @@ for service in "${SERVICES[@]}"; do
     identity) write_start_script identity NOTIFICATIONS_URL="http://127.0.0.1:$(bench_port notifications)" ;;
     progress) write_start_script progress SIMULATED_CLOCK=true JUDGEMENT_INTERVAL_MS=200 ;;
     leaderboard) write_start_script leaderboard LOG_LEVEL=info ;;
+    # The reminders benchmark moves notifications' clock to the instant its wave is due (development only), and pushes
+    # to the FCM fake it serves over TLS and HTTP/2 (its certificate trusted through PUSH_CA_FILE).
+    notifications) write_start_script notifications SIMULATED_CLOCK=true FCM_CREDENTIALS_FILE="$BENCH/fcm-account.json" \
+      FCM_ENDPOINT="https://127.0.0.1:$FCM_FAKE_PORT" PUSH_CA_FILE="$BENCH/fcm-fake-cert.pem" ;;
     gateway) write_start_script gateway "${upstreams[@]}" STREAM_CONNECTIONS_PER_USER=2000 RATE_LIMIT_PER_USER_PER_MINUTE=1000000 \
       RATE_LIMIT_PER_IP_PER_MINUTE=1000000 RATE_LIMIT_CREDENTIALS_PER_MINUTE=1000000 ;;
     *) write_start_script "$service" ;;
   esac
 done
+
+# A second notifications replica (the reminders benchmark starts it to share a wave): port 2 and the registry's.
+sed -e "s/HTTP_PORT=$(bench_port notifications)/HTTP_PORT=2$(port_of notifications)/" -e "s|logs/notifications.log|logs/notifications-2.log|" \
+  "$BENCH/start-notifications.sh" >"$BENCH/start-notifications-2.sh"
 
 # `surge-<service> rebuild` with the service's own environment, its report on standard output.
 for service in leaderboard badges; do
@@ -145,23 +162,24 @@ done
 export SURGE_BENCH_COMMIT="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)" SURGE_BENCH_CONFIGURATION="$CONFIGURATION"
 mkdir -p "$ROOT/bench-results"
 RESULTS="$ROOT/bench-results/$(date -u +%Y-%m-%dT%H%M%SZ).json"
-"$RELEASE/surge-bench" stack --launched "$launched" "${ready_urls[@]}" --pid-directory "$BENCH" --phase idle --results "$RESULTS" \
+# stdbuf -oL: each line reaches the log as it is printed (standard output into a pipe is otherwise fully buffered).
+stdbuf -oL "$RELEASE/surge-bench" stack --launched "$launched" "${ready_urls[@]}" --pid-directory "$BENCH" --phase idle --results "$RESULTS" \
   || { echo "the stack did not start; see $BENCH/logs" >&2; exit 1; }
 
 for bench in $BENCHES; do
   # What the previous benchmark left to the consumers is done first, so that it does not load this one.
-  "$RELEASE/surge-bench" settle "${metrics[@]/#/--url=}"
+  stdbuf -oL "$RELEASE/surge-bench" settle "${metrics[@]/#/--url=}"
   statements reset
   case "$bench" in
     checkin-throughput)
       log "Check-in throughput beside pgbench -N on the same PostgreSQL"
-      "$RELEASE/surge-bench" checkin-throughput --results "$RESULTS" --gateway http://127.0.0.1:$(bench_port gateway) --progress http://127.0.0.1:$(bench_port progress) --kafka "$bootstrap" \
+      stdbuf -oL "$RELEASE/surge-bench" checkin-throughput --results "$RESULTS" --gateway http://127.0.0.1:$(bench_port gateway) --progress http://127.0.0.1:$(bench_port progress) --kafka "$bootstrap" \
         --database "postgres://surge_admin:$(cat "$BENCH/admin-password")@127.0.0.1:$PG_PORT/postgres" --pid-directory "$BENCH" \
         --pgdata "$BENCH/pgdata" --users "${SURGE_BENCH_USERS:-256}" --sustain-seconds "${SURGE_BENCH_SUSTAIN_SECONDS:-60}" "${metrics[@]/#/--settle-url=}"
       ;;
     checkin-latency)
       log "Check-in latency versus history length"
-      "$RELEASE/surge-bench" checkin-latency --results "$RESULTS" --gateway http://127.0.0.1:$(bench_port gateway) --progress http://127.0.0.1:$(bench_port progress) --kafka "$bootstrap" \
+      stdbuf -oL "$RELEASE/surge-bench" checkin-latency --results "$RESULTS" --gateway http://127.0.0.1:$(bench_port gateway) --progress http://127.0.0.1:$(bench_port progress) --kafka "$bootstrap" \
         "${metrics[@]/#/--settle-url=}" "$@"
       ;;
     leaderboard)
@@ -169,7 +187,7 @@ for bench in $BENCHES; do
       redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --save "" --appendonly no --dir "$BENCH" --logfile "$BENCH/logs/redis.log" &
       pids+=($!)
       for _ in $(seq 1 50); do redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
-      "$RELEASE/surge-bench" leaderboard --results "$RESULTS" --gateway http://127.0.0.1:$(bench_port gateway) --leaderboard http://127.0.0.1:$(bench_port leaderboard) \
+      stdbuf -oL "$RELEASE/surge-bench" leaderboard --results "$RESULTS" --gateway http://127.0.0.1:$(bench_port gateway) --leaderboard http://127.0.0.1:$(bench_port leaderboard) \
         --database "postgres://surge_admin:$(cat "$BENCH/admin-password")@127.0.0.1:$PG_PORT/surge" --redis-port "$REDIS_PORT" \
         --pid-file "$BENCH/leaderboard.pid" --start-command "bash $BENCH/start-leaderboard.sh" --log-file "$BENCH/logs/leaderboard.log" \
         --members "${SURGE_BENCH_MEMBERS:-1000000}" --kafka "$bootstrap" --rebuild-command "bash $BENCH/rebuild-leaderboard.sh" \
@@ -177,19 +195,23 @@ for bench in $BENCHES; do
       ;;
     stream)
       log "Live stream: check-in to stream event beside a raw Kafka hop, and 1,000 idle streams"
-      "$RELEASE/surge-bench" stream --results "$RESULTS" --gateway http://127.0.0.1:$(bench_port gateway) --progress http://127.0.0.1:$(bench_port progress) --kafka "$bootstrap" \
+      stdbuf -oL "$RELEASE/surge-bench" stream --results "$RESULTS" --gateway http://127.0.0.1:$(bench_port gateway) --progress http://127.0.0.1:$(bench_port progress) --kafka "$bootstrap" \
         --gateway-pid-file "$BENCH/gateway.pid"
       ;;
     reminders)
-      log "Daily reminders: ${SURGE_BENCH_REMINDER_USERS:-10000} due at one instant, sent per second and lag behind local time"
-      "$RELEASE/surge-bench" reminders --results "$RESULTS" --gateway http://127.0.0.1:$(bench_port gateway) \
-        --database "postgres://surge_admin:$(cat "$BENCH/admin-password")@127.0.0.1:$PG_PORT/surge" --users "${SURGE_BENCH_REMINDER_USERS:-10000}"
+      log "Daily reminders: a wave of ${SURGE_BENCH_REMINDER_USERS:-100000} due at one instant beside a bulk insert of as many rows, then shared by two replicas"
+      stdbuf -oL "$RELEASE/surge-bench" reminders --results "$RESULTS" --gateway http://127.0.0.1:$(bench_port gateway) \
+        --notifications http://127.0.0.1:$(bench_port notifications) \
+        --database "postgres://surge_admin:$(cat "$BENCH/admin-password")@127.0.0.1:$PG_PORT/surge" --users "${SURGE_BENCH_REMINDER_USERS:-100000}" \
+        --second-replica-command "bash $BENCH/start-notifications-2.sh" --second-replica-url "http://127.0.0.1:2$(port_of notifications)" \
+        --second-replica-pid-file "$BENCH/notifications-2.pid" --fcm-fake-port "$FCM_FAKE_PORT" --fcm-fake-certificate "$BENCH/fcm-fake-cert.pem" \
+        --fcm-fake-key "$BENCH/fcm-fake-key.pem" --push-users "${SURGE_BENCH_PUSH_USERS:-20000}"
       ;;
     badges-rebuild | leaderboard-rebuild)
       service="${bench%-rebuild}"
       if [ "$service" = badges ]; then events="${SURGE_BENCH_BADGE_REBUILD_EVENTS:-100000}"; else events="${SURGE_BENCH_REBUILD_EVENTS:-500000}"; fi
       log "${service^} rebuilt from offset zero"
-      "$RELEASE/surge-bench" rebuild --results "$RESULTS" --service "$service" --kafka "$bootstrap" \
+      stdbuf -oL "$RELEASE/surge-bench" rebuild --results "$RESULTS" --service "$service" --kafka "$bootstrap" \
         --events "$events" --pid-file "$BENCH/$service.pid" --start-command "bash $BENCH/start-$service.sh" \
         --rebuild-command "bash $BENCH/rebuild-$service.sh" --ready-url "http://127.0.0.1:$(bench_port "$service")/readyz" \
         $(paused_during_rebuild "$service")
@@ -198,5 +220,5 @@ for bench in $BENCHES; do
   esac
   statements report "$bench"
 done
-"$RELEASE/surge-bench" stack --pid-directory "$BENCH" --phase loaded --results "$RESULTS"
-"$RELEASE/surge-bench" report --results "$RESULTS"
+stdbuf -oL "$RELEASE/surge-bench" stack --pid-directory "$BENCH" --phase loaded --results "$RESULTS"
+stdbuf -oL "$RELEASE/surge-bench" report --results "$RESULTS"
