@@ -49,7 +49,7 @@ struct ReminderWaveSystemTests {
             let quiet = Set(ids.filter { Self.isQuiet($0.key) }.map(\.value))
             #expect(quiet.count == Self.users / 4)
 
-            try await waitUntil("every reminder scheduled at one 21:00", timeout: .seconds(60)) {
+            try await waitUntil("every reminder scheduled at one 21:00", timeout: .seconds(180)) {
                 try await stack.database.count(
                     """
                     SELECT count(*) FROM notifications.reminders WHERE to_char(fire_at AT TIME ZONE 'Europe/Rome', 'HH24:MI') = '21:00'
@@ -78,7 +78,7 @@ struct ReminderWaveSystemTests {
             // 21:00: every reminder but the quiet ones, shared by the two replicas.
             try await stack.setClock(first.addingTimeInterval(1))
             let loud = Self.users - quiet.count
-            try await waitUntil("the 21:00 wave sent", timeout: .seconds(60)) { try await sent(on: first).total == loud }
+            try await waitUntil("the 21:00 wave sent", timeout: .seconds(120)) { try await sent(on: first).total == loud }
             var day = try await sent(on: first)
             #expect(day.quiet == 0, "quiet hours respected")
             #expect(day.twice == 0, "each once")
@@ -88,21 +88,21 @@ struct ReminderWaveSystemTests {
 
             // 22:00: the quiet ones.
             try await stack.setClock(first.addingTimeInterval(3600 + 1))
-            try await waitUntil("the quiet ones at 22:00", timeout: .seconds(60)) { try await sent(on: first).total == Self.users }
+            try await waitUntil("the quiet ones at 22:00", timeout: .seconds(120)) { try await sent(on: first).total == Self.users }
             day = try await sent(on: first)
             #expect(day.quiet == quiet.count && day.twice == 0)
 
             // The next evening: one replica killed once the wave is under way; the other sends the rest.
             let next = first.addingTimeInterval(24 * 3600)
-            try await waitUntil("the next evening's reminders scheduled", timeout: .seconds(30)) {
+            try await waitUntil("the next evening's reminders scheduled", timeout: .seconds(60)) {
                 try await stack.database.count("SELECT count(*) FROM notifications.reminders WHERE fire_at = \(next)") == Self.users
             }
             try await stack.setClock(next.addingTimeInterval(1))
             try await waitUntil("the next wave under way", every: .milliseconds(5)) { try await sent(on: next).total >= 1 }
             await second.crash()
-            try await waitUntil("the next wave sent by the survivor", timeout: .seconds(60)) { try await sent(on: next).total == loud }
+            try await waitUntil("the next wave sent by the survivor", timeout: .seconds(120)) { try await sent(on: next).total == loud }
             try await stack.setClock(next.addingTimeInterval(3600 + 1))
-            try await waitUntil("the next quiet ones at 22:00", timeout: .seconds(60)) { try await sent(on: next).total == Self.users }
+            try await waitUntil("the next quiet ones at 22:00", timeout: .seconds(120)) { try await sent(on: next).total == Self.users }
             day = try await sent(on: next)
             #expect(day.twice == 0, "none twice after the kill")
             #expect(try await stack.database.count(

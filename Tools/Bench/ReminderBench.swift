@@ -7,6 +7,7 @@ import PostgresNIO
 import SurgeCalendar
 import SurgeContracts
 import SurgePostgres
+import SurgeRuntime
 
 /// A wave of daily reminders due at one instant (issue 47: 100,000 in the inbox within 10 s), beside PostgreSQL
 /// inserting as many inbox-shaped rows in one `INSERT ... SELECT` (the floor); then the next day's wave shared by two
@@ -80,7 +81,7 @@ struct ReminderBench: AsyncParsableCommand {
         // 1. Sign-ups through the gateway.
         print("Signing up \(users) guests over \(Self.zones.joined(separator: ", ")) (\(connections) in flight)...")
         var started = ContinuousClock.now
-        let guests = try await bounded(0..<users) { index in
+        let guests = try await mapConcurrently(Array(0..<users), limit: connections) { index in
             let zone = Self.zones[index % Self.zones.count]
             let (token, userID) = try await api.retrying { try await api.guestAccount("Reminder \(index)", zone: zone) }
             return Guest(index: index, token: token, userID: userID, zone: zone)
@@ -105,18 +106,25 @@ struct ReminderBench: AsyncParsableCommand {
         // 3. Each guest's daily reminder time, through the gateway (identity publishes it; notifications reschedules),
         // `chunk` at a time: the next chunk waits until notifications has scheduled the last one's, so that its consumer
         // never falls further behind than a chunk (the bench's broker keeps only a few MB per partition).
-        print("Setting \(users) daily reminder times (PUT /v1/me/preferences, no quiet hours, no weekly digest), \(chunk) at a time...")
+        print("Setting \(users) daily reminder times (PUT /v1/me/preferences, no quiet hours, no weekly digest), \(chunk) at a time; "
+            + "the first \(fcmFakePort == nil ? 0 : min(pushUsers, users)) register an FCM device (POST /v1/me/push-tokens)...")
         started = ContinuousClock.now
         let admin = try DatabaseConfiguration(url: database, maximumConnections: 1)
         try await PostgresClient.withRunning(admin.makeClient(logger: logger)) { client in
             for first in stride(from: 0, to: users, by: chunk) {
                 let part = Array(guests[first..<min(users, first + chunk)])
-                _ = try await bounded(part) { guest in
+                _ = try await mapConcurrently(part, limit: connections) { guest in
                     let body: [String: Any] = [
                         "notificationsEnabled": true, "dailyReminderTime": local[guest.zone]!.time.description, "telemetryOptOut": false,
                         "disabledCategories": ["digest"],
                     ]
-                    return try await api.retrying { try await api.json(.PUT, "/v1/me/preferences", body, token: guest.token) }.count
+                    _ = try await api.retrying { try await api.json(.PUT, "/v1/me/preferences", body, token: guest.token) }
+                    // The first `pushUsers` register an FCM device, while their access token is fresh.
+                    if fcmFakePort != nil, guest.index < pushUsers {
+                        let device: [String: Any] = ["platform": "fcm", "token": "bench-fcm-\(guest.userID.uuidString.lowercased())"]
+                        _ = try await api.retrying { try await api.json(.POST, "/v1/me/push-tokens", device, token: guest.token) }
+                    }
+                    return guest.index
                 }
                 let asked = ContinuousClock.now
                 while try await client.query("SELECT count(*) FROM notifications.reminders WHERE fire_at = \(due)", logger: logger)
@@ -129,17 +137,9 @@ struct ReminderBench: AsyncParsableCommand {
         }
         print(String(format: "  set and scheduled in %@ (%.0f/s)", format(ContinuousClock.now - started), Double(users) / seconds(ContinuousClock.now - started)))
 
-        var serving: FCMFake?
-        if let fcmFakePort, let fcmFakeCertificate, let fcmFakeKey {
-            let pushing = guests.prefix(pushUsers)
-            print("Registering an FCM device for \(pushing.count) of them (POST /v1/me/push-tokens); the FCM fake serves on 127.0.0.1:\(fcmFakePort)...")
-            _ = try await bounded(Array(pushing)) { guest in
-                let body: [String: Any] = ["platform": "fcm", "token": "bench-fcm-\(guest.userID.uuidString.lowercased())"]
-                return try await api.retrying { try await api.json(.POST, "/v1/me/push-tokens", body, token: guest.token) }.count
-            }
-            serving = try FCMFake(port: fcmFakePort, certificate: fcmFakeCertificate, key: fcmFakeKey)
+        let fake = try fcmFakePort.flatMap { port in
+            try fcmFakeCertificate.flatMap { certificate in try fcmFakeKey.map { try FCMFake(port: port, certificate: certificate, key: $0) } }
         }
-        let fake = serving
         let pushed = fake == nil ? 0 : min(pushUsers, users)
 
         let waves = { @Sendable in
@@ -309,26 +309,6 @@ struct ReminderBench: AsyncParsableCommand {
             try await Task.sleep(for: .milliseconds(50))
         }
         return process.processIdentifier
-    }
-
-    /// `body` for each element, `connections` at a time; the results in the order they finished.
-    func bounded<S: Sequence & Sendable, T: Sendable>(
-        _ elements: S, _ body: @escaping @Sendable (S.Element) async throws -> T
-    ) async throws -> [T] where S.Element: Sendable {
-        try await withThrowingTaskGroup(of: T.self) { group in
-            var results: [T] = []
-            var inFlight = 0
-            for element in elements {
-                if inFlight >= connections, let result = try await group.next() {
-                    results.append(result)
-                    inFlight -= 1
-                }
-                group.addTask { try await body(element) }
-                inFlight += 1
-            }
-            for try await result in group { results.append(result) }
-            return results
-        }
     }
 
     func seconds(_ duration: Duration) -> Double { max(0.001, milliseconds(duration) / 1000) }

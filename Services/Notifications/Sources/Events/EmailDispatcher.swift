@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NotificationsDomain
+import SurgeRuntime
 
 /// Sends the account mails that are due, like `PushDispatcher` sends pushes: claims a batch under a lease, sends each
 /// through the e-mail channel, and records what came of it on the row (sent, with the provider's message id; refused

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NotificationsDomain
+import SurgeRuntime
 
 /// Sends the pushes that are due: claims a batch (no other replica takes it while the lease runs), sends up to
 /// `concurrency` at a time to their platforms' channels (over HTTP/2, many requests share a connection), and records
