@@ -5,6 +5,7 @@
 #   SURGE_BENCHES=checkin-throughput scripts/bench.sh   only the check-in's cost, sustained rate and tail beside pgbench -N
 #                                                 (SURGE_BENCH_USERS=N; SURGE_BENCH_SUSTAIN_SECONDS=0 skips the rate search)
 #   SURGE_BENCHES=checkin-latency scripts/bench.sh [--days N --samples M]   only check-in latency versus history
+#   SURGE_BENCHES=gateway scripts/bench.sh       only the gateway's hop beside nginx as a reverse proxy and the services alone
 #   SURGE_BENCHES=leaderboard scripts/bench.sh   only the leaderboard's (SURGE_BENCH_MEMBERS=N for a smaller board)
 #   SURGE_BENCHES=stream scripts/bench.sh        only the live stream's (check-in → stream and → leaderboard)
 #   SURGE_BENCHES=reminders scripts/bench.sh     only the daily reminders' wave (SURGE_BENCH_REMINDER_USERS=N due at one instant)
@@ -22,10 +23,10 @@ CONFIGURATION="${SURGE_BENCH_CONFIGURATION:-release}"
 RELEASE="$ROOT/.build/$CONFIGURATION"
 REDIS_PORT="${SURGE_BENCH_REDIS_PORT:-56379}"
 # The leaderboard's and the badges' rebuilds come last: each publishes a flood of events and restarts its service.
-BENCHES="${SURGE_BENCHES:-checkin-throughput checkin-latency stream reminders leaderboard badges-rebuild}"
+BENCHES="${SURGE_BENCHES:-checkin-throughput checkin-latency gateway stream reminders leaderboard badges-rebuild}"
 
-# Redis is the leaderboard's yardstick (never a dependency of Surge); wrk drives HTTP load.
-ensure_dependencies redis-server=redis-server redis-benchmark=redis-tools wrk=wrk
+# Redis is the leaderboard's yardstick and nginx the gateway's (never dependencies of Surge); wrk drives HTTP load.
+ensure_dependencies redis-server=redis-server redis-benchmark=redis-tools wrk=wrk nginx=nginx-light
 # The Swift runtime linked statically, as the production image (Dockerfile) links it: memory and start-up are measured
 # on what is deployed.
 log "Building ($CONFIGURATION, Swift runtime linked statically)"
@@ -194,6 +195,13 @@ for bench in $BENCHES; do
         --members "${SURGE_BENCH_MEMBERS:-1000000}" --kafka "$bootstrap" --rebuild-command "bash $BENCH/rebuild-leaderboard.sh" \
         --rebuild-events "${SURGE_BENCH_REBUILD_EVENTS:-500000}" $(paused_during_rebuild leaderboard)
       ;;
+    gateway)
+      log "The gateway's hop beside nginx (nginx-light on 127.0.0.1:18180) and each service alone"
+      stdbuf -oL "$RELEASE/surge-bench" gateway --results "$RESULTS" --gateway http://127.0.0.1:$(bench_port gateway) \
+        $(for service in identity challenges progress leaderboard badges notifications; do echo "--upstream=$service=http://127.0.0.1:$(bench_port "$service")"; done) \
+        --database "postgres://surge_admin:$(cat "$BENCH/admin-password")@127.0.0.1:$PG_PORT/surge" --nginx-port 18180 --nginx-directory "$BENCH/nginx" \
+        --pid-directory "$BENCH"
+      ;;
     stream)
       log "Live stream: check-in to stream event beside a raw Kafka hop, and 1,000 idle streams"
       stdbuf -oL "$RELEASE/surge-bench" stream --results "$RESULTS" --gateway http://127.0.0.1:$(bench_port gateway) --progress http://127.0.0.1:$(bench_port progress) --kafka "$bootstrap" \
@@ -217,7 +225,7 @@ for bench in $BENCHES; do
         --rebuild-command "bash $BENCH/rebuild-$service.sh" --ready-url "http://127.0.0.1:$(bench_port "$service")/readyz" \
         $(paused_during_rebuild "$service")
       ;;
-    *) echo "unknown benchmark $bench (checkin-throughput, checkin-latency, leaderboard, stream, reminders, badges-rebuild, leaderboard-rebuild)" >&2; exit 2 ;;
+    *) echo "unknown benchmark $bench (checkin-throughput, checkin-latency, gateway, leaderboard, stream, reminders, badges-rebuild, leaderboard-rebuild)" >&2; exit 2 ;;
   esac
   statements report "$bench"
 done

@@ -16,7 +16,7 @@ struct SurgeBench: AsyncParsableCommand {
         commandName: "surge-bench",
         abstract: "Benchmarks against a running Surge (see `make bench`, which starts one).",
         subcommands: [
-            CheckInLatency.self, CheckInThroughputBench.self, LeaderboardBench.self, StreamBench.self, ReminderBench.self, StackBench.self,
+            CheckInLatency.self, CheckInThroughputBench.self, GatewayBench.self, LeaderboardBench.self, StreamBench.self, ReminderBench.self, StackBench.self,
             RebuildBench.self, SettleBench.self, BenchReport.self,
         ])
 }
