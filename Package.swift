@@ -91,7 +91,7 @@ func service(_ name: String, module: String, domain: Bool = false, dependencies:
 }
 
 let serviceTargets: [Target] =
-    service("Gateway", module: "GatewayService", domain: true, dependencies: ["SurgeAuth", "SurgeKafka", .httpClient, .httpTypes, .crypto])
+    service("Gateway", module: "GatewayService", domain: true, dependencies: ["SurgeAuth", "SurgeKafka", .httpClient, .httpTypes, .crypto, .nioSSL])
     + service("Identity", module: "IdentityService", domain: true, dependencies: ["SurgeAuth", .jwt, .bcrypt, .httpClient, .crypto])
     + service("Challenges", module: "ChallengesService", domain: true)
     + service("Progress", module: "ProgressService", domain: true)

@@ -33,7 +33,7 @@ struct GatewayRouterFixture: Sendable {
     }
 
     /// The router over `routes`, its settings (upstream URLs among them) from `environment`.
-    func router(routes: [PublicRoute] = PublicAPI.routes, environment: [String: String], client: HTTPClient) throws -> Router<GatewayRequestContext> {
+    func router(routes: [PublicRoute] = PublicAPI.routes, environment: [String: String], client: UpstreamClient) throws -> Router<GatewayRequestContext> {
         let settings = try GatewaySettings.from(EnvironmentReader(environment))
         let issuer = self.issuer
         let verifier = AccessTokenVerifier(logger: .test("verifier")) { String(decoding: try JSONEncoder().encode(issuer.jwks), as: UTF8.self) }
@@ -49,16 +49,16 @@ struct GatewayRouterFixture: Sendable {
     }
 }
 
-/// Runs `body` with an HTTP client for the gateway's upstream calls, shut down afterwards, pass or fail.
-func withUpstreamClient(_ body: (HTTPClient) async throws -> Void) async throws {
-    let client = Upstreams.makeClient()
+/// Runs `body` with a client for the gateway's upstream calls, its connections closed afterwards, pass or fail.
+func withUpstreamClient(_ body: (UpstreamClient) async throws -> Void) async throws {
+    let client = try UpstreamClient()
     do {
         try await body(client)
     } catch {
-        try? await client.shutdown()
+        await client.shutdown()
         throw error
     }
-    try await client.shutdown()
+    await client.shutdown()
 }
 
 /// A database client that is never started: what a test gives to stores it never reaches.

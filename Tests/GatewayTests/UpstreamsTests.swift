@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import GatewayDomain
 import Hummingbird
 import HummingbirdTesting
@@ -44,8 +43,7 @@ struct UpstreamsTests {
 
     @Test("with one replica refusing connections, every request is answered by the others, spread between them")
     func failover() async throws {
-        let client = Upstreams.makeClient()
-        do {
+        try await withUpstreamClient { client in
             try await Self.replica("a").test(.live) { a in
                 try await Self.replica("b").test(.live) { b in
                     let urls = ["http://127.0.0.1:1", "http://127.0.0.1:\(try #require(a.port))", "http://127.0.0.1:\(try #require(b.port))"]
@@ -53,8 +51,7 @@ struct UpstreamsTests {
                         try Upstreams.replicas(from: EnvironmentReader(["UPSTREAM_PROGRESS_URL": urls.joined(separator: ",")])), client: client)
                     var answers: [String: Int] = [:]
                     for _ in 0..<12 {
-                        let response = try await upstreams.execute(
-                            HTTPClientRequest(url: "/who"), to: .progress, target: "/who", timeout: .seconds(5))
+                        let response = try await upstreams.execute(.init(target: "/who"), to: .progress, timeout: .seconds(5))
                         #expect(response.status == .ok)
                         answers[String(buffer: try await response.body.collect(upTo: 1024)), default: 0] += 1
                     }
@@ -64,18 +61,18 @@ struct UpstreamsTests {
             }
             let none = Upstreams(try Upstreams.replicas(from: EnvironmentReader(["UPSTREAM_PROGRESS_URL": "http://127.0.0.1:1"])), client: client)
             await #expect(throws: (any Error).self) {
-                try await none.execute(HTTPClientRequest(url: "/who"), to: .progress, target: "/who", timeout: .seconds(5))
+                try await none.execute(.init(target: "/who"), to: .progress, timeout: .seconds(5))
             }
-        } catch {
-            try await client.shutdown()
-            throw error
         }
-        try await client.shutdown()
     }
 
     @Test("a replica list that is not URLs stops the gateway at start, naming the variable")
     func badSetting() {
         let refused = #expect(throws: ConfigurationError.self) { try GatewaySettings.from(EnvironmentReader(["UPSTREAM_BADGES_URL": "badges:8085"])) }
         #expect(refused?.variable == "UPSTREAM_BADGES_URL")
+        let badPort = #expect(throws: ConfigurationError.self) {
+            try GatewaySettings.from(EnvironmentReader(["UPSTREAM_BADGES_URL": "http://badges:80850"]))
+        }
+        #expect(badPort?.variable == "UPSTREAM_BADGES_URL")
     }
 }

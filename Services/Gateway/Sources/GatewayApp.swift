@@ -19,7 +19,9 @@ public enum GatewayService {
         // The real clock, even on a simulated stack: the development clock is no route of the public door, and what the
         // gateway times itself (stream tickets, idempotency keys, purges) needs no simulated days.
         let now: @Sendable () -> Date = { Date() }
-        let client = Upstreams.makeClient()
+        // Identity's public keys come from a URL of any kind; the services are called through `Upstreams`.
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        let upstreamClient = try UpstreamClient()
         // A claim is only taken over once the request that made it must have ended.
         let idempotency = IdempotencyStore(client: database, logger: logger, abandonAfter: .seconds(gateway.upstreamTimeoutSeconds + 30))
         let hub = StreamHub(settings: gateway.stream) { StreamFeed.route($0, logger: logger) }
@@ -45,7 +47,7 @@ public enum GatewayService {
         let router = infrastructure.makeRouter(context: GatewayRequestContext.self, consumers: [consumer], developmentClock: false)
         addRoutes(
             to: router, settings: gateway, routes: PublicAPI.routes, pipeline: pipeline,
-            upstreams: Upstreams(gateway.upstreams, client: client), signer: settings.internalCalls, hub: hub, tickets: tickets)
+            upstreams: Upstreams(gateway.upstreams, client: upstreamClient), signer: settings.internalCalls, hub: hub, tickets: tickets)
         return infrastructure.makeApplication(
             router: router, consumers: [consumer],
             services: [
@@ -55,7 +57,7 @@ public enum GatewayService {
                 PeriodicService("revocations-purge", every: .seconds(600), logger: logger) {
                     try await revocations.purge(now: now())
                 },
-                HTTPClientService(client: client),
+                HTTPClientService(client: client, upstreams: upstreamClient),
                 StreamFeedService(tail: tail, hub: hub),
                 PeriodicService("stream-ticket-purge", every: .seconds(600), logger: logger) {
                     try await tickets.purge(now: now())
@@ -116,12 +118,14 @@ struct StreamFeedService: Service {
     }
 }
 
-/// Shuts the upstream HTTP client down after the server stopped.
+/// Shuts the HTTP clients down after the server stopped.
 struct HTTPClientService: Service {
     let client: HTTPClient
+    let upstreams: UpstreamClient
 
     func run() async throws {
         try? await gracefulShutdown()
+        await upstreams.shutdown()
         try await client.shutdown()
     }
 }

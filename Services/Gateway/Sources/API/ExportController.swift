@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Foundation
 import Hummingbird
 import NIOCore
@@ -41,10 +40,10 @@ struct ExportController {
 
     /// A service's part; nil when the service keeps nothing per user (answers 404).
     private func fetch(_ service: SurgeService, callerID: UUID, context: GatewayRequestContext) async throws -> JSONValue? {
-        var request = HTTPClientRequest(url: "/internal/export")
-        signer.sign(&request, target: "/internal/export", caller: callerID, requestID: context.requestID)
+        var request = UpstreamClient.Request(target: "/internal/export")
+        signer.sign(&request.headers, target: "/internal/export", caller: callerID, requestID: context.requestID)
         do {
-            let response = try await upstreams.execute(request, to: service, target: "/internal/export", timeout: .seconds(30))
+            let response = try await upstreams.execute(request, to: service, timeout: .seconds(30))
             if response.status == .notFound { return nil }
             guard response.status == .ok else { throw Problem.unavailable("The \(service.rawValue) service could not export right now.") }
             let body = try await response.body.collect(upTo: 64 << 20)

@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import GatewayDomain
 import NIOCore
 import NIOPosix
@@ -14,12 +13,16 @@ import Synchronization
 final class Upstreams: Sendable {
     static let quarantine: Duration = .seconds(5)
 
-    private let client: HTTPClient
+    private let client: UpstreamClient
     private let replicas: Mutex<[SurgeService: ReplicaSet]>
+    private let endpoints: [String: UpstreamClient.Endpoint]
 
-    init(_ replicas: [SurgeService: ReplicaSet], client: HTTPClient) {
+    init(_ replicas: [SurgeService: ReplicaSet], client: UpstreamClient) {
         self.client = client
         self.replicas = Mutex(replicas)
+        var endpoints: [String: UpstreamClient.Endpoint] = [:]
+        for url in replicas.values.flatMap(\.urls) { endpoints[url] = UpstreamClient.Endpoint(url: url) }
+        self.endpoints = endpoints
     }
 
     /// Every upstream's replicas, as the environment sets them.
@@ -30,17 +33,21 @@ final class Upstreams: Sendable {
             let fromTemplate = template.replacingOccurrences(of: "{service}", with: service.rawValue)
                 .replacingOccurrences(of: "{port}", with: String(service.entry.port))
             let variable = reader.string(Self.variable(for: service)) == nil ? "UPSTREAM_URL_TEMPLATE" : Self.variable(for: service)
-            guard let set = ReplicaSet(list: reader.string(Self.variable(for: service), default: fromTemplate)) else {
-                throw ConfigurationError(variable: variable, problem: "must be one http(s) URL or several, comma-separated")
+            guard let set = ReplicaSet(list: reader.string(Self.variable(for: service), default: fromTemplate)),
+                set.urls.allSatisfy({ UpstreamClient.Endpoint(url: $0) != nil })
+            else {
+                throw ConfigurationError(variable: variable, problem: "must be one http(s)://host[:port][/path] URL or several, comma-separated")
             }
             replicas[service] = set
         }
         return replicas
     }
 
-    /// Sends `request` to `target` on one replica of `service`. A replica that refuses the connection has not seen
-    /// the request, so the next one is tried; any other failure is the caller's to handle.
-    func execute(_ request: HTTPClientRequest, to service: SurgeService, target: String, timeout: TimeAmount) async throws -> HTTPClientResponse {
+    /// Sends `request` to one replica of `service`, from `loop` if given (the client connection's). A replica that
+    /// refuses the connection has not seen the request, so the next one is tried; any other failure is the caller's.
+    func execute(
+        _ request: UpstreamClient.Request, to service: SurgeService, on loop: (any EventLoop)? = nil, timeout: TimeAmount
+    ) async throws -> UpstreamClient.Response {
         guard let order = replicas.withLock({ $0[service]?.order(at: .now) }) else {
             throw Problem.unavailable("The \(service.rawValue) service is not configured.")
         }
@@ -48,10 +55,9 @@ final class Upstreams: Sendable {
         let attempts = order.count == 1 ? order + order : order
         var lastError: any Error = Problem.unavailable("The \(service.rawValue) service is not reachable right now.")
         for base in attempts {
-            var attempt = request
-            attempt.url = base + target
+            guard let endpoint = endpoints[base] else { continue }
             do {
-                return try await client.execute(attempt, timeout: timeout)
+                return try await client.execute(request, to: endpoint, on: loop, timeout: timeout)
             } catch where Self.isRefusedConnection(error) {
                 replicas.withLock { $0[service]?.refused(base, at: .now, quarantine: Self.quarantine) }
                 lastError = error
@@ -66,20 +72,9 @@ final class Upstreams: Sendable {
     static func isRefusedConnection(_ error: any Error) -> Bool {
         switch error {
         case is NIOConnectionError: true
-        case let error as HTTPClientError: error == .connectTimeout
         case ChannelError.connectTimeout: true
         case let error as IOError: [ECONNREFUSED, EHOSTUNREACH, ENETUNREACH].contains(error.errnoCode)
         default: false
         }
-    }
-
-    /// The gateway's client for its upstreams. A replica that refuses connections fails the request at once
-    /// (rather than after the connect timeout), so `execute` can move on to the next one.
-    static func makeClient() -> HTTPClient {
-        var configuration = HTTPClient.Configuration()
-        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
-        configuration.connectionPool.retryConnectionEstablishment = false
-        configuration.timeout.connect = .seconds(2)
-        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 }

@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Foundation
 import GatewayDomain
 import HTTPTypes
@@ -228,11 +227,11 @@ struct BoardAccess: Sendable {
         case .challenge(let id): target = "/v1/leaderboards/challenges/\(id.key)?limit=1"
         case .user(let id): return id == callerID
         }
-        var request = HTTPClientRequest(url: target)
-        signer.sign(&request, target: target, caller: callerID, requestID: requestID)
-        let response: HTTPClientResponse
+        var request = UpstreamClient.Request(target: target)
+        signer.sign(&request.headers, target: target, caller: callerID, requestID: requestID)
+        let response: UpstreamClient.Response
         do {
-            response = try await upstreams.execute(request, to: .leaderboard, target: target, timeout: .seconds(10))
+            response = try await upstreams.execute(request, to: .leaderboard, timeout: .seconds(10))
         } catch {
             throw Problem.unavailable("The leaderboard cannot say right now whether you may see \(board).")
         }

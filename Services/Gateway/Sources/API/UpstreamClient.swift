@@ -1,0 +1,318 @@
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import Synchronization
+
+/// The gateway's HTTP/1.1 client for the services behind it: keep-alive connections per event loop and upstream, a
+/// request written as head, body and end with one flush, the answer collected into one buffer (or streamed once it
+/// outgrows `bufferLimit`: photos, exports).
+///
+/// Hand-written because AsyncHTTPClient's per-request machinery (URL parsing, tracing attributes, request state
+/// machines, a task per request) cost about 190 µs of CPU per proxied call, three times the rest of the gateway's
+/// work on it (docs/architecture.md, "The gateway's hop"). This does only what the gateway needs: no redirects,
+/// cookies, proxies or HTTP/2, and a request is never retried (the caller fails over only when no connection was made).
+final class UpstreamClient: Sendable {
+    /// Where a service listens: `http(s)://host[:port]`, and a path its routes sit under, if any.
+    struct Endpoint: Hashable, Sendable {
+        var host: String
+        var port: Int
+        var tls: Bool
+        /// Put before every request's target: "" or a path such as `/progress`.
+        var pathPrefix: String
+
+        init?(url: String) {
+            let tls = url.hasPrefix("https://")
+            guard tls || url.hasPrefix("http://") else { return nil }
+            let rest = url.dropFirst(tls ? 8 : 7)
+            let authority = rest.prefix { $0 != "/" }
+            pathPrefix = String(rest.dropFirst(authority.count).reversed().drop { $0 == "/" }.reversed())
+            guard !authority.isEmpty, !pathPrefix.contains("?"), !pathPrefix.contains("#") else { return nil }
+            if let colon = authority.lastIndex(of: ":"), !authority.hasSuffix("]") {
+                guard let port = Int(authority[authority.index(after: colon)...]), (1...65535).contains(port) else { return nil }
+                host = String(authority[..<colon])
+                self.port = port
+            } else {
+                host = String(authority)
+                port = tls ? 443 : 80
+            }
+            host = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+            guard !host.isEmpty else { return nil }
+            self.tls = tls
+        }
+
+        var hostHeader: String { port == (tls ? 443 : 80) ? host : "\(host):\(port)" }
+    }
+
+    struct Request: Sendable {
+        var method: HTTPMethod
+        var target: String
+        var headers: HTTPHeaders
+        var body: ByteBuffer?
+
+        init(method: HTTPMethod = .GET, target: String, headers: HTTPHeaders = [:], body: ByteBuffer? = nil) {
+            (self.method, self.target, self.headers, self.body) = (method, target, headers, body)
+        }
+    }
+
+    struct Response: Sendable {
+        var status: HTTPResponseStatus
+        var headers: HTTPHeaders
+        var body: Body
+    }
+
+    enum Body: Sendable {
+        case buffered(ByteBuffer)
+        case streamed(AsyncThrowingStream<ByteBuffer, any Error>)
+
+        /// The whole body; `Failure.tooLarge` past `limit` bytes.
+        func collect(upTo limit: Int) async throws -> ByteBuffer {
+            switch self {
+            case .buffered(let buffer):
+                guard buffer.readableBytes <= limit else { throw Failure.tooLarge }
+                return buffer
+            case .streamed(let parts):
+                var collected = ByteBuffer()
+                for try await var part in parts {
+                    guard collected.readableBytes + part.readableBytes <= limit else { throw Failure.tooLarge }
+                    collected.writeBuffer(&part)
+                }
+                return collected
+            }
+        }
+    }
+
+    enum Failure: Error, Equatable {
+        case timedOut
+        case connectionClosed
+        case tooLarge
+    }
+
+    static let connectTimeout: TimeAmount = .seconds(2)
+    /// Idle connections kept per event loop and upstream; more are closed when they come back.
+    static let idleLimit = 128
+
+    private let pools: [ObjectIdentifier: Pool]
+    private let loops: [any EventLoop]
+    private let next = Atomic<Int>(0)
+    private let bufferLimit: Int
+    private let tls: NIOSSLContext?
+
+    init(group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, bufferLimit: Int = 1 << 20) throws {
+        var loops: [any EventLoop] = []
+        for loop in group.makeIterator() { loops.append(loop) }
+        self.loops = loops
+        self.pools = Dictionary(uniqueKeysWithValues: loops.map { (ObjectIdentifier($0), Pool(loop: $0)) })
+        self.bufferLimit = bufferLimit
+        self.tls = try NIOSSLContext(configuration: .makeClientConfiguration())
+    }
+
+    /// Sends `request` to `endpoint` on `loop` (the client connection's, so the answer is written from where it
+    /// arrives) or on the next loop in turn.
+    func execute(_ request: Request, to endpoint: Endpoint, on loop: (any EventLoop)? = nil, timeout: TimeAmount) async throws -> Response {
+        let pool = loop.flatMap { pools[ObjectIdentifier($0)] } ?? pools[ObjectIdentifier(loops[next.add(1, ordering: .relaxed).oldValue % loops.count])]!
+        let (bufferLimit, tls) = (self.bufferLimit, self.tls)
+        return try await pool.loop.flatSubmit {
+            pool.send(request, to: endpoint, timeout: timeout, bufferLimit: bufferLimit, tls: endpoint.tls ? tls : nil)
+        }.get()
+    }
+
+    /// Closes every idle connection.
+    func shutdown() async {
+        for pool in pools.values {
+            try? await pool.loop.submit { pool.closeIdle() }.get()
+        }
+    }
+
+    /// One event loop's connections. Everything here runs on `loop`.
+    private final class Pool: Sendable {
+        let loop: any EventLoop
+        private let idle: NIOLoopBoundBox<[Endpoint: [Connection]]>
+
+        init(loop: any EventLoop) {
+            self.loop = loop
+            idle = .makeBoxSendingValue([:], as: [Endpoint: [Connection]].self, eventLoop: loop)
+        }
+
+        func send(
+            _ request: Request, to endpoint: Endpoint, timeout: TimeAmount, bufferLimit: Int, tls: NIOSSLContext?
+        ) -> EventLoopFuture<Response> {
+            let promise = loop.makePromise(of: Response.self)
+            while let connection = idle.value[endpoint]?.popLast() {
+                if connection.channel.isActive {
+                    connection.handler.send(request, promise: promise, timeout: timeout)
+                    return promise.futureResult
+                }
+            }
+            var bootstrap = ClientBootstrap(group: loop).connectTimeout(UpstreamClient.connectTimeout)
+                .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            bootstrap = bootstrap.channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    if let tls {
+                        try channel.pipeline.syncOperations.addHandler(try NIOSSLClientHandler(context: tls, serverHostname: endpoint.host))
+                    }
+                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    try channel.pipeline.syncOperations.addHandler(UpstreamHandler(bufferLimit: bufferLimit, endpoint: endpoint))
+                }
+            }
+            bootstrap.connect(host: endpoint.host, port: endpoint.port).whenComplete { result in
+                switch result {
+                case .failure(let error):
+                    promise.fail(error)
+                case .success(let channel):
+                    do {
+                        let handler = try channel.pipeline.syncOperations.handler(type: UpstreamHandler.self)
+                        let connection = Connection(channel: channel, handler: handler)
+                        handler.onIdle = { self.giveBack(connection, to: endpoint) }
+                        handler.send(request, promise: promise, timeout: timeout)
+                    } catch {
+                        promise.fail(error)
+                        channel.close(promise: nil)
+                    }
+                }
+            }
+            return promise.futureResult
+        }
+
+        private func giveBack(_ connection: Connection, to endpoint: Endpoint) {
+            guard connection.channel.isActive else { return }
+            if idle.value[endpoint, default: []].count < UpstreamClient.idleLimit {
+                idle.value[endpoint, default: []].append(connection)
+            } else {
+                connection.channel.close(promise: nil)
+            }
+        }
+
+        func closeIdle() {
+            for connection in idle.value.values.joined() { connection.channel.close(promise: nil) }
+            idle.value = [:]
+        }
+    }
+
+    private final class Connection {
+        let channel: any Channel
+        let handler: UpstreamHandler
+
+        init(channel: any Channel, handler: UpstreamHandler) {
+            (self.channel, self.handler) = (channel, handler)
+        }
+    }
+}
+
+/// One upstream connection's exchanges, one at a time: writes a request, gathers its answer, then offers the
+/// connection back (`onIdle`) unless either side asked to close it.
+private final class UpstreamHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPClientResponsePart
+    typealias OutboundOut = HTTPClientRequestPart
+
+    private enum State {
+        case idle
+        case awaitingHead(EventLoopPromise<UpstreamClient.Response>)
+        case buffering(EventLoopPromise<UpstreamClient.Response>, HTTPResponseHead, ByteBuffer)
+        case streaming(AsyncThrowingStream<ByteBuffer, any Error>.Continuation, HTTPResponseHead)
+        case closed
+    }
+
+    private let bufferLimit: Int
+    private let hostHeader: String
+    private let pathPrefix: String
+    private var state = State.idle
+    private var context: ChannelHandlerContext?
+    private var timeout: Scheduled<Void>?
+    private var requestKeepsAlive = true
+    var onIdle: (() -> Void)?
+
+    init(bufferLimit: Int, endpoint: UpstreamClient.Endpoint) {
+        (self.bufferLimit, self.hostHeader, self.pathPrefix) = (bufferLimit, endpoint.hostHeader, endpoint.pathPrefix)
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+
+    func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
+
+    func send(_ request: UpstreamClient.Request, promise: EventLoopPromise<UpstreamClient.Response>, timeout: TimeAmount) {
+        guard case .idle = state, let context else {
+            promise.fail(UpstreamClient.Failure.connectionClosed)
+            return
+        }
+        state = .awaitingHead(promise)
+        var headers = request.headers
+        headers.replaceOrAdd(name: "host", value: hostHeader)
+        if let body = request.body { headers.replaceOrAdd(name: "content-length", value: String(body.readableBytes)) }
+        requestKeepsAlive = !headers["connection"].contains { $0.lowercased().contains("close") }
+        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+        self.timeout = context.eventLoop.scheduleTask(in: timeout) { handler.value.fail(UpstreamClient.Failure.timedOut) }
+        context.write(
+            wrapOutboundOut(.head(HTTPRequestHead(version: .http1_1, method: request.method, uri: pathPrefix + request.target, headers: headers))),
+            promise: nil)
+        if let body = request.body, body.readableBytes > 0 { context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil) }
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch (unwrapInboundIn(data), state) {
+        case (.head(let head), .awaitingHead(let promise)):
+            // An interim answer (100 Continue) is not the answer.
+            guard head.status.code >= 200 else { return }
+            state = .buffering(promise, head, context.channel.allocator.buffer(capacity: 0))
+        case (.body(var part), .buffering(let promise, let head, var body)):
+            state = .idle
+            body.writeBuffer(&part)
+            if body.readableBytes > bufferLimit {
+                let (stream, continuation) = AsyncThrowingStream<ByteBuffer, any Error>.makeStream()
+                continuation.yield(body)
+                state = .streaming(continuation, head)
+                promise.succeed(.init(status: head.status, headers: head.headers, body: .streamed(stream)))
+            } else {
+                state = .buffering(promise, head, body)
+            }
+        case (.body(let part), .streaming(let continuation, _)):
+            continuation.yield(part)
+        case (.end, .buffering(let promise, let head, let body)):
+            finish(keepAlive: head.isKeepAlive)
+            promise.succeed(.init(status: head.status, headers: head.headers, body: .buffered(body)))
+        case (.end, .streaming(let continuation, let head)):
+            finish(keepAlive: head.isKeepAlive)
+            continuation.finish()
+        default:
+            // Anything else is a protocol error on this connection: nothing more can be trusted from it.
+            fail(UpstreamClient.Failure.connectionClosed)
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        fail(UpstreamClient.Failure.connectionClosed)
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        fail(error)
+    }
+
+    /// The exchange is over: the connection goes back to the pool, or is closed.
+    private func finish(keepAlive: Bool) {
+        timeout?.cancel()
+        timeout = nil
+        state = .idle
+        if keepAlive && requestKeepsAlive, let onIdle {
+            onIdle()
+        } else {
+            state = .closed
+            context?.close(promise: nil)
+        }
+    }
+
+    /// Ends the exchange in flight (if any) with `error` and closes the connection for good.
+    private func fail(_ error: any Error) {
+        timeout?.cancel()
+        timeout = nil
+        let previous = state
+        state = .closed
+        switch previous {
+        case .awaitingHead(let promise), .buffering(let promise, _, _): promise.fail(error)
+        case .streaming(let continuation, _): continuation.finish(throwing: error)
+        case .idle, .closed: break
+        }
+        context?.close(promise: nil)
+    }
+}

@@ -1,0 +1,188 @@
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import SurgeTestSupport
+import Testing
+
+@testable import GatewayService
+
+@Suite("Gateway: the upstream client", .tags(.unit), .kind(.unit))
+struct UpstreamClientTests {
+    @Test("an upstream is http(s)://host[:port][/path]: default ports, IPv6 in brackets, a path prefix; another scheme or a bad port is refused")
+    func endpoints() throws {
+        func parsed(_ url: String) -> String? { UpstreamClient.Endpoint(url: url).map { "\($0.host) \($0.port) \($0.tls) \($0.pathPrefix)" } }
+        #expect(parsed("http://progress:8083") == "progress 8083 false ")
+        #expect(parsed("http://progress") == "progress 80 false ")
+        #expect(parsed("https://progress") == "progress 443 true ")
+        #expect(parsed("http://[::1]:8083") == "::1 8083 false ")
+        #expect(parsed("http://[::1]") == "::1 80 false ")
+        #expect(parsed("http://gateway-ingress:80/surge/progress/") == "gateway-ingress 80 false /surge/progress")
+        #expect(try #require(UpstreamClient.Endpoint(url: "http://progress:8083")).hostHeader == "progress:8083")
+        #expect(try #require(UpstreamClient.Endpoint(url: "https://progress:443")).hostHeader == "progress")
+        for refused in ["http://progress:8083/v1?x", "ftp://progress", "progress:8083", "http://", "http://progress:0", "http://progress:http", "http://:80"] {
+            #expect(UpstreamClient.Endpoint(url: refused) == nil, "\(refused)")
+        }
+    }
+
+    /// A service that says which connection (client port) each request came on, echoes bodies, sends large
+    /// answers, sleeps, and closes the connection when asked.
+    struct PeerContext: RequestContext {
+        var coreContext: CoreRequestContextStorage
+        let peerPort: Int
+
+        init(source: ApplicationRequestContextSource) {
+            coreContext = .init(source: source)
+            peerPort = source.channel.remoteAddress?.port ?? 0
+        }
+    }
+
+    static func service() -> some ApplicationProtocol {
+        let router = Router(context: PeerContext.self)
+        router.get("/peer") { _, context in "\(context.peerPort)" }
+        router.post("/echo") { request, _ in
+            let body = try await request.body.collect(upTo: 1 << 20)
+            return Response(
+                status: .created,
+                headers: [.contentType: request.headers[.contentType] ?? "", HTTPField.Name("X-Length")!: request.headers[.contentLength] ?? "none"],
+                body: .init(byteBuffer: body))
+        }
+        router.get("/large") { _, _ in
+            Response(status: .ok, body: .init(byteBuffer: ByteBuffer(repeating: UInt8(ascii: "x"), count: 100_000)))
+        }
+        router.get("/slow") { _, _ in
+            try await Task.sleep(for: .seconds(3))
+            return "late"
+        }
+        router.get("/closing") { _, _ in Response(status: .ok, headers: [.connection: "close"], body: .init(byteBuffer: ByteBuffer(string: "bye"))) }
+        return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+    }
+
+    func withService(
+        bufferLimit: Int = 1 << 20, _ body: @Sendable @escaping (UpstreamClient, UpstreamClient.Endpoint) async throws -> Void
+    ) async throws {
+        let client = try UpstreamClient(bufferLimit: bufferLimit)
+        do {
+            try await Self.service().test(.live) { service in
+                let port = try #require(service.port)
+                try await body(client, try #require(UpstreamClient.Endpoint(url: "http://127.0.0.1:\(port)")))
+            }
+        } catch {
+            await client.shutdown()
+            throw error
+        }
+        await client.shutdown()
+    }
+
+    func text(_ response: UpstreamClient.Response) async throws -> String {
+        String(buffer: try await response.body.collect(upTo: 1 << 20))
+    }
+
+    @Test("requests one after another on one event loop share one kept-alive connection")
+    func keepAlive() async throws {
+        try await withService { client, endpoint in
+            let loop = MultiThreadedEventLoopGroup.singleton.next()
+            var peers: Set<String> = []
+            for _ in 0..<5 {
+                let response = try await client.execute(.init(target: "/peer"), to: endpoint, on: loop, timeout: .seconds(5))
+                #expect(response.status == .ok)
+                peers.insert(try await text(response))
+            }
+            #expect(peers.count == 1, "\(peers)")
+        }
+    }
+
+    @Test("concurrent requests each get their own connection and their own answer")
+    func concurrent() async throws {
+        try await withService { client, endpoint in
+            let answers = try await withThrowingTaskGroup(of: String.self) { group in
+                for index in 0..<20 {
+                    group.addTask {
+                        var body = ByteBuffer()
+                        body.writeString("request \(index)")
+                        let response = try await client.execute(.init(method: .POST, target: "/echo", body: body), to: endpoint, timeout: .seconds(5))
+                        return try await text(response)
+                    }
+                }
+                return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+            }
+            #expect(answers == Set((0..<20).map { "request \($0)" }))
+        }
+    }
+
+    @Test("a body goes with its length and headers; the answer's status and headers come back as sent")
+    func bodyAndHeaders() async throws {
+        try await withService { client, endpoint in
+            let response = try await client.execute(
+                .init(method: .POST, target: "/echo", headers: ["Content-Type": "application/json"], body: ByteBuffer(string: #"{"a":1}"#)),
+                to: endpoint, timeout: .seconds(5))
+            #expect(response.status == .created)
+            #expect(response.headers["content-type"] == ["application/json"])
+            #expect(response.headers["x-length"] == ["7"])
+            #expect(try await text(response) == #"{"a":1}"#)
+            let empty = try await client.execute(.init(method: .POST, target: "/echo", body: ByteBuffer()), to: endpoint, timeout: .seconds(5))
+            #expect(empty.headers["x-length"] == ["0"])
+        }
+    }
+
+    @Test("an answer larger than the buffer limit is streamed, whole, and the connection is used again afterwards")
+    func streamed() async throws {
+        try await withService(bufferLimit: 1024) { client, endpoint in
+            let loop = MultiThreadedEventLoopGroup.singleton.next()
+            let before = try await text(try await client.execute(.init(target: "/peer"), to: endpoint, on: loop, timeout: .seconds(5)))
+            let large = try await client.execute(.init(target: "/large"), to: endpoint, on: loop, timeout: .seconds(5))
+            guard case .streamed = large.body else {
+                Issue.record("a 100,000-byte answer was buffered past a 1,024-byte limit")
+                return
+            }
+            let body = try await large.body.collect(upTo: 1 << 20)
+            #expect(body.readableBytes == 100_000)
+            #expect(body.readableBytesView.allSatisfy { $0 == UInt8(ascii: "x") })
+            let after = try await text(try await client.execute(.init(target: "/peer"), to: endpoint, on: loop, timeout: .seconds(5)))
+            #expect(before == after)
+            await #expect(throws: UpstreamClient.Failure.tooLarge) {
+                try await client.execute(.init(target: "/large"), to: endpoint, timeout: .seconds(5)).body.collect(upTo: 50_000)
+            }
+        }
+    }
+
+    @Test("an upstream that does not answer in time fails the request; the next request is answered on a new connection")
+    func timeout() async throws {
+        try await withService { client, endpoint in
+            let loop = MultiThreadedEventLoopGroup.singleton.next()
+            let started = ContinuousClock.now
+            await #expect(throws: UpstreamClient.Failure.timedOut) {
+                try await client.execute(.init(target: "/slow"), to: endpoint, on: loop, timeout: .milliseconds(200))
+            }
+            #expect(ContinuousClock.now - started < .seconds(2))
+            let response = try await client.execute(.init(target: "/peer"), to: endpoint, on: loop, timeout: .seconds(5))
+            #expect(response.status == .ok)
+        }
+    }
+
+    @Test("an answer that closes its connection is delivered, and the connection is not used again")
+    func closing() async throws {
+        try await withService { client, endpoint in
+            let loop = MultiThreadedEventLoopGroup.singleton.next()
+            let first = try await text(try await client.execute(.init(target: "/peer"), to: endpoint, on: loop, timeout: .seconds(5)))
+            #expect(try await text(try await client.execute(.init(target: "/closing"), to: endpoint, on: loop, timeout: .seconds(5))) == "bye")
+            let second = try await text(try await client.execute(.init(target: "/peer"), to: endpoint, on: loop, timeout: .seconds(5)))
+            #expect(first != second)
+        }
+    }
+
+    @Test("a port nobody listens on fails as a refused connection, which the replicas' failover recognises")
+    func refused() async throws {
+        try await withUpstreamClient { client in
+            let endpoint = try #require(UpstreamClient.Endpoint(url: "http://127.0.0.1:1"))
+            do {
+                _ = try await client.execute(.init(target: "/peer"), to: endpoint, timeout: .seconds(5))
+                Issue.record("a request to port 1 was answered")
+            } catch {
+                #expect(Upstreams.isRefusedConnection(error), "\(error)")
+            }
+        }
+    }
+}
