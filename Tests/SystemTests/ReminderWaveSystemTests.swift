@@ -11,6 +11,17 @@ import Testing
 struct ReminderWaveSystemTests {
     static let users = 1200
     /// Every fourth user's quiet hours cover 21:00: theirs waits until 22:00.
+    /// `call` again while it answers 503 (the database restarting), for at most a minute.
+    static func retryingUnavailable(_ call: () async throws -> TestResponse) async throws -> TestResponse {
+        let deadline = ContinuousClock.now + .seconds(60)
+        var response = try await call()
+        while response.status == 503, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(200))
+            response = try await call()
+        }
+        return response
+    }
+
     static func isQuiet(_ index: Int) -> Bool { index % 4 == 0 }
 
     @Test(
@@ -31,14 +42,19 @@ struct ReminderWaveSystemTests {
                     if index >= 16, let (done, id) = try await group.next() { ids[done] = id }
                     group.addTask {
                         let http = try stack.http()
-                        let response = try await http.post("/v1/auth/guest", json: ["displayName": "Wave \(index)", "timeZone": "Europe/Rome"])
+                        // Other suites restart the shared PostgreSQL now and then: a 503 is retried, as an app would.
+                        let key = UUID().uuidString
+                        let response = try await Self.retryingUnavailable {
+                            try await http.post(
+                                "/v1/auth/guest", json: ["displayName": "Wave \(index)", "timeZone": "Europe/Rome"], headers: [("Idempotency-Key", key)])
+                        }
                         let tokenText = (response.json["tokens"] as? [String: Any])?["accessToken"] as? String
                         let idText = (response.json["user"] as? [String: Any])?["id"] as? String
                         let token = try #require(tokenText, "\(response.text)")
                         let id = try #require(idText.flatMap { UUID(uuidString: $0) })
                         var preferences: [String: any Sendable] = ["notificationsEnabled": true, "dailyReminderTime": "21:00", "telemetryOptOut": false]
                         if Self.isQuiet(index) { preferences["quietHours"] = ["start": "20:30", "end": "22:00"] }
-                        let saved = try await http.authorized(token).put("/v1/me/preferences", json: preferences)
+                        let saved = try await Self.retryingUnavailable { try await http.authorized(token).put("/v1/me/preferences", json: preferences) }
                         #expect(saved.status == 200, "\(saved.text)")
                         return (index, id)
                     }
