@@ -22,6 +22,9 @@ public struct TraceParent: Sendable, Equatable {
         self.flags = flags
     }
 
+    /// A placeholder until a request's trace is known: all-zero ids, which W3C defines as invalid.
+    public static let unset = TraceParent(traceID: String(repeating: "0", count: 32), parentID: String(repeating: "0", count: 16), flags: "00")
+
     /// A new sampled trace.
     public static func random() -> TraceParent {
         TraceParent(traceID: randomHex(bytes: 16), parentID: randomHex(bytes: 8), flags: "01")

@@ -44,9 +44,20 @@ struct AllowedMethods: Sendable {
 
     /// The methods of the route the router would pick for `path`, in `listingOrder`; empty when it picks none.
     func methods(for path: String) -> [HTTPRequest.Method] {
-        let parts = Self.segments(path)
-        let methods = parts.isEmpty ? root.methods : (Self.resolve(parts[...], in: root)?.methods ?? [])
+        let methods = declared(for: path)
         return Self.listingOrder.filter(methods.contains) + methods.filter { !Self.listingOrder.contains($0) }.sorted { $0.rawValue < $1.rawValue }
+    }
+
+    /// Whether the route the router would pick for `path` answers `method`, or no route takes the path at all: what
+    /// every request asks, without listing the methods.
+    func permits(_ method: HTTPRequest.Method, on path: String) -> Bool {
+        let methods = declared(for: path)
+        return methods.isEmpty || methods.contains(method)
+    }
+
+    private func declared(for path: String) -> Set<HTTPRequest.Method> {
+        let parts = Self.segments(path)
+        return parts.isEmpty ? root.methods : (Self.resolve(parts[...], in: root)?.methods ?? [])
     }
 
     /// `Allow`'s value: `GET, POST`.

@@ -15,7 +15,8 @@ public struct GatewayRequestContext: RequestContext {
     /// The session of the caller's access token (`sid`), forwarded to the service under the signature.
     public var callerSessionID: UUID?
     public var requestID = ""
-    public var traceParent = TraceParent.random()
+    /// Set by `TraceMiddleware` from the client's `traceparent` or a new trace, before anything reads it.
+    public var traceParent = TraceParent.unset
     public var traceState: String?
     /// The TCP peer; the client's address is derived from it and trusted `X-Forwarded-For` hops.
     public let peerAddress: String

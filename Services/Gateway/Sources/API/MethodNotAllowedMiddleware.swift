@@ -19,9 +19,9 @@ struct MethodNotAllowedMiddleware: RouterMiddleware {
     }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let methods = allowed.methods(for: request.uri.path)
-        guard !methods.isEmpty, !methods.contains(request.method) else { return try await next(request, context) }
-        let allow = methods.map(\.rawValue).joined(separator: ", ")
+        let path = request.uri.path
+        guard !allowed.permits(request.method, on: path) else { return try await next(request, context) }
+        let allow = allowed.methods(for: path).map(\.rawValue).joined(separator: ", ")
         var response = try Problem(
             slug: "method-not-allowed", title: "Method not allowed", status: .methodNotAllowed,
             detail: "\(request.method.rawValue) is not allowed here; this path answers \(allow)."
