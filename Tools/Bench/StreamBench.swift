@@ -3,12 +3,14 @@ import AsyncHTTPClient
 import Foundation
 import Logging
 import NIOCore
+import SurgeContracts
 import SurgeKafka
+import SurgeMessaging
 import Synchronization
 
 /// The live figures: a check-in's 2xx to its event on the caller's stream and to the challenge's leaderboard showing
-/// it, beside a raw produce→consume hop through the same broker (the same tail the gateway uses), and what 1,000 idle
-/// streams cost the gateway.
+/// it, beside a raw produce→consume hop through the same broker (the same tail the gateway uses), what 1,000 idle
+/// streams cost the gateway, and how fast one board's events reach 1,000 and 10,000 streams following it.
 struct StreamBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "stream")
 
@@ -18,11 +20,13 @@ struct StreamBench: AsyncParsableCommand {
     @Option(help: "A file holding the gateway's process id (for its resident memory).") var gatewayPidFile: String?
     @Option(help: "Measured hops and check-ins.") var samples = 300
     @Option(help: "Idle streams to open.") var idleStreams = 1000
+    @Option(help: "Streams following one board, for the fan-out (repeat for each size).") var fanOutStreams: [Int] = [1000, 10000]
+    @Option(help: "Events published to the board for each fan-out size.") var fanOutEvents = 20
     @OptionGroup var output: ResultsOption
 
     func run() async throws {
         let hop = try await rawHop()
-        let (delivery, ranking) = try await checkInToStreamAndBoard()
+        let (habit, delivery, ranking) = try await checkInToStreamAndBoard()
         print("")
         print("Check-in to what others see (\(samples) samples each, sequential):")
         print("  path                                          p50 ms   p99 ms   p99 ÷ raw hop p99")
@@ -39,6 +43,12 @@ struct StreamBench: AsyncParsableCommand {
         }
         if let perStream = try await idleMemory() {
             figures.append(BenchFigure("stream", "gateway memory per idle stream (\(idleStreams) open)", perStream, "KiB"))
+        }
+        for streams in fanOutStreams {
+            let (events, deliveries, cpu) = try await fanOut(to: streams, board: habit)
+            figures.append(BenchFigure("stream", "one board's events/s to \(streams) streams following it", events, "events/s"))
+            figures.append(BenchFigure("stream", "deliveries/s to \(streams) streams following one board", deliveries, "deliveries/s"))
+            if let cpu { figures.append(BenchFigure("stream", "gateway CPU per delivery, \(streams) streams", cpu * 1e6, "µs")) }
         }
         try output.record(figures)
     }
@@ -82,7 +92,7 @@ struct StreamBench: AsyncParsableCommand {
     /// Tick and untick a habit, one check-in at a time: first each 2xx waits for its `checkin` / `checkin-undone` on
     /// the user's own stream, then for a read of the habit's leaderboard (`…/me`, polled through the gateway) to show
     /// the point it added or took back. The leaderboard time ends when the read that showed it answered.
-    func checkInToStreamAndBoard() async throws -> (stream: [Double], board: [Double]) {
+    func checkInToStreamAndBoard() async throws -> (habit: UUID, stream: [Double], board: [Double]) {
         let api = GatewayClient(gateway: gateway)
         let habit = try await BenchHabit.publish(kafka: kafka)
         try await BenchHabit.setClock(Date(), progress: progress)
@@ -111,7 +121,7 @@ struct StreamBench: AsyncParsableCommand {
             try await waitForScore(score, standing, token: token, api: api, within: .seconds(30))
             toBoard.append(milliseconds(ContinuousClock.now - answered))
         }
-        return (toStream, toBoard)
+        return (habit, toStream, toBoard)
     }
 
     func waitForScore(_ score: Int, _ standing: String, token: String, api: GatewayClient, within timeout: Duration) async throws {
@@ -143,6 +153,63 @@ struct StreamBench: AsyncParsableCommand {
         for stream in streams { stream.close() }
         try await client.shutdown()
         return Double(after - before) / Double(idleStreams)
+    }
+
+    /// `streams` streams follow the habit's board (opened 64 at a time, by as many guests as the per-user limit needs),
+    /// then `fanOutEvents` closed windows of that board are published on the leaderboard's topic at once: the time
+    /// from the first publish until every stream has every event gives the events and deliveries per second, and the
+    /// gateway's CPU over that time per delivery.
+    func fanOut(to streams: Int, board habit: UUID) async throws -> (eventsPerSecond: Double, deliveriesPerSecond: Double, cpuPerDelivery: Double?) {
+        let api = GatewayClient(gateway: gateway)
+        let perUser = 2000
+        var followers: [String] = []
+        for index in 0..<(streams + perUser - 1) / perUser { followers.append(try await api.guest("Follower \(index)", zone: "Europe/Rome")) }
+        let tokens = followers
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = streams + 10
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        let url = gateway + "/v1/stream?boards=challenge:\(habit.uuidString.lowercased())"
+        let readers = try await withThrowingTaskGroup(of: EventStreamReader.self) { group in
+            var readers: [EventStreamReader] = []
+            for index in 0..<streams {
+                if index >= 64, let reader = try await group.next() { readers.append(reader) }
+                group.addTask { try await EventStreamReader.open(url, token: tokens[index / perUser], client: client) }
+            }
+            for try await reader in group { readers.append(reader) }
+            return readers
+        }
+        let logger = Logger(label: "bench")
+        let producer = try KafkaProducer(configuration: KafkaConfiguration(bootstrapServers: kafka, clientID: "surge-bench"), logger: logger)
+        let now = Date()
+        let records = try (0..<fanOutEvents).map { index in
+            let closed = WindowClosed(
+                board: "challenge:\(habit.uuidString.lowercased())", scope: .challenge, subjectID: habit, window: "bench-\(index)", startsAt: now,
+                endsAt: now, revision: 1, participants: 1, winners: [], standings: [], closedAt: now)
+            return KafkaRecord(publishing: try EventRecord(CloudEvent(source: "/surge/bench", time: now, data: closed)), to: WindowClosed.descriptor.topic.name)
+        }
+        let gatewayPID = gatewayPidFile.flatMap { try? BenchProcess.pid(inFile: $0) }
+        let cpuBefore = gatewayPID.flatMap { CheckInThroughputBench.stat(of: $0)?.cpu }
+        let started = ContinuousClock.now
+        for result in await producer.send(records) { _ = try result.get() }
+        let deadline = started + .seconds(120)
+        while readers.contains(where: { $0.count(of: ["board-closed"]) < fanOutEvents }) {
+            guard ContinuousClock.now < deadline else {
+                let behind = readers.filter { $0.count(of: ["board-closed"]) < fanOutEvents }.count
+                throw BenchError("\(behind) of \(streams) streams lacked some of the \(fanOutEvents) events after 120 s")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let elapsed = (ContinuousClock.now - started) / .seconds(1)
+        var cpu: Double?
+        if let cpuBefore, let gatewayPID, let cpuAfter = CheckInThroughputBench.stat(of: gatewayPID)?.cpu { cpu = cpuAfter - cpuBefore }
+        await producer.close()
+        for reader in readers { reader.close() }
+        try await client.shutdown()
+        let deliveries = Double(streams * fanOutEvents)
+        let cpuText = cpu.map { String(format: ", the gateway's CPU %.1f µs per delivery", $0 / deliveries * 1e6) } ?? ""
+        print(String(format: "Fan-out: %d events of one board to %d streams following it: all delivered in %.2f s: %.0f events/s, %.0f deliveries/s",
+                     fanOutEvents, streams, elapsed, Double(fanOutEvents) / elapsed, deliveries / elapsed) + cpuText)
+        return (Double(fanOutEvents) / elapsed, deliveries / elapsed, cpu.map { $0 / deliveries })
     }
 
     func percentile(_ values: [Double], _ p: Double) -> Double {
