@@ -21,7 +21,7 @@ public enum GatewayService {
         let now: @Sendable () -> Date = { Date() }
         // Identity's public keys come from a URL of any kind; the services are called through `Upstreams`.
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
-        let upstreamClient = try UpstreamClient()
+        let upstreamClient = try UpstreamClient(tls: gateway.upstreams.values.contains { $0.urls.contains { $0.hasPrefix("https://") } })
         // A claim is only taken over once the request that made it must have ended.
         let idempotency = IdempotencyStore(client: database, logger: logger, abandonAfter: .seconds(gateway.upstreamTimeoutSeconds + 30))
         let hub = StreamHub(settings: gateway.stream) { StreamFeed.route($0, logger: logger) }

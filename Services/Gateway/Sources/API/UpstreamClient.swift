@@ -83,6 +83,8 @@ final class UpstreamClient: Sendable {
     }
 
     enum Failure: Error, Equatable {
+        /// An `https://` endpoint on a client made without `tls`.
+        case tlsNotConfigured
         case timedOut
         case connectionClosed
         case tooLarge
@@ -98,13 +100,15 @@ final class UpstreamClient: Sendable {
     private let bufferLimit: Int
     private let tls: NIOSSLContext?
 
-    init(group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, bufferLimit: Int = 1 << 20) throws {
+    /// `tls`: whether any upstream is `https://` (the system's trust roots cost the process a few MiB, so they are
+    /// loaded only then).
+    init(group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, bufferLimit: Int = 1 << 20, tls: Bool = false) throws {
         var loops: [any EventLoop] = []
         for loop in group.makeIterator() { loops.append(loop) }
         self.loops = loops
         self.pools = Dictionary(uniqueKeysWithValues: loops.map { (ObjectIdentifier($0), Pool(loop: $0)) })
         self.bufferLimit = bufferLimit
-        self.tls = try NIOSSLContext(configuration: .makeClientConfiguration())
+        self.tls = tls ? try NIOSSLContext(configuration: .makeClientConfiguration()) : nil
     }
 
     /// Sends `request` to `endpoint` on `loop` (the client connection's, so the answer is written from where it
@@ -112,6 +116,7 @@ final class UpstreamClient: Sendable {
     func execute(_ request: Request, to endpoint: Endpoint, on loop: (any EventLoop)? = nil, timeout: TimeAmount) async throws -> Response {
         let pool = loop.flatMap { pools[ObjectIdentifier($0)] } ?? pools[ObjectIdentifier(loops[next.add(1, ordering: .relaxed).oldValue % loops.count])]!
         let (bufferLimit, tls) = (self.bufferLimit, self.tls)
+        if endpoint.tls && tls == nil { throw Failure.tlsNotConfigured }
         return try await pool.loop.flatSubmit {
             pool.send(request, to: endpoint, timeout: timeout, bufferLimit: bufferLimit, tls: endpoint.tls ? tls : nil)
         }.get()
