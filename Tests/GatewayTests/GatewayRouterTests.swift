@@ -83,6 +83,29 @@ struct GatewayRouterTests {
         }
     }
 
+    @Test("a photo larger than the upstream client's buffer comes through whole, with its length and type, streamed")
+    func largeAnswer() async throws {
+        let fixture = try await GatewayRouterFixture()
+        let photo = ByteBuffer(bytes: (0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        let upstream = Router()
+        upstream.get("/:service/v1/photos/:photoID") { _, _ in
+            Response(status: .ok, headers: [.contentType: "image/jpeg"], body: .init(byteBuffer: photo))
+        }
+        try await withUpstreamClient { client in
+            try await Application(router: upstream, configuration: .init(address: .hostname("127.0.0.1", port: 0))).test(.live) { service in
+                let router = try fixture.router(environment: try Self.environment(upstreamPort: service.port), client: client)
+                try await Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0))).test(.live) { gateway in
+                    try await gateway.execute(uri: "/v1/photos/\(UUID().key)", method: .get, headers: try await fixture.bearer(UUID())) { response in
+                        #expect(response.status == .ok)
+                        #expect(response.headers[.contentType] == "image/jpeg")
+                        #expect(response.headers[.contentLength] == String(photo.readableBytes))
+                        #expect(response.body == photo)
+                    }
+                }
+            }
+        }
+    }
+
     @Test("a ticket (201) opens the caller's stream once, with the boards the leaderboard shows; the stream ends with its session; a used ticket, no credentials, a bad board (422) or a hidden one (404) are refused")
     func stream() async throws {
         let fixture = try await GatewayRouterFixture()
