@@ -126,7 +126,7 @@ for service in "${SERVICES[@]}"; do
     # to the FCM fake it serves over TLS and HTTP/2 (its certificate trusted through PUSH_CA_FILE).
     notifications) write_start_script notifications SIMULATED_CLOCK=true FCM_CREDENTIALS_FILE="$BENCH/fcm-account.json" \
       FCM_ENDPOINT="https://127.0.0.1:$FCM_FAKE_PORT" PUSH_CA_FILE="$BENCH/fcm-fake-cert.pem" ;;
-    gateway) write_start_script gateway "${upstreams[@]}" STREAM_CONNECTIONS_PER_USER=2000 RATE_LIMIT_PER_USER_PER_MINUTE=1000000 \
+    gateway) write_start_script gateway "${upstreams[@]}" STREAM_CONNECTIONS_PER_USER=2000 STREAM_CONNECTIONS_PER_REPLICA=20000 RATE_LIMIT_PER_USER_PER_MINUTE=1000000 \
       RATE_LIMIT_PER_IP_PER_MINUTE=1000000 RATE_LIMIT_CREDENTIALS_PER_MINUTE=1000000 ;;
     *) write_start_script "$service" ;;
   esac

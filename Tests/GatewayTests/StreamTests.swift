@@ -220,4 +220,24 @@ struct StreamTests {
         hub.shutDown()
         #expect(throws: StreamHub.Refusal.self) { _ = try hub.subscribe(userID: UUID(), topics: [], lastEventID: nil, now: 0) }
     }
+
+    @Test("a replica holds at most its number of streams, whoever opens them; one closing makes room")
+    func replicaLimit() throws {
+        let hub = StreamHub(settings: .init(connectionsPerUser: 5, connectionsPerReplica: 3), route: Self.route)
+        let first = try hub.subscribe(userID: UUID(), topics: [], lastEventID: nil, now: 0).0
+        _ = try hub.subscribe(userID: UUID(), topics: [], lastEventID: nil, now: 0)
+        _ = try hub.subscribe(userID: alice, topics: [.user(alice)], lastEventID: nil, now: 0)
+        do {
+            _ = try hub.subscribe(userID: alice, topics: [.user(alice)], lastEventID: nil, now: 0)
+            Issue.record("a fourth stream was let in past the replica's three")
+        } catch {
+            guard case .replicaFull = error else {
+                Issue.record("refused as \(error), not as a full replica")
+                return
+            }
+        }
+        hub.remove(first)
+        _ = try hub.subscribe(userID: alice, topics: [.user(alice)], lastEventID: nil, now: 0)
+        #expect(hub.connectionCount == 3)
+    }
 }

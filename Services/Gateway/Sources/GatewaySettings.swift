@@ -38,6 +38,7 @@ struct GatewaySettings: Sendable {
         let stream = StreamHub.Settings(
             queueLimit: try reader.int("STREAM_QUEUE_LIMIT", default: 256, range: 8...100_000),
             connectionsPerUser: try reader.int("STREAM_CONNECTIONS_PER_USER", default: 5, range: 1...10_000),
+            connectionsPerReplica: try reader.int("STREAM_CONNECTIONS_PER_REPLICA", default: 8_000, range: 1...1_000_000),
             replayEvents: try reader.int("STREAM_REPLAY_EVENTS", default: 20_000, range: 0...10_000_000),
             replaySeconds: Double(try reader.int("STREAM_REPLAY_SECONDS", default: 300, range: 0...86_400)),
             heartbeatSeconds: Double(try reader.int("STREAM_HEARTBEAT_SECONDS", default: 15, range: 1...300)))

@@ -51,6 +51,8 @@ struct StreamController: Sendable {
                 throw Problem(
                     slug: "too-many-streams", title: "Too many streams", status: .tooManyRequests,
                     detail: "At most \(limit) streams per account on one server; close one first.", retryAfter: 5)
+            case .replicaFull:
+                throw Problem.unavailable("This server holds as many streams as it may; reconnect in a few seconds.", retryAfter: 5)
             case .shuttingDown:
                 throw Problem.unavailable("This server is shutting down; reconnect.")
             }

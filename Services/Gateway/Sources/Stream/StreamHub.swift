@@ -9,12 +9,14 @@ final class StreamHub: Sendable {
     struct Settings: Sendable {
         var queueLimit = 256
         var connectionsPerUser = 5
+        /// Open streams one replica holds at most: each costs about 32 KiB (docs/gateway.md, "The live stream's fan-out").
+        var connectionsPerReplica = 8_000
         var replayEvents = 20_000
         var replaySeconds = 300.0
         var heartbeatSeconds = 15.0
     }
 
-    enum Refusal: Error { case tooManyConnections(limit: Int), shuttingDown }
+    enum Refusal: Error { case tooManyConnections(limit: Int), replicaFull, shuttingDown }
 
     /// A record as it arrived, routed (decoded) only when a client resumes past it.
     struct Recorded: StreamJournalEntry {
@@ -53,10 +55,12 @@ final class StreamHub: Sendable {
         userID: UUID, sessionID: UUID? = nil, topics: Set<StreamTopic>, lastEventID: String?, now: Double
     ) throws(Refusal) -> (Subscriber, replay: [StreamEvent]?) {
         let limit = settings.connectionsPerUser
+        let replicaLimit = settings.connectionsPerReplica
         let queueLimit = settings.queueLimit
         let result: Result<(Subscriber, [Recorded]?), Refusal> = state.withLock { state in
             guard !state.shuttingDown else { return .failure(.shuttingDown) }
             guard state.perUser[userID, default: 0] < limit else { return .failure(.tooManyConnections(limit: limit)) }
+            guard state.subscribers.count < replicaLimit else { return .failure(.replicaFull) }
             let subscriber = Subscriber(id: state.nextID, userID: userID, sessionID: sessionID, topics: topics, queueLimit: queueLimit)
             state.nextID += 1
             state.subscribers[subscriber.id] = subscriber
