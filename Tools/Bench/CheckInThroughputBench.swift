@@ -319,7 +319,7 @@ struct CheckInThroughputBench: AsyncParsableCommand {
             """
         if let delayMilliseconds { lua += "delay = function() return \(Int(delayMilliseconds.rounded())) end\n" }
         try lua.write(to: script, atomically: true, encoding: .utf8)
-        let output = try LeaderboardBench.run(
+        let output = try BenchProcess.run(
             "/usr/bin/wrk", ["-t\(threads)", "-c\(connections)", "-d\(seconds)s", "--timeout", "10s", "-s", script.path, gateway])
         guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix("SURGE-RESULT") }) else {
             throw BenchError("wrk printed no result: \(output)")
@@ -338,30 +338,18 @@ struct CheckInThroughputBench: AsyncParsableCommand {
 
     /// CPU seconds (user + system) so far of each named process, and of the PostgreSQL server with all its backends.
     func cpuSeconds() throws -> [String: Double] {
-        var seconds: [String: Double] = [:]
-        for name in Self.processes {
-            if let pid = try? pid(of: name), let stat = Self.stat(of: pid) { seconds[name] = stat.cpu }
-        }
+        var seconds = BenchProcess.cpuSeconds(of: Self.processes, pidDirectory: pidDirectory)
         let postmasterFile = try String(contentsOfFile: pgdata + "/postmaster.pid", encoding: .utf8)
         guard let postmaster = postmasterFile.split(separator: "\n").first.flatMap({ Int32($0) }) else {
             throw BenchError("no process id in \(pgdata)/postmaster.pid")
         }
         var postgres = 0.0
         for entry in try FileManager.default.contentsOfDirectory(atPath: "/proc") {
-            guard let pid = Int32(entry), let stat = Self.stat(of: pid), pid == postmaster || stat.parent == postmaster else { continue }
+            guard let pid = Int32(entry), let stat = BenchProcess.stat(of: pid), pid == postmaster || stat.parent == postmaster else { continue }
             postgres += stat.cpu
         }
         seconds["postgres"] = postgres
         return seconds
-    }
-
-    /// The parent and the CPU seconds of a process, from /proc/<pid>/stat.
-    static func stat(of pid: Int32) -> (parent: Int32, cpu: Double)? {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let end = text.lastIndex(of: ")") else { return nil }
-        // After the command's closing parenthesis: state, ppid, …, utime (14th field of the line), stime (15th).
-        let fields = text[text.index(after: end)...].split(separator: " ")
-        guard fields.count > 12, let parent = Int32(fields[1]), let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
-        return (parent, (user + system) / Double(sysconf(Int32(_SC_CLK_TCK))))
     }
 
     /// Resident, proportional and anonymous memory in KiB, from /proc/<pid>/smaps_rollup.
@@ -391,14 +379,14 @@ struct PgBench {
         }
         let connection = ["-h", host, "-p", "\(components.port ?? 5432)", "-U", user]
         let environment = ["PGPASSWORD": components.password ?? ""]
-        _ = try? Self.run("/usr/bin/psql", connection + ["-d", "postgres", "-q", "-c", "CREATE DATABASE surge_pgbench"], environment: environment)
-        _ = try Self.run("/usr/bin/pgbench", connection + ["-i", "-q", "-s", "\(max(clients, 1))", "surge_pgbench"], environment: environment)
+        _ = try? BenchProcess.run("/usr/bin/psql", connection + ["-d", "postgres", "-q", "-c", "CREATE DATABASE surge_pgbench"], environment: environment, includingErrors: true)
+        _ = try BenchProcess.run("/usr/bin/pgbench", connection + ["-i", "-q", "-s", "\(max(clients, 1))", "surge_pgbench"], environment: environment, includingErrors: true)
         // A count of transactions, not `-T`: pgbench ends a timed run with SIGALRM, which a child of this process may
         // inherit blocked. A short run sizes the measured one.
         func measure(transactionsPerClient: Int) throws -> (tps: Double, latency: Double, duration: Double) {
-            let output = try Self.run(
+            let output = try BenchProcess.run(
                 "/usr/bin/pgbench",
-                connection + ["-N", "-c", "\(clients)", "-j", "\(threads)", "-t", "\(transactionsPerClient)", "surge_pgbench"], environment: environment)
+                connection + ["-N", "-c", "\(clients)", "-j", "\(threads)", "-t", "\(transactionsPerClient)", "surge_pgbench"], environment: environment, includingErrors: true)
             func number(after prefix: String) -> Double? {
                 output.split(separator: "\n").first { $0.hasPrefix(prefix) }
                     .flatMap { $0.dropFirst(prefix.count).split(separator: " ").first }.flatMap { Double($0) }
@@ -408,21 +396,5 @@ struct PgBench {
         }
         let calibration = try measure(transactionsPerClient: 200)
         return try measure(transactionsPerClient: max(200, Int(calibration.tps * Double(seconds)) / clients))
-    }
-
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        guard process.terminationStatus == 0 else { throw BenchError("\(executable) exited \(process.terminationStatus): \(text)") }
-        return text
     }
 }

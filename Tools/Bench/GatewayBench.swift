@@ -204,13 +204,10 @@ struct GatewayBench: AsyncParsableCommand {
     /// CPU seconds so far of the stack's services (their pid files) and of nginx's processes.
     func processCPU(pidDirectory: String?) -> [String: Double] {
         guard let pidDirectory else { return [:] }
-        var seconds: [String: Double] = [:]
-        for name in StackBench.services + ["broker"] {
-            if let pid = try? BenchProcess.pid(inFile: "\(pidDirectory)/\(name).pid"), let stat = CheckInThroughputBench.stat(of: pid) { seconds[name] = stat.cpu }
-        }
+        var seconds = BenchProcess.cpuSeconds(of: StackBench.services + ["broker"], pidDirectory: pidDirectory)
         for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
             guard let pid = Int32(entry), (try? String(contentsOfFile: "/proc/\(entry)/comm", encoding: .utf8))?.hasPrefix("nginx") == true,
-                let stat = CheckInThroughputBench.stat(of: pid)
+                let stat = BenchProcess.stat(of: pid)
             else { continue }
             seconds["nginx", default: 0] += stat.cpu
         }

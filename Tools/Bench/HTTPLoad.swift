@@ -62,11 +62,11 @@ struct HTTPLoad {
             return script.path
         }
         let common = ["-t\(threads)", "-c\(connections)"]
-        _ = try LeaderboardBench.run("/usr/bin/wrk", common + ["-d2s", "-s", try script(seconds: 2, name: "warm-up"), url])
+        _ = try BenchProcess.run("/usr/bin/wrk", common + ["-d2s", "-s", try script(seconds: 2, name: "warm-up"), url])
         let measured = try script(seconds: seconds, name: "measured")
         let processesBefore = processes()
         let cpuBefore = try MachineCPU.busySeconds()
-        let output = try LeaderboardBench.run("/usr/bin/wrk", common + ["-d\(seconds)s", "-s", measured, url])
+        let output = try BenchProcess.run("/usr/bin/wrk", common + ["-d\(seconds)s", "-s", measured, url])
         let cpu = try MachineCPU.busySeconds() - cpuBefore
         let processCPU = processes().compactMapValues { after in after }.reduce(into: [String: Double]()) { split, entry in
             split[entry.key] = entry.value - (processesBefore[entry.key] ?? 0)

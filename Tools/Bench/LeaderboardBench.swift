@@ -331,19 +331,6 @@ struct LeaderboardBench: AsyncParsableCommand {
         }
         return details.isEmpty ? String(line) : details.joined(separator: ", ")
     }
-
-    static func run(_ executable: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw BenchError("\(executable) \(arguments.joined(separator: " ")) exited \(process.terminationStatus)") }
-        return String(decoding: data, as: UTF8.self)
-    }
 }
 
 /// The yardstick: Debian's redis-server on a private port, driven with its own redis-cli and redis-benchmark.
@@ -351,7 +338,7 @@ struct Redis {
     var port: Int
 
     func command(_ arguments: String...) throws -> String {
-        try LeaderboardBench.run("/usr/bin/redis-cli", ["-p", "\(port)"] + arguments).trimmingCharacters(in: .whitespacesAndNewlines)
+        try BenchProcess.run("/usr/bin/redis-cli", ["-p", "\(port)"] + arguments).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// `used_memory` of INFO memory, in bytes.
@@ -391,7 +378,7 @@ struct Redis {
     /// redis-benchmark at the given concurrency, sized to run about `seconds` after a calibration run.
     func benchmark(connections: Int, seconds: Int, _ command: String...) throws -> LoadRun {
         func once(_ requests: Int) throws -> LoadRun {
-            let csv = try LeaderboardBench.run(
+            let csv = try BenchProcess.run(
                 "/usr/bin/redis-benchmark", ["-p", "\(port)", "-c", "\(connections)", "-n", "\(requests)", "--csv"] + command)
             // "test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"
             guard let row = csv.split(whereSeparator: \.isNewline).last?.split(separator: ",").map({ $0.replacingOccurrences(of: "\"", with: "") }),

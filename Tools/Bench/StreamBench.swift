@@ -188,7 +188,7 @@ struct StreamBench: AsyncParsableCommand {
             return KafkaRecord(publishing: try EventRecord(CloudEvent(source: "/surge/bench", time: now, data: closed)), to: WindowClosed.descriptor.topic.name)
         }
         let gatewayPID = gatewayPidFile.flatMap { try? BenchProcess.pid(inFile: $0) }
-        let cpuBefore = gatewayPID.flatMap { CheckInThroughputBench.stat(of: $0)?.cpu }
+        let cpuBefore = gatewayPID.flatMap { BenchProcess.stat(of: $0)?.cpu }
         let started = ContinuousClock.now
         for result in await producer.send(records) { _ = try result.get() }
         let deadline = started + .seconds(120)
@@ -201,7 +201,7 @@ struct StreamBench: AsyncParsableCommand {
         }
         let elapsed = (ContinuousClock.now - started) / .seconds(1)
         var cpu: Double?
-        if let cpuBefore, let gatewayPID, let cpuAfter = CheckInThroughputBench.stat(of: gatewayPID)?.cpu { cpu = cpuAfter - cpuBefore }
+        if let cpuBefore, let gatewayPID, let cpuAfter = BenchProcess.stat(of: gatewayPID)?.cpu { cpu = cpuAfter - cpuBefore }
         await producer.close()
         for reader in readers { reader.close() }
         try await client.shutdown()

@@ -20,15 +20,15 @@ struct ProxyController {
         "upgrade", "host", "x-surge-caller", "x-surge-client-address", "x-surge-roles", "x-surge-session", "x-surge-signature",
         "x-surge-idempotency-key",
     ]
-    /// Not forwarded either: the body was read already (its length is set anew), and nothing waits for a 100 Continue.
-    static let readRequestHeaders: Set<String> = ["content-length", "expect"]
+    /// What a request does not take to the service: the hop-by-hop and internal headers, and the body's length (set anew
+    /// from the body, read already) and `Expect` (nothing waits for a 100 Continue).
+    static let unforwardedRequestHeaders = hopByHopHeaders.union(["content-length", "expect"])
 
     func forward(_ request: Request, context: GatewayRequestContext, to service: SurgeService) async throws -> Response {
         let target = request.head.path ?? request.uri.description
         var headers = HTTPHeaders()
         headers.reserveCapacity(request.headers.count + 8)
-        for field in request.headers
-        where !Self.hopByHopHeaders.contains(field.name.canonicalName) && !Self.readRequestHeaders.contains(field.name.canonicalName) {
+        for field in request.headers where !Self.unforwardedRequestHeaders.contains(field.name.canonicalName) {
             headers.add(name: field.name.rawName, value: field.value)
         }
         // The pipeline has already read the body into memory: this takes the buffer, it does not read the socket.
