@@ -120,7 +120,7 @@ pg_start() {
       --encoding=UTF8 --locale=C.UTF-8 >"$data.initdb.log" 2>&1 || { cat "$data.initdb.log" >&2; exit 1; }
   fi
   as_pg_user "$bin/pg_ctl" -D "$data" -l "$data/server.log" -w -t 60 \
-    -o "-p $port -c listen_addresses=127.0.0.1 -k $data -c max_connections=${PG_MAX_CONNECTIONS:-300} -c fsync=${PG_FSYNC:-on} ${PG_EXTRA_OPTIONS:-}" start >/dev/null
+    -o "-p $port -c listen_addresses=127.0.0.1 -k $data -c max_connections=${PG_MAX_CONNECTIONS:-300} -c random_page_cost=1.1 -c fsync=${PG_FSYNC:-on} ${PG_EXTRA_OPTIONS:-}" start >/dev/null
 }
 
 pg_stop() {
