@@ -43,6 +43,20 @@ struct TextFastPathTests {
         #expect(!high.precedesInByteOrder(firstByte))
     }
 
+    @Test("a time-ordered UUID is version 7 of RFC 9562: its milliseconds first, then random bits; later ones sort after")
+    func timeOrdered() {
+        let instant = Date(timeIntervalSince1970: 1_795_941_900.123)
+        let ids = (0..<2_000).map { _ in UUID.timeOrdered(at: instant) }
+        for id in ids {
+            #expect(id.key.hasPrefix("01a2267a-9f5b-7"), "\(id.key)")
+            #expect(["8", "9", "a", "b"].contains(id.key.dropFirst(19).prefix(1)), "\(id.key)")
+            #expect(UUID(text: id.key) == id)
+        }
+        #expect(Set(ids).count == ids.count)
+        let later = UUID.timeOrdered(at: instant.addingTimeInterval(0.001))
+        #expect(ids.allSatisfy { $0.precedesInByteOrder(later) })
+    }
+
     @Test("text that is not a UUID is refused, as Foundation refuses it", arguments: [
         "", "c4a11e00-0075-4000-8000-00000000000", "c4a11e00-0075-4000-8000-0000000000011", "c4a11e00007540008000000000000001",
         "c4a11e00-0075-4000-8000_000000000001", "c4a11e000-075-4000-8000-000000000001", "g4a11e00-0075-4000-8000-000000000001",

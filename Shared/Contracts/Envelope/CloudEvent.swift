@@ -12,7 +12,7 @@ public struct CloudEvent<Payload: EventPayload>: Sendable, Equatable {
     public var type: String { Payload.eventType }
     public var partitionKey: String { data.partitionKey }
 
-    public init(id: UUID = UUID(), source: String, time: Date, trace: TraceContext? = nil, data: Payload) {
+    public init(id: UUID = .timeOrdered(), source: String, time: Date, trace: TraceContext? = nil, data: Payload) {
         self.id = id
         self.source = source
         self.time = time

@@ -8,7 +8,7 @@ import SurgeRuntime
 
 /// A notification about to be written to a user's inbox, under the key that makes it once-only.
 struct NewNotification: Sendable {
-    var id = UUID()
+    var id = UUID.timeOrdered()
     var userID: UUID
     var kind: NotificationKind
     var key: String
