@@ -61,7 +61,7 @@ public enum SurgeService: String, Sendable, CaseIterable {
                 port: 8086, topic: .notifications, exportsUserData: true,
                 owns: "daily reminders at the user's local time (quiet hours, DST), the in-app inbox of badges, friend requests, invitations, overtakes, push to FCM and APNs, signed webhooks",
                 variables: [
-                    "REMINDER_INTERVAL_MS", "REMINDER_BATCH_SIZE", "REMINDER_MAX_LATENESS_MINUTES", "PUSH_INTERVAL_MS", "PUSH_CONCURRENCY", "PUSH_CA_FILE", "PUSH_MAX_ATTEMPTS", "PUSH_RETRY_BASE_MS", "PUSH_GIVE_UP_AFTER_SECONDS",
+                    "REMINDER_INTERVAL_MS", "REMINDER_BATCH_SIZE", "REMINDER_LANES", "REMINDER_MAX_LATENESS_MINUTES", "PUSH_INTERVAL_MS", "PUSH_CONCURRENCY", "PUSH_CA_FILE", "PUSH_MAX_ATTEMPTS", "PUSH_RETRY_BASE_MS", "PUSH_GIVE_UP_AFTER_SECONDS",
                     "FCM_CREDENTIALS", "FCM_CREDENTIALS_FILE", "FCM_PROJECT_ID", "FCM_ENDPOINT", "FCM_TOKEN_URI", "APNS_KEY", "APNS_KEY_FILE",
                     "APNS_KEY_ID", "APNS_TEAM_ID", "APNS_TOPIC", "APNS_ENDPOINT", "WEBHOOKS_ALLOW_HTTP", "WEBHOOKS_ALLOW_PRIVATE_TARGETS",
                     "WEBHOOKS_INTERVAL_MS", "WEBHOOKS_TIMEOUT_SECONDS", "WEBHOOKS_DISABLE_AFTER_SECONDS", "WEBHOOKS_DISABLE_AFTER_FAILURES",

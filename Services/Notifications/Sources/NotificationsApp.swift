@@ -18,6 +18,7 @@ public enum NotificationsService {
     struct Settings {
         var reminderInterval: Duration
         var reminderBatch: Int
+        var reminderLanes: Int
         /// How late a reminder may still be sent (after downtime or a clock jump); later, it is dropped.
         var reminderMaxLateness: TimeInterval
         var push: PushSettings
@@ -30,6 +31,7 @@ public enum NotificationsService {
             Settings(
                 reminderInterval: .milliseconds(try reader.int("REMINDER_INTERVAL_MS", default: 250, range: 10...60_000)),
                 reminderBatch: try reader.int("REMINDER_BATCH_SIZE", default: 1000, range: 1...10_000),
+                reminderLanes: try reader.int("REMINDER_LANES", default: 2, range: 1...16),
                 reminderMaxLateness: TimeInterval(
                     try reader.int("REMINDER_MAX_LATENESS_MINUTES", default: Int(ReminderLateness.defaultBound / 60), range: 1...1440) * 60),
                 push: try PushSettings.from(reader), email: try EmailChannel.Settings.from(reader),
@@ -75,7 +77,7 @@ public enum NotificationsService {
         let stores = Stores(database: infrastructure.database, logger: logger)
         addRoutes(to: router, stores: stores, settings: notifications, clock: clock, logger: logger)
         let scheduler = ReminderScheduler(
-            client: infrastructure.database, inbox: inbox, logger: logger, batch: notifications.reminderBatch,
+            client: infrastructure.database, inbox: inbox, logger: logger, batch: notifications.reminderBatch, lanes: notifications.reminderLanes,
             maxLateness: notifications.reminderMaxLateness)
         let webhooks = notifications.webhooks
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: WebhookDispatcher.clientConfiguration(timeout: webhooks.attemptTimeout))

@@ -12,6 +12,8 @@ import SurgePostgres
 /// instant (`FOR UPDATE SKIP LOCKED`, so replicas share a wave and none is sent twice), reads what deciding them needs
 /// in one query per table (recipients, vacations, habits, completed days), decides each in memory, and writes the
 /// inbox rows, their events and pushes, the next firings and the removals in one statement each, in one transaction.
+/// `lanes` batches run at once: while PostgreSQL writes one, the replica decides the next, so one replica keeps both
+/// busy instead of waiting on each in turn.
 /// Each is for its local day: a reminder or nudge is skipped if the user already checked in that day or is on
 /// vacation; any is deferred to the end of quiet hours while the day lasts and dropped once the day is over (also
 /// after downtime: nothing is sent for a day gone by). A daily or habit reminder looked at more than `maxLateness`
@@ -22,6 +24,8 @@ struct ReminderScheduler: Sendable {
     let logger: Logger
     /// Rows per transaction: what a crash mid-wave can roll back (and another replica then sends).
     let batch: Int
+    /// Batches in flight at once (each its own transaction and connection; `SKIP LOCKED` gives them disjoint rows).
+    let lanes: Int
     let maxLateness: TimeInterval
 
     /// Handles everything due at `now`; returns how many were looked at.
@@ -31,13 +35,20 @@ struct ReminderScheduler: Sendable {
             + inBatches { try await sendDueScheduled(now: now, connection: $0) }
     }
 
-    /// Runs `pass` in a transaction after another until one handles fewer than a batch.
+    /// Runs `pass` in a transaction after another in each of the `lanes` until one handles fewer than a batch.
     private func inBatches(_ pass: @escaping @Sendable (PostgresConnection) async throws -> Int) async throws -> Int {
-        var handled = 0
-        while true {
-            let count = try await client.transaction(logger: logger) { try await pass($0) }
-            handled += count
-            if count < batch { return handled }
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<lanes {
+                group.addTask {
+                    var handled = 0
+                    while true {
+                        let count = try await client.transaction(logger: logger) { try await pass($0) }
+                        handled += count
+                        if count < batch { return handled }
+                    }
+                }
+            }
+            return try await group.reduce(0, +)
         }
     }
 

@@ -32,7 +32,8 @@ struct PushDeliveryStore: Sendable {
     /// Queues a push of each notification made at `time` to each of its user's devices on `platforms`, unless the user
     /// turned notifications or its kind's category off (one read of the users not in `recipients`, one insert for
     /// all); inside the transaction that writes the inbox rows. Inside the user's quiet hours (at `now`) it is due when
-    /// they end, or not queued once it would no longer be useful then (`QuietPush`).
+    /// they end, or not queued once it would no longer be useful then (`QuietPush`). The users are named twice: joined
+    /// to `unnest` alone, PostgreSQL hashes every device of every user; `= ANY` picks only theirs.
     static func enqueue(
         _ notifications: [NewNotification], platforms: [PushPlatform], at time: Date, now: Date, recipients known: [UUID: Recipient] = [:],
         connection: PostgresConnection, logger: Logger
@@ -59,6 +60,7 @@ struct PushDeliveryStore: Sendable {
             SELECT gen_random_uuid(), q.notification_id, t.token_id, \(time), q.due
             FROM unnest(\(queued.map(\.notificationID)), \(queued.map(\.userID)), \(queued.map(\.due))) AS q (notification_id, user_id, due)
             JOIN push_tokens t ON t.user_id = q.user_id AND t.platform = ANY(\(platforms.map(\.rawValue)))
+            WHERE t.user_id = ANY(\(queued.map(\.userID)))
             """, logger: logger)
     }
 
