@@ -214,7 +214,7 @@ for bench in $BENCHES; do
         --database "postgres://surge_admin:$(cat "$BENCH/admin-password")@127.0.0.1:$PG_PORT/surge" --users "${SURGE_BENCH_REMINDER_USERS:-100000}" \
         --second-replica-command "bash $BENCH/start-notifications-2.sh" --second-replica-url "http://127.0.0.1:2$(port_of notifications)" \
         --second-replica-pid-file "$BENCH/notifications-2.pid" --fcm-fake-port "$FCM_FAKE_PORT" --fcm-fake-certificate "$BENCH/fcm-fake-cert.pem" \
-        --fcm-fake-key "$BENCH/fcm-fake-key.pem" --push-users "${SURGE_BENCH_PUSH_USERS:-20000}"
+        --fcm-fake-key "$BENCH/fcm-fake-key.pem" --push-users "${SURGE_BENCH_PUSH_USERS:-20000}" --pid-directory "$BENCH" --pgdata "$BENCH/pgdata"
       ;;
     badges-rebuild | leaderboard-rebuild)
       service="${bench%-rebuild}"

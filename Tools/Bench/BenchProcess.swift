@@ -47,6 +47,20 @@ enum BenchProcess {
         return seconds
     }
 
+    /// CPU seconds so far of the PostgreSQL server of `pgdata` (its `postmaster.pid`) with every backend still running.
+    static func postgresCPUSeconds(pgdata: String) throws -> Double {
+        let postmasterFile = try String(contentsOfFile: pgdata + "/postmaster.pid", encoding: .utf8)
+        guard let postmaster = postmasterFile.split(separator: "\n").first.flatMap({ Int32($0) }) else {
+            throw BenchError("no process id in \(pgdata)/postmaster.pid")
+        }
+        var seconds = 0.0
+        for entry in try FileManager.default.contentsOfDirectory(atPath: "/proc") {
+            guard let pid = Int32(entry), let stat = stat(of: pid), pid == postmaster || stat.parent == postmaster else { continue }
+            seconds += stat.cpu
+        }
+        return seconds
+    }
+
     /// Runs a tool to its end and returns its standard output (with its standard error when `includingErrors`); a
     /// non-zero exit is an error carrying what it printed.
     static func run(

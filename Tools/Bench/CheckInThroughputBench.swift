@@ -339,16 +339,7 @@ struct CheckInThroughputBench: AsyncParsableCommand {
     /// CPU seconds (user + system) so far of each named process, and of the PostgreSQL server with all its backends.
     func cpuSeconds() throws -> [String: Double] {
         var seconds = BenchProcess.cpuSeconds(of: Self.processes, pidDirectory: pidDirectory)
-        let postmasterFile = try String(contentsOfFile: pgdata + "/postmaster.pid", encoding: .utf8)
-        guard let postmaster = postmasterFile.split(separator: "\n").first.flatMap({ Int32($0) }) else {
-            throw BenchError("no process id in \(pgdata)/postmaster.pid")
-        }
-        var postgres = 0.0
-        for entry in try FileManager.default.contentsOfDirectory(atPath: "/proc") {
-            guard let pid = Int32(entry), let stat = BenchProcess.stat(of: pid), pid == postmaster || stat.parent == postmaster else { continue }
-            postgres += stat.cpu
-        }
-        seconds["postgres"] = postgres
+        seconds["postgres"] = try BenchProcess.postgresCPUSeconds(pgdata: pgdata)
         return seconds
     }
 

@@ -17,11 +17,11 @@ import SurgeRuntime
 /// each sets, through `PUT /v1/me/preferences` (no quiet hours, the weekly digest off so that no digest wave mixes in),
 /// their daily reminder to the local wall-clock minute that is, in their own zone, one instant T two hours ahead.
 /// Notifications runs on a simulated clock (`SIMULATED_CLOCK=true`, development only): once it has scheduled every one
-/// of them at T, the bench moves its clock to T and times, from that moment, how long until every reminder is handled.
-/// An administrator's connection counts, every `poll` ms, the bench users' reminders still due at T (a range of the
-/// index on the fire instant: cheap beside counting inbox rows, and exact, since a reminder's inbox row and its next
-/// firing commit together); a reminder counts as sent when the bench first sees it gone, so each time is an upper
-/// bound, coarser by up to one poll. At the end every one must be in the inbox, once. With `--second-replica-command`, a second replica starts, and both clocks move to the next day's
+/// of them at T, the bench moves its clock to T and times, from that moment, how long until every reminder is sent.
+/// Every `poll` ms it reads the replicas' `surge_reminders_sent_total` (counted as each batch commits its inbox rows;
+/// a query counting rows would load PostgreSQL during the wave it measures); a reminder counts as sent when the bench
+/// first sees it counted, so each time is an upper bound, coarser by up to one poll. At the end every one must be in
+/// the inbox, once, and none still due. With `--second-replica-command`, a second replica starts, and both clocks move to the next day's
 /// instant: the same wave, shared. Bench users never check in, so none is skipped.
 struct ReminderBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -42,6 +42,8 @@ struct ReminderBench: AsyncParsableCommand {
     @Option(help: "The FCM fake's TLS certificate (PEM; notifications trusts it through PUSH_CA_FILE).") var fcmFakeCertificate: String?
     @Option(help: "The FCM fake's private key (PEM).") var fcmFakeKey: String?
     @Option(help: "Guests who register an FCM device: their reminders are pushed to the fake.") var pushUsers = 20_000
+    @Option(help: "Directory of <process>.pid files whose CPU during a wave is reported (the services and the broker).") var pidDirectory: String?
+    @Option(help: "PostgreSQL's data directory (its postmaster.pid names the server whose CPU during a wave is reported).") var pgdata: String?
     @OptionGroup var output: ResultsOption
 
     /// The zones the guests are spread over, in turn: Kolkata is 5:30 and Kathmandu 5:45 from UTC.
@@ -181,7 +183,7 @@ struct ReminderBench: AsyncParsableCommand {
         let admin = try DatabaseConfiguration(url: database, maximumConnections: 1)
         return try await PostgresClient.withRunning(admin.makeClient(logger: logger)) { client in
             try await client.withConnection { connection in
-                let wave = Wave(connection: connection, users: guests, logger: logger)
+                let wave = Wave(connection: connection, users: guests, cpu: cpuSeconds, logger: logger)
                 try await wave.prepare()
                 // 4. Notifications must have every reminder at T (the preferences took effect) before its clock moves.
                 try await wave.waitScheduled(at: due, count: users, timeout: .seconds(600))
@@ -194,7 +196,8 @@ struct ReminderBench: AsyncParsableCommand {
 
                 // 6. The wave on one replica: its clock moves to T.
                 let one = try await wave.time(
-                    due: due, keys: guests.map { "daily-reminder:\(local[$0.zone]!.date)" }, poll: .milliseconds(poll), deadline: .seconds(deadline)
+                    due: due, keys: guests.map { "daily-reminder:\(local[$0.zone]!.date)" }, poll: .milliseconds(poll), deadline: .seconds(deadline),
+                    sent: { try await remindersSent([notifications], http) }
                 ) {
                     try await setClock(notifications, to: due, http)
                 }
@@ -220,15 +223,19 @@ struct ReminderBench: AsyncParsableCommand {
                     try await Task.sleep(for: .milliseconds(100))
                 }
                 try await wave.waitScheduled(at: nextDue, count: users, timeout: .seconds(120), exactly: false)
+                let firstBefore = try await remindersSent([notifications], http)
                 let two = try await wave.time(
-                    due: nextDue, keys: guests.map { "daily-reminder:\(local[$0.zone]!.date.adding(days: 1))" }, poll: .milliseconds(poll), deadline: .seconds(deadline)
+                    due: nextDue, keys: guests.map { "daily-reminder:\(local[$0.zone]!.date.adding(days: 1))" }, poll: .milliseconds(poll),
+                    deadline: .seconds(deadline), sent: { try await remindersSent([notifications, secondReplicaURL], http) }
                 ) {
                     async let first: Void = setClock(notifications, to: nextDue, http)
                     async let second: Void = setClock(secondReplicaURL, to: nextDue, http)
                     _ = try await (first, second)
                 }
+                let firstSent = try await remindersSent([notifications], http) - firstBefore
                 print("Two replicas, \(users) due at T + 1 day:")
                 two.report()
+                print("  shared: the first replica sent \(firstSent), the second \(two.sent - firstSent)")
                 return (floor, one, two, push)
             }
         }
@@ -284,9 +291,21 @@ struct ReminderBench: AsyncParsableCommand {
 
     /// The partitions a replica's consumer owns (`surge_kafka_assigned_partitions` on its /metrics).
     func assignedPartitions(_ baseURL: String, _ http: HTTPClient) async throws -> Int {
+        try await metricSum("surge_kafka_assigned_partitions{", at: baseURL, http)
+    }
+
+    /// Daily reminders the replicas have written to the inbox so far (`surge_reminders_sent_total`).
+    func remindersSent(_ baseURLs: [String], _ http: HTTPClient) async throws -> Int {
+        var sent = 0
+        for url in baseURLs { sent += try await metricSum(#"surge_reminders_sent_total{kind="daily-reminder""#, at: url, http) }
+        return sent
+    }
+
+    /// The sum of the samples on a replica's /metrics page whose line starts with `prefix`.
+    func metricSum(_ prefix: String, at baseURL: String, _ http: HTTPClient) async throws -> Int {
         let response = try await http.execute(HTTPClientRequest(url: baseURL + "/metrics"), timeout: .seconds(5))
         let page = String(buffer: try await response.body.collect(upTo: 1 << 22))
-        return page.split(separator: "\n").filter { $0.hasPrefix("surge_kafka_assigned_partitions{") }
+        return page.split(separator: "\n").filter { $0.hasPrefix(prefix) }
             .compactMap { $0.split(separator: " ").last.flatMap { Double($0) } }.reduce(0) { $0 + Int($1) }
     }
 
@@ -312,12 +331,23 @@ struct ReminderBench: AsyncParsableCommand {
     }
 
     func seconds(_ duration: Duration) -> Double { max(0.001, milliseconds(duration) / 1000) }
+
+    /// CPU seconds so far: the machine's (every process, `/proc/stat`), and, where the bench was told where to find
+    /// them, the services', the broker's, PostgreSQL's and the bench's own.
+    @Sendable func cpuSeconds() -> [String: Double] {
+        var seconds = pidDirectory.map { BenchProcess.cpuSeconds(of: StackBench.services + ["notifications-2", "broker"], pidDirectory: $0) } ?? [:]
+        seconds["postgres"] = pgdata.flatMap { try? BenchProcess.postgresCPUSeconds(pgdata: $0) }
+        seconds["bench"] = BenchProcess.stat(of: getpid())?.cpu
+        seconds[Wave.Timing.machine] = try? MachineCPU.busySeconds()
+        return seconds
+    }
 }
 
 /// The bench's users' reminders as the notifications schema holds them, read on an administrator's connection.
 struct Wave {
     let connection: PostgresConnection
     let users: [ReminderBench.Guest]
+    let cpu: @Sendable () -> [String: Double]
     let logger: Logger
 
     func prepare() async throws {
@@ -372,6 +402,10 @@ struct Wave {
         var expected: Int
         var observations: [(seconds: Double, sent: Int)]
         var slowestPoll: Double
+        /// CPU seconds each process (and the machine, `machine`) spent from the start until every reminder was seen handled.
+        var cpu: [String: Double]
+
+        static let machine = "machine"
 
         var sent: Int { observations.last?.sent ?? 0 }
         var allSent: Bool { sent >= expected }
@@ -389,12 +423,18 @@ struct Wave {
             print("  in the inbox by:  " + marks.map { mark in "\(mark) s \(observations.last { $0.seconds <= Double(mark) }?.sent ?? 0)" }.joined(separator: ", "))
             print(String(format: "  %.0f reminders/s; all in by %.2f s (p50 %.2f s, p99 %.2f s); slowest poll %.0f ms", rate, seconds, lag(0.5) ?? .nan,
                          lag(0.99) ?? .nan, slowestPoll))
+            guard let machine = cpu[Self.machine] else { return }
+            let processes = cpu.filter { $0.key != Self.machine && $0.value >= 0.05 }.sorted { $0.value > $1.value }
+            print(String(format: "  CPU meanwhile: %.1f s machine-wide (%.0f µs a reminder); ", machine, machine / Double(max(1, sent)) * 1e6)
+                + processes.map { String(format: "%@ %.1f s", $0.key as NSString, $0.value) }.joined(separator: ", "))
         }
     }
 
-    /// From `start` (which makes the users' reminders due at `instant`), how many of them are handled, every `poll`;
-    /// then checks that each user has the inbox row keyed `keys`.
-    func time(due instant: Date, keys: [String], poll: Duration, deadline: Duration, start: () async throws -> Void) async throws -> Timing {
+    /// From `start` (which makes the users' reminders due at `instant`), how many of them are sent (`counted` from
+    /// before), every `poll`; then checks that each user has the inbox row keyed `keys` and no reminder is still due.
+    func time(
+        due instant: Date, keys: [String], poll: Duration, deadline: Duration, sent counted: () async throws -> Int, start: () async throws -> Void
+    ) async throws -> Timing {
         try await connection.query("DROP TABLE IF EXISTS bench_keys", logger: logger)
         try await connection.query("CREATE TEMP TABLE bench_keys (user_id uuid PRIMARY KEY, key text NOT NULL)", logger: logger)
         try await connection.query(
@@ -403,25 +443,29 @@ struct Wave {
         func inInbox() async throws -> Int { try await count("SELECT count(*) FROM notifications.inbox i JOIN bench_keys b USING (user_id, key)") }
         let already = try await inInbox()
         guard already == 0 else { throw BenchError("\(already) of the wave's reminders were sent before it began") }
+        let before = try await counted()
+        let cpuBefore = cpu()
         let started = ContinuousClock.now
         try await start()
         var observations: [(seconds: Double, sent: Int)] = []
         var slowestPoll = 0.0
         while true {
             let asked = ContinuousClock.now
-            let remaining = try await count(
-                "SELECT count(*) FROM notifications.reminders WHERE fire_at <= \(instant) AND user_id IN (SELECT user_id FROM bench_users)")
+            let sent = try await counted() - before
             let seen = ContinuousClock.now
-            let sent = users.count - remaining
             slowestPoll = max(slowestPoll, milliseconds(seen - asked))
             if sent > (observations.last?.sent ?? 0) { observations.append((milliseconds(seen - started) / 1000, sent)) }
-            if remaining == 0 || seen - started > deadline { break }
+            if sent >= users.count || seen - started > deadline { break }
             try await Task.sleep(until: asked.advanced(by: poll), clock: .continuous)
         }
-        let inbox = try await inInbox()
-        guard inbox == users.count || observations.last?.sent != users.count else {
-            throw BenchError("every reminder was handled but \(inbox) of \(users.count) are in the inbox")
+        let cpuSpent = cpu().compactMapValues { $0 }.reduce(into: [String: Double]()) { spent, entry in
+            if let before = cpuBefore[entry.key] { spent[entry.key] = entry.value - before }
         }
-        return Timing(started: started, expected: users.count, observations: observations, slowestPoll: slowestPoll)
+        let inbox = try await inInbox()
+        let due = try await count("SELECT count(*) FROM notifications.reminders WHERE fire_at <= \(instant)")
+        guard (inbox == users.count && due == 0) || observations.last?.sent != users.count else {
+            throw BenchError("every reminder was counted sent but \(inbox) of \(users.count) are in the inbox and \(due) still due")
+        }
+        return Timing(started: started, expected: users.count, observations: observations, slowestPoll: slowestPoll, cpu: cpuSpent)
     }
 }
