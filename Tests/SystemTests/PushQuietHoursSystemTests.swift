@@ -98,9 +98,12 @@ struct PushQuietHoursSystemTests {
 
             try await stack.setClock(thirdHeld.addingTimeInterval(1))
             try await waitUntil("the held push sent when the quiet hours ended") { try await Push.settled(third, sent: 1, on: stack) }
-            let sent = provider.sends(to: token)
+            // Marco's daily reminder, at its default time, may fall inside the hour the clock jumped; it waits out the
+            // quiet hours too and is pushed with the third, so only the friend requests' pushes are counted.
+            let sent = provider.sends(to: token).compactMap { ($0.json["message"] as? [String: Any]).flatMap { $0["data"] as? [String: String] } }
+                .filter { $0["kind"] == "friend-request" }
             #expect(sent.count == 1, "once, and only the third: the first was dropped, the second never queued")
-            #expect((sent.first?.json["message"] as? [String: Any]).flatMap { $0["data"] as? [String: String] }?["notificationID"] == third)
+            #expect(sent.first?["notificationID"] == third)
             #expect(Set(try await Push.notificationIDs(marco)).isSuperset(of: [first, second, third]), "all three in the inbox")
         }
     }
