@@ -61,7 +61,7 @@ final class FCMFake: Sendable {
                 body: .init(byteBuffer: ByteBuffer(string: #"{"name": "projects/bench/messages/\#(count)"}"#)))
         }
         var tls = TLSConfiguration.makeServerConfiguration(
-            certificateChain: try NIOSSLCertificate.fromPEMFile(certificate).map { .certificate($0) }, privateKey: .file(key))
+            certificateChain: try NIOSSLCertificate.fromPEMFile(certificate).map { .certificate($0) }, privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem)))
         tls.applicationProtocols = ["h2", "http/1.1"]
         var logger = Logger(label: "fcm-fake")
         logger.logLevel = .warning
