@@ -25,6 +25,11 @@ final class Doorbell: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
+    /// Forgets a ring nobody waited for: whoever calls it is about to look for what the ring announced.
+    func forget() {
+        state.withLock { $0.rung = false }
+    }
+
     /// Returns when rung, after `timeout`, or when the task is cancelled.
     func wait(timeout: Duration) async {
         let id = state.withLock { state -> UInt64 in

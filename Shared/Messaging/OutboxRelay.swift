@@ -13,9 +13,9 @@ import SurgeKafka
 /// Woken when a transaction of this process that wrote events commits (`Outbox.written`), with a polling fallback. No
 /// `NOTIFY` is sent from the writing transaction: PostgreSQL serialises the commits of every notifying transaction of
 /// a database, WAL flush included, which capped check-ins far below what the server sustains. With several replicas,
-/// each batch is taken under a transaction-scoped advisory lock, so one replica publishes at a time, in `position`
-/// order; a relay that finds the lock taken tries again shortly, so the events its own replica wrote do not wait for
-/// the next poll.
+/// a relay publishes only while it holds an advisory lock, so one replica publishes at a time, in `position` order; a
+/// relay that finds the lock taken tries again shortly, so the events its own replica wrote do not wait for the next
+/// poll. A busy relay keeps the lock from batch to batch (`publishWhileBusy`).
 /// `position` is taken at insert, not at commit: of two transactions writing events for one key, the later insert
 /// can commit (and be published) first. Per-key order therefore holds only because writers of one key serialise
 /// their transactions, which services do through the rows they lock.
@@ -70,33 +70,124 @@ public final class OutboxRelay: Service {
     }
 
     private func publishUntilCancelled() async {
-        var lastPurge = ContinuousClock.now
-        var lastVacuum = ContinuousClock.now
-        var publishedSinceVacuum = 0
+        var housekeeping = Housekeeping()
         while !Task.isCancelled {
             do {
-                guard let published = try await publishBatch() else {
-                    // Another replica is publishing: what this one wrote may be committed after its batch was read.
+                guard let spell = try await publishWhileBusy() else {
+                    // Another replica is publishing: what this one wrote may be committed after its last read.
                     await doorbell.wait(timeout: .milliseconds(20))
                     continue
                 }
-                if ContinuousClock.now - lastPurge > .seconds(600) {
-                    try await purge()
-                    lastPurge = .now
-                }
-                // Every published event leaves a dead row at the low end of `outbox_pending`, which each batch's read
-                // walks past until a vacuum clears it: under load autovacuum (a pass a minute at most) let each read
-                // walk tens of thousands. A vacuum of the small table costs a few milliseconds.
-                publishedSinceVacuum += published
-                if publishedSinceVacuum >= 2_000, ContinuousClock.now - lastVacuum > .seconds(5) {
-                    try await client.query("VACUUM outbox_pending", logger: logger)
-                    (publishedSinceVacuum, lastVacuum) = (0, .now)
-                }
-                if published == configuration.batchSize { continue }
+                try await housekeeping.after(publishing: spell.published, relay: self)
+                if spell.stoppedForHousekeeping { continue }
             } catch {
                 logger.warning("Outbox relay round failed", metadata: ["error": "\(String(reflecting: error))"])
             }
             await doorbell.wait(timeout: configuration.pollInterval)
+        }
+    }
+
+    /// What the relay does between busy spells, by the clock and by the events published.
+    private struct Housekeeping {
+        var lastPurge = ContinuousClock.now
+        var lastVacuum = ContinuousClock.now
+        var publishedSinceVacuum = 0
+
+        mutating func after(publishing published: Int, relay: OutboxRelay) async throws {
+            if ContinuousClock.now - lastPurge > .seconds(600) {
+                try await relay.purge()
+                lastPurge = .now
+            }
+            // Every published event leaves a dead row at the low end of `outbox_pending`, which each read walks past
+            // until a vacuum clears it: under load autovacuum (a pass a minute at most) let each read walk tens of
+            // thousands. A vacuum of the small table costs a few milliseconds.
+            publishedSinceVacuum += published
+            if publishedSinceVacuum >= OutboxRelay.vacuumEvery, ContinuousClock.now - lastVacuum > .seconds(5) {
+                try await relay.client.query("VACUUM outbox_pending", logger: relay.logger)
+                (publishedSinceVacuum, lastVacuum) = (0, .now)
+            }
+        }
+    }
+
+    /// Published events between two vacuums of the pending list; also the most one busy spell publishes before the
+    /// relay lets go of its lock for its housekeeping.
+    static let vacuumEvery = 2_000
+
+    /// Publishes batch after batch while there are events to publish, holding the replicas' publishing lock; returns
+    /// how many were marked published and whether it stopped only to let the housekeeping run (more may be pending),
+    /// or nil when another replica holds the lock.
+    ///
+    /// A busy relay spends one statement per batch: the statement that marks a batch published also reads the next.
+    /// The lock is a session lock on one leased connection rather than a transaction's, so that no transaction stays
+    /// open across batches (it would hold back every vacuum). It is released when the spell ends, and should the
+    /// release fail the connection is closed, which releases it too: a pooled connection may not keep it.
+    func publishWhileBusy() async throws -> (published: Int, stoppedForHousekeeping: Bool)? {
+        enter("leasing a connection")
+        defer { round.withLock { $0 = nil } }
+        return try await client.withConnection { connection in
+            enter("taking the publishing lock")
+            let locked = try await connection.query("SELECT pg_try_advisory_lock(hashtext(\(lockKey)))", logger: logger)
+                .collect().first?.decode(Bool.self) ?? false
+            guard locked else { return nil }
+            do {
+                let spell = try await publishBatches(on: connection)
+                try connection.ensureOpen()
+                try await connection.query("SELECT pg_advisory_unlock(hashtext(\(lockKey)))", logger: logger)
+                return spell
+            } catch {
+                try? await connection.close()
+                throw error
+            }
+        }
+    }
+
+    private var lockKey: String { "surge.outbox.\(configuration.schema)" }
+
+    private func publishBatches(on connection: PostgresConnection) async throws -> (published: Int, stoppedForHousekeeping: Bool) {
+        var acknowledged: [Int64] = []
+        var published = 0
+        while true {
+            // Rings from here on are for commits this read may not see.
+            doorbell.forget()
+            // Each batch is a round of its own for the monitor: a busy spell may last long, a batch may not.
+            enter(acknowledged.isEmpty ? "reading a batch" : "marking \(acknowledged.count) records published and reading the next batch", anew: true)
+            try connection.ensureOpen()
+            var pending: [(position: Int64, topic: String, record: EventRecord)] = []
+            for try await row in try await connection.execute(
+                MarkPublishedAndReadNext(published: acknowledged, limit: configuration.batchSize), logger: logger)
+            {
+                let (position, id, topic, key, type, source, subject, time, traceparent, tracestate, requestID, payload) = row
+                let record = EventRecord(
+                    id: id, source: source, type: type, time: time, subject: subject, partitionKey: key,
+                    trace: TraceContext(traceparent: traceparent, tracestate: tracestate, requestID: requestID),
+                    data: Data(payload.utf8))
+                pending.append((position, topic, record))
+            }
+            published += acknowledged.count
+            guard !pending.isEmpty else { return (published, false) }
+            enter("waiting for the broker to acknowledge \(pending.count) records")
+            let results = await producer.send(pending.map { KafkaRecord(publishing: $0.record, to: $0.topic) })
+            acknowledged = []
+            for (row, result) in zip(pending, results) {
+                switch result {
+                case .success: acknowledged.append(row.position)
+                case .failure(let error):
+                    logger.warning("Outbox event not acknowledged; will retry", metadata: [
+                        "event.id": "\(row.record.id)", "event.type": "\(row.record.type)", "error": "\(error)",
+                    ])
+                }
+            }
+            Counter(label: "surge_outbox_published_total", dimensions: [("schema", configuration.schema)]).increment(by: acknowledged.count)
+            // Some were not acknowledged (the broker is away): mark the others and leave the rest to a later spell.
+            // After many, let go for the housekeeping.
+            let unacknowledged = acknowledged.count < pending.count
+            if unacknowledged || published + acknowledged.count >= Self.vacuumEvery {
+                enter("marking \(acknowledged.count) records published")
+                // The broker may have kept this round waiting long enough for PostgreSQL to restart meanwhile.
+                try connection.ensureOpen()
+                try await connection.execute(MarkPublished(positions: acknowledged), logger: logger)
+                return (published + acknowledged.count, !unacknowledged)
+            }
         }
     }
 
@@ -120,52 +211,8 @@ public final class OutboxRelay: Service {
         }
     }
 
-    private func enter(_ stage: String) {
-        round.withLock { $0 = (stage, $0?.since ?? .now) }
-    }
-
-    /// Publishes up to one batch; returns how many rows were marked published, or nil when another replica holds the lock.
-    func publishBatch() async throws -> Int? {
-        let lockKey = "surge.outbox.\(configuration.schema)"
-        enter("leasing a connection")
-        defer { round.withLock { $0 = nil } }
-        return try await client.transaction(logger: logger) { connection in
-            enter("taking the batch lock")
-            let locked = try await connection.query("SELECT pg_try_advisory_xact_lock(hashtext(\(lockKey)))", logger: logger)
-                .collect().first?.decode(Bool.self) ?? false
-            guard locked else { return nil }
-            enter("reading the batch")
-            var pending: [(position: Int64, topic: String, record: EventRecord)] = []
-            for try await row in try await connection.execute(UnpublishedEvents(limit: configuration.batchSize), logger: logger) {
-                let (position, id, topic, key, type, source, subject, time, traceparent, tracestate, requestID, payload) = row
-                let record = EventRecord(
-                    id: id, source: source, type: type, time: time, subject: subject, partitionKey: key,
-                    trace: TraceContext(traceparent: traceparent, tracestate: tracestate, requestID: requestID),
-                    data: Data(payload.utf8))
-                pending.append((position, topic, record))
-            }
-            guard !pending.isEmpty else { return 0 }
-            enter("waiting for the broker to acknowledge \(pending.count) records")
-            let results = await producer.send(pending.map { KafkaRecord(publishing: $0.record, to: $0.topic) })
-            var published: [Int64] = []
-            for (row, result) in zip(pending, results) {
-                switch result {
-                case .success: published.append(row.position)
-                case .failure(let error):
-                    logger.warning("Outbox event not acknowledged; will retry", metadata: [
-                        "event.id": "\(row.record.id)", "event.type": "\(row.record.type)", "error": "\(error)",
-                    ])
-                }
-            }
-            if !published.isEmpty {
-                enter("marking \(published.count) records published")
-                // The broker may have kept this round waiting long enough for PostgreSQL to restart meanwhile.
-                try connection.ensureOpen()
-                try await connection.execute(MarkPublished(positions: published), logger: logger)
-            }
-            Counter(label: "surge_outbox_published_total", dimensions: [("schema", configuration.schema)]).increment(by: published.count)
-            return published.count
-        }
+    private func enter(_ stage: String, anew: Bool = false) {
+        round.withLock { $0 = (stage, anew ? .now : $0?.since ?? .now) }
     }
 
     private func recordLag() async throws {
@@ -196,20 +243,27 @@ public final class OutboxRelay: Service {
     }
 }
 
-/// The relay's statements run on every batch: prepared once per connection, so PostgreSQL plans them once. The batch's
-/// positions are taken from the pending list first and looked up by primary key: a join let the planner hash the whole
-/// outbox (a week of events) on every batch.
-struct UnpublishedEvents: PostgresPreparedStatement {
+/// The relay's statements run on every batch: prepared once per connection, so PostgreSQL plans them once.
+///
+/// Marks the batch the broker acknowledged (`$1`) published and reads the next: the rows still pending besides those,
+/// in position order. The batch's positions are taken from the pending list first and looked up by primary key: a
+/// join let the planner hash the whole outbox (a week of events) on every batch. Both parts see the statement's one
+/// snapshot, so the read leaves out the positions the same statement takes off the list.
+struct MarkPublishedAndReadNext: PostgresPreparedStatement {
     static let sql = """
+        WITH published AS (DELETE FROM outbox_pending WHERE position = ANY($1))
         SELECT position, event_id, topic, partition_key, type, source, subject, occurred_at, traceparent, tracestate, request_id, payload::text
-        FROM outbox WHERE position = ANY(ARRAY(SELECT position FROM outbox_pending ORDER BY position LIMIT $1)) ORDER BY position
+        FROM outbox WHERE position = ANY(ARRAY(SELECT position FROM outbox_pending WHERE position <> ALL($1) ORDER BY position LIMIT $2))
+        ORDER BY position
         """
     typealias Row = (Int64, UUID, String, String, String, String, String, Date, String?, String?, String?, String)
 
+    var published: [Int64]
     var limit: Int
 
     func makeBindings() -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 1)
+        var bindings = PostgresBindings(capacity: 2)
+        bindings.append(published)
         bindings.append(limit)
         return bindings
     }

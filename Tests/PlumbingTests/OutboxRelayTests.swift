@@ -118,6 +118,27 @@ struct OutboxRelayTests {
         }
     }
 
+    @Test("a relay holds the publishing lock only while it publishes: once the outbox is drained no connection keeps it")
+    func lockReleasedWhenIdle() async throws {
+        try await MessagingHarness.with { harness in
+            let role = harness.database.role(for: "identity")
+            try await running([harness.relay(pollInterval: .seconds(30))]) {
+                for index in 0..<20 { try await harness.commit([harness.registration("spell-\(index)")]) }
+                try await waitUntil("outbox drained") { try await harness.unpublished() == 0 }
+                try await waitUntil("no advisory lock left") {
+                    try await harness.database.count(
+                        "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = 'advisory' AND a.usename = \(role)"
+                    ) == 0
+                }
+                // The next commit is published at once, by the same relay taking the lock again.
+                try await harness.commit([harness.registration("after")])
+                try await waitUntil("published again", timeout: .seconds(10)) { try await harness.unpublished() == 0 }
+            }
+            let received = try await harness.kafka.readAll(topic: Topic.identity.name, expecting: 21)
+            #expect(Set(received.compactMap { $0.header("ce_id") }).count == 21)
+        }
+    }
+
     @Test("processed events are kept for the inbox retention, published outbox rows for the outbox retention, unpublished ones until published")
     func purgeRetentions() async throws {
         try await MessagingHarness.with { harness in
