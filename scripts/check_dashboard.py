@@ -5,9 +5,9 @@
 
 Run by `make validate-deploy` (scripts/validate-deploy.sh). It fails, naming the panel, when:
 - a PromQL `expr` (each panel's `targets[].expr`) uses a metric the code does not emit: the names are read from the
-  swift-metrics calls in Services/ and Shared/ (`Counter(label:`, `Gauge(label:`, `Timer(label:`, ...) and from
-  Hummingbird's MetricsMiddleware, renamed as Shared/Runtime/Observability.swift does (`.` becomes `_`), with the
-  histogram series swift-prometheus renders for a Timer (`_bucket`, `_sum`, `_count`);
+  swift-metrics calls in Services/ and Shared/ (`Counter(label:`, `Gauge(label:`, `Timer(label:`, ...; the HTTP ones
+  are Shared/Runtime/RequestMetricsMiddleware.swift's), renamed as Shared/Runtime/Observability.swift does (`.`
+  becomes `_`), with the histogram series swift-prometheus renders for a Timer (`_bucket`, `_sum`, `_count`);
 - a label matcher or a `by`/`on`/... clause names a label that neither those metrics (their dimensions, `le` for
   buckets) nor Prometheus' target labels (`service`, `instance`, `job`) carry;
 - an expression uses a Grafana template variable (`$...`), or a panel's datasource is not the provisioned one;
@@ -31,16 +31,7 @@ DASHBOARD = "deploy/observability/grafana/dashboards/surge.json"
 DATASOURCES = "deploy/observability/grafana/provisioning/datasources/prometheus.yml"
 PROMETHEUS = "deploy/observability/prometheus.yml"
 COMPOSE = "docker-compose.yml"
-HUMMINGBIRD_MIDDLEWARE = ".build/checkouts/hummingbird/Sources/Hummingbird/Middleware/MetricsMiddleware.swift"
 
-# Hummingbird 2's MetricsMiddleware (Sources/Hummingbird/Middleware/MetricsMiddleware.swift), used when its checkout
-# is not there (no build yet); when it is, the names read from it must equal these.
-HUMMINGBIRD_FALLBACK = {
-    ("Counter", "hb.requests"): ["http.route", "http.request.method", "http.response.status_code"],
-    ("Timer", "http.server.request.duration"): ["http.route", "http.request.method", "http.response.status_code"],
-    ("Counter", "hb.request.errors"): ["http.route", "http.request.method", "error.type"],
-    ("Meter", "http.server.active_requests"): ["http.request.method"],
-}
 # Series Prometheus makes for every target itself.
 SCRAPE_SERIES = ["up", "scrape_duration_seconds", "scrape_samples_scraped", "scrape_samples_post_metric_relabeling", "scrape_series_added"]
 TARGET_LABELS = {"service", "instance", "job"}
@@ -111,19 +102,6 @@ def exported_series(errors):
                         for kind, label, dimensions, histogram in metric_calls(handle.read()):
                             add(kind, label, dimensions, histogram, os.path.relpath(path, ROOT))
 
-    checkout = os.path.join(ROOT, HUMMINGBIRD_MIDDLEWARE)
-    if os.path.exists(checkout):
-        with open(checkout, encoding="utf-8") as handle:
-            found = {(kind, label): dimensions for kind, label, dimensions, _ in metric_calls(handle.read())}
-        if found != HUMMINGBIRD_FALLBACK:
-            errors.append(
-                f"{HUMMINGBIRD_MIDDLEWARE} declares {sorted(found.items())}; scripts/check_dashboard.py's "
-                f"HUMMINGBIRD_FALLBACK says {sorted(HUMMINGBIRD_FALLBACK.items())}: update the fallback (and the dashboard)")
-        hummingbird, where = found, HUMMINGBIRD_MIDDLEWARE
-    else:
-        hummingbird, where = HUMMINGBIRD_FALLBACK, "Hummingbird's MetricsMiddleware (no checkout: the names known to this script)"
-    for (kind, label), dimensions in hummingbird.items():
-        add(kind, label, dimensions, kind == "Timer", where)
     for name in SCRAPE_SERIES:
         series.setdefault(name, set())
         origin.setdefault(name, "Prometheus (every scrape)")

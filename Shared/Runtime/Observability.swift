@@ -25,14 +25,10 @@ public enum Observability {
             handler.logLevel = level
             return handler
         }
-        var factory = PrometheusMetricsFactory(registry: registry)
-        factory.nameAndLabelSanitizer = { name, labels in
-            (prometheusName(name), labels.map { (prometheusName($0.0), $0.1) })
-        }
-        MetricsSystem.bootstrap(factory)
+        MetricsSystem.bootstrap(HelpfulMetricsFactory(registry: registry))
     }
 
-    /// Prometheus names allow `[a-zA-Z0-9_:]` only: Hummingbird's dotted metric names become underscored.
+    /// Prometheus names allow `[a-zA-Z0-9_:]` only: OpenTelemetry's dotted dimension names become underscored.
     static func prometheusName(_ name: String) -> String {
         String(name.map { $0.isLetter || $0.isNumber || $0 == "_" || $0 == ":" ? $0 : "_" })
     }

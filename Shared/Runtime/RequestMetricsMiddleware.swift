@@ -4,7 +4,8 @@ import Metrics
 import Synchronization
 
 /// Requests answered, their duration and errors per route, method and status, and the requests in flight: the metrics
-/// (names and dimensions) of Hummingbird's `MetricsMiddleware`, recorded without wrapping the response body.
+/// of Hummingbird's `MetricsMiddleware` (its dimensions, and its names with Prometheus's suffixes: `_total` on a
+/// counter, the unit on a duration), recorded without wrapping the response body.
 ///
 /// Hummingbird's middleware records after the body is written, by turning every body into a closure. That takes a
 /// response off Hummingbird's single-buffer path: head, body and end then leave as three writes, each a hop to the
@@ -61,11 +62,13 @@ final class RequestMetricsCache: Sendable {
         let errors: Counter
 
         init(_ key: EndpointKey) {
-            let dimensions = [("http.route", key.route), ("http.request.method", key.method.rawValue)]
-            let status = key.status.code.description
-            requests = Counter(label: "hb.requests", dimensions: dimensions + [("http.response.status_code", status)])
-            duration = Timer(label: "http.server.request.duration", dimensions: dimensions + [("http.response.status_code", status)], preferredDisplayUnit: .seconds)
-            errors = Counter(label: "hb.request.errors", dimensions: dimensions + [("error.type", status)])
+            let (route, method, status) = (key.route, key.method.rawValue, key.status.code.description)
+            requests = Counter(
+                label: "hb_requests_total", dimensions: [("http.route", route), ("http.request.method", method), ("http.response.status_code", status)])
+            duration = Timer(
+                label: "http_server_request_duration_seconds",
+                dimensions: [("http.route", route), ("http.request.method", method), ("http.response.status_code", status)], preferredDisplayUnit: .seconds)
+            errors = Counter(label: "hb_request_errors_total", dimensions: [("http.route", route), ("http.request.method", method), ("error.type", status)])
         }
 
         func record(since started: UInt64) {
@@ -80,7 +83,7 @@ final class RequestMetricsCache: Sendable {
     func active(_ method: HTTPRequest.Method) -> Meter {
         actives.withLock { actives in
             if let meter = actives[method] { return meter }
-            let meter = Meter(label: "http.server.active_requests", dimensions: [("http.request.method", method.rawValue)])
+            let meter = Meter(label: "http_server_active_requests", dimensions: [("http.request.method", method.rawValue)])
             actives[method] = meter
             return meter
         }

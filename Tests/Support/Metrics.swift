@@ -8,6 +8,31 @@ public struct MetricsPage: Sendable {
         MetricsPage(text: try await TestHTTP(baseURL: try process.baseURL).get("/metrics").text)
     }
 
+    /// What Debian's `promtool check metrics` (the `prometheus` package) says is wrong with the page: empty when it
+    /// passes, the reason when promtool is missing.
+    public func promtoolProblems() async throws -> String {
+        guard let promtool = ["/usr/bin/promtool", "/usr/local/bin/promtool"].first(where: FileManager.default.isExecutableFile(atPath:)) else {
+            return "promtool is not installed (scripts/test.sh installs Debian's prometheus)"
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: promtool)
+        process.arguments = ["check", "metrics"]
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = output
+        let finished = AsyncStream<Void> { continuation in
+            process.terminationHandler = { _ in continuation.yield(); continuation.finish() }
+        }
+        try process.run()
+        try input.fileHandleForWriting.write(contentsOf: Data(text.utf8))
+        try input.fileHandleForWriting.close()
+        let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        for await _ in finished {}
+        return process.terminationStatus == 0 && said.isEmpty ? "" : said.isEmpty ? "exit status \(process.terminationStatus)" : said
+    }
+
     /// The sum of every sample of `name` whose labels include all of `labels`.
     public func sum(_ name: String, _ labels: [String: String] = [:]) -> Double {
         text.split(separator: "\n").reduce(0) { total, line in

@@ -47,7 +47,7 @@ struct FoundationSystemTests {
                 let page = try await MetricsPage.scrape(try stack.process("identity"))
                 return page.sum("surge_outbox_published_total") >= 1 ? page : nil
             }
-            #expect(identity.sum("hb_requests", ["http_route": "/v1/auth/guest"]) >= 1)
+            #expect(identity.sum("hb_requests_total", ["http_route": "/v1/auth/guest"]) >= 1)
             #expect(identity.sum("surge_kafka_produced_total", ["result": "ok"]) >= 1)
             #expect(identity.text.contains("surge_outbox_lag_seconds"))
             #expect(identity.text.contains("surge_outbox_pending"))

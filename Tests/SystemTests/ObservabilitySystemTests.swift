@@ -26,7 +26,7 @@ struct ObservabilitySystemTests {
         }
     }
 
-    @Test("every service is scraped with no target down; the check-in counter reads the check-ins made; every dashboard query runs")
+    @Test("every service is scraped with no target down and passes promtool check metrics; the check-in counter reads the check-ins made; every dashboard query runs")
     func scrapeTheStack() async throws {
         try await withTestStack("observability") { stack in
             let services = SurgeService.deployed.filter { $0 != .gateway } + [.gateway]
@@ -63,6 +63,12 @@ struct ObservabilitySystemTests {
             #expect(counted == Double(made))
             let logged = try await prometheus.query(#"sum(surge_checkins_total{action="logged"})"#)
             #expect(logged.values == [Double(made)])
+
+            // Every service's page passes Prometheus's own linter: a HELP line on every family, `_total` on counters, units.
+            for service in services {
+                let problems = try await MetricsPage.scrape(try stack.process(service.rawValue)).promtoolProblems()
+                #expect(problems.isEmpty, "promtool check metrics on \(service.rawValue)'s /metrics: \(problems)")
+            }
 
             // The provisioned dashboard asks only what Prometheus can answer about this stack.
             let expressions = try Self.expressions(inDashboard: Self.dashboard)

@@ -108,7 +108,7 @@ struct ScalingSystemTests {
             // The gateway spread the writes over the three progress replicas.
             for instance in progress {
                 let served = try await MetricsPage.scrape(try stack.process(instance)).sum(
-                    "hb_requests", ["http_request_method": "POST", "http_response_status_code": "201"])
+                    "hb_requests_total", ["http_request_method": "POST", "http_response_status_code": "201"])
                 #expect(served > 0, "\(instance) served no write")
             }
             let path = "/v1/leaderboards/challenges/\(competitionID)?window=all-time&limit=50"
