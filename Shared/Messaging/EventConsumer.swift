@@ -71,9 +71,11 @@ public final class EventConsumer: Service, Sendable {
         configuration: Configuration, kafka: KafkaConfiguration, client: PostgresClient, producer: KafkaProducer,
         handlers: EventHandlers, logger: Logger
     ) throws {
+        let metrics = EventMetrics(group: configuration.group)
+        // A first dead letter must show as an increase: its series exists from the start, at zero.
+        for type in handlers.preparers.keys { metrics.startAtZero(type, "deadlettered") }
         let processor = EventProcessor(
-            configuration: configuration, client: client, producer: producer, handlers: handlers, metrics: EventMetrics(group: configuration.group),
-            logger: logger)
+            configuration: configuration, client: client, producer: producer, handlers: handlers, metrics: metrics, logger: logger)
         self.processor = processor
         self.consumer = try KafkaConsumer(
             configuration: kafka, groupID: configuration.group, topics: handlers.topics.sorted(), logger: logger,
@@ -464,12 +466,20 @@ final class EventMetrics: Sendable {
     }
 
     func count(_ type: String, _ result: String) {
+        counter(type, result).increment()
+    }
+
+    func startAtZero(_ type: String, _ result: String) {
+        _ = counter(type, result)
+    }
+
+    private func counter(_ type: String, _ result: String) -> Counter {
         counters.withLock { byType in
             if let counter = byType[type]?[result] { return counter }
             let counter = Counter(label: "surge_events_handled_total", dimensions: [("consumer", group), ("type", type), ("result", result)])
             byType[type, default: [:]][result] = counter
             return counter
-        }.increment()
+        }
     }
 
     /// The group's parked records (`deferred_events`), shared by its replicas.

@@ -83,6 +83,7 @@ enum MetricHelp {
         "surge_notifications_sent_total": "Delivery attempts of notifications, by channel and result.",
         "surge_reminders_sent_total": "Reminders sent, by kind.",
         "surge_reminders_dropped_total": "Reminders not sent, by kind and reason.",
+        "surge_rate_limited_total": "Requests refused with 429, by the budget they exhausted (ip, user, credentials).",
         "surge_stream_connections": "Live stream connections open on this replica.",
         "surge_stream_cut_off_total": "Live stream connections closed because their client did not keep up.",
     ]

@@ -72,7 +72,8 @@ public struct OperationalRoutes<Context: RequestContext>: Sendable {
                 response: ReadinessReport(status: ready ? "ready" : "not ready", checks: results))
         }
         router.get("/metrics") { _, _ in
-            Response(
+            ProcessMetrics.update()
+            return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                 body: .init(byteBuffer: ByteBuffer(bytes: Observability.registry.emitToBuffer())))
         }

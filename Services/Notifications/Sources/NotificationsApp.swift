@@ -64,6 +64,7 @@ public enum NotificationsService {
         let notifications = try Settings.from(settings.reader)
         let infrastructure = try ServiceInfrastructure(settings, migrations: [NotificationsMigrations.set])
         let logger = infrastructure.logger
+        DeliveryMetrics.startAtZero()
         let push = ProviderHTTP(connections: notifications.push.concurrency, extraTrustRoots: notifications.push.extraTrustRoots)
         let mail = ProviderHTTP(connections: 8)
         let channels = try pushChannels(notifications.push, http: push, logger: logger)

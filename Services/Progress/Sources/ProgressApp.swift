@@ -63,6 +63,7 @@ public enum ProgressService {
         let router = infrastructure.makeRouter(consumers: [consumer])
         addRoutes(to: router, useCases: useCases, maxPhotoBytes: progress.maxPhotoBytes)
         let judgementRounds = Counter(label: "surge_judgement_rounds_total")
+        CheckInHandler.startMetricsAtZero()
         let judgement = PeriodicService("day-judgement", every: progress.judgementInterval, logger: infrastructure.logger) {
             try await useCases.judging.judgeAllDue(batchSize: progress.judgementBatchSize)
             try await useCases.choreScheduling.remindAllDueSoon()

@@ -2,6 +2,7 @@ import Foundation
 import GatewayDomain
 import HTTPTypes
 import Hummingbird
+import Metrics
 import NIOCore
 import NIOFoundationCompat
 import SurgeAuth
@@ -58,6 +59,7 @@ struct RoutePipeline: Sendable {
         }
         let tightest = Self.tightest(decisions)
         if !tightest.allowed {
+            Self.rejected(by: tightest.policy).increment()
             response = try Problem(
                 slug: "rate-limited", title: "Too many requests", status: .tooManyRequests,
                 detail: "Slow down: retry after \(tightest.retryAfterSeconds ?? 1) seconds.", retryAfter: tightest.retryAfterSeconds
@@ -182,6 +184,13 @@ extension RoutePipeline {
         self.init(
             limits: settings.rateLimits, limiter: limiter, authenticator: authenticator, idempotency: idempotency,
             clientAddress: settings.clientAddress, maxBodyBytes: settings.maxBodyBytes, maxUploadBytes: settings.maxUploadBytes, now: now)
+        // Each budget's series exists from the start, at zero.
+        for policy in limits.all { _ = Self.rejected(by: policy) }
+    }
+
+    /// `surge_rate_limited_total{policy}`: requests answered 429, by the budget they exhausted (`ip`, `user`, `credentials`).
+    static func rejected(by policy: RateLimitPolicy) -> Counter {
+        Counter(label: "surge_rate_limited_total", dimensions: [("policy", policy.name)])
     }
 }
 

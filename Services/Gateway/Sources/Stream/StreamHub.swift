@@ -43,6 +43,9 @@ final class StreamHub: Sendable {
         self.settings = settings
         self.route = route
         state = Mutex(State(journal: StreamJournal(capacity: settings.replayEvents, maxAge: settings.replaySeconds)))
+        // The series exist from the start, at zero, so that a dashboard shows them before the first stream.
+        Self.connections.record(0)
+        _ = Subscriber.cutOff
     }
 
     var connectionCount: Int { state.withLock { $0.subscribers.count } }
@@ -166,7 +169,7 @@ final class Subscriber: Sendable {
     }
 
     private let state: Mutex<State>
-    private static let cutOff = Counter(label: "surge_stream_cut_off_total")
+    static let cutOff = Counter(label: "surge_stream_cut_off_total")
 
     init(id: Int, userID: UUID, sessionID: UUID?, topics: Set<StreamTopic>, queueLimit: Int) {
         self.id = id

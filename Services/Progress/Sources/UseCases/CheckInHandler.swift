@@ -102,7 +102,16 @@ struct CheckInHandler: Sendable {
         case .removeLog: "log-removed"
         case .photo: "photo"
         }
-        return Counter(label: "surge_checkins_total", dimensions: [("action", action)])
+        return checkInsCounter(action)
+    }
+
+    private static func checkInsCounter(_ action: String) -> Counter {
+        Counter(label: "surge_checkins_total", dimensions: [("action", action)])
+    }
+
+    /// Every action's series at zero, so that a dashboard shows them before the first check-in.
+    static func startMetricsAtZero() {
+        for action in ["done", "undone", "logged", "log-removed", "photo"] { _ = checkInsCounter(action) }
     }
 
     /// Applies one check-in to a locked, active attempt inside the caller's transaction: its row, the day record, the
