@@ -63,11 +63,9 @@ struct ProcStat: Equatable {
     var startTicks: Int
     var virtualBytes: Int
     var residentPages: Int
+}
 
-    init(userTicks: Int, systemTicks: Int, startTicks: Int, virtualBytes: Int, residentPages: Int) {
-        (self.userTicks, self.systemTicks, self.startTicks, self.virtualBytes, self.residentPages) = (userTicks, systemTicks, startTicks, virtualBytes, residentPages)
-    }
-
+extension ProcStat {
     init?(_ text: String) {
         guard let close = text.lastIndex(of: ")") else { return nil }
         // After the command: state (field 3) onwards, so field n is at index n - 3.
