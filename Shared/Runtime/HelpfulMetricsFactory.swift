@@ -41,9 +41,15 @@ struct HelpfulMetricsFactory: MetricsFactory {
     }
 
     func makeTimer(label: String, dimensions: [(String, String)]) -> any TimerHandler {
-        registry.makeDurationHistogram(
-            descriptor: Self.descriptor(label), labels: Self.labels(dimensions), buckets: base.defaultDurationHistogramBuckets)
+        let descriptor = Self.descriptor(label)
+        let buckets = Self.subFiveMillisecondTimers.contains(descriptor.name)
+            ? [.microseconds(500), .milliseconds(1), .milliseconds(2)] + base.defaultDurationHistogramBuckets : base.defaultDurationHistogramBuckets
+        return registry.makeDurationHistogram(descriptor: descriptor, labels: Self.labels(dimensions), buckets: buckets)
     }
+
+    /// Durations mostly under the default first bucket (5 ms): HTTP requests and the gateway's calls to services get
+    /// three buckets below it.
+    static let subFiveMillisecondTimers: Set = ["http_server_request_duration_seconds", "surge_upstream_response_seconds"]
 
     func destroyCounter(_ handler: any CounterHandler) { base.destroyCounter(handler) }
     func destroyFloatingPointCounter(_ handler: any FloatingPointCounterHandler) { base.destroyFloatingPointCounter(handler) }
@@ -83,6 +89,8 @@ enum MetricHelp {
         "surge_notifications_sent_total": "Delivery attempts of notifications, by channel and result.",
         "surge_reminders_sent_total": "Reminders sent, by kind.",
         "surge_reminders_dropped_total": "Reminders not sent, by kind and reason.",
+        "surge_upstream_response_seconds": "Time from the gateway sending a request to a service until the service's answer arrived, by service.",
+        "surge_upstream_unreachable_total": "Requests the gateway answered 503 because their service could not be reached, by service.",
         "surge_rate_limited_total": "Requests refused with 429, by the budget they exhausted (ip, user, credentials).",
         "surge_stream_connections": "Live stream connections open on this replica.",
         "surge_stream_cut_off_total": "Live stream connections closed because their client did not keep up.",

@@ -82,7 +82,7 @@ struct ObservabilitySystemTests {
             // stack answered none. Counters start at zero, so most panels have series from the first scrapes on.
             var unanswered: [String] = []
             do {
-                try await eventually("every dashboard query but the 5xx one returns series", timeout: .seconds(30), every: .seconds(1)) { () -> Bool? in
+                _ = try await eventually("every dashboard query but the 5xx one returns series", timeout: .seconds(30), every: .seconds(1)) { () -> Bool? in
                     unanswered = []
                     for expression in expressions where !expression.contains("5..") {
                         if try await prometheus.query(expression).values.isEmpty { unanswered.append(expression) }

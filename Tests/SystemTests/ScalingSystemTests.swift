@@ -120,8 +120,8 @@ struct ScalingSystemTests {
             _ = try await eventually("the board counts every litre logged so far") { try await standings() == before ? true : nil }
 
             // kill -9 one replica of each: no LeaveGroup, so the broker notices only when its session times out.
-            await try stack.process("progress-2").crash()
-            await try stack.process("leaderboard").crash()
+            try await stack.process("progress-2").crash()
+            try await stack.process("leaderboard").crash()
             let killed = ContinuousClock.now
             let survivingProgress = ["progress", "progress-3"]
             let survivingLeaderboard = ["leaderboard-2"]

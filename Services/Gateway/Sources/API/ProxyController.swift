@@ -1,6 +1,8 @@
+import Dispatch
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Metrics
 import NIOCore
 import NIOHTTP1
 import SurgeContracts
@@ -13,6 +15,14 @@ struct ProxyController {
     let upstreams: Upstreams
     let signer: InternalCallSigner
     let timeout: TimeAmount
+    /// Per service: `surge_upstream_response_seconds{upstream}`, from sending a request until the service's answer
+    /// (its head, and its body when it came with it) arrived, and `surge_upstream_unreachable_total{upstream}`, requests
+    /// answered 503 because the service could not be reached; made with the controller, so every series exists from then on.
+    let metrics = Dictionary(uniqueKeysWithValues: SurgeService.deployed.filter { $0 != .gateway }.map { service in
+        (service, (
+            answered: Metrics.Timer(label: "surge_upstream_response_seconds", dimensions: [("upstream", service.rawValue)], preferredDisplayUnit: .seconds),
+            unreachable: Counter(label: "surge_upstream_unreachable_total", dimensions: [("upstream", service.rawValue)])))
+    })
 
     /// Connection-level headers (RFC 9110 §7.6.1), and the internal ones only the gateway may set.
     static let hopByHopHeaders: Set<String> = [
@@ -42,11 +52,15 @@ struct ProxyController {
         let outgoing = UpstreamClient.Request(
             method: HTTPMethod(rawValue: request.method.rawValue), target: target, headers: headers, body: hasBody ? body : nil)
         let response: UpstreamClient.Response
+        let metrics = self.metrics[service]
+        let sent = DispatchTime.now().uptimeNanoseconds
         do {
             response = try await upstreams.execute(outgoing, to: service, on: context.channel.eventLoop, timeout: timeout)
+            metrics?.answered.recordNanoseconds(DispatchTime.now().uptimeNanoseconds - sent)
         } catch let problem as Problem {
             throw problem
         } catch {
+            metrics?.unreachable.increment()
             context.logger.warning("Upstream unreachable", metadata: ["upstream": "\(service.rawValue)", "error": "\(error)"])
             throw Problem.unavailable("The \(service.rawValue) service is not reachable right now.")
         }
