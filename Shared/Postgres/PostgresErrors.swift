@@ -58,9 +58,9 @@ extension Error {
 
 extension PostgresClient {
     /// A transaction whose errors reach the caller as thrown inside it (unique violations stay recognisable). What the
-    /// body registered with `AfterCommit.current` runs once it has committed, or, for `ifRolledBack`, once it has
-    /// failed. Inside a `SharedTransaction` of this
-    /// client, the body runs in that one instead.
+    /// body gathered with `BeforeCommit.current` is written when it returns; what it registered with
+    /// `AfterCommit.current` runs once it has committed, or, for `ifRolledBack`, once it has failed. Inside a
+    /// `SharedTransaction` of this client, the body runs in that one instead.
     ///
     /// Not PostgresNIO's `withTransaction`: on a connection the server has closed (a restart, `pg_terminate_backend`),
     /// PostgresNIO 1.33 writes the next statement into the torn-down channel and waits for its answer forever, so its
@@ -72,14 +72,23 @@ extension PostgresClient {
     ) async throws -> sending Result {
         let shared = SharedTransaction.current.flatMap { $0.joins(self) ? $0 : nil }
         let afterCommit = shared?.afterCommit ?? AfterCommit()
+        let beforeCommit = BeforeCommit()
         // Handed out of the task-local scope unchanged: `withValue` cannot pass a `sending` result through.
         nonisolated(unsafe) var result: Result?
         do {
             try await AfterCommit.$current.withValue(afterCommit) {
-                if let shared {
-                    result = try await shared.join(isolation: isolation, body)
-                } else {
-                    result = try await guardedTransaction(logger: logger, isolation: isolation, body)
+                try await BeforeCommit.$current.withValue(beforeCommit) {
+                    if let shared {
+                        try await shared.join(isolation: isolation) { connection in
+                            result = try await body(connection)
+                            try await beforeCommit.write(on: connection, logger: logger)
+                        }
+                    } else {
+                        try await guardedTransaction(logger: logger, isolation: isolation) { connection in
+                            result = try await body(connection)
+                            try await beforeCommit.write(on: connection, logger: logger)
+                        }
+                    }
                 }
             }
         } catch {

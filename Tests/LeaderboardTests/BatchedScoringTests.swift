@@ -9,8 +9,9 @@ import Testing
 
 @testable import LeaderboardService
 
-/// Several score changes of one board in one transaction (a consumer batch): each ranks against the ones before it,
-/// although none has committed, and a batch that rolls back leaves the replica's standings as they were.
+/// Several score changes of one board in one transaction (a consumer batch), written together when its body ends: each
+/// ranks against the ones before it, although none has committed; a batch that rolls back leaves the replica's
+/// standings as they were; a removal later in the batch comes after the additions before it.
 @Suite("Leaderboard: score changes batched in one transaction", .tags(.integration), .kind(.integration, needsDatabase: true))
 struct BatchedScoringTests {
     let ana = UUID(), ben = UUID(), cy = UUID()
@@ -38,6 +39,7 @@ struct BatchedScoringTests {
                 .filter { $0.window == "all-time" }
             #expect(moves.map(\.userID) == [ana, ben, ana])
             #expect(moves.map(\.rank) == [1, 1, 1])
+            #expect(moves.map(\.score) == [10, 20, 25], "each change's own score, though the batch wrote Ana's 25 once")
             #expect(moves[1].overtook == [ana], "Ben passes Ana's uncommitted 10")
             #expect(moves[2].overtook == [ben], "Ana's 25 passes Ben's uncommitted 20")
 
@@ -53,6 +55,32 @@ struct BatchedScoringTests {
             let allTime = BoardWindow(board: board, window: .allTime)
             #expect(try await cache.read(allTime) { $0.entry(cy) } == nil)
             #expect(try await cache.read(allTime) { [$0.rank(of: ana), $0.rank(of: ben)] } == [1, 2])
+        }
+    }
+
+    @Test("points and then leaving the group in one batch: the member is off the board, not put back by the points written at its end")
+    func removalAfterGatheredPoints() async throws {
+        try await LeaderboardRoutes.run { routes in
+            try await routes.profiles([ana: "Ana", ben: "Ben"])
+            let cache = BoardCache(client: routes.database, logger: routes.logger)
+            let scoring = Scoring(cache: cache, outbox: Outbox(service: "leaderboard"))
+            let windows = Windows.of(LeaderboardRoutes.today)
+            let (ana, ben, board) = (self.ana, self.ben, Board(.group, UUID()))
+            try await routes.record { connection, logger in
+                let store = PostgresLeaderboardStore(connection: connection, logger: logger, scoring: scoring)
+                try await store.addScore(5, for: ben, on: board, windows: windows, at: LeaderboardRoutes.now, trace: nil)
+                try await store.addScore(10, for: ana, on: board, windows: windows, at: LeaderboardRoutes.now, trace: nil)
+                try await store.removeScores(of: ana, from: board, windows: windows)
+                try await store.addScore(2, for: ben, on: board, windows: windows, at: LeaderboardRoutes.now, trace: nil)
+            }
+            for window in windows {
+                let held = try await cache.read(BoardWindow(board: board, window: window)) { [$0.entry(ana)?.score, $0.entry(ben)?.score] }
+                #expect(held == [nil, 7], "\(window)")
+            }
+            let rows = try await routes.database.query(
+                "SELECT user_id, score, removed FROM leaderboard.scores WHERE board = \(board.key) AND window_key = 'all-time'", logger: routes.logger
+            ).collect().map { try $0.decode((UUID, Double, Bool).self) }
+            #expect(Set(rows.map { "\($0.0 == ana ? "ana" : "ben") \($0.1) \($0.2)" }) == ["ana 0.0 true", "ben 7.0 false"])
         }
     }
 }

@@ -29,7 +29,8 @@ struct BoardCacheTests {
 
     func add(_ points: Double, _ userID: UUID, windows: [WindowKey], _ database: PostgresClient, _ logger: Logger) async throws {
         try await database.transaction(logger: logger) { connection in
-            _ = try await ScoreStore.add(points, for: userID, on: board, windows: windows, connection: connection, logger: logger)
+            let deltas = windows.map { (ScoreKey(BoardWindow(board: board, window: $0), userID), points) }
+            _ = try await ScoreStore.add(Dictionary(uniqueKeysWithValues: deltas), connection: connection, logger: logger)
         }
     }
 

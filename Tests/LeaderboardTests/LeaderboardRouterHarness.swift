@@ -70,7 +70,8 @@ struct LeaderboardRoutes: Sendable {
     /// Points for the user on the board's week, month and all time of `day`.
     func score(_ points: Double, for userID: UUID, on board: Board, day: LocalDate = today) async throws {
         try await record { connection, logger in
-            _ = try await ScoreStore.add(points, for: userID, on: board, windows: Windows.of(day), connection: connection, logger: logger)
+            let deltas = Windows.of(day).map { (ScoreKey(BoardWindow(board: board, window: $0), userID), points) }
+            _ = try await ScoreStore.add(Dictionary(uniqueKeysWithValues: deltas), connection: connection, logger: logger)
         }
     }
 }

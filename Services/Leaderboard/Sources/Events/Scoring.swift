@@ -4,54 +4,129 @@ import Logging
 import PostgresNIO
 import SurgeContracts
 import SurgeMessaging
+import SurgePostgres
+import Synchronization
 
-/// Applies a score change to a board's windows and says whom it moved past: a `RankChanged` for the user on each
+/// Applies score changes to boards' windows and says whom each moved past: a `RankChanged` for the user on each
 /// window where their rank actually changed, and one `StandingChanged` with the user's new score and rank in every
-/// window, written to the outbox in the same transaction. Several events are applied in one transaction (a consumer
-/// batch): each change enters the replica's standings at once (`BoardCache.applyUncommitted`), so the next ranks
-/// against it.
+/// window, written to the outbox in the same transaction.
+///
+/// Inside a transaction (a consumer batch) the changes are gathered and written when its body ends
+/// (`BeforeCommit`): every board window's bump and every score in one statement, every event in one insert, so a
+/// batch pays the round trips of one change. Each change still ranks against the ones before it in the batch, none
+/// committed (`BoardCache.applyUncommitted`).
 struct Scoring: Sendable {
     let cache: BoardCache
     let outbox: Outbox
     static let namedUsers = 20
 
+    struct Change: Sendable {
+        var delta: Double
+        var userID: UUID
+        var board: Board
+        var windows: [WindowKey]
+        var time: Date
+        var trace: TraceContext?
+    }
+
     func apply(
         _ delta: Double, userID: UUID, board: Board, windows: [WindowKey], at time: Date, trace: TraceContext?, connection: PostgresConnection,
         logger: Logger
     ) async throws {
-        try await cache.catchUp(board: board, windows: windows)
-        var before: [WindowKey: RankIndex.Standing] = [:]
-        for window in windows {
-            before[window] = try await cache.read(BoardWindow(board: board, window: window)) { $0.standing(of: userID) }
+        let change = Change(delta: delta, userID: userID, board: board, windows: windows, time: time, trace: trace)
+        guard let transaction = BeforeCommit.current else {
+            return try await write([change], connection: connection, logger: logger)
         }
-        let scores = try await ScoreStore.add(delta, for: userID, on: board, windows: windows, connection: connection, logger: logger)
+        transaction.gatherer { PendingScores(scoring: self) }.add(change)
+    }
+
+    /// Writes the changes the transaction has gathered so far: before a statement of it that reads or changes scores.
+    func flush(connection: PostgresConnection, logger: Logger) async throws {
+        try await BeforeCommit.current?.existing(PendingScores.self)?.write(on: connection, logger: logger)
+    }
+
+    func write(_ changes: [Change], connection: PostgresConnection, logger: Logger) async throws {
+        guard !changes.isEmpty else { return }
+        var windowsByBoard: [Board: [WindowKey]] = [:]
+        var totals: [ScoreKey: Double] = [:]
+        for change in changes {
+            for window in change.windows {
+                if !(windowsByBoard[change.board]?.contains(window) ?? false) { windowsByBoard[change.board, default: []].append(window) }
+                totals[ScoreKey(BoardWindow(board: change.board, window: window), change.userID), default: 0] += change.delta
+            }
+        }
+        for (board, windows) in windowsByBoard { try await cache.catchUp(board: board, windows: windows) }
+        let scores = try await ScoreStore.add(totals, connection: connection, logger: logger)
+        // What each change left its user with: the score written, less the changes after it in the batch.
+        var later: [ScoreKey: Double] = [:]
+        var after: [[Double?]] = []
+        for change in changes.reversed() {
+            after.append(change.windows.map { window in
+                let key = ScoreKey(BoardWindow(board: change.board, window: window), change.userID)
+                defer { later[key, default: 0] += change.delta }
+                return scores[key].map { $0 - later[key, default: 0] }
+            })
+        }
+        var events: [(EventRecord, topic: String)] = []
+        for (change, scores) in zip(changes, after.reversed()) {
+            events += try await rankEvents(change, scores: scores)
+        }
+        // One insert for all of them: the board windows are locked until commit.
+        guard !events.isEmpty else { return }
+        try await outbox.append(events, on: connection, logger: logger)
+    }
+
+    /// The change's events, ranked against what this replica holds (caught up before the windows were locked, so it
+    /// misses at most what committed since), which it then enters, so later changes of the batch rank against it.
+    private func rankEvents(_ change: Change, scores: [Double?]) async throws -> [(EventRecord, topic: String)] {
+        let (userID, board) = (change.userID, change.board)
         var standings: [StandingChanged.WindowStanding] = []
         var events: [(EventRecord, topic: String)] = []
-        for window in windows {
-            guard let score = scores[window], let previous = before[window] else { continue }
-            // The windows are locked now: the ranks come from what this replica holds, caught up just above.
-            let moved = try await cache.readHeld(BoardWindow(board: board, window: window)) {
-                $0.move(userID, from: previous, to: score, naming: Self.namedUsers)
+        for (window, score) in zip(change.windows, scores) {
+            guard let score else { continue }
+            let boardWindow = BoardWindow(board: board, window: window)
+            let (previous, moved) = try await cache.readHeld(boardWindow) { index in
+                let previous = index.standing(of: userID)
+                return (previous, index.move(userID, from: previous, to: score, naming: Self.namedUsers))
             }
-            // Later events of the same batch rank against this change.
-            cache.applyUncommitted(BoardWindow(board: board, window: window), userID: userID, score: score)
+            cache.applyUncommitted(boardWindow, userID: userID, score: score)
             if let rank = moved?.rank ?? previous.rank { standings.append(.init(window: window.description, rank: rank, score: score)) }
             guard let moved else { continue }
             events.append(try outbox.record(
                 RankChanged(
                     board: board.key, scope: board.scope, subjectID: board.subjectID, window: window.description, userID: userID,
                     previousRank: previous.rank, rank: moved.rank, score: score, overtook: moved.overtook, overtakenBy: moved.overtakenBy,
-                    changedAt: time),
-                at: time, trace: trace))
+                    changedAt: change.time),
+                at: change.time, trace: change.trace))
         }
         if !standings.isEmpty {
             events.append(try outbox.record(
-                StandingChanged(board: board.key, scope: board.scope, subjectID: board.subjectID, userID: userID, windows: standings, changedAt: time),
-                at: time, trace: trace))
+                StandingChanged(board: board.key, scope: board.scope, subjectID: board.subjectID, userID: userID, windows: standings, changedAt: change.time),
+                at: change.time, trace: change.trace))
         }
-        // One insert for all of them: the board windows are locked until commit.
-        guard !events.isEmpty else { return }
-        try await outbox.append(events, on: connection, logger: logger)
+        return events
+    }
+}
+
+/// A transaction's score changes, not yet written.
+final class PendingScores: GatheredWrites {
+    private let scoring: Scoring
+    private let changes = Mutex<[Scoring.Change]>([])
+
+    init(scoring: Scoring) {
+        self.scoring = scoring
+    }
+
+    func add(_ change: Scoring.Change) {
+        changes.withLock { $0.append(change) }
+    }
+
+    func write(on connection: PostgresConnection, logger: Logger) async throws {
+        let gathered = changes.withLock { changes in
+            defer { changes.removeAll() }
+            return changes
+        }
+        try await scoring.write(gathered, connection: connection, logger: logger)
     }
 }
 

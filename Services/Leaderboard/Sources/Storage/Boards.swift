@@ -33,3 +33,14 @@ struct BoardWindow: Hashable, Sendable {
     var board: Board
     var window: WindowKey
 }
+
+/// One user's score on one board window.
+struct ScoreKey: Hashable, Sendable {
+    var boardWindow: BoardWindow
+    var userID: UUID
+
+    init(_ boardWindow: BoardWindow, _ userID: UUID) {
+        self.boardWindow = boardWindow
+        self.userID = userID
+    }
+}

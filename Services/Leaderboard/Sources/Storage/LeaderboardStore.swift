@@ -32,7 +32,7 @@ protocol LeaderboardStore {
 }
 
 /// The incremental path: one event's effects inside its inbox transaction; score changes go through `Scoring`, which
-/// also publishes who overtook whom.
+/// gathers them for the transaction's end and publishes who overtook whom.
 struct PostgresLeaderboardStore: LeaderboardStore {
     let connection: PostgresConnection
     let logger: Logger
@@ -43,9 +43,14 @@ struct PostgresLeaderboardStore: LeaderboardStore {
     func groupZone(_ groupID: UUID) async throws -> GroupZone? { try await Directory.groupZone(groupID, on: connection, logger: logger) }
 
     func saveProfile(_ profile: Directory.Profile) async throws { try await Directory.saveProfile(profile, on: connection, logger: logger) }
-    func touchScores(of userID: UUID) async throws { try await ScoreStore.touch(userID, connection: connection, logger: logger) }
+    // What changes scores other than adding to them comes after the batch's additions so far (`Scoring.flush`).
+    func touchScores(of userID: UUID) async throws {
+        try await scoring.flush(connection: connection, logger: logger)
+        try await ScoreStore.touch(userID, connection: connection, logger: logger)
+    }
 
     func erase(_ userID: UUID) async throws {
+        try await scoring.flush(connection: connection, logger: logger)
         try await Directory.erase(userID, on: connection, logger: logger)
         try await ScoreStore.erase(userID, connection: connection, logger: logger)
     }
@@ -75,6 +80,7 @@ struct PostgresLeaderboardStore: LeaderboardStore {
     }
 
     func removeScores(of userID: UUID, from board: Board, windows: [WindowKey]) async throws {
+        try await scoring.flush(connection: connection, logger: logger)
         try await ScoreStore.remove(userID, from: board, windows: windows, connection: connection, logger: logger)
     }
 }

@@ -9,38 +9,44 @@ import SurgeContracts
 /// makes versions follow commit order, so a replica that has applied version v has seen every change up to v. Each
 /// change also sends the board window's notice on the `ChangeFeed`.
 enum ScoreStore {
-    /// Adds `delta` to the user's score on each window of the board; returns the new score per window.
+    /// Adds each delta to its user's score on its board window; returns the new scores.
     ///
-    /// One statement for all the windows: the bumps take the board windows' row locks, which every change of the same
+    /// One statement for all of them: the bumps take the board windows' row locks, which every change of the same
     /// board waits on until commit, so the less the transaction does after them the more changes a board takes a
-    /// second. The windows are locked in the order given (the same for every change), so two changes never deadlock.
-    static func add(
-        _ delta: Double, for userID: UUID, on board: Board, windows: [WindowKey], connection: PostgresConnection, logger: Logger
-    ) async throws -> [WindowKey: Double] {
-        let keys = windows.map(\.description)
-        let notices = windows.map { ChangeFeed.notice(BoardWindow(board: board, window: $0)) }
+    /// second. Every change locks its windows in one order (by board, then window), so two never deadlock.
+    static func add(_ deltas: [ScoreKey: Double], connection: PostgresConnection, logger: Logger) async throws -> [ScoreKey: Double] {
+        let windows = Set(deltas.keys.map(\.boardWindow)).sorted { ($0.board.key, $0.window.description) < ($1.board.key, $1.window.description) }
+        let users = Array(deltas)
         let rows = try await connection.query(
             """
             WITH bumped AS (
                 INSERT INTO boards (board, window_key, version)
-                SELECT \(board.key), w.key, 1 FROM unnest(\(keys)::text[]) WITH ORDINALITY AS w (key, position) ORDER BY w.position
+                SELECT w.board, w.key, 1
+                FROM unnest(\(windows.map(\.board.key))::text[], \(windows.map(\.window.description))::text[]) WITH ORDINALITY AS w (board, key, position)
+                ORDER BY w.position
                 ON CONFLICT (board, window_key) DO UPDATE SET version = boards.version + 1
-                RETURNING window_key, version
+                RETURNING board, window_key, version
             ), notified AS (
-                SELECT pg_notify(\(ChangeFeed.channel), notice) FROM unnest(\(notices)::text[]) AS n (notice)
+                SELECT pg_notify(\(ChangeFeed.channel), notice) FROM unnest(\(windows.map(ChangeFeed.notice))::text[]) AS n (notice)
             ), scored AS (
                 INSERT INTO scores (board, window_key, user_id, score, version)
-                SELECT \(board.key), window_key, \(userID), \(delta), version FROM bumped
+                SELECT d.board, d.key, d.user_id, d.delta, b.version
+                FROM unnest(
+                    \(users.map(\.key.boardWindow.board.key))::text[], \(users.map(\.key.boardWindow.window.description))::text[],
+                    \(users.map(\.key.userID))::uuid[], \(users.map(\.value))::float8[]
+                ) AS d (board, key, user_id, delta)
+                JOIN bumped b ON b.board = d.board AND b.window_key = d.key
                 ON CONFLICT (board, window_key, user_id) DO UPDATE
                 SET score = CASE WHEN scores.removed THEN EXCLUDED.score ELSE scores.score + EXCLUDED.score END,
                     removed = false, version = EXCLUDED.version
-                RETURNING window_key, score
+                RETURNING board, window_key, user_id, score
             )
-            SELECT window_key, score, (SELECT count(*) FROM notified) FROM scored
+            SELECT board, window_key, user_id, score, (SELECT count(*) FROM notified) FROM scored
             """, logger: logger)
-        var scores: [WindowKey: Double] = [:]
-        for try await (key, score, _) in rows.decode((String, Double, Int64).self) {
-            if let window = WindowKey(key) { scores[window] = score }
+        var scores: [ScoreKey: Double] = [:]
+        for try await (key, windowKey, userID, score, _) in rows.decode((String, String, UUID, Double, Int64).self) {
+            guard let board = Board(key: key), let window = WindowKey(windowKey) else { continue }
+            scores[ScoreKey(BoardWindow(board: board, window: window), userID)] = score
         }
         return scores
     }
