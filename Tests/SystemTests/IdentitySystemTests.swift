@@ -133,6 +133,20 @@ struct IdentitySystemTests {
             _ = try await asAnn.patch("/v1/me", json: ["displayName": "Annie"])
             #expect(try await system.events(ProfileChanged.descriptor.type).count == 2, "an unchanged profile emits nothing")
 
+            // Two devices: the profile's tag answers 304 while unchanged; an edit made from a copy read before another
+            // device's edit is refused (412), one made from the current copy applies.
+            let tag = try #require(try await asAnn.get("/v1/me").header("ETag"))
+            let unchanged = try await asAnn.get("/v1/me", headers: [("If-None-Match", tag)])
+            #expect(unchanged.status == 304 && unchanged.body.isEmpty && unchanged.header("ETag") == tag)
+            #expect(try await asAnn.patch("/v1/me", json: ["displayName": "Ann B"], headers: [("If-Match", tag)]).status == 200)
+            let staleEdit = try await asAnn.patch("/v1/me", json: ["displayName": "Ann C"], headers: [("If-Match", tag)])
+            expectProblem(staleEdit, 412, "precondition-failed")
+            let current = try await asAnn.get("/v1/me")
+            #expect((current.json["user"] as? [String: Any])?["displayName"] as? String == "Ann B")
+            let currentTag = try #require(current.header("ETag"))
+            #expect(currentTag != tag)
+            #expect(try await asAnn.patch("/v1/me", json: ["displayName": "Annie"], headers: [("If-Match", currentTag)]).status == 200)
+
             // Preferences: defaults, then a full replacement that takes effect at once.
             let defaults = try await asAnn.get("/v1/me/preferences")
             #expect(defaults.json["notificationsEnabled"] as? Bool == true)

@@ -136,6 +136,12 @@ public struct APIOperation: Sendable {
         self.idempotent = idempotent ?? (method == .post && status == .created)
     }
 
+    /// A read whose JSON answer the gateway tags with a strong `ETag`, answering 304 to an `If-None-Match` that names
+    /// it (`ConditionalRequests`).
+    public var isTagged: Bool { method == .get && responseType != nil }
+    /// A change the gateway makes conditional on `If-Match`: 412 `precondition-failed` unless it names the current tag.
+    public var acceptsIfMatch: Bool { method == .patch }
+
     /// The template in Hummingbird's router syntax: `/v1/groups/:groupID/members`.
     public var routerPath: RouterPath {
         RouterPath(path.split(separator: "/", omittingEmptySubsequences: false).map { segment in

@@ -33,7 +33,8 @@ public enum OpenAPIGenerator {
                     <access token>`. Errors are RFC 9457 problem documents whose `type` is \(Problem.typeBase)<slug>; each \
                     operation lists the slugs it can answer (`x-problem-types`) and the `Problem` schema explains them all. \
                     Lists are paginated with `limit` and an opaque `cursor`. POSTs that create something accept an \
-                    `Idempotency-Key` header. Every response carries `X-Request-ID` and the `RateLimit-*` headers; W3C \
+                    `Idempotency-Key` header. JSON reads carry a strong `ETag` (304 to `If-None-Match`), and a PATCH sent with \
+                    `If-Match` applies only to the representation it names (else 412). Every response carries `X-Request-ID` and the `RateLimit-*` headers; W3C \
                     `traceparent` is honoured. Request bodies are decoded strictly: a field the schema does not list is \
                     refused, and no field takes `null` (leave an optional field out instead). No request text may contain \
                     NUL (U+0000): 400 `invalid-characters`. Instants and dates are from 1970 to 2200 (UTC). Responses \
@@ -112,6 +113,23 @@ public enum OpenAPIGenerator {
                 "schema": ["type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]+$", "examples": ["2f1c6a0e-start"]],
             ])
         }
+        if operation.isTagged {
+            parameters.append([
+                "name": "If-None-Match", "in": "header", "required": false,
+                "description": "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 "
+                    + "without a body.",
+                "schema": ["type": "string", "examples": [#""k2VxF0bq1c8b3T0hQd9WZg""#]],
+            ])
+        }
+        if operation.acceptsIfMatch {
+            parameters.append([
+                "name": "If-Match", "in": "header", "required": false,
+                "description": "The `ETag` of the representation the change was made from (from a GET of the same path): if the "
+                    + "resource has changed since, nothing is changed and the answer is 412 `precondition-failed`. Without it the "
+                    + "change applies to whatever is current.",
+                "schema": ["type": "string", "examples": [#""k2VxF0bq1c8b3T0hQd9WZg""#]],
+            ])
+        }
         if !parameters.isEmpty { object["parameters"] = parameters }
         if let requestType = operation.requestType {
             object["requestBody"] = [
@@ -121,7 +139,9 @@ public enum OpenAPIGenerator {
         } else if operation.isUpload {
             object["requestBody"] = ["required": true, "content": binary(operation.requestMediaTypes)]
         }
-        var success: [String: Any] = ["description": operation.status.reasonPhrase, "headers": responseHeaders(replayable: operation.idempotent)]
+        var success: [String: Any] = [
+            "description": operation.status.reasonPhrase, "headers": responseHeaders(replayable: operation.idempotent, tagged: operation.isTagged),
+        ]
         if let responseType = operation.responseType {
             success["content"] = ["application/json": ["schema": components.reference(try JSONSchema.detailed(from: responseType), in: .response)]]
         } else if !operation.responseMediaTypes.isEmpty {
@@ -130,6 +150,12 @@ public enum OpenAPIGenerator {
         var responses: [String: Any] = [String(operation.status.code): success]
         for status in Set(problems.map(\.status) + operation.errors) {
             responses[String(status.code)] = ["$ref": "#/components/responses/\(responseName(status))"]
+        }
+        if operation.isTagged {
+            responses["304"] = [
+                "description": "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+                "headers": responseHeaders(tagged: true),
+            ]
         }
         object["responses"] = responses
         return object
@@ -175,6 +201,11 @@ public enum OpenAPIGenerator {
         "RateLimit-Remaining": ["description": "Requests left in that budget.", "schema": ["type": "integer", "minimum": 0]],
         "RateLimit-Reset": ["description": "Seconds until the budget is whole again.", "schema": ["type": "integer", "minimum": 0]],
         "RateLimit-Policy": ["description": "The limit as `<requests>;w=<window seconds>`.", "schema": ["type": "string", "examples": ["120;w=60"]]],
+        "ETag": [
+            "description": "A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` "
+                + "to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.",
+            "schema": ["type": "string"],
+        ],
         "Idempotent-Replayed": [
             "description": "`true` when this is the stored response to an earlier request with the same `Idempotency-Key`.",
             "schema": ["type": "string", "enum": ["true"]],
@@ -183,9 +214,10 @@ public enum OpenAPIGenerator {
 
     /// `X-Request-ID` on every response; `Retry-After` where a retry may succeed later; the `RateLimit-*` headers, which
     /// every response carries, declared where a client needs them (a 429), so the generated client stays lean.
-    private static func responseHeaders(replayable: Bool = false, retryAfter: Bool = false, rateLimit: Bool = false) -> [String: Any] {
+    private static func responseHeaders(replayable: Bool = false, tagged: Bool = false, retryAfter: Bool = false, rateLimit: Bool = false) -> [String: Any] {
         var names = ["X-Request-ID"]
         if replayable { names.append("Idempotent-Replayed") }
+        if tagged { names.append("ETag") }
         if retryAfter { names.append("Retry-After") }
         if rateLimit { names += ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "RateLimit-Policy"] }
         return Dictionary(uniqueKeysWithValues: names.map { ($0, ["$ref": "#/components/headers/\($0)"]) })

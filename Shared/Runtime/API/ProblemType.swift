@@ -56,6 +56,10 @@ extension ProblemType {
     public static let validation = ProblemType(
         "validation", .unprocessableContent,
         "A field, query parameter or header breaks a rule (unknown fields included); `errors` names each with the rule broken.")
+    public static let preconditionFailed = ProblemType(
+        "precondition-failed", .preconditionFailed,
+        "`If-Match` names none of the resource's current entity tags: it changed since it was read (on another device, say). GET it "
+            + "again, apply the change to what it is now, and send it with the new `ETag`.")
     public static let idempotencyKeyReused = ProblemType(
         "idempotency-key-reused", .conflict,
         "This `Idempotency-Key` is bound to a different request (another method, path or body): use a new key for a new request.")
@@ -160,7 +164,7 @@ extension ProblemType {
     public static let all: [ProblemType] = [
         rateLimited, unavailable, catchingUp, internalError, methodNotAllowed, notFound, unknownCursor,
         unauthorized, invalidToken, accountDeleted, unauthenticatedCall,
-        malformedBody, invalidCharacters, unsupportedMediaType, payloadTooLarge, validation, idempotencyKeyReused, idempotencyKeyInProgress,
+        malformedBody, invalidCharacters, unsupportedMediaType, payloadTooLarge, validation, preconditionFailed, idempotencyKeyReused, idempotencyKeyInProgress,
         forbidden, confirmationRequired,
         emailTaken, accountExists, credentialsExist, invalidCredentials, signInThrottled, invalidRefreshToken, refreshTokenReused,
         invalidIDToken, providerNotEnabled, trainingPlanNotFound, alreadyFriends, friendRequestExists, ownerOnly, inviteExpired, cannotRemoveSelf,
@@ -189,6 +193,7 @@ extension ProblemType {
         if operation.requestType != nil { types += [.malformedBody, .unsupportedMediaType, .payloadTooLarge] }
         if operation.isUpload { types += [.validation, .unsupportedMediaType, .payloadTooLarge] }
         if operation.idempotent { types += [.validation, .idempotencyKeyReused, .idempotencyKeyInProgress] }
+        if operation.acceptsIfMatch { types.append(.preconditionFailed) }
         return types
     }
 }

@@ -18,6 +18,10 @@ public import struct Foundation.Date
 extension Components {
     /// Types generated from the `#/components/headers` section of the OpenAPI document.
     public enum Headers {
+        /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+        ///
+        /// - Remark: Generated from `#/components/headers/ETag`.
+        public typealias ETag = Swift.String
         /// `true` when this is the stored response to an earlier request with the same `Idempotency-Key`.
         ///
         /// - Remark: Generated from `#/components/headers/Idempotent-Replayed`.

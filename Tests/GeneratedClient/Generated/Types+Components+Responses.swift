@@ -321,6 +321,55 @@ extension Components {
                 self.body = body
             }
         }
+        public struct PreconditionFailed: Sendable, Hashable {
+            /// - Remark: Generated from `#/components/responses/PreconditionFailed/headers`.
+            public struct Headers: Sendable, Hashable {
+                /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                ///
+                /// - Remark: Generated from `#/components/responses/PreconditionFailed/headers/X-Request-ID`.
+                public var xRequestID: Components.Headers.XRequestID?
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    self.xRequestID = xRequestID
+                }
+            }
+            /// Received HTTP response headers
+            public var headers: Components.Responses.PreconditionFailed.Headers
+            /// - Remark: Generated from `#/components/responses/PreconditionFailed/content`.
+            @frozen public enum Body: Sendable, Hashable {
+                /// - Remark: Generated from `#/components/responses/PreconditionFailed/content/application\/problem+json`.
+                case applicationProblemJson(Components.Schemas.Problem)
+                /// The associated value of the enum case if `self` is `.applicationProblemJson`.
+                ///
+                /// - Throws: An error if `self` is not `.applicationProblemJson`.
+                /// - SeeAlso: `.applicationProblemJson`.
+                public var applicationProblemJson: Components.Schemas.Problem {
+                    get throws {
+                        switch self {
+                        case let .applicationProblemJson(body):
+                            return body
+                        }
+                    }
+                }
+            }
+            /// Received HTTP response body
+            public var body: Components.Responses.PreconditionFailed.Body
+            /// Creates a new `PreconditionFailed`.
+            ///
+            /// - Parameters:
+            ///   - headers: Received HTTP response headers
+            ///   - body: Received HTTP response body
+            public init(
+                headers: Components.Responses.PreconditionFailed.Headers = .init(),
+                body: Components.Responses.PreconditionFailed.Body
+            ) {
+                self.headers = headers
+                self.body = body
+            }
+        }
         public struct ServiceUnavailable: Sendable, Hashable {
             /// - Remark: Generated from `#/components/responses/ServiceUnavailable/headers`.
             public struct Headers: Sendable, Hashable {

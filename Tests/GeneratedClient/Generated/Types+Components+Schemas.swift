@@ -6029,6 +6029,7 @@ extension Components {
             /// - `unsupported-media-type` (415): The body's Content-Type is not one the operation takes.
             /// - `payload-too-large` (413): The body is larger than the operation takes.
             /// - `validation` (422): A field, query parameter or header breaks a rule (unknown fields included); `errors` names each with the rule broken.
+            /// - `precondition-failed` (412): `If-Match` names none of the resource's current entity tags: it changed since it was read (on another device, say). GET it again, apply the change to what it is now, and send it with the new `ETag`.
             /// - `idempotency-key-reused` (409): This `Idempotency-Key` is bound to a different request (another method, path or body): use a new key for a new request.
             /// - `idempotency-key-in-progress` (409): A request with this `Idempotency-Key` is still running; retry after `Retry-After` seconds.
             /// - `forbidden` (403): The caller may not do this.

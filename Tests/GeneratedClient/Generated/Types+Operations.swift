@@ -56,12 +56,21 @@ public enum Operations {
             public var query: Operations.GetKPIs.Input.Query
             /// - Remark: Generated from `#/paths/v1/admin/kpis/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/admin/kpis/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetKPIs.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetKPIs.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetKPIs.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -83,6 +92,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/admin/kpis/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/admin/kpis/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/admin/kpis/GET/responses/200/headers/X-Request-ID`.
@@ -90,8 +103,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -147,6 +165,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/admin/kpis/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/admin/kpis/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/admin/kpis/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.GetKPIs.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.GetKPIs.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/admin/kpis/get(getKPIs)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.GetKPIs.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.GetKPIs.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -642,12 +717,21 @@ public enum Operations {
             public var query: Operations.ListAttempts.Input.Query
             /// - Remark: Generated from `#/paths/v1/attempts/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/attempts/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListAttempts.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListAttempts.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListAttempts.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -669,6 +753,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/attempts/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/attempts/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/attempts/GET/responses/200/headers/X-Request-ID`.
@@ -676,8 +764,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -733,6 +826,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/attempts/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/attempts/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/attempts/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.ListAttempts.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.ListAttempts.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/attempts/get(listAttempts)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.ListAttempts.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.ListAttempts.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -1306,12 +1456,21 @@ public enum Operations {
             public var path: Operations.GetAttempt.Input.Path
             /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetAttempt.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetAttempt.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetAttempt.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -1333,6 +1492,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/GET/responses/200/headers/X-Request-ID`.
@@ -1340,8 +1503,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -1397,6 +1565,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.GetAttempt.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.GetAttempt.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/get(getAttempt)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.GetAttempt.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.GetAttempt.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -1853,12 +2078,21 @@ public enum Operations {
             public var query: Operations.AttemptCalendar.Input.Query
             /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/calendar/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/calendar/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.AttemptCalendar.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.AttemptCalendar.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.AttemptCalendar.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -1883,6 +2117,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/calendar/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/calendar/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/calendar/GET/responses/200/headers/X-Request-ID`.
@@ -1890,8 +2128,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -1947,6 +2190,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/calendar/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/calendar/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/calendar/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.AttemptCalendar.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.AttemptCalendar.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/calendar/get(attemptCalendar)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.AttemptCalendar.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.AttemptCalendar.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -2170,12 +2470,21 @@ public enum Operations {
             public var query: Operations.AttemptHistory.Input.Query
             /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/history/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/history/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.AttemptHistory.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.AttemptHistory.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.AttemptHistory.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -2200,6 +2509,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/history/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/history/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/history/GET/responses/200/headers/X-Request-ID`.
@@ -2207,8 +2520,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -2264,6 +2582,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/history/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/history/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/history/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.AttemptHistory.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.AttemptHistory.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/history/get(attemptHistory)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.AttemptHistory.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.AttemptHistory.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -3221,12 +3596,21 @@ public enum Operations {
             public var query: Operations.AttemptPhotos.Input.Query
             /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/photos/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/photos/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.AttemptPhotos.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.AttemptPhotos.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.AttemptPhotos.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -3251,6 +3635,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/photos/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/photos/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/photos/GET/responses/200/headers/X-Request-ID`.
@@ -3258,8 +3646,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -3315,6 +3708,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/photos/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/photos/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/attempts/{attemptID}/photos/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.AttemptPhotos.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.AttemptPhotos.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/attempts/{attemptID}/photos/get(attemptPhotos)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.AttemptPhotos.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.AttemptPhotos.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -8512,12 +8962,21 @@ public enum Operations {
             public var query: Operations.ListBadges.Input.Query
             /// - Remark: Generated from `#/paths/v1/badges/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/badges/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListBadges.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListBadges.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListBadges.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -8539,6 +8998,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/badges/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/badges/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/badges/GET/responses/200/headers/X-Request-ID`.
@@ -8546,8 +9009,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -8603,6 +9071,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/badges/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/badges/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/badges/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.ListBadges.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.ListBadges.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/badges/get(listBadges)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.ListBadges.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.ListBadges.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -8869,12 +9394,21 @@ public enum Operations {
             public var query: Operations.ListChallenges.Input.Query
             /// - Remark: Generated from `#/paths/v1/challenges/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/challenges/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListChallenges.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListChallenges.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListChallenges.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -8896,6 +9430,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/challenges/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/challenges/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/challenges/GET/responses/200/headers/X-Request-ID`.
@@ -8903,8 +9441,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -8960,6 +9503,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/challenges/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/challenges/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/challenges/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.ListChallenges.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.ListChallenges.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/challenges/get(listChallenges)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.ListChallenges.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.ListChallenges.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -9529,12 +10129,21 @@ public enum Operations {
             public var path: Operations.GetChallenge.Input.Path
             /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetChallenge.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetChallenge.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetChallenge.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -9556,6 +10165,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/GET/responses/200/headers/X-Request-ID`.
@@ -9563,8 +10176,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -9620,6 +10238,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.GetChallenge.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.GetChallenge.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/get(getChallenge)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.GetChallenge.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.GetChallenge.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -9761,7 +10436,7 @@ public enum Operations {
     /// Problem types:
     /// - 403 `forbidden`: The caller may not do this.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `precondition-failed` (412), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).
     ///
     /// - Remark: HTTP `PATCH /v1/challenges/{challengeID}`.
     /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/patch(updateChallenge)`.
@@ -9785,12 +10460,21 @@ public enum Operations {
             public var path: Operations.UpdateChallenge.Input.Path
             /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/PATCH/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the representation the change was made from (from a GET of the same path): if the resource has changed since, nothing is changed and the answer is 412 `precondition-failed`. Without it the change applies to whatever is current.
+                ///
+                /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/PATCH/header/If-Match`.
+                public var ifMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.UpdateChallenge.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifMatch: The `ETag` of the representation the change was made from (from a GET of the same path): if the resource has changed since, nothing is changed and the answer is 412 `precondition-failed`. Without it the change applies to whatever is current.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.UpdateChallenge.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.UpdateChallenge.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifMatch = ifMatch
                     self.accept = accept
                 }
             }
@@ -9977,6 +10661,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Precondition Failed: a problem document (`precondition-failed`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/patch(updateChallenge)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Components.Responses.PreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            public var preconditionFailed: Components.Responses.PreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
                             response: self
                         )
                     }
@@ -11432,12 +12139,21 @@ public enum Operations {
             public var query: Operations.ChallengePhotos.Input.Query
             /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/photos/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/photos/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ChallengePhotos.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ChallengePhotos.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ChallengePhotos.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -11462,6 +12178,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/photos/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/photos/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/photos/GET/responses/200/headers/X-Request-ID`.
@@ -11469,8 +12189,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -11526,6 +12251,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/photos/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/photos/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/photos/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.ChallengePhotos.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.ChallengePhotos.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/photos/get(challengePhotos)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.ChallengePhotos.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.ChallengePhotos.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -11743,12 +12525,21 @@ public enum Operations {
             public var path: Operations.GetChallengeVersion.Input.Path
             /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/versions/{version}/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/versions/{version}/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetChallengeVersion.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetChallengeVersion.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetChallengeVersion.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -11770,6 +12561,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/versions/{version}/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/versions/{version}/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/versions/{version}/GET/responses/200/headers/X-Request-ID`.
@@ -11777,8 +12572,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -11834,6 +12634,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/versions/{version}/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/versions/{version}/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/challenges/{challengeID}/versions/{version}/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.GetChallengeVersion.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.GetChallengeVersion.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/challenges/{challengeID}/versions/{version}/get(getChallengeVersion)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.GetChallengeVersion.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.GetChallengeVersion.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -12591,12 +13448,21 @@ public enum Operations {
             public var query: Operations.ListFriendRequests.Input.Query
             /// - Remark: Generated from `#/paths/v1/friend-requests/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/friend-requests/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListFriendRequests.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListFriendRequests.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListFriendRequests.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -12618,6 +13484,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/friend-requests/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/friend-requests/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/friend-requests/GET/responses/200/headers/X-Request-ID`.
@@ -12625,8 +13495,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -12682,6 +13557,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/friend-requests/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/friend-requests/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/friend-requests/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.ListFriendRequests.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.ListFriendRequests.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/friend-requests/get(listFriendRequests)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.ListFriendRequests.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.ListFriendRequests.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -13961,12 +14893,21 @@ public enum Operations {
             public var query: Operations.ListFriends.Input.Query
             /// - Remark: Generated from `#/paths/v1/friends/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/friends/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListFriends.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListFriends.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListFriends.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -13988,6 +14929,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/friends/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/friends/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/friends/GET/responses/200/headers/X-Request-ID`.
@@ -13995,8 +14940,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -14052,6 +15002,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/friends/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/friends/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/friends/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.ListFriends.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.ListFriends.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/friends/get(listFriends)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.ListFriends.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.ListFriends.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -14469,12 +15476,21 @@ public enum Operations {
             public var query: Operations.ListGroups.Input.Query
             /// - Remark: Generated from `#/paths/v1/groups/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/groups/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListGroups.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListGroups.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListGroups.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -14496,6 +15512,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/groups/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/groups/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/groups/GET/responses/200/headers/X-Request-ID`.
@@ -14503,8 +15523,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -14560,6 +15585,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/groups/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/groups/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/groups/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.ListGroups.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.ListGroups.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/groups/get(listGroups)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.ListGroups.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.ListGroups.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -15103,12 +16185,21 @@ public enum Operations {
             public var path: Operations.GetGroup.Input.Path
             /// - Remark: Generated from `#/paths/v1/groups/{groupID}/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/groups/{groupID}/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetGroup.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetGroup.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetGroup.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -15130,6 +16221,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/groups/{groupID}/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/groups/{groupID}/GET/responses/200/headers/X-Request-ID`.
@@ -15137,8 +16232,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -15194,6 +16294,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/groups/{groupID}/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.GetGroup.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.GetGroup.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/groups/{groupID}/get(getGroup)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.GetGroup.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.GetGroup.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -15335,7 +16492,7 @@ public enum Operations {
     /// Problem types:
     /// - 403 `owner-only`: Only the group's owner may do this.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `precondition-failed` (412), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `PATCH /v1/groups/{groupID}`.
     /// - Remark: Generated from `#/paths//v1/groups/{groupID}/patch(updateGroup)`.
@@ -15359,12 +16516,21 @@ public enum Operations {
             public var path: Operations.UpdateGroup.Input.Path
             /// - Remark: Generated from `#/paths/v1/groups/{groupID}/PATCH/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the representation the change was made from (from a GET of the same path): if the resource has changed since, nothing is changed and the answer is 412 `precondition-failed`. Without it the change applies to whatever is current.
+                ///
+                /// - Remark: Generated from `#/paths/v1/groups/{groupID}/PATCH/header/If-Match`.
+                public var ifMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.UpdateGroup.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifMatch: The `ETag` of the representation the change was made from (from a GET of the same path): if the resource has changed since, nothing is changed and the answer is 412 `precondition-failed`. Without it the change applies to whatever is current.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.UpdateGroup.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.UpdateGroup.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifMatch = ifMatch
                     self.accept = accept
                 }
             }
@@ -15551,6 +16717,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "notFound",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Precondition Failed: a problem document (`precondition-failed`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/groups/{groupID}/patch(updateGroup)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Components.Responses.PreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            public var preconditionFailed: Components.Responses.PreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
                             response: self
                         )
                     }
@@ -15767,12 +16956,21 @@ public enum Operations {
             public var query: Operations.ListChoreOccurrences.Input.Query
             /// - Remark: Generated from `#/paths/v1/groups/{groupID}/chore-occurrences/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/groups/{groupID}/chore-occurrences/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListChoreOccurrences.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListChoreOccurrences.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListChoreOccurrences.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -15797,6 +16995,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/groups/{groupID}/chore-occurrences/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/chore-occurrences/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/groups/{groupID}/chore-occurrences/GET/responses/200/headers/X-Request-ID`.
@@ -15804,8 +17006,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -15861,6 +17068,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/groups/{groupID}/chore-occurrences/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/chore-occurrences/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/chore-occurrences/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.ListChoreOccurrences.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.ListChoreOccurrences.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/groups/{groupID}/chore-occurrences/get(listChoreOccurrences)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.ListChoreOccurrences.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.ListChoreOccurrences.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -16093,12 +17357,21 @@ public enum Operations {
             public var query: Operations.ListGroupChores.Input.Query
             /// - Remark: Generated from `#/paths/v1/groups/{groupID}/chores/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/groups/{groupID}/chores/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListGroupChores.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListGroupChores.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListGroupChores.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -16123,6 +17396,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/groups/{groupID}/chores/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/chores/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/groups/{groupID}/chores/GET/responses/200/headers/X-Request-ID`.
@@ -16130,8 +17407,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -16187,6 +17469,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/groups/{groupID}/chores/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/chores/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/chores/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.ListGroupChores.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.ListGroupChores.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/groups/{groupID}/chores/get(listGroupChores)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.ListGroupChores.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.ListGroupChores.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -16419,12 +17758,21 @@ public enum Operations {
             public var query: Operations.ListGroupInvites.Input.Query
             /// - Remark: Generated from `#/paths/v1/groups/{groupID}/invites/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/groups/{groupID}/invites/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListGroupInvites.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListGroupInvites.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListGroupInvites.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -16449,6 +17797,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/groups/{groupID}/invites/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/invites/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/groups/{groupID}/invites/GET/responses/200/headers/X-Request-ID`.
@@ -16456,8 +17808,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -16513,6 +17870,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/groups/{groupID}/invites/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/invites/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/invites/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.ListGroupInvites.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.ListGroupInvites.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/groups/{groupID}/invites/get(listGroupInvites)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.ListGroupInvites.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.ListGroupInvites.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -17625,12 +19039,21 @@ public enum Operations {
             public var query: Operations.ListGroupMembers.Input.Query
             /// - Remark: Generated from `#/paths/v1/groups/{groupID}/members/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/groups/{groupID}/members/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListGroupMembers.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListGroupMembers.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListGroupMembers.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -17655,6 +19078,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/groups/{groupID}/members/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/members/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/groups/{groupID}/members/GET/responses/200/headers/X-Request-ID`.
@@ -17662,8 +19089,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -17719,6 +19151,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/groups/{groupID}/members/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/members/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/groups/{groupID}/members/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.ListGroupMembers.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.ListGroupMembers.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/groups/{groupID}/members/get(listGroupMembers)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.ListGroupMembers.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.ListGroupMembers.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -18557,12 +20046,21 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/leaderboards/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/leaderboards/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListLeaderboards.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListLeaderboards.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListLeaderboards.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -18579,6 +20077,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/leaderboards/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/leaderboards/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/leaderboards/GET/responses/200/headers/X-Request-ID`.
@@ -18586,8 +20088,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -18643,6 +20150,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/leaderboards/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/leaderboards/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/leaderboards/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.ListLeaderboards.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.ListLeaderboards.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/leaderboards/get(listLeaderboards)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.ListLeaderboards.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.ListLeaderboards.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -18813,12 +20377,21 @@ public enum Operations {
             public var query: Operations.GetChallengeLeaderboard.Input.Query
             /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetChallengeLeaderboard.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetChallengeLeaderboard.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetChallengeLeaderboard.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -18843,6 +20416,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/GET/responses/200/headers/X-Request-ID`.
@@ -18850,8 +20427,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -18907,6 +20489,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.GetChallengeLeaderboard.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.GetChallengeLeaderboard.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/get(getChallengeLeaderboard)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.GetChallengeLeaderboard.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.GetChallengeLeaderboard.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -19139,12 +20778,21 @@ public enum Operations {
             public var query: Operations.GetChallengeLeaderboardAroundMe.Input.Query
             /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/around-me/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/around-me/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetChallengeLeaderboardAroundMe.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetChallengeLeaderboardAroundMe.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetChallengeLeaderboardAroundMe.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -19169,6 +20817,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/around-me/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/around-me/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/around-me/GET/responses/200/headers/X-Request-ID`.
@@ -19176,8 +20828,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -19233,6 +20890,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/around-me/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/around-me/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/around-me/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.GetChallengeLeaderboardAroundMe.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.GetChallengeLeaderboardAroundMe.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/around-me/get(getChallengeLeaderboardAroundMe)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.GetChallengeLeaderboardAroundMe.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.GetChallengeLeaderboardAroundMe.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -19456,12 +21170,21 @@ public enum Operations {
             public var query: Operations.GetChallengeFriendsLeaderboard.Input.Query
             /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/friends/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/friends/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetChallengeFriendsLeaderboard.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetChallengeFriendsLeaderboard.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetChallengeFriendsLeaderboard.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -19486,6 +21209,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/friends/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/friends/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/friends/GET/responses/200/headers/X-Request-ID`.
@@ -19493,8 +21220,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -19550,6 +21282,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/friends/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/friends/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/friends/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.GetChallengeFriendsLeaderboard.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.GetChallengeFriendsLeaderboard.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/friends/get(getChallengeFriendsLeaderboard)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.GetChallengeFriendsLeaderboard.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.GetChallengeFriendsLeaderboard.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -19789,12 +21578,21 @@ public enum Operations {
             public var query: Operations.GetChallengeLeaderboardHistory.Input.Query
             /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/history/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/history/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetChallengeLeaderboardHistory.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetChallengeLeaderboardHistory.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetChallengeLeaderboardHistory.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -19819,6 +21617,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/history/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/history/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/history/GET/responses/200/headers/X-Request-ID`.
@@ -19826,8 +21628,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -19883,6 +21690,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/history/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/history/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/history/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.GetChallengeLeaderboardHistory.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.GetChallengeLeaderboardHistory.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/history/get(getChallengeLeaderboardHistory)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.GetChallengeLeaderboardHistory.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.GetChallengeLeaderboardHistory.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -20106,12 +21970,21 @@ public enum Operations {
             public var query: Operations.GetMyChallengeStanding.Input.Query
             /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/me/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/me/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetMyChallengeStanding.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetMyChallengeStanding.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetMyChallengeStanding.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -20136,6 +22009,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/me/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/me/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/me/GET/responses/200/headers/X-Request-ID`.
@@ -20143,8 +22020,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -20200,6 +22082,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/me/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/me/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/leaderboards/challenges/{challengeID}/me/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.GetMyChallengeStanding.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.GetMyChallengeStanding.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/leaderboards/challenges/{challengeID}/me/get(getMyChallengeStanding)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.GetMyChallengeStanding.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.GetMyChallengeStanding.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -20439,12 +22378,21 @@ public enum Operations {
             public var query: Operations.GetGroupLeaderboard.Input.Query
             /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetGroupLeaderboard.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetGroupLeaderboard.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetGroupLeaderboard.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -20469,6 +22417,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/GET/responses/200/headers/X-Request-ID`.
@@ -20476,8 +22428,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -20533,6 +22490,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.GetGroupLeaderboard.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.GetGroupLeaderboard.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/get(getGroupLeaderboard)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.GetGroupLeaderboard.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.GetGroupLeaderboard.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -20765,12 +22779,21 @@ public enum Operations {
             public var query: Operations.GetGroupLeaderboardAroundMe.Input.Query
             /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/around-me/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/around-me/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetGroupLeaderboardAroundMe.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetGroupLeaderboardAroundMe.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetGroupLeaderboardAroundMe.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -20795,6 +22818,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/around-me/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/around-me/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/around-me/GET/responses/200/headers/X-Request-ID`.
@@ -20802,8 +22829,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -20859,6 +22891,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/around-me/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/around-me/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/around-me/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.GetGroupLeaderboardAroundMe.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.GetGroupLeaderboardAroundMe.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/around-me/get(getGroupLeaderboardAroundMe)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.GetGroupLeaderboardAroundMe.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.GetGroupLeaderboardAroundMe.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -21098,12 +23187,21 @@ public enum Operations {
             public var query: Operations.GetGroupLeaderboardHistory.Input.Query
             /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/history/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/history/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetGroupLeaderboardHistory.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetGroupLeaderboardHistory.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetGroupLeaderboardHistory.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -21128,6 +23226,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/history/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/history/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/history/GET/responses/200/headers/X-Request-ID`.
@@ -21135,8 +23237,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -21192,6 +23299,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/history/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/history/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/history/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.GetGroupLeaderboardHistory.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.GetGroupLeaderboardHistory.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/history/get(getGroupLeaderboardHistory)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.GetGroupLeaderboardHistory.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.GetGroupLeaderboardHistory.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -21415,12 +23579,21 @@ public enum Operations {
             public var query: Operations.GetMyGroupStanding.Input.Query
             /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/me/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/me/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetMyGroupStanding.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetMyGroupStanding.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetMyGroupStanding.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -21445,6 +23618,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/me/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/me/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/me/GET/responses/200/headers/X-Request-ID`.
@@ -21452,8 +23629,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -21509,6 +23691,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/me/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/me/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/leaderboards/groups/{groupID}/me/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.GetMyGroupStanding.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.GetMyGroupStanding.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/leaderboards/groups/{groupID}/me/get(getMyGroupStanding)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.GetMyGroupStanding.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.GetMyGroupStanding.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -21702,12 +23941,21 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/me/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/me/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetMe.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetMe.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetMe.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -21724,6 +23972,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/me/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/me/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/me/GET/responses/200/headers/X-Request-ID`.
@@ -21731,8 +23983,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -21788,6 +24045,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/me/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/me/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/me/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.GetMe.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.GetMe.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/me/get(getMe)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.GetMe.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.GetMe.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -21903,7 +24217,7 @@ public enum Operations {
     ///
     /// Change display name, avatar (empty string removes it), IANA time zone or locale.
     ///
-    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
+    /// Also, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `precondition-failed` (412), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).
     ///
     /// - Remark: HTTP `PATCH /v1/me`.
     /// - Remark: Generated from `#/paths//v1/me/patch(updateMe)`.
@@ -21912,12 +24226,21 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/me/PATCH/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the representation the change was made from (from a GET of the same path): if the resource has changed since, nothing is changed and the answer is 412 `precondition-failed`. Without it the change applies to whatever is current.
+                ///
+                /// - Remark: Generated from `#/paths/v1/me/PATCH/header/If-Match`.
+                public var ifMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.UpdateMe.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifMatch: The `ETag` of the representation the change was made from (from a GET of the same path): if the resource has changed since, nothing is changed and the answer is 412 `precondition-failed`. Without it the change applies to whatever is current.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.UpdateMe.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.UpdateMe.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifMatch = ifMatch
                     self.accept = accept
                 }
             }
@@ -22055,6 +24378,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "unauthorized",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// Precondition Failed: a problem document (`precondition-failed`); each operation lists its own.
+            ///
+            /// - Remark: Generated from `#/paths//v1/me/patch(updateMe)/responses/412`.
+            ///
+            /// HTTP response code: `412 preconditionFailed`.
+            case preconditionFailed(Components.Responses.PreconditionFailed)
+            /// The associated value of the enum case if `self` is `.preconditionFailed`.
+            ///
+            /// - Throws: An error if `self` is not `.preconditionFailed`.
+            /// - SeeAlso: `.preconditionFailed`.
+            public var preconditionFailed: Components.Responses.PreconditionFailed {
+                get throws {
+                    switch self {
+                    case let .preconditionFailed(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "preconditionFailed",
                             response: self
                         )
                     }
@@ -22511,12 +24857,21 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/me/badges/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/me/badges/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetMyBadges.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetMyBadges.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetMyBadges.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -22533,6 +24888,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/me/badges/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/me/badges/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/me/badges/GET/responses/200/headers/X-Request-ID`.
@@ -22540,8 +24899,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -22597,6 +24961,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/me/badges/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/me/badges/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/me/badges/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.GetMyBadges.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.GetMyBadges.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/me/badges/get(getMyBadges)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.GetMyBadges.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.GetMyBadges.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -22752,12 +25173,21 @@ public enum Operations {
             public var query: Operations.ListMyChallenges.Input.Query
             /// - Remark: Generated from `#/paths/v1/me/challenges/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/me/challenges/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListMyChallenges.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListMyChallenges.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListMyChallenges.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -22779,6 +25209,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/me/challenges/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/me/challenges/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/me/challenges/GET/responses/200/headers/X-Request-ID`.
@@ -22786,8 +25220,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -22843,6 +25282,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/me/challenges/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/me/challenges/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/me/challenges/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.ListMyChallenges.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.ListMyChallenges.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/me/challenges/get(listMyChallenges)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.ListMyChallenges.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.ListMyChallenges.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -23353,12 +25849,21 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/me/email/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/me/email/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetEmail.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetEmail.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetEmail.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -23375,6 +25880,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/me/email/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/me/email/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/me/email/GET/responses/200/headers/X-Request-ID`.
@@ -23382,8 +25891,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -23439,6 +25953,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/me/email/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/me/email/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/me/email/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.GetEmail.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.GetEmail.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/me/email/get(getEmail)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.GetEmail.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.GetEmail.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -23904,12 +26475,21 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/me/export/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/me/export/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ExportMyData.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ExportMyData.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ExportMyData.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -23926,6 +26506,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/me/export/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/me/export/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/me/export/GET/responses/200/headers/X-Request-ID`.
@@ -23933,8 +26517,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -23990,6 +26579,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/me/export/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/me/export/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/me/export/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.ExportMyData.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.ExportMyData.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/me/export/get(exportMyData)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.ExportMyData.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.ExportMyData.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -24129,12 +26775,21 @@ public enum Operations {
             public var query: Operations.MyHistory.Input.Query
             /// - Remark: Generated from `#/paths/v1/me/history/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/me/history/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.MyHistory.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.MyHistory.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.MyHistory.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -24156,6 +26811,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/me/history/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/me/history/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/me/history/GET/responses/200/headers/X-Request-ID`.
@@ -24163,8 +26822,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -24220,6 +26884,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/me/history/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/me/history/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/me/history/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.MyHistory.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.MyHistory.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/me/history/get(myHistory)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.MyHistory.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.MyHistory.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -24414,12 +27135,21 @@ public enum Operations {
             public var query: Operations.ListMyNotifications.Input.Query
             /// - Remark: Generated from `#/paths/v1/me/notifications/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/me/notifications/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListMyNotifications.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListMyNotifications.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListMyNotifications.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -24441,6 +27171,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/me/notifications/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/me/notifications/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/me/notifications/GET/responses/200/headers/X-Request-ID`.
@@ -24448,8 +27182,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -24505,6 +27244,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/me/notifications/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/me/notifications/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/me/notifications/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.ListMyNotifications.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.ListMyNotifications.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/me/notifications/get(listMyNotifications)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.ListMyNotifications.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.ListMyNotifications.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -25391,12 +28187,21 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/me/notifications/unread-count/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/me/notifications/unread-count/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetMyUnreadNotificationCount.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetMyUnreadNotificationCount.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetMyUnreadNotificationCount.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -25413,6 +28218,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/me/notifications/unread-count/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/me/notifications/unread-count/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/me/notifications/unread-count/GET/responses/200/headers/X-Request-ID`.
@@ -25420,8 +28229,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -25477,6 +28291,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/me/notifications/unread-count/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/me/notifications/unread-count/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/me/notifications/unread-count/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.GetMyUnreadNotificationCount.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.GetMyUnreadNotificationCount.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/me/notifications/unread-count/get(getMyUnreadNotificationCount)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.GetMyUnreadNotificationCount.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.GetMyUnreadNotificationCount.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -25918,12 +28789,21 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/me/points/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/me/points/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.MyPoints.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.MyPoints.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.MyPoints.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -25940,6 +28820,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/me/points/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/me/points/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/me/points/GET/responses/200/headers/X-Request-ID`.
@@ -25947,8 +28831,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -26004,6 +28893,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/me/points/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/me/points/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/me/points/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.MyPoints.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.MyPoints.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/me/points/get(myPoints)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.MyPoints.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.MyPoints.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -26152,12 +29098,21 @@ public enum Operations {
             public var query: Operations.MyPointsLedger.Input.Query
             /// - Remark: Generated from `#/paths/v1/me/points/ledger/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/me/points/ledger/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.MyPointsLedger.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.MyPointsLedger.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.MyPointsLedger.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -26179,6 +29134,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/me/points/ledger/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/me/points/ledger/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/me/points/ledger/GET/responses/200/headers/X-Request-ID`.
@@ -26186,8 +29145,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -26243,6 +29207,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/me/points/ledger/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/me/points/ledger/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/me/points/ledger/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.MyPointsLedger.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.MyPointsLedger.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/me/points/ledger/get(myPointsLedger)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.MyPointsLedger.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.MyPointsLedger.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -26413,12 +29434,21 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/me/preferences/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/me/preferences/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetPreferences.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetPreferences.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetPreferences.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -26435,6 +29465,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/me/preferences/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/me/preferences/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/me/preferences/GET/responses/200/headers/X-Request-ID`.
@@ -26442,8 +29476,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -26499,6 +29538,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/me/preferences/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/me/preferences/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/me/preferences/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.GetPreferences.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.GetPreferences.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/me/preferences/get(getPreferences)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.GetPreferences.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.GetPreferences.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -26936,12 +30032,21 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/me/push-tokens/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/me/push-tokens/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListMyPushTokens.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListMyPushTokens.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListMyPushTokens.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -26958,6 +30063,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/me/push-tokens/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/me/push-tokens/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/me/push-tokens/GET/responses/200/headers/X-Request-ID`.
@@ -26965,8 +30074,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -27022,6 +30136,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/me/push-tokens/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/me/push-tokens/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/me/push-tokens/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.ListMyPushTokens.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.ListMyPushTokens.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/me/push-tokens/get(listMyPushTokens)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.ListMyPushTokens.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.ListMyPushTokens.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -27682,12 +30853,21 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/me/sessions/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/me/sessions/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListSessions.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListSessions.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListSessions.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -27704,6 +30884,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/me/sessions/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/me/sessions/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/me/sessions/GET/responses/200/headers/X-Request-ID`.
@@ -27711,8 +30895,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -27768,6 +30957,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/me/sessions/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/me/sessions/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/me/sessions/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.ListSessions.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.ListSessions.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/me/sessions/get(listSessions)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.ListSessions.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.ListSessions.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -28404,12 +31650,21 @@ public enum Operations {
         public struct Input: Sendable, Hashable {
             /// - Remark: Generated from `#/paths/v1/me/training-plan/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/me/training-plan/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetTrainingPlan.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetTrainingPlan.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetTrainingPlan.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -28426,6 +31681,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/me/training-plan/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/me/training-plan/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/me/training-plan/GET/responses/200/headers/X-Request-ID`.
@@ -28433,8 +31692,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -28490,6 +31754,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/me/training-plan/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/me/training-plan/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/me/training-plan/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.GetTrainingPlan.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.GetTrainingPlan.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/me/training-plan/get(getTrainingPlan)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.GetTrainingPlan.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.GetTrainingPlan.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -30746,12 +34067,21 @@ public enum Operations {
             public var query: Operations.SearchUsers.Input.Query
             /// - Remark: Generated from `#/paths/v1/users/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/users/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SearchUsers.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SearchUsers.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.SearchUsers.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -30773,6 +34103,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/users/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/users/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/users/GET/responses/200/headers/X-Request-ID`.
@@ -30780,8 +34114,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -30837,6 +34176,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/users/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/users/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/users/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.SearchUsers.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.SearchUsers.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/users/get(searchUsers)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.SearchUsers.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.SearchUsers.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -31022,12 +34418,21 @@ public enum Operations {
             public var path: Operations.GetUserBadges.Input.Path
             /// - Remark: Generated from `#/paths/v1/users/{userID}/badges/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/users/{userID}/badges/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetUserBadges.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetUserBadges.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetUserBadges.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -31049,6 +34454,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/users/{userID}/badges/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/users/{userID}/badges/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/users/{userID}/badges/GET/responses/200/headers/X-Request-ID`.
@@ -31056,8 +34465,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -31113,6 +34527,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/users/{userID}/badges/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/users/{userID}/badges/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/users/{userID}/badges/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.GetUserBadges.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.GetUserBadges.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/users/{userID}/badges/get(getUserBadges)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.GetUserBadges.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.GetUserBadges.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -31284,12 +34755,21 @@ public enum Operations {
             public var query: Operations.ListWebhooks.Input.Query
             /// - Remark: Generated from `#/paths/v1/webhooks/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/webhooks/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListWebhooks.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListWebhooks.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.ListWebhooks.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -31311,6 +34791,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/webhooks/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/webhooks/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/webhooks/GET/responses/200/headers/X-Request-ID`.
@@ -31318,8 +34802,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -31375,6 +34864,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/webhooks/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/webhooks/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/webhooks/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.ListWebhooks.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.ListWebhooks.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/webhooks/get(listWebhooks)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.ListWebhooks.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.ListWebhooks.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }
@@ -31946,12 +35492,21 @@ public enum Operations {
             public var path: Operations.GetWebhook.Input.Path
             /// - Remark: Generated from `#/paths/v1/webhooks/{webhookID}/GET/header`.
             public struct Headers: Sendable, Hashable {
+                /// The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
+                ///
+                /// - Remark: Generated from `#/paths/v1/webhooks/{webhookID}/GET/header/If-None-Match`.
+                public var ifNoneMatch: Swift.String?
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetWebhook.AcceptableContentType>]
                 /// Creates a new `Headers`.
                 ///
                 /// - Parameters:
+                ///   - ifNoneMatch: The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.
                 ///   - accept:
-                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetWebhook.AcceptableContentType>] = .defaultValues()) {
+                public init(
+                    ifNoneMatch: Swift.String? = nil,
+                    accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.GetWebhook.AcceptableContentType>] = .defaultValues()
+                ) {
+                    self.ifNoneMatch = ifNoneMatch
                     self.accept = accept
                 }
             }
@@ -31973,6 +35528,10 @@ public enum Operations {
             public struct Ok: Sendable, Hashable {
                 /// - Remark: Generated from `#/paths/v1/webhooks/{webhookID}/GET/responses/200/headers`.
                 public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/webhooks/{webhookID}/GET/responses/200/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
                     /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
                     ///
                     /// - Remark: Generated from `#/paths/v1/webhooks/{webhookID}/GET/responses/200/headers/X-Request-ID`.
@@ -31980,8 +35539,13 @@ public enum Operations {
                     /// Creates a new `Headers`.
                     ///
                     /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
                     ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
-                    public init(xRequestID: Components.Headers.XRequestID? = nil) {
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
                         self.xRequestID = xRequestID
                     }
                 }
@@ -32037,6 +35601,63 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct NotModified: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/v1/webhooks/{webhookID}/GET/responses/304/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/webhooks/{webhookID}/GET/responses/304/headers/ETag`.
+                    public var eTag: Components.Headers.ETag?
+                    /// The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    ///
+                    /// - Remark: Generated from `#/paths/v1/webhooks/{webhookID}/GET/responses/304/headers/X-Request-ID`.
+                    public var xRequestID: Components.Headers.XRequestID?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - eTag: A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.
+                    ///   - xRequestID: The request's id: the client's own `X-Request-ID` if it sent a sane one, else a new one. Quote it when reporting a problem.
+                    public init(
+                        eTag: Components.Headers.ETag? = nil,
+                        xRequestID: Components.Headers.XRequestID? = nil
+                    ) {
+                        self.eTag = eTag
+                        self.xRequestID = xRequestID
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.GetWebhook.Output.NotModified.Headers
+                /// Creates a new `NotModified`.
+                ///
+                /// - Parameters:
+                ///   - headers: Received HTTP response headers
+                public init(headers: Operations.GetWebhook.Output.NotModified.Headers = .init()) {
+                    self.headers = headers
+                }
+            }
+            /// Not Modified: the representation still has the tag `If-None-Match` named; no body.
+            ///
+            /// - Remark: Generated from `#/paths//v1/webhooks/{webhookID}/get(getWebhook)/responses/304`.
+            ///
+            /// HTTP response code: `304 notModified`.
+            case notModified(Operations.GetWebhook.Output.NotModified)
+            /// The associated value of the enum case if `self` is `.notModified`.
+            ///
+            /// - Throws: An error if `self` is not `.notModified`.
+            /// - SeeAlso: `.notModified`.
+            public var notModified: Operations.GetWebhook.Output.NotModified {
+                get throws {
+                    switch self {
+                    case let .notModified(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "notModified",
                             response: self
                         )
                     }

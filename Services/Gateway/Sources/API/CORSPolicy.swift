@@ -10,9 +10,9 @@ struct CORSPolicy: RouterMiddleware {
     let maxAgeSeconds: Int
 
     static let allowedMethods = "GET, POST, PUT, PATCH, DELETE, OPTIONS"
-    static let allowedHeaders = "Authorization, Content-Type, Idempotency-Key, X-Request-ID, traceparent, tracestate"
+    static let allowedHeaders = "Authorization, Content-Type, Idempotency-Key, If-Match, If-None-Match, X-Request-ID, traceparent, tracestate"
     static let exposedHeaders =
-        "X-Request-ID, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, Idempotent-Replayed, Location"
+        "X-Request-ID, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, Idempotent-Replayed, Location, ETag"
 
     static func from(_ reader: EnvironmentReader) throws -> CORSPolicy? {
         let origins = reader.string("CORS_ALLOWED_ORIGINS", default: "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }

@@ -8,8 +8,8 @@ import NIOFoundationCompat
 import SurgeAuth
 import SurgeRuntime
 
-/// What every public route goes through, in order: rate limits, authentication, idempotency, then the handler
-/// (forwarding to a service, or a gateway-local operation). `RateLimit-*` headers go on every answer, except the 404
+/// What every public route goes through, in order: rate limits, authentication, idempotency, conditional requests
+/// (`ETag`, `If-None-Match`, `If-Match`), then the handler (forwarding to a service, or a gateway-local operation). `RateLimit-*` headers go on every answer, except the 404
 /// an `.admin` route gives whoever is not an admin, which is the unknown route's, headers and all.
 struct RoutePipeline: Sendable {
     typealias Handler = @Sendable (Request, GatewayRequestContext) async throws -> Response
@@ -23,7 +23,7 @@ struct RoutePipeline: Sendable {
     let maxUploadBytes: Int
     let now: @Sendable () -> Date
 
-    func handle(_ request: Request, context: GatewayRequestContext, route: PublicRoute, handler: Handler) async throws -> Response {
+    func handle(_ request: Request, context: GatewayRequestContext, route: PublicRoute, handler: @escaping Handler) async throws -> Response {
         var context = context
         let bodyLimit = route.acceptsUpload ? maxUploadBytes : maxBodyBytes
         if let length = request.headers[.contentLength].flatMap(Int.init), length > bodyLimit {
@@ -72,10 +72,11 @@ struct RoutePipeline: Sendable {
                 // suspended on the connection while the server drains the rest: two readers of one HTTP stream,
                 // which NIO traps on. Bodies are small and capped, so buffering them costs little.
                 try await Self.collectBody(of: &request, limit: bodyLimit)
+                let conditional: Handler = { request, context in try await ConditionalRequests.respond(request, context: context, handler: handler) }
                 if route.idempotent, let key = request.headers[.idempotencyKey] {
-                    response = try await idempotent(request, context: context, key: key, ip: ip, bodyLimit: bodyLimit, handler: handler)
+                    response = try await idempotent(request, context: context, key: key, ip: ip, bodyLimit: bodyLimit, handler: conditional)
                 } else {
-                    response = try await handler(request, context)
+                    response = try await conditional(request, context)
                 }
             } catch {
                 response = try Problem.from(error, logger: context.logger).response(from: request, context: context)
@@ -164,15 +165,12 @@ struct RoutePipeline: Sendable {
                 try? await idempotency.release(scope: scope, key: key)
                 return response
             }
-            let collected = CollectedBody()
-            try await response.body.write(CollectingWriter(collected: collected))
-            let buffer = collected.buffer
+            var replayable = response
+            let buffer = try await replayable.collectBody()
             let stored = IdempotencyStore.StoredResponse(
                 status: response.status.code, contentType: response.headers[.contentType], location: response.headers[.location],
                 body: Data(buffer: buffer))
             try await idempotency.complete(scope: scope, key: key, response: stored, now: now())
-            var replayable = response
-            replayable.body = .init(byteBuffer: buffer)
             return replayable
         }
     }
@@ -192,22 +190,6 @@ extension RoutePipeline {
     static func rejected(by policy: RateLimitPolicy) -> Counter {
         Counter(label: "surge_rate_limited_total", dimensions: [("policy", policy.name)])
     }
-}
-
-/// Gathers a response body so it can be stored and then sent.
-private final class CollectedBody: @unchecked Sendable {
-    var buffer = ByteBuffer()
-}
-
-private struct CollectingWriter: ResponseBodyWriter {
-    let collected: CollectedBody
-
-    mutating func write(_ buffer: ByteBuffer) async throws {
-        var buffer = buffer
-        collected.buffer.writeBuffer(&buffer)
-    }
-
-    consuming func finish(_ trailingHeaders: HTTPFields?) async throws {}
 }
 
 /// The client's address: the TCP peer, or with `TRUSTED_PROXY_HOPS` = n > 0, the address n hops from the right of

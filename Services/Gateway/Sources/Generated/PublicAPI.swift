@@ -119,6 +119,12 @@ enum PublicAPI {
 {
   "components" : {
     "headers" : {
+      "ETag" : {
+        "description" : "A strong entity tag of this representation (the same bytes have the same tag): send it back as `If-None-Match` to be answered 304 while it is unchanged, or as `If-Match` with a change to the same path.",
+        "schema" : {
+          "type" : "string"
+        }
+      },
       "Idempotent-Replayed" : {
         "description" : "`true` when this is the stored response to an earlier request with the same `Idempotency-Key`.",
         "schema" : {
@@ -260,6 +266,21 @@ enum PublicAPI {
           }
         },
         "description" : "Not Found: a problem document (`not-found`, `training-plan-not-found`, `invalid-link-token`); each operation lists its own.",
+        "headers" : {
+          "X-Request-ID" : {
+            "$ref" : "#/components/headers/X-Request-ID"
+          }
+        }
+      },
+      "PreconditionFailed" : {
+        "content" : {
+          "application/problem+json" : {
+            "schema" : {
+              "$ref" : "#/components/schemas/Problem"
+            }
+          }
+        },
+        "description" : "Precondition Failed: a problem document (`precondition-failed`); each operation lists its own.",
         "headers" : {
           "X-Request-ID" : {
             "$ref" : "#/components/headers/X-Request-ID"
@@ -4394,7 +4415,7 @@ enum PublicAPI {
             "type" : "string"
           },
           "type" : {
-            "description" : "Stable per kind of problem: https://surge.example/problems/ followed by one of these slugs (later versions may add others; `http-<status>` stands for any other HTTP error):\n- `rate-limited` (429): Too many requests from this address or account; retry after `Retry-After` seconds.\n- `unavailable` (503): Something Surge depends on (its database, another service, a sign-in provider) cannot be reached; retry after `Retry-After` seconds.\n- `catching-up` (503): This service has not yet seen something the request needs (an account or group created a moment ago); retry after `Retry-After` seconds.\n- `internal` (500): A fault on Surge's side; it has been logged.\n- `method-not-allowed` (405): The path exists, but not with this method.\n- `not-found` (404): No such resource, or none the caller may see.\n- `unknown-cursor` (400): The `cursor` was not issued for this list (or this sort order), so the position it names does not exist: request the first page again without a cursor.\n- `unauthorized` (401): No access token was sent.\n- `invalid-token` (401): The access token is malformed, expired or not Surge's: refresh it or sign in again.\n- `account-deleted` (401): The token's account was deleted.\n- `unauthenticated-call` (401): A service was called directly, not through the gateway (internal calls only).\n- `malformed-body` (400): The body is not JSON, or could not be read.\n- `invalid-characters` (400): A text field or query parameter contains NUL (U+0000); `errors` names each.\n- `unsupported-media-type` (415): The body's Content-Type is not one the operation takes.\n- `payload-too-large` (413): The body is larger than the operation takes.\n- `validation` (422): A field, query parameter or header breaks a rule (unknown fields included); `errors` names each with the rule broken.\n- `idempotency-key-reused` (409): This `Idempotency-Key` is bound to a different request (another method, path or body): use a new key for a new request.\n- `idempotency-key-in-progress` (409): A request with this `Idempotency-Key` is still running; retry after `Retry-After` seconds.\n- `forbidden` (403): The caller may not do this.\n- `confirmation-required` (422): Deleting for good needs an explicit confirmation.\n- `email-taken` (409): An account with this e-mail exists: sign in instead.\n- `account-exists` (409): A password account has this e-mail: sign in with e-mail and password instead.\n- `credentials-exist` (409): The account already has credentials; only a guest attaches them.\n- `invalid-credentials` (401): The e-mail or the password is wrong.\n- `sign-in-throttled` (429): Too many failed sign-ins from this address; retry after `Retry-After` seconds.\n- `invalid-refresh-token` (401): The refresh token is unknown, expired or signed out: sign in again.\n- `refresh-token-reused` (401): The refresh token was already used; every session of its family was signed out.\n- `invalid-id-token` (401): The provider's ID token is malformed, expired, wrongly signed or meant for another app.\n- `provider-not-enabled` (403): This server does not accept sign-in with that provider (it is not configured here).\n- `training-plan-not-found` (404): No training plan yet: onboarding has not saved one.\n- `already-friends` (409): You are already friends.\n- `friend-request-exists` (409): A friend request between the two of you is pending; answer or cancel it.\n- `owner-only` (403): Only the group's owner may do this.\n- `invite-expired` (410): The invite has expired; ask for a new one.\n- `cannot-remove-self` (409): The owner cannot remove themselves; leave the group instead.\n- `invalid-link-token` (404): The mailed link's token is unknown, already used or expired (one answer for all three): ask for a new mail.\n- `too-many-mail-requests` (429): Too many account mails asked for from this address; retry after `Retry-After` seconds.\n- `not-invitable` (409): This kind of challenge takes no invitations.\n- `already-started` (409): You already have an active attempt at this challenge.\n- `attempt-completed` (409): A completed attempt is archived; start the challenge again instead.\n- `attempt-not-active` (409): The attempt has ended (failed, completed or abandoned); restart it to check in again.\n- `chore` (409): Household chores are completed occurrence by occurrence, not started.\n- `competition-ended` (409): The competition has ended.\n- `beyond-supported-dates` (422): The attempt would end after the last date Surge supports (2200-12-31).\n- `already-removed` (409): That logged amount was already removed.\n- `chore-already-completed` (409): This chore occurrence was already completed.\n- `outside-competition` (422): The check-in falls outside the competition's time limit.\n- `check-in-window-closed` (422): Too late for that day: its check-in window has closed (`detail` says when).\n- `check-in-in-future` (422): The check-in is for a day that has not begun.\n- `check-in-before-start` (422): The check-in is for a day before the attempt began.\n- `check-in-after-end` (422): The check-in is for a day after the attempt's last day.\n- `day-off` (409): The check-in is for a day off (a pause, a vacation, a rest weekday or a skip day): resume the attempt to check in.\n- `pause-not-allowed` (422): The challenge's rules (`rules.pause`) allow no time off of this kind; `detail` names the rule.\n- `pause-too-late` (422): Time off may start after the fact only while the day's check-in window is open, never on a day already judged (`detail` says when it closed).\n- `pause-overlaps` (409): The days asked for overlap a pause or skip day the attempt already has.\n- `pause-too-long` (422): More days than the rules allow in one pause (`rules.pause.maxDaysPerPause`).\n- `pause-limit-reached` (422): The rules' budget is used up (`rules.pause.pausesPerMonth`, `pausesPerAttempt` or `skipDaysPerMonth`); `detail` names which.\n- `not-paused` (409): The attempt has no pause in progress or to come.\n- `too-many-streams` (429): The account already has as many open streams on this server as it may; close one first.\n- `invalid-stream-ticket` (401): The stream ticket is unknown, used or expired: ask for a new one (they live 60 seconds, for one stream).\n- `webhook-target-refused` (422): The webhook URL is not https, or its host resolves to a loopback, private, link-local or other non-public address.\n- `webhook-limit-reached` (409): The account has as many webhook subscriptions as it may; delete one first.\n- `invalid-webhook-signature` (401): The webhook message is unsigned, not signed with the shared secret, or its timestamp is more than 5 minutes from now.\n- `clock-backwards` (409): Development and tests only, never through the gateway: the simulated clock moves forward only (`surge-admin clock`).",
+            "description" : "Stable per kind of problem: https://surge.example/problems/ followed by one of these slugs (later versions may add others; `http-<status>` stands for any other HTTP error):\n- `rate-limited` (429): Too many requests from this address or account; retry after `Retry-After` seconds.\n- `unavailable` (503): Something Surge depends on (its database, another service, a sign-in provider) cannot be reached; retry after `Retry-After` seconds.\n- `catching-up` (503): This service has not yet seen something the request needs (an account or group created a moment ago); retry after `Retry-After` seconds.\n- `internal` (500): A fault on Surge's side; it has been logged.\n- `method-not-allowed` (405): The path exists, but not with this method.\n- `not-found` (404): No such resource, or none the caller may see.\n- `unknown-cursor` (400): The `cursor` was not issued for this list (or this sort order), so the position it names does not exist: request the first page again without a cursor.\n- `unauthorized` (401): No access token was sent.\n- `invalid-token` (401): The access token is malformed, expired or not Surge's: refresh it or sign in again.\n- `account-deleted` (401): The token's account was deleted.\n- `unauthenticated-call` (401): A service was called directly, not through the gateway (internal calls only).\n- `malformed-body` (400): The body is not JSON, or could not be read.\n- `invalid-characters` (400): A text field or query parameter contains NUL (U+0000); `errors` names each.\n- `unsupported-media-type` (415): The body's Content-Type is not one the operation takes.\n- `payload-too-large` (413): The body is larger than the operation takes.\n- `validation` (422): A field, query parameter or header breaks a rule (unknown fields included); `errors` names each with the rule broken.\n- `precondition-failed` (412): `If-Match` names none of the resource's current entity tags: it changed since it was read (on another device, say). GET it again, apply the change to what it is now, and send it with the new `ETag`.\n- `idempotency-key-reused` (409): This `Idempotency-Key` is bound to a different request (another method, path or body): use a new key for a new request.\n- `idempotency-key-in-progress` (409): A request with this `Idempotency-Key` is still running; retry after `Retry-After` seconds.\n- `forbidden` (403): The caller may not do this.\n- `confirmation-required` (422): Deleting for good needs an explicit confirmation.\n- `email-taken` (409): An account with this e-mail exists: sign in instead.\n- `account-exists` (409): A password account has this e-mail: sign in with e-mail and password instead.\n- `credentials-exist` (409): The account already has credentials; only a guest attaches them.\n- `invalid-credentials` (401): The e-mail or the password is wrong.\n- `sign-in-throttled` (429): Too many failed sign-ins from this address; retry after `Retry-After` seconds.\n- `invalid-refresh-token` (401): The refresh token is unknown, expired or signed out: sign in again.\n- `refresh-token-reused` (401): The refresh token was already used; every session of its family was signed out.\n- `invalid-id-token` (401): The provider's ID token is malformed, expired, wrongly signed or meant for another app.\n- `provider-not-enabled` (403): This server does not accept sign-in with that provider (it is not configured here).\n- `training-plan-not-found` (404): No training plan yet: onboarding has not saved one.\n- `already-friends` (409): You are already friends.\n- `friend-request-exists` (409): A friend request between the two of you is pending; answer or cancel it.\n- `owner-only` (403): Only the group's owner may do this.\n- `invite-expired` (410): The invite has expired; ask for a new one.\n- `cannot-remove-self` (409): The owner cannot remove themselves; leave the group instead.\n- `invalid-link-token` (404): The mailed link's token is unknown, already used or expired (one answer for all three): ask for a new mail.\n- `too-many-mail-requests` (429): Too many account mails asked for from this address; retry after `Retry-After` seconds.\n- `not-invitable` (409): This kind of challenge takes no invitations.\n- `already-started` (409): You already have an active attempt at this challenge.\n- `attempt-completed` (409): A completed attempt is archived; start the challenge again instead.\n- `attempt-not-active` (409): The attempt has ended (failed, completed or abandoned); restart it to check in again.\n- `chore` (409): Household chores are completed occurrence by occurrence, not started.\n- `competition-ended` (409): The competition has ended.\n- `beyond-supported-dates` (422): The attempt would end after the last date Surge supports (2200-12-31).\n- `already-removed` (409): That logged amount was already removed.\n- `chore-already-completed` (409): This chore occurrence was already completed.\n- `outside-competition` (422): The check-in falls outside the competition's time limit.\n- `check-in-window-closed` (422): Too late for that day: its check-in window has closed (`detail` says when).\n- `check-in-in-future` (422): The check-in is for a day that has not begun.\n- `check-in-before-start` (422): The check-in is for a day before the attempt began.\n- `check-in-after-end` (422): The check-in is for a day after the attempt's last day.\n- `day-off` (409): The check-in is for a day off (a pause, a vacation, a rest weekday or a skip day): resume the attempt to check in.\n- `pause-not-allowed` (422): The challenge's rules (`rules.pause`) allow no time off of this kind; `detail` names the rule.\n- `pause-too-late` (422): Time off may start after the fact only while the day's check-in window is open, never on a day already judged (`detail` says when it closed).\n- `pause-overlaps` (409): The days asked for overlap a pause or skip day the attempt already has.\n- `pause-too-long` (422): More days than the rules allow in one pause (`rules.pause.maxDaysPerPause`).\n- `pause-limit-reached` (422): The rules' budget is used up (`rules.pause.pausesPerMonth`, `pausesPerAttempt` or `skipDaysPerMonth`); `detail` names which.\n- `not-paused` (409): The attempt has no pause in progress or to come.\n- `too-many-streams` (429): The account already has as many open streams on this server as it may; close one first.\n- `invalid-stream-ticket` (401): The stream ticket is unknown, used or expired: ask for a new one (they live 60 seconds, for one stream).\n- `webhook-target-refused` (422): The webhook URL is not https, or its host resolves to a loopback, private, link-local or other non-public address.\n- `webhook-limit-reached` (409): The account has as many webhook subscriptions as it may; delete one first.\n- `invalid-webhook-signature` (401): The webhook message is unsigned, not signed with the shared secret, or its timestamp is more than 5 minutes from now.\n- `clock-backwards` (409): Development and tests only, never through the gateway: the simulated clock moves forward only (`surge-admin clock`).",
             "examples" : [
               "https://surge.example/problems/attempt-not-active"
             ],
@@ -5967,7 +5988,7 @@ enum PublicAPI {
     }
   },
   "info" : {
-    "description" : "The JSON API of Surge, served by the gateway. Authenticated operations need `Authorization: Bearer <access token>`. Errors are RFC 9457 problem documents whose `type` is https://surge.example/problems/<slug>; each operation lists the slugs it can answer (`x-problem-types`) and the `Problem` schema explains them all. Lists are paginated with `limit` and an opaque `cursor`. POSTs that create something accept an `Idempotency-Key` header. Every response carries `X-Request-ID` and the `RateLimit-*` headers; W3C `traceparent` is honoured. Request bodies are decoded strictly: a field the schema does not list is refused, and no field takes `null` (leave an optional field out instead). No request text may contain NUL (U+0000): 400 `invalid-characters`. Instants and dates are from 1970 to 2200 (UTC). Responses may gain fields and open lists may gain values in later versions.",
+    "description" : "The JSON API of Surge, served by the gateway. Authenticated operations need `Authorization: Bearer <access token>`. Errors are RFC 9457 problem documents whose `type` is https://surge.example/problems/<slug>; each operation lists the slugs it can answer (`x-problem-types`) and the `Problem` schema explains them all. Lists are paginated with `limit` and an opaque `cursor`. POSTs that create something accept an `Idempotency-Key` header. JSON reads carry a strong `ETag` (304 to `If-None-Match`), and a PATCH sent with `If-Match` applies only to the representation it names (else 412). Every response carries `X-Request-ID` and the `RateLimit-*` headers; W3C `traceparent` is honoured. Request bodies are decoded strictly: a field the schema does not list is refused, and no field takes `null` (leave an optional field out instead). No request text may contain NUL (U+0000): 400 `invalid-characters`. Instants and dates are from 1970 to 2200 (UTC). Responses may gain fields and open lists may gain values in later versions.",
     "title" : "Surge public API",
     "version" : "1.0.0"
   },
@@ -5997,6 +6018,18 @@ enum PublicAPI {
               "format" : "date",
               "type" : "string"
             }
+          },
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
           }
         ],
         "responses" : {
@@ -6010,6 +6043,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -6181,6 +6228,18 @@ enum PublicAPI {
               "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
+          },
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
           }
         ],
         "responses" : {
@@ -6194,6 +6253,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -6366,6 +6439,18 @@ enum PublicAPI {
               "format" : "uuid",
               "type" : "string"
             }
+          },
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
           }
         ],
         "responses" : {
@@ -6379,6 +6464,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -6521,6 +6620,18 @@ enum PublicAPI {
               "pattern" : "^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])$",
               "type" : "string"
             }
+          },
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
           }
         ],
         "responses" : {
@@ -6534,6 +6645,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -6610,6 +6735,18 @@ enum PublicAPI {
               "minimum" : 1,
               "type" : "integer"
             }
+          },
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
           }
         ],
         "responses" : {
@@ -6623,6 +6760,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -6927,6 +7078,18 @@ enum PublicAPI {
               "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
+          },
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
           }
         ],
         "responses" : {
@@ -6940,6 +7103,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -8396,6 +8573,18 @@ enum PublicAPI {
               "format" : "uuid",
               "type" : "string"
             }
+          },
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
           }
         ],
         "responses" : {
@@ -8409,6 +8598,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -8561,6 +8764,18 @@ enum PublicAPI {
               "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
+          },
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
           }
         ],
         "responses" : {
@@ -8574,6 +8789,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -8825,6 +9054,18 @@ enum PublicAPI {
               "format" : "uuid",
               "type" : "string"
             }
+          },
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
           }
         ],
         "responses" : {
@@ -8838,6 +9079,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -8880,7 +9135,7 @@ enum PublicAPI {
         "x-surge-throttle" : "standard"
       },
       "patch" : {
-        "description" : "Edit a definition (owner; any household member for chores). Creates the next version, in force from the next local day (for competitions, the first day not yet begun anywhere).\n\nProblem types:\n- 403 `forbidden`: The caller may not do this.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
+        "description" : "Edit a definition (owner; any household member for chores). Creates the next version, in force from the next local day (for competitions, the first day not yet begun anywhere).\n\nProblem types:\n- 403 `forbidden`: The caller may not do this.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `precondition-failed` (412), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "updateChallenge",
         "parameters" : [
           {
@@ -8890,6 +9145,18 @@ enum PublicAPI {
             "required" : true,
             "schema" : {
               "format" : "uuid",
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "The `ETag` of the representation the change was made from (from a GET of the same path): if the resource has changed since, nothing is changed and the answer is 412 `precondition-failed`. Without it the change applies to whatever is current.",
+            "in" : "header",
+            "name" : "If-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
               "type" : "string"
             }
           }
@@ -8932,6 +9199,9 @@ enum PublicAPI {
           "404" : {
             "$ref" : "#/components/responses/NotFound"
           },
+          "412" : {
+            "$ref" : "#/components/responses/PreconditionFailed"
+          },
           "413" : {
             "$ref" : "#/components/responses/ContentTooLarge"
           },
@@ -8967,6 +9237,7 @@ enum PublicAPI {
           "unauthorized",
           "forbidden",
           "not-found",
+          "precondition-failed",
           "payload-too-large",
           "unsupported-media-type",
           "validation",
@@ -9274,6 +9545,18 @@ enum PublicAPI {
               "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
+          },
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
           }
         ],
         "responses" : {
@@ -9287,6 +9570,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -9365,6 +9662,18 @@ enum PublicAPI {
               "minimum" : 1,
               "type" : "integer"
             }
+          },
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
           }
         ],
         "responses" : {
@@ -9378,6 +9687,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -9605,6 +9928,18 @@ enum PublicAPI {
               "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
+          },
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
           }
         ],
         "responses" : {
@@ -9618,6 +9953,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -9988,6 +10337,18 @@ enum PublicAPI {
               "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
+          },
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
           }
         ],
         "responses" : {
@@ -10001,6 +10362,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -10134,6 +10509,18 @@ enum PublicAPI {
               "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
+          },
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
           }
         ],
         "responses" : {
@@ -10147,6 +10534,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -10309,6 +10710,18 @@ enum PublicAPI {
               "format" : "uuid",
               "type" : "string"
             }
+          },
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
           }
         ],
         "responses" : {
@@ -10322,6 +10735,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -10363,7 +10790,7 @@ enum PublicAPI {
         "x-surge-throttle" : "standard"
       },
       "patch" : {
-        "description" : "Rename a group or change its time zone (owner only).\n\nProblem types:\n- 403 `owner-only`: Only the group's owner may do this.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).",
+        "description" : "Rename a group or change its time zone (owner only).\n\nProblem types:\n- 403 `owner-only`: Only the group's owner may do this.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `not-found` (404), `precondition-failed` (412), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "updateGroup",
         "parameters" : [
           {
@@ -10373,6 +10800,18 @@ enum PublicAPI {
             "required" : true,
             "schema" : {
               "format" : "uuid",
+              "type" : "string"
+            }
+          },
+          {
+            "description" : "The `ETag` of the representation the change was made from (from a GET of the same path): if the resource has changed since, nothing is changed and the answer is 412 `precondition-failed`. Without it the change applies to whatever is current.",
+            "in" : "header",
+            "name" : "If-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
               "type" : "string"
             }
           }
@@ -10415,6 +10854,9 @@ enum PublicAPI {
           "404" : {
             "$ref" : "#/components/responses/NotFound"
           },
+          "412" : {
+            "$ref" : "#/components/responses/PreconditionFailed"
+          },
           "413" : {
             "$ref" : "#/components/responses/ContentTooLarge"
           },
@@ -10450,6 +10892,7 @@ enum PublicAPI {
           "unauthorized",
           "owner-only",
           "not-found",
+          "precondition-failed",
           "payload-too-large",
           "unsupported-media-type",
           "validation",
@@ -10506,6 +10949,18 @@ enum PublicAPI {
               "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
+          },
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
           }
         ],
         "responses" : {
@@ -10519,6 +10974,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -10606,6 +11075,18 @@ enum PublicAPI {
               "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
+          },
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
           }
         ],
         "responses" : {
@@ -10619,6 +11100,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -10706,6 +11201,18 @@ enum PublicAPI {
               "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
+          },
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
           }
         ],
         "responses" : {
@@ -10719,6 +11226,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -11060,6 +11581,18 @@ enum PublicAPI {
               "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
+          },
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
           }
         ],
         "responses" : {
@@ -11073,6 +11606,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -11293,6 +11840,20 @@ enum PublicAPI {
       "get" : {
         "description" : "The boards the caller can see: each group they belong to and each challenge they take part in, with this week's leaders and their own place.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "listLeaderboards",
+        "parameters" : [
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
+          }
+        ],
         "responses" : {
           "200" : {
             "content" : {
@@ -11304,6 +11865,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -11391,6 +11966,18 @@ enum PublicAPI {
               "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
+          },
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
           }
         ],
         "responses" : {
@@ -11404,6 +11991,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -11494,6 +12095,18 @@ enum PublicAPI {
               "minimum" : 1,
               "type" : "integer"
             }
+          },
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
           }
         ],
         "responses" : {
@@ -11507,6 +12120,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -11584,6 +12211,18 @@ enum PublicAPI {
               "pattern" : "^(week|month|all-time|(19[7-9][0-9]|2[01][0-9]{2}|2200)-(W(0[1-9]|[1-4][0-9]|5[0-3])|0[1-9]|1[0-2]))$",
               "type" : "string"
             }
+          },
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
           }
         ],
         "responses" : {
@@ -11597,6 +12236,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -11696,6 +12349,18 @@ enum PublicAPI {
               "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
+          },
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
           }
         ],
         "responses" : {
@@ -11709,6 +12374,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -11787,6 +12466,18 @@ enum PublicAPI {
               "pattern" : "^(week|month|all-time|(19[7-9][0-9]|2[01][0-9]{2}|2200)-(W(0[1-9]|[1-4][0-9]|5[0-3])|0[1-9]|1[0-2]))$",
               "type" : "string"
             }
+          },
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
           }
         ],
         "responses" : {
@@ -11800,6 +12491,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -11899,6 +12604,18 @@ enum PublicAPI {
               "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
+          },
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
           }
         ],
         "responses" : {
@@ -11912,6 +12629,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -12002,6 +12733,18 @@ enum PublicAPI {
               "minimum" : 1,
               "type" : "integer"
             }
+          },
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
           }
         ],
         "responses" : {
@@ -12015,6 +12758,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -12114,6 +12871,18 @@ enum PublicAPI {
               "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
+          },
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
           }
         ],
         "responses" : {
@@ -12127,6 +12896,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -12205,6 +12988,18 @@ enum PublicAPI {
               "pattern" : "^(week|month|all-time|(19[7-9][0-9]|2[01][0-9]{2}|2200)-(W(0[1-9]|[1-4][0-9]|5[0-3])|0[1-9]|1[0-2]))$",
               "type" : "string"
             }
+          },
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
           }
         ],
         "responses" : {
@@ -12218,6 +13013,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -12343,6 +13152,20 @@ enum PublicAPI {
       "get" : {
         "description" : "The caller's account.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "getMe",
+        "parameters" : [
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
+          }
+        ],
         "responses" : {
           "200" : {
             "content" : {
@@ -12354,6 +13177,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -12391,8 +13228,22 @@ enum PublicAPI {
         "x-surge-throttle" : "standard"
       },
       "patch" : {
-        "description" : "Change display name, avatar (empty string removes it), IANA time zone or locale.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).",
+        "description" : "Change display name, avatar (empty string removes it), IANA time zone or locale.\n\nAlso, as any such operation: `invalid-characters` (400), `malformed-body` (400), `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `precondition-failed` (412), `payload-too-large` (413), `unsupported-media-type` (415), `validation` (422), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "updateMe",
+        "parameters" : [
+          {
+            "description" : "The `ETag` of the representation the change was made from (from a GET of the same path): if the resource has changed since, nothing is changed and the answer is 412 `precondition-failed`. Without it the change applies to whatever is current.",
+            "in" : "header",
+            "name" : "If-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
+          }
+        ],
         "requestBody" : {
           "content" : {
             "application/json" : {
@@ -12424,6 +13275,9 @@ enum PublicAPI {
           },
           "401" : {
             "$ref" : "#/components/responses/Unauthorized"
+          },
+          "412" : {
+            "$ref" : "#/components/responses/PreconditionFailed"
           },
           "413" : {
             "$ref" : "#/components/responses/ContentTooLarge"
@@ -12458,6 +13312,7 @@ enum PublicAPI {
           "account-deleted",
           "invalid-token",
           "unauthorized",
+          "precondition-failed",
           "payload-too-large",
           "unsupported-media-type",
           "validation",
@@ -12472,6 +13327,20 @@ enum PublicAPI {
       "get" : {
         "description" : "The caller's achievements: badges earned (with level, period and date) and those still locked, with progress (\"7 of 10\"): the catalogue's and the own badges of the challenges the caller joined.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "getMyBadges",
+        "parameters" : [
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
+          }
+        ],
         "responses" : {
           "200" : {
             "content" : {
@@ -12483,6 +13352,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -12556,6 +13439,18 @@ enum PublicAPI {
               "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
+          },
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
           }
         ],
         "responses" : {
@@ -12569,6 +13464,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -12704,6 +13613,20 @@ enum PublicAPI {
       "get" : {
         "description" : "The account's address, whether it is verified, and an address change waiting for verification.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "getEmail",
+        "parameters" : [
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
+          }
+        ],
         "responses" : {
           "200" : {
             "content" : {
@@ -12715,6 +13638,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -12839,6 +13776,20 @@ enum PublicAPI {
       "get" : {
         "description" : "Everything Surge keeps about the caller, from every service, as one JSON document (GDPR access).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "exportMyData",
+        "parameters" : [
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
+          }
+        ],
         "responses" : {
           "200" : {
             "content" : {
@@ -12850,6 +13801,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -12903,6 +13868,18 @@ enum PublicAPI {
               "minimum" : 1,
               "type" : "integer"
             }
+          },
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
           }
         ],
         "responses" : {
@@ -12916,6 +13893,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -12988,6 +13979,18 @@ enum PublicAPI {
               "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
+          },
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
           }
         ],
         "responses" : {
@@ -13001,6 +14004,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -13243,6 +14260,20 @@ enum PublicAPI {
       "get" : {
         "description" : "How many of the caller's notifications are unread (a badge on the app's bell).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "getMyUnreadNotificationCount",
+        "parameters" : [
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
+          }
+        ],
         "responses" : {
           "200" : {
             "content" : {
@@ -13254,6 +14285,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -13377,6 +14422,20 @@ enum PublicAPI {
       "get" : {
         "description" : "Total points, and this week's (Monday to Sunday) and this month's in the caller's time zone.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "myPoints",
+        "parameters" : [
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
+          }
+        ],
         "responses" : {
           "200" : {
             "content" : {
@@ -13388,6 +14447,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -13452,6 +14525,18 @@ enum PublicAPI {
               "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
+          },
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
           }
         ],
         "responses" : {
@@ -13465,6 +14550,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -13516,6 +14615,20 @@ enum PublicAPI {
       "get" : {
         "description" : "Notification switch and categories switched off, daily reminder time, quiet hours and telemetry opt-out (defaults until saved).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "getPreferences",
+        "parameters" : [
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
+          }
+        ],
         "responses" : {
           "200" : {
             "content" : {
@@ -13527,6 +14640,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -13645,6 +14772,20 @@ enum PublicAPI {
       "get" : {
         "description" : "The caller's push devices, the latest registered first.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `catching-up` (503), `unavailable` (503).",
         "operationId" : "listMyPushTokens",
+        "parameters" : [
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
+          }
+        ],
         "responses" : {
           "200" : {
             "content" : {
@@ -13656,6 +14797,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -13838,6 +14993,20 @@ enum PublicAPI {
       "get" : {
         "description" : "The caller's signed-in devices, oldest first: name, when signed in and when last used. The session of the access token that asks is marked `current` (none is when the token predates sessions being named).\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "listSessions",
+        "parameters" : [
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
+          }
+        ],
         "responses" : {
           "200" : {
             "content" : {
@@ -13849,6 +15018,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -14024,6 +15207,20 @@ enum PublicAPI {
       "get" : {
         "description" : "The onboarding answers and accepted values, with the current recommendation (404 before onboarding).\n\nProblem types:\n- 404 `training-plan-not-found`: No training plan yet: onboarding has not saved one.\n\nAlso, as any such operation: `account-deleted` (401), `invalid-token` (401), `unauthorized` (401), `rate-limited` (429), `unavailable` (503).",
         "operationId" : "getTrainingPlan",
+        "parameters" : [
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
+          }
+        ],
         "responses" : {
           "200" : {
             "content" : {
@@ -14035,6 +15232,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -14659,6 +15870,18 @@ enum PublicAPI {
               "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
+          },
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
           }
         ],
         "responses" : {
@@ -14672,6 +15895,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -14732,6 +15969,18 @@ enum PublicAPI {
               "format" : "uuid",
               "type" : "string"
             }
+          },
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
           }
         ],
         "responses" : {
@@ -14745,6 +15994,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -14813,6 +16076,18 @@ enum PublicAPI {
               "pattern" : "^[^\\u0000]*$",
               "type" : "string"
             }
+          },
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
           }
         ],
         "responses" : {
@@ -14826,6 +16101,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }
@@ -15056,6 +16345,18 @@ enum PublicAPI {
               "format" : "uuid",
               "type" : "string"
             }
+          },
+          {
+            "description" : "The `ETag` of the copy the client holds: while the representation is unchanged the answer is 304 without a body.",
+            "in" : "header",
+            "name" : "If-None-Match",
+            "required" : false,
+            "schema" : {
+              "examples" : [
+                "\"k2VxF0bq1c8b3T0hQd9WZg\""
+              ],
+              "type" : "string"
+            }
           }
         ],
         "responses" : {
@@ -15069,6 +16370,20 @@ enum PublicAPI {
             },
             "description" : "OK",
             "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
+              "X-Request-ID" : {
+                "$ref" : "#/components/headers/X-Request-ID"
+              }
+            }
+          },
+          "304" : {
+            "description" : "Not Modified: the representation still has the tag `If-None-Match` named; no body.",
+            "headers" : {
+              "ETag" : {
+                "$ref" : "#/components/headers/ETag"
+              },
               "X-Request-ID" : {
                 "$ref" : "#/components/headers/X-Request-ID"
               }

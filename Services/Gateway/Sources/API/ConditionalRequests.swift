@@ -1,0 +1,96 @@
+import Crypto
+import GatewayDomain
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import SurgeContracts
+import SurgeRuntime
+
+/// Strong entity tags on the JSON the gateway answers reads with, and the conditional requests they allow (RFC 9110
+/// §13): a GET whose `If-None-Match` names the current tag is answered 304 without a body; a PATCH whose `If-Match`
+/// names none of them is answered 412 `precondition-failed` and not forwarded.
+///
+/// A tag is the SHA-256 of the representation's bytes (16 bytes of it, base64url): equal bytes have equal tags on
+/// every replica and after restarts, and no service keeps a version for it. The gateway reads the current
+/// representation for an `If-Match` (a GET of the same path, as the caller) just before forwarding the change: two
+/// changes that send the current tag within that moment both pass, but a device that edits a stale copy does not.
+/// As RFC 9110 §13.2.1 says, the precondition is not evaluated when that read finds nothing (404): the change then
+/// answers for itself.
+enum ConditionalRequests {
+    static func respond(_ request: Request, context: GatewayRequestContext, handler: RoutePipeline.Handler) async throws -> Response {
+        switch request.method {
+        case .get:
+            var response = try await handler(request, context)
+            guard let tag = try await tag(&response) else { return response }
+            response.headers[.eTag] = tag
+            let condition = request.headers[values: .ifNoneMatch].joined(separator: ",")
+            guard !condition.isEmpty, EntityTags.noneMatchFails(condition, current: tag) else { return response }
+            return notModified(response)
+        case .patch:
+            let condition = request.headers[values: .ifMatch].joined(separator: ",")
+            guard !condition.isEmpty else {
+                return try await handler(request, context)
+            }
+            var current = try await handler(read(of: request), context)
+            if current.status.code >= 500 { return current }
+            if let tag = try await tag(&current), !EntityTags.matches(condition, current: tag) {
+                throw Problem(
+                    slug: "precondition-failed", title: "Precondition failed", status: .preconditionFailed,
+                    detail: "The resource changed since the copy `If-Match` names was read: GET it again and apply the change to that.")
+            }
+            return try await handler(request, context)
+        default:
+            return try await handler(request, context)
+        }
+    }
+
+    /// The tag of a 200 answer in JSON (its body read into memory), nil for anything else.
+    static func tag(_ response: inout Response) async throws -> String? {
+        guard response.status == .ok, response.headers[.contentType]?.hasPrefix("application/json") == true else { return nil }
+        let body = try await response.collectBody()
+        let digest = SHA256.hash(data: body.readableBytesView)
+        return "\"" + digest.withUnsafeBytes { Base64URL.encode(UnsafeRawBufferPointer(rebasing: $0.prefix(16))) } + "\""
+    }
+
+    /// The GET of the change's path, as the same caller.
+    private static func read(of request: Request) -> Request {
+        var head = request.head
+        head.method = .get
+        for name in [HTTPField.Name.contentType, .contentLength, .ifMatch, .idempotencyKey, .transferEncoding] { head.headerFields[name] = nil }
+        return Request(head: head, body: .init(buffer: ByteBuffer()))
+    }
+
+    /// A 304: the tag and the headers that guide caches, no representation metadata and no body (RFC 9110 §15.4.5).
+    private static func notModified(_ response: Response) -> Response {
+        var headers = response.headers
+        headers[.contentType] = nil
+        headers[.contentLength] = nil
+        return Response(status: .notModified, headers: headers, body: .init())
+    }
+}
+
+extension Response {
+    /// Reads the body into memory and makes that buffer the body (a streamed body can be read only once).
+    mutating func collectBody() async throws -> ByteBuffer {
+        let collected = CollectedBody()
+        try await body.write(CollectingWriter(collected: collected))
+        body = .init(byteBuffer: collected.buffer)
+        return collected.buffer
+    }
+}
+
+/// Gathers a response body so it can be kept and then sent.
+private final class CollectedBody: @unchecked Sendable {
+    var buffer = ByteBuffer()
+}
+
+private struct CollectingWriter: ResponseBodyWriter {
+    let collected: CollectedBody
+
+    mutating func write(_ buffer: ByteBuffer) async throws {
+        var buffer = buffer
+        collected.buffer.writeBuffer(&buffer)
+    }
+
+    consuming func finish(_ trailingHeaders: HTTPFields?) async throws {}
+}
