@@ -73,6 +73,7 @@ struct AdminAccessTests {
                     #expect(unknown.headers[.contentType] == "application/problem+json")
                     let unknownProblem = try #require(unknown.problem)
                     #expect(unknownProblem.type == Problem.typeBase + "not-found")
+                    #expect(unknown.headers[.rateLimitLimit] != nil && unknown.headers[.rateLimitRemaining] != nil, "the address's budget, spent")
                     let refusals: [(String, HTTPRequest.Method, String?)] = [
                         ("anonymous", .get, nil), ("garbage token", .get, "not.a.token"), ("guest", .get, guest), ("ordinary user", .get, user),
                         ("expired admin token", .get, expiredAdmin), ("admin, undeclared method", .delete, admin),
@@ -83,7 +84,7 @@ struct AdminAccessTests {
                         #expect(answer.status == .notFound, "\(who)")
                         #expect(answer.headers[.contentType] == unknown.headers[.contentType], "\(who)")
                         #expect(answer.problem == unknownProblem, "\(who): \(answer.body)")
-                        // The same header names as the unknown route's answer: no RateLimit-*, no Allow, no WWW-Authenticate.
+                        // The same header names as the unknown route's answer: RateLimit-* too, no Allow, no WWW-Authenticate.
                         #expect(Set(answer.headers.map(\.name)) == Set(unknown.headers.map(\.name)), "\(who): \(answer.headers)")
                     }
                     #expect(calls.value == 0, "nothing reached the service")

@@ -109,3 +109,26 @@ struct ConditionalRequestTests {
         }
     }
 }
+
+@Suite("Gateway: the address's budget on answers no route makes", .tags(.integration), .kind(.integration))
+struct UnroutedRateLimitTests {
+    @Test("a 404 for an unknown path and a 405 for an undeclared method carry RateLimit-* and spend the address's budget; past it they stay 404 and 405")
+    func unroutedAnswersSpendTheBudget() async throws {
+        let fixture = try await GatewayRouterFixture()
+        try await withUpstreamClient { client in
+            let environment = ["UPSTREAM_URL_TEMPLATE": "http://127.0.0.1:1/{service}", "RATE_LIMIT_PER_IP_PER_MINUTE": "3"]
+            let router = try fixture.router(environment: environment, client: client)
+            try await Application(router: router).test(.router) { gateway in
+                var answers: [(HTTPResponse.Status, String?, String?)] = []
+                for (path, method) in [("/v1/nowhere", HTTPRequest.Method.get), ("/v1/me", .init("TRACE")!), ("/v1/nowhere", .get), ("/v1/me", .init("TRACE")!)] {
+                    answers.append(try await gateway.execute(uri: path, method: method) {
+                        ($0.status, $0.headers[.rateLimitLimit], $0.headers[.rateLimitRemaining])
+                    })
+                }
+                #expect(answers.map(\.0) == [.notFound, .methodNotAllowed, .notFound, .methodNotAllowed])
+                #expect(answers.map(\.1) == ["3", "3", "3", "3"])
+                #expect(answers.map(\.2) == ["2", "1", "0", "0"])
+            }
+        }
+    }
+}

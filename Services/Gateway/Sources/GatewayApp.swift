@@ -80,6 +80,7 @@ public enum GatewayService {
     ) {
         if let cors = settings.cors { router.add(middleware: cors) }
         router.add(middleware: TraceMiddleware())
+        router.add(middleware: UnroutedRateLimitMiddleware(pipeline: pipeline))
         router.add(middleware: MethodNotAllowedMiddleware(allowed: AllowedMethods(MethodNotAllowedMiddleware.routes(routes))))
         router.get("/openapi.json") { _, _ in
             Response(

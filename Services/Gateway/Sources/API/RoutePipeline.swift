@@ -9,8 +9,9 @@ import SurgeAuth
 import SurgeRuntime
 
 /// What every public route goes through, in order: rate limits, authentication, idempotency, conditional requests
-/// (`ETag`, `If-None-Match`, `If-Match`), then the handler (forwarding to a service, or a gateway-local operation). `RateLimit-*` headers go on every answer, except the 404
-/// an `.admin` route gives whoever is not an admin, which is the unknown route's, headers and all.
+/// (`ETag`, `If-None-Match`, `If-Match`), then the handler (forwarding to a service, or a gateway-local operation).
+/// `RateLimit-*` headers go on every answer; the 404 an `.admin` route gives whoever is not an admin is the unknown
+/// route's, headers and all (`UnroutedRateLimitMiddleware`).
 struct RoutePipeline: Sendable {
     typealias Handler = @Sendable (Request, GatewayRequestContext) async throws -> Response
 
@@ -40,7 +41,7 @@ struct RoutePipeline: Sendable {
             // headers. Past its IP budget the token is not even checked (no unbounded signature checks): also 404.
             guard decisions.allSatisfy(\.allowed), let caller = try? await authenticator.caller(of: request),
                 caller.roles.contains(AccessTokenClaims.adminRole)
-            else { throw Problem.notFound() }
+            else { throw AdminRouteHidden(decisions: decisions) }
             context.callerID = caller.id
             context.callerRoles = caller.roles
             context.callerSessionID = caller.sessionID
@@ -54,7 +55,7 @@ struct RoutePipeline: Sendable {
                 decisions.append(take(caller.id.uuidString, limits.perUser))
             } catch {
                 response = try Problem.from(error, logger: context.logger).response(from: request, context: context)
-                return withRateLimitHeaders(response, decisions)
+                return Self.withRateLimitHeaders(response, decisions)
             }
         }
         let tightest = Self.tightest(decisions)
@@ -82,7 +83,7 @@ struct RoutePipeline: Sendable {
                 response = try Problem.from(error, logger: context.logger).response(from: request, context: context)
             }
         }
-        return withRateLimitHeaders(response, decisions)
+        return Self.withRateLimitHeaders(response, decisions)
     }
 
     /// Replaces the streamed body by the collected one; 413 past `limit`.
@@ -110,7 +111,12 @@ struct RoutePipeline: Sendable {
         decisions.min { ($0.allowed ? 1 : 0, $0.remaining) < ($1.allowed ? 1 : 0, $1.remaining) }!
     }
 
-    private func withRateLimitHeaders(_ response: Response, _ decisions: [RateLimitDecision]) -> Response {
+    /// The client address's budgets spent on a request no route answers (`UnroutedRateLimitMiddleware`).
+    func spendAddressBudget(of request: Request, context: GatewayRequestContext) -> [RateLimitDecision] {
+        limits.budgets(ip: clientAddress.of(request, peer: context.peerAddress), userID: nil, credentialOperation: false).map { take($0, $1) }
+    }
+
+    static func withRateLimitHeaders(_ response: Response, _ decisions: [RateLimitDecision]) -> Response {
         var response = response
         let tightest = Self.tightest(decisions)
         response.headers[.rateLimitLimit] = String(tightest.policy.limit)
