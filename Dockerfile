@@ -1,11 +1,19 @@
 # syntax=docker/dockerfile:1
-# One image for every Surge executable; the command picks the service:
+# One image for every Surge service and the operator's tool; the command picks which:
 #   docker run --rm surge surge-admin topics
 #   docker run ... surge surge-progress
 # See docs/deployment.md.
 
+# Base images. To pin one by digest (reproducible builds, no surprise from a re-pushed tag), append the digest the
+# registry gives for the tag, and bump it the same way when the tag's image is rebuilt (a security fix):
+#   docker buildx imagetools inspect swift:6.3-bookworm --format '{{json .Manifest.Digest}}'
+#   docker build --build-arg SWIFT_IMAGE=swift:6.3-bookworm@sha256:<digest> \
+#                --build-arg RUNTIME_IMAGE=debian:bookworm-slim@sha256:<digest> .
+ARG SWIFT_IMAGE=swift:6.3-bookworm
+ARG RUNTIME_IMAGE=debian:bookworm-slim
+
 # ---- build ----
-FROM swift:6.3-bookworm AS build
+FROM ${SWIFT_IMAGE} AS build
 
 RUN export DEBIAN_FRONTEND=noninteractive \
     && apt-get -q update \
@@ -22,18 +30,21 @@ COPY Tools ./Tools
 # SwiftPM refuses a manifest whose test target folders are missing, even when not building tests.
 COPY Tests ./Tests
 
+# What runs in production: the eight services and the operator's tool. The development broker, the benchmark and the
+# service template stay out of the image (RegistryConsistencyTests keeps this list equal to the registry's).
+ARG PRODUCTS="surge-gateway surge-identity surge-challenges surge-progress surge-leaderboard surge-badges surge-notifications surge-analytics surge-admin"
+
 # The cache mount keeps compiled dependencies between image builds; the binaries are copied out of it.
 RUN --mount=type=cache,target=/build/.build,sharing=locked \
     swift package resolve $([ -f Package.resolved ] && echo --force-resolved-versions) \
-    && swift build -c release --static-swift-stdlib \
+    && for product in $PRODUCTS; do swift build -c release --static-swift-stdlib --product "$product" || exit 1; done \
     && bin="$(swift build -c release --static-swift-stdlib --show-bin-path)" \
     && mkdir -p /staging \
-    && find "$bin" -maxdepth 1 -type f -name 'surge-*' -perm -u+x -exec cp {} /staging/ \; \
-    && ls -l /staging \
-    && test -x /staging/surge-gateway -a -x /staging/surge-admin
+    && for product in $PRODUCTS; do cp "$bin/$product" /staging/ || exit 1; done \
+    && ls -l /staging
 
 # ---- runtime ----
-FROM debian:bookworm-slim
+FROM ${RUNTIME_IMAGE}
 
 # librdkafka1: Kafka client (linked dynamically); libstdc++6: still dynamic with --static-swift-stdlib;
 # tzdata: IANA time zones; ca-certificates: TLS to PostgreSQL and Kafka; curl: container health checks;
@@ -54,5 +65,10 @@ ENV SWIFT_BACKTRACE=enable=yes,sanitize=yes,threads=all,images=all,interactive=n
 ENV HTTP_HOST=0.0.0.0
 
 USER 10001:10001
+# A service is healthy while its /readyz answers 200 (its database and broker reachable, consumers assigned); each
+# listens on its HTTP_PORT (the registry's port in docker-compose.yml and deploy/k8s). A one-off `surge-admin` run
+# has no server and ends before the first check.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
+    CMD curl -fsS -o /dev/null "http://127.0.0.1:${HTTP_PORT:-8080}/readyz" || exit 1
 EXPOSE 8080 8081 8082 8083 8084 8085 8086 8087
 CMD ["surge-admin", "--help"]

@@ -79,6 +79,8 @@ struct RegistryConsistencyTests {
         }
         let exposed = try #require(try Self.read("Dockerfile").firstMatch(of: /EXPOSE ([0-9 ]+)/)).1.split(separator: " ").compactMap { Int($0) }
         #expect(Set(exposed) == Set(Self.services.map(\.entry.port)), "Dockerfile: EXPOSE every registry port")
+        let products = try #require(try Self.read("Dockerfile").firstMatch(of: /ARG PRODUCTS="([a-z -]+)"/)).1.split(separator: " ").map(String.init)
+        #expect(Set(products) == Set(Self.services.map(\.executable) + ["surge-admin"]), "Dockerfile: the services and surge-admin, nothing else")
     }
 
     @Test("the README lists every service with its port, and every service's own settings")
