@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import SurgeContracts
 import SurgePostgres
+import Synchronization
 
 /// An RFC 9457 problem: the only shape Surge's HTTP errors take. `type` is stable per kind of error, so clients can
 /// branch on it; `errors` names each offending field.
@@ -11,7 +12,16 @@ public struct Problem: HTTPResponseError, Sendable, Equatable {
     /// The shape domain modules report refusals in (SurgeContracts), so they need not import this module.
     public typealias FieldError = SurgeContracts.FieldError
 
-    public static let typeBase = "https://surge.example/problems/"
+    /// The `type` base unless `PROBLEM_TYPE_BASE_URL` says otherwise.
+    public static let defaultTypeBase = "https://surge.example/problems/"
+    private static let configuredTypeBase = Mutex(defaultTypeBase)
+    /// What every `type` begins with; one per process, set at start (`useTypeBase`).
+    public static var typeBase: String { configuredTypeBase.withLock { $0 } }
+
+    /// Sets the `type` base for the process: `ServiceInfrastructure` does, from `PROBLEM_TYPE_BASE_URL`.
+    public static func useTypeBase(_ base: String) {
+        configuredTypeBase.withLock { $0 = base }
+    }
 
     public var type: String
     public var title: String

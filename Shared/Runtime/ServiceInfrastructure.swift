@@ -29,6 +29,7 @@ public struct ServiceInfrastructure: Sendable {
     /// command calls `migrate()` itself.
     public init(_ settings: ServiceSettings, migrations: [MigrationSet]) throws {
         Observability.bootstrap(format: settings.logFormat, level: settings.logLevel)
+        Problem.useTypeBase(settings.problemTypeBase)
         var logger = Logger(label: "surge-\(settings.service)")
         logger.logLevel = settings.logLevel
         var kafkaLogger = logger

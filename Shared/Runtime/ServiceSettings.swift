@@ -34,6 +34,9 @@ public struct ServiceSettings: Sendable {
     public var shutdownTimeout: Duration
     /// The whole environment, for the service's own settings.
     public var reader: EnvironmentReader
+    /// What every problem document's `type` begins with (`PROBLEM_TYPE_BASE_URL`): the gateway's `/problems/` on the
+    /// public host makes each `type` a link to the problem's page.
+    public var problemTypeBase = Problem.defaultTypeBase
 
     public static func fromEnvironment(
         service: String, defaultPort: Int, _ reader: EnvironmentReader = EnvironmentReader()
@@ -75,7 +78,16 @@ public struct ServiceSettings: Sendable {
             consumerBatchLimit: try reader.int("CONSUMER_BATCH_LIMIT", default: 256, range: 1...1000),
             internalCalls: try InternalCallSigner.from(reader),
             shutdownTimeout: .seconds(try reader.int("SHUTDOWN_TIMEOUT_SECONDS", default: 10, range: 1...600)),
-            reader: reader)
+            reader: reader,
+            problemTypeBase: try problemTypeBase(reader))
+    }
+
+    private static func problemTypeBase(_ reader: EnvironmentReader) throws -> String {
+        let base = reader.string("PROBLEM_TYPE_BASE_URL", default: Problem.defaultTypeBase)
+        guard let url = URL(string: base), ["http", "https"].contains(url.scheme ?? ""), url.host?.isEmpty == false, base.hasSuffix("/") else {
+            throw ConfigurationError(variable: "PROBLEM_TYPE_BASE_URL", problem: "must be an http(s) URL ending in /, such as https://api.example.com/problems/")
+        }
+        return base
     }
 
     private static func properties(_ reader: EnvironmentReader, _ name: String) throws -> [String: String] {

@@ -34,6 +34,9 @@ struct RuntimeTests {
         #expect(settings.consumerMaxAttempts == 5)
         #expect(settings.consumerBatchLimit == 256)
         #expect(settings.shutdownTimeout == .seconds(10))
+        #expect(settings.problemTypeBase == Problem.defaultTypeBase)
+        let pointed = EnvironmentReader(Self.base.merging(["PROBLEM_TYPE_BASE_URL": "https://api.example.com/problems/"]) { _, new in new })
+        #expect(try ServiceSettings.fromEnvironment(service: "identity", defaultPort: 8081, pointed).problemTypeBase == "https://api.example.com/problems/")
     }
 
     @Test("each bad setting is named in the error")
@@ -59,6 +62,9 @@ struct RuntimeTests {
         #expect(failure(["INBOX_RETENTION_HOURS": "0"]) == "INBOX_RETENTION_HOURS")
         #expect(failure(["INTERNAL_AUTH_SECRET": "too short"]) == "INTERNAL_AUTH_SECRET")
         #expect(failure(["SHUTDOWN_TIMEOUT_SECONDS": "0"]) == "SHUTDOWN_TIMEOUT_SECONDS")
+        for base in ["api.example.com/problems/", "ftp://api.example.com/problems/", "https://api.example.com/problems", "https:///problems/"] {
+            #expect(failure(["PROBLEM_TYPE_BASE_URL": base]) == "PROBLEM_TYPE_BASE_URL", "\(base)")
+        }
         #expect(throws: ConfigurationError.self) { try ServiceSettings.fromEnvironment(service: "x", defaultPort: 1, EnvironmentReader([:])) }
     }
 

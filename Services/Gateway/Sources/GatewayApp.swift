@@ -88,6 +88,7 @@ public enum GatewayService {
                 body: .init(byteBuffer: ByteBuffer(string: PublicAPI.openAPIDocument)))
         }
         DashboardController(chartJSPath: settings.chartJSPath).addRoutes(to: router)
+        ProblemPagesController().addRoutes(to: router)
         let export = ExportController(upstreams: upstreams, signer: signer, now: pipeline.now)
         let stream = StreamController(
             hub: hub, tickets: tickets, authenticator: pipeline.authenticator, boards: BoardAccess(upstreams: upstreams, signer: signer),

@@ -30,7 +30,9 @@ public enum OpenAPIGenerator {
                 "version": version,
                 "description": """
                     The JSON API of Surge, served by the gateway. Authenticated operations need `Authorization: Bearer \
-                    <access token>`. Errors are RFC 9457 problem documents whose `type` is \(Problem.typeBase)<slug>; each \
+                    <access token>`. Errors are RFC 9457 problem documents whose `type` is the deployment's \
+                    `PROBLEM_TYPE_BASE_URL` (by default \(Problem.defaultTypeBase)) followed by a slug, a link to the gateway's \
+                    page for it where the base names the gateway's `/problems/`; each \
                     operation lists the slugs it can answer (`x-problem-types`) and the `Problem` schema explains them all. \
                     Lists are paginated with `limit` and an opaque `cursor`. POSTs that create something accept an \
                     `Idempotency-Key` header. JSON reads carry a strong `ETag` (304 to `If-None-Match`), and a PATCH sent with \
@@ -248,7 +250,7 @@ public enum OpenAPIGenerator {
         var properties = problem["properties"] as? [String: Any] ?? [:]
         properties["type"] = [
             "type": "string", "format": "uri", "examples": [ProblemType.attemptNotActive.uri],
-            "description": "Stable per kind of problem: \(Problem.typeBase) followed by one of these slugs (later versions may add "
+            "description": "Stable per kind of problem: the deployment's base (by default \(Problem.defaultTypeBase)) followed by one of these slugs (later versions may add "
                 + "others; `http-<status>` stands for any other HTTP error):\n"
                 + ProblemType.all.map { "- `\($0.slug)` (\($0.status.code)): \($0.meaning)" }.joined(separator: "\n"),
         ]

@@ -6012,7 +6012,7 @@ extension Components {
             public var status: Swift.Int
             /// - Remark: Generated from `#/components/schemas/Problem/title`.
             public var title: Swift.String
-            /// Stable per kind of problem: https://surge.example/problems/ followed by one of these slugs (later versions may add others; `http-<status>` stands for any other HTTP error):
+            /// Stable per kind of problem: the deployment's base (by default https://surge.example/problems/) followed by one of these slugs (later versions may add others; `http-<status>` stands for any other HTTP error):
             /// - `rate-limited` (429): Too many requests from this address or account; retry after `Retry-After` seconds.
             /// - `unavailable` (503): Something Surge depends on (its database, another service, a sign-in provider) cannot be reached; retry after `Retry-After` seconds.
             /// - `catching-up` (503): This service has not yet seen something the request needs (an account or group created a moment ago); retry after `Retry-After` seconds.
@@ -6089,7 +6089,7 @@ extension Components {
             ///   - instance:
             ///   - status:
             ///   - title:
-            ///   - _type: Stable per kind of problem: https://surge.example/problems/ followed by one of these slugs (later versions may add others; `http-<status>` stands for any other HTTP error):
+            ///   - _type: Stable per kind of problem: the deployment's base (by default https://surge.example/problems/) followed by one of these slugs (later versions may add others; `http-<status>` stands for any other HTTP error):
             public init(
                 detail: Swift.String? = nil,
                 errors: [Components.Schemas.FieldError]? = nil,

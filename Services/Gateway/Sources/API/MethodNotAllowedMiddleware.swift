@@ -9,12 +9,12 @@ struct MethodNotAllowedMiddleware: RouterMiddleware {
 
     let allowed: AllowedMethods
 
-    /// The routes the gateway answers besides the public API: the document, the dashboard's pages and the operational
-    /// routes. `.admin` routes are left out: a wrong method there is the 404 of an unknown path, so a 405 with `Allow`
-    /// does not tell who is not an admin that they exist.
+    /// The routes the gateway answers besides the public API: the document, the problem pages, the dashboard's pages
+    /// and the operational routes. `.admin` routes are left out: a wrong method there is the 404 of an unknown path, so
+    /// a 405 with `Allow` does not tell who is not an admin that they exist.
     static func routes(_ publicRoutes: [PublicRoute]) -> [(method: HTTPRequest.Method, path: String)] {
         publicRoutes.filter { $0.access != .admin }.map { ($0.method, $0.path) }
-            + [(.get, "/openapi.json"), (.get, "/healthz"), (.get, "/readyz"), (.get, "/metrics")]
+            + [(.get, "/openapi.json"), (.get, ProblemPagesController.path), (.get, "/healthz"), (.get, "/readyz"), (.get, "/metrics")]
             + DashboardController.paths.map { (.get, $0) }
     }
 
