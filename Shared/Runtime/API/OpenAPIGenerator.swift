@@ -178,8 +178,11 @@ public enum OpenAPIGenerator {
             + ["Also, as any such operation: " + generic.joined(separator: ", ") + "."]).joined(separator: "\n\n")
     }
 
+    /// Bytes for images, text for `text/*` (CSV, an event stream), so generated clients return each as what it is.
     private static func binary(_ mediaTypes: [String]) -> [String: Any] {
-        Dictionary(uniqueKeysWithValues: mediaTypes.map { ($0, ["schema": ["type": "string", "format": "binary"]]) })
+        Dictionary(uniqueKeysWithValues: mediaTypes.map { type in
+            (type, ["schema": type.hasPrefix("text/") ? ["type": "string"] : ["type": "string", "format": "binary"]])
+        })
     }
 
     /// The summary's first sentence: up to the first full stop followed by a capital letter.

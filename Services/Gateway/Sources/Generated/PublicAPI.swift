@@ -6132,7 +6132,6 @@ enum PublicAPI {
             "content" : {
               "text/csv" : {
                 "schema" : {
-                  "format" : "binary",
                   "type" : "string"
                 }
               }
@@ -15725,7 +15724,6 @@ enum PublicAPI {
             "content" : {
               "text/event-stream" : {
                 "schema" : {
-                  "format" : "binary",
                   "type" : "string"
                 }
               }
