@@ -33,7 +33,7 @@ struct SchemaComponents {
     /// Gives every collected schema its name; `preferred` names some outright.
     mutating func assignNames(preferred: [String: String] = [:]) throws {
         names = try Self.shortNames(for: Set(schemas.keys).subtracting(preferred.keys)).merging(preferred) { $1 }
-        let all = names.keys.map { [names[$0]!] + (hasRequestVariant($0) ? [requestName(of: $0)] : []) }.joined()
+        let all = names.keys.map { [names[$0]!] + (hasRequestVariant($0) || hasKnownList($0) ? [requestName(of: $0)] : []) }.joined()
         let taken = Dictionary(grouping: all) { $0 }.filter { $0.value.count > 1 }
         guard taken.isEmpty else { throw Mismatch(description: "schema names used twice: \(taken.keys.sorted())") }
     }
@@ -50,6 +50,13 @@ struct SchemaComponents {
         case .object(let properties), .cased(.object(let properties), _): return !properties.isEmpty
         default: return false
         }
+    }
+
+    /// Whether a list that may grow is in responses: its values of this version are then a schema of their own
+    /// (`KnownAccountKind`), which the open list refers to, so that no generated client makes an anonymous type of them.
+    func hasKnownList(_ id: String) -> Bool {
+        guard case .enumeration(_, true) = schemas[id] else { return false }
+        return uses[id, default: []].contains(.response)
     }
 
     /// The name of the request form: `KnownChallengeKind` for a list (the values this version knows, which the open
@@ -97,17 +104,13 @@ struct SchemaComponents {
             if hasRequestVariant(id) { rendered[requestName(of: id)] = requestForm(schema) }
             // The cases state what requests must satisfy; a response form stays open as a response's fields do.
             var object = reference(schema.withoutCases, in: .response)
-            switch schema {
-            case .enumeration(_, true) where hasRequestVariant(id):
+            if hasKnownList(id) {
+                rendered[requestName(of: id)] = requestForm(schema)
                 object = [
                     "anyOf": [["$ref": "#/components/schemas/" + requestName(of: id)], ["type": "string"]],
                     "description": "An open list: later versions may add values to \(requestName(of: id)), so a client must accept one "
-                        + "it does not know. Requests take only the values of \(requestName(of: id)).",
+                        + "it does not know." + (hasRequestVariant(id) ? " Requests take only the values of \(requestName(of: id))." : ""),
                 ]
-            case .enumeration(_, true):
-                object["description"] = "An open list: later versions may add values, so a client must accept one it does not know."
-            default:
-                break
             }
             rendered[name(of: id)] = object
         }

@@ -77,18 +77,12 @@ extension Components {
                 case timeZone
             }
         }
-        /// An open list: later versions may add values, so a client must accept one it does not know.
+        /// An open list: later versions may add values to KnownAccountKind, so a client must accept one it does not know.
         ///
         /// - Remark: Generated from `#/components/schemas/AccountKind`.
         public struct AccountKind: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/AccountKind/value1`.
-            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
-                case guest = "guest"
-                case password = "password"
-                case social = "social"
-            }
-            /// - Remark: Generated from `#/components/schemas/AccountKind/value1`.
-            public var value1: Components.Schemas.AccountKind.Value1Payload?
+            public var value1: Components.Schemas.KnownAccountKind?
             /// - Remark: Generated from `#/components/schemas/AccountKind/value2`.
             public var value2: Swift.String?
             /// Creates a new `AccountKind`.
@@ -97,7 +91,7 @@ extension Components {
             ///   - value1:
             ///   - value2:
             public init(
-                value1: Components.Schemas.AccountKind.Value1Payload? = nil,
+                value1: Components.Schemas.KnownAccountKind? = nil,
                 value2: Swift.String? = nil
             ) {
                 self.value1 = value1
@@ -593,17 +587,12 @@ extension Components {
                 case window
             }
         }
-        /// An open list: later versions may add values, so a client must accept one it does not know.
+        /// An open list: later versions may add values to KnownBoardScope, so a client must accept one it does not know.
         ///
         /// - Remark: Generated from `#/components/schemas/BoardScope`.
         public struct BoardScope: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/BoardScope/value1`.
-            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
-                case challenge = "challenge"
-                case group = "group"
-            }
-            /// - Remark: Generated from `#/components/schemas/BoardScope/value1`.
-            public var value1: Components.Schemas.BoardScope.Value1Payload?
+            public var value1: Components.Schemas.KnownBoardScope?
             /// - Remark: Generated from `#/components/schemas/BoardScope/value2`.
             public var value2: Swift.String?
             /// Creates a new `BoardScope`.
@@ -612,7 +601,7 @@ extension Components {
             ///   - value1:
             ///   - value2:
             public init(
-                value1: Components.Schemas.BoardScope.Value1Payload? = nil,
+                value1: Components.Schemas.KnownBoardScope? = nil,
                 value2: Swift.String? = nil
             ) {
                 self.value1 = value1
@@ -845,26 +834,12 @@ extension Components {
                 case tasksDone
             }
         }
-        /// An open list: later versions may add values, so a client must accept one it does not know.
+        /// An open list: later versions may add values to KnownCalendarDayStatus, so a client must accept one it does not know.
         ///
         /// - Remark: Generated from `#/components/schemas/CalendarDayStatus`.
         public struct CalendarDayStatus: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/CalendarDayStatus/value1`.
-            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
-                case before = "before"
-                case completed = "completed"
-                case missed = "missed"
-                case frozen = "frozen"
-                case kept = "kept"
-                case rest = "rest"
-                case paused = "paused"
-                case open = "open"
-                case closed = "closed"
-                case future = "future"
-                case after = "after"
-            }
-            /// - Remark: Generated from `#/components/schemas/CalendarDayStatus/value1`.
-            public var value1: Components.Schemas.CalendarDayStatus.Value1Payload?
+            public var value1: Components.Schemas.KnownCalendarDayStatus?
             /// - Remark: Generated from `#/components/schemas/CalendarDayStatus/value2`.
             public var value2: Swift.String?
             /// Creates a new `CalendarDayStatus`.
@@ -873,7 +848,7 @@ extension Components {
             ///   - value1:
             ///   - value2:
             public init(
-                value1: Components.Schemas.CalendarDayStatus.Value1Payload? = nil,
+                value1: Components.Schemas.KnownCalendarDayStatus? = nil,
                 value2: Swift.String? = nil
             ) {
                 self.value1 = value1
@@ -3008,17 +2983,12 @@ extension Components {
                 ])
             }
         }
-        /// An open list: later versions may add values, so a client must accept one it does not know.
+        /// An open list: later versions may add values to KnownDirection, so a client must accept one it does not know.
         ///
         /// - Remark: Generated from `#/components/schemas/Direction`.
         public struct Direction: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/Direction/value1`.
-            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
-                case atLeast = "atLeast"
-                case atMost = "atMost"
-            }
-            /// - Remark: Generated from `#/components/schemas/Direction/value1`.
-            public var value1: Components.Schemas.Direction.Value1Payload?
+            public var value1: Components.Schemas.KnownDirection?
             /// - Remark: Generated from `#/components/schemas/Direction/value2`.
             public var value2: Swift.String?
             /// Creates a new `Direction`.
@@ -3027,7 +2997,7 @@ extension Components {
             ///   - value1:
             ///   - value2:
             public init(
-                value1: Components.Schemas.Direction.Value1Payload? = nil,
+                value1: Components.Schemas.KnownDirection? = nil,
                 value2: Swift.String? = nil
             ) {
                 self.value1 = value1
@@ -3736,17 +3706,12 @@ extension Components {
                 case nextCursor
             }
         }
-        /// An open list: later versions may add values, so a client must accept one it does not know.
+        /// An open list: later versions may add values to KnownGroupRole, so a client must accept one it does not know.
         ///
         /// - Remark: Generated from `#/components/schemas/GroupRole`.
         public struct GroupRole: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/GroupRole/value1`.
-            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
-                case owner = "owner"
-                case member = "member"
-            }
-            /// - Remark: Generated from `#/components/schemas/GroupRole/value1`.
-            public var value1: Components.Schemas.GroupRole.Value1Payload?
+            public var value1: Components.Schemas.KnownGroupRole?
             /// - Remark: Generated from `#/components/schemas/GroupRole/value2`.
             public var value2: Swift.String?
             /// Creates a new `GroupRole`.
@@ -3755,7 +3720,7 @@ extension Components {
             ///   - value1:
             ///   - value2:
             public init(
-                value1: Components.Schemas.GroupRole.Value1Payload? = nil,
+                value1: Components.Schemas.KnownGroupRole? = nil,
                 value2: Swift.String? = nil
             ) {
                 self.value1 = value1
@@ -4334,6 +4299,12 @@ extension Components {
                 ])
             }
         }
+        /// - Remark: Generated from `#/components/schemas/KnownAccountKind`.
+        @frozen public enum KnownAccountKind: String, Codable, Hashable, Sendable, CaseIterable {
+            case guest = "guest"
+            case password = "password"
+            case social = "social"
+        }
         /// - Remark: Generated from `#/components/schemas/KnownActivityLevel`.
         @frozen public enum KnownActivityLevel: String, Codable, Hashable, Sendable, CaseIterable {
             case beginner = "beginner"
@@ -4347,6 +4318,11 @@ extension Components {
             case completed = "completed"
             case abandoned = "abandoned"
         }
+        /// - Remark: Generated from `#/components/schemas/KnownBoardScope`.
+        @frozen public enum KnownBoardScope: String, Codable, Hashable, Sendable, CaseIterable {
+            case challenge = "challenge"
+            case group = "group"
+        }
         /// - Remark: Generated from `#/components/schemas/KnownCadenceKind`.
         @frozen public enum KnownCadenceKind: String, Codable, Hashable, Sendable, CaseIterable {
             case daily = "daily"
@@ -4354,6 +4330,20 @@ extension Components {
             case timesPerWeek = "timesPerWeek"
             case weekly = "weekly"
             case monthly = "monthly"
+        }
+        /// - Remark: Generated from `#/components/schemas/KnownCalendarDayStatus`.
+        @frozen public enum KnownCalendarDayStatus: String, Codable, Hashable, Sendable, CaseIterable {
+            case before = "before"
+            case completed = "completed"
+            case missed = "missed"
+            case frozen = "frozen"
+            case kept = "kept"
+            case rest = "rest"
+            case paused = "paused"
+            case open = "open"
+            case closed = "closed"
+            case future = "future"
+            case after = "after"
         }
         /// - Remark: Generated from `#/components/schemas/KnownChallengeKind`.
         @frozen public enum KnownChallengeKind: String, Codable, Hashable, Sendable, CaseIterable {
@@ -4375,6 +4365,11 @@ extension Components {
             case hard = "hard"
             case extreme = "extreme"
         }
+        /// - Remark: Generated from `#/components/schemas/KnownDirection`.
+        @frozen public enum KnownDirection: String, Codable, Hashable, Sendable, CaseIterable {
+            case atLeast = "atLeast"
+            case atMost = "atMost"
+        }
         /// - Remark: Generated from `#/components/schemas/KnownFailureMode`.
         @frozen public enum KnownFailureMode: String, Codable, Hashable, Sendable, CaseIterable {
             case strict = "strict"
@@ -4387,11 +4382,25 @@ extension Components {
             case friends = "friends"
             case team = "team"
         }
+        /// - Remark: Generated from `#/components/schemas/KnownGroupRole`.
+        @frozen public enum KnownGroupRole: String, Codable, Hashable, Sendable, CaseIterable {
+            case owner = "owner"
+            case member = "member"
+        }
         /// - Remark: Generated from `#/components/schemas/KnownKind`.
         @frozen public enum KnownKind: String, Codable, Hashable, Sendable, CaseIterable {
             case challengeCompleted = "challengeCompleted"
             case streak = "streak"
             case firstPlace = "firstPlace"
+        }
+        /// - Remark: Generated from `#/components/schemas/KnownKPI`.
+        @frozen public enum KnownKPI: String, Codable, Hashable, Sendable, CaseIterable {
+            case day7Retention = "day7Retention"
+            case challengeStartRate = "challengeStartRate"
+            case dailyCheckInRate = "dailyCheckInRate"
+            case completionRate = "completionRate"
+            case averageStreakBeforeBreak = "averageStreakBeforeBreak"
+            case restartRate = "restartRate"
         }
         /// - Remark: Generated from `#/components/schemas/KnownNotificationCategory`.
         @frozen public enum KnownNotificationCategory: String, Codable, Hashable, Sendable, CaseIterable {
@@ -4402,17 +4411,39 @@ extension Components {
             case digest = "digest"
             case chores = "chores"
         }
+        /// - Remark: Generated from `#/components/schemas/KnownPauseKind`.
+        @frozen public enum KnownPauseKind: String, Codable, Hashable, Sendable, CaseIterable {
+            case pause = "pause"
+            case vacation = "vacation"
+            case skipDay = "skipDay"
+        }
         /// - Remark: Generated from `#/components/schemas/KnownPauseMode`.
         @frozen public enum KnownPauseMode: String, Codable, Hashable, Sendable, CaseIterable {
             case notAllowed = "notAllowed"
             case pausesStreak = "pausesStreak"
             case remindersOnly = "remindersOnly"
         }
+        /// - Remark: Generated from `#/components/schemas/KnownPhotoMediaType`.
+        @frozen public enum KnownPhotoMediaType: String, Codable, Hashable, Sendable, CaseIterable {
+            case imageJpeg = "image/jpeg"
+            case imagePng = "image/png"
+            case imageHeic = "image/heic"
+            case imageWebp = "image/webp"
+        }
         /// - Remark: Generated from `#/components/schemas/KnownPointsKind`.
         @frozen public enum KnownPointsKind: String, Codable, Hashable, Sendable, CaseIterable {
             case none = "none"
             case perTask = "perTask"
             case series = "series"
+        }
+        /// - Remark: Generated from `#/components/schemas/KnownPointsReason`.
+        @frozen public enum KnownPointsReason: String, Codable, Hashable, Sendable, CaseIterable {
+            case task = "task"
+            case series = "series"
+            case correction = "correction"
+            case weeklyGoalBonus = "weeklyGoalBonus"
+            case challengeBonus = "challengeBonus"
+            case chore = "chore"
         }
         /// - Remark: Generated from `#/components/schemas/KnownRecurrenceKind`.
         @frozen public enum KnownRecurrenceKind: String, Codable, Hashable, Sendable, CaseIterable {
@@ -4432,6 +4463,11 @@ extension Components {
             case quantity = "quantity"
             case photo = "photo"
         }
+        /// - Remark: Generated from `#/components/schemas/KnownUnit`.
+        @frozen public enum KnownUnit: String, Codable, Hashable, Sendable, CaseIterable {
+            case ratio = "ratio"
+            case days = "days"
+        }
         /// - Remark: Generated from `#/components/schemas/KnownVisibility`.
         @frozen public enum KnownVisibility: String, Codable, Hashable, Sendable, CaseIterable {
             case curated = "curated"
@@ -4439,26 +4475,28 @@ extension Components {
             case _private = "private"
             case group = "group"
         }
+        /// - Remark: Generated from `#/components/schemas/KnownWebhookStatus`.
+        @frozen public enum KnownWebhookStatus: String, Codable, Hashable, Sendable, CaseIterable {
+            case active = "active"
+            case disabled = "disabled"
+        }
         /// - Remark: Generated from `#/components/schemas/KnownWindow`.
         @frozen public enum KnownWindow: String, Codable, Hashable, Sendable, CaseIterable {
             case week = "week"
             case month = "month"
         }
-        /// An open list: later versions may add values, so a client must accept one it does not know.
+        /// - Remark: Generated from `#/components/schemas/KnownWindowKind`.
+        @frozen public enum KnownWindowKind: String, Codable, Hashable, Sendable, CaseIterable {
+            case week = "week"
+            case month = "month"
+            case allTime = "all-time"
+        }
+        /// An open list: later versions may add values to KnownKPI, so a client must accept one it does not know.
         ///
         /// - Remark: Generated from `#/components/schemas/KPI`.
         public struct Kpi: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/KPI/value1`.
-            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
-                case day7Retention = "day7Retention"
-                case challengeStartRate = "challengeStartRate"
-                case dailyCheckInRate = "dailyCheckInRate"
-                case completionRate = "completionRate"
-                case averageStreakBeforeBreak = "averageStreakBeforeBreak"
-                case restartRate = "restartRate"
-            }
-            /// - Remark: Generated from `#/components/schemas/KPI/value1`.
-            public var value1: Components.Schemas.Kpi.Value1Payload?
+            public var value1: Components.Schemas.KnownKPI?
             /// - Remark: Generated from `#/components/schemas/KPI/value2`.
             public var value2: Swift.String?
             /// Creates a new `Kpi`.
@@ -4467,7 +4505,7 @@ extension Components {
             ///   - value1:
             ///   - value2:
             public init(
-                value1: Components.Schemas.Kpi.Value1Payload? = nil,
+                value1: Components.Schemas.KnownKPI? = nil,
                 value2: Swift.String? = nil
             ) {
                 self.value1 = value1
@@ -5129,18 +5167,12 @@ extension Components {
                 case winners
             }
         }
-        /// An open list: later versions may add values, so a client must accept one it does not know.
+        /// An open list: later versions may add values to KnownPauseKind, so a client must accept one it does not know.
         ///
         /// - Remark: Generated from `#/components/schemas/PauseKind`.
         public struct PauseKind: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/PauseKind/value1`.
-            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
-                case pause = "pause"
-                case vacation = "vacation"
-                case skipDay = "skipDay"
-            }
-            /// - Remark: Generated from `#/components/schemas/PauseKind/value1`.
-            public var value1: Components.Schemas.PauseKind.Value1Payload?
+            public var value1: Components.Schemas.KnownPauseKind?
             /// - Remark: Generated from `#/components/schemas/PauseKind/value2`.
             public var value2: Swift.String?
             /// Creates a new `PauseKind`.
@@ -5149,7 +5181,7 @@ extension Components {
             ///   - value1:
             ///   - value2:
             public init(
-                value1: Components.Schemas.PauseKind.Value1Payload? = nil,
+                value1: Components.Schemas.KnownPauseKind? = nil,
                 value2: Swift.String? = nil
             ) {
                 self.value1 = value1
@@ -5435,19 +5467,12 @@ extension Components {
                 case through
             }
         }
-        /// An open list: later versions may add values, so a client must accept one it does not know.
+        /// An open list: later versions may add values to KnownPhotoMediaType, so a client must accept one it does not know.
         ///
         /// - Remark: Generated from `#/components/schemas/PhotoMediaType`.
         public struct PhotoMediaType: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/PhotoMediaType/value1`.
-            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
-                case imageJpeg = "image/jpeg"
-                case imagePng = "image/png"
-                case imageHeic = "image/heic"
-                case imageWebp = "image/webp"
-            }
-            /// - Remark: Generated from `#/components/schemas/PhotoMediaType/value1`.
-            public var value1: Components.Schemas.PhotoMediaType.Value1Payload?
+            public var value1: Components.Schemas.KnownPhotoMediaType?
             /// - Remark: Generated from `#/components/schemas/PhotoMediaType/value2`.
             public var value2: Swift.String?
             /// Creates a new `PhotoMediaType`.
@@ -5456,7 +5481,7 @@ extension Components {
             ///   - value1:
             ///   - value2:
             public init(
-                value1: Components.Schemas.PhotoMediaType.Value1Payload? = nil,
+                value1: Components.Schemas.KnownPhotoMediaType? = nil,
                 value2: Swift.String? = nil
             ) {
                 self.value1 = value1
@@ -5657,21 +5682,12 @@ extension Components {
                 ])
             }
         }
-        /// An open list: later versions may add values, so a client must accept one it does not know.
+        /// An open list: later versions may add values to KnownPointsReason, so a client must accept one it does not know.
         ///
         /// - Remark: Generated from `#/components/schemas/PointsReason`.
         public struct PointsReason: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/PointsReason/value1`.
-            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
-                case task = "task"
-                case series = "series"
-                case correction = "correction"
-                case weeklyGoalBonus = "weeklyGoalBonus"
-                case challengeBonus = "challengeBonus"
-                case chore = "chore"
-            }
-            /// - Remark: Generated from `#/components/schemas/PointsReason/value1`.
-            public var value1: Components.Schemas.PointsReason.Value1Payload?
+            public var value1: Components.Schemas.KnownPointsReason?
             /// - Remark: Generated from `#/components/schemas/PointsReason/value2`.
             public var value2: Swift.String?
             /// Creates a new `PointsReason`.
@@ -5680,7 +5696,7 @@ extension Components {
             ///   - value1:
             ///   - value2:
             public init(
-                value1: Components.Schemas.PointsReason.Value1Payload? = nil,
+                value1: Components.Schemas.KnownPointsReason? = nil,
                 value2: Swift.String? = nil
             ) {
                 self.value1 = value1
@@ -7953,17 +7969,12 @@ extension Components {
                 case startingSeries
             }
         }
-        /// An open list: later versions may add values, so a client must accept one it does not know.
+        /// An open list: later versions may add values to KnownUnit, so a client must accept one it does not know.
         ///
         /// - Remark: Generated from `#/components/schemas/Unit`.
         public struct Unit: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/Unit/value1`.
-            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
-                case ratio = "ratio"
-                case days = "days"
-            }
-            /// - Remark: Generated from `#/components/schemas/Unit/value1`.
-            public var value1: Components.Schemas.Unit.Value1Payload?
+            public var value1: Components.Schemas.KnownUnit?
             /// - Remark: Generated from `#/components/schemas/Unit/value2`.
             public var value2: Swift.String?
             /// Creates a new `Unit`.
@@ -7972,7 +7983,7 @@ extension Components {
             ///   - value1:
             ///   - value2:
             public init(
-                value1: Components.Schemas.Unit.Value1Payload? = nil,
+                value1: Components.Schemas.KnownUnit? = nil,
                 value2: Swift.String? = nil
             ) {
                 self.value1 = value1
@@ -8331,17 +8342,12 @@ extension Components {
                 case nextCursor
             }
         }
-        /// An open list: later versions may add values, so a client must accept one it does not know.
+        /// An open list: later versions may add values to KnownWebhookStatus, so a client must accept one it does not know.
         ///
         /// - Remark: Generated from `#/components/schemas/WebhookStatus`.
         public struct WebhookStatus: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/WebhookStatus/value1`.
-            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
-                case active = "active"
-                case disabled = "disabled"
-            }
-            /// - Remark: Generated from `#/components/schemas/WebhookStatus/value1`.
-            public var value1: Components.Schemas.WebhookStatus.Value1Payload?
+            public var value1: Components.Schemas.KnownWebhookStatus?
             /// - Remark: Generated from `#/components/schemas/WebhookStatus/value2`.
             public var value2: Swift.String?
             /// Creates a new `WebhookStatus`.
@@ -8350,7 +8356,7 @@ extension Components {
             ///   - value1:
             ///   - value2:
             public init(
-                value1: Components.Schemas.WebhookStatus.Value1Payload? = nil,
+                value1: Components.Schemas.KnownWebhookStatus? = nil,
                 value2: Swift.String? = nil
             ) {
                 self.value1 = value1
@@ -8603,18 +8609,12 @@ extension Components {
                 ])
             }
         }
-        /// An open list: later versions may add values, so a client must accept one it does not know.
+        /// An open list: later versions may add values to KnownWindowKind, so a client must accept one it does not know.
         ///
         /// - Remark: Generated from `#/components/schemas/WindowKind`.
         public struct WindowKind: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/WindowKind/value1`.
-            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
-                case week = "week"
-                case month = "month"
-                case allTime = "all-time"
-            }
-            /// - Remark: Generated from `#/components/schemas/WindowKind/value1`.
-            public var value1: Components.Schemas.WindowKind.Value1Payload?
+            public var value1: Components.Schemas.KnownWindowKind?
             /// - Remark: Generated from `#/components/schemas/WindowKind/value2`.
             public var value2: Swift.String?
             /// Creates a new `WindowKind`.
@@ -8623,7 +8623,7 @@ extension Components {
             ///   - value1:
             ///   - value2:
             public init(
-                value1: Components.Schemas.WindowKind.Value1Payload? = nil,
+                value1: Components.Schemas.KnownWindowKind? = nil,
                 value2: Swift.String? = nil
             ) {
                 self.value1 = value1

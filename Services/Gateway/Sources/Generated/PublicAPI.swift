@@ -424,18 +424,13 @@ enum PublicAPI {
       "AccountKind" : {
         "anyOf" : [
           {
-            "enum" : [
-              "guest",
-              "password",
-              "social"
-            ],
-            "type" : "string"
+            "$ref" : "#/components/schemas/KnownAccountKind"
           },
           {
             "type" : "string"
           }
         ],
-        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+        "description" : "An open list: later versions may add values to KnownAccountKind, so a client must accept one it does not know."
       },
       "AccountResponse" : {
         "properties" : {
@@ -725,17 +720,13 @@ enum PublicAPI {
       "BoardScope" : {
         "anyOf" : [
           {
-            "enum" : [
-              "challenge",
-              "group"
-            ],
-            "type" : "string"
+            "$ref" : "#/components/schemas/KnownBoardScope"
           },
           {
             "type" : "string"
           }
         ],
-        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+        "description" : "An open list: later versions may add values to KnownBoardScope, so a client must accept one it does not know."
       },
       "BoardSummaryView" : {
         "properties" : {
@@ -911,26 +902,13 @@ enum PublicAPI {
       "CalendarDayStatus" : {
         "anyOf" : [
           {
-            "enum" : [
-              "before",
-              "completed",
-              "missed",
-              "frozen",
-              "kept",
-              "rest",
-              "paused",
-              "open",
-              "closed",
-              "future",
-              "after"
-            ],
-            "type" : "string"
+            "$ref" : "#/components/schemas/KnownCalendarDayStatus"
           },
           {
             "type" : "string"
           }
         ],
-        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+        "description" : "An open list: later versions may add values to KnownCalendarDayStatus, so a client must accept one it does not know."
       },
       "CalendarResponse" : {
         "properties" : {
@@ -2553,17 +2531,13 @@ enum PublicAPI {
       "Direction" : {
         "anyOf" : [
           {
-            "enum" : [
-              "atLeast",
-              "atMost"
-            ],
-            "type" : "string"
+            "$ref" : "#/components/schemas/KnownDirection"
           },
           {
             "type" : "string"
           }
         ],
-        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+        "description" : "An open list: later versions may add values to KnownDirection, so a client must accept one it does not know."
       },
       "EarnedBadgeView" : {
         "properties" : {
@@ -2999,17 +2973,13 @@ enum PublicAPI {
       "GroupRole" : {
         "anyOf" : [
           {
-            "enum" : [
-              "owner",
-              "member"
-            ],
-            "type" : "string"
+            "$ref" : "#/components/schemas/KnownGroupRole"
           },
           {
             "type" : "string"
           }
         ],
-        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+        "description" : "An open list: later versions may add values to KnownGroupRole, so a client must accept one it does not know."
       },
       "GroupSummary" : {
         "properties" : {
@@ -3341,6 +3311,14 @@ enum PublicAPI {
         ],
         "description" : "An open list: later versions may add values to KnownKind, so a client must accept one it does not know. Requests take only the values of KnownKind."
       },
+      "KnownAccountKind" : {
+        "enum" : [
+          "guest",
+          "password",
+          "social"
+        ],
+        "type" : "string"
+      },
       "KnownActivityLevel" : {
         "enum" : [
           "beginner",
@@ -3358,6 +3336,13 @@ enum PublicAPI {
         ],
         "type" : "string"
       },
+      "KnownBoardScope" : {
+        "enum" : [
+          "challenge",
+          "group"
+        ],
+        "type" : "string"
+      },
       "KnownCadenceKind" : {
         "enum" : [
           "daily",
@@ -3365,6 +3350,22 @@ enum PublicAPI {
           "timesPerWeek",
           "weekly",
           "monthly"
+        ],
+        "type" : "string"
+      },
+      "KnownCalendarDayStatus" : {
+        "enum" : [
+          "before",
+          "completed",
+          "missed",
+          "frozen",
+          "kept",
+          "rest",
+          "paused",
+          "open",
+          "closed",
+          "future",
+          "after"
         ],
         "type" : "string"
       },
@@ -3394,6 +3395,13 @@ enum PublicAPI {
         ],
         "type" : "string"
       },
+      "KnownDirection" : {
+        "enum" : [
+          "atLeast",
+          "atMost"
+        ],
+        "type" : "string"
+      },
       "KnownFailureMode" : {
         "enum" : [
           "strict",
@@ -3410,11 +3418,29 @@ enum PublicAPI {
         ],
         "type" : "string"
       },
+      "KnownGroupRole" : {
+        "enum" : [
+          "owner",
+          "member"
+        ],
+        "type" : "string"
+      },
       "KnownKind" : {
         "enum" : [
           "challengeCompleted",
           "streak",
           "firstPlace"
+        ],
+        "type" : "string"
+      },
+      "KnownKPI" : {
+        "enum" : [
+          "day7Retention",
+          "challengeStartRate",
+          "dailyCheckInRate",
+          "completionRate",
+          "averageStreakBeforeBreak",
+          "restartRate"
         ],
         "type" : "string"
       },
@@ -3429,6 +3455,14 @@ enum PublicAPI {
         ],
         "type" : "string"
       },
+      "KnownPauseKind" : {
+        "enum" : [
+          "pause",
+          "vacation",
+          "skipDay"
+        ],
+        "type" : "string"
+      },
       "KnownPauseMode" : {
         "enum" : [
           "notAllowed",
@@ -3437,11 +3471,31 @@ enum PublicAPI {
         ],
         "type" : "string"
       },
+      "KnownPhotoMediaType" : {
+        "enum" : [
+          "image/jpeg",
+          "image/png",
+          "image/heic",
+          "image/webp"
+        ],
+        "type" : "string"
+      },
       "KnownPointsKind" : {
         "enum" : [
           "none",
           "perTask",
           "series"
+        ],
+        "type" : "string"
+      },
+      "KnownPointsReason" : {
+        "enum" : [
+          "task",
+          "series",
+          "correction",
+          "weeklyGoalBonus",
+          "challengeBonus",
+          "chore"
         ],
         "type" : "string"
       },
@@ -3469,12 +3523,26 @@ enum PublicAPI {
         ],
         "type" : "string"
       },
+      "KnownUnit" : {
+        "enum" : [
+          "ratio",
+          "days"
+        ],
+        "type" : "string"
+      },
       "KnownVisibility" : {
         "enum" : [
           "curated",
           "public",
           "private",
           "group"
+        ],
+        "type" : "string"
+      },
+      "KnownWebhookStatus" : {
+        "enum" : [
+          "active",
+          "disabled"
         ],
         "type" : "string"
       },
@@ -3485,24 +3553,24 @@ enum PublicAPI {
         ],
         "type" : "string"
       },
+      "KnownWindowKind" : {
+        "enum" : [
+          "week",
+          "month",
+          "all-time"
+        ],
+        "type" : "string"
+      },
       "KPI" : {
         "anyOf" : [
           {
-            "enum" : [
-              "day7Retention",
-              "challengeStartRate",
-              "dailyCheckInRate",
-              "completionRate",
-              "averageStreakBeforeBreak",
-              "restartRate"
-            ],
-            "type" : "string"
+            "$ref" : "#/components/schemas/KnownKPI"
           },
           {
             "type" : "string"
           }
         ],
-        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+        "description" : "An open list: later versions may add values to KnownKPI, so a client must accept one it does not know."
       },
       "LedgerCheckIn" : {
         "properties" : {
@@ -3915,18 +3983,13 @@ enum PublicAPI {
       "PauseKind" : {
         "anyOf" : [
           {
-            "enum" : [
-              "pause",
-              "vacation",
-              "skipDay"
-            ],
-            "type" : "string"
+            "$ref" : "#/components/schemas/KnownPauseKind"
           },
           {
             "type" : "string"
           }
         ],
-        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+        "description" : "An open list: later versions may add values to KnownPauseKind, so a client must accept one it does not know."
       },
       "PauseMode" : {
         "anyOf" : [
@@ -4056,19 +4119,13 @@ enum PublicAPI {
       "PhotoMediaType" : {
         "anyOf" : [
           {
-            "enum" : [
-              "image/jpeg",
-              "image/png",
-              "image/heic",
-              "image/webp"
-            ],
-            "type" : "string"
+            "$ref" : "#/components/schemas/KnownPhotoMediaType"
           },
           {
             "type" : "string"
           }
         ],
-        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+        "description" : "An open list: later versions may add values to KnownPhotoMediaType, so a client must accept one it does not know."
       },
       "PhotoResponse" : {
         "properties" : {
@@ -4173,21 +4230,13 @@ enum PublicAPI {
       "PointsReason" : {
         "anyOf" : [
           {
-            "enum" : [
-              "task",
-              "series",
-              "correction",
-              "weeklyGoalBonus",
-              "challengeBonus",
-              "chore"
-            ],
-            "type" : "string"
+            "$ref" : "#/components/schemas/KnownPointsReason"
           },
           {
             "type" : "string"
           }
         ],
-        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+        "description" : "An open list: later versions may add values to KnownPointsReason, so a client must accept one it does not know."
       },
       "PointsRule" : {
         "properties" : {
@@ -5556,17 +5605,13 @@ enum PublicAPI {
       "Unit" : {
         "anyOf" : [
           {
-            "enum" : [
-              "ratio",
-              "days"
-            ],
-            "type" : "string"
+            "$ref" : "#/components/schemas/KnownUnit"
           },
           {
             "type" : "string"
           }
         ],
-        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+        "description" : "An open list: later versions may add values to KnownUnit, so a client must accept one it does not know."
       },
       "UnreadCountView" : {
         "properties" : {
@@ -5777,17 +5822,13 @@ enum PublicAPI {
       "WebhookStatus" : {
         "anyOf" : [
           {
-            "enum" : [
-              "active",
-              "disabled"
-            ],
-            "type" : "string"
+            "$ref" : "#/components/schemas/KnownWebhookStatus"
           },
           {
             "type" : "string"
           }
         ],
-        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+        "description" : "An open list: later versions may add values to KnownWebhookStatus, so a client must accept one it does not know."
       },
       "WebhookView" : {
         "properties" : {
@@ -5927,18 +5968,13 @@ enum PublicAPI {
       "WindowKind" : {
         "anyOf" : [
           {
-            "enum" : [
-              "week",
-              "month",
-              "all-time"
-            ],
-            "type" : "string"
+            "$ref" : "#/components/schemas/KnownWindowKind"
           },
           {
             "type" : "string"
           }
         ],
-        "description" : "An open list: later versions may add values, so a client must accept one it does not know."
+        "description" : "An open list: later versions may add values to KnownWindowKind, so a client must accept one it does not know."
       },
       "WindowView" : {
         "properties" : {
