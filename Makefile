@@ -1,6 +1,6 @@
 # Surge: the two commands a newcomer needs are `make run` and `make test`.
 
-.PHONY: run stop test chaos test-unit test-integration test-system bench build contracts client api-fuzz validate-deploy clean
+.PHONY: run stop test chaos test-unit test-integration test-system bench build contracts client api-fuzz api-clients validate-deploy clean
 
 run:        ## Install what is missing, build, start PostgreSQL, the dev broker and every service
 	scripts/local.sh up
@@ -37,6 +37,9 @@ contracts:  ## Regenerate docs/events, docs/openapi.json, the gateway route tabl
 
 api-fuzz:   ## A bounded schemathesis pass over the public API of a private stack (installs schemathesis in .surge)
 	scripts/api-fuzz.sh
+
+api-clients:  ## Generate a Python client from docs/openapi.json with openapi-python-client (installs it in .surge); fails on any warning or unnamed model
+	scripts/api-clients.sh
 
 validate-deploy:  ## Check docker-compose.yml, deploy/k8s and deploy/observability offline: Compose schema, docker-compose config, Kubernetes schemas, promtool, the dashboard against the code (installs the validators in .surge)
 	scripts/validate-deploy.sh

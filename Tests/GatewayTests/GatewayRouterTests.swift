@@ -63,9 +63,9 @@ struct GatewayRouterTests {
                         let document = try SurgeJSON.decode(ExportController.ExportDocument.self, from: Data(buffer: response.body))
                         #expect(document.userID == user.key)
                         let expected = SurgeService.exporting.map(\.rawValue).filter { $0 != "progress" }
-                        #expect(document.services.keys.sorted() == expected.sorted())
+                        #expect(document.services.byService.keys.sorted() == expected.sorted())
                         for service in expected {
-                            #expect(document.services[service] == .object(["service": .string(service), "caller": .string(user.key)]), "\(service)")
+                            #expect(document.services.byService[service] == .object(["service": .string(service), "caller": .string(user.key)]), "\(service)")
                         }
                     }
                     failing.withLock { $0 = "badges" }

@@ -3150,25 +3150,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/ExportDocument/exportedAt`.
             public var exportedAt: Foundation.Date
             /// - Remark: Generated from `#/components/schemas/ExportDocument/services`.
-            public struct ServicesPayload: Codable, Hashable, Sendable {
-                /// A container of undocumented properties.
-                public var additionalProperties: [String: Components.Schemas.JSONValue]
-                /// Creates a new `ServicesPayload`.
-                ///
-                /// - Parameters:
-                ///   - additionalProperties: A container of undocumented properties.
-                public init(additionalProperties: [String: Components.Schemas.JSONValue] = .init()) {
-                    self.additionalProperties = additionalProperties
-                }
-                public init(from decoder: any Swift.Decoder) throws {
-                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
-                }
-                public func encode(to encoder: any Swift.Encoder) throws {
-                    try encoder.encodeAdditionalProperties(additionalProperties)
-                }
-            }
-            /// - Remark: Generated from `#/components/schemas/ExportDocument/services`.
-            public var services: Components.Schemas.ExportDocument.ServicesPayload
+            public var services: Components.Schemas.ServiceParts
             /// - Remark: Generated from `#/components/schemas/ExportDocument/userID`.
             public var userID: Swift.String
             /// Creates a new `ExportDocument`.
@@ -3179,7 +3161,7 @@ extension Components {
             ///   - userID:
             public init(
                 exportedAt: Foundation.Date,
-                services: Components.Schemas.ExportDocument.ServicesPayload,
+                services: Components.Schemas.ServiceParts,
                 userID: Swift.String
             ) {
                 self.exportedAt = exportedAt
@@ -6876,6 +6858,24 @@ extension Components {
                     "seriesMultiplier",
                     "streakMultipliers"
                 ])
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ServiceParts`.
+        public struct ServiceParts: Codable, Hashable, Sendable {
+            /// A container of undocumented properties.
+            public var additionalProperties: [String: Components.Schemas.JSONValue]
+            /// Creates a new `ServiceParts`.
+            ///
+            /// - Parameters:
+            ///   - additionalProperties: A container of undocumented properties.
+            public init(additionalProperties: [String: Components.Schemas.JSONValue] = .init()) {
+                self.additionalProperties = additionalProperties
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// - Remark: Generated from `#/components/schemas/SessionResponse`.

@@ -15,10 +15,30 @@ struct ExportController {
     struct ExportDocument: Codable, ResponseEncodable {
         var userID: String
         var exportedAt: Date
-        /// Per service, the JSON object that service keeps about the user.
-        var services: [String: JSONValue]
+        var services: ServiceParts
     }
 
+    /// Per service, by its name, the JSON object that service keeps about the user: a map with a schema of its own, so
+    /// generated clients give it a name.
+    struct ServiceParts: Codable, JSONSchemaDescribing {
+        var byService: [String: JSONValue]
+
+        init(_ byService: [String: JSONValue]) {
+            self.byService = byService
+        }
+
+        init(from decoder: any Decoder) throws {
+            byService = try decoder.singleValueContainer().decode([String: JSONValue].self)
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(byService)
+        }
+
+        static var jsonSchema: JSONSchema { .map(.of(JSONValue.self)) }
+        static var schemaPlaceholder: ServiceParts { ServiceParts([:]) }
+    }
 
     func export(request: Request, context: GatewayRequestContext) async throws -> Response {
         guard let callerID = context.callerID else { throw Problem.unauthorized() }
@@ -32,7 +52,7 @@ struct ExportController {
             }
             return parts
         }
-        let document = ExportDocument(userID: callerID.key, exportedAt: now(), services: parts)
+        let document = ExportDocument(userID: callerID.key, exportedAt: now(), services: ServiceParts(parts))
         var response = try context.responseEncoder.encode(document, from: request, context: context)
         response.headers[.contentDisposition] = "attachment; filename=\"surge-export-\(callerID.key).json\""
         return response

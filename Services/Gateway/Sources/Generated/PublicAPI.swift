@@ -2617,10 +2617,7 @@ enum PublicAPI {
             "type" : "string"
           },
           "services" : {
-            "additionalProperties" : {
-              "$ref" : "#/components/schemas/JSONValue"
-            },
-            "type" : "object"
+            "$ref" : "#/components/schemas/ServiceParts"
           },
           "userID" : {
             "format" : "uuid",
@@ -4942,6 +4939,12 @@ enum PublicAPI {
           "seriesMultiplier",
           "streakMultipliers"
         ],
+        "type" : "object"
+      },
+      "ServiceParts" : {
+        "additionalProperties" : {
+          "$ref" : "#/components/schemas/JSONValue"
+        },
         "type" : "object"
       },
       "SessionResponse" : {
